@@ -1,0 +1,154 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+)
+
+// CostKind selects one of the documented variants of the communication-hop
+// (CH) cost of [Lan23] Eq. (1).
+type CostKind int
+
+const (
+	// CostLanCode is the cost as the published code of [Lan23] computes
+	// it, which reproduces the paper's numbers: every unordered pair of the
+	// job's nodes adds (hops − 1)·c, that is 1·c under one leaf switch, 3·c
+	// under one pod and 5·c across pods; the sum is integer-divided by the
+	// node count.
+	CostLanCode CostKind = iota
+	// CostLanPaper is the cost as the paper's text states Eq. (1): every
+	// ordered pair adds hops·c (2, 4 or 6 hops); the sum is integer-divided
+	// by the node count.
+	CostLanPaper
+)
+
+// DefaultHopCost is c, the cost of one hop, in the published code of [Lan23].
+const DefaultHopCost = 1000
+
+// String returns the name used in window files and on the command line.
+func (k CostKind) String() string {
+	switch k {
+	case CostLanCode:
+		return "lan-code"
+	case CostLanPaper:
+		return "lan-paper"
+	}
+	return fmt.Sprintf("CostKind(%d)", int(k))
+}
+
+// ParseCostKind parses "lan-code" or "lan-paper".
+func ParseCostKind(s string) (CostKind, error) {
+	switch strings.TrimSpace(s) {
+	case "lan-code":
+		return CostLanCode, nil
+	case "lan-paper":
+		return CostLanPaper, nil
+	}
+	return 0, fmt.Errorf("unknown cost model %q (want lan-code or lan-paper)", s)
+}
+
+// A CostModel prices the node set of one job.
+type CostModel struct {
+	Kind CostKind
+	// HopCost is c, the cost of one hop; DefaultHopCost in [Lan23].
+	HopCost int64
+}
+
+// DefaultCostModel is lan-code with c = 1000.
+var DefaultCostModel = CostModel{Kind: CostLanCode, HopCost: DefaultHopCost}
+
+// FromHops returns the CH cost of a job of n nodes whose unordered node
+// pairs are hops links apart in total. Every job costs at least 1, so a
+// one-node job costs 1:
+//
+//	lan-code:  max(1, (hops − n(n−1)/2)·c / n)
+//	lan-paper: max(1, 2·hops·c / n)
+func (m CostModel) FromHops(n int, hops int64) int64 {
+	if n <= 1 {
+		return 1
+	}
+	var v int64
+	switch m.Kind {
+	case CostLanPaper:
+		v = 2 * hops * m.HopCost / int64(n)
+	default:
+		pairs := int64(n) * int64(n-1) / 2
+		v = (hops - pairs) * m.HopCost / int64(n)
+	}
+	return max(v, 1)
+}
+
+// Cost returns the CH cost of the node set nodes on t ([Lan23] Eq. 1). It
+// counts nodes per switch instead of visiting all pairs: O(len(nodes) ×
+// height). nodes must be distinct valid ids.
+func (m CostModel) Cost(t *Topology, nodes []int) int64 {
+	if len(nodes) <= 1 {
+		return 1
+	}
+	h := NewHopCounter(t)
+	for _, id := range nodes {
+		h.Add(id)
+	}
+	return m.FromHops(h.Len(), h.Hops())
+}
+
+// A HopCounter keeps the total hop distance over all unordered pairs of a
+// changing set of nodes, updated in O(height) per added or removed node. It
+// is the incremental pricing that sliding SCAS blocks and local search need.
+//
+// With d(a) the links from node a to the (virtual) top of the tree and
+// cnt(s) the set's nodes below switch s,
+//
+//	Σ_{pairs a<b} hops(a,b) = (n−1)·Σ_a d(a) − 2·Σ_s cnt(s)(cnt(s)−1)/2
+//
+// because the path between a and b climbs to their lowest common switch and
+// each common ancestor switch removes two links from d(a)+d(b).
+type HopCounter struct {
+	t        *Topology
+	cnt      []int32
+	n        int
+	sumDepth int64
+	pairs    int64 // Σ_s C(cnt(s), 2)
+}
+
+// NewHopCounter returns an empty counter over t.
+func NewHopCounter(t *Topology) *HopCounter {
+	return &HopCounter{t: t, cnt: make([]int32, len(t.switches))}
+}
+
+// Add adds node id to the set. Adding a node twice is a programmer error
+// that the counter does not detect.
+func (h *HopCounter) Add(id int) {
+	anc := h.t.anc[id]
+	for _, s := range anc {
+		h.pairs += int64(h.cnt[s])
+		h.cnt[s]++
+	}
+	h.sumDepth += int64(len(anc) + 1)
+	h.n++
+}
+
+// Remove removes node id, which must be in the set.
+func (h *HopCounter) Remove(id int) {
+	anc := h.t.anc[id]
+	for _, s := range anc {
+		h.cnt[s]--
+		h.pairs -= int64(h.cnt[s])
+	}
+	h.sumDepth -= int64(len(anc) + 1)
+	h.n--
+}
+
+// Reset empties the set.
+func (h *HopCounter) Reset() {
+	clear(h.cnt)
+	h.n, h.sumDepth, h.pairs = 0, 0, 0
+}
+
+// Len returns the number of nodes in the set.
+func (h *HopCounter) Len() int { return h.n }
+
+// Hops returns the total hop distance over all unordered pairs of the set.
+func (h *HopCounter) Hops() int64 {
+	return int64(h.n-1)*h.sumDepth - 2*h.pairs
+}

@@ -1,0 +1,168 @@
+package model
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+func paperTopology(t testing.TB) *Topology {
+	t.Helper()
+	topo, err := NewLayout(25, 4, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return topo
+}
+
+func span(lo, hi int) []int {
+	var s []int
+	for i := lo; i <= hi; i++ {
+		s = append(s, i)
+	}
+	return s
+}
+
+// TestCostGolden pins the lan-code values of the published code of [Lan23]
+// on the 25×4×10 layout (values given in the foundation issue).
+func TestCostGolden(t *testing.T) {
+	topo := paperTopology(t)
+	cases := []struct {
+		nodes []int
+		want  int64
+	}{
+		{[]int{0, 1}, 500},
+		{[]int{0, 10}, 1500},
+		{[]int{0, 40}, 2500},
+		{span(0, 9), 4500},
+		{[]int{8, 9, 10}, 2333},
+		{span(0, 19), 19500},
+		{span(30, 49), 29500},
+		{span(0, 39), 49500},
+		{span(38, 42), 6800},
+		{[]int{7}, 1},
+	}
+	for _, c := range cases {
+		if got := DefaultCostModel.Cost(topo, c.nodes); got != c.want {
+			t.Errorf("lan-code cost of %v = %d, want %d", c.nodes, got, c.want)
+		}
+	}
+}
+
+// TestCostPaperVariant checks lan-paper on hand-computed values: 2/4/6 hops
+// per ordered pair times c, divided by n.
+func TestCostPaperVariant(t *testing.T) {
+	topo := paperTopology(t)
+	m := CostModel{Kind: CostLanPaper, HopCost: 1000}
+	cases := []struct {
+		nodes []int
+		want  int64
+	}{
+		{[]int{0, 1}, 2 * 2 * 1000 / 2},               // one pair, 2 hops, both orders
+		{[]int{0, 10}, 2 * 4 * 1000 / 2},              // same pod
+		{[]int{0, 40}, 2 * 6 * 1000 / 2},              // across pods
+		{[]int{8, 9, 10}, 2 * (2 + 4 + 4) * 1000 / 3}, // 6666
+		{[]int{5}, 1},
+	}
+	for _, c := range cases {
+		if got := m.Cost(topo, c.nodes); got != c.want {
+			t.Errorf("lan-paper cost of %v = %d, want %d", c.nodes, got, c.want)
+		}
+	}
+}
+
+// pairwiseCost prices a node set by visiting every pair with Hops, the
+// definition itself, to check the counting formula against.
+func pairwiseCost(t *Topology, m CostModel, nodes []int) int64 {
+	if len(nodes) <= 1 {
+		return 1
+	}
+	var sum int64
+	for i := range nodes {
+		for j := i + 1; j < len(nodes); j++ {
+			h := int64(t.Hops(nodes[i], nodes[j]))
+			if m.Kind == CostLanPaper {
+				sum += 2 * h * m.HopCost
+			} else {
+				sum += (h - 1) * m.HopCost
+			}
+		}
+	}
+	return max(sum/int64(len(nodes)), 1)
+}
+
+// TestCostMatchesPairwise compares the O(n·height) counting with the
+// all-pairs definition on random node sets of several topologies, including
+// an unbalanced forest where trees meet only at the virtual top.
+func TestCostMatchesPairwise(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	ft, err := NewFatTree(8, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forest, err := BuildTopology([]SwitchSpec{
+		{Name: "a", Nodes: []string{"a0", "a1", "a2"}},
+		{Name: "b", Nodes: []string{"b0", "b1"}},
+		{Name: "c", Nodes: []string{"c0", "c1", "c2", "c3"}},
+		{Name: "top1", Switches: []string{"a"}},
+		{Name: "top2", Switches: []string{"top1", "b"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, topo := range []*Topology{paperTopology(t), ft, forest} {
+		for _, m := range []CostModel{DefaultCostModel, {Kind: CostLanPaper, HopCost: 7}} {
+			for range 300 {
+				n := 1 + rng.IntN(min(topo.NumNodes(), 45))
+				nodes := rng.Perm(topo.NumNodes())[:n]
+				if got, want := m.Cost(topo, nodes), pairwiseCost(topo, m, nodes); got != want {
+					t.Fatalf("%v cost of %v = %d, pairwise %d", m.Kind, nodes, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestHopCounterRemove checks that removing nodes undoes adding them, the
+// property sliding-window pricing relies on.
+func TestHopCounterRemove(t *testing.T) {
+	topo := paperTopology(t)
+	rng := rand.New(rand.NewPCG(3, 4))
+	h := NewHopCounter(topo)
+	in := map[int]bool{}
+	for range 2000 {
+		id := rng.IntN(topo.NumNodes())
+		if in[id] {
+			h.Remove(id)
+			delete(in, id)
+		} else {
+			h.Add(id)
+			in[id] = true
+		}
+		var set []int
+		for k := range in {
+			set = append(set, k)
+		}
+		ref := NewHopCounter(topo)
+		for _, k := range set {
+			ref.Add(k)
+		}
+		if h.Hops() != ref.Hops() || h.Len() != ref.Len() {
+			t.Fatalf("after updates: hops %d len %d, fresh %d %d", h.Hops(), h.Len(), ref.Hops(), ref.Len())
+		}
+	}
+}
+
+func BenchmarkCost(b *testing.B) {
+	topo := paperTopology(b)
+	nodes := span(100, 139)
+	b.Run("counting", func(b *testing.B) {
+		for b.Loop() {
+			DefaultCostModel.Cost(topo, nodes)
+		}
+	})
+	b.Run("pairwise", func(b *testing.B) {
+		for b.Loop() {
+			pairwiseCost(topo, DefaultCostModel, nodes)
+		}
+	})
+}
