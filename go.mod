@@ -2,10 +2,9 @@ module github.com/optsched/optsched
 
 go 1.26
 
+require github.com/spf13/cobra v1.10.2
+
 require (
-	github.com/go-air/gini v1.0.4 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
-	github.com/spf13/cobra v1.10.2 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
-	gonum.org/v1/gonum v0.17.0 // indirect
 )

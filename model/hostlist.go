@@ -11,6 +11,11 @@ import (
 // yields an error instead of exhausting memory.
 const maxHostlistExpansion = 1 << 20
 
+// maxHostNameLen bounds the length of one expanded name (DNS names have at
+// most 253 bytes), so that a long prefix or a wide zero padding times
+// maxHostlistExpansion names cannot exhaust memory either.
+const maxHostNameLen = 255
+
 // ExpandHostlist expands a Slurm-style hostlist into node names, in order.
 //
 // A hostlist is a comma-separated list of host expressions. An expression is
@@ -25,6 +30,7 @@ const maxHostlistExpansion = 1 << 20
 //	login1,n[1-2]   -> login1 n1 n2
 //
 // Duplicates are kept; callers that need distinct names check for them.
+// A name generated from brackets may not exceed 255 bytes.
 func ExpandHostlist(s string) ([]string, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -35,6 +41,9 @@ func ExpandHostlist(s string) ([]string, error) {
 		expr = strings.TrimSpace(expr)
 		if expr == "" {
 			return nil, fmt.Errorf("hostlist %q: empty entry", s)
+		}
+		if len(out) >= maxHostlistExpansion {
+			return nil, fmt.Errorf("hostlist %q expands to more than %d names", s, maxHostlistExpansion)
 		}
 		names, err := expandExpr(expr, maxHostlistExpansion-len(out))
 		if err != nil {
@@ -102,6 +111,9 @@ func expandExpr(expr string, limit int) ([]string, error) {
 	if len(nums)*len(rest) > limit {
 		return nil, fmt.Errorf("%q expands to more than %d names", expr, maxHostlistExpansion)
 	}
+	if len(prefix)+longestName(nums)+longestName(rest) > maxHostNameLen {
+		return nil, fmt.Errorf("%q expands to names longer than %d bytes", expr, maxHostNameLen)
+	}
 	out := make([]string, 0, len(nums)*len(rest))
 	for _, n := range nums {
 		for _, r := range rest {
@@ -144,11 +156,23 @@ func expandRanges(body string, limit int) ([]string, error) {
 		if len(lo) > 1 && lo[0] == '0' {
 			width = len(lo)
 		}
+		if width > maxHostNameLen {
+			return nil, fmt.Errorf("range %q: padding wider than %d digits", part, maxHostNameLen)
+		}
 		for v := a; v <= b; v++ {
 			out = append(out, fmt.Sprintf("%0*d", width, v))
 		}
 	}
 	return out, nil
+}
+
+// longestName returns the length of the longest string of ss.
+func longestName(ss []string) int {
+	m := 0
+	for _, s := range ss {
+		m = max(m, len(s))
+	}
+	return m
 }
 
 func isDigits(s string) bool {

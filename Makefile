@@ -1,0 +1,67 @@
+# optsched — make help lists the targets.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+GO ?= $(shell command -v go 2>/dev/null || echo /usr/local/go/bin/go)
+BIN := bin/optsched
+
+# Debian packages: lp_solve (liblpsolve55-dev, plus lp-solve for the shared
+# liblpsolve55.so under /usr/lib/lp_solve, which keeps lp_solve's LGPL
+# linking dynamic), COIN-OR CLP, and the cgo toolchain.
+APT_PACKAGES := liblpsolve55-dev lp-solve coinor-libclp-dev pkg-config g++
+
+# golp looks for lp_solve under its own source folder; point cgo at
+# Debian's copy and link it dynamically. `go install` users set the same.
+export CGO_CFLAGS := -I/usr/include/lpsolve
+export CGO_LDFLAGS := -L/usr/lib/lp_solve -llpsolve55 -Wl,-rpath,/usr/lib/lp_solve
+
+FUZZTIME ?= 30s
+
+.PHONY: help deps build run test vet fuzz bench clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+
+deps: ## install missing Debian packages (apt-get) and Go modules
+	@if ! command -v dpkg-query >/dev/null; then \
+	  echo "deps: not a Debian system; install $(APT_PACKAGES) by hand"; \
+	else \
+	  missing=""; \
+	  for p in $(APT_PACKAGES); do \
+	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	  done; \
+	  if [ -n "$$missing" ]; then \
+	    echo "deps: installing$$missing"; \
+	    sudo=""; [ "$$(id -u)" -ne 0 ] && sudo=sudo; \
+	    $$sudo apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
+	  fi; \
+	fi
+	@$(GO) version >/dev/null 2>&1 || { echo "deps: Go not found; install Go 1.26 (https://go.dev/dl)"; exit 1; }
+	$(GO) mod download
+
+build: deps ## build bin/optsched
+	$(GO) build -o $(BIN) ./cmd/optsched
+
+run: build ## set up, build and solve the shipped example window
+	./$(BIN) solve -o table instances/example-window.json
+
+vet: deps ## go vet
+	$(GO) vet ./...
+
+test: deps vet ## set up, vet, and run every test (plus a pure-Go build)
+	CGO_ENABLED=0 $(GO) build -o /dev/null ./...
+	$(GO) test -count=1 ./...
+
+fuzz: deps ## fuzz every reader of external input for FUZZTIME each (default 30s)
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "== $$pkg $$t"; $(GO) test $$pkg -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME); \
+	  done; \
+	done
+
+bench: deps ## run the Go benchmarks (medians: pipe through benchstat)
+	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./...
+
+clean: ## remove build output
+	rm -rf bin

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/optsched/optsched/model"
+)
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// maxInput bounds what optsched reads from one file or stdin (256 MiB).
+const maxInput = 256 << 20
+
+// loadWindow reads a window from path, or from stdin when path is "-".
+func loadWindow(path string, stdin io.Reader) (*model.Window, error) {
+	if path != "-" {
+		return model.LoadWindow(path)
+	}
+	data, err := io.ReadAll(io.LimitReader(stdin, maxInput+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading stdin: %w", err)
+	}
+	if len(data) > maxInput {
+		return nil, fmt.Errorf("stdin: window larger than %d bytes", maxInput)
+	}
+	w, err := model.ParseWindow(data, model.ParseOptions{ReadFile: os.ReadFile})
+	if err != nil {
+		return nil, fmt.Errorf("stdin: %w", err)
+	}
+	return w, nil
+}
+
+// outputFormat resolves -o: explicit json or table, or table on a
+// terminal and JSON otherwise.
+func outputFormat(flag string, s *streams) (string, error) {
+	switch flag {
+	case "json", "table":
+		return flag, nil
+	case "":
+		if s.outIsTerminal {
+			return "table", nil
+		}
+		return "json", nil
+	}
+	return "", usageError{fmt.Errorf("-o must be json or table, got %q", flag)}
+}

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/optsched/optsched/heuristics"
+	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/solver"
+)
+
+// Exit codes of optsched; a contract with scripts and scheduler hooks.
+const (
+	exitOK         = 0 // solved, or valid
+	exitError      = 1 // bad input, failed solve, I/O error
+	exitUsage      = 2 // bad flags or arguments
+	exitInfeasible = 3 // proven infeasible, or an allocation that fails the check
+)
+
+// usageError marks errors in flags or arguments.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// infeasibleError carries exit code 3.
+type infeasibleError struct{ err error }
+
+func (e infeasibleError) Error() string { return e.err.Error() }
+func (e infeasibleError) Unwrap() error { return e.err }
+
+// streams are the command's standard streams, injected for tests.
+type streams struct {
+	in       io.Reader
+	out, err io.Writer
+	// outIsTerminal selects human tables over JSON by default.
+	outIsTerminal bool
+}
+
+// run executes optsched with args and returns the exit code.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	s := &streams{in: stdin, out: stdout, err: stderr, outIsTerminal: isTerminal(stdout)}
+	root := newRootCmd(s)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintln(stderr, "optsched:", err)
+	var ue usageError
+	var ie infeasibleError
+	switch {
+	case errors.As(err, &ue):
+		fmt.Fprintln(stderr, "Run 'optsched help' or add --help for usage.")
+		return exitUsage
+	case errors.As(err, &ie), errors.Is(err, model.ErrInfeasible):
+		return exitInfeasible
+	}
+	return exitError
+}
+
+func newRootCmd(s *streams) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "optsched",
+		Short: "Optimal and heuristic job allocation for HPC scheduling windows",
+		Long: `optsched solves one scheduling window at a time: which waiting jobs start
+now, and on which idle nodes, minimising the communication-hop (CH) cost of
+each job's node set on a fat-tree cluster (Lan et al., CLUSTER 2023).
+
+Windows are JSON files (see the README, "Window JSON v1").`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(s.out)
+	root.SetErr(s.err)
+	root.SetIn(s.in)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(newSolveCmd(s, nil), newGenCmd(s, nil), newValidateCmd(s, nil))
+	return root
+}
+
+// registry lists the solvers and heuristics `optsched solve` can run.
+func registry() *solver.Registry {
+	r := &solver.Registry{}
+	r.Register("seq", `the "Seq." allocation of Lan et al.: jobs in order along the idle sequence`,
+		func() (solver.Solver, error) { return heuristics.Seq{}, nil })
+	return r
+}
+
+// exactArgs is cobra.ExactArgs returning a usage error.
+func argsBetween(lo, hi int) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) < lo || len(args) > hi {
+			if lo == hi {
+				return usageError{fmt.Errorf("want %d argument(s), got %d", lo, len(args))}
+			}
+			return usageError{fmt.Errorf("want %d to %d arguments, got %d", lo, hi, len(args))}
+		}
+		return nil
+	}
+}

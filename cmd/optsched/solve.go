@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/solver"
+)
+
+// solveOptions are the inputs of `optsched solve`.
+type solveOptions struct {
+	streams   *streams
+	window    string
+	timeLimit time.Duration
+	maxJobs   int
+	cost      string
+	heuristic string
+	output    string
+}
+
+func newSolveCmd(s *streams, runF func(*solveOptions) error) *cobra.Command {
+	opts := &solveOptions{streams: s}
+	cmd := &cobra.Command{
+		Use:   "solve FILE|-",
+		Short: "Solve one scheduling window and print the allocation",
+		Long: `Solve reads a window (JSON, see the README) and decides which waiting jobs
+start now and on which idle nodes. Jobs are selected by waiting periods (nwp),
+then size, while they fit; the multi-node jobs are placed by the chosen solver
+or heuristic and the one-node jobs first-fit after them. Every allocation is
+checked (model.Check) before it is printed.
+
+Exit codes: 0 solved, 1 error, 2 usage, 3 infeasible.`,
+		Example: `  optsched solve instances/example-window.json
+  optsched solve --max-jobs 5 -o json window.json > result.json
+  optsched gen --seed 7 | optsched solve -`,
+		Args: argsBetween(1, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.window = args[0]
+			if !cmd.Flags().Changed("cost") {
+				opts.cost = ""
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runSolve(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.DurationVar(&opts.timeLimit, "time-limit", 10*time.Second, "wall-time limit of the solve (Go duration: 500ms, 2s, 1m)")
+	f.IntVar(&opts.maxJobs, "max-jobs", 0, "cap on the multi-node jobs of the window; 0 = no cap (Lan et al.'s code uses 5)")
+	f.StringVar(&opts.cost, "cost", "lan-code", "CH cost model, overriding the window's: lan-code or lan-paper")
+	f.StringVar(&opts.heuristic, "heuristic", "seq", "solver or heuristic to run ("+strings.Join(registry().Names(), ", ")+")")
+	f.StringVarP(&opts.output, "output", "o", "", "output format: json or table (default: table on a terminal, json otherwise)")
+	return cmd
+}
+
+func runSolve(ctx context.Context, opts *solveOptions) error {
+	format, err := outputFormat(opts.output, opts.streams)
+	if err != nil {
+		return err
+	}
+	if opts.timeLimit <= 0 {
+		return usageError{fmt.Errorf("--time-limit must be positive, got %v", opts.timeLimit)}
+	}
+	if opts.maxJobs < 0 {
+		return usageError{fmt.Errorf("--max-jobs must be at least 0, got %d", opts.maxJobs)}
+	}
+	s, err := registry().New(opts.heuristic)
+	if err != nil {
+		return usageError{fmt.Errorf("--heuristic: %w", err)}
+	}
+	w, err := loadWindow(opts.window, opts.streams.in)
+	if err != nil {
+		return err
+	}
+	if opts.cost != "" {
+		if w.Cost.Kind, err = model.ParseCostKind(opts.cost); err != nil {
+			return usageError{fmt.Errorf("--cost: %w", err)}
+		}
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	res, err := solver.SolveWindow(ctx, w, s, solver.Options{MaxJobs: opts.maxJobs, TimeLimit: opts.timeLimit})
+	if err != nil {
+		return err
+	}
+	doc := res.Doc(w)
+	if format == "json" {
+		enc := json.NewEncoder(opts.streams.out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(doc); err != nil {
+			return err
+		}
+	} else {
+		printResultTable(opts.streams.out, &doc)
+	}
+	switch res.Status {
+	case solver.Infeasible:
+		return infeasibleError{fmt.Errorf("the selected jobs cannot be placed")}
+	case solver.Unknown:
+		return fmt.Errorf("no allocation found within %v", opts.timeLimit)
+	}
+	return nil
+}
+
+// printResultTable writes a result for people.
+func printResultTable(out io.Writer, d *model.ResultDoc) {
+	num := func(p *int64) string {
+		if p == nil {
+			return "-"
+		}
+		return fmt.Sprint(*p)
+	}
+	bound, gap := "-", "-"
+	if d.Bound != nil {
+		bound = fmt.Sprintf("%.6g", *d.Bound)
+	}
+	if d.Gap != nil {
+		gap = fmt.Sprintf("%.3f%%", 100**d.Gap)
+	}
+	fmt.Fprintf(out, "status %s   objective %s   bound %s   gap %s\n", d.Status, num(d.Objective), bound, gap)
+	fmt.Fprintf(out, "solver %s   encoding %s   elapsed %.3f ms\n\n", d.Solver, d.Encoding, d.ElapsedMS)
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "JOB\tNODES\tCOST\tSTART\tNODE LIST")
+	for _, a := range d.Allocations {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\n", a.Job, len(a.Nodes), a.Cost, a.Start, model.CompressHostlist(a.Nodes))
+	}
+	tw.Flush()
+	if len(d.Deferred) > 0 {
+		fmt.Fprintf(out, "\ndeferred (%d):\n", len(d.Deferred))
+		tw = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		for _, def := range d.Deferred {
+			fmt.Fprintf(tw, "  %s\t%s\n", def.Job, def.Reason)
+		}
+		tw.Flush()
+	}
+}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/optsched/optsched/model"
+)
+
+// validateOptions are the inputs of `optsched validate`.
+type validateOptions struct {
+	streams *streams
+	window  string
+	result  string
+}
+
+func newValidateCmd(s *streams, runF func(*validateOptions) error) *cobra.Command {
+	opts := &validateOptions{streams: s}
+	cmd := &cobra.Command{
+		Use:   "validate WINDOW [RESULT]",
+		Short: "Check a window file, or a result against its window",
+		Long: `Validate parses a window and reports the first problem with its field path.
+Given a result (the JSON of 'optsched solve -o json'), it also checks the
+allocation with model.Check — only idle nodes, no node twice, the requested
+node counts, known jobs, starts at or after the window time — and that the
+reported costs and objective match the window's cost model.
+
+Exit codes: 0 valid, 1 bad input, 2 usage, 3 infeasible or inconsistent result.`,
+		Example: `  optsched validate window.json
+  optsched solve -o json window.json > result.json && optsched validate window.json result.json`,
+		Args: argsBetween(1, 2),
+		RunE: func(_ *cobra.Command, args []string) error {
+			opts.window = args[0]
+			if len(args) == 2 {
+				opts.result = args[1]
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runValidate(opts)
+		},
+	}
+	return cmd
+}
+
+func runValidate(opts *validateOptions) error {
+	w, err := loadWindow(opts.window, opts.streams.in)
+	if err != nil {
+		return err
+	}
+	out := opts.streams.out
+	if opts.result == "" {
+		fmt.Fprintf(out, "window ok: %d nodes, %d idle, %d running jobs, %d waiting jobs\n",
+			w.Topology.NumNodes(), len(w.Idle), len(w.Running), len(w.Jobs))
+		return nil
+	}
+	var data []byte
+	if opts.result == "-" {
+		data, err = io.ReadAll(io.LimitReader(opts.streams.in, maxInput))
+	} else {
+		data, err = os.ReadFile(opts.result)
+	}
+	if err != nil {
+		return err
+	}
+	doc, allocs, err := model.ParseResult(w, data)
+	if err != nil {
+		return fmt.Errorf("%s: %w", opts.result, err)
+	}
+	if err := model.Check(w, allocs); err != nil {
+		return err
+	}
+	// The reported costs and objective must be those of the window's cost
+	// model. The objective covers the multi-node jobs.
+	var obj int64
+	for i, a := range allocs {
+		c := w.Cost.Cost(w.Topology, a.Nodes)
+		if doc.Allocations[i].Cost != c {
+			return infeasibleError{fmt.Errorf("allocations[%d] (job %s): reported cost %d, the window's cost model gives %d",
+				i, doc.Allocations[i].Job, doc.Allocations[i].Cost, c)}
+		}
+		if len(a.Nodes) >= 2 {
+			obj += c
+		}
+	}
+	if doc.Objective != nil && *doc.Objective != obj {
+		return infeasibleError{fmt.Errorf("objective: reported %d, the multi-node allocations cost %d", *doc.Objective, obj)}
+	}
+	if doc.Bound != nil && doc.Objective != nil && *doc.Bound > float64(*doc.Objective)+1e-6 {
+		return infeasibleError{fmt.Errorf("bound: %g is above the objective %d", *doc.Bound, *doc.Objective)}
+	}
+	fmt.Fprintf(out, "result ok: %d jobs allocated, %d deferred, objective %d, status %s\n",
+		len(allocs), len(doc.Deferred), obj, doc.Status)
+	return nil
+}

@@ -1,0 +1,91 @@
+package model
+
+import (
+	"fmt"
+	"slices"
+)
+
+// A Selection splits a window's waiting jobs for one decision, following
+// [Lan23] §III-C and its published code.
+type Selection struct {
+	// Multi are the selected jobs of two or more nodes: the jobs the
+	// window's optimisation places. Indices into Window.Jobs, in selection
+	// order.
+	Multi []int
+	// Single are the selected one-node jobs, placed first-fit on the
+	// lowest idle ids left after the window's solution.
+	Single []int
+	// Deferred are the jobs that wait for a later window, with the reason.
+	Deferred []Deferral
+}
+
+// A Deferral records why a waiting job does not start in this window.
+type Deferral struct {
+	// Job is an index into Window.Jobs.
+	Job    int
+	Reason string
+}
+
+// Order returns the indices of w.Jobs in selection priority order: more
+// waiting periods (NWP) first, then fewer requested nodes, then window
+// order. It is the sort of the published code of [Lan23] (a stable sort on
+// (−nwp, nodes)).
+func Order(w *Window) []int {
+	idx := make([]int, len(w.Jobs))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		ja, jb := &w.Jobs[a], &w.Jobs[b]
+		if ja.NWP != jb.NWP {
+			return jb.NWP - ja.NWP
+		}
+		return ja.Nodes - jb.Nodes
+	})
+	return idx
+}
+
+// SelectJobs chooses the jobs that start in this window. Jobs are taken in
+// Order while their node counts fit in the idle nodes; selection stops at
+// the first job that does not fit, and at the first multi-node job beyond
+// maxMultiJobs multi-node jobs when maxMultiJobs > 0 (the published code of
+// [Lan23] uses 5). Every job not taken is deferred with its reason.
+func SelectJobs(w *Window, maxMultiJobs int) Selection {
+	var s Selection
+	free := len(w.Idle)
+	order := Order(w)
+	stop := -1
+	var why string
+	for k, i := range order {
+		j := &w.Jobs[i]
+		if j.Nodes > free {
+			stop = k
+			if j.Nodes > w.Topology.NumNodes() {
+				why = fmt.Sprintf("needs %d nodes, more than the %d the cluster has", j.Nodes, w.Topology.NumNodes())
+			} else {
+				why = fmt.Sprintf("needs %d nodes, %d idle nodes left after higher-priority jobs", j.Nodes, free)
+			}
+			s.Deferred = append(s.Deferred, Deferral{Job: i, Reason: why})
+			why = fmt.Sprintf("queued behind job %s, which does not fit (selection stops at the first job that does not fit)", j.ID)
+			break
+		}
+		if j.Nodes >= 2 && maxMultiJobs > 0 && len(s.Multi) == maxMultiJobs {
+			stop = k
+			why = fmt.Sprintf("the window already holds the maximum of %d multi-node jobs (--max-jobs)", maxMultiJobs)
+			s.Deferred = append(s.Deferred, Deferral{Job: i, Reason: why})
+			break
+		}
+		free -= j.Nodes
+		if j.Nodes >= 2 {
+			s.Multi = append(s.Multi, i)
+		} else {
+			s.Single = append(s.Single, i)
+		}
+	}
+	if stop >= 0 {
+		for _, i := range order[stop+1:] {
+			s.Deferred = append(s.Deferred, Deferral{Job: i, Reason: why})
+		}
+	}
+	return s
+}

@@ -1,0 +1,155 @@
+package model
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+)
+
+// A Window is one decision of a window-based batch scheduler ([Lan23]
+// §III-C): at Time it holds the idle nodes, the jobs running on the others
+// and the jobs waiting to start. Solvers decide which waiting jobs start
+// where (and, for the time-and-resource model of [Bridi16], when).
+//
+// A Window is built by ParseWindow or LoadWindow, which validate it; code
+// that builds one by hand must keep the same invariants (Idle sorted and
+// distinct, node ids valid, job ids distinct).
+type Window struct {
+	// Time is the decision time, in seconds.
+	Time int64
+	// Topology is the cluster's switch tree; TopologySpec says how the
+	// window file described it.
+	Topology     *Topology
+	TopologySpec TopologySpec
+	// Idle lists the idle node ids in increasing order: the idle sequence
+	// Q of [Lan23].
+	Idle []int
+	// Running are the jobs occupying the other nodes.
+	Running []RunningJob
+	// Jobs are the waiting jobs, in the order of the window file.
+	Jobs []Job
+	// Queues maps a queue name to its parameters. When nil, every queue
+	// has an expected wait of 1 s.
+	Queues map[string]Queue
+	// Resources holds each node's capacities (by node id); nil when the
+	// window file has no node_resources.
+	Resources []Resources
+	// Cost prices a job's node set.
+	Cost CostModel
+}
+
+// A TopologySpec records how a window file described its topology, so a
+// window can be written back in the same form. Exactly one field is set.
+type TopologySpec struct {
+	Layout    *LayoutSpec  `json:"layout,omitempty"`
+	FatTree   *FatTreeSpec `json:"fat_tree,omitempty"`
+	Slurm     string       `json:"slurm,omitempty"`
+	SlurmFile string       `json:"slurm_file,omitempty"`
+}
+
+// LayoutSpec is the pods × leaves × nodes layout of NewLayout.
+type LayoutSpec struct {
+	Pods         int `json:"pods"`
+	LeavesPerPod int `json:"leaves_per_pod"`
+	NodesPerLeaf int `json:"nodes_per_leaf"`
+}
+
+// FatTreeSpec is the k-ary fat-tree of NewFatTree.
+type FatTreeSpec struct {
+	K    int `json:"k"`
+	Pods int `json:"pods,omitempty"`
+}
+
+// A Job is a job waiting in the queue.
+type Job struct {
+	// ID identifies the job ("1234.pbs01", "17").
+	ID string
+	// Nodes is the number of whole nodes requested (n_j in [Lan23]).
+	Nodes int
+	// Walltime is the requested run time, in seconds.
+	Walltime int64
+	// Submit is the submission time, in seconds; at most the window time.
+	Submit int64
+	// Queue names the job's queue.
+	Queue string
+	// NWP is the number of waiting periods the job has already been
+	// passed over ([Lan23] §III-C); higher goes first.
+	NWP int
+	// Select is the PBS select statement, parsed; nil when absent.
+	Select Select
+}
+
+// A RunningJob occupies nodes until End.
+type RunningJob struct {
+	ID string
+	// Nodes are the ids of the nodes the job runs on.
+	Nodes []int
+	// End is the (estimated) end time, after the window time.
+	End int64
+	// Select is the per-node usage in PBS select form, nil when absent.
+	Select Select
+}
+
+// A Queue holds a queue's parameters.
+type Queue struct {
+	// ExpectedWait is the queue's expected waiting time in seconds, the
+	// weight ewt_q of [Bridi16] Eq. (2).
+	ExpectedWait int64
+}
+
+// Resources maps a resource name ("ncpus", "ngpus", "mem" in bytes) to an
+// amount.
+type Resources map[string]int64
+
+// ExpectedWait returns the expected waiting time of queue q: its
+// configured value, or 1 when the window has no queues section.
+func (w *Window) ExpectedWait(q string) int64 {
+	if qq, ok := w.Queues[q]; ok {
+		return qq.ExpectedWait
+	}
+	return 1
+}
+
+// IsIdle reports whether node id is idle.
+func (w *Window) IsIdle(id int) bool {
+	_, ok := slices.BinarySearch(w.Idle, id)
+	return ok
+}
+
+// JobIndex returns the index in Jobs of the waiting job with the given id.
+func (w *Window) JobIndex(id string) (int, bool) {
+	for i := range w.Jobs {
+		if w.Jobs[i].ID == id {
+			return i, true
+		}
+	}
+	return -1, false
+}
+
+// NodeNames returns the names of the given node ids.
+func (w *Window) NodeNames(ids []int) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = w.Topology.Name(id)
+	}
+	return out
+}
+
+// QueueNames returns the configured queue names in sorted order.
+func (w *Window) QueueNames() []string {
+	return slices.Sorted(maps.Keys(w.Queues))
+}
+
+// Block returns D(i, n) of [Lan23] §IV-A: the n nodes of the idle sequence
+// starting at position i, wrapping to the head of the sequence when fewer
+// than n remain. It panics if i is not a position of Idle or n is not in
+// [1, len(Idle)].
+func (w *Window) Block(i, n int) []int {
+	q := w.Idle
+	if i < 0 || i >= len(q) || n < 1 || n > len(q) {
+		panic(fmt.Sprintf("model: Block(%d, %d) on %d idle nodes", i, n, len(q)))
+	}
+	out := make([]int, 0, n)
+	out = append(out, q[i:min(i+n, len(q))]...)
+	return append(out, q[:n-len(out)]...)
+}

@@ -1,0 +1,550 @@
+package model
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// WindowVersion is the version of the window JSON format this package
+// reads and writes.
+const WindowVersion = 1
+
+// ParseOptions adjusts ParseWindow.
+type ParseOptions struct {
+	// ReadFile reads the file a "slurm_file" topology names. When nil,
+	// slurm_file is rejected (as for untrusted input).
+	ReadFile func(path string) ([]byte, error)
+}
+
+// LoadWindow reads and validates the window file at path. A slurm_file
+// topology is read relative to the window file's folder.
+func LoadWindow(path string) (*Window, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Dir(path)
+	w, err := ParseWindow(data, ParseOptions{ReadFile: func(p string) ([]byte, error) {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		return os.ReadFile(p)
+	}})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return w, nil
+}
+
+// ParseWindow decodes and validates a window in the JSON format documented
+// in the README (version 1). Every error names the field path and the
+// reason, as in "jobs[3].nodes: must be at least 1", and is a *FieldError
+// (or wraps one). It never panics.
+func ParseWindow(data []byte, opt ParseOptions) (*Window, error) {
+	if !json.Valid(data) {
+		var v any
+		err := json.Unmarshal(data, &v)
+		return nil, &FieldError{Reason: fmt.Sprintf("not valid JSON: %v", err)}
+	}
+	root, err := newObj("", data)
+	if err != nil {
+		return nil, &FieldError{Reason: "a window must be a JSON object"}
+	}
+	w := &Window{}
+	if v, err := root.int("version", false, WindowVersion, 1, maxInt); err != nil {
+		return nil, err
+	} else if v != WindowVersion {
+		return nil, fieldErr("version", "unsupported version %d (this optsched reads version %d)", v, WindowVersion)
+	}
+	if w.Time, err = root.int("time", true, 0, 0, maxTime); err != nil {
+		return nil, err
+	}
+	if err := readTopology(root, w, opt); err != nil {
+		return nil, err
+	}
+	if err := readCost(root, w); err != nil {
+		return nil, err
+	}
+	if err := readIdle(root, w); err != nil {
+		return nil, err
+	}
+	ids := map[string]string{} // job id -> path that declared it
+	if err := readRunning(root, w, ids); err != nil {
+		return nil, err
+	}
+	if err := readQueues(root, w); err != nil {
+		return nil, err
+	}
+	if err := readJobs(root, w, ids); err != nil {
+		return nil, err
+	}
+	if err := readNodeResources(root, w); err != nil {
+		return nil, err
+	}
+	if err := root.unknown(); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// maxTime bounds times and durations (about 35,000 years in seconds), so
+// that sums of times cannot overflow.
+const maxTime = 1 << 40
+
+func readTopology(root *jobj, w *Window, opt ParseOptions) error {
+	raw, ok := root.get("topology")
+	if !ok {
+		return fieldErr("topology", "required")
+	}
+	o, err := newObj("topology", raw)
+	if err != nil {
+		return err
+	}
+	var kinds []string
+	for _, k := range []string{"layout", "fat_tree", "slurm", "slurm_file"} {
+		if o.has(k) {
+			kinds = append(kinds, k)
+		}
+	}
+	if err := o.unknown(); err != nil {
+		return err
+	}
+	if len(kinds) != 1 {
+		return fieldErr("topology", "must have exactly one of layout, fat_tree, slurm, slurm_file (got %d)", len(kinds))
+	}
+	switch kinds[0] {
+	case "layout":
+		raw, _ := o.get("layout")
+		l, err := newObj("topology.layout", raw)
+		if err != nil {
+			return err
+		}
+		var s LayoutSpec
+		var v [3]int64
+		for i, k := range []string{"pods", "leaves_per_pod", "nodes_per_leaf"} {
+			if v[i], err = l.int(k, true, 0, 1, maxGeneratedNodes); err != nil {
+				return err
+			}
+		}
+		if err := l.unknown(); err != nil {
+			return err
+		}
+		s = LayoutSpec{Pods: int(v[0]), LeavesPerPod: int(v[1]), NodesPerLeaf: int(v[2])}
+		if v[0]*v[1]*v[2] > maxGeneratedNodes {
+			return fieldErr("topology.layout", "%d nodes exceed the limit of %d", v[0]*v[1]*v[2], maxGeneratedNodes)
+		}
+		w.TopologySpec.Layout = &s
+		w.Topology, err = NewLayout(s.Pods, s.LeavesPerPod, s.NodesPerLeaf)
+		if err != nil {
+			return fieldErr("topology.layout", "%v", err)
+		}
+	case "fat_tree":
+		raw, _ := o.get("fat_tree")
+		f, err := newObj("topology.fat_tree", raw)
+		if err != nil {
+			return err
+		}
+		k, err := f.int("k", true, 0, 2, 160)
+		if err != nil {
+			return err
+		}
+		if k%2 != 0 {
+			return fieldErr("topology.fat_tree.k", "must be even, got %d", k)
+		}
+		pods, err := f.int("pods", false, 0, 1, k)
+		if err != nil {
+			return err
+		}
+		if err := f.unknown(); err != nil {
+			return err
+		}
+		w.TopologySpec.FatTree = &FatTreeSpec{K: int(k), Pods: int(pods)}
+		w.Topology, err = NewFatTree(int(k), int(pods))
+		if err != nil {
+			return fieldErr("topology.fat_tree", "%v", err)
+		}
+	case "slurm":
+		text, err := o.str("slurm", true, "")
+		if err != nil {
+			return err
+		}
+		w.TopologySpec.Slurm = text
+		if w.Topology, err = ParseSlurmTopology(text); err != nil {
+			return fieldErr("topology.slurm", "%v", err)
+		}
+	case "slurm_file":
+		path, err := o.str("slurm_file", true, "")
+		if err != nil {
+			return err
+		}
+		if opt.ReadFile == nil {
+			return fieldErr("topology.slurm_file", "reading files is not allowed here; inline the text as topology.slurm")
+		}
+		text, err := opt.ReadFile(path)
+		if err != nil {
+			return fieldErr("topology.slurm_file", "%v", err)
+		}
+		w.TopologySpec.SlurmFile = path
+		if w.Topology, err = ParseSlurmTopology(string(text)); err != nil {
+			return fieldErr("topology.slurm_file", "%s: %v", path, err)
+		}
+	}
+	return nil
+}
+
+func readCost(root *jobj, w *Window) error {
+	w.Cost = DefaultCostModel
+	raw, ok := root.get("cost")
+	if !ok {
+		return nil
+	}
+	o, err := newObj("cost", raw)
+	if err != nil {
+		return err
+	}
+	name, err := o.str("model", false, DefaultCostModel.Kind.String())
+	if err != nil {
+		return err
+	}
+	if w.Cost.Kind, err = ParseCostKind(name); err != nil {
+		return fieldErr("cost.model", "%v", err)
+	}
+	if w.Cost.HopCost, err = o.int("hop_cost", false, DefaultHopCost, 1, 1_000_000); err != nil {
+		return err
+	}
+	return o.unknown()
+}
+
+// nodeList reads a list of node names or a hostlist string at path and
+// returns their ids.
+func nodeList(path string, raw json.RawMessage, t *Topology) ([]int, error) {
+	var names []string
+	switch jsonKind(raw) {
+	case "a string":
+		var s string
+		if err := decodeValue(path, raw, &s); err != nil {
+			return nil, err
+		}
+		if strings.TrimSpace(s) == "" {
+			return nil, nil
+		}
+		var err error
+		if names, err = ExpandHostlist(s); err != nil {
+			return nil, fieldErr(path, "%v", err)
+		}
+	case "a list":
+		var l []json.RawMessage
+		if err := decodeValue(path, raw, &l); err != nil {
+			return nil, err
+		}
+		for i, r := range l {
+			var s string
+			if err := decodeValue(fmt.Sprintf("%s[%d]", path, i), r, &s); err != nil {
+				return nil, err
+			}
+			names = append(names, s)
+		}
+	default:
+		return nil, fieldErr(path, "must be a list of node names or a hostlist string, got %s", jsonKind(raw))
+	}
+	ids := make([]int, len(names))
+	seen := make(map[int]bool, len(names))
+	for i, n := range names {
+		id, ok := t.Lookup(n)
+		if !ok {
+			return nil, fieldErr(path, "node %q is not in the topology", n)
+		}
+		if seen[id] {
+			return nil, fieldErr(path, "node %q is listed twice", n)
+		}
+		seen[id] = true
+		ids[i] = id
+	}
+	return ids, nil
+}
+
+func readIdle(root *jobj, w *Window) error {
+	raw, ok := root.get("idle")
+	if !ok {
+		return fieldErr("idle", "required (an empty list when no node is idle)")
+	}
+	ids, err := nodeList("idle", raw, w.Topology)
+	if err != nil {
+		return err
+	}
+	slices.Sort(ids)
+	w.Idle = ids
+	if w.Idle == nil {
+		w.Idle = []int{}
+	}
+	return nil
+}
+
+func readRunning(root *jobj, w *Window, ids map[string]string) error {
+	list, _, err := root.list("running", false)
+	if err != nil {
+		return err
+	}
+	for i, raw := range list {
+		path := fmt.Sprintf("running[%d]", i)
+		o, err := newObj(path, raw)
+		if err != nil {
+			return err
+		}
+		var r RunningJob
+		if r.ID, err = o.id("id"); err != nil {
+			return err
+		}
+		if prev, dup := ids[r.ID]; dup {
+			return fieldErr(path+".id", "job %q is already declared at %s", r.ID, prev)
+		}
+		ids[r.ID] = path
+		nraw, ok := o.get("nodes")
+		if !ok {
+			return fieldErr(path+".nodes", "required")
+		}
+		if r.Nodes, err = nodeList(path+".nodes", nraw, w.Topology); err != nil {
+			return err
+		}
+		if len(r.Nodes) == 0 {
+			return fieldErr(path+".nodes", "must name at least one node")
+		}
+		for _, id := range r.Nodes {
+			if w.IsIdle(id) {
+				return fieldErr(path+".nodes", "node %q is also listed as idle", w.Topology.Name(id))
+			}
+		}
+		if r.End, err = o.int("end", true, 0, 0, maxTime); err != nil {
+			return err
+		}
+		if r.End <= w.Time {
+			return fieldErr(path+".end", "must be after the window time %d (give an overrunning job a new estimated end)", w.Time)
+		}
+		if r.Select, err = readSelect(o, path); err != nil {
+			return err
+		}
+		if err := o.unknown(); err != nil {
+			return err
+		}
+		w.Running = append(w.Running, r)
+	}
+	return nil
+}
+
+func readSelect(o *jobj, path string) (Select, error) {
+	s, err := o.str("select", false, "")
+	if err != nil || s == "" {
+		if err == nil && o.has("select") {
+			return nil, fieldErr(path+".select", "must not be empty")
+		}
+		return nil, err
+	}
+	sel, err := ParseSelect(s)
+	if err != nil {
+		return nil, fieldErr(path+".select", "%v", err)
+	}
+	return sel, nil
+}
+
+func readQueues(root *jobj, w *Window) error {
+	raw, ok := root.get("queues")
+	if !ok {
+		return nil
+	}
+	o, err := newObj("queues", raw)
+	if err != nil {
+		return err
+	}
+	w.Queues = make(map[string]Queue, len(o.m))
+	for _, name := range sortedKeys(o.m) {
+		path := fmt.Sprintf("queues[%q]", name)
+		if strings.TrimSpace(name) == "" {
+			return fieldErr(path, "queue name must not be empty")
+		}
+		q, err := newObj(path, o.m[name])
+		if err != nil {
+			return err
+		}
+		o.used[name] = true
+		ewt, err := q.int("expected_wait", true, 0, 1, maxTime)
+		if err != nil {
+			return err
+		}
+		if err := q.unknown(); err != nil {
+			return err
+		}
+		w.Queues[name] = Queue{ExpectedWait: ewt}
+	}
+	return nil
+}
+
+// DefaultQueue is the queue of a job whose window entry names none.
+const DefaultQueue = "default"
+
+func readJobs(root *jobj, w *Window, ids map[string]string) error {
+	list, _, err := root.list("jobs", true)
+	if err != nil {
+		return err
+	}
+	w.Jobs = make([]Job, 0, len(list))
+	for i, raw := range list {
+		path := fmt.Sprintf("jobs[%d]", i)
+		o, err := newObj(path, raw)
+		if err != nil {
+			return err
+		}
+		var j Job
+		if j.ID, err = o.id("id"); err != nil {
+			return err
+		}
+		if prev, dup := ids[j.ID]; dup {
+			return fieldErr(path+".id", "job %q is already declared at %s", j.ID, prev)
+		}
+		ids[j.ID] = path
+		n, err := o.int("nodes", true, 0, 1, maxGeneratedNodes)
+		if err != nil {
+			return err
+		}
+		j.Nodes = int(n)
+		wraw, ok := o.get("walltime")
+		if !ok {
+			return fieldErr(path+".walltime", "required")
+		}
+		if j.Walltime, err = parseSeconds(path+".walltime", wraw, 1); err != nil {
+			return err
+		}
+		if j.Walltime > maxTime {
+			return fieldErr(path+".walltime", "must be at most %d s", int64(maxTime))
+		}
+		if j.Submit, err = o.int("submit", false, w.Time, 0, maxTime); err != nil {
+			return err
+		}
+		if j.Submit > w.Time {
+			return fieldErr(path+".submit", "is after the window time %d", w.Time)
+		}
+		if j.Queue, err = o.str("queue", false, DefaultQueue); err != nil {
+			return err
+		}
+		if w.Queues != nil {
+			if _, ok := w.Queues[j.Queue]; !ok {
+				return fieldErr(path+".queue", "queue %q is not in queues", j.Queue)
+			}
+		}
+		nwp, err := o.int("nwp", false, 0, 0, 1<<31-1)
+		if err != nil {
+			return err
+		}
+		j.NWP = int(nwp)
+		if j.Select, err = readSelect(o, path); err != nil {
+			return err
+		}
+		if err := o.unknown(); err != nil {
+			return err
+		}
+		w.Jobs = append(w.Jobs, j)
+	}
+	return nil
+}
+
+// readNodeResources reads node_resources: a map from "default", a node
+// name or a hostlist to capacities. "default" applies to every node; a
+// more specific key overrides it resource by resource; a node named by two
+// non-default keys is an error.
+func readNodeResources(root *jobj, w *Window) error {
+	raw, ok := root.get("node_resources")
+	if !ok {
+		return nil
+	}
+	o, err := newObj("node_resources", raw)
+	if err != nil {
+		return err
+	}
+	n := w.Topology.NumNodes()
+	w.Resources = make([]Resources, n)
+	owner := make([]string, n)
+	keys := sortedKeys(o.m)
+	// "default" first, so that the others override it.
+	if i := slices.Index(keys, "default"); i > 0 {
+		keys = append([]string{"default"}, slices.Delete(keys, i, i+1)...)
+	}
+	for _, key := range keys {
+		o.used[key] = true
+		path := fmt.Sprintf("node_resources[%q]", key)
+		caps, err := readCapacities(path, o.m[key])
+		if err != nil {
+			return err
+		}
+		var ids []int
+		if key == "default" {
+			for id := range n {
+				ids = append(ids, id)
+			}
+		} else {
+			names, err := ExpandHostlist(key)
+			if err != nil {
+				return fieldErr(path, "%v", err)
+			}
+			for _, name := range names {
+				id, ok := w.Topology.Lookup(name)
+				if !ok {
+					return fieldErr(path, "node %q is not in the topology", name)
+				}
+				if owner[id] != "" {
+					return fieldErr(path, "node %q is also named by %q", name, owner[id])
+				}
+				owner[id] = key
+				ids = append(ids, id)
+			}
+		}
+		for _, id := range ids {
+			if w.Resources[id] == nil {
+				w.Resources[id] = Resources{}
+			}
+			for r, v := range caps {
+				w.Resources[id][r] = v
+			}
+		}
+	}
+	return nil
+}
+
+func readCapacities(path string, raw json.RawMessage) (Resources, error) {
+	o, err := newObj(path, raw)
+	if err != nil {
+		return nil, err
+	}
+	caps := Resources{}
+	for _, k := range sortedKeys(o.m) {
+		o.used[k] = true
+		p := path + "." + k
+		if !validResourceName(k) {
+			return nil, fieldErr(p, "bad resource name")
+		}
+		v := o.m[k]
+		switch jsonKind(v) {
+		case "a number":
+			n, err := parseInt(p, v, 0, maxInt)
+			if err != nil {
+				return nil, err
+			}
+			caps[k] = n
+		case "a string":
+			var s string
+			if err := decodeValue(p, v, &s); err != nil {
+				return nil, err
+			}
+			n, err := ParseSize(s)
+			if err != nil {
+				return nil, fieldErr(p, "%v", err)
+			}
+			caps[k] = n
+		default:
+			return nil, fieldErr(p, "must be a non-negative integer or a size such as \"64gb\", got %s", jsonKind(v))
+		}
+	}
+	return caps, nil
+}

@@ -1,0 +1,186 @@
+package solver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/optsched/optsched/model"
+)
+
+// Options adjust SolveWindow.
+type Options struct {
+	// MaxJobs caps the multi-node jobs of the window (the published code
+	// of [Lan23] uses 5); 0 means no cap.
+	MaxJobs int
+	// TimeLimit bounds the solve when positive, on top of ctx's deadline.
+	TimeLimit time.Duration
+}
+
+// A WindowResult is the answer for a whole window: the solver's result for
+// the multi-node jobs, the one-node jobs placed after it, and the jobs
+// deferred to a later window.
+type WindowResult struct {
+	// Result is the solver's result for the multi-node jobs. Its
+	// Objective and Bound cover those jobs only.
+	Result
+	// Allocations are all jobs that start: the solver's multi-node
+	// allocations followed by the one-node jobs.
+	Allocations []model.Allocation
+	// Deferred are the jobs that wait, with reasons.
+	Deferred []model.Deferral
+	// Elapsed is the wall time of the whole call.
+	Elapsed time.Duration
+}
+
+// ErrSolverBug is wrapped by the errors SolveWindow returns when a solver
+// answers something it must not: an allocation that fails model.Check, a
+// job it was not asked to place, or a misreported objective.
+var ErrSolverBug = errors.New("solver: invalid answer")
+
+// SolveWindow solves window w with s: it selects the jobs
+// (model.SelectJobs), asks s to place the multi-node ones within the time
+// limit, places the one-node jobs first-fit on the lowest idle node ids
+// left, and checks the whole allocation with model.Check and the objective
+// with an independent recomputation before returning it.
+//
+// When s stops without an allocation, the multi-node jobs are deferred with
+// the reason; SolveWindow itself never drops a job for lack of time.
+func SolveWindow(ctx context.Context, w *model.Window, s Solver, opt Options) (*WindowResult, error) {
+	start := time.Now()
+	if opt.TimeLimit > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opt.TimeLimit)
+		defer cancel()
+	}
+	sel := model.SelectJobs(w, opt.MaxJobs)
+	out := &WindowResult{Deferred: sel.Deferred}
+	if len(sel.Multi) == 0 {
+		// Nothing to optimise: the empty placement is optimal.
+		out.Result = Result{Status: Optimal, Bound: 0, Encoding: "none", Solver: s.Name()}
+	} else {
+		res, err := s.Solve(ctx, NewProblem(w, sel.Multi))
+		if err != nil {
+			return nil, fmt.Errorf("solver %s: %w", s.Name(), err)
+		}
+		if err := verify(w, sel.Multi, res); err != nil {
+			return nil, fmt.Errorf("%w: solver %s: %w", ErrSolverBug, s.Name(), err)
+		}
+		out.Result = *res
+		switch res.Status {
+		case Unknown:
+			for _, j := range sel.Multi {
+				out.Deferred = append(out.Deferred, model.Deferral{Job: j,
+					Reason: fmt.Sprintf("solver %s found no allocation within the time limit", s.Name())})
+			}
+		case Infeasible:
+			for _, j := range sel.Multi {
+				out.Deferred = append(out.Deferred, model.Deferral{Job: j,
+					Reason: fmt.Sprintf("solver %s proved that the selected jobs cannot all be placed", s.Name())})
+			}
+		}
+	}
+	out.Allocations = append(slices.Clone(out.Result.Allocations), placeSingles(w, out.Result.Allocations, sel.Single)...)
+	if err := model.Check(w, out.Allocations); err != nil {
+		return nil, fmt.Errorf("%w: solver %s: %w", ErrSolverBug, s.Name(), err)
+	}
+	out.Elapsed = time.Since(start)
+	return out, nil
+}
+
+// verify checks that res places exactly the problem's jobs (when it claims
+// an allocation) and reports their true objective.
+func verify(w *model.Window, jobs []int, res *Result) error {
+	if res == nil {
+		return errors.New("nil result")
+	}
+	if res.Status == Unknown || res.Status == Infeasible {
+		if len(res.Allocations) > 0 {
+			return fmt.Errorf("status %s with an allocation", res.Status)
+		}
+		return nil
+	}
+	want := make(map[int]bool, len(jobs))
+	for _, j := range jobs {
+		want[j] = true
+	}
+	for _, a := range res.Allocations {
+		if !want[a.Job] {
+			return fmt.Errorf("allocation for job index %d, which was not asked for or is allocated twice", a.Job)
+		}
+		delete(want, a.Job)
+	}
+	if len(want) > 0 {
+		return fmt.Errorf("status %s but %d jobs left unallocated", res.Status, len(want))
+	}
+	if got := Objective(w, res.Allocations); got != res.Objective {
+		return fmt.Errorf("reported objective %d, recomputed %d", res.Objective, got)
+	}
+	if res.HasBound() && res.Bound > float64(res.Objective)+1e-6*math.Max(1, math.Abs(res.Bound)) {
+		return fmt.Errorf("bound %g above objective %d", res.Bound, res.Objective)
+	}
+	return nil
+}
+
+// placeSingles places one-node jobs first-fit on the lowest idle ids not
+// used by allocs, as the published code of [Lan23] does after the window's
+// solution.
+func placeSingles(w *model.Window, allocs []model.Allocation, singles []int) []model.Allocation {
+	used := map[int]bool{}
+	for _, a := range allocs {
+		for _, k := range a.Nodes {
+			used[k] = true
+		}
+	}
+	var out []model.Allocation
+	next := 0
+	for _, j := range singles {
+		for next < len(w.Idle) && used[w.Idle[next]] {
+			next++
+		}
+		if next == len(w.Idle) {
+			break // cannot happen after SelectJobs; model.Check will not see it either
+		}
+		out = append(out, model.Allocation{Job: j, Nodes: []int{w.Idle[next]}, Start: w.Time})
+		used[w.Idle[next]] = true
+	}
+	return out
+}
+
+// Doc returns the JSON result document of r for window w.
+func (r *WindowResult) Doc(w *model.Window) model.ResultDoc {
+	d := model.ResultDoc{
+		Status:      r.Status.String(),
+		Encoding:    r.Encoding,
+		Solver:      r.Solver,
+		ElapsedMS:   float64(r.Elapsed.Microseconds()) / 1000,
+		Allocations: []model.AllocationDoc{},
+		Deferred:    []model.DeferralDoc{},
+	}
+	if r.Status != Unknown && r.Status != Infeasible {
+		obj := r.Objective
+		d.Objective = &obj
+	}
+	if r.HasBound() {
+		b := r.Bound
+		d.Bound = &b
+		if g, ok := r.Gap(); ok {
+			d.Gap = &g
+		}
+	}
+	for _, a := range r.Allocations {
+		d.Allocations = append(d.Allocations, model.AllocationDoc{
+			Job:   w.Jobs[a.Job].ID,
+			Nodes: w.NodeNames(a.Nodes),
+			Start: a.Start,
+			Cost:  w.Cost.Cost(w.Topology, a.Nodes),
+		})
+	}
+	for _, def := range r.Deferred {
+		d.Deferred = append(d.Deferred, model.DeferralDoc{Job: w.Jobs[def.Job].ID, Reason: def.Reason})
+	}
+	return d
+}
