@@ -1,0 +1,196 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/optsched/optsched/model"
+)
+
+// optsched runs the command in-process and returns its exit code and
+// outputs.
+func optsched(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+const example = "../../instances/example-window.json"
+
+func TestSolveExampleThenValidate(t *testing.T) {
+	code, out, errs := optsched(t, "", "solve", "-o", "json", example)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc model.ResultDoc
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, out)
+	}
+	// The contract's fields, as the issue names them.
+	var raw map[string]any
+	json.Unmarshal([]byte(out), &raw)
+	for _, k := range []string{"status", "objective", "bound", "gap", "encoding", "solver", "elapsed_ms", "allocations", "deferred"} {
+		if _, ok := raw[k]; !ok {
+			t.Errorf("result lacks %q", k)
+		}
+	}
+	if doc.Status != "feasible" || doc.Solver != "seq" || doc.Bound != nil || len(doc.Allocations) != 7 || len(doc.Deferred) != 1 {
+		t.Errorf("unexpected result %+v", doc)
+	}
+	dir := t.TempDir()
+	res := filepath.Join(dir, "result.json")
+	if err := os.WriteFile(res, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = optsched(t, "", "validate", example, res)
+	if code != exitOK || !strings.Contains(out, "result ok: 7 jobs allocated, 1 deferred") {
+		t.Errorf("validate: exit %d, %s %s", code, out, errs)
+	}
+
+	// A tampered result is caught: a node given to two jobs, a wrong cost,
+	// a wrong objective.
+	tamper := func(name string, edit func(d *model.ResultDoc), wantCode int, want string) {
+		var d model.ResultDoc
+		json.Unmarshal([]byte(out0(t)), &d)
+		edit(&d)
+		data, _ := json.Marshal(d)
+		p := filepath.Join(dir, name+".json")
+		os.WriteFile(p, data, 0o644)
+		code, _, errs := optsched(t, "", "validate", example, p)
+		if code != wantCode || !strings.Contains(errs, want) {
+			t.Errorf("%s: exit %d, stderr %q; want %d and %q", name, code, errs, wantCode, want)
+		}
+	}
+	tamper("shared", func(d *model.ResultDoc) { d.Allocations[1].Nodes[0] = d.Allocations[0].Nodes[0] }, exitInfeasible, "overlap")
+	tamper("busy", func(d *model.ResultDoc) { d.Allocations[0].Nodes[0] = "n0" }, exitInfeasible, "busy until")
+	tamper("cost", func(d *model.ResultDoc) { d.Allocations[0].Cost++ }, exitInfeasible, "reported cost")
+	tamper("objective", func(d *model.ResultDoc) { *d.Objective -= 1 }, exitInfeasible, "objective: reported")
+	tamper("unknown node", func(d *model.ResultDoc) { d.Allocations[0].Nodes[0] = "zz" }, exitError, `allocations[0].nodes[0]: node "zz"`)
+	tamper("unknown job", func(d *model.ResultDoc) { d.Allocations[0].Job = "nope" }, exitError, `allocations[0].job`)
+}
+
+// out0 returns a fresh JSON result of the example.
+func out0(t *testing.T) string {
+	code, out, errs := optsched(t, "", "solve", "-o", "json", example)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	return out
+}
+
+func TestSolveTableAndStdin(t *testing.T) {
+	data, err := os.ReadFile(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := optsched(t, string(data), "solve", "-o", "table", "-")
+	if code != exitOK || !strings.Contains(out, "status feasible") || !strings.Contains(out, "deferred (1)") {
+		t.Errorf("exit %d\n%s%s", code, out, errs)
+	}
+	// Without -o and not on a terminal, the output is JSON.
+	code, out, _ = optsched(t, string(data), "solve", "-")
+	if code != exitOK || !json.Valid([]byte(out)) {
+		t.Errorf("default output on a pipe is not JSON: %s", out)
+	}
+}
+
+func TestSolveOptions(t *testing.T) {
+	var a, b model.ResultDoc
+	_, out, _ := optsched(t, "", "solve", "-o", "json", "--max-jobs", "2", example)
+	json.Unmarshal([]byte(out), &a)
+	_, out, _ = optsched(t, "", "solve", "-o", "json", "--cost", "lan-paper", example)
+	json.Unmarshal([]byte(out), &b)
+	multi := 0
+	for _, al := range a.Allocations {
+		if len(al.Nodes) > 1 {
+			multi++
+		}
+	}
+	if multi != 2 {
+		t.Errorf("--max-jobs 2 started %d multi-node jobs", multi)
+	}
+	if b.Objective == nil || *b.Objective <= 151599 {
+		t.Errorf("--cost lan-paper objective %v, want more than lan-code's 151599", b.Objective)
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"time": 0, "topology": {"layout": {"pods": 1, "leaves_per_pod": 1, "nodes_per_leaf": 4}},
+	  "idle": "n[0-3]", "jobs": [{"id": "a", "nodes": 0, "walltime": 5}]}`), 0o644)
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"solve"}, exitUsage, "want 1 argument"},
+		{[]string{"solve", "--bogus", example}, exitUsage, "unknown flag"},
+		{[]string{"solve", "--time-limit", "x", example}, exitUsage, "invalid argument"},
+		{[]string{"solve", "--time-limit", "0s", example}, exitUsage, "--time-limit must be positive"},
+		{[]string{"solve", "--heuristic", "magic", example}, exitUsage, `unknown solver "magic"`},
+		{[]string{"solve", "--cost", "x", example}, exitUsage, "unknown cost model"},
+		{[]string{"solve", "-o", "xml", example}, exitUsage, "-o must be json or table"},
+		{[]string{"solve", "--max-jobs", "-1", example}, exitUsage, "--max-jobs must be at least 0"},
+		{[]string{"solve", filepath.Join(dir, "missing.json")}, exitError, "no such file"},
+		{[]string{"solve", bad}, exitError, "jobs[0].nodes: must be between 1 and"},
+		{[]string{"validate", bad}, exitError, "jobs[0].nodes"},
+		{[]string{"gen", "--layout", "3x3"}, exitUsage, "--layout must be"},
+		{[]string{"gen", "--idle", "5000"}, exitUsage, "idle nodes must be between 0 and 1000"},
+		{[]string{"gen", "--fat-tree", "5"}, exitUsage, "even"},
+		{[]string{"nonsense"}, exitError, "unknown command"},
+	}
+	for _, c := range cases {
+		code, _, errs := optsched(t, "", c.args...)
+		if code != c.code || !strings.Contains(errs, c.want) {
+			t.Errorf("optsched %v: exit %d, stderr %q; want exit %d and %q", c.args, code, errs, c.code, c.want)
+		}
+	}
+}
+
+// TestGenReproducesInstances regenerates the shipped paper-scale windows:
+// the same seed must give the same file, byte for byte.
+func TestGenReproducesInstances(t *testing.T) {
+	cases := map[string][]string{
+		"paper-s1-i50.json":      {"--seed", "1", "--idle", "50", "--jobs", "5"},
+		"paper-s2-i150.json":     {"--seed", "2", "--idle", "150", "--jobs", "5"},
+		"paper-s3-i300.json":     {"--seed", "3", "--idle", "300", "--jobs", "5", "--max-nwp", "2"},
+		"paper-s4-i500.json":     {"--seed", "4", "--idle", "500", "--jobs", "6"},
+		"paper-s5-i800.json":     {"--seed", "5", "--idle", "800", "--jobs", "8", "--max-nwp", "1"},
+		"paper-s6-i1000.json":    {"--seed", "6", "--idle", "1000", "--jobs", "10"},
+		"fattree16-s7-i600.json": {"--seed", "7", "--fat-tree", "16", "--idle", "600", "--jobs", "40"},
+	}
+	for file, args := range cases {
+		want, err := os.ReadFile(filepath.Join("../../instances", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, out, errs := optsched(t, "", append([]string{"gen"}, args...)...)
+		if code != exitOK || out != string(want) {
+			t.Errorf("gen %v: exit %d %s; output differs from %s", args, code, errs, file)
+		}
+	}
+	// And the generated windows are valid.
+	code, out, _ := optsched(t, "", "gen", "--seed", "99", "--idle", "10", "--jobs", "3")
+	if code != exitOK {
+		t.Fatal("gen failed")
+	}
+	code, _, errs := optsched(t, out, "validate", "-")
+	if code != exitOK {
+		t.Errorf("validate of generated window: %s", errs)
+	}
+}
+
+func TestHelpListsCommands(t *testing.T) {
+	code, out, _ := optsched(t, "", "--help")
+	for _, c := range []string{"solve", "gen", "validate"} {
+		if code != exitOK || !strings.Contains(out, c) {
+			t.Errorf("help lacks %q (exit %d)", c, code)
+		}
+	}
+}
