@@ -84,14 +84,33 @@ func jsonKind(raw json.RawMessage) string {
 }
 
 func newObj(path string, raw json.RawMessage) (*jobj, error) {
-	var m map[string]json.RawMessage
-	if err := decodeValue(path, raw, &m); err != nil {
-		return nil, err
+	if jsonKind(raw) != "an object" {
+		return nil, fieldErr(path, "must be an object, got %s", jsonKind(raw))
 	}
-	if m == nil {
-		return nil, fieldErr(path, "must be an object, got null")
+	// Read the members one by one, so that a key given twice is an error
+	// rather than silently the last value.
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if _, err := dec.Token(); err != nil { // '{'
+		return nil, fieldErr(path, "must be an object: %v", err)
 	}
-	return &jobj{path: path, m: m, used: map[string]bool{}}, nil
+	o := &jobj{path: path, m: map[string]json.RawMessage{}, used: map[string]bool{}}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, fieldErr(path, "bad object: %v", err)
+		}
+		key, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, fieldErr(o.sub(key), "bad value: %v", err)
+		}
+		if _, dup := o.m[key]; dup {
+			return nil, fieldErr(o.sub(key), "given twice")
+		}
+		o.m[key] = v
+	}
+	return o, nil
 }
 
 func (o *jobj) sub(key string) string {

@@ -306,3 +306,35 @@ func FuzzParseWindow(f *testing.F) {
 		}
 	})
 }
+
+func TestParseWindowDuplicateKey(t *testing.T) {
+	doc := `{"time": 1, "topology": {"layout": {"pods": 1, "leaves_per_pod": 1, "nodes_per_leaf": 4}},
+	 "idle": "n[0-3]", "jobs": [{"id": "a", "nodes": 2, "nodes": 3, "walltime": 5}]}`
+	_, err := ParseWindow([]byte(doc), ParseOptions{})
+	if err == nil || !strings.Contains(err.Error(), "jobs[0].nodes: given twice") {
+		t.Errorf("duplicate key: error %v", err)
+	}
+}
+
+// FuzzParseResult feeds arbitrary result documents for the example window
+// to ParseResult and Check: neither may panic.
+func FuzzParseResult(f *testing.F) {
+	data, err := os.ReadFile("../instances/example-window.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	w, err := ParseWindow(data, ParseOptions{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add([]byte(`{"status": "feasible", "objective": 1, "allocations": [{"job": "a", "nodes": ["n3", "n4"], "start": 7200, "cost": 500}], "deferred": [{"job": "f", "reason": "x"}]}`))
+	f.Add([]byte(`{"allocations": [{"job": "a", "nodes": ["n3", "n3"], "start": -5}]}`))
+	f.Add([]byte(`{"allocations": null}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, allocs, err := ParseResult(w, data)
+		if err != nil {
+			return
+		}
+		_ = Check(w, allocs)
+	})
+}
