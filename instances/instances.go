@@ -16,9 +16,14 @@ import (
 //go:embed *.json known.tsv
 var files embed.FS
 
+// SchemaName is the JSON Schema of the window format, shipped beside the
+// window files; it is not a window.
+const SchemaName = "window.schema.json"
+
 // Names returns the names of the shipped window files, sorted.
 func Names() []string {
 	entries, _ := fs.Glob(files, "*.json")
+	entries = slices.DeleteFunc(entries, func(n string) bool { return n == SchemaName })
 	slices.Sort(entries)
 	return entries
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -16,7 +17,7 @@ import (
 
 // schemaFile is the JSON Schema of the window format; it sits among the
 // window files but is not one.
-const schemaFile = "window.schema.json"
+const schemaFile = instances.SchemaName
 
 // The keys model.ParseWindow accepts (model/windowread.go).
 var (
@@ -51,13 +52,8 @@ func (s schemaDoc) at(t *testing.T, path ...string) map[string]any {
 		case map[string]any:
 			node = n[p]
 		case []any:
-			k := slices.IndexFunc(n, func(any) bool { return true }) // keep vet quiet about unused
-			_ = k
-			idx := 0
-			for _, c := range p {
-				idx = idx*10 + int(c-'0')
-			}
-			if idx >= len(n) {
+			idx, err := strconv.Atoi(p)
+			if err != nil || idx < 0 || idx >= len(n) {
 				t.Fatalf("schema: %s: index out of range", strings.Join(path[:i+1], "/"))
 			}
 			node = n[idx]
@@ -209,7 +205,7 @@ func TestSchemaDescriptions(t *testing.T) {
 			}
 		case []any:
 			for i, c := range n {
-				walk(path+"["+string(rune('0'+i))+"]", c)
+				walk(path+"["+strconv.Itoa(i)+"]", c)
 			}
 		}
 	}

@@ -45,23 +45,33 @@ func Check(w *Window, allocs []Allocation) error {
 		}
 	}
 	n := w.Topology.NumNodes()
-	idle := make(map[int]bool, len(w.Idle))
-	for _, k := range w.Idle {
-		idle[k] = true
+	// freeFrom[k] is the time from which node k may run a new job: the
+	// window time for an idle node, the latest end of the running jobs on
+	// it, or never (a node neither idle nor running: down, reserved, ...).
+	const never = int64(1<<63 - 1)
+	freeFrom := make([]int64, n)
+	for k := range freeFrom {
+		freeFrom[k] = never
 	}
-	// busyUntil[k] is the latest end of the running jobs on node k.
-	busyUntil := map[int]int64{}
 	for _, r := range w.Running {
 		for _, k := range r.Nodes {
-			busyUntil[k] = max(busyUntil[k], r.End)
+			if freeFrom[k] == never {
+				freeFrom[k] = r.End
+			} else {
+				freeFrom[k] = max(freeFrom[k], r.End)
+			}
 		}
 	}
+	for _, k := range w.Idle {
+		freeFrom[k] = w.Time
+	}
 	type use struct {
+		node     int
 		from, to int64
 		job      int
 	}
-	uses := map[int][]use{}
-	seenJob := map[int]bool{}
+	var uses []use
+	seenJob := make([]bool, len(w.Jobs))
 	for a, al := range allocs {
 		if al.Job < 0 || al.Job >= len(w.Jobs) {
 			add("allocation %d: unknown job index %d", a, al.Job)
@@ -83,57 +93,57 @@ func Check(w *Window, allocs []Allocation) error {
 			add("job %s: starts at %d, more than %d s after the window time", job.ID, al.Start, int64(maxTime))
 			continue
 		}
-		seenNode := map[int]bool{}
+		first := len(uses)
 		for _, k := range al.Nodes {
 			if k < 0 || k >= n {
 				add("job %s: node id %d is not in the topology", job.ID, k)
 				continue
 			}
 			name := w.Topology.Name(k)
-			if seenNode[k] {
-				add("job %s: node %s given twice", job.ID, name)
-				continue
+			switch f := freeFrom[k]; {
+			case f == never:
+				add("job %s: node %s is neither idle nor freed by a running job", job.ID, name)
+			case al.Start < f:
+				add("job %s: node %s is busy until %d, the job starts at %d", job.ID, name, f, al.Start)
 			}
-			seenNode[k] = true
-			if !idle[k] {
-				end, running := busyUntil[k]
-				switch {
-				case !running:
-					add("job %s: node %s is neither idle nor freed by a running job", job.ID, name)
-				case al.Start < end:
-					add("job %s: node %s is busy until %d, the job starts at %d", job.ID, name, end, al.Start)
-				}
+			uses = append(uses, use{node: k, from: al.Start, to: al.Start + job.Walltime, job: al.Job})
+		}
+		// A node given twice within the job.
+		mine := uses[first:]
+		slices.SortFunc(mine, func(a, b use) int { return a.node - b.node })
+		for i := 1; i < len(mine); i++ {
+			if mine[i].node == mine[i-1].node {
+				add("job %s: node %s given twice", job.ID, w.Topology.Name(mine[i].node))
 			}
-			uses[k] = append(uses[k], use{from: al.Start, to: al.Start + job.Walltime, job: al.Job})
 		}
 	}
-	nodes := make([]int, 0, len(uses))
-	for k := range uses {
-		nodes = append(nodes, k)
-	}
-	slices.Sort(nodes)
-	for _, k := range nodes {
-		us := uses[k]
-		slices.SortFunc(us, func(a, b use) int {
-			if a.from != b.from {
-				if a.from < b.from {
-					return -1
-				}
-				return 1
+	// Jobs sharing a node must not overlap in time. Sort the uses by node,
+	// then start, and compare each use with the earlier use of the same
+	// node that ends last, so that no overlap hides behind a short job.
+	slices.SortFunc(uses, func(a, b use) int {
+		if a.node != b.node {
+			return a.node - b.node
+		}
+		if a.from != b.from {
+			if a.from < b.from {
+				return -1
 			}
-			return a.job - b.job
-		})
-		// Compare each use with the one among the earlier uses that ends
-		// last, so that no overlap hides behind a short job.
-		last := 0
-		for i := 1; i < len(us); i++ {
-			if us[i].from < us[last].to {
-				add("node %s: jobs %s and %s overlap in time", w.Topology.Name(k),
-					w.Jobs[us[last].job].ID, w.Jobs[us[i].job].ID)
-			}
-			if us[i].to > us[last].to {
-				last = i
-			}
+			return 1
+		}
+		return a.job - b.job
+	})
+	last := 0
+	for i := 1; i < len(uses); i++ {
+		if uses[i].node != uses[last].node {
+			last = i
+			continue
+		}
+		if uses[i].job != uses[last].job && uses[i].from < uses[last].to {
+			add("node %s: jobs %s and %s overlap in time", w.Topology.Name(uses[i].node),
+				w.Jobs[uses[last].job].ID, w.Jobs[uses[i].job].ID)
+		}
+		if uses[i].to > uses[last].to {
+			last = i
 		}
 	}
 	if len(problems) == 0 {

@@ -165,6 +165,9 @@ func (o *jobj) int(key string, required bool, def, lo, hi int64) (int64, error) 
 }
 
 func parseInt(path string, raw json.RawMessage, lo, hi int64) (int64, error) {
+	if k := jsonKind(raw); k != "a number" {
+		return 0, fieldErr(path, "must be a number, got %s", k)
+	}
 	var n json.Number
 	if err := decodeValue(path, raw, &n); err != nil {
 		return 0, err

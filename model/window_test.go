@@ -338,3 +338,12 @@ func FuzzParseResult(f *testing.F) {
 		_ = Check(w, allocs)
 	})
 }
+
+// TestParseWindowQuotedNumber: json.Number would accept "7200"; the reader
+// must not.
+func TestParseWindowQuotedNumber(t *testing.T) {
+	doc := `{"time": "7200", "topology": {"layout": {"pods": 1, "leaves_per_pod": 1, "nodes_per_leaf": 4}}, "idle": [], "jobs": []}`
+	if _, err := ParseWindow([]byte(doc), ParseOptions{}); err == nil || !strings.Contains(err.Error(), "time: must be a number, got a string") {
+		t.Errorf("quoted number: %v", err)
+	}
+}
