@@ -1,11 +1,17 @@
 // Package encode owns the formulations of a window: it turns a
-// model.Window into a neutral mathematical model (a sparse 0-1 program for
-// the M_SCAS program of [Lan23] §IV-A, a constrained-shortest-path graph for
-// §IV-B, CNF for the CP/SAT model of [Bridi16]) and decodes a solution of
-// that model back into model.Allocations. It knows no solver: solvers in
-// package solver consume what it produces, and its writers (LP, MPS, DIMACS)
-// hand the same models to outside solvers.
+// model.Window into a neutral mathematical model and decodes a solution of
+// that model back into model.Allocations. It knows no solver: the solvers
+// in package solver consume what it produces, and its writers hand the same
+// models to outside solvers.
 //
-// The formulations arrive with their issues; this package is empty until
-// then.
+// This package holds the neutral sparse 0-1 program (Program) and its LP
+// (lp_solve syntax) and free-MPS writers. Sub-packages build formulations:
+//
+//   - encode/scas: the M_SCAS 0-1 program of [Lan23] §IV-A, in the paper's
+//     form and a strong form;
+//   - encode/csp: the constrained-shortest-path graph of [Lan23] §IV-B.
+//
+// [Lan23]: Z. Lan et al., "Optimization of Topology-Aware Job Allocation on
+// a High-Performance Computing Cluster by Neural Simulated Annealing", IEEE
+// CLUSTER 2023.
 package encode

@@ -1,0 +1,116 @@
+package encode
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/optsched/optsched/model"
+)
+
+// A Blocks holds what both SCAS formulations and the CSP graph need: the
+// idle sequence Q, the problem's jobs grouped by size, and the CH cost of
+// every block D(i, r) ([Lan23] §IV-A) for every requested size r.
+type Blocks struct {
+	Window *model.Window
+	// Q is the idle sequence (node ids in increasing order).
+	Q []int
+	// Sizes are the distinct requested sizes, ascending.
+	Sizes []int
+	// Jobs[s] are the problem's jobs of size Sizes[s], in problem order;
+	// ε_r of [Lan23] is len(Jobs[s]).
+	Jobs [][]int
+	// Cost[s][i] is the CH cost of D(i, Sizes[s]), wrapping to the head
+	// of Q when fewer than Sizes[s] positions remain after i.
+	Cost [][]int64
+}
+
+// NewBlocks groups jobs by size and prices every block. It prices blocks
+// by sliding a model.HopCounter along Q (one node out, one in), so the cost
+// is O(|Q| × height) per size rather than O(|Q| × r × height). It returns an
+// error if the jobs need more nodes than Q has.
+func NewBlocks(w *model.Window, jobs []int) (*Blocks, error) {
+	b := &Blocks{Window: w, Q: w.Idle}
+	need := 0
+	bySize := map[int][]int{}
+	for _, j := range jobs {
+		if j < 0 || j >= len(w.Jobs) {
+			return nil, fmt.Errorf("encode: job index %d out of range", j)
+		}
+		n := w.Jobs[j].Nodes
+		need += n
+		bySize[n] = append(bySize[n], j)
+	}
+	if need > len(b.Q) {
+		return nil, fmt.Errorf("encode: the jobs need %d nodes, %d are idle", need, len(b.Q))
+	}
+	for r := range bySize {
+		b.Sizes = append(b.Sizes, r)
+	}
+	slices.Sort(b.Sizes)
+	h := model.NewHopCounter(w.Topology)
+	nq := len(b.Q)
+	for _, r := range b.Sizes {
+		b.Jobs = append(b.Jobs, bySize[r])
+		cost := make([]int64, nq)
+		h.Reset()
+		for k := 0; k < r; k++ {
+			h.Add(b.Q[k])
+		}
+		for i := 0; i < nq; i++ {
+			if i > 0 {
+				h.Remove(b.Q[i-1])
+				h.Add(b.Q[(i+r-1)%nq])
+			}
+			cost[i] = w.Cost.FromHops(r, h.Hops())
+		}
+		b.Cost = append(b.Cost, cost)
+	}
+	return b, nil
+}
+
+// Block returns the node ids of D(i, r).
+func (b *Blocks) Block(i, r int) []int { return b.Window.Block(i, r) }
+
+// Covers reports whether D(i, r) covers position k of Q.
+func (b *Blocks) Covers(i, r, k int) bool {
+	d := k - i
+	if d < 0 {
+		d += len(b.Q)
+	}
+	return d < r
+}
+
+// Allocate turns chosen starts into allocations: starts[s] lists the start
+// positions of the blocks of size Sizes[s]; the jobs of that size take them
+// in problem order and ascending start order. It returns an error if a
+// size gets the wrong number of starts.
+func (b *Blocks) Allocate(starts [][]int) ([]model.Allocation, error) {
+	if len(starts) != len(b.Sizes) {
+		return nil, fmt.Errorf("encode: %d start lists for %d sizes", len(starts), len(b.Sizes))
+	}
+	var out []model.Allocation
+	for s, r := range b.Sizes {
+		if len(starts[s]) != len(b.Jobs[s]) {
+			return nil, fmt.Errorf("encode: %d blocks of size %d for %d jobs", len(starts[s]), r, len(b.Jobs[s]))
+		}
+		st := slices.Sorted(slices.Values(starts[s]))
+		for k, j := range b.Jobs[s] {
+			if st[k] < 0 || st[k] >= len(b.Q) {
+				return nil, fmt.Errorf("encode: start %d out of range", st[k])
+			}
+			out = append(out, model.Allocation{Job: j, Nodes: b.Block(st[k], r), Start: b.Window.Time})
+		}
+	}
+	return out, nil
+}
+
+// Objective returns the total cost of chosen starts (as for Allocate).
+func (b *Blocks) Objective(starts [][]int) int64 {
+	var sum int64
+	for s := range starts {
+		for _, i := range starts[s] {
+			sum += b.Cost[s][i]
+		}
+	}
+	return sum
+}
