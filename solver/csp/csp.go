@@ -1,0 +1,159 @@
+package csp
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	enc "github.com/optsched/optsched/encode/csp"
+	"github.com/optsched/optsched/solver"
+)
+
+// DefaultMaxCells bounds the exact dynamic program: positions × multiset
+// states, 9 bytes a cell (a cost and a choice), so at most 72 MB.
+const DefaultMaxCells = 8_000_000
+
+// Solver solves window problems on the CSP graph.
+type Solver struct {
+	// MaxCells bounds the exact DP table; 0 means DefaultMaxCells. Larger
+	// problems use the Lagrangian relaxation and the ordered-DP heuristic.
+	MaxCells int
+	// Progress, when set, receives a line per improved incumbent or bound.
+	Progress io.Writer
+}
+
+var _ solver.Solver = Solver{}
+
+// Name returns "csp".
+func (Solver) Name() string { return "csp" }
+
+const inf = math.MaxInt64 / 4
+
+// search holds one solve's state.
+type search struct {
+	g        *enc.Graph
+	nq       int
+	eps      []int   // ε per size index
+	minc     []int64 // cheapest block per size
+	best     int64   // incumbent cost
+	starts   [][]int // incumbent starts per size
+	bound    float64 // best proven lower bound
+	progress io.Writer
+	t0       time.Time
+	stats    map[string]float64
+}
+
+// Solve finds an optimal placement, or the best it can within ctx's
+// deadline with a lower bound. It always returns an allocation: the
+// sequential placement is the first incumbent.
+func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, error) {
+	g, err := enc.Build(p.Window, p.Jobs)
+	if err != nil {
+		return nil, err
+	}
+	st := &search{g: g, nq: g.NumVertices(), eps: g.Counts(), best: inf, progress: s.Progress,
+		t0: time.Now(), stats: map[string]float64{}}
+	st.minc = make([]int64, len(g.Sizes))
+	for sz := range g.Sizes {
+		m := int64(inf)
+		for _, c := range g.Cost[sz] {
+			m = min(m, c)
+		}
+		st.minc[sz] = m
+	}
+	// Trivial bound: every job costs at least its size's cheapest block.
+	var triv int64
+	for sz, e := range st.eps {
+		triv += int64(e) * st.minc[sz]
+	}
+	st.bound = float64(triv)
+	st.seqIncumbent(p)
+
+	maxCells := s.MaxCells
+	if maxCells <= 0 {
+		maxCells = DefaultMaxCells
+	}
+	states := 1
+	for _, e := range st.eps {
+		if states > maxCells {
+			break
+		}
+		states *= e + 1
+	}
+	cells := states * (st.nq + 1)
+	st.stats["states"] = float64(states)
+	proven := false
+	if states <= maxCells && cells <= maxCells && cells > 0 {
+		st.stats["method_dp"] = 1
+		proven = st.exact(ctx, states)
+	} else {
+		st.stats["method_lagrange"] = 1
+		proven = st.lagrange(ctx)
+	}
+	allocs, err := g.Allocate(st.starts)
+	if err != nil {
+		return nil, fmt.Errorf("csp: %w", err)
+	}
+	res := &solver.Result{Status: solver.Feasible, Allocations: allocs, Objective: st.best,
+		Bound: st.bound, Encoding: "csp", Solver: "csp", Stats: st.stats}
+	if proven || float64(st.best) <= math.Ceil(st.bound-1e-9) {
+		res.Status, res.Bound = solver.Optimal, float64(st.best)
+	}
+	st.stats["ms"] = float64(time.Since(st.t0).Microseconds()) / 1000
+	return res, nil
+}
+
+// seqIncumbent sets the sequential placement (job k at Σ_{l<k} n_l) as
+// the first incumbent.
+func (st *search) seqIncumbent(p *solver.Problem) {
+	g := st.g
+	starts := make([][]int, len(g.Sizes))
+	pos := 0
+	for _, j := range p.Jobs {
+		n := p.Window.Jobs[j].Nodes
+		for sz, r := range g.Sizes {
+			if r == n {
+				starts[sz] = append(starts[sz], pos)
+			}
+		}
+		pos += n
+	}
+	st.offer(starts, "seq")
+}
+
+// offer makes starts the incumbent if it is cheaper.
+func (st *search) offer(starts [][]int, how string) bool {
+	c := st.g.Objective(starts)
+	if c >= st.best {
+		return false
+	}
+	st.best = c
+	st.starts = make([][]int, len(starts))
+	for i := range starts {
+		st.starts[i] = append([]int(nil), starts[i]...)
+	}
+	st.log("incumbent %d (%s)", c, how)
+	return true
+}
+
+// raise records a better lower bound.
+func (st *search) raise(b float64, how string) {
+	if b > st.bound {
+		st.bound = b
+		st.log("bound %.1f (%s)", b, how)
+	}
+}
+
+func (st *search) log(format string, args ...any) {
+	if st.progress == nil {
+		return
+	}
+	gap := "-"
+	if st.best < inf && st.best > 0 {
+		gap = fmt.Sprintf("%.3f%%", 100*max(0, float64(st.best)-st.bound)/float64(st.best))
+	}
+	fmt.Fprintf(st.progress, "csp %8.3f ms  %s  [incumbent %d, bound %.1f, gap %s]\n",
+		float64(time.Since(st.t0).Microseconds())/1000, fmt.Sprintf(format, args...), st.best, st.bound, gap)
+}

@@ -1,0 +1,107 @@
+package csp_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/optsched/optsched/instances"
+	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/solver"
+	"github.com/optsched/optsched/solver/brute"
+	"github.com/optsched/optsched/solver/csp"
+)
+
+func solve(t *testing.T, w *model.Window, s solver.Solver, limit time.Duration) *solver.WindowResult {
+	t.Helper()
+	res, err := solver.SolveWindow(context.Background(), w, s, solver.Options{TimeLimit: limit})
+	if err != nil {
+		t.Fatalf("%s: %v", s.Name(), err)
+	}
+	return res
+}
+
+// TestCSPMatchesBruteForce cross-checks the exact DP (and, forced with a
+// tiny table limit, the Lagrangian path) against brute force on 400 random
+// small windows of three topology kinds, many with wrap-around optima.
+func TestCSPMatchesBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	wraps, lagOptimal := 0, 0
+	for i := range 400 {
+		w := instances.RandomSmall(rng, i%instances.NumKinds, 16, 5)
+		want := solve(t, w, brute.Solver{}, time.Minute)
+		got := solve(t, w, csp.Solver{}, time.Minute)
+		if got.Status != solver.Optimal || got.Objective != want.Objective {
+			t.Fatalf("window %d: csp %v %d, brute %v %d", i, got.Status, got.Objective, want.Status, want.Objective)
+		}
+		for _, a := range got.Allocations {
+			if len(a.Nodes) > 1 && a.Nodes[0] > a.Nodes[len(a.Nodes)-1] {
+				wraps++
+				break
+			}
+		}
+		lag := solve(t, w, csp.Solver{MaxCells: 1}, time.Minute)
+		if lag.Objective < want.Objective || (lag.HasBound() && lag.Bound > float64(want.Objective)+1e-6) {
+			t.Fatalf("window %d: lagrange objective %d bound %g around optimum %d", i, lag.Objective, lag.Bound, want.Objective)
+		}
+		if lag.Status == solver.Optimal {
+			if lag.Objective != want.Objective {
+				t.Fatalf("window %d: lagrange claims optimal %d, optimum %d", i, lag.Objective, want.Objective)
+			}
+			lagOptimal++
+		}
+	}
+	if wraps == 0 {
+		t.Error("no optimum used a wrapping block: the test does not exercise wrap-around")
+	}
+	t.Logf("%d of 400 optima wrap; the Lagrangian path proved %d optimal", wraps, lagOptimal)
+}
+
+// TestCSPTinyLimit: a 1 µs limit still yields a valid allocation.
+func TestCSPTinyLimit(t *testing.T) {
+	for _, name := range []string{"paper-s3-i300.json", "fattree16-s7-i600.json"} {
+		w, err := instances.Load(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cells := range []int{0, 1} {
+			res := solve(t, w, csp.Solver{MaxCells: cells}, time.Microsecond)
+			if res.Status != solver.Optimal && res.Status != solver.Feasible {
+				t.Errorf("%s: status %v", name, res.Status)
+			}
+			if err := model.Check(w, res.Allocations); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+}
+
+// TestCSPKnown holds csp to the proven optima recorded in known.tsv, and
+// below every recorded heuristic value.
+func TestCSPKnown(t *testing.T) {
+	table, err := instances.KnownTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range table {
+		w, err := instances.Load(k.Window)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := solver.SolveWindow(context.Background(), w, csp.Solver{}, solver.Options{MaxJobs: k.MaxJobs, TimeLimit: 10 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch k.Method {
+		case "optimal":
+			if res.Status != solver.Optimal || res.Objective != k.Objective {
+				t.Errorf("%s max-jobs %d: csp %v %d, known optimum %d", k.Window, k.MaxJobs, res.Status, res.Objective, k.Objective)
+			}
+		default:
+			if res.Objective > k.Objective {
+				t.Errorf("%s max-jobs %d: csp %d worse than %s's %d", k.Window, k.MaxJobs, res.Objective, k.Method, k.Objective)
+			}
+		}
+	}
+}

@@ -1,0 +1,260 @@
+package csp
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"slices"
+)
+
+// lagrange bounds large problems by relaxing the count constraints
+//
+//	L(λ) = Σ_s λ_s·ε_s + min over packings P of Σ_{b∈P} (c_b − λ_{s(b)})
+//
+// where a packing is any set of disjoint blocks along Q. Wrapping blocks
+// are priced apart: an optimal allocation has at most one, and its other
+// blocks form a packing of the line, so adding min(0, min over wrapping
+// blocks of c_b − λ) to the best packing of the line keeps L a lower bound.
+// The packing is a shortest path, one DP over positions. λ follows
+// subgradient steps (Polyak, with halving step scale). Along the way the
+// order of sizes in each packing seeds the primal heuristic. It returns
+// true when the incumbent is proven optimal.
+func (st *search) lagrange(ctx context.Context) bool {
+	g, nq, D := st.g, st.nq, len(st.eps)
+	lambda := make([]float64, D)
+	for s := range lambda {
+		lambda[s] = float64(st.minc[s])
+	}
+	G := make([]float64, nq+1)
+	ch := make([]int16, nq+1)
+	count := make([]int, D)
+	grad := make([]float64, D)
+	theta := 2.0
+	sinceImprove := 0
+	rng := rand.New(rand.NewPCG(1, 2))
+	seenOrder := 0
+	for it := 0; it < 3000; it++ {
+		if ctx.Err() != nil {
+			break
+		}
+		// Shortest path: G[p] = best packing of [0, p).
+		G[0] = 0
+		for p := 1; p <= nq; p++ {
+			G[p], ch[p] = G[p-1], -1
+			for s, r := range g.Sizes {
+				if p >= r {
+					if v := G[p-r] + float64(g.Cost[s][p-r]) - lambda[s]; v < G[p] {
+						G[p], ch[p] = v, int16(s)
+					}
+				}
+			}
+		}
+		wrapMin := 0.0
+		for s, r := range g.Sizes {
+			for i := nq - r + 1; i < nq; i++ {
+				wrapMin = min(wrapMin, float64(g.Cost[s][i])-lambda[s])
+			}
+		}
+		L := G[nq] + wrapMin
+		for s, e := range st.eps {
+			L += lambda[s] * float64(e)
+		}
+		// The packing's blocks, in position order.
+		clear(count)
+		var order []int
+		for p := nq; p > 0; {
+			if s := ch[p]; s >= 0 {
+				count[s]++
+				order = append(order, int(s))
+				p -= g.Sizes[s]
+			} else {
+				p--
+			}
+		}
+		slices.Reverse(order)
+		if L > st.bound+1e-9 {
+			st.raise(L, "lagrange")
+			sinceImprove = 0
+		} else if sinceImprove++; sinceImprove >= 15 {
+			theta /= 2
+			sinceImprove = 0
+		}
+		// A packing with the right counts is a feasible allocation.
+		norm := 0.0
+		for s := range grad {
+			grad[s] = float64(st.eps[s] - count[s])
+			norm += grad[s] * grad[s]
+		}
+		if it%10 == 0 || norm == 0 {
+			st.improveOrder(ctx, st.repairOrder(order, count, lambda), rng, 0)
+			seenOrder++
+		}
+		if st.provenOptimal() || theta < 1e-3 {
+			break
+		}
+		if norm == 0 {
+			break // λ is optimal for the dual: nothing more to gain
+		}
+		step := theta * (float64(st.best) - L) / norm
+		for s := range lambda {
+			lambda[s] += step * grad[s]
+		}
+		st.stats["lagrange_iterations"] = float64(it + 1)
+	}
+	// Improve the incumbent by local search until it stalls.
+	if !st.provenOptimal() && ctx.Err() == nil {
+		st.improveOrder(ctx, st.orderOf(st.starts), rng, 64*len(st.orderOf(st.starts))+256)
+	}
+	return st.provenOptimal()
+}
+
+// provenOptimal reports whether the incumbent meets the bound (costs are
+// integers, so the bound rounds up).
+func (st *search) provenOptimal() bool {
+	return float64(st.best) <= math.Ceil(st.bound-1e-6)
+}
+
+// repairOrder turns the sizes of a packing, in position order, into an
+// order with exactly ε_s of each size: surplus blocks of a size are
+// dropped (the costliest under λ first is not tracked; the last ones go),
+// missing ones are inserted spread evenly.
+func (st *search) repairOrder(order, count []int, lambda []float64) []int {
+	_ = lambda
+	need := slices.Clone(st.eps)
+	var out []int
+	for _, s := range order {
+		if need[s] > 0 {
+			out = append(out, s)
+			need[s]--
+		}
+	}
+	var missing []int
+	for s, n := range need {
+		for range n {
+			missing = append(missing, s)
+		}
+	}
+	// Largest first, spread over the order.
+	slices.SortFunc(missing, func(a, b int) int { return st.g.Sizes[b] - st.g.Sizes[a] })
+	for k, s := range missing {
+		at := 0
+		if len(out) > 0 {
+			at = (k*len(out)/max(1, len(missing)) + k) % (len(out) + 1)
+		}
+		out = slices.Insert(out, at, s)
+	}
+	return out
+}
+
+// orderOf lists the incumbent's blocks' sizes in position order.
+func (st *search) orderOf(starts [][]int) []int {
+	type blk struct{ pos, s int }
+	var bs []blk
+	for s := range starts {
+		for _, i := range starts[s] {
+			bs = append(bs, blk{i, s})
+		}
+	}
+	slices.SortFunc(bs, func(a, b blk) int { return a.pos - b.pos })
+	out := make([]int, len(bs))
+	for k, b := range bs {
+		out[k] = b.s
+	}
+	return out
+}
+
+// improveOrder places the blocks of order optimally for that order (orderedDP),
+// offers the result, and then tries local moves on the order (swap two
+// blocks, or move one), keeping improvements, until tries moves in a row
+// have not improved it.
+func (st *search) improveOrder(ctx context.Context, order []int, rng *rand.Rand, tries int) {
+	cost, starts := st.orderedDP(order)
+	if starts == nil {
+		return
+	}
+	st.offer(starts, "ordered dp")
+	n := len(order)
+	if n < 2 {
+		return
+	}
+	for t := 0; t < tries; t++ {
+		if t&7 == 0 && ctx.Err() != nil {
+			return
+		}
+		if st.provenOptimal() {
+			return
+		}
+		cand := slices.Clone(order)
+		a, b := rng.IntN(n), rng.IntN(n)
+		if rng.IntN(2) == 0 {
+			cand[a], cand[b] = cand[b], cand[a]
+		} else {
+			x := cand[a]
+			cand = slices.Delete(cand, a, a+1)
+			cand = slices.Insert(cand, min(b, len(cand)), x)
+		}
+		if slices.Equal(cand, order) {
+			continue
+		}
+		c, s := st.orderedDP(cand)
+		st.stats["ordered_dps"]++
+		if s != nil && c <= cost {
+			if c < cost {
+				st.offer(s, "local search")
+				t = 0
+			}
+			order, cost = cand, c
+		}
+	}
+}
+
+// orderedDP places blocks of the given sizes, in that order along Q and
+// without wrapping, at minimum total cost:
+//
+//	f[k][p] = min( f[k][p−1], f[k−1][p−r_k] + c(D(p−r_k, r_k)) )
+//
+// Block k can only start between the sizes before it and |Q| minus the
+// sizes after it, so only slack+1 positions per block are visited
+// (slack = |Q| − Σ r): O(len(order) × slack).
+func (st *search) orderedDP(order []int) (int64, [][]int) {
+	g, nq := st.g, st.nq
+	n := len(order)
+	total := 0
+	for _, s := range order {
+		total += g.Sizes[s]
+	}
+	slack := nq - total
+	if slack < 0 {
+		return inf, nil
+	}
+	W := slack + 1
+	// f[k][d]: first k blocks placed within [0, pre[k]+d), d ∈ [0, slack].
+	f := make([]int64, (n+1)*W)
+	took := make([]bool, (n+1)*W)
+	pre := 0
+	for k := 1; k <= n; k++ {
+		s := order[k-1]
+		r := g.Sizes[s]
+		for d := 0; d < W; d++ {
+			// Either block k ends at pre+r+d (starts at pre+d) ...
+			best := f[(k-1)*W+d] + g.Cost[s][pre+d]
+			tk := true
+			// ... or it ends earlier.
+			if d > 0 && f[k*W+d-1] < best {
+				best, tk = f[k*W+d-1], false
+			}
+			f[k*W+d], took[k*W+d] = best, tk
+		}
+		pre += r
+	}
+	starts := make([][]int, len(g.Sizes))
+	d := slack
+	for k := n; k >= 1; k-- {
+		for !took[k*W+d] {
+			d--
+		}
+		pre -= g.Sizes[order[k-1]]
+		starts[order[k-1]] = append(starts[order[k-1]], pre+d)
+	}
+	return f[n*W+slack], starts
+}
