@@ -49,9 +49,10 @@ run: build ## set up, build and solve the shipped example window
 vet: deps ## go vet
 	$(GO) vet ./...
 
-test: deps vet ## set up, vet, and run every test (plus a pure-Go build)
+test: deps vet ## set up, vet, and run every test (plus a pure-Go build, and the cgo backends under -race)
 	CGO_ENABLED=0 $(GO) build -o /dev/null ./...
 	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -race ./solver/lpsolve ./solver/clp
 
 fuzz: deps ## fuzz every reader of external input for FUZZTIME each (default 30s)
 	@set -e; for pkg in $$($(GO) list ./...); do \

@@ -2,12 +2,24 @@ package solver
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strings"
+
+	"github.com/optsched/optsched/encode/scas"
 )
 
+// Config carries the settings a Factory may use.
+type Config struct {
+	// Formulation selects the M_SCAS program for solvers that build it.
+	Formulation scas.Formulation
+	// Progress, when set, receives incumbents and bounds as they improve
+	// (optsched solve -v).
+	Progress io.Writer
+}
+
 // A Factory makes a ready-to-use solver.
-type Factory func() (Solver, error)
+type Factory func(Config) (Solver, error)
 
 // A Registry maps solver names to factories. It is filled explicitly by
 // the program that uses it (no init-time registration).
@@ -16,13 +28,15 @@ type Registry struct {
 }
 
 type entry struct {
-	help    string
-	factory Factory
+	help     string
+	encoding string
+	factory  Factory
 }
 
-// Register adds a solver under name with a one-line description. It
-// panics if name is empty or already registered (a programmer error).
-func (r *Registry) Register(name, help string, f Factory) {
+// Register adds a solver under name, with a one-line description and the
+// encoding it solves. It panics if name is empty or already registered (a
+// programmer error).
+func (r *Registry) Register(name, encoding, help string, f Factory) {
 	if name == "" || f == nil {
 		panic("solver: Register with empty name or nil factory")
 	}
@@ -32,17 +46,20 @@ func (r *Registry) Register(name, help string, f Factory) {
 	if _, dup := r.entries[name]; dup {
 		panic("solver: " + name + " registered twice")
 	}
-	r.entries[name] = entry{help: help, factory: f}
+	r.entries[name] = entry{help: help, encoding: encoding, factory: f}
 }
 
 // New makes the solver registered under name.
-func (r *Registry) New(name string) (Solver, error) {
+func (r *Registry) New(name string, cfg Config) (Solver, error) {
 	e, ok := r.entries[name]
 	if !ok {
 		return nil, fmt.Errorf("unknown solver %q (known: %s)", name, strings.Join(r.Names(), ", "))
 	}
-	return e.factory()
+	return e.factory(cfg)
 }
+
+// Encoding returns the encoding the solver registered under name solves.
+func (r *Registry) Encoding(name string) string { return r.entries[name].encoding }
 
 // Names returns the registered names in sorted order.
 func (r *Registry) Names() []string {

@@ -39,7 +39,8 @@ func TestSolveExampleThenValidate(t *testing.T) {
 			t.Errorf("result lacks %q", k)
 		}
 	}
-	if doc.Status != "feasible" || doc.Solver != "seq" || doc.Bound != nil || len(doc.Allocations) != 7 || len(doc.Deferred) != 1 {
+	if doc.Status != "optimal" || doc.Solver != "csp" || doc.Bound == nil || doc.Gap == nil || *doc.Gap != 0 ||
+		len(doc.Allocations) != 7 || len(doc.Deferred) != 1 {
 		t.Errorf("unexpected result %+v", doc)
 	}
 	dir := t.TempDir()
@@ -89,7 +90,7 @@ func TestSolveTableAndStdin(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errs := optsched(t, string(data), "solve", "-o", "table", "-")
-	if code != exitOK || !strings.Contains(out, "status feasible") || !strings.Contains(out, "deferred (1)") {
+	if code != exitOK || !strings.Contains(out, "status optimal") || !strings.Contains(out, "deferred (1)") {
 		t.Errorf("exit %d\n%s%s", code, out, errs)
 	}
 	// Without -o and not on a terminal, the output is JSON.
@@ -103,7 +104,7 @@ func TestSolveOptions(t *testing.T) {
 	var a, b model.ResultDoc
 	_, out, _ := optsched(t, "", "solve", "-o", "json", "--max-jobs", "2", example)
 	json.Unmarshal([]byte(out), &a)
-	_, out, _ = optsched(t, "", "solve", "-o", "json", "--cost", "lan-paper", example)
+	_, out, _ = optsched(t, "", "solve", "-o", "json", "--cost", "lan-paper", "--heuristic", "seq", example)
 	json.Unmarshal([]byte(out), &b)
 	multi := 0
 	for _, al := range a.Allocations {
@@ -133,7 +134,13 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"solve", "--bogus", example}, exitUsage, "unknown flag"},
 		{[]string{"solve", "--time-limit", "x", example}, exitUsage, "invalid argument"},
 		{[]string{"solve", "--time-limit", "0s", example}, exitUsage, "--time-limit must be positive"},
-		{[]string{"solve", "--heuristic", "magic", example}, exitUsage, `unknown solver "magic"`},
+		{[]string{"solve", "--heuristic", "magic", example}, exitUsage, `--heuristic: unknown solver "magic"`},
+		{[]string{"solve", "--solver", "magic", example}, exitUsage, `--solver: unknown solver "magic"`},
+		{[]string{"solve", "--solver", "csp", "--heuristic", "seq", example}, exitUsage, "not both"},
+		{[]string{"solve", "--solver", "csp", "--encoding", "scas", example}, exitUsage, "csp solves the csp encoding"},
+		{[]string{"solve", "--encoding", "lp", example}, exitUsage, "--encoding must be csp or scas"},
+		{[]string{"solve", "--formulation", "weak", example}, exitUsage, "unknown formulation"},
+		{[]string{"export", "--format", "xls", example}, exitUsage, "--format must be lp or mps"},
 		{[]string{"solve", "--cost", "x", example}, exitUsage, "unknown cost model"},
 		{[]string{"solve", "-o", "xml", example}, exitUsage, "-o must be json or table"},
 		{[]string{"solve", "--max-jobs", "-1", example}, exitUsage, "--max-jobs must be at least 0"},
@@ -192,5 +199,69 @@ func TestHelpListsCommands(t *testing.T) {
 		if code != exitOK || !strings.Contains(out, c) {
 			t.Errorf("help lacks %q (exit %d)", c, code)
 		}
+	}
+}
+
+// TestSolversAgreeOnExample runs every exact solver on the example and
+// checks that they reach the same proven optimum, below Seq's value.
+func TestSolversAgreeOnExample(t *testing.T) {
+	objective := func(args ...string) (string, int64) {
+		code, out, errs := optsched(t, "", append([]string{"solve", "-o", "json", "--max-jobs", "3"}, args...)...)
+		if code != exitOK {
+			t.Fatalf("solve %v: exit %d %s", args, code, errs)
+		}
+		var d model.ResultDoc
+		if err := json.Unmarshal([]byte(out), &d); err != nil || d.Objective == nil {
+			t.Fatalf("solve %v: %v %s", args, err, out)
+		}
+		return d.Status, *d.Objective
+	}
+	st, opt := objective(example)
+	if st != "optimal" {
+		t.Fatalf("csp status %s", st)
+	}
+	if _, seq := objective("--heuristic", "seq", example); seq < opt {
+		t.Errorf("seq %d beats the optimum %d", seq, opt)
+	}
+	if _, b := objective("--solver", "brute", example); b != opt {
+		t.Errorf("brute %d, csp %d", b, opt)
+	}
+	for _, args := range [][]string{
+		{"--solver", "lpsolve", "--encoding", "scas"},
+		{"--solver", "lpsolve", "--formulation", "paper"},
+		{"--solver", "clp"},
+	} {
+		code, out, errs := optsched(t, "", append(append([]string{"solve", "-o", "json", "--max-jobs", "3"}, args...), example)...)
+		if code != exitOK {
+			if strings.Contains(errs, "without cgo") {
+				continue
+			}
+			t.Fatalf("%v: exit %d %s", args, code, errs)
+		}
+		var d model.ResultDoc
+		json.Unmarshal([]byte(out), &d)
+		if d.Bound == nil || *d.Bound > float64(opt)+1e-6 || *d.Objective < opt || (d.Status == "optimal" && *d.Objective != opt) {
+			t.Errorf("%v: status %s objective %v bound %v, optimum %d", args, d.Status, *d.Objective, d.Bound, opt)
+		}
+	}
+}
+
+func TestExport(t *testing.T) {
+	for _, f := range []string{"lp", "mps"} {
+		code, out, errs := optsched(t, "", "export", "--format", f, "--max-jobs", "3", example)
+		if code != exitOK {
+			t.Fatalf("export %s: exit %d %s", f, code, errs)
+		}
+		want := map[string]string{"lp": "min:", "mps": "OBJSENSE"}[f]
+		if !strings.Contains(out, want) || !strings.Contains(out, "cov_0") {
+			t.Errorf("export %s lacks %q:\n%.300s", f, want, out)
+		}
+	}
+}
+
+func TestSolveVerbose(t *testing.T) {
+	code, _, errs := optsched(t, "", "solve", "-v", "-o", "json", example)
+	if code != exitOK || !strings.Contains(errs, "incumbent") {
+		t.Errorf("-v: exit %d, stderr %q", code, errs)
 	}
 }

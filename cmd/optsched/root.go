@@ -4,12 +4,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/solver"
+	"github.com/optsched/optsched/solver/brute"
+	"github.com/optsched/optsched/solver/clp"
+	"github.com/optsched/optsched/solver/csp"
+	"github.com/optsched/optsched/solver/lpsolve"
 )
 
 // Exit codes of optsched; a contract with scripts and scheduler hooks.
@@ -78,16 +83,44 @@ Windows are JSON files (see the README, "Window JSON v1").`,
 	root.SetErr(s.err)
 	root.SetIn(s.in)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newSolveCmd(s, nil), newGenCmd(s, nil), newValidateCmd(s, nil))
+	root.AddCommand(newSolveCmd(s, nil), newGenCmd(s, nil), newValidateCmd(s, nil), newExportCmd(s, nil))
 	return root
 }
 
 // registry lists the solvers and heuristics `optsched solve` can run.
 func registry() *solver.Registry {
 	r := &solver.Registry{}
-	r.Register("seq", `the "Seq." allocation of Lan et al.: jobs in order along the idle sequence`,
-		func() (solver.Solver, error) { return heuristics.Seq{}, nil })
+	r.Register("csp", "csp", "exact: the constrained-shortest-path graph (DP; Lagrangian bound for large windows); pure Go",
+		func(c solver.Config) (solver.Solver, error) { return csp.Solver{Progress: c.Progress}, nil })
+	r.Register("lpsolve", "scas", "exact: the M_SCAS 0-1 program on lp_solve (cgo)",
+		func(c solver.Config) (solver.Solver, error) {
+			if !lpsolve.Available {
+				return nil, lpsolve.ErrUnavailable
+			}
+			return lpsolve.Solver{Formulation: c.Formulation, Verbose: c.Progress}, nil
+		})
+	r.Register("clp", "scas", "bound: the LP relaxation of the M_SCAS program on COIN-OR CLP, with a rounded allocation (cgo)",
+		func(c solver.Config) (solver.Solver, error) {
+			if !clp.Available {
+				return nil, clp.ErrUnavailable
+			}
+			return clp.Solver{Formulation: c.Formulation}, nil
+		})
+	r.Register("brute", "scas", "exact: enumerates every placement (tiny windows only; the tests' yardstick)",
+		func(solver.Config) (solver.Solver, error) { return brute.Solver{}, nil })
+	r.Register("seq", "scas", `heuristic: the "Seq." allocation of Lan et al., jobs in order along the idle sequence`,
+		func(solver.Config) (solver.Solver, error) { return heuristics.Seq{}, nil })
 	return r
+}
+
+// solverHelp lists the registered names with their descriptions.
+func solverHelp() string {
+	r := registry()
+	var b strings.Builder
+	for _, n := range r.Names() {
+		fmt.Fprintf(&b, "  %-8s %s\n", n, r.Help(n))
+	}
+	return b.String()
 }
 
 // exactArgs is cobra.ExactArgs returning a usage error.

@@ -5,25 +5,31 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/optsched/optsched/encode/scas"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/solver"
 )
 
 // solveOptions are the inputs of `optsched solve`.
 type solveOptions struct {
-	streams   *streams
-	window    string
-	timeLimit time.Duration
-	maxJobs   int
-	cost      string
-	heuristic string
-	output    string
+	streams     *streams
+	window      string
+	timeLimit   time.Duration
+	maxJobs     int
+	cost        string
+	solver      string
+	heuristic   string
+	encoding    string
+	formulation string
+	verbose     bool
+	output      string
 }
 
 func newSolveCmd(s *streams, runF func(*solveOptions) error) *cobra.Command {
@@ -37,15 +43,26 @@ then size, while they fit; the multi-node jobs are placed by the chosen solver
 or heuristic and the one-node jobs first-fit after them. Every allocation is
 checked (model.Check) before it is printed.
 
+Solvers and heuristics (--solver, or --heuristic):
+` + solverHelp() + `
+The default is the exact csp solver. --encoding scas with --solver lpsolve
+solves the M_SCAS 0-1 program; --solver clp reports its LP bound with a
+rounded allocation.
+
 Exit codes: 0 solved, 1 error, 2 usage, 3 infeasible.`,
 		Example: `  optsched solve instances/example-window.json
   optsched solve --max-jobs 5 -o json window.json > result.json
-  optsched gen --seed 7 | optsched solve -`,
+  optsched gen --seed 7 | optsched solve -
+  optsched solve --encoding scas --solver lpsolve --formulation paper window.json
+  optsched solve -v --time-limit 1s big-window.json`,
 		Args: argsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.window = args[0]
 			if !cmd.Flags().Changed("cost") {
 				opts.cost = ""
+			}
+			if cmd.Flags().Changed("solver") && cmd.Flags().Changed("heuristic") {
+				return usageError{fmt.Errorf("give --solver or --heuristic, not both")}
 			}
 			if runF != nil {
 				return runF(opts)
@@ -57,7 +74,11 @@ Exit codes: 0 solved, 1 error, 2 usage, 3 infeasible.`,
 	f.DurationVar(&opts.timeLimit, "time-limit", 10*time.Second, "wall-time limit of the solve (Go duration: 500ms, 2s, 1m)")
 	f.IntVar(&opts.maxJobs, "max-jobs", 0, "cap on the multi-node jobs of the window; 0 = no cap (Lan et al.'s code uses 5)")
 	f.StringVar(&opts.cost, "cost", "lan-code", "CH cost model, overriding the window's: lan-code or lan-paper")
-	f.StringVar(&opts.heuristic, "heuristic", "seq", "solver or heuristic to run ("+strings.Join(registry().Names(), ", ")+")")
+	f.StringVar(&opts.solver, "solver", "csp", "solver to run ("+strings.Join(registry().Names(), ", ")+")")
+	f.StringVar(&opts.heuristic, "heuristic", "", "heuristic to run instead of a solver (seq)")
+	f.StringVar(&opts.encoding, "encoding", "", "formulation family: csp or scas (default: the solver's own)")
+	f.StringVar(&opts.formulation, "formulation", "strong", "M_SCAS program form for scas solvers: strong or paper")
+	f.BoolVarP(&opts.verbose, "verbose", "v", false, "log incumbents and bounds as they improve, on stderr")
 	f.StringVarP(&opts.output, "output", "o", "", "output format: json or table (default: table on a terminal, json otherwise)")
 	return cmd
 }
@@ -73,9 +94,9 @@ func runSolve(ctx context.Context, opts *solveOptions) error {
 	if opts.maxJobs < 0 {
 		return usageError{fmt.Errorf("--max-jobs must be at least 0, got %d", opts.maxJobs)}
 	}
-	s, err := registry().New(opts.heuristic)
+	s, err := opts.newSolver()
 	if err != nil {
-		return usageError{fmt.Errorf("--heuristic: %w", err)}
+		return err
 	}
 	w, err := loadWindow(opts.window, opts.streams.in)
 	if err != nil {
@@ -110,6 +131,35 @@ func runSolve(ctx context.Context, opts *solveOptions) error {
 		return fmt.Errorf("no allocation found within %v", opts.timeLimit)
 	}
 	return nil
+}
+
+// newSolver resolves --solver / --heuristic, --encoding and --formulation.
+func (opts *solveOptions) newSolver() (solver.Solver, error) {
+	reg := registry()
+	name, flag := opts.solver, "--solver"
+	if opts.heuristic != "" {
+		name, flag = opts.heuristic, "--heuristic"
+	}
+	form, err := scas.ParseFormulation(opts.formulation)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("--formulation: %w", err)}
+	}
+	if !slices.Contains(reg.Names(), name) {
+		_, err := reg.New(name, solver.Config{})
+		return nil, usageError{fmt.Errorf("%s: %w", flag, err)}
+	}
+	switch opts.encoding {
+	case "", reg.Encoding(name):
+	case "csp", "scas":
+		return nil, usageError{fmt.Errorf("--encoding %s: %s solves the %s encoding", opts.encoding, name, reg.Encoding(name))}
+	default:
+		return nil, usageError{fmt.Errorf("--encoding must be csp or scas, got %q", opts.encoding)}
+	}
+	cfg := solver.Config{Formulation: form}
+	if opts.verbose {
+		cfg.Progress = opts.streams.err
+	}
+	return reg.New(name, cfg)
 }
 
 // printResultTable writes a result for people.

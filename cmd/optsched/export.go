@@ -1,0 +1,91 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/optsched/optsched/encode/scas"
+	"github.com/optsched/optsched/model"
+)
+
+// exportOptions are the inputs of `optsched export`.
+type exportOptions struct {
+	streams     *streams
+	window      string
+	format      string
+	formulation string
+	maxJobs     int
+	output      string
+}
+
+func newExportCmd(s *streams, runF func(*exportOptions) error) *cobra.Command {
+	opts := &exportOptions{streams: s}
+	cmd := &cobra.Command{
+		Use:   "export FILE|-",
+		Short: "Write a window's M_SCAS 0-1 program as LP or MPS for an outside solver",
+		Long: `Export selects the window's jobs as solve does and writes the M_SCAS 0-1
+program of its multi-node jobs (Lan et al. §IV-A) in lp_solve's LP format or
+in free MPS, so that CBC, HiGHS, SCIP, Gurobi or lp_solve can be timed on
+exactly the model optsched solves. The objective is stated as minimisation;
+all variables are binary.`,
+		Example: `  optsched export --format mps window.json > window.mps
+  optsched export --format lp --formulation paper --max-jobs 5 window.json`,
+		Args: argsBetween(1, 1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			opts.window = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return runExport(opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.format, "format", "mps", "lp (lp_solve syntax) or mps (free MPS)")
+	f.StringVar(&opts.formulation, "formulation", "strong", "strong or paper")
+	f.IntVar(&opts.maxJobs, "max-jobs", 0, "cap on the multi-node jobs, as for solve")
+	f.StringVarP(&opts.output, "output", "o", "-", "file to write, - for stdout")
+	return cmd
+}
+
+func runExport(opts *exportOptions) error {
+	if opts.format != "lp" && opts.format != "mps" {
+		return usageError{fmt.Errorf("--format must be lp or mps, got %q", opts.format)}
+	}
+	form, err := scas.ParseFormulation(opts.formulation)
+	if err != nil {
+		return usageError{fmt.Errorf("--formulation: %w", err)}
+	}
+	if opts.maxJobs < 0 {
+		return usageError{fmt.Errorf("--max-jobs must be at least 0, got %d", opts.maxJobs)}
+	}
+	w, err := loadWindow(opts.window, opts.streams.in)
+	if err != nil {
+		return err
+	}
+	sel := model.SelectJobs(w, opts.maxJobs)
+	if len(sel.Multi) == 0 {
+		return fmt.Errorf("the window selects no multi-node job: nothing to export")
+	}
+	e, err := scas.Build(w, sel.Multi, form)
+	if err != nil {
+		return err
+	}
+	write := e.Program.WriteMPS
+	if opts.format == "lp" {
+		write = e.Program.WriteLP
+	}
+	if opts.output == "-" {
+		return write(opts.streams.out)
+	}
+	f, err := os.Create(opts.output)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
