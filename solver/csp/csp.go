@@ -70,6 +70,7 @@ func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 	}
 	st.bound = float64(triv)
 	st.seqIncumbent(p)
+	st.greedy()
 
 	maxCells := s.MaxCells
 	if maxCells <= 0 {

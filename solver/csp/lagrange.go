@@ -32,7 +32,6 @@ func (st *search) lagrange(ctx context.Context) bool {
 	theta := 2.0
 	sinceImprove := 0
 	rng := rand.New(rand.NewPCG(1, 2))
-	seenOrder := 0
 	for it := 0; it < 3000; it++ {
 		if ctx.Err() != nil {
 			break
@@ -59,19 +58,18 @@ func (st *search) lagrange(ctx context.Context) bool {
 		for s, e := range st.eps {
 			L += lambda[s] * float64(e)
 		}
-		// The packing's blocks, in position order.
+		// The packing's blocks.
 		clear(count)
-		var order []int
+		kept := make([][]int, D)
 		for p := nq; p > 0; {
 			if s := ch[p]; s >= 0 {
 				count[s]++
-				order = append(order, int(s))
+				kept[s] = append(kept[s], p-g.Sizes[s])
 				p -= g.Sizes[s]
 			} else {
 				p--
 			}
 		}
-		slices.Reverse(order)
 		if L > st.bound+1e-9 {
 			st.raise(L, "lagrange")
 			sinceImprove = 0
@@ -85,9 +83,17 @@ func (st *search) lagrange(ctx context.Context) bool {
 			grad[s] = float64(st.eps[s] - count[s])
 			norm += grad[s] * grad[s]
 		}
-		if it%10 == 0 || norm == 0 {
-			st.improveOrder(ctx, st.repairOrder(order, count, lambda), rng, 0)
-			seenOrder++
+		if it%5 == 0 || norm == 0 {
+			// Lagrangian heuristic: keep the packing's cheapest blocks up
+			// to ε_s of each size, place the other jobs greedily, then
+			// re-place every block optimally for the resulting order.
+			for s := range kept {
+				slices.SortFunc(kept[s], func(a, b int) int { return int(g.Cost[s][a] - g.Cost[s][b]) })
+				kept[s] = kept[s][:min(len(kept[s]), st.eps[s])]
+			}
+			if st.complete(kept, "lagrangian heuristic") {
+				st.improveOrder(ctx, st.orderOf(st.starts), rng, 0)
+			}
 		}
 		if st.provenOptimal() || theta < 1e-3 {
 			break
@@ -112,38 +118,6 @@ func (st *search) lagrange(ctx context.Context) bool {
 // integers, so the bound rounds up).
 func (st *search) provenOptimal() bool {
 	return float64(st.best) <= math.Ceil(st.bound-1e-6)
-}
-
-// repairOrder turns the sizes of a packing, in position order, into an
-// order with exactly ε_s of each size: surplus blocks of a size are
-// dropped (the costliest under λ first is not tracked; the last ones go),
-// missing ones are inserted spread evenly.
-func (st *search) repairOrder(order, count []int, lambda []float64) []int {
-	_ = lambda
-	need := slices.Clone(st.eps)
-	var out []int
-	for _, s := range order {
-		if need[s] > 0 {
-			out = append(out, s)
-			need[s]--
-		}
-	}
-	var missing []int
-	for s, n := range need {
-		for range n {
-			missing = append(missing, s)
-		}
-	}
-	// Largest first, spread over the order.
-	slices.SortFunc(missing, func(a, b int) int { return st.g.Sizes[b] - st.g.Sizes[a] })
-	for k, s := range missing {
-		at := 0
-		if len(out) > 0 {
-			at = (k*len(out)/max(1, len(missing)) + k) % (len(out) + 1)
-		}
-		out = slices.Insert(out, at, s)
-	}
-	return out
 }
 
 // orderOf lists the incumbent's blocks' sizes in position order.
