@@ -12,8 +12,11 @@ func (st *search) greedy() bool {
 
 // complete keeps the given blocks (disjoint, at most ε_s of each size) and
 // places the remaining jobs, largest first, each on the cheapest block of
-// free positions. It offers the result and reports whether it improved the
-// incumbent.
+// free positions. A job that finds no free block of its size (the window
+// is nearly full, or fragmented) is put into the order of blocks along Q
+// at the start of the longest free run, and the whole order is then placed
+// by orderedDP, which always succeeds. It offers the result and reports
+// whether it improved the incumbent.
 func (st *search) complete(starts [][]int, how string) bool {
 	g, nq := st.g, st.nq
 	used := make([]bool, nq)
@@ -30,24 +33,51 @@ func (st *search) complete(starts [][]int, how string) bool {
 	}
 	slices.SortStableFunc(jobs, func(a, b int) int { return g.Sizes[b] - g.Sizes[a] })
 	run := make([]int, nq) // free positions from i on, circularly, capped at nq
+	type stray struct{ pos, s int }
+	var strays []stray
 	for _, s := range jobs {
 		r := g.Sizes[s]
 		freeRuns(used, run)
-		best, at := int64(inf), -1
+		best, at, longest := int64(inf), -1, 0
 		for i, c := range g.Cost[s] {
 			if run[i] >= r && c < best {
 				best, at = c, i
 			}
+			if run[i] > run[longest] {
+				longest = i
+			}
 		}
 		if at < 0 {
-			return false
+			strays = append(strays, stray{longest, s})
+			continue
 		}
 		for d := 0; d < r; d++ {
 			used[(at+d)%nq] = true
 		}
 		starts[s] = append(starts[s], at)
 	}
-	return st.offer(starts, how)
+	if len(strays) == 0 {
+		return st.offer(starts, how)
+	}
+	// Order every block by position, strays at their free run, and let
+	// orderedDP place them all.
+	var all []stray
+	for s := range starts {
+		for _, i := range starts[s] {
+			all = append(all, stray{i, s})
+		}
+	}
+	all = append(all, strays...)
+	slices.SortStableFunc(all, func(a, b stray) int { return a.pos - b.pos })
+	order := make([]int, len(all))
+	for k, b := range all {
+		order[k] = b.s
+	}
+	_, placed := st.orderedDP(order)
+	if placed == nil {
+		return false
+	}
+	return st.offer(placed, how+", ordered dp")
 }
 
 // freeRuns sets run[i] to the number of consecutive free positions from i
