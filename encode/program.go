@@ -202,14 +202,14 @@ func (p *Program) WriteMPS(out io.Writer) error {
 			cols[c] = append(cols[c], entry{i, r.Coefs[k]})
 		}
 	}
-	w.WriteString("COLUMNS\n    MARKER INTORG\n")
+	w.WriteString("COLUMNS\n    MARKER 'MARKER' 'INTORG'\n")
 	for j, name := range p.VarNames {
 		fmt.Fprintf(w, "    %s obj %s\n", name, num(p.Obj[j]))
 		for _, e := range cols[j] {
 			fmt.Fprintf(w, "    %s %s %s\n", name, p.Rows[e.row].Name, num(e.coef))
 		}
 	}
-	w.WriteString("    MARKER INTEND\nRHS\n")
+	w.WriteString("    MARKER 'MARKER' 'INTEND'\nRHS\n")
 	for i := range p.Rows {
 		if p.Rows[i].RHS != 0 {
 			fmt.Fprintf(w, "    rhs %s %s\n", p.Rows[i].Name, num(p.Rows[i].RHS))

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/optsched/optsched/bench"
 	"github.com/optsched/optsched/instances"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/solver"
@@ -103,5 +104,43 @@ func TestCSPKnown(t *testing.T) {
 				t.Errorf("%s max-jobs %d: csp %d worse than %s's %d", k.Window, k.MaxJobs, res.Objective, k.Method, k.Objective)
 			}
 		}
+	}
+}
+
+// BenchmarkPaperClass solves, per iteration, the next of 100 windows of the
+// paper class (1000-node layout, 50–1000 idle, ≤ 5 multi-node jobs).
+func BenchmarkPaperClass(b *testing.B) {
+	c := bench.PaperClass()
+	var ws []*model.Window
+	for k := range 100 {
+		w, err := c.Make(1, k)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ws = append(ws, w)
+	}
+	k := 0
+	for b.Loop() {
+		if _, err := solver.SolveWindow(context.Background(), ws[k%len(ws)], csp.Solver{}, solver.Options{MaxJobs: c.MaxJobs}); err != nil {
+			b.Fatal(err)
+		}
+		k++
+	}
+}
+
+// BenchmarkShipped solves each shipped paper-scale window (max 5 jobs).
+func BenchmarkShipped(b *testing.B) {
+	for _, name := range instances.Names() {
+		w, err := instances.Load(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := solver.SolveWindow(context.Background(), w, csp.Solver{}, solver.Options{MaxJobs: 5}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -1,0 +1,99 @@
+package encode_test
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/optsched/optsched/encode"
+	"github.com/optsched/optsched/encode/csp"
+	"github.com/optsched/optsched/instances"
+	"github.com/optsched/optsched/model"
+)
+
+// pairwise prices nodes by all pairs, independently of model.HopCounter.
+func pairwise(w *model.Window, nodes []int) int64 {
+	if len(nodes) <= 1 {
+		return 1
+	}
+	var sum int64
+	for i := range nodes {
+		for j := i + 1; j < len(nodes); j++ {
+			h := int64(w.Topology.Hops(nodes[i], nodes[j]))
+			if w.Cost.Kind == model.CostLanPaper {
+				sum += 2 * h * w.Cost.HopCost
+			} else {
+				sum += (h - 1) * w.Cost.HopCost
+			}
+		}
+	}
+	return max(sum/int64(len(nodes)), 1)
+}
+
+// TestBlockCosts checks the sliding-window block prices, wrap-around
+// included, against the all-pairs definition on the block D(i, r).
+func TestBlockCosts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(51, 52))
+	for i := range 150 {
+		w := instances.RandomSmall(rng, i%instances.NumKinds, 30, 5)
+		var jobs []int
+		for j := range w.Jobs {
+			jobs = append(jobs, j)
+		}
+		b, err := encode.NewBlocks(w, jobs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for s, r := range b.Sizes {
+			for i := range b.Q {
+				if got, want := b.Cost[s][i], pairwise(w, w.Block(i, r)); got != want {
+					t.Fatalf("cost of D(%d,%d) = %d, all pairs %d", i, r, got, want)
+				}
+				for k := range b.Q {
+					d := (k - i + len(b.Q)) % len(b.Q)
+					if b.Covers(i, r, k) != (d < r) {
+						t.Fatalf("Covers(%d,%d,%d) wrong", i, r, k)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestCSPDecode(t *testing.T) {
+	w, err := instances.Load("example-window.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := model.SelectJobs(w, 3)
+	g, err := csp.Build(w, sel.Multi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One arc per job, laid end to end from position 0.
+	var arcs []csp.Arc
+	pos := 0
+	for s := range g.Sizes {
+		for range g.Jobs[s] {
+			arcs = append(arcs, g.Arc(s, pos))
+			pos += g.Sizes[s]
+		}
+	}
+	allocs, err := g.Decode(arcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := model.Check(w, allocs); err != nil {
+		t.Fatal(err)
+	}
+	// Overlapping arcs, a missing arc, and a wrapping arc.
+	if _, err := g.Decode(append(arcs, arcs[0])); err == nil {
+		t.Error("no error for overlapping arcs")
+	}
+	if _, err := g.Decode(arcs[1:]); err == nil {
+		t.Error("no error for a missing arc")
+	}
+	n := g.NumVertices()
+	if a := g.Arc(0, n-1); !a.Wraps || a.To != (n-1+g.Sizes[0])%n {
+		t.Errorf("arc from the last position: %+v", a)
+	}
+}
