@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"time"
 )
 
 // lagrange bounds large problems by relaxing the count constraints
@@ -107,9 +108,14 @@ func (st *search) lagrange(ctx context.Context) bool {
 		}
 		st.stats["lagrange_iterations"] = float64(it + 1)
 	}
-	// Improve the incumbent by local search until it stalls.
+	// Improve the incumbent by simulated annealing over the order of
+	// blocks along Q, with most of the time that is left.
 	if !st.provenOptimal() && ctx.Err() == nil {
-		st.improveOrder(ctx, st.orderOf(st.starts), rng, 64*len(st.orderOf(st.starts))+256)
+		budget := 2 * time.Second
+		if dl, ok := ctx.Deadline(); ok {
+			budget = time.Until(dl) - time.Until(dl)/20 - 5*time.Millisecond
+		}
+		st.anneal(ctx, st.orderOf(st.starts), rng, budget)
 	}
 	return st.provenOptimal()
 }
@@ -178,6 +184,73 @@ func (st *search) improveOrder(ctx context.Context, order []int, rng *rand.Rand,
 				t = 0
 			}
 			order, cost = cand, c
+		}
+	}
+}
+
+// anneal improves the incumbent by simulated annealing over the order of
+// blocks along Q: a move swaps two blocks or moves one (mostly to a nearby
+// place), each order is priced by orderedDP, and a worse order is accepted
+// with probability exp(−Δ/T), T falling geometrically from 0.05 % of the
+// starting cost to a thousandth of that over the budget (0.05 % did best
+// of 0.01, 0.05 and 0.2 % on tight k=32 fat-tree windows).
+func (st *search) anneal(ctx context.Context, order []int, rng *rand.Rand, budget time.Duration) {
+	n := len(order)
+	cost, starts := st.orderedDP(order)
+	if starts == nil || n < 2 || budget <= 0 {
+		return
+	}
+	st.offer(starts, "ordered dp")
+	t0 := time.Now()
+	T0 := 0.0005 * float64(cost)
+	T := T0
+	cand := make([]int, n)
+	// Stop early once the incumbent has not improved for many moves: small
+	// problems are done long before a generous time limit.
+	stall, lastBest := 0, st.best
+	maxStall := 20000 + 200*n
+	for it := 0; ; it++ {
+		if stall++; st.best < lastBest {
+			stall, lastBest = 0, st.best
+		}
+		if it&63 == 0 {
+			el := time.Since(t0)
+			if el >= budget || ctx.Err() != nil || st.provenOptimal() || stall > maxStall {
+				break
+			}
+			T = T0 * math.Pow(1e-3, float64(el)/float64(budget))
+		}
+		copy(cand, order)
+		a := rng.IntN(n)
+		b := rng.IntN(n)
+		if rng.IntN(4) > 0 { // mostly local moves
+			b = min(n-1, max(0, a+rng.IntN(11)-5))
+		}
+		if a == b || cand[a] == cand[b] {
+			continue
+		}
+		if rng.IntN(2) == 0 {
+			cand[a], cand[b] = cand[b], cand[a]
+		} else {
+			x := cand[a]
+			if a < b {
+				copy(cand[a:b], cand[a+1:b+1])
+			} else {
+				copy(cand[b+1:a+1], cand[b:a])
+			}
+			cand[b] = x
+		}
+		c, s := st.orderedDP(cand)
+		st.stats["anneal_moves"]++
+		if s == nil {
+			continue
+		}
+		if c <= cost || rng.Float64() < math.Exp(-float64(c-cost)/T) {
+			order, cand = cand, order
+			cost = c
+			if c < st.best {
+				st.offer(s, "annealing")
+			}
 		}
 	}
 }
