@@ -10,25 +10,6 @@ import (
 	"github.com/optsched/optsched/model"
 )
 
-// pairwise prices nodes by all pairs, independently of model.HopCounter.
-func pairwise(w *model.Window, nodes []int) int64 {
-	if len(nodes) <= 1 {
-		return 1
-	}
-	var sum int64
-	for i := range nodes {
-		for j := i + 1; j < len(nodes); j++ {
-			h := int64(w.Topology.Hops(nodes[i], nodes[j]))
-			if w.Cost.Kind == model.CostLanPaper {
-				sum += 2 * h * w.Cost.HopCost
-			} else {
-				sum += (h - 1) * w.Cost.HopCost
-			}
-		}
-	}
-	return max(sum/int64(len(nodes)), 1)
-}
-
 // TestBlockCosts checks the sliding-window block prices, wrap-around
 // included, against the all-pairs definition on the block D(i, r).
 func TestBlockCosts(t *testing.T) {
@@ -45,7 +26,7 @@ func TestBlockCosts(t *testing.T) {
 		}
 		for s, r := range b.Sizes {
 			for i := range b.Q {
-				if got, want := b.Cost[s][i], pairwise(w, w.Block(i, r)); got != want {
+				if got, want := b.Cost[s][i], w.Cost.PairwiseCost(w.Topology, w.Block(i, r)); got != want {
 					t.Fatalf("cost of D(%d,%d) = %d, all pairs %d", i, r, got, want)
 				}
 				for k := range b.Q {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/optsched/optsched/heuristics"
@@ -13,26 +12,6 @@ import (
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/solver"
 )
-
-// pairwiseCost prices nodes by visiting every pair, independently of
-// model's counting formula.
-func pairwiseCost(w *model.Window, nodes []int) int64 {
-	if len(nodes) <= 1 {
-		return 1
-	}
-	var sum int64
-	for i := range nodes {
-		for j := i + 1; j < len(nodes); j++ {
-			h := int64(w.Topology.Hops(nodes[i], nodes[j]))
-			if w.Cost.Kind == model.CostLanPaper {
-				sum += 2 * h * w.Cost.HopCost
-			} else {
-				sum += (h - 1) * w.Cost.HopCost
-			}
-		}
-	}
-	return max(sum/int64(len(nodes)), 1)
-}
 
 // checkSeq solves w with Seq and holds the answer to model.Check and to an
 // independent construction: the k-th selected multi-node job gets the block
@@ -59,7 +38,7 @@ func checkSeq(t *testing.T, w *model.Window, maxJobs int) int64 {
 			t.Fatalf("job %s: seq gave %v, block D(%d,%d) is %v", w.Jobs[j].ID, a.Nodes, pos, w.Jobs[j].Nodes, want)
 		}
 		pos += w.Jobs[j].Nodes
-		obj += pairwiseCost(w, a.Nodes)
+		obj += w.Cost.PairwiseCost(w.Topology, a.Nodes)
 	}
 	if res.Objective != obj {
 		t.Fatalf("objective %d, all-pairs recomputation %d", res.Objective, obj)
@@ -99,34 +78,6 @@ func TestSeqKnown(t *testing.T) {
 	}
 }
 
-// randomSlurm writes a random topology.conf: 1–3 levels, uneven fan-outs,
-// sometimes several roots.
-func randomSlurm(rng *rand.Rand) string {
-	var b strings.Builder
-	leaves := 2 + rng.IntN(10)
-	node := 0
-	var names []string
-	for l := range leaves {
-		k := 1 + rng.IntN(12)
-		fmt.Fprintf(&b, "SwitchName=l%d Nodes=h[%d-%d]\n", l, node, node+k-1)
-		node += k
-		names = append(names, fmt.Sprintf("l%d", l))
-	}
-	for level := 0; len(names) > 1 && level < 2; level++ {
-		var up []string
-		for i := 0; i < len(names); {
-			k := 1 + rng.IntN(4)
-			end := min(i+k, len(names))
-			name := fmt.Sprintf("u%d_%d", level, len(up))
-			fmt.Fprintf(&b, "SwitchName=%s Switches=%s\n", name, strings.Join(names[i:end], ","))
-			up = append(up, name)
-			i = end
-		}
-		names = up
-	}
-	return b.String()
-}
-
 // randomWindow builds a window on one of three kinds of topology, with a
 // random idle set and random jobs.
 func randomWindow(t *testing.T, rng *rand.Rand, kind int) *model.Window {
@@ -138,7 +89,7 @@ func randomWindow(t *testing.T, rng *rand.Rand, kind int) *model.Window {
 	case 1:
 		topo = fmt.Sprintf(`{"fat_tree": {"k": %d}}`, 2*(1+rng.IntN(5)))
 	default:
-		topo = fmt.Sprintf(`{"slurm": %q}`, randomSlurm(rng))
+		topo = fmt.Sprintf(`{"slurm": %q}`, instances.RandomSlurm(rng, 11))
 	}
 	w, err := model.ParseWindow([]byte(`{"time": 0, "topology": `+topo+`, "idle": [], "jobs": []}`), model.ParseOptions{})
 	if err != nil {

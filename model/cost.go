@@ -152,3 +152,25 @@ func (h *HopCounter) Len() int { return h.n }
 func (h *HopCounter) Hops() int64 {
 	return int64(h.n-1)*h.sumDepth - 2*h.pairs
 }
+
+// PairwiseCost returns the CH cost of nodes by visiting every pair with
+// Topology.Hops: the definition of [Lan23] Eq. (1) itself, in O(n² ×
+// height). It is the reference that Cost and every incremental pricing are
+// tested against; solvers should use Cost or a HopCounter.
+func (m CostModel) PairwiseCost(t *Topology, nodes []int) int64 {
+	if len(nodes) <= 1 {
+		return 1
+	}
+	var sum int64
+	for i := range nodes {
+		for j := i + 1; j < len(nodes); j++ {
+			h := int64(t.Hops(nodes[i], nodes[j]))
+			if m.Kind == CostLanPaper {
+				sum += 2 * h * m.HopCost
+			} else {
+				sum += (h - 1) * m.HopCost
+			}
+		}
+	}
+	return max(sum/int64(len(nodes)), 1)
+}

@@ -70,26 +70,6 @@ func TestCostPaperVariant(t *testing.T) {
 	}
 }
 
-// pairwiseCost prices a node set by visiting every pair with Hops, the
-// definition itself, to check the counting formula against.
-func pairwiseCost(t *Topology, m CostModel, nodes []int) int64 {
-	if len(nodes) <= 1 {
-		return 1
-	}
-	var sum int64
-	for i := range nodes {
-		for j := i + 1; j < len(nodes); j++ {
-			h := int64(t.Hops(nodes[i], nodes[j]))
-			if m.Kind == CostLanPaper {
-				sum += 2 * h * m.HopCost
-			} else {
-				sum += (h - 1) * m.HopCost
-			}
-		}
-	}
-	return max(sum/int64(len(nodes)), 1)
-}
-
 // TestCostMatchesPairwise compares the O(n·height) counting with the
 // all-pairs definition on random node sets of several topologies, including
 // an unbalanced forest where trees meet only at the virtual top.
@@ -114,7 +94,7 @@ func TestCostMatchesPairwise(t *testing.T) {
 			for range 300 {
 				n := 1 + rng.IntN(min(topo.NumNodes(), 45))
 				nodes := rng.Perm(topo.NumNodes())[:n]
-				if got, want := m.Cost(topo, nodes), pairwiseCost(topo, m, nodes); got != want {
+				if got, want := m.Cost(topo, nodes), m.PairwiseCost(topo, nodes); got != want {
 					t.Fatalf("%v cost of %v = %d, pairwise %d", m.Kind, nodes, got, want)
 				}
 			}
@@ -162,7 +142,7 @@ func BenchmarkCost(b *testing.B) {
 	})
 	b.Run("pairwise", func(b *testing.B) {
 		for b.Loop() {
-			pairwiseCost(topo, DefaultCostModel, nodes)
+			DefaultCostModel.PairwiseCost(topo, nodes)
 		}
 	})
 }
