@@ -16,6 +16,18 @@ type Config struct {
 	// Progress, when set, receives incumbents and bounds as they improve
 	// (optsched solve -v).
 	Progress io.Writer
+	// Seed seeds randomised solvers.
+	Seed uint64
+	// SA holds simulated-annealing parameters; zero fields take the
+	// defaults of [Lan23] Table I.
+	SA SAParams
+}
+
+// SAParams are the parameters of simulated annealing (heuristics.Anneal).
+type SAParams struct {
+	Tmax, Tmin        float64
+	Steps, Destroy, Q int
+	PaperCompat       bool
 }
 
 // A Factory makes a ready-to-use solver.

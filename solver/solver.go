@@ -104,3 +104,12 @@ func Objective(w *model.Window, allocs []model.Allocation) int64 {
 	}
 	return sum
 }
+
+// A WarmStarter is a solver that can start from a given allocation, such
+// as another solver's incumbent (the portfolio's fallback does).
+type WarmStarter interface {
+	Solver
+	// WithInitial returns a solver that starts from allocs, which place
+	// the problem's jobs feasibly.
+	WithInitial(allocs []model.Allocation) Solver
+}

@@ -265,3 +265,39 @@ func TestSolveVerbose(t *testing.T) {
 		t.Errorf("-v: exit %d, stderr %q", code, errs)
 	}
 }
+
+// TestTimeLimitAlwaysAnswers: whatever the limit and the exact solver, the
+// time-limited solve returns a valid allocation of every selected job.
+func TestTimeLimitAlwaysAnswers(t *testing.T) {
+	dir := t.TempDir()
+	for _, win := range []string{example, "../../instances/fattree16-s7-i600.json"} {
+		for _, limit := range []string{"1us", "10ms", "1s"} {
+			for _, solverName := range []string{"csp", "lpsolve"} {
+				code, out, errs := optsched(t, "", "solve", "-o", "json", "--time-limit", limit, "--solver", solverName, win)
+				if code != exitOK {
+					if strings.Contains(errs, "without cgo") {
+						continue
+					}
+					t.Fatalf("%s %s %s: exit %d %s", win, limit, solverName, code, errs)
+				}
+				var d model.ResultDoc
+				if err := json.Unmarshal([]byte(out), &d); err != nil {
+					t.Fatal(err)
+				}
+				if d.Status != "optimal" && d.Status != "fallback" {
+					t.Errorf("%s %s %s: status %s", win, limit, solverName, d.Status)
+				}
+				for _, def := range d.Deferred {
+					if strings.Contains(def.Reason, "time limit") {
+						t.Errorf("%s %s %s: job %s dropped for time", win, limit, solverName, def.Job)
+					}
+				}
+				p := filepath.Join(dir, "r.json")
+				os.WriteFile(p, []byte(out), 0o644)
+				if code, _, errs := optsched(t, "", "validate", win, p); code != exitOK {
+					t.Errorf("%s %s %s: validate: %s", win, limit, solverName, errs)
+				}
+			}
+		}
+	}
+}

@@ -108,9 +108,34 @@ func registry() *solver.Registry {
 		})
 	r.Register("brute", "scas", "exact: enumerates every placement (tiny windows only; the tests' yardstick)",
 		func(solver.Config) (solver.Solver, error) { return brute.Solver{}, nil })
+	r.Register("sa", "dcas", "heuristic: simulated annealing on DCAS (Lan et al. Algorithm 1, Table I defaults; --sa-* flags)",
+		func(c solver.Config) (solver.Solver, error) { return newAnneal(c), nil })
 	r.Register("seq", "scas", `heuristic: the "Seq." allocation of Lan et al., jobs in order along the idle sequence`,
 		func(solver.Config) (solver.Solver, error) { return heuristics.Seq{}, nil })
 	return r
+}
+
+// newAnneal makes the SA heuristic from c, defaults for zero fields.
+func newAnneal(c solver.Config) heuristics.Anneal {
+	a := heuristics.DefaultAnneal()
+	a.Seed = c.Seed
+	if c.SA.Tmax > 0 {
+		a.Tmax = c.SA.Tmax
+	}
+	if c.SA.Tmin > 0 {
+		a.Tmin = c.SA.Tmin
+	}
+	if c.SA.Steps > 0 {
+		a.Steps = c.SA.Steps
+	}
+	if c.SA.Destroy > 0 {
+		a.Destroy = c.SA.Destroy
+	}
+	if c.SA.Q > 0 {
+		a.Q = c.SA.Q
+	}
+	a.PaperCompat = c.SA.PaperCompat
+	return a
 }
 
 // solverHelp lists the registered names with their descriptions.

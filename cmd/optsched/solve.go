@@ -30,6 +30,9 @@ type solveOptions struct {
 	formulation string
 	verbose     bool
 	output      string
+	fallback    string
+	seed        uint64
+	sa          solver.SAParams
 }
 
 func newSolveCmd(s *streams, runF func(*solveOptions) error) *cobra.Command {
@@ -42,6 +45,11 @@ start now and on which idle nodes. Jobs are selected by waiting periods (nwp),
 then size, while they fit; the multi-node jobs are placed by the chosen solver
 or heuristic and the one-node jobs first-fit after them. Every allocation is
 checked (model.Check) before it is printed.
+
+An exact solver runs within the time limit minus a reserve; if it has not
+proved optimality by then, the fallback (--fallback sa, warm-started from
+the exact solver's incumbent) uses the reserve, and the better answer is
+returned with status "fallback", the exact solver's bound and the gap.
 
 Solvers and heuristics (--solver, or --heuristic):
 ` + solverHelp() + `
@@ -79,6 +87,14 @@ Exit codes: 0 solved, 1 error, 2 usage, 3 infeasible.`,
 	f.StringVar(&opts.encoding, "encoding", "", "formulation family: csp or scas (default: the solver's own)")
 	f.StringVar(&opts.formulation, "formulation", "strong", "M_SCAS program form for scas solvers: strong or paper")
 	f.BoolVarP(&opts.verbose, "verbose", "v", false, "log incumbents and bounds as they improve, on stderr")
+	f.StringVar(&opts.fallback, "fallback", "sa", "heuristic that takes over when the exact solver runs out of time: sa or none")
+	f.Uint64Var(&opts.seed, "seed", 1, "random seed of randomised solvers (sa)")
+	f.Float64Var(&opts.sa.Tmax, "sa-tmax", 2500, "SA: first temperature")
+	f.Float64Var(&opts.sa.Tmin, "sa-tmin", 2.5, "SA: last temperature")
+	f.IntVar(&opts.sa.Steps, "sa-steps", 500, "SA: number of moves (t_max; SA-1000 is 1000)")
+	f.IntVar(&opts.sa.Destroy, "sa-destroy", 2, "SA: most jobs a move removes (n^D)")
+	f.IntVar(&opts.sa.Q, "sa-q", 100, "SA: a reinserted job starts among the first Q positions of the idle sequence")
+	f.BoolVar(&opts.sa.PaperCompat, "paper-compat", false, "SA: keep rejected moves as the published code does (a random walk remembering the best); for reproductions only")
 	f.StringVarP(&opts.output, "output", "o", "", "output format: json or table (default: table on a terminal, json otherwise)")
 	return cmd
 }
@@ -155,11 +171,29 @@ func (opts *solveOptions) newSolver() (solver.Solver, error) {
 	default:
 		return nil, usageError{fmt.Errorf("--encoding must be csp or scas, got %q", opts.encoding)}
 	}
-	cfg := solver.Config{Formulation: form}
+	if opts.sa.Tmax <= 0 || opts.sa.Tmin <= 0 || opts.sa.Tmin > opts.sa.Tmax {
+		return nil, usageError{fmt.Errorf("--sa-tmin and --sa-tmax must satisfy 0 < tmin <= tmax, got %g and %g", opts.sa.Tmin, opts.sa.Tmax)}
+	}
+	if opts.sa.Steps < 1 || opts.sa.Destroy < 1 || opts.sa.Q < 1 {
+		return nil, usageError{fmt.Errorf("--sa-steps, --sa-destroy and --sa-q must be at least 1")}
+	}
+	cfg := solver.Config{Formulation: form, Seed: opts.seed, SA: opts.sa}
 	if opts.verbose {
 		cfg.Progress = opts.streams.err
 	}
-	return reg.New(name, cfg)
+	s, err := reg.New(name, cfg)
+	if err != nil || opts.heuristic != "" {
+		return s, err
+	}
+	// An exact solver runs in the time-limited portfolio: it gets the
+	// budget minus a reserve, and the fallback the rest.
+	switch opts.fallback {
+	case "none":
+		return solver.Portfolio{Exact: s}, nil
+	case "sa":
+		return solver.Portfolio{Exact: s, Fallback: newAnneal(cfg)}, nil
+	}
+	return nil, usageError{fmt.Errorf("--fallback must be sa or none, got %q", opts.fallback)}
 }
 
 // printResultTable writes a result for people.

@@ -1,0 +1,254 @@
+package heuristics
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/solver"
+)
+
+// Anneal is simulated annealing on the dynamic continuity strategy (DCAS),
+// Algorithm 1 of [Lan23] with the parameters of its Table I as defaults.
+//
+// A solution gives each job a set of nodes. Under DCAS a job placed on the
+// current idle sequence — the idle nodes not held by the jobs already
+// placed — takes the n_j nodes that follow its start in that sequence,
+// wrapping to its head. The initial solution is Seq. A move removes a
+// random number in [1, Destroy] of jobs and reinserts them one by one in
+// window order, each from a start drawn uniformly among the first Q
+// positions of the current idle sequence. A move that costs Δ more is
+// accepted with probability exp(−Δ/T) (Metropolis), with
+//
+//	T(t) = Tmax · exp(−ln(Tmax/Tmin) · t / Steps),   t = 0 … Steps−1.
+//
+// A rejected move restores the previous solution. With PaperCompat the
+// rejected neighbour is kept instead, as in the published code of [Lan23]
+// (its SA is then a random walk that remembers the best solution visited);
+// use it only to reproduce the paper. Only the moved jobs are re-priced.
+// Anneal is deterministic for a Seed and never returns a solution worse
+// than its initial one.
+type Anneal struct {
+	// Tmax and Tmin are the first and last temperatures (2500 and 2.5).
+	Tmax, Tmin float64
+	// Steps is t_max, the number of moves (500; SA-1000 uses 1000).
+	Steps int
+	// Destroy is n^D, the most jobs a move removes (2).
+	Destroy int
+	// Q is q, how many first positions of the idle sequence a reinserted
+	// job may start from (100).
+	Q int
+	// Seed seeds the random source.
+	Seed uint64
+	// PaperCompat keeps rejected neighbours, as the published code does.
+	PaperCompat bool
+	// Initial, when set, is the starting solution instead of Seq (a warm
+	// start from another solver's incumbent); it must place the problem's
+	// jobs feasibly on idle nodes.
+	Initial []model.Allocation
+}
+
+// DefaultAnneal returns the parameters of [Lan23] Table I.
+func DefaultAnneal() Anneal {
+	return Anneal{Tmax: 2500, Tmin: 2.5, Steps: 500, Destroy: 2, Q: 100, Seed: 1}
+}
+
+var _ solver.Solver = Anneal{}
+
+// Name returns "sa".
+func (Anneal) Name() string { return "sa" }
+
+// WithInitial returns a copy of a that starts from allocs (the
+// solver.WarmStarter interface).
+func (a Anneal) WithInitial(allocs []model.Allocation) solver.Solver {
+	a.Initial = allocs
+	return a
+}
+
+var _ solver.WarmStarter = Anneal{}
+
+// annealState is a solution: which job holds each position of Q.
+type annealState struct {
+	owner []int   // owner[i]: index into jobs holding position i, or -1
+	nodes [][]int // nodes[k]: positions held by job k, in the order taken
+	cost  []int64 // cost[k]: CH cost of job k
+	total int64
+}
+
+func (s *annealState) clone() *annealState {
+	c := &annealState{owner: append([]int(nil), s.owner...), cost: append([]int64(nil), s.cost...), total: s.total}
+	c.nodes = make([][]int, len(s.nodes))
+	for k := range s.nodes {
+		c.nodes[k] = append([]int(nil), s.nodes[k]...)
+	}
+	return c
+}
+
+// Solve anneals from Seq (or Initial). It checks ctx between moves and
+// always returns the best solution seen, with Status Feasible.
+func (a Anneal) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, error) {
+	if a.Steps < 0 || a.Destroy < 1 || a.Q < 1 || a.Tmax <= 0 || a.Tmin <= 0 || a.Tmin > a.Tmax {
+		return nil, fmt.Errorf("sa: bad parameters (need steps ≥ 0, destroy ≥ 1, q ≥ 1, 0 < tmin ≤ tmax): %+v", a)
+	}
+	w := p.Window
+	q := w.Idle
+	pos := make(map[int]int, len(q))
+	for i, id := range q {
+		pos[id] = i
+	}
+	need := 0
+	for _, j := range p.Jobs {
+		need += w.Jobs[j].Nodes
+	}
+	if need > len(q) {
+		return nil, fmt.Errorf("sa: the jobs need %d nodes, %d are idle", need, len(q))
+	}
+	h := model.NewHopCounter(w.Topology)
+	price := func(positions []int) int64 {
+		if len(positions) <= 1 {
+			return 1
+		}
+		h.Reset()
+		for _, i := range positions {
+			h.Add(q[i])
+		}
+		return w.Cost.FromHops(len(positions), h.Hops())
+	}
+	n := len(p.Jobs)
+	cur := &annealState{owner: make([]int, len(q)), nodes: make([][]int, n), cost: make([]int64, n)}
+	for i := range cur.owner {
+		cur.owner[i] = -1
+	}
+	if a.Initial != nil {
+		if err := a.load(cur, p, pos); err != nil {
+			return nil, err
+		}
+	} else {
+		at := 0
+		for k, j := range p.Jobs {
+			for range w.Jobs[j].Nodes {
+				cur.owner[at] = k
+				cur.nodes[k] = append(cur.nodes[k], at)
+				at++
+			}
+		}
+	}
+	for k := range cur.nodes {
+		cur.cost[k] = price(cur.nodes[k])
+		cur.total += cur.cost[k]
+	}
+	best := cur.clone()
+	rng := rand.New(rand.NewPCG(a.Seed, a.Seed^0xa0761d6478bd642f))
+	free := make([]int, 0, len(q))
+	var moved []int
+	saved := make([][]int, n)
+	savedCost := make([]int64, n)
+	steps := 0
+	for t := 0; t < a.Steps && n > 0; t++ {
+		if t&15 == 0 && ctx.Err() != nil {
+			break
+		}
+		steps++
+		T := a.Tmax * math.Exp(-math.Log(a.Tmax/a.Tmin)*float64(t)/float64(a.Steps))
+		// Destroy: remove 1..Destroy distinct random jobs.
+		m := 1 + rng.IntN(min(a.Destroy, n))
+		moved = moved[:0]
+		for _, k := range rng.Perm(n)[:m] {
+			moved = append(moved, k)
+		}
+		slices.Sort(moved) // reinsert in window order
+		old := cur.total
+		for _, k := range moved {
+			saved[k] = append(saved[k][:0], cur.nodes[k]...)
+			savedCost[k] = cur.cost[k]
+			for _, i := range cur.nodes[k] {
+				cur.owner[i] = -1
+			}
+			cur.total -= cur.cost[k]
+		}
+		// Repair: each job takes n_j nodes of the current idle sequence
+		// from a start among its first Q positions, wrapping.
+		for _, k := range moved {
+			free = free[:0]
+			for i, o := range cur.owner {
+				if o < 0 {
+					free = append(free, i)
+				}
+			}
+			r := w.Jobs[p.Jobs[k]].Nodes
+			u := rng.IntN(min(a.Q, len(free)))
+			cur.nodes[k] = cur.nodes[k][:0]
+			for d := 0; d < r; d++ {
+				i := free[(u+d)%len(free)]
+				cur.owner[i] = k
+				cur.nodes[k] = append(cur.nodes[k], i)
+			}
+			cur.cost[k] = price(cur.nodes[k])
+			cur.total += cur.cost[k]
+		}
+		delta := cur.total - old
+		accept := delta <= 0 || rng.Float64() < math.Exp(-float64(delta)/T)
+		if cur.total < best.total {
+			best = cur.clone()
+		}
+		if accept || a.PaperCompat {
+			continue
+		}
+		// Restore the previous solution.
+		for _, k := range moved {
+			for _, i := range cur.nodes[k] {
+				cur.owner[i] = -1
+			}
+		}
+		for _, k := range moved {
+			cur.nodes[k] = append(cur.nodes[k][:0], saved[k]...)
+			for _, i := range saved[k] {
+				cur.owner[i] = k
+			}
+			cur.cost[k] = savedCost[k]
+		}
+		cur.total = old
+	}
+	res := &solver.Result{Status: solver.Feasible, Bound: solver.NoBound, Encoding: "dcas", Solver: "sa",
+		Objective: best.total, Stats: map[string]float64{"steps": float64(steps)}}
+	for k, j := range p.Jobs {
+		nodes := make([]int, len(best.nodes[k]))
+		for d, i := range best.nodes[k] {
+			nodes[d] = q[i]
+		}
+		res.Allocations = append(res.Allocations, model.Allocation{Job: j, Nodes: nodes, Start: w.Time})
+	}
+	return res, nil
+}
+
+// load sets cur from a.Initial, checking that it places exactly the
+// problem's jobs on distinct idle nodes.
+func (a Anneal) load(cur *annealState, p *solver.Problem, pos map[int]int) error {
+	index := make(map[int]int, len(p.Jobs))
+	for k, j := range p.Jobs {
+		index[j] = k
+	}
+	seen := 0
+	for _, al := range a.Initial {
+		k, ok := index[al.Job]
+		if !ok || cur.nodes[k] != nil || len(al.Nodes) != p.Window.Jobs[al.Job].Nodes {
+			return fmt.Errorf("sa: the initial solution does not match the problem (job index %d)", al.Job)
+		}
+		for _, id := range al.Nodes {
+			i, ok := pos[id]
+			if !ok || cur.owner[i] >= 0 {
+				return fmt.Errorf("sa: the initial solution uses node %d, which is not idle or used twice", id)
+			}
+			cur.owner[i] = k
+			cur.nodes[k] = append(cur.nodes[k], i)
+		}
+		seen++
+	}
+	if seen != len(p.Jobs) {
+		return fmt.Errorf("sa: the initial solution places %d of %d jobs", seen, len(p.Jobs))
+	}
+	return nil
+}

@@ -1,0 +1,127 @@
+package solver
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// A Portfolio runs an exact solver within the deadline minus a reserve
+// and, unless it proves optimality, a fallback heuristic (warm-started
+// from the exact solver's incumbent when it has one) within the reserve.
+// It returns the better allocation: status Optimal when the exact solver
+// proved it, Fallback otherwise, with the exact solver's bound in both
+// cases. The deadline is honoured even when the exact solver does not
+// return in time (a cgo solver mid-solve): it is abandoned Grace after its
+// share of the budget, and its goroutine finishes in the background.
+//
+// Without a deadline on ctx the exact solver runs alone.
+type Portfolio struct {
+	Exact Solver
+	// Fallback runs when Exact does not prove optimality; nil for none.
+	Fallback Solver
+	// Reserve is the share of the time budget kept for the fallback
+	// (default 0.2), and at least MinReserve (default 2 ms).
+	Reserve    float64
+	MinReserve time.Duration
+	// Grace is how long past its share the exact solver may take before
+	// it is abandoned (default 10 ms).
+	Grace time.Duration
+}
+
+var _ Solver = Portfolio{}
+
+// Name returns the exact solver's name, with "+fallback" when there is
+// a fallback.
+func (pf Portfolio) Name() string {
+	if pf.Fallback == nil {
+		return pf.Exact.Name()
+	}
+	return pf.Exact.Name() + "+" + pf.Fallback.Name()
+}
+
+type outcome struct {
+	res *Result
+	err error
+}
+
+// Solve runs the portfolio on p.
+func (pf Portfolio) Solve(ctx context.Context, p *Problem) (*Result, error) {
+	deadline, hasDeadline := ctx.Deadline()
+	if !hasDeadline {
+		return pf.Exact.Solve(ctx, p)
+	}
+	reserve, minReserve, grace := pf.Reserve, pf.MinReserve, pf.Grace
+	if reserve <= 0 {
+		reserve = 0.2
+	}
+	if minReserve <= 0 {
+		minReserve = 2 * time.Millisecond
+	}
+	if grace <= 0 {
+		grace = 10 * time.Millisecond
+	}
+	budget := time.Until(deadline)
+	keep := max(time.Duration(float64(budget)*reserve), minReserve)
+	if pf.Fallback == nil {
+		keep = 0
+	}
+	exactCtx, cancel := context.WithDeadline(ctx, deadline.Add(-keep))
+	defer cancel()
+	done := make(chan outcome, 1)
+	go func() {
+		r, err := pf.Exact.Solve(exactCtx, p)
+		done <- outcome{r, err}
+	}()
+	var ex *Result
+	timer := time.NewTimer(max(0, time.Until(deadline.Add(-keep))+grace))
+	defer timer.Stop()
+	select {
+	case o := <-done:
+		if o.err != nil {
+			return nil, o.err
+		}
+		ex = o.res
+	case <-timer.C:
+		// Abandoned: the exact solver overran its share.
+	}
+	if ex != nil && (ex.Status == Optimal || ex.Status == Infeasible) {
+		return ex, nil
+	}
+	if pf.Fallback == nil {
+		if ex == nil {
+			return &Result{Status: Unknown, Bound: NoBound, Encoding: "", Solver: pf.Exact.Name(),
+				Stats: map[string]float64{"exact_abandoned": 1}}, nil
+		}
+		return ex, nil
+	}
+	fb := pf.Fallback
+	if ws, ok := fb.(WarmStarter); ok && ex != nil && len(ex.Allocations) > 0 {
+		fb = ws.WithInitial(ex.Allocations)
+	}
+	// The fallback always answers: it checks ctx between moves and
+	// returns its best, at worst its initial solution.
+	h, err := fb.Solve(ctx, p)
+	if err != nil {
+		return nil, fmt.Errorf("fallback %s: %w", fb.Name(), err)
+	}
+	out := *h
+	if ex != nil && len(ex.Allocations) > 0 && ex.Objective <= h.Objective {
+		out = *ex
+	}
+	out.Status = Fallback
+	out.Solver = pf.Name()
+	out.Bound = NoBound
+	if ex != nil && ex.HasBound() {
+		out.Bound = min(ex.Bound, float64(out.Objective))
+	}
+	out.Stats = map[string]float64{"exact_objective": -1, "fallback_objective": float64(h.Objective)}
+	if ex != nil {
+		if len(ex.Allocations) > 0 {
+			out.Stats["exact_objective"] = float64(ex.Objective)
+		}
+	} else {
+		out.Stats["exact_abandoned"] = 1
+	}
+	return &out, nil
+}

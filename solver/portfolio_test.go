@@ -1,0 +1,114 @@
+package solver_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/solver"
+)
+
+// slow ignores its context and sleeps, like a cgo solver mid-solve.
+type slow struct{ d time.Duration }
+
+func (slow) Name() string { return "slow" }
+func (s slow) Solve(_ context.Context, p *solver.Problem) (*solver.Result, error) {
+	time.Sleep(s.d)
+	return &solver.Result{Status: solver.Unknown, Bound: solver.NoBound}, nil
+}
+
+// seqLike places the jobs along Q (a stand-in fallback without importing
+// heuristics), recording whether it was warm-started.
+type seqLike struct{ warm []model.Allocation }
+
+func (seqLike) Name() string { return "seqlike" }
+func (s seqLike) WithInitial(a []model.Allocation) solver.Solver {
+	s.warm = a
+	return s
+}
+func (s seqLike) Solve(_ context.Context, p *solver.Problem) (*solver.Result, error) {
+	w := p.Window
+	if s.warm != nil {
+		return &solver.Result{Status: solver.Feasible, Bound: solver.NoBound, Allocations: s.warm, Objective: solver.Objective(w, s.warm)}, nil
+	}
+	r := &solver.Result{Status: solver.Feasible, Bound: solver.NoBound}
+	pos := 0
+	for _, j := range p.Jobs {
+		n := w.Jobs[j].Nodes
+		r.Allocations = append(r.Allocations, model.Allocation{Job: j, Nodes: append([]int(nil), w.Idle[pos:pos+n]...), Start: w.Time})
+		pos += n
+	}
+	r.Objective = solver.Objective(w, r.Allocations)
+	return r, nil
+}
+
+// TestPortfolioAbandonsLateSolver: an exact solver that ignores the
+// deadline is abandoned, and the answer comes within 50 ms of the limit.
+func TestPortfolioAbandonsLateSolver(t *testing.T) {
+	w := load(t)
+	for _, limit := range []time.Duration{time.Microsecond, 10 * time.Millisecond, 100 * time.Millisecond} {
+		pf := solver.Portfolio{Exact: slow{2 * time.Second}, Fallback: seqLike{}}
+		t0 := time.Now()
+		res, err := solver.SolveWindow(context.Background(), w, pf, solver.Options{TimeLimit: limit})
+		el := time.Since(t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if el > limit+50*time.Millisecond {
+			t.Errorf("limit %v: answered after %v", limit, el)
+		}
+		if res.Status != solver.Fallback || len(res.Allocations) != 3 || res.HasBound() {
+			t.Errorf("limit %v: %v with %d allocations, bound %v", limit, res.Status, len(res.Allocations), res.Bound)
+		}
+	}
+}
+
+// TestPortfolioKeepsProof: an exact solver that proves optimality within
+// its share is returned as is; one that stops with an incumbent and a
+// bound hands the incumbent to the fallback (warm start) and its bound to
+// the result.
+func TestPortfolioKeepsProof(t *testing.T) {
+	w := load(t)
+	proof := fake{func(p *solver.Problem) (*solver.Result, error) {
+		r := place(w, p, []int{4, 5}, []int{0, 1, 2})
+		r.Status, r.Bound = solver.Optimal, float64(r.Objective)
+		return r, nil
+	}}
+	res, err := solver.SolveWindow(context.Background(), w, solver.Portfolio{Exact: proof, Fallback: seqLike{}}, solver.Options{TimeLimit: time.Second})
+	if err != nil || res.Status != solver.Optimal {
+		t.Fatalf("proof lost: %v %v", res, err)
+	}
+	incumbent := fake{func(p *solver.Problem) (*solver.Result, error) {
+		r := place(w, p, []int{4, 5}, []int{0, 1, 2})
+		r.Bound = float64(r.Objective) - 100
+		return r, nil
+	}}
+	res, err = solver.SolveWindow(context.Background(), w, solver.Portfolio{Exact: incumbent, Fallback: seqLike{}}, solver.Options{TimeLimit: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != solver.Fallback || !res.HasBound() || res.Bound != float64(res.Objective)-100 {
+		t.Errorf("fallback result %v objective %d bound %v", res.Status, res.Objective, res.Bound)
+	}
+	// The fallback was warm-started: its answer is the incumbent's nodes.
+	if res.Allocations[0].Nodes[0] != 4 {
+		t.Errorf("fallback not warm-started: %+v", res.Allocations[0])
+	}
+	if g, ok := res.Gap(); !ok || g <= 0 {
+		t.Errorf("gap %v %v", g, ok)
+	}
+}
+
+// TestPortfolioWithoutFallback: with no fallback and a late solver the
+// jobs are deferred, not dropped silently.
+func TestPortfolioWithoutFallback(t *testing.T) {
+	w := load(t)
+	res, err := solver.SolveWindow(context.Background(), w, solver.Portfolio{Exact: slow{time.Second}}, solver.Options{TimeLimit: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != solver.Unknown || len(res.Deferred) != 3 {
+		t.Errorf("status %v, deferred %d", res.Status, len(res.Deferred))
+	}
+}
