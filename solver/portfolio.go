@@ -112,10 +112,18 @@ func (pf Portfolio) Solve(ctx context.Context, p *Problem) (*Result, error) {
 	out.Status = Fallback
 	out.Solver = pf.Name()
 	out.Bound = NoBound
-	if ex != nil && ex.HasBound() {
-		out.Bound = min(ex.Bound, float64(out.Objective))
-	}
 	out.Stats = map[string]float64{"exact_objective": -1, "fallback_objective": float64(h.Objective)}
+	if ex != nil && ex.HasBound() {
+		// The exact bound holds for the exact solver's formulation. A
+		// fallback on a wider one (SA on DCAS, where a job need not be
+		// contiguous in Q) can go below it; the bound then says nothing
+		// about the answer and is dropped rather than clamped.
+		if float64(out.Objective) >= ex.Bound {
+			out.Bound = ex.Bound
+		} else {
+			out.Stats["fallback_below_exact_bound"] = 1
+		}
+	}
 	if ex != nil {
 		if len(ex.Allocations) > 0 {
 			out.Stats["exact_objective"] = float64(ex.Objective)

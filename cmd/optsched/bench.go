@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -48,7 +49,8 @@ mean and max gap to the best lower bound any solver proved on the window.
          at most 5 multi-node jobs of 2–40 nodes
   large  10,240-node k=32 fat-trees, 1,000–5,000 idle nodes, 50–200 jobs`,
 		Example: `  optsched bench scas --windows 200 --classes paper
-  optsched bench scas --solvers csp,lpsolve,clp,seq --time-limit 1s --export-dir mps/`,
+  optsched bench scas --solvers csp,lpsolve,clp,seq --time-limit 1s --export-dir mps/
+  optsched bench scas --classes paper --solvers csp,seq,sa-500,sa-1000,portfolio@10ms`,
 		Args: argsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
@@ -61,11 +63,41 @@ mean and max gap to the best lower bound any solver proved on the window.
 	f.IntVar(&opts.windows, "windows", 100, "windows per class")
 	f.Uint64Var(&opts.seed, "seed", 1, "random seed of the window generator")
 	f.DurationVar(&opts.timeLimit, "time-limit", time.Second, "time limit per solve")
-	f.StringSliceVar(&opts.solvers, "solvers", []string{"csp", "lpsolve", "clp", "seq"}, "solvers to compare, in table order")
+	f.StringSliceVar(&opts.solvers, "solvers", []string{"csp", "lpsolve", "clp", "seq"},
+		"solvers to compare, in table order: registered names, sa-STEPS, portfolio@LIMIT (csp + SA fallback at that limit)")
 	f.StringSliceVar(&opts.classes, "classes", []string{"paper", "large"}, "window classes: paper, large")
 	f.StringVar(&opts.exportDir, "export-dir", "", "write each class's first window as MPS into this folder")
 	f.BoolVarP(&opts.verbose, "verbose", "v", false, "print a line per solve on stderr")
 	return cmd
+}
+
+// benchSolver resolves a --solvers entry: a registered name; sa-STEPS for
+// SA with that many moves; or portfolio@LIMIT for the time-limited csp +
+// SA portfolio at that limit.
+func benchSolver(name string) (bench.NamedSolver, error) {
+	reg := registry()
+	cfg := solver.Config{Formulation: scas.Strong, Seed: 1}
+	if limit, ok := strings.CutPrefix(name, "portfolio@"); ok {
+		d, err := time.ParseDuration(limit)
+		if err != nil || d <= 0 {
+			return bench.NamedSolver{}, fmt.Errorf("%q: want portfolio@DURATION such as portfolio@100ms", name)
+		}
+		exact, err := reg.New("csp", cfg)
+		if err != nil {
+			return bench.NamedSolver{}, err
+		}
+		return bench.NamedSolver{Name: name, Solver: solver.Portfolio{Exact: exact, Fallback: newAnneal(cfg)}, TimeLimit: d}, nil
+	}
+	if steps, ok := strings.CutPrefix(name, "sa-"); ok {
+		n, err := strconv.Atoi(steps)
+		if err != nil || n < 1 {
+			return bench.NamedSolver{}, fmt.Errorf("%q: want sa-STEPS such as sa-1000", name)
+		}
+		cfg.SA.Steps = n
+		return bench.NamedSolver{Name: name, Solver: newAnneal(cfg)}, nil
+	}
+	s, err := reg.New(name, cfg)
+	return bench.NamedSolver{Name: name, Solver: s}, err
 }
 
 func runBenchSCAS(ctx context.Context, opts *benchSCASOptions) error {
@@ -86,14 +118,12 @@ func runBenchSCAS(ctx context.Context, opts *benchSCASOptions) error {
 			return usageError{fmt.Errorf("--classes: unknown class %q (want paper or large)", c)}
 		}
 	}
-	reg := registry()
 	for _, name := range opts.solvers {
-		name = strings.TrimSpace(name)
-		s, err := reg.New(name, solver.Config{Formulation: scas.Strong})
+		ns, err := benchSolver(strings.TrimSpace(name))
 		if err != nil {
 			return usageError{fmt.Errorf("--solvers: %w", err)}
 		}
-		cfg.Solvers = append(cfg.Solvers, bench.NamedSolver{Name: name, Solver: s})
+		cfg.Solvers = append(cfg.Solvers, ns)
 	}
 	if opts.verbose {
 		cfg.Progress = opts.streams.err
