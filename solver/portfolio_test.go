@@ -112,3 +112,31 @@ func TestPortfolioWithoutFallback(t *testing.T) {
 		t.Errorf("status %v, deferred %d", res.Status, len(res.Deferred))
 	}
 }
+
+// fixed is a fallback that answers a fixed placement.
+type fixed struct{ nodes [][]int }
+
+func (fixed) Name() string { return "fixed" }
+func (f fixed) Solve(_ context.Context, p *solver.Problem) (*solver.Result, error) {
+	return place(p.Window, p, f.nodes...), nil
+}
+
+// TestPortfolioDropsBeatenBound: a fallback answer below the exact
+// solver's bound (possible when the fallback searches a wider space) must
+// not be reported with that bound, nor with a bound clamped to itself.
+func TestPortfolioDropsBeatenBound(t *testing.T) {
+	w := load(t)
+	exact := fake{func(p *solver.Problem) (*solver.Result, error) {
+		r := place(w, p, []int{3, 4}, []int{0, 1, 2}) // b across leaves
+		r.Bound = float64(r.Objective) - 500
+		return r, nil
+	}}
+	fb := fixed{[][]int{{4, 5}, {0, 1, 2}}} // 1000 cheaper than exact's answer
+	res, err := solver.SolveWindow(context.Background(), w, solver.Portfolio{Exact: exact, Fallback: fb}, solver.Options{TimeLimit: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != solver.Fallback || res.HasBound() || res.Stats["fallback_below_exact_bound"] != 1 {
+		t.Errorf("status %v objective %d bound %v stats %v", res.Status, res.Objective, res.Bound, res.Stats)
+	}
+}
