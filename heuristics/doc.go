@@ -3,6 +3,12 @@
 // limit runs out. Each implements solver.Solver, so it is run, checked and
 // reported exactly like an exact solver, with Status Feasible and no bound.
 //
-// Present: Seq, the "Seq." initial solution of [Lan23] (Z. Lan et al.,
-// IEEE CLUSTER 2023, §V-C).
+//   - Seq: the "Seq." initial solution of [Lan23] §V-C.
+//   - Anneal: simulated annealing on the dynamic continuity strategy,
+//     [Lan23] Algorithm 1 with its Table I parameters.
+//   - Slurm: Slurm's topology/tree best fit.
+//   - MishraGreedy, MishraBalanced, MishraAdaptive: the allocations of
+//     Mishra et al. (ICPP Workshops 2020) under their cost model.
+//
+// [Lan23]: Z. Lan et al., IEEE CLUSTER 2023.
 package heuristics

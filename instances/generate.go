@@ -121,6 +121,7 @@ func Generate(cfg GenConfig) (*model.Window, error) {
 			Walltime: between(cfg.MinWalltime, cfg.MaxWalltime),
 			Submit:   max(0, cfg.Time-between(0, 600)),
 			Queue:    model.DefaultQueue,
+			Comm:     true, // the window format's default
 			NWP:      int(between(0, int64(cfg.MaxNWP))),
 		})
 	}

@@ -22,8 +22,8 @@ const schemaFile = instances.SchemaName
 // The keys model.ParseWindow accepts (model/windowread.go).
 var (
 	readerTopKeys     = []string{"version", "time", "topology", "cost", "idle", "running", "queues", "jobs", "node_resources"}
-	readerJobKeys     = []string{"id", "nodes", "walltime", "submit", "queue", "nwp", "select"}
-	readerRunningKeys = []string{"id", "nodes", "end", "select"}
+	readerJobKeys     = []string{"id", "nodes", "walltime", "submit", "queue", "nwp", "select", "comm", "pattern"}
+	readerRunningKeys = []string{"id", "nodes", "end", "select", "comm"}
 )
 
 type schemaDoc map[string]any
@@ -181,6 +181,60 @@ func TestSchemaKeysMatchReader(t *testing.T) {
 	}
 	if got := strList(s.at(t, "properties", "cost", "properties", "model")["enum"]); !slices.Equal(got, []string{"", "lan-code", "lan-paper"}) {
 		t.Errorf("cost.model enum = %q, want lan-code, lan-paper and null", got)
+	}
+	if got := strList(job["properties"].(map[string]any)["pattern"].(map[string]any)["enum"]); !slices.Equal(got,
+		sorted([]string{"", model.PatternRD, model.PatternRHVD, model.PatternBinomial})) {
+		t.Errorf("jobs[].pattern enum = %q, want rd, rhvd, binomial and null", got)
+	}
+}
+
+// TestSchemaCommPatternMatchReader checks the job and running-job comm and
+// pattern values against the reader: every enum value parses, a value
+// outside it does not, and comm takes booleans only.
+func TestSchemaCommPatternMatchReader(t *testing.T) {
+	s := loadSchema(t)
+	job := s.at(t, "properties", "jobs", "items", "properties")
+	for _, v := range job["pattern"].(map[string]any)["enum"].([]any) {
+		w := minimalWindow()
+		w["jobs"].([]any)[0].(map[string]any)["pattern"] = v
+		if err := parse(t, w); err != nil {
+			t.Errorf("pattern %v from the schema enum: %v", v, err)
+		}
+	}
+	for _, v := range []any{"ring", "RD", "", 1, true} {
+		w := minimalWindow()
+		w["jobs"].([]any)[0].(map[string]any)["pattern"] = v
+		if err := parse(t, w); err == nil || !strings.Contains(err.Error(), "jobs[0].pattern: must be") {
+			t.Errorf("pattern %#v outside the schema enum: got %v", v, err)
+		}
+	}
+	for _, c := range []struct {
+		path string
+		obj  func(w map[string]any) map[string]any
+	}{
+		{"jobs[0]", func(w map[string]any) map[string]any { return w["jobs"].([]any)[0].(map[string]any) }},
+		{"running[0]", func(w map[string]any) map[string]any { return w["running"].([]any)[0].(map[string]any) }},
+	} {
+		for _, v := range []any{true, false} {
+			w := minimalWindow()
+			c.obj(w)["comm"] = v
+			if err := parse(t, w); err != nil {
+				t.Errorf("%s.comm = %v: %v", c.path, v, err)
+			}
+		}
+		for _, v := range []any{"true", 1, []any{}} {
+			w := minimalWindow()
+			c.obj(w)["comm"] = v
+			if err := parse(t, w); err == nil || !strings.Contains(err.Error(), c.path+".comm: must be true or false") {
+				t.Errorf("%s.comm = %#v: got %v", c.path, v, err)
+			}
+		}
+	}
+	if d := s.at(t, "$defs", "job", "properties", "comm")["default"]; d != true {
+		t.Errorf("jobs[].comm default = %v, want true", d)
+	}
+	if d := s.at(t, "$defs", "runningJob", "properties", "comm")["default"]; d != false {
+		t.Errorf("running[].comm default = %v, want false", d)
 	}
 }
 

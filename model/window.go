@@ -77,7 +77,32 @@ type Job struct {
 	NWP int
 	// Select is the PBS select statement, parsed; nil when absent.
 	Select Select
+	// Comm reports whether the job is communication-intensive, as the
+	// allocators of Mishra et al. (heuristics.MishraGreedy and its
+	// siblings) use it. ParseWindow sets it to true when the window file
+	// omits "comm"; note that the zero value of a Job built in Go is
+	// false (compute-intensive).
+	Comm bool
+	// Pattern names the job's dominant collective communication pattern
+	// for Mishra et al.'s cost model: PatternRD, PatternRHVD or
+	// PatternBinomial. ParseWindow sets PatternRD when the window file
+	// omits "pattern"; the empty string of a Job built in Go means
+	// PatternRD too.
+	Pattern string
 }
+
+// The communication patterns a Job may name in Pattern.
+const (
+	// PatternRD is recursive doubling: in step k, rank i exchanges with
+	// rank i XOR 2^k.
+	PatternRD = "rd"
+	// PatternRHVD is recursive halving with vector doubling: the pairs of
+	// PatternRD in reverse order, with message sizes halving.
+	PatternRHVD = "rhvd"
+	// PatternBinomial is a binomial tree: in step k, ranks i < 2^k send to
+	// rank i + 2^k.
+	PatternBinomial = "binomial"
+)
 
 // A RunningJob occupies nodes until End.
 type RunningJob struct {
@@ -88,6 +113,11 @@ type RunningJob struct {
 	End int64
 	// Select is the per-node usage in PBS select form, nil when absent.
 	Select Select
+	// Comm reports whether the job is known to be communication-intensive;
+	// false (the default, and the zero value) means unknown. Mishra et
+	// al.'s allocators count the communication-intensive busy nodes of
+	// each leaf switch from it.
+	Comm bool
 }
 
 // A Queue holds a queue's parameters.

@@ -21,7 +21,7 @@ func TestParseWindowDefaults(t *testing.T) {
 		t.Errorf("topology %d nodes, idle %v", w.Topology.NumNodes(), w.Idle)
 	}
 	j := w.Jobs[0]
-	if j.Queue != DefaultQueue || j.Submit != 100 || j.NWP != 0 || j.Select != nil {
+	if j.Queue != DefaultQueue || j.Submit != 100 || j.NWP != 0 || j.Select != nil || !j.Comm || j.Pattern != PatternRD {
 		t.Errorf("job defaults: %+v", j)
 	}
 	if w.Cost != DefaultCostModel || w.Queues != nil || w.Running != nil || w.Resources != nil {
@@ -37,10 +37,12 @@ func TestParseWindowFull(t *testing.T) {
 	  "topology": {"slurm": "SwitchName=s0 Nodes=tux[0-3]\nSwitchName=s1 Nodes=tux[4-7]\nSwitchName=top Switches=s[0-1]"},
 	  "cost": {"model": "lan-paper", "hop_cost": 10},
 	  "idle": ["tux5", "tux1", "tux2"],
-	  "running": [{"id": 9, "nodes": "tux[3-4]", "end": 80, "select": "2:ncpus=4"}],
+	  "running": [{"id": 9, "nodes": "tux[3-4]", "end": 80, "select": "2:ncpus=4", "comm": true},
+	              {"id": 10, "nodes": "tux6", "end": 90}],
 	  "queues": {"q1": {"expected_wait": 600}},
 	  "jobs": [{"id": "x.pbs", "nodes": 2, "walltime": "00:10:00", "submit": 20, "queue": "q1", "nwp": 2,
-	            "select": "2:ncpus=8:ngpus=1:mem=4gb:arch=linux"}],
+	            "select": "2:ncpus=8:ngpus=1:mem=4gb:arch=linux", "comm": false, "pattern": "binomial"},
+	           {"id": "y", "nodes": 1, "walltime": 5, "queue": "q1", "comm": true, "pattern": "rhvd"}],
 	  "node_resources": {"default": {"ncpus": 16, "mem": "64gb"}, "tux[4-7]": {"ngpus": 2}, "tux0": {"ncpus": 8}}}`
 	w, err := ParseWindow([]byte(doc), ParseOptions{})
 	if err != nil {
@@ -52,12 +54,18 @@ func TestParseWindowFull(t *testing.T) {
 	if w.Cost.Kind != CostLanPaper || w.Cost.HopCost != 10 {
 		t.Errorf("cost = %+v", w.Cost)
 	}
-	if r := w.Running[0]; r.ID != "9" || r.End != 80 || len(r.Nodes) != 2 || r.Select.Units() != 2 {
+	if r := w.Running[0]; r.ID != "9" || r.End != 80 || len(r.Nodes) != 2 || r.Select.Units() != 2 || !r.Comm {
 		t.Errorf("running = %+v", r)
 	}
+	if r := w.Running[1]; r.Comm {
+		t.Errorf("running without comm = %+v, want Comm false", r)
+	}
 	j := w.Jobs[0]
-	if j.Walltime != 600 || j.NWP != 2 || j.Queue != "q1" || w.ExpectedWait("q1") != 600 {
+	if j.Walltime != 600 || j.NWP != 2 || j.Queue != "q1" || w.ExpectedWait("q1") != 600 || j.Comm || j.Pattern != PatternBinomial {
 		t.Errorf("job = %+v", j)
+	}
+	if j := w.Jobs[1]; !j.Comm || j.Pattern != PatternRHVD {
+		t.Errorf("job y: comm %v pattern %q, want true and rhvd", j.Comm, j.Pattern)
 	}
 	c := j.Select[0]
 	if c.Count != 2 || c.Amounts["ncpus"] != 8 || c.Amounts["mem"] != 4<<30 || c.Labels["arch"] != "linux" {
@@ -123,6 +131,14 @@ func TestParseWindowErrors(t *testing.T) {
 		{`{` + base + `, "jobs": [{"id": "b", "nodes": 1, "walltime": 5, "select": "2:ncpus=x"}]}`, "jobs[0].select: chunk 1: ncpus=x: must be a non-negative integer"},
 		{`{` + base + `, "jobs": [{"id": "b", "nodes": 1, "walltime": 5, "select": ""}]}`, "jobs[0].select: must not be empty"},
 		{`{` + base + `, "jobs": [{"id": "b", "nodes": 1, "walltime": 5, "wait": 3}]}`, "jobs[0].wait: unknown field"},
+		{`{` + base + `, "jobs": [` + job + `, {"id": "b", "nodes": 1, "walltime": 5}, {"id": "c", "nodes": 1, "walltime": 5, "pattern": "ring"}]}`, "jobs[2].pattern: must be rd, rhvd or binomial"},
+		{`{` + base + `, "jobs": [{"id": "b", "nodes": 1, "walltime": 5, "pattern": "RD"}]}`, "jobs[0].pattern: must be rd, rhvd or binomial"},
+		{`{` + base + `, "jobs": [{"id": "b", "nodes": 1, "walltime": 5, "pattern": ""}]}`, "jobs[0].pattern: must be rd, rhvd or binomial"},
+		{`{` + base + `, "jobs": [{"id": "b", "nodes": 1, "walltime": 5, "pattern": 2}]}`, "jobs[0].pattern: must be a string, got a number"},
+		{`{` + base + `, "jobs": [{"id": "b", "nodes": 1, "walltime": 5, "comm": "yes"}]}`, "jobs[0].comm: must be true or false, got a string"},
+		{`{` + base + `, "jobs": [{"id": "b", "nodes": 1, "walltime": 5, "comm": 1}]}`, "jobs[0].comm: must be true or false, got a number"},
+		{`{` + base + `, "running": [{"id": "r", "nodes": "n5", "end": 200, "comm": 0}], "jobs": []}`, "running[0].comm: must be true or false, got a number"},
+		{`{` + base + `, "running": [{"id": "r", "nodes": "n5", "end": 200, "pattern": "rd"}], "jobs": []}`, "running[0].pattern: unknown field"},
 		{`{` + base + `, "queues": {"q": {"expected_wait": 0}}, "jobs": []}`, `queues["q"].expected_wait: must be`},
 		{`{` + base + `, "queues": {"q": {"expected_wait": 5}}, "jobs": [{"id": "b", "nodes": 1, "walltime": 5, "queue": "z"}]}`, `jobs[0].queue: queue "z" is not in queues`},
 		{`{` + base + `, "queues": {"q": {"expected_wait": 5}}, "jobs": [{"id": "b", "nodes": 1, "walltime": 5}]}`, `jobs[0].queue: queue "default" is not in queues`},
@@ -196,14 +212,69 @@ func TestWindowRoundTrip(t *testing.T) {
 	}
 	for i := range w1.Jobs {
 		a, b := w1.Jobs[i], w2.Jobs[i]
-		if a.ID != b.ID || a.Nodes != b.Nodes || a.Walltime != b.Walltime || a.Submit != b.Submit || a.Queue != b.Queue || a.NWP != b.NWP {
+		if a.ID != b.ID || a.Nodes != b.Nodes || a.Walltime != b.Walltime || a.Submit != b.Submit || a.Queue != b.Queue || a.NWP != b.NWP ||
+			a.Comm != b.Comm || a.Pattern != b.Pattern {
 			t.Errorf("job %d: %+v became %+v", i, a, b)
 		}
 	}
 	for i := range w1.Running {
-		if !slices.Equal(w1.Running[i].Nodes, w2.Running[i].Nodes) || w1.Running[i].End != w2.Running[i].End {
+		if !slices.Equal(w1.Running[i].Nodes, w2.Running[i].Nodes) || w1.Running[i].End != w2.Running[i].End || w1.Running[i].Comm != w2.Running[i].Comm {
 			t.Errorf("running %d changed", i)
 		}
+	}
+}
+
+// TestWindowCommPatternRoundTrip writes the comm and pattern fields only
+// when they differ from the defaults, and reads back what it wrote.
+func TestWindowCommPatternRoundTrip(t *testing.T) {
+	doc := `{"time": 100, "topology": {"layout": {"pods": 1, "leaves_per_pod": 2, "nodes_per_leaf": 4}},
+	 "idle": "n[0-3]", "running": [{"id": "r1", "nodes": "n4", "end": 200, "comm": true}, {"id": "r2", "nodes": "n5", "end": 200, "comm": false}],
+	 "jobs": [{"id": "a", "nodes": 2, "walltime": 60},
+	          {"id": "b", "nodes": 2, "walltime": 60, "comm": false, "pattern": "rhvd"},
+	          {"id": "c", "nodes": 2, "walltime": 60, "comm": true, "pattern": "rd"},
+	          {"id": "d", "nodes": 2, "walltime": 60, "pattern": "binomial"}]}`
+	w1, err := ParseWindow([]byte(doc), ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := w1.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(out)
+	if got := strings.Count(text, `"comm"`); got != 2 {
+		t.Errorf("written window has %d comm fields, want 2 (r1 true, b false):\n%s", got, text)
+	}
+	if got := strings.Count(text, `"pattern"`); got != 2 {
+		t.Errorf("written window has %d pattern fields, want 2 (b rhvd, d binomial):\n%s", got, text)
+	}
+	w2, err := ParseWindow(out, ParseOptions{})
+	if err != nil {
+		t.Fatalf("re-reading the written window: %v\n%s", err, out)
+	}
+	for i := range w1.Jobs {
+		if a, b := w1.Jobs[i], w2.Jobs[i]; a.Comm != b.Comm || a.Pattern != b.Pattern {
+			t.Errorf("job %s: comm %v pattern %q became %v %q", a.ID, a.Comm, a.Pattern, b.Comm, b.Pattern)
+		}
+	}
+	for i := range w1.Running {
+		if a, b := w1.Running[i], w2.Running[i]; a.Comm != b.Comm {
+			t.Errorf("running %s: comm %v became %v", a.ID, a.Comm, b.Comm)
+		}
+	}
+	// A job built in Go: Comm false is written, the empty pattern (rd) is not.
+	w1.Jobs = []Job{{ID: "g", Nodes: 1, Walltime: 5, Queue: DefaultQueue}}
+	w1.Running = nil
+	out, err = w1.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w3, err := ParseWindow(out, ParseOptions{})
+	if err != nil {
+		t.Fatalf("re-reading a window with a Go-built job: %v\n%s", err, out)
+	}
+	if j := w3.Jobs[0]; j.Comm || j.Pattern != PatternRD {
+		t.Errorf("Go-built job read back with comm %v pattern %q, want false and rd", j.Comm, j.Pattern)
 	}
 }
 
@@ -260,6 +331,7 @@ func FuzzParseWindow(f *testing.F) {
 		}
 	}
 	f.Add([]byte(minimalWindow))
+	f.Add([]byte(`{"time": 1, "topology": {"layout": {"pods": 1, "leaves_per_pod": 2, "nodes_per_leaf": 2}}, "idle": "n[0-1]", "running": [{"id": "r", "nodes": "n2", "end": 9, "comm": true}], "jobs": [{"id": "a", "nodes": 2, "walltime": 5, "comm": false, "pattern": "binomial"}]}`))
 	f.Add([]byte(`{"time": 1, "topology": {"slurm": "SwitchName=s Nodes=a[0-2]"}, "idle": "a[0-1]", "jobs": [{"id": 1, "nodes": 2, "walltime": "1:00", "select": "1:ncpus=2+1:mem=2gb"}], "node_resources": {"default": {"ncpus": 2}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		w, err := ParseWindow(data, ParseOptions{})
@@ -303,6 +375,16 @@ func FuzzParseWindow(f *testing.F) {
 		}
 		if !slices.Equal(w.Idle, w2.Idle) || len(w.Jobs) != len(w2.Jobs) || len(w.Running) != len(w2.Running) {
 			t.Fatalf("round trip changed the window:\n%s", out)
+		}
+		for i := range w.Jobs {
+			if w.Jobs[i].Comm != w2.Jobs[i].Comm || w.Jobs[i].Pattern != w2.Jobs[i].Pattern {
+				t.Fatalf("round trip changed job %d's comm or pattern:\n%s", i, out)
+			}
+		}
+		for i := range w.Running {
+			if w.Running[i].Comm != w2.Running[i].Comm {
+				t.Fatalf("round trip changed running job %d's comm:\n%s", i, out)
+			}
 		}
 	})
 }

@@ -327,12 +327,31 @@ func readRunning(root *jobj, w *Window, ids map[string]string) error {
 		if r.Select, err = readSelect(o, path); err != nil {
 			return err
 		}
+		if r.Comm, err = readBool(o, "comm", false); err != nil {
+			return err
+		}
 		if err := o.unknown(); err != nil {
 			return err
 		}
 		w.Running = append(w.Running, r)
 	}
 	return nil
+}
+
+// readBool returns key as true or false; def when absent or null.
+func readBool(o *jobj, key string, def bool) (bool, error) {
+	raw, ok := o.get(key)
+	if !ok {
+		return def, nil
+	}
+	if k := jsonKind(raw); k != "a boolean" {
+		return false, fieldErr(o.sub(key), "must be true or false, got %s", k)
+	}
+	var b bool
+	if err := decodeValue(o.sub(key), raw, &b); err != nil {
+		return false, err
+	}
+	return b, nil
 }
 
 func readSelect(o *jobj, path string) (Select, error) {
@@ -441,6 +460,17 @@ func readJobs(root *jobj, w *Window, ids map[string]string) error {
 		j.NWP = int(nwp)
 		if j.Select, err = readSelect(o, path); err != nil {
 			return err
+		}
+		if j.Comm, err = readBool(o, "comm", true); err != nil {
+			return err
+		}
+		if j.Pattern, err = o.str("pattern", false, PatternRD); err != nil {
+			return err
+		}
+		switch j.Pattern {
+		case PatternRD, PatternRHVD, PatternBinomial:
+		default:
+			return fieldErr(path+".pattern", "must be %s, %s or %s", PatternRD, PatternRHVD, PatternBinomial)
 		}
 		if err := o.unknown(); err != nil {
 			return err

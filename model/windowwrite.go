@@ -29,6 +29,8 @@ type runningDoc struct {
 	Nodes  string `json:"nodes"`
 	End    int64  `json:"end"`
 	Select string `json:"select,omitempty"`
+	// Comm is written only when true (the default is false).
+	Comm bool `json:"comm,omitempty"`
 }
 
 type queueDoc struct {
@@ -43,6 +45,10 @@ type jobDoc struct {
 	Queue    string `json:"queue,omitempty"`
 	NWP      int    `json:"nwp,omitempty"`
 	Select   string `json:"select,omitempty"`
+	// Comm is written only when false (the default is true).
+	Comm *bool `json:"comm,omitempty"`
+	// Pattern is written only when it is not the default "rd".
+	Pattern string `json:"pattern,omitempty"`
 }
 
 // MarshalJSON writes the window in the version 1 format that ParseWindow
@@ -60,7 +66,7 @@ func (w *Window) MarshalJSON() ([]byte, error) {
 		d.Cost = &costDoc{Model: w.Cost.Kind.String(), HopCost: w.Cost.HopCost}
 	}
 	for _, r := range w.Running {
-		rd := runningDoc{ID: r.ID, Nodes: CompressHostlist(w.NodeNames(r.Nodes)), End: r.End}
+		rd := runningDoc{ID: r.ID, Nodes: CompressHostlist(w.NodeNames(r.Nodes)), End: r.End, Comm: r.Comm}
 		if r.Select != nil {
 			rd.Select = r.Select.String()
 		}
@@ -79,6 +85,12 @@ func (w *Window) MarshalJSON() ([]byte, error) {
 		}
 		if j.Select != nil {
 			jd.Select = j.Select.String()
+		}
+		if !j.Comm {
+			jd.Comm = new(false)
+		}
+		if j.Pattern != PatternRD {
+			jd.Pattern = j.Pattern // "" (PatternRD) is omitted too
 		}
 		d.Jobs = append(d.Jobs, jd)
 	}

@@ -112,6 +112,14 @@ func registry() *solver.Registry {
 		func(c solver.Config) (solver.Solver, error) { return newAnneal(c), nil })
 	r.Register("seq", "scas", `heuristic: the "Seq." allocation of Lan et al., jobs in order along the idle sequence`,
 		func(solver.Config) (solver.Solver, error) { return heuristics.Seq{}, nil })
+	r.Register("slurm", "tree", "heuristic: Slurm's topology/tree best fit — the lowest switch that holds the job, then best-fit leaves",
+		func(solver.Config) (solver.Solver, error) { return heuristics.Slurm{}, nil })
+	r.Register("mishra-greedy", "tree", "heuristic: Mishra et al.'s greedy allocation — whole leaves by communication ratio",
+		func(solver.Config) (solver.Solver, error) { return heuristics.MishraGreedy{}, nil })
+	r.Register("mishra-balanced", "tree", "heuristic: Mishra et al.'s balanced allocation — power-of-two shares of leaves by communication ratio",
+		func(solver.Config) (solver.Solver, error) { return heuristics.MishraBalanced{}, nil })
+	r.Register("mishra-adaptive", "tree", "heuristic: Mishra et al.'s adaptive allocation — per job, the cheaper of greedy and balanced under their pattern cost",
+		func(solver.Config) (solver.Solver, error) { return heuristics.MishraAdaptive{}, nil })
 	return r
 }
 
@@ -143,7 +151,7 @@ func solverHelp() string {
 	r := registry()
 	var b strings.Builder
 	for _, n := range r.Names() {
-		fmt.Fprintf(&b, "  %-8s %s\n", n, r.Help(n))
+		fmt.Fprintf(&b, "  %-16s %s\n", n, r.Help(n))
 	}
 	return b.String()
 }

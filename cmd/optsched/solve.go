@@ -83,7 +83,7 @@ Exit codes: 0 solved, 1 error, 2 usage, 3 infeasible.`,
 	f.IntVar(&opts.maxJobs, "max-jobs", 0, "cap on the multi-node jobs of the window; 0 = no cap (Lan et al.'s code uses 5)")
 	f.StringVar(&opts.cost, "cost", "lan-code", "CH cost model, overriding the window's: lan-code or lan-paper")
 	f.StringVar(&opts.solver, "solver", "csp", "solver to run ("+strings.Join(registry().Names(), ", ")+")")
-	f.StringVar(&opts.heuristic, "heuristic", "", "heuristic to run instead of a solver (seq)")
+	f.StringVar(&opts.heuristic, "heuristic", "", "heuristic to run instead of a solver (seq, sa, slurm, mishra-greedy, mishra-balanced, mishra-adaptive)")
 	f.StringVar(&opts.encoding, "encoding", "", "formulation family: csp or scas (default: the solver's own)")
 	f.StringVar(&opts.formulation, "formulation", "strong", "M_SCAS program form for scas solvers: strong or paper")
 	f.BoolVarP(&opts.verbose, "verbose", "v", false, "log incumbents and bounds as they improve, on stderr")

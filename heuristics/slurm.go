@@ -1,0 +1,297 @@
+package heuristics
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/solver"
+)
+
+// Slurm is the best-fit allocation of Slurm's topology/tree plugin
+// (select/cons_res and cons_tres "_eval_nodes_topo", select/linear
+// "_job_test_topo"), the node selection a Slurm site with a
+// topology.conf gets. Jobs are placed in the problem's order, each on the
+// idle nodes the jobs before it left:
+//
+//  1. Top switch. The lowest-level switch whose subtree holds at least the
+//     job's node count of idle nodes; among several at that level, the one
+//     with the fewest idle nodes (best fit), then the lowest switch index.
+//     Only leaves below it are used.
+//  2. Leaves, one at a time, until the job has its nodes: the best leaf
+//     below the top switch by the keys below.
+//  3. Within a leaf, the lowest idle node ids first: all of the leaf's idle
+//     nodes, or the r the job still needs.
+//
+// The keys of rule 2, in order, with r the nodes the job still needs:
+//
+//   - closeness: the level of the lowest switch a leaf shares with the
+//     leaves the job already uses, lower first (none used yet: all equal);
+//   - fit: the lowest level at which the leaf, or a switch above it up to
+//     the top switch, holds r idle nodes, and among those the one with the
+//     fewest. At the leaf level this is "the smallest leaf that holds the
+//     rest"; one level up, "the leaf under the parent switch with the
+//     fewest idle nodes that still holds the rest";
+//   - size: among leaves that only hold r together at the same switch, the
+//     larger subtree where their branches part, then the larger leaf ("else
+//     the largest leaf"; Slurm's _topo_compare_switches also compares the
+//     switches where two leaves' branches part);
+//   - the lowest leaf switch index.
+//
+// Rule 1 is the top-switch rule of Slurm's select plugins up to the 23.x
+// series ("Determine lowest level switch satisfying request with best
+// fit"); the topology/tree plugin of later releases (eval_nodes_tree.c)
+// starts from the highest-level switch and leans on its distance-based leaf
+// choice (rule 2) instead.
+//
+// Where this simplifies Slurm: whole nodes only (no CPU, memory or GRES
+// counts), no node weights, required nodes, --switches limits or
+// min/max node ranges. Slurm's pairwise leaf comparison
+// (_topo_choose_best_switch with the switch distance table) depends on the
+// order it visits the leaves; here the keys above form a total order,
+// closeness first. In a forest topology with no single tree holding the
+// job, where Slurm would refuse the job, the trees' roots are taken to meet
+// at a virtual switch above them. Slurm builds its switch levels from 0 at
+// the leaves; model.Switch.Level starts at 1, which changes nothing.
+//
+// Slurm takes O(L·h) time per leaf it picks, on L leaf switches of a tree
+// of height h, and ignores ctx.
+type Slurm struct{}
+
+var _ solver.Solver = Slurm{}
+
+// Name returns "slurm".
+func (Slurm) Name() string { return "slurm" }
+
+// Solve places the problem's jobs one after another with Slurm's best fit.
+func (Slurm) Solve(_ context.Context, p *solver.Problem) (*solver.Result, error) {
+	if err := checkFits("slurm", p); err != nil {
+		return nil, err
+	}
+	w := p.Window
+	tr := newTree(w)
+	res := &solver.Result{Status: solver.Feasible, Bound: solver.NoBound, Encoding: "tree", Solver: "slurm"}
+	for _, j := range p.Jobs {
+		nodes := tr.slurmPlace(w.Jobs[j].Nodes)
+		res.Allocations = append(res.Allocations, model.Allocation{Job: j, Nodes: nodes, Start: w.Time})
+	}
+	res.Objective = solver.Objective(w, res.Allocations)
+	return res, nil
+}
+
+// checkFits rejects a problem whose jobs need more nodes than are idle.
+func checkFits(name string, p *solver.Problem) error {
+	need := 0
+	for _, j := range p.Jobs {
+		need += p.Window.Jobs[j].Nodes
+	}
+	if need > len(p.Window.Idle) {
+		return fmt.Errorf("%s: the jobs need %d nodes, %d are idle", name, need, len(p.Window.Idle))
+	}
+	return nil
+}
+
+// A tree is a window's switch tree with the idle nodes the jobs placed so
+// far have left: per leaf the free node ids, per switch the free count of
+// its subtree. Switch -1 stands for the virtual switch above all roots.
+type tree struct {
+	t        *model.Topology
+	parent   []int
+	level    []int
+	children [][]int
+	// free[s] lists leaf s's free node ids, increasing; nil above leaves.
+	free [][]int
+	// cnt[s] is the number of free nodes below switch s.
+	cnt []int
+	// total is the number of free nodes in the whole tree.
+	total int
+	// top is the level of the virtual switch: one above the tallest tree.
+	top int
+}
+
+func newTree(w *model.Window) *tree {
+	t := w.Topology
+	ns := t.NumSwitches()
+	tr := &tree{
+		t: t, parent: make([]int, ns), level: make([]int, ns), children: make([][]int, ns),
+		free: make([][]int, ns), cnt: make([]int, ns), total: len(w.Idle), top: t.Height() + 1,
+	}
+	for s := range ns {
+		sw := t.Switch(s)
+		tr.parent[s], tr.level[s], tr.children[s] = sw.Parent, sw.Level, sw.Switches
+	}
+	for _, id := range w.Idle {
+		leaf := t.Node(id).Leaf
+		tr.free[leaf] = append(tr.free[leaf], id)
+		for s := leaf; s >= 0; s = tr.parent[s] {
+			tr.cnt[s]++
+		}
+	}
+	return tr
+}
+
+// levelOf returns the level of switch s, or of the virtual switch for -1.
+func (tr *tree) levelOf(s int) int {
+	if s < 0 {
+		return tr.top
+	}
+	return tr.level[s]
+}
+
+// take removes the k lowest free node ids of leaf and returns them.
+func (tr *tree) take(leaf, k int) []int {
+	out := slices.Clone(tr.free[leaf][:k])
+	tr.free[leaf] = tr.free[leaf][k:]
+	for s := leaf; s >= 0; s = tr.parent[s] {
+		tr.cnt[s] -= k
+	}
+	tr.total -= k
+	return out
+}
+
+// topSwitch returns the lowest-level switch with at least n free nodes
+// below it, the one with the fewest among several at that level, then the
+// lowest index; -1 (the virtual switch) when no tree holds n.
+func (tr *tree) topSwitch(n int) int {
+	best := -1
+	for s, c := range tr.cnt {
+		if c < n {
+			continue
+		}
+		if best < 0 || tr.level[s] < tr.level[best] || (tr.level[s] == tr.level[best] && c < tr.cnt[best]) {
+			best = s
+		}
+	}
+	return best
+}
+
+// leavesUnder appends the leaf switches below s (all leaves for -1) that
+// have free nodes, in increasing index order.
+func (tr *tree) leavesUnder(s int) []int {
+	var out []int
+	if s < 0 {
+		for l, f := range tr.free {
+			if len(f) > 0 {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	var walk func(s int)
+	walk = func(s int) {
+		if len(tr.children[s]) == 0 {
+			if len(tr.free[s]) > 0 {
+				out = append(out, s)
+			}
+			return
+		}
+		for _, c := range tr.children[s] {
+			walk(c)
+		}
+	}
+	walk(s)
+	slices.Sort(out)
+	return out
+}
+
+// A slurmKey ranks a candidate leaf for Slurm's next pick; see Slurm.
+type slurmKey struct {
+	leaf int
+	// dist is the level of the lowest switch shared with a used leaf.
+	dist int
+	// fitLevel and fitCnt describe the lowest switch on the leaf's path
+	// (the leaf included) that still holds the remaining need.
+	fitLevel, fitCnt int
+	// sizes are the free counts of the switches strictly below that switch
+	// down to the leaf, top first.
+	sizes []int
+}
+
+// less reports whether leaf a is a better pick than leaf b.
+func (a *slurmKey) less(b *slurmKey) bool {
+	if a.dist != b.dist {
+		return a.dist < b.dist
+	}
+	if a.fitLevel != b.fitLevel {
+		return a.fitLevel < b.fitLevel
+	}
+	if a.fitCnt != b.fitCnt {
+		return a.fitCnt < b.fitCnt
+	}
+	for i := 0; i < len(a.sizes) && i < len(b.sizes); i++ {
+		if a.sizes[i] != b.sizes[i] {
+			return a.sizes[i] > b.sizes[i]
+		}
+	}
+	if len(a.sizes) != len(b.sizes) {
+		return len(a.sizes) < len(b.sizes)
+	}
+	return a.leaf < b.leaf
+}
+
+// slurmKeyOf fills k for leaf with rem nodes still needed. near marks the
+// switches above the leaves the job already uses; used says whether there
+// are any.
+func (tr *tree) slurmKeyOf(k *slurmKey, leaf, rem int, near []bool, used bool) {
+	k.leaf, k.sizes = leaf, k.sizes[:0]
+	k.dist = 0
+	if used {
+		k.dist = tr.top
+		for s := leaf; s >= 0; s = tr.parent[s] {
+			if near[s] {
+				k.dist = tr.level[s]
+				break
+			}
+		}
+	}
+	// Climb until a switch holds rem. Below the top switch this stops at
+	// the top switch at the latest, which held the whole job at its start.
+	s := leaf
+	for {
+		if tr.cnt[s] >= rem {
+			k.fitLevel, k.fitCnt = tr.level[s], tr.cnt[s]
+			break
+		}
+		k.sizes = append(k.sizes, tr.cnt[s])
+		if tr.parent[s] < 0 {
+			k.fitLevel, k.fitCnt = tr.top, tr.total
+			break
+		}
+		s = tr.parent[s]
+	}
+	slices.Reverse(k.sizes)
+}
+
+// slurmPlace takes n nodes for one job by Slurm's rules and returns them in
+// increasing id order.
+func (tr *tree) slurmPlace(n int) []int {
+	top := tr.topSwitch(n)
+	cands := tr.leavesUnder(top)
+	near := make([]bool, len(tr.cnt))
+	used := false
+	out := make([]int, 0, n)
+	var best, cur slurmKey
+	for rem := n; rem > 0; {
+		pick := -1
+		for _, l := range cands {
+			if len(tr.free[l]) == 0 {
+				continue
+			}
+			tr.slurmKeyOf(&cur, l, rem, near, used)
+			if pick < 0 || cur.less(&best) {
+				pick = l
+				best, cur = cur, best
+			}
+		}
+		k := min(rem, len(tr.free[pick]))
+		out = append(out, tr.take(pick, k)...)
+		rem -= k
+		for s := pick; s >= 0 && !near[s]; s = tr.parent[s] {
+			near[s] = true
+		}
+		used = true
+	}
+	slices.Sort(out)
+	return out
+}
