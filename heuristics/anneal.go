@@ -99,12 +99,8 @@ func (a Anneal) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 	for i, id := range q {
 		pos[id] = i
 	}
-	need := 0
-	for _, j := range p.Jobs {
-		need += w.Jobs[j].Nodes
-	}
-	if need > len(q) {
-		return nil, fmt.Errorf("sa: the jobs need %d nodes, %d are idle", need, len(q))
+	if err := checkFits("sa", p); err != nil {
+		return nil, err
 	}
 	h := model.NewHopCounter(w.Topology)
 	price := func(positions []int) int64 {

@@ -2,7 +2,6 @@ package heuristics
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/solver"
@@ -25,12 +24,8 @@ func (Seq) Name() string { return "seq" }
 func (Seq) Solve(_ context.Context, p *solver.Problem) (*solver.Result, error) {
 	w := p.Window
 	res := &solver.Result{Status: solver.Feasible, Bound: solver.NoBound, Encoding: "scas", Solver: "seq"}
-	need := 0
-	for _, j := range p.Jobs {
-		need += w.Jobs[j].Nodes
-	}
-	if need > len(w.Idle) {
-		return nil, fmt.Errorf("seq: the jobs need %d nodes, %d are idle", need, len(w.Idle))
+	if err := checkFits("seq", p); err != nil {
+		return nil, err
 	}
 	pos := 0
 	for _, j := range p.Jobs {
