@@ -76,7 +76,7 @@ func Run(ctx context.Context, tr *trace.Trace, cfg Config) (*Result, error) {
 	if cfg.Cost.HopCost == 0 {
 		cfg.Cost = model.DefaultCostModel
 	}
-	s := &state{cfg: cfg, busy: make([]bool, cfg.Nodes), res: &Result{}}
+	s := &state{cfg: cfg, busy: make([]bool, cfg.Nodes), res: &Result{}, nIdle: cfg.Nodes}
 	for _, j := range tr.Jobs {
 		if j.Nodes > cfg.Nodes {
 			s.res.Dropped++
@@ -113,6 +113,7 @@ type state struct {
 	queue   []waiting
 	res     *Result
 	freed   bool // a job ended since the last schedule
+	nIdle   int  // number of false entries in busy
 }
 
 type run struct {
@@ -144,6 +145,7 @@ func (s *state) release(t int64) {
 			for _, k := range r.nodes {
 				s.busy[k] = false
 			}
+			s.nIdle += len(r.nodes)
 			s.freed = true
 			continue
 		}
@@ -170,6 +172,7 @@ func (s *state) start(job int, nodes []int, t int64) {
 	for _, k := range nodes {
 		s.busy[k] = true
 	}
+	s.nIdle -= len(nodes)
 	s.running = append(s.running, run{job: job, nodes: nodes, end: t + j.Runtime})
 	s.res.Jobs = append(s.res.Jobs, JobResult{ID: j.ID, Submit: j.Submit, Start: t, End: t + j.Runtime,
 		Nodes: nodes, Cost: s.cfg.Cost.Cost(s.cfg.Topology, nodes)})
@@ -291,11 +294,10 @@ func (s *state) runEvents(ctx context.Context, easy bool) error {
 func (s *state) schedule(t int64, easy bool) error {
 	for len(s.queue) > 0 {
 		j := &s.jobs[s.queue[0].job]
-		idle := s.idle()
-		if j.Nodes > len(idle) {
+		if j.Nodes > s.nIdle {
 			break
 		}
-		if err := s.startChecked(s.queue[0].job, idle[:j.Nodes], t); err != nil {
+		if err := s.startChecked(s.queue[0].job, s.firstFit(j.Nodes), t); err != nil {
 			return err
 		}
 		s.queue = s.queue[1:]
@@ -317,7 +319,7 @@ func (s *state) schedule(t int64, easy bool) error {
 		ends = append(ends, endAt{est, len(r.nodes)})
 	}
 	slices.SortFunc(ends, func(a, b endAt) int { return int(a.t - b.t) })
-	free := len(s.idle())
+	free := s.nIdle
 	shadow, extra := int64(math.MaxInt64), 0
 	for _, e := range ends {
 		free += e.n
@@ -327,15 +329,18 @@ func (s *state) schedule(t int64, easy bool) error {
 		}
 	}
 	kept := s.queue[:1]
-	for _, q := range s.queue[1:] {
+	for k, q := range s.queue[1:] {
+		if s.nIdle == 0 {
+			kept = append(kept, s.queue[1+k:]...)
+			break
+		}
 		j := &s.jobs[q.job]
-		idle := s.idle()
 		wall := max(j.Walltime, j.Runtime)
-		if j.Nodes <= len(idle) && (t+wall <= shadow || j.Nodes <= extra) {
+		if j.Nodes <= s.nIdle && (t+wall <= shadow || j.Nodes <= extra) {
 			if t+wall > shadow {
 				extra -= j.Nodes
 			}
-			if err := s.startChecked(q.job, idle[:j.Nodes], t); err != nil {
+			if err := s.startChecked(q.job, s.firstFit(j.Nodes), t); err != nil {
 				return err
 			}
 			continue
@@ -346,13 +351,31 @@ func (s *state) schedule(t int64, easy bool) error {
 	return nil
 }
 
-// startChecked starts a job after checking the one-job allocation.
+// firstFit returns the n lowest idle node ids.
+func (s *state) firstFit(n int) []int {
+	out := make([]int, 0, n)
+	for k, b := range s.busy {
+		if len(out) == n {
+			break
+		}
+		if !b {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// startChecked starts a job after checking its allocation with
+// model.Check against the cluster's state (a window holding just that job).
 func (s *state) startChecked(job int, nodes []int, t int64) error {
-	nodes = slices.Clone(nodes)
 	if s.cfg.Check {
-		w := s.window(t)
-		idx := slices.IndexFunc(s.queue, func(q waiting) bool { return q.job == job })
-		if err := model.Check(w, []model.Allocation{{Job: idx, Nodes: nodes, Start: t}}); err != nil {
+		w := &model.Window{Time: t, Topology: s.cfg.Topology, Idle: s.idle(), Cost: s.cfg.Cost}
+		for _, r := range s.running {
+			w.Running = append(w.Running, model.RunningJob{ID: "run-" + s.jobs[r.job].ID, Nodes: r.nodes, End: r.end})
+		}
+		j := &s.jobs[job]
+		w.Jobs = []model.Job{{ID: j.ID, Nodes: j.Nodes, Walltime: max(1, j.Runtime), Submit: j.Submit, Queue: model.DefaultQueue}}
+		if err := model.Check(w, []model.Allocation{{Job: 0, Nodes: nodes, Start: t}}); err != nil {
 			return fmt.Errorf("t=%d: %w", t, err)
 		}
 	}

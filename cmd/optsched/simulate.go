@@ -118,6 +118,9 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	if cfg.Nodes == 0 {
+		cfg.Nodes = topo.NumNodes()
+	}
 	t0 := time.Now()
 	res, err := sim.Run(ctx, tr, cfg)
 	if err != nil {
