@@ -301,3 +301,38 @@ func TestTimeLimitAlwaysAnswers(t *testing.T) {
 		}
 	}
 }
+
+func TestSimulate(t *testing.T) {
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "t.txt")
+	os.WriteFile(tr, []byte("1 0 100 12\n2 5 50 30\n3 9 20 1\n4 30 60 8\n"), 0o644)
+	for _, policy := range []string{"window", "fcfs", "easy"} {
+		js := filepath.Join(dir, policy+".json")
+		code, out, errs := optsched(t, "", "simulate", "--trace", tr, "--format", "lan", "--policy", policy, "--tau", "10s", "--json", js)
+		if code != exitOK || !strings.Contains(out, "jobs run                   4") {
+			t.Fatalf("%s: exit %d\n%s%s", policy, code, out, errs)
+		}
+		var sum map[string]any
+		data, _ := os.ReadFile(js)
+		if err := json.Unmarshal(data, &sum); err != nil || sum["jobs"] != 4.0 {
+			t.Errorf("%s: json %s (%v)", policy, data, err)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "bad.txt"), []byte("1 0 100\n"), 0o644)
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"simulate"}, exitUsage, "--trace is required"},
+		{[]string{"simulate", "--trace", tr, "--tau", "1500ms"}, exitUsage, "whole number of seconds"},
+		{[]string{"simulate", "--trace", tr, "--policy", "lottery"}, exitError, "unknown policy"},
+		{[]string{"simulate", "--trace", filepath.Join(dir, "bad.txt"), "--format", "lan"}, exitError, "lan line 1: want 4 fields"},
+	}
+	for _, c := range cases {
+		code, _, errs := optsched(t, "", c.args...)
+		if code != c.code || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, %q; want %d and %q", c.args, code, errs, c.code, c.want)
+		}
+	}
+}
