@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/optsched/optsched/bench/trace"
@@ -21,7 +22,8 @@ type Config struct {
 	TopologySpec model.TopologySpec
 	Nodes        int
 	Cost         model.CostModel
-	// Policy is "window", "fcfs" or "easy".
+	// Policy is "window" or a per-job policy: "fcfs", "easy", "sjf",
+	// "saf", "drf", "tetris", "pbs-fifo", "pbs-walltime" (see Policies).
 	Policy string
 	// Tau is the window period, in seconds (window policy).
 	Tau int64
@@ -91,10 +93,12 @@ func Run(ctx context.Context, tr *trace.Trace, cfg Config) (*Result, error) {
 			return nil, fmt.Errorf("%w: the window policy needs a period τ > 0 and a solver", ErrConfig)
 		}
 		err = s.runWindows(ctx)
-	case "fcfs", "easy":
-		err = s.runEvents(ctx, cfg.Policy == "easy")
 	default:
-		return nil, fmt.Errorf("%w: unknown policy %q (want window, fcfs or easy)", ErrConfig, cfg.Policy)
+		pol, ok := policies[cfg.Policy]
+		if !ok {
+			return nil, fmt.Errorf("%w: unknown policy %q (want window, %s)", ErrConfig, cfg.Policy, strings.Join(PolicyNames(), ", "))
+		}
+		err = s.runEvents(ctx, pol)
 	}
 	if err != nil {
 		return nil, err
@@ -270,8 +274,8 @@ func (s *state) solveWindow(ctx context.Context, t int64) error {
 	return nil
 }
 
-// runEvents is FCFS, with EASY backfilling when easy is set.
-func (s *state) runEvents(ctx context.Context, easy bool) error {
+// runEvents runs a per-job policy, scheduling at every arrival and end.
+func (s *state) runEvents(ctx context.Context, pol policy) error {
 	for s.next < len(s.jobs) || len(s.queue) > 0 {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -282,7 +286,7 @@ func (s *state) runEvents(ctx context.Context, easy bool) error {
 		}
 		s.release(t)
 		s.arrive(t)
-		if err := s.schedule(t, easy); err != nil {
+		if err := s.schedule(t, pol); err != nil {
 			return err
 		}
 	}
@@ -291,7 +295,13 @@ func (s *state) runEvents(ctx context.Context, easy bool) error {
 
 // schedule starts queue jobs at t: the head while it fits (FCFS), then,
 // with easy, later jobs that do not delay the head's reservation.
-func (s *state) schedule(t int64, easy bool) error {
+func (s *state) schedule(t int64, pol policy) error {
+	if pol.priority != nil {
+		slices.SortStableFunc(s.queue, func(a, b waiting) int { return cmpKey(pol.priority(&s.jobs[a.job]), pol.priority(&s.jobs[b.job])) })
+	}
+	if pol.greedy {
+		return s.greedyStart(t, pol)
+	}
 	for len(s.queue) > 0 {
 		j := &s.jobs[s.queue[0].job]
 		if j.Nodes > s.nIdle {
@@ -302,7 +312,7 @@ func (s *state) schedule(t int64, easy bool) error {
 		}
 		s.queue = s.queue[1:]
 	}
-	if !easy || len(s.queue) < 2 {
+	if pol.backfill == 0 || len(s.queue) < 2 {
 		return nil
 	}
 	// The head's reservation: the earliest time enough nodes are free,
@@ -330,7 +340,7 @@ func (s *state) schedule(t int64, easy bool) error {
 	}
 	kept := s.queue[:1]
 	for k, q := range s.queue[1:] {
-		if s.nIdle == 0 {
+		if s.nIdle == 0 || pol.backfill > 0 && k >= pol.backfill {
 			kept = append(kept, s.queue[1+k:]...)
 			break
 		}
@@ -349,6 +359,27 @@ func (s *state) schedule(t int64, easy bool) error {
 	}
 	s.queue = kept
 	return nil
+}
+
+// greedyStart starts, while any fits, the queued job of highest priority
+// among those that fit (Tetris-style packing).
+func (s *state) greedyStart(t int64, pol policy) error {
+	for {
+		best := -1
+		for k, q := range s.queue {
+			if s.jobs[q.job].Nodes <= s.nIdle && (best < 0 || cmpKey(pol.fit(&s.jobs[q.job], s.nIdle), pol.fit(&s.jobs[s.queue[best].job], s.nIdle)) < 0) {
+				best = k
+			}
+		}
+		if best < 0 {
+			return nil
+		}
+		job := s.queue[best].job
+		if err := s.startChecked(job, s.firstFit(s.jobs[job].Nodes), t); err != nil {
+			return err
+		}
+		s.queue = slices.Delete(s.queue, best, best+1)
+	}
 }
 
 // firstFit returns the n lowest idle node ids.

@@ -53,6 +53,14 @@ func TestTinyTrace(t *testing.T) {
 		{"fcfs", map[string]int64{"A": 0, "B": 9, "C": 8}},
 		{"easy", map[string]int64{"A": 0, "B": 9, "C": 0}},
 		{"window", map[string]int64{"A": 10, "B": 4, "C": 3}},
+		// C is shorter, smaller and fits: every reordering or backfilling
+		// policy starts it at once.
+		{"sjf", map[string]int64{"A": 0, "B": 9, "C": 0}},
+		{"saf", map[string]int64{"A": 0, "B": 9, "C": 0}},
+		{"drf", map[string]int64{"A": 0, "B": 9, "C": 0}},
+		{"tetris", map[string]int64{"A": 0, "B": 9, "C": 0}},
+		{"pbs-fifo", map[string]int64{"A": 0, "B": 9, "C": 0}},
+		{"pbs-walltime", map[string]int64{"A": 0, "B": 9, "C": 0}},
 	}
 	for _, c := range cases {
 		r, err := sim.Run(context.Background(), tiny(), config(t, c.policy))
@@ -134,13 +142,16 @@ func TestLanPrefix(t *testing.T) {
 		t.Fatal(err)
 	}
 	var first sim.Summary
-	for _, policy := range []string{"window", "window", "fcfs", "easy"} {
+	for _, policy := range append([]string{"window", "window"}, sim.PolicyNames()...) {
 		c := sim.Config{Topology: topo, Policy: policy, Tau: 60, Solver: csp.Solver{}, MaxJobs: 5, Check: true}
 		r, err := sim.Run(context.Background(), tr, c)
 		if err != nil {
 			t.Fatalf("%s: %v", policy, err)
 		}
 		s := r.Summarise()
+		if policy != "window" && s.Windows != 0 {
+			t.Errorf("%s solved windows", policy)
+		}
 		if s.Jobs != 3000 {
 			t.Errorf("%s ran %d of 3000 jobs", policy, s.Jobs)
 		}
@@ -153,5 +164,35 @@ func TestLanPrefix(t *testing.T) {
 			first = s2
 		}
 		t.Logf("%-6s mean cost %.0f (multi %.0f), wait %.0f s, bsld %.2f, util %.1f%%", policy, s.MeanCost, s.MeanMultiCost, s.MeanWait, s.MeanBSLD, 100*s.Utilisation)
+	}
+}
+
+// TestOrderingPolicies pins the orderings on a trace where they differ: on
+// a 4-node cluster A (4 nodes, 10 s) runs; then four jobs arrive, and at
+// t = 10 the policies pick different ones first.
+func TestOrderingPolicies(t *testing.T) {
+	tr := &trace.Trace{Jobs: []trace.Job{
+		{ID: "A", Submit: 0, Runtime: 10, Walltime: 10, Nodes: 4},
+		{ID: "long", Submit: 1, Runtime: 100, Walltime: 100, Nodes: 1},
+		{ID: "wide", Submit: 2, Runtime: 20, Walltime: 20, Nodes: 4},
+		{ID: "short", Submit: 3, Runtime: 5, Walltime: 5, Nodes: 2},
+	}}
+	first := map[string]string{ // the job that starts first at t = 10
+		"fcfs": "long", "sjf": "short", "saf": "short", "drf": "long", "tetris": "wide", "pbs-walltime": "short",
+	}
+	for policy, want := range first {
+		r, err := sim.Run(context.Background(), tr, config(t, policy))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		for i := range r.Jobs {
+			if r.Jobs[i].Start == 10 && got == "" {
+				got = r.Jobs[i].ID
+			}
+		}
+		if got != want {
+			t.Errorf("%s: first start at t=10 is %q, want %q", policy, got, want)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -45,8 +46,11 @@ arrival runtime nodes per line, on the paper's 25×4×10 layout) or a Standard
 Workload Format log of the Parallel Workloads Archive ("swf", gzip accepted).
 
 Policies: window (window-based scheduling every --tau, each window solved by
---solver or --heuristic, --max-jobs per window), fcfs, easy (FCFS with EASY
-backfilling; first-fit on the lowest idle node ids). Metrics: mean CH cost,
+--solver or --heuristic, --max-jobs per window); per job, first-fit on the
+lowest idle node ids: fcfs, easy (EASY backfilling), sjf, saf (walltime ×
+nodes), drf (fewest nodes; one resource), tetris (packing score), pbs-fifo
+(backfilling limited to the first 10 queued jobs) and pbs-walltime
+(shortest walltime first, backfilling limited to 400), after Bridi et al. Metrics: mean CH cost,
 wait, bounded slowdown (10 s), turnaround, utilisation, makespan, and the
 per-window solve latency.`,
 		Example: `  optsched simulate --trace ../shared/data/lan2023_trace_1800_40.txt --policy window --tau 60s --max-jobs 5
@@ -62,7 +66,7 @@ per-window solve latency.`,
 	f := cmd.Flags()
 	f.StringVar(&opts.trace, "trace", "", "trace file (required)")
 	f.StringVar(&opts.format, "format", "", "lan or swf (default: from the file name)")
-	f.StringVar(&opts.policy, "policy", "window", "window, fcfs or easy")
+	f.StringVar(&opts.policy, "policy", "window", "window, or a per-job policy: "+strings.Join(sim.PolicyNames(), ", "))
 	f.DurationVar(&opts.tau, "tau", 60*time.Second, "window period τ (window policy)")
 	f.StringVar(&opts.solver, "solver", "csp", "window solver")
 	f.StringVar(&opts.heuristic, "heuristic", "", "window heuristic instead of a solver")
