@@ -28,7 +28,7 @@ func solve(t *testing.T, w *model.Window, s solver.Solver, limit time.Duration) 
 // small windows of three topology kinds, many with wrap-around optima.
 func TestCSPMatchesBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
-	wraps, lagOptimal := 0, 0
+	wraps, lagOptimal, slack := 0, 0, 0
 	for i := range 400 {
 		w := instances.RandomSmall(rng, i%instances.NumKinds, 16, 5)
 		want := solve(t, w, brute.Solver{}, time.Minute)
@@ -43,6 +43,9 @@ func TestCSPMatchesBruteForce(t *testing.T) {
 			}
 		}
 		lag := solve(t, w, csp.Solver{MaxCells: 1}, time.Minute)
+		if lag.Stats["slack_iterations"] > 0 {
+			slack++
+		}
 		if lag.Objective < want.Objective || (lag.HasBound() && lag.Bound > float64(want.Objective)+1e-6) {
 			t.Fatalf("window %d: lagrange objective %d bound %g around optimum %d", i, lag.Objective, lag.Bound, want.Objective)
 		}
@@ -56,7 +59,10 @@ func TestCSPMatchesBruteForce(t *testing.T) {
 	if wraps == 0 {
 		t.Error("no optimum used a wrapping block: the test does not exercise wrap-around")
 	}
-	t.Logf("%d of 400 optima wrap; the Lagrangian path proved %d optimal", wraps, lagOptimal)
+	if slack == 0 {
+		t.Error("the slack-counted relaxation never ran: the test does not exercise it")
+	}
+	t.Logf("%d of 400 optima wrap; the Lagrangian path proved %d optimal; the slack-counted bound ran on %d", wraps, lagOptimal, slack)
 }
 
 // TestCSPTinyLimit: a 1 µs limit still yields a valid allocation.
@@ -143,4 +149,38 @@ func BenchmarkShipped(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestLagrangeBoundMedium checks the Lagrangian path's bound (both the
+// plain and the slack-counted relaxation) and any optimality it claims
+// against the exact DP on 150 tight medium windows (up to 120 idle nodes,
+// up to 25 jobs): the bound must never exceed the optimum.
+func TestLagrangeBoundMedium(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	slack, proven, checked := 0, 0, 0
+	for i := range 150 {
+		w := instances.RandomSmall(rng, i%instances.NumKinds, 120, 25)
+		want := solve(t, w, csp.Solver{}, time.Minute)
+		if want.Status != solver.Optimal {
+			continue // the DP table was too large for this window
+		}
+		checked++
+		lag := solve(t, w, csp.Solver{MaxCells: 1}, time.Minute)
+		if lag.Stats["slack_iterations"] > 0 {
+			slack++
+		}
+		if lag.Objective < want.Objective || (lag.HasBound() && lag.Bound > float64(want.Objective)+1e-6) {
+			t.Fatalf("window %d: lagrange objective %d bound %g around optimum %d", i, lag.Objective, lag.Bound, want.Objective)
+		}
+		if lag.Status == solver.Optimal {
+			proven++
+			if lag.Objective != want.Objective {
+				t.Fatalf("window %d: lagrange claims optimal %d, optimum %d", i, lag.Objective, want.Objective)
+			}
+		}
+	}
+	if checked < 100 || slack < 10 {
+		t.Errorf("only %d windows checked, %d with the slack-counted bound: the test is too weak", checked, slack)
+	}
+	t.Logf("%d windows checked against the DP; %d proven by the Lagrangian path; slack-counted bound ran on %d", checked, proven, slack)
 }
