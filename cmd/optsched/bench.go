@@ -19,7 +19,7 @@ func newBenchCmd(s *streams) *cobra.Command {
 		Use:   "bench",
 		Short: "Measure solvers against each other and against heuristics",
 	}
-	cmd.AddCommand(newBenchSCASCmd(s, nil))
+	cmd.AddCommand(newBenchSCASCmd(s, nil), newBenchLan2023Cmd(s))
 	return cmd
 }
 
