@@ -10,9 +10,12 @@
 //
 // Larger windows get a Lagrangian relaxation of the count constraints (one
 // shortest path per multiplier vector, subgradient updates), whose value is
-// the reported lower bound, and a primal heuristic — the best placement for
-// a fixed order of sizes along Q, by dynamic programming, improved by local
-// search over the order — for the incumbent. The result is Optimal when the
+// the reported lower bound; when the jobs nearly fill Q, a second phase
+// counts the free positions in the subproblem (at most |Q| − Σ sizes), a
+// relaxation without the integrality property and so stronger than the LP
+// bound. The incumbent comes from a primal heuristic — the best placement
+// for a fixed order of sizes along Q, by dynamic programming, improved by
+// local search and simulated annealing over the order. The result is Optimal when the
 // two meet, and Feasible with the gap otherwise.
 //
 // [Lan23]: Z. Lan et al., IEEE CLUSTER 2023.
