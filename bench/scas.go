@@ -2,6 +2,8 @@ package bench
 
 import (
 	"context"
+	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -9,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"text/tabwriter"
 	"time"
 
@@ -72,6 +75,13 @@ type SCASConfig struct {
 	ExportDir string
 	// Progress, when set, receives a line per window.
 	Progress io.Writer
+	// Tick, when set, is called after every solve (a progress bar).
+	Tick func()
+	// Shard and Shards split the windows: with Shards > 1 only windows k
+	// with k mod Shards = Shard are solved, so that n runs (a Slurm or
+	// PBS array job) cover every window once; Summarise of their merged
+	// samples gives the table of a single run.
+	Shard, Shards int
 }
 
 // A NamedSolver is a solver under its table name.
@@ -85,38 +95,55 @@ type NamedSolver struct {
 
 // A Row is one solver on one class.
 type Row struct {
-	Class, Solver string
-	Windows       int
+	Class   string `json:"class"`
+	Solver  string `json:"solver"`
+	Windows int    `json:"windows"`
 	// Median and P99 are solve latencies (the whole window pipeline).
-	Median, P99 time.Duration
+	Median time.Duration `json:"median_ns"`
+	P99    time.Duration `json:"p99_ns"`
 	// Optimal is the share of windows the solver proved optimal.
-	Optimal float64
+	Optimal float64 `json:"optimal_share"`
 	// MeanGap is the mean of (objective − best bound) / objective, the best
 	// bound being the highest lower bound any solver proved on the window.
-	MeanGap float64
+	MeanGap float64 `json:"mean_gap"`
 	// MaxGap and MinGap are the largest and smallest such gaps. The gap
 	// is negative when a heuristic on the wider DCAS space beats the SCAS
 	// bound.
-	MaxGap, MinGap float64
+	MaxGap float64 `json:"max_gap"`
+	MinGap float64 `json:"min_gap"`
 	// Failed counts windows without an allocation (or with an error).
-	Failed int
+	Failed int `json:"failed"`
 }
 
-type sample struct {
-	dur     time.Duration
-	obj     int64
-	bound   float64
-	optimal bool
-	ok      bool
+// A Sample is one solver's solve of one window: the unit that sharded
+// runs write and `optsched bench merge` combines.
+type Sample struct {
+	Class  string `json:"class"`
+	Window int    `json:"window"`
+	Solver string `json:"solver"`
+	// Seconds is the latency of the whole window pipeline.
+	Seconds float64 `json:"seconds"`
+	// OK is false when the solve failed or found no allocation.
+	OK        bool  `json:"ok"`
+	Objective int64 `json:"objective"`
+	// Bound is the solver's proven lower bound, absent when it has none.
+	Bound   *float64 `json:"bound,omitempty"`
+	Optimal bool     `json:"optimal"`
 }
 
-// RunSCAS solves every window of every class with every solver and
-// returns one row per (class, solver).
-func RunSCAS(ctx context.Context, cfg SCASConfig) ([]Row, error) {
-	var rows []Row
+// RunSCAS solves every window of every class with every solver (only the
+// windows k with k mod Shards = Shard when Shards > 1) and returns one
+// sample per (class, window, solver), in that order.
+func RunSCAS(ctx context.Context, cfg SCASConfig) ([]Sample, error) {
+	if cfg.Shards > 1 && (cfg.Shard < 0 || cfg.Shard >= cfg.Shards) {
+		return nil, fmt.Errorf("bench: shard %d/%d out of range", cfg.Shard, cfg.Shards)
+	}
+	var out []Sample
 	for _, c := range cfg.Classes {
-		samples := make([][]sample, len(cfg.Solvers))
 		for k := 0; k < cfg.Windows; k++ {
+			if cfg.Shards > 1 && k%cfg.Shards != cfg.Shard {
+				continue
+			}
 			w, err := c.Make(cfg.Seed, k)
 			if err != nil {
 				return nil, fmt.Errorf("class %s window %d: %w", c.Name, k, err)
@@ -126,7 +153,7 @@ func RunSCAS(ctx context.Context, cfg SCASConfig) ([]Row, error) {
 					return nil, err
 				}
 			}
-			for si, ns := range cfg.Solvers {
+			for _, ns := range cfg.Solvers {
 				if err := ctx.Err(); err != nil {
 					return nil, err
 				}
@@ -136,36 +163,70 @@ func RunSCAS(ctx context.Context, cfg SCASConfig) ([]Row, error) {
 				}
 				t0 := time.Now()
 				res, err := solver.SolveWindow(ctx, w, ns.Solver, solver.Options{MaxJobs: c.MaxJobs, TimeLimit: limit})
-				smp := sample{dur: time.Since(t0)}
+				smp := Sample{Class: c.Name, Window: k, Solver: ns.Name, Seconds: time.Since(t0).Seconds()}
 				if err == nil && res.Status != solver.Unknown && res.Status != solver.Infeasible {
-					smp.ok, smp.obj, smp.optimal = true, res.Objective, res.Status == solver.Optimal
-					smp.bound = math.NaN()
+					smp.OK, smp.Objective, smp.Optimal = true, res.Objective, res.Status == solver.Optimal
 					if res.HasBound() {
-						smp.bound = res.Bound
+						b := res.Bound
+						smp.Bound = &b
 					}
 				}
-				samples[si] = append(samples[si], smp)
+				out = append(out, smp)
 				if cfg.Progress != nil {
 					fmt.Fprintf(cfg.Progress, "%s %3d %-8s %-10v obj %d (%.1f ms)\n", c.Name, k, ns.Name,
-						statusOf(res, err), smp.obj, float64(smp.dur.Microseconds())/1000)
+						statusOf(res, err), smp.Objective, smp.Seconds*1000)
+				}
+				if cfg.Tick != nil {
+					cfg.Tick()
 				}
 			}
-		}
-		// The best bound per window over all solvers.
-		best := make([]float64, cfg.Windows)
-		for k := range best {
-			best[k] = math.Inf(-1)
-			for si := range cfg.Solvers {
-				if s := samples[si][k]; s.ok && !math.IsNaN(s.bound) {
-					best[k] = max(best[k], s.bound)
-				}
-			}
-		}
-		for si, ns := range cfg.Solvers {
-			rows = append(rows, summarise(c.Name, ns.Name, samples[si], best))
 		}
 	}
-	return rows, nil
+	return out, nil
+}
+
+// Summarise turns samples into one row per (class, solver), classes and
+// solvers in order of first appearance. A window's gap is measured to the
+// best bound any solver proved on that window.
+func Summarise(samples []Sample) []Row {
+	type cw struct {
+		class  string
+		window int
+	}
+	best := map[cw]float64{}
+	var classes, solvers []string
+	by := map[[2]string][]Sample{}
+	for _, s := range samples {
+		if !slices.Contains(classes, s.Class) {
+			classes = append(classes, s.Class)
+		}
+		if !slices.Contains(solvers, s.Solver) {
+			solvers = append(solvers, s.Solver)
+		}
+		by[[2]string{s.Class, s.Solver}] = append(by[[2]string{s.Class, s.Solver}], s)
+		k := cw{s.Class, s.Window}
+		if _, ok := best[k]; !ok {
+			best[k] = math.Inf(-1)
+		}
+		if s.OK && s.Bound != nil {
+			best[k] = max(best[k], *s.Bound)
+		}
+	}
+	var rows []Row
+	for _, c := range classes {
+		for _, sv := range solvers {
+			ss := by[[2]string{c, sv}]
+			if len(ss) == 0 {
+				continue
+			}
+			bs := make([]float64, len(ss))
+			for i, s := range ss {
+				bs[i] = best[cw{c, s.Window}]
+			}
+			rows = append(rows, summarise(c, sv, ss, bs))
+		}
+	}
+	return rows
 }
 
 func statusOf(res *solver.WindowResult, err error) string {
@@ -175,26 +236,26 @@ func statusOf(res *solver.WindowResult, err error) string {
 	return res.Status.String()
 }
 
-func summarise(class, name string, ss []sample, best []float64) Row {
+func summarise(class, name string, ss []Sample, best []float64) Row {
 	r := Row{Class: class, Solver: name, Windows: len(ss)}
 	durs := make([]time.Duration, 0, len(ss))
 	gaps := 0
 	for k, s := range ss {
-		durs = append(durs, s.dur)
-		if !s.ok {
+		durs = append(durs, time.Duration(s.Seconds*float64(time.Second)))
+		if !s.OK {
 			r.Failed++
 			continue
 		}
-		if s.optimal {
+		if s.Optimal {
 			r.Optimal++
 		}
-		if s.obj == 0 {
+		if s.Objective == 0 {
 			gaps++ // an empty or zero-cost window: no gap
 			continue
 		}
-		if !math.IsInf(best[k], -1) && s.obj > 0 {
+		if !math.IsInf(best[k], -1) && s.Objective > 0 {
 			// Not clamped: a DCAS heuristic can beat the SCAS bound.
-			g := (float64(s.obj) - best[k]) / float64(s.obj)
+			g := (float64(s.Objective) - best[k]) / float64(s.Objective)
 			r.MeanGap += g
 			r.MaxGap = max(r.MaxGap, g)
 			r.MinGap = min(r.MinGap, g)
@@ -256,3 +317,87 @@ func PrintRows(out io.Writer, rows []Row) {
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.3f ms", float64(d.Microseconds())/1000) }
+
+// A SCASReport is what `optsched bench scas --json` writes and `optsched
+// bench merge` reads: the settings, the summary rows and every sample.
+type SCASReport struct {
+	Benchmark string   `json:"benchmark"` // "scas"
+	Seed      uint64   `json:"seed"`
+	Windows   int      `json:"windows"`
+	TimeLimit string   `json:"time_limit"`
+	Classes   []string `json:"classes"`
+	// Shard is "i/n" for one shard of a split run, "" for a whole run.
+	Shard   string   `json:"shard,omitempty"`
+	Rows    []Row    `json:"rows"`
+	Samples []Sample `json:"samples"`
+}
+
+// MergeSCAS combines the reports of the shards of one run (same seed,
+// windows, time limit and classes) into the report of the whole run. It
+// is an error for two reports to hold the same (class, window, solver).
+func MergeSCAS(reports []SCASReport) (SCASReport, error) {
+	if len(reports) == 0 {
+		return SCASReport{}, errors.New("bench merge: no reports")
+	}
+	m := reports[0]
+	m.Shard, m.Rows, m.Samples = "", nil, nil
+	type key struct {
+		class  string
+		window int
+		solver string
+	}
+	seen := map[key]int{}
+	for i, r := range reports {
+		if r.Benchmark != m.Benchmark || r.Seed != m.Seed || r.Windows != m.Windows ||
+			r.TimeLimit != m.TimeLimit || !slices.Equal(r.Classes, m.Classes) {
+			return SCASReport{}, fmt.Errorf("bench merge: report %d (%s seed %d, %d windows, limit %s, classes %v) is not from the same run as report 0 (%s seed %d, %d windows, limit %s, classes %v)",
+				i, r.Benchmark, r.Seed, r.Windows, r.TimeLimit, r.Classes, m.Benchmark, m.Seed, m.Windows, m.TimeLimit, m.Classes)
+		}
+		for _, s := range r.Samples {
+			k := key{s.Class, s.Window, s.Solver}
+			if j, dup := seen[k]; dup {
+				return SCASReport{}, fmt.Errorf("bench merge: class %s window %d solver %s is in reports %d and %d (overlapping shards?)", s.Class, s.Window, s.Solver, j, i)
+			}
+			seen[k] = i
+			m.Samples = append(m.Samples, s)
+		}
+	}
+	classRank := map[string]int{}
+	for i, c := range m.Classes {
+		classRank[c] = i
+	}
+	solverRank := map[string]int{}
+	for _, s := range reports[0].Samples {
+		if _, ok := solverRank[s.Solver]; !ok {
+			solverRank[s.Solver] = len(solverRank)
+		}
+	}
+	slices.SortStableFunc(m.Samples, func(a, b Sample) int {
+		if c := classRank[a.Class] - classRank[b.Class]; c != 0 {
+			return c
+		}
+		if c := a.Window - b.Window; c != 0 {
+			return c
+		}
+		return solverRank[a.Solver] - solverRank[b.Solver]
+	})
+	m.Rows = Summarise(m.Samples)
+	return m, nil
+}
+
+// WriteRowsCSV writes rows as CSV with a header line; latencies in
+// milliseconds, gaps and shares as fractions.
+func WriteRowsCSV(out io.Writer, rows []Row) error {
+	w := csv.NewWriter(out)
+	w.Write([]string{"class", "solver", "windows", "median_ms", "p99_ms", "optimal_share", "mean_gap", "min_gap", "max_gap", "failed"})
+	for _, r := range rows {
+		w.Write([]string{r.Class, r.Solver, strconv.Itoa(r.Windows),
+			strconv.FormatFloat(float64(r.Median.Microseconds())/1000, 'f', 3, 64),
+			strconv.FormatFloat(float64(r.P99.Microseconds())/1000, 'f', 3, 64),
+			strconv.FormatFloat(r.Optimal, 'g', 6, 64), strconv.FormatFloat(r.MeanGap, 'g', 6, 64),
+			strconv.FormatFloat(r.MinGap, 'g', 6, 64), strconv.FormatFloat(r.MaxGap, 'g', 6, 64),
+			strconv.Itoa(r.Failed)})
+	}
+	w.Flush()
+	return w.Error()
+}

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -19,7 +22,7 @@ func newBenchCmd(s *streams) *cobra.Command {
 		Use:   "bench",
 		Short: "Measure solvers against each other and against heuristics",
 	}
-	cmd.AddCommand(newBenchSCASCmd(s, nil), newBenchLan2023Cmd(s))
+	cmd.AddCommand(newBenchSCASCmd(s, nil), newBenchMergeCmd(s, nil), newBenchLan2023Cmd(s))
 	return cmd
 }
 
@@ -33,6 +36,9 @@ type benchSCASOptions struct {
 	classes   []string
 	exportDir string
 	verbose   bool
+	jsonPath  string
+	csvPath   string
+	shard     string
 }
 
 func newBenchSCASCmd(s *streams, runF func(*benchSCASOptions) error) *cobra.Command {
@@ -68,7 +74,24 @@ mean and max gap to the best lower bound any solver proved on the window.
 	f.StringSliceVar(&opts.classes, "classes", []string{"paper", "large"}, "window classes: paper, large")
 	f.StringVar(&opts.exportDir, "export-dir", "", "write each class's first window as MPS into this folder")
 	f.BoolVarP(&opts.verbose, "verbose", "v", false, "print a line per solve on stderr")
+	f.StringVar(&opts.jsonPath, "json", "", "also write the rows and every sample as JSON to this file (input of bench merge)")
+	f.StringVar(&opts.csvPath, "csv", "", "also write the rows as CSV to this file")
+	f.StringVar(&opts.shard, "shard", "", "run only shard i/n of the windows (window k when k mod n = i), e.g. 0/16 for an array job; combine with bench merge")
 	return cmd
+}
+
+// parseShard reads "i/n" with 0 ≤ i < n.
+func parseShard(v string) (i, n int, err error) {
+	if v == "" {
+		return 0, 0, nil
+	}
+	a, b, ok := strings.Cut(v, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return 0, 0, fmt.Errorf("--shard: want i/n with 0 ≤ i < n, such as 3/16; got %q", v)
+	}
+	return i, n, nil
 }
 
 // benchSolver resolves a --solvers entry: a registered name; sa-STEPS for
@@ -108,6 +131,10 @@ func runBenchSCAS(ctx context.Context, opts *benchSCASOptions) error {
 		return usageError{fmt.Errorf("--time-limit must be positive, got %v", opts.timeLimit)}
 	}
 	cfg := bench.SCASConfig{Windows: opts.windows, Seed: opts.seed, TimeLimit: opts.timeLimit, ExportDir: opts.exportDir}
+	var err error
+	if cfg.Shard, cfg.Shards, err = parseShard(opts.shard); err != nil {
+		return usageError{err}
+	}
 	for _, c := range opts.classes {
 		switch strings.TrimSpace(c) {
 		case "paper":
@@ -131,11 +158,114 @@ func runBenchSCAS(ctx context.Context, opts *benchSCASOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	rows, err := bench.RunSCAS(ctx, cfg)
+	var bar *bench.Bar
+	if !opts.verbose && isTerminal(opts.streams.err) {
+		perWindow := len(cfg.Solvers)
+		windows := opts.windows
+		if cfg.Shards > 1 {
+			windows = (opts.windows - cfg.Shard + cfg.Shards - 1) / cfg.Shards
+		}
+		bar = bench.NewBar(opts.streams.err, "bench scas", windows*perWindow*len(cfg.Classes))
+		cfg.Tick = func() { bar.Add(1) }
+	}
+	samples, err := bench.RunSCAS(ctx, cfg)
+	bar.Done()
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.streams.out, "%d windows per class, seed %d, time limit %v per solve\n\n", opts.windows, opts.seed, opts.timeLimit)
-	bench.PrintRows(opts.streams.out, rows)
+	rep := bench.SCASReport{Benchmark: "scas", Seed: opts.seed, Windows: opts.windows, TimeLimit: opts.timeLimit.String(),
+		Shard: opts.shard, Samples: samples, Rows: bench.Summarise(samples)}
+	for _, c := range cfg.Classes {
+		rep.Classes = append(rep.Classes, c.Name)
+	}
+	shard := ""
+	if opts.shard != "" {
+		shard = ", shard " + opts.shard
+	}
+	fmt.Fprintf(opts.streams.out, "%d windows per class, seed %d, time limit %v per solve%s\n\n", opts.windows, opts.seed, opts.timeLimit, shard)
+	return writeSCASReport(opts.streams, rep, opts.jsonPath, opts.csvPath)
+}
+
+// writeSCASReport prints rep's table and writes its JSON and CSV files
+// when asked.
+func writeSCASReport(s *streams, rep bench.SCASReport, jsonPath, csvPath string) error {
+	bench.PrintRows(s.out, rep.Rows)
+	if jsonPath != "" {
+		b, err := json.MarshalIndent(rep, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(jsonPath, append(b, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	if csvPath != "" {
+		var buf bytes.Buffer
+		if err := bench.WriteRowsCSV(&buf, rep.Rows); err != nil {
+			return err
+		}
+		if err := os.WriteFile(csvPath, buf.Bytes(), 0o644); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// benchMergeOptions are the inputs of `optsched bench merge`.
+type benchMergeOptions struct {
+	streams  *streams
+	files    []string
+	jsonPath string
+	csvPath  string
+}
+
+func newBenchMergeCmd(s *streams, runF func(*benchMergeOptions) error) *cobra.Command {
+	opts := &benchMergeOptions{streams: s}
+	cmd := &cobra.Command{
+		Use:   "merge FILE...",
+		Short: "Combine the JSON outputs of sharded bench scas runs into one table",
+		Long: `Merge reads the --json files of the shards of one bench scas run (same seed,
+windows, time limit and classes; see --shard), checks that no window was
+solved twice, and prints the table of the whole run: the gap of every
+window is measured again against the best bound over all solvers.`,
+		Example: `  # 16 shards as an array job, then:
+  optsched bench merge --json all.json scas-*.json`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.files = args
+			if runF != nil {
+				return runF(opts)
+			}
+			return runBenchMerge(opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.jsonPath, "json", "", "write the merged report as JSON to this file")
+	cmd.Flags().StringVar(&opts.csvPath, "csv", "", "write the merged rows as CSV to this file")
+	return cmd
+}
+
+func runBenchMerge(opts *benchMergeOptions) error {
+	var reps []bench.SCASReport
+	for _, f := range opts.files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		var r bench.SCASReport
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&r); err != nil {
+			return fmt.Errorf("%s: not a bench scas --json report: %w", f, err)
+		}
+		if r.Benchmark != "scas" {
+			return fmt.Errorf("%s: benchmark %q, want \"scas\"", f, r.Benchmark)
+		}
+		reps = append(reps, r)
+	}
+	m, err := bench.MergeSCAS(reps)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(opts.streams.out, "%d reports merged: %d windows per class, seed %d, time limit %s per solve\n\n", len(reps), m.Windows, m.Seed, m.TimeLimit)
+	return writeSCASReport(opts.streams, m, opts.jsonPath, opts.csvPath)
 }

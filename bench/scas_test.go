@@ -1,0 +1,134 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/optsched/optsched/heuristics"
+	"github.com/optsched/optsched/solver/csp"
+)
+
+func scasConfig() SCASConfig {
+	return SCASConfig{Classes: []Class{PaperClass()}, Windows: 12, Seed: 3, TimeLimit: time.Second,
+		Solvers: []NamedSolver{{Name: "csp", Solver: csp.Solver{}}, {Name: "seq", Solver: heuristics.Seq{}}}}
+}
+
+// TestSCASGapsAndShards checks the summary against the samples (csp proves
+// every paper window, so its gap is 0 and seq's is positive and equal to
+// the mean of (seq − optimum)/seq), and that merging sharded runs gives
+// the same rows (latencies aside) as the whole run.
+func TestSCASGapsAndShards(t *testing.T) {
+	ctx := context.Background()
+	cfg := scasConfig()
+	whole, err := RunSCAS(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(whole) != 24 {
+		t.Fatalf("%d samples, want 24", len(whole))
+	}
+	var want float64
+	var n int
+	for k := 0; k < 12; k++ {
+		c, s := whole[2*k], whole[2*k+1]
+		if c.Solver != "csp" || s.Solver != "seq" || c.Window != k || !c.Optimal || c.Bound == nil {
+			t.Fatalf("window %d: samples %+v %+v", k, c, s)
+		}
+		if s.Objective < c.Objective {
+			t.Fatalf("window %d: seq %d below the optimum %d", k, s.Objective, c.Objective)
+		}
+		if s.Objective > 0 {
+			want += float64(s.Objective-c.Objective) / float64(s.Objective)
+			n++
+		}
+	}
+	want /= float64(n)
+	rows := Summarise(whole)
+	if len(rows) != 2 || rows[0].MeanGap != 0 || rows[0].Optimal != 1 {
+		t.Fatalf("csp row %+v", rows[0])
+	}
+	if d := rows[1].MeanGap - want; d > 1e-12 || d < -1e-12 || want <= 0 {
+		t.Fatalf("seq mean gap %g, want %g > 0", rows[1].MeanGap, want)
+	}
+
+	var reports []SCASReport
+	for i := 2; i >= 0; i-- { // out of order on purpose
+		c := cfg
+		c.Shard, c.Shards = i, 3
+		ss, err := RunSCAS(ctx, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reports = append(reports, SCASReport{Benchmark: "scas", Seed: 3, Windows: 12, TimeLimit: "1s", Classes: []string{"paper"}, Samples: ss})
+	}
+	m, err := MergeSCAS(reports)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Samples) != len(whole) {
+		t.Fatalf("merged %d samples, want %d", len(m.Samples), len(whole))
+	}
+	for i := range whole {
+		a, b := whole[i], m.Samples[i]
+		if a.Class != b.Class || a.Window != b.Window || a.Solver != b.Solver || a.Objective != b.Objective || a.Optimal != b.Optimal {
+			t.Fatalf("sample %d: whole %+v, merged %+v", i, a, b)
+		}
+	}
+	for i := range rows {
+		a, b := rows[i], m.Rows[i]
+		if a.MeanGap != b.MeanGap || a.MaxGap != b.MaxGap || a.Optimal != b.Optimal || a.Windows != b.Windows {
+			t.Fatalf("row %d: whole %+v, merged %+v", i, a, b)
+		}
+	}
+	// Overlapping shards and mismatched runs are errors.
+	if _, err := MergeSCAS([]SCASReport{reports[0], reports[0]}); err == nil || !strings.Contains(err.Error(), "overlapping") {
+		t.Fatalf("duplicate shard: err %v", err)
+	}
+	other := reports[1]
+	other.Seed = 4
+	if _, err := MergeSCAS([]SCASReport{reports[0], other}); err == nil || !strings.Contains(err.Error(), "not from the same run") {
+		t.Fatalf("mismatched seed: err %v", err)
+	}
+	if _, err := RunSCAS(ctx, SCASConfig{Shard: 3, Shards: 3}); err == nil {
+		t.Fatal("shard 3/3 accepted")
+	}
+
+	var buf bytes.Buffer
+	if err := WriteRowsCSV(&buf, rows); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&buf).ReadAll()
+	if err != nil || len(recs) != 3 || recs[2][1] != "seq" || recs[0][6] != "mean_gap" {
+		t.Fatalf("csv %v, err %v", recs, err)
+	}
+}
+
+// TestBar checks that a bar stays silent for short runs and renders, then
+// clears, its line for long ones.
+func TestBar(t *testing.T) {
+	var buf bytes.Buffer
+	clock := time.Unix(0, 0)
+	b := NewBar(&buf, "scas", 4)
+	b.start, b.now = clock, func() time.Time { return clock }
+	b.Add(1)
+	if buf.Len() != 0 {
+		t.Fatalf("bar shown before a second: %q", buf.String())
+	}
+	clock = clock.Add(2 * time.Second)
+	b.Add(1)
+	if got := buf.String(); !strings.Contains(got, "scas [###############...............] 2/4 2s, eta 2s") {
+		t.Fatalf("bar %q", got)
+	}
+	b.Done()
+	if !strings.HasSuffix(buf.String(), "\r") {
+		t.Fatalf("bar not cleared: %q", buf.String())
+	}
+	var nilBar *Bar
+	nilBar.Add(1) // silent, no panic
+	nilBar.Done()
+	NewBar(nil, "x", 1).Add(1)
+}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBenchShardAndMerge runs bench scas in two shards and whole, and
+// checks that bench merge of the shards prints the whole run's gaps.
+func TestBenchShardAndMerge(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"bench", "scas", "--classes", "paper", "--windows", "6", "--solvers", "csp,seq"}
+	var files []string
+	for _, sh := range []string{"0/2", "1/2"} {
+		f := filepath.Join(dir, strings.ReplaceAll(sh, "/", "-")+".json")
+		files = append(files, f)
+		if code, _, errs := optsched(t, "", append(args, "--shard", sh, "--json", f)...); code != 0 {
+			t.Fatalf("shard %s: exit %d: %s", sh, code, errs)
+		}
+	}
+	code, whole, errs := optsched(t, "", append(args, "--csv", filepath.Join(dir, "whole.csv"))...)
+	if code != 0 {
+		t.Fatalf("whole: exit %d: %s", code, errs)
+	}
+	code, merged, errs := optsched(t, "", append([]string{"bench", "merge", "--json", filepath.Join(dir, "m.json")}, files...)...)
+	if code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, errs)
+	}
+	// The seq line's gap columns (everything after the p99) must agree.
+	gaps := func(out string) string {
+		for _, l := range strings.Split(out, "\n") {
+			if f := strings.Fields(l); len(f) > 8 && f[1] == "seq" {
+				return strings.Join(f[len(f)-5:], " ")
+			}
+		}
+		t.Fatalf("no seq row in %q", out)
+		return ""
+	}
+	if gaps(whole) != gaps(merged) || strings.Contains(gaps(whole), "0% 0.0000%") {
+		t.Fatalf("whole %q, merged %q", gaps(whole), gaps(merged))
+	}
+	for _, f := range []string{"whole.csv", "m.json"} {
+		if b, err := os.ReadFile(filepath.Join(dir, f)); err != nil || len(b) == 0 {
+			t.Fatalf("%s: %v", f, err)
+		}
+	}
+	// Overlapping shards, bad --shard, not a report.
+	if code, _, errs := optsched(t, "", "bench", "merge", files[0], files[0]); code == 0 || !strings.Contains(errs, "overlapping") {
+		t.Fatalf("overlap: exit %d: %s", code, errs)
+	}
+	if code, _, errs := optsched(t, "", append(args, "--shard", "2/2")...); code != exitUsage || !strings.Contains(errs, "--shard") {
+		t.Fatalf("bad shard: exit %d: %s", code, errs)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"benchmark": "scas", "bogus": 1}`), 0o644)
+	if code, _, errs := optsched(t, "", "bench", "merge", bad); code == 0 || !strings.Contains(errs, "not a bench scas --json report") {
+		t.Fatalf("bad report: exit %d: %s", code, errs)
+	}
+}
