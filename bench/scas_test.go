@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -131,4 +132,32 @@ func TestBar(t *testing.T) {
 	nilBar.Add(1) // silent, no panic
 	nilBar.Done()
 	NewBar(nil, "x", 1).Add(1)
+}
+
+// TestPlotSCAS checks that the figures are written as non-empty PNG and
+// SVG files.
+func TestPlotSCAS(t *testing.T) {
+	cfg := scasConfig()
+	cfg.Windows = 4
+	ss, err := RunSCAS(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	files, err := PlotSCAS(ss, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 4 {
+		t.Fatalf("files %v, want latency and gap as png and svg", files)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil || len(b) < 500 {
+			t.Fatalf("%s: %d bytes, %v", f, len(b), err)
+		}
+		if strings.HasSuffix(f, ".png") && string(b[1:4]) != "PNG" {
+			t.Fatalf("%s is not a PNG", f)
+		}
+	}
 }

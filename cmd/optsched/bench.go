@@ -39,6 +39,7 @@ type benchSCASOptions struct {
 	jsonPath  string
 	csvPath   string
 	shard     string
+	plotDir   string
 }
 
 func newBenchSCASCmd(s *streams, runF func(*benchSCASOptions) error) *cobra.Command {
@@ -76,6 +77,7 @@ mean and max gap to the best lower bound any solver proved on the window.
 	f.BoolVarP(&opts.verbose, "verbose", "v", false, "print a line per solve on stderr")
 	f.StringVar(&opts.jsonPath, "json", "", "also write the rows and every sample as JSON to this file (input of bench merge)")
 	f.StringVar(&opts.csvPath, "csv", "", "also write the rows as CSV to this file")
+	f.StringVar(&opts.plotDir, "plot", "", "write latency and gap box plots per class as PNG and SVG into this folder")
 	f.StringVar(&opts.shard, "shard", "", "run only shard i/n of the windows (window k when k mod n = i), e.g. 0/16 for an array job; combine with bench merge")
 	return cmd
 }
@@ -183,7 +185,17 @@ func runBenchSCAS(ctx context.Context, opts *benchSCASOptions) error {
 		shard = ", shard " + opts.shard
 	}
 	fmt.Fprintf(opts.streams.out, "%d windows per class, seed %d, time limit %v per solve%s\n\n", opts.windows, opts.seed, opts.timeLimit, shard)
-	return writeSCASReport(opts.streams, rep, opts.jsonPath, opts.csvPath)
+	if err := writeSCASReport(opts.streams, rep, opts.jsonPath, opts.csvPath); err != nil {
+		return err
+	}
+	if opts.plotDir != "" {
+		files, err := bench.PlotSCAS(samples, opts.plotDir)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(opts.streams.out, "\nfigures: %s\n", strings.Join(files, ", "))
+	}
+	return nil
 }
 
 // writeSCASReport prints rep's table and writes its JSON and CSV files
