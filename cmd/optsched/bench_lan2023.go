@@ -10,5 +10,6 @@ func newBenchLan2023Cmd(s *streams) *cobra.Command {
 		Short: "Reproduce Fig. 6 and Tables III–IV of Lan et al. (CLUSTER 2023) on the paper's trace",
 	}
 	// Subcommands, one per reproduction.
+	cmd.AddCommand(newBenchLan2023TableCmd(s, "table3"), newBenchLan2023TableCmd(s, "table4"))
 	return cmd
 }

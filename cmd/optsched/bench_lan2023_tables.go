@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/optsched/optsched/bench/lan2023"
+	"github.com/optsched/optsched/bench/trace"
+)
+
+// lan2023TablesDefaultTrace is the paper's trace beside the checkout.
+const lan2023TablesDefaultTrace = "../shared/data/lan2023_trace_1800_40.txt"
+
+// benchLan2023TableOptions are the inputs of `optsched bench lan2023
+// table3` and `table4`.
+type benchLan2023TableOptions struct {
+	streams     *streams
+	which       string // "table3" or "table4"
+	trace       string
+	epochs      int
+	periods     int
+	tau         time.Duration
+	maxJobs     int
+	seed        uint64
+	limit       time.Duration
+	paperCompat bool
+	jsonOut     string
+	csvOut      string
+	verbose     bool
+}
+
+// newBenchLan2023TableCmd is `optsched bench lan2023 table3` (which =
+// "table3", the costs) or `table4` (the times).
+func newBenchLan2023TableCmd(s *streams, which string) *cobra.Command {
+	return newBenchLan2023TableCmdRun(s, which, nil)
+}
+
+func newBenchLan2023TableCmdRun(s *streams, which string, runF func(*benchLan2023TableOptions) error) *cobra.Command {
+	opts := &benchLan2023TableOptions{streams: s, which: which}
+	short, what := "Reproduce Table III (cost per epoch) of Lan et al.", "Table III, the cost"
+	if which == "table4" {
+		short, what = "Reproduce Table IV (solve time per window) of Lan et al.", "Table IV, the mean solve time"
+	}
+	cmd := &cobra.Command{
+		Use:   which + " [--trace FILE]",
+		Short: short,
+		Long: `Runs the protocol of Tables III and IV of Lan et al. (CLUSTER 2023) on the
+paper's trace and prints ` + what + ` per window, ours beside the paper's.
+
+Each of --epochs epochs starts from a seeded random job of the trace (its
+submit time becomes time 0) on an idle cluster (25 pods × 4 leaves × 10
+nodes) and runs --periods windows of τ: jobs that ended release their nodes,
+arrivals join the queue, at most --max-jobs multi-node jobs are selected by
+waiting periods, and every method solves the same window: Seq, SA-500,
+SA-1000 (Table I parameters), NSA-500 (not built), the exact csp solver
+without limit and with --limit30 (the paper's SCIP and SCIP-30 s). The
+cluster follows the exact solution. A window's cost is the CH cost of its
+multi-node jobs; an epoch's cost is the sum over its periods / periods.
+
+table3 prints the costs and the cancel share, table4 the times with the
+ratio paper / ours; both run the whole protocol and --json / --csv hold
+both tables.`,
+		Example: `  optsched bench lan2023 ` + which + `
+  optsched bench lan2023 ` + which + ` --trace ../shared/data/lan2023_trace_1800_40.txt --epochs 10 --periods 100 --seed 1 --json tables.json`,
+		Args: argsBetween(0, 0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return runBenchLan2023Table(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.trace, "trace", lan2023TablesDefaultTrace, "the paper's trace (lines: id arrival runtime nodes)")
+	f.IntVar(&opts.epochs, "epochs", 10, "epochs")
+	f.IntVar(&opts.periods, "periods", 100, "periods per epoch")
+	f.DurationVar(&opts.tau, "tau", 60*time.Second, "window period τ")
+	f.IntVar(&opts.maxJobs, "max-jobs", 5, "cap on the multi-node jobs per window")
+	f.Uint64Var(&opts.seed, "seed", 1, "seed of the epochs' starts and of SA")
+	f.DurationVar(&opts.limit, "limit30", 30*time.Second, "time limit of the limited exact run (the paper's SCIP-30 s)")
+	f.BoolVar(&opts.paperCompat, "paper-compat", false, "run SA as the published code does (rejected neighbours kept)")
+	f.StringVar(&opts.jsonOut, "json", "", "also write the full result as JSON to this file")
+	f.StringVar(&opts.csvOut, "csv", "", "also write the per-epoch and mean rows as CSV to this file")
+	f.BoolVarP(&opts.verbose, "verbose", "v", false, "print a line per epoch on stderr")
+	return cmd
+}
+
+func runBenchLan2023Table(ctx context.Context, opts *benchLan2023TableOptions) error {
+	if opts.epochs < 1 || opts.periods < 1 || opts.maxJobs < 1 {
+		return usageError{fmt.Errorf("--epochs, --periods and --max-jobs must be at least 1")}
+	}
+	if opts.tau <= 0 || opts.tau%time.Second != 0 {
+		return usageError{fmt.Errorf("--tau must be a positive whole number of seconds, got %v", opts.tau)}
+	}
+	if opts.limit <= 0 {
+		return usageError{fmt.Errorf("--limit30 must be positive, got %v", opts.limit)}
+	}
+	if opts.trace == "" {
+		return usageError{fmt.Errorf("--trace is required")}
+	}
+	tr, err := trace.Open(opts.trace, "lan", trace.Options{})
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("trace %s not found: pass --trace FILE, the paper's trace (data/data_large_1800_40.txt of the authors' code; lines: id arrival runtime nodes)", opts.trace)
+	}
+	if err != nil {
+		return err
+	}
+	cfg := lan2023.DefaultTableConfig()
+	cfg.Epochs, cfg.Periods, cfg.Tau, cfg.MaxJobs = opts.epochs, opts.periods, int64(opts.tau/time.Second), opts.maxJobs
+	cfg.Seed, cfg.ExactLimit, cfg.SAPaperCompat = opts.seed, opts.limit, opts.paperCompat
+	if opts.verbose {
+		cfg.Progress = opts.streams.err
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	res, err := lan2023.RunTables(ctx, tr, cfg)
+	if err != nil {
+		return err
+	}
+	out := opts.streams.out
+	fmt.Fprintf(out, "trace %s: %d jobs\n\n", opts.trace, len(tr.Jobs))
+	if opts.which == "table4" {
+		lan2023.PrintTableIV(out, res)
+	} else {
+		lan2023.PrintTableIII(out, res)
+	}
+	fmt.Fprintln(out)
+	lan2023.PrintTablesNote(out, res)
+	if opts.jsonOut != "" {
+		data, err := json.MarshalIndent(res, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(opts.jsonOut, append(data, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	if opts.csvOut != "" {
+		f, err := os.Create(opts.csvOut)
+		if err != nil {
+			return err
+		}
+		if err := lan2023.WriteTablesCSV(f, res); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	}
+	return nil
+}

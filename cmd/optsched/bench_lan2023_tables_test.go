@@ -1,0 +1,146 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// writeTablesTrace writes a seeded trace in the paper's shape (gaps 5–30 s,
+// runtimes 10–1800 s, 1–40 nodes) and returns its path.
+func writeTablesTrace(t *testing.T, n int) string {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(11, 3))
+	var b strings.Builder
+	at := int64(0)
+	for i := range n {
+		at += 5 + rng.Int64N(26)
+		fmt.Fprintf(&b, "%d %d %d %d\n", i+1, at, 10+rng.Int64N(1791), 1+rng.IntN(40))
+	}
+	p := filepath.Join(t.TempDir(), "trace.txt")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestBenchLan2023Tables(t *testing.T) {
+	tr := writeTablesTrace(t, 300)
+	dir := t.TempDir()
+	js, cs := filepath.Join(dir, "t.json"), filepath.Join(dir, "t.csv")
+	code, out, errs := optsched(t, "", "bench", "lan2023", "table3", "--trace", tr, "--epochs", "2", "--periods", "5",
+		"--json", js, "--csv", cs)
+	if code != exitOK {
+		t.Fatalf("table3: exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"## Table III", "| NSA-500 | not built |", "105023.5", "exact-30 s (paper: SCIP-30 s)",
+		"Where and why we differ", "2 epochs × 5 periods of τ = 60 s on 1000 nodes"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table3 output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "## Table IV") {
+		t.Errorf("table3 printed Table IV:\n%s", out)
+	}
+	var doc struct {
+		Epochs []struct {
+			Rows []struct {
+				Method string  `json:"method"`
+				Cost   float64 `json:"cost"`
+			} `json:"rows"`
+		} `json:"epochs"`
+		Windows int `json:"windows"`
+	}
+	data, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &doc); err != nil || len(doc.Epochs) != 2 || doc.Windows == 0 {
+		t.Fatalf("JSON %v: %s", err, data)
+	}
+	for _, ep := range doc.Epochs {
+		if ep.Rows[0].Method != "Seq" || ep.Rows[4].Method != "exact" || ep.Rows[4].Cost > ep.Rows[0].Cost {
+			t.Errorf("epoch rows %+v: want Seq first, exact fifth, exact ≤ Seq", ep.Rows)
+		}
+	}
+	f, err := os.Open(cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	if err != nil || len(recs) != 1+3*6 || recs[0][3] != "method" {
+		t.Errorf("CSV: %v, %d records", err, len(recs))
+	}
+
+	code, out, errs = optsched(t, "", "bench", "lan2023", "table4", "--trace", tr, "--epochs", "1", "--periods", "4", "--seed", "3")
+	if code != exitOK || !strings.Contains(out, "## Table IV") || !strings.Contains(out, "paper / ours") ||
+		!strings.Contains(out, "18.96 s") || strings.Contains(out, "## Table III") {
+		t.Errorf("table4: exit %d\n%s%s", code, out, errs)
+	}
+}
+
+func TestBenchLan2023TablesErrors(t *testing.T) {
+	tr := writeTablesTrace(t, 50)
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--trace", filepath.Join(t.TempDir(), "none.txt")}, exitError, "not found: pass --trace FILE"},
+		{[]string{"--trace", tr, "--epochs", "0"}, exitUsage, "at least 1"},
+		{[]string{"--trace", tr, "--periods", "-1"}, exitUsage, "at least 1"},
+		{[]string{"--trace", tr, "--tau", "1500ms"}, exitUsage, "whole number of seconds"},
+		{[]string{"--trace", tr, "--limit30", "0s"}, exitUsage, "--limit30 must be positive"},
+		{[]string{"--trace", tr, "--periods", "1000"}, exitError, "less than an epoch"},
+		{[]string{"--trace", tr, "extra"}, exitUsage, "argument"},
+	}
+	bad := filepath.Join(t.TempDir(), "bad.txt")
+	os.WriteFile(bad, []byte("1 0 100\n"), 0o644)
+	cases = append(cases, struct {
+		args []string
+		code int
+		want string
+	}{[]string{"--trace", bad}, exitError, "lan line 1: want 4 fields"})
+	for _, c := range cases {
+		code, _, errs := optsched(t, "", append([]string{"bench", "lan2023", "table3"}, c.args...)...)
+		if code != c.code || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, %q; want %d and %q", c.args, code, errs, c.code, c.want)
+		}
+	}
+}
+
+// TestBenchLan2023TablesFlags checks the flags' defaults and parsing.
+func TestBenchLan2023TablesFlags(t *testing.T) {
+	var got *benchLan2023TableOptions
+	s := &streams{}
+	cmd := newBenchLan2023TableCmdRun(s, "table4", func(o *benchLan2023TableOptions) error { got = o; return nil })
+	cmd.SetArgs([]string{"--epochs", "3", "--limit30", "2s", "--paper-compat"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if got == nil || got.which != "table4" || got.epochs != 3 || got.periods != 100 || got.seed != 1 ||
+		got.limit != 2*time.Second || got.tau != time.Minute || got.maxJobs != 5 || !got.paperCompat ||
+		got.trace != "../shared/data/lan2023_trace_1800_40.txt" {
+		t.Errorf("options %+v", got)
+	}
+}
+
+// TestBenchLan2023TablesRealTrace runs one short epoch on the paper's
+// trace when it is beside the checkout.
+func TestBenchLan2023TablesRealTrace(t *testing.T) {
+	const path = "../../../shared/data/lan2023_trace_1800_40.txt"
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("the paper's trace is absent (%v); it is /work/shared/data/lan2023_trace_1800_40.txt beside the checkout", err)
+	}
+	code, out, errs := optsched(t, "", "bench", "lan2023", "table3", "--trace", path, "--epochs", "1", "--periods", "10")
+	if code != exitOK || !strings.Contains(out, "100000 jobs") || !strings.Contains(out, "| 0.0 % | 2 % |") {
+		t.Errorf("exit %d\n%s%s", code, out, errs)
+	}
+}
