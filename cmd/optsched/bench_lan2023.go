@@ -10,6 +10,7 @@ func newBenchLan2023Cmd(s *streams) *cobra.Command {
 		Short: "Reproduce Fig. 6 and Tables III–IV of Lan et al. (CLUSTER 2023) on the paper's trace",
 	}
 	// Subcommands, one per reproduction.
+	cmd.AddCommand(newBenchLan2023Fig6Cmd(s))
 	cmd.AddCommand(newBenchLan2023TableCmd(s, "table3"), newBenchLan2023TableCmd(s, "table4"))
 	return cmd
 }
