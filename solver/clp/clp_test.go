@@ -189,7 +189,11 @@ func TestTinyLimit(t *testing.T) {
 		for _, f := range formulations {
 			t0 := time.Now()
 			res := solveWindow(t, w, Solver{Formulation: f}, time.Microsecond)
-			if el := time.Since(t0); el > 2*time.Second {
+			// Generous: the machine is shared and this runs under -race
+			// beside other packages' tests (3.3 s was seen under load);
+			// an LP solve of the paper form without a limit takes far
+			// longer, which is what this guards against.
+			if el := time.Since(t0); el > 10*time.Second {
 				t.Errorf("%s %v: took %v with a 1 µs limit", name, f, el)
 			}
 			if res.Status != solver.Optimal && res.Status != solver.Feasible {
