@@ -2,8 +2,8 @@
 // job trace. It replays a trace (bench/trace) under a scheduling policy and
 // reports per-job and per-run metrics: the communication-hop (CH) cost of
 // each job's nodes ([Lan23] Eq. 1; one-node jobs count 1), wait, bounded
-// slowdown (10 s), turnaround, utilisation, makespan, and per window the
-// solve latency.
+// slowdown (10 s), turnaround, utilisation, makespan, per window the solve
+// latency, and the queue metrics of [Bridi16] (see Summary).
 //
 // Policies:
 //
@@ -13,13 +13,25 @@
 //     size; --max-jobs) and solved by any solver.Solver, its jobs start,
 //     and the jobs left waiting gain a waiting period. A period in which
 //     nothing arrived or ended is skipped, as in the published code.
-//   - fcfs: first come, first served, per event, first-fit on the lowest
-//     idle node ids.
-//   - easy: FCFS with EASY backfilling: a later job may start now if it
-//     does not delay the reservation of the queue's head (judged by
-//     requested walltimes).
+//     Config.GapSolver additionally re-solves each window with an exact
+//     solver and records the window solver's gap to the optimum (or the
+//     proven bound), without changing the trajectory.
+//   - per job, at every arrival and end: fcfs (first come, first served),
+//     easy (FCFS with EASY backfilling: a later job may start now if it
+//     does not delay the reservation of the queue's head, judged by
+//     requested walltimes), sjf, saf, drf, tetris, pbs-fifo and
+//     pbs-walltime (see PolicyNames).
+//
+// A per-job policy decides which jobs start; Config.Allocator decides on
+// which idle nodes: first-fit on the lowest idle node ids (the default),
+// Slurm's topology/tree best fit (heuristics.Slurm) or the allocators of
+// Mishra et al. (heuristics.MishraGreedy, MishraBalanced, MishraAdaptive),
+// each called on a one-job window of the current idle nodes. The
+// simulator treats every job as communication-intensive with recursive
+// doubling (Mishra et al.'s allocators read it).
 //
 // Every allocation of every policy goes through model.Check.
 //
 // [Lan23]: Z. Lan et al., IEEE CLUSTER 2023.
+// [Bridi16]: T. Bridi, A. Bartolini, M. Lombardi, M. Milano, L. Benini, IEEE TPDS 2016.
 package sim

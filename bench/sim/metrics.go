@@ -28,11 +28,51 @@ type Summary struct {
 	Windows       int     `json:"windows"`
 	SolveMedianMS float64 `json:"solve_median_ms"`
 	SolveP99MS    float64 `json:"solve_p99_ms"`
+	// The queue metrics of Bridi et al. (IEEE TPDS 2016; see the package
+	// doc), with wait_j = start − submit and ewt_j the expected waiting
+	// time of job j's queue (JobResult.EWT, from Config.ExpectedWait):
+	//
+	//	WQT        weighted queue time, Σ_j wait_j / ewt_j (dimensionless:
+	//	           each job's wait in units of its queue's ewt);
+	//	MeanWQT    WQT / jobs, the mean normalised queue time;
+	//	LateJobs   NL, the number of late jobs, those with wait_j > ewt_j;
+	//	Tardiness  TR, Σ_j max(0, wait_j − ewt_j), in seconds: how far
+	//	           the late jobs overran their queue's ewt in total.
+	//
+	// WQT is the objective of Bridi et al.'s CP scheduler (their code scales
+	// the weights by max_q ewt_q, which only rescales it).
+	WQT       float64 `json:"wqt"`
+	MeanWQT   float64 `json:"mean_wqt"`
+	LateJobs  int     `json:"late_jobs"`
+	Tardiness int64   `json:"tardiness_s"`
+	// Gap summarises the per-window gap to the gap solver
+	// (Config.GapSolver); nil when none was set.
+	Gap *GapSummary `json:"gap,omitempty"`
+}
+
+// A GapSummary aggregates a run's WindowGaps.
+type GapSummary struct {
+	// Solver names the gap solver.
+	Solver string `json:"solver"`
+	// Windows is the number of windows measured, Skipped the number of
+	// windows with multi-node jobs that could not be (see WindowGap).
+	Windows int `json:"windows"`
+	Skipped int `json:"skipped"`
+	// MeanGap and MaxGap are the mean and largest WindowGap.Gap, as
+	// fractions (0.01 is 1 %).
+	MeanGap float64 `json:"mean_gap"`
+	MaxGap  float64 `json:"max_gap"`
+	// OptimalShare is the share of the measured windows whose allocation
+	// is proven optimal (gap 0).
+	OptimalShare float64 `json:"optimal_share"`
+	// ExactMedianMS is the gap solver's median solve time per window.
+	ExactMedianMS float64 `json:"exact_median_ms"`
 }
 
 // Summarise computes r's aggregate metrics.
 func (r *Result) Summarise() Summary {
-	s := Summary{Jobs: len(r.Jobs), Dropped: r.Dropped, Utilisation: r.Utilisation, Makespan: r.Makespan, Windows: r.Windows}
+	s := Summary{Jobs: len(r.Jobs), Dropped: r.Dropped, Utilisation: r.Utilisation, Makespan: r.Makespan, Windows: r.Windows,
+		Gap: r.summariseGaps()}
 	if len(r.Jobs) == 0 {
 		return s
 	}
@@ -47,6 +87,13 @@ func (r *Result) Summarise() Summary {
 			multi++
 		}
 		s.MeanWait += wait
+		if j.EWT > 0 {
+			s.WQT += wait / float64(j.EWT)
+			if late := j.Wait() - j.EWT; late > 0 {
+				s.LateJobs++
+				s.Tardiness += late
+			}
+		}
 		s.MeanTurnaround += wait + run
 		s.MeanBSLD += math.Max(1, (wait+run)/math.Max(run, BoundedSlowdownFloor))
 	}
@@ -55,17 +102,45 @@ func (r *Result) Summarise() Summary {
 	s.MeanWait /= n
 	s.MeanTurnaround /= n
 	s.MeanBSLD /= n
+	s.MeanWQT = s.WQT / n
 	if multi > 0 {
 		s.MeanMultiCost /= float64(multi)
 	}
 	if len(r.SolveTimes) > 0 {
-		d := slices.Clone(r.SolveTimes)
-		slices.Sort(d)
-		at := func(q float64) float64 {
-			i := min(len(d)-1, max(0, int(math.Ceil(q*float64(len(d))))-1))
-			return float64(d[i]) / float64(time.Millisecond)
-		}
-		s.SolveMedianMS, s.SolveP99MS = at(0.5), at(0.99)
+		s.SolveMedianMS, s.SolveP99MS = quantileMS(r.SolveTimes, 0.5), quantileMS(r.SolveTimes, 0.99)
 	}
 	return s
+}
+
+// summariseGaps aggregates r's gaps; nil without a gap solver.
+func (r *Result) summariseGaps() *GapSummary {
+	if r.GapSolver == "" {
+		return nil
+	}
+	g := &GapSummary{Solver: r.GapSolver, Windows: len(r.Gaps), Skipped: r.GapSkipped}
+	if len(r.Gaps) == 0 {
+		return g
+	}
+	times := make([]time.Duration, len(r.Gaps))
+	opt := 0
+	for i, w := range r.Gaps {
+		g.MeanGap += w.Gap
+		g.MaxGap = max(g.MaxGap, w.Gap)
+		if w.Gap == 0 {
+			opt++
+		}
+		times[i] = w.ExactElapsed
+	}
+	g.MeanGap /= float64(len(r.Gaps))
+	g.OptimalShare = float64(opt) / float64(len(r.Gaps))
+	g.ExactMedianMS = quantileMS(times, 0.5)
+	return g
+}
+
+// quantileMS returns the q-quantile of d (nearest rank), in milliseconds.
+func quantileMS(d []time.Duration, q float64) float64 {
+	d = slices.Clone(d)
+	slices.Sort(d)
+	i := min(len(d)-1, max(0, int(math.Ceil(q*float64(len(d))))-1))
+	return float64(d[i]) / float64(time.Millisecond)
 }

@@ -25,18 +25,45 @@ type Config struct {
 	// Policy is "window" or a per-job policy: "fcfs", "easy", "sjf",
 	// "saf", "drf", "tetris", "pbs-fifo", "pbs-walltime" (see Policies).
 	Policy string
+	// Allocator chooses the nodes of each job a per-job policy starts,
+	// among the idle nodes: "" or "first-fit" (the lowest idle ids),
+	// "slurm", "mishra-greedy", "mishra-balanced" or "mishra-adaptive"
+	// (see AllocatorNames). The window policy places its jobs with Solver
+	// and rejects any other allocator than first-fit.
+	Allocator string
 	// Tau is the window period, in seconds (window policy).
 	Tau int64
 	// Solver solves each window (window policy).
 	Solver solver.Solver
+	// GapSolver, when set, re-solves every window that has multi-node jobs
+	// with this (exact) solver, on the same window and with the same
+	// options, to measure the gap of Solver's objective to the optimum or
+	// its proven lower bound (Result.Gaps, Summary.Gap). It never changes
+	// the trajectory: the jobs start where Solver put them. Window policy
+	// only.
+	GapSolver solver.Solver
 	// MaxJobs caps the multi-node jobs per window (0: no cap).
 	MaxJobs int
-	// TimeLimit bounds each window's solve (0: none).
+	// TimeLimit bounds each window's solve (0: none); the GapSolver's
+	// solve gets the same limit.
 	TimeLimit time.Duration
+	// ExpectedWait maps a trace queue (trace.Job.Queue, the SWF queue
+	// number) to its expected waiting time ewt_q in seconds, the weight of
+	// Bridi et al.'s metrics (see Summary). Every value must be positive.
+	ExpectedWait map[string]int64
+	// DefaultExpectedWait is the ewt, in seconds, of the jobs whose queue
+	// ExpectedWait does not list, including those of unknown queue ("");
+	// 0 means DefaultEWT.
+	DefaultExpectedWait int64
 	// Check runs model.Check on every allocation (on by default in
 	// Default; tests always keep it).
 	Check bool
 }
+
+// DefaultEWT is the expected waiting time, in seconds, of the queues that
+// Config.ExpectedWait does not list when Config.DefaultExpectedWait is 0:
+// one hour.
+const DefaultEWT = 3600
 
 // A JobResult is one job's outcome.
 type JobResult struct {
@@ -44,6 +71,10 @@ type JobResult struct {
 	Submit, Start, End int64
 	Nodes              []int
 	Cost               int64
+	// Queue is the job's trace queue ("" when unknown) and EWT the
+	// expected waiting time, in seconds, that Config gave it.
+	Queue string
+	EWT   int64
 }
 
 // Wait returns Start − Submit.
@@ -61,6 +92,13 @@ type Result struct {
 	Makespan int64
 	// Utilisation is node-seconds used over nodes × makespan.
 	Utilisation float64
+	// GapSolver names Config.GapSolver ("" when unset); Gaps holds, in
+	// time order, one entry per window it measured, and GapSkipped counts
+	// the windows with multi-node jobs it could not measure (see
+	// WindowGap).
+	GapSolver  string
+	Gaps       []WindowGap
+	GapSkipped int
 }
 
 // ErrConfig is wrapped by configuration errors.
@@ -78,7 +116,22 @@ func Run(ctx context.Context, tr *trace.Trace, cfg Config) (*Result, error) {
 	if cfg.Cost.HopCost == 0 {
 		cfg.Cost = model.DefaultCostModel
 	}
-	s := &state{cfg: cfg, busy: make([]bool, cfg.Nodes), res: &Result{}, nIdle: cfg.Nodes}
+	if cfg.DefaultExpectedWait < 0 {
+		return nil, fmt.Errorf("%w: negative default expected wait %d s", ErrConfig, cfg.DefaultExpectedWait)
+	}
+	if cfg.DefaultExpectedWait == 0 {
+		cfg.DefaultExpectedWait = DefaultEWT
+	}
+	for q, e := range cfg.ExpectedWait {
+		if e <= 0 {
+			return nil, fmt.Errorf("%w: queue %q: expected wait %d s is not positive", ErrConfig, q, e)
+		}
+	}
+	alloc, err := allocatorOf(cfg.Allocator)
+	if err != nil {
+		return nil, err
+	}
+	s := &state{cfg: cfg, busy: make([]bool, cfg.Nodes), res: &Result{}, nIdle: cfg.Nodes, alloc: alloc}
 	for _, j := range tr.Jobs {
 		if j.Nodes > cfg.Nodes {
 			s.res.Dropped++
@@ -86,17 +139,25 @@ func Run(ctx context.Context, tr *trace.Trace, cfg Config) (*Result, error) {
 		}
 		s.jobs = append(s.jobs, j)
 	}
-	var err error
 	switch cfg.Policy {
 	case "window":
 		if cfg.Tau <= 0 || cfg.Solver == nil {
 			return nil, fmt.Errorf("%w: the window policy needs a period τ > 0 and a solver", ErrConfig)
+		}
+		if alloc != nil {
+			return nil, fmt.Errorf("%w: the window policy places jobs with its solver, not the %s allocator", ErrConfig, cfg.Allocator)
+		}
+		if cfg.GapSolver != nil {
+			s.res.GapSolver = cfg.GapSolver.Name()
 		}
 		err = s.runWindows(ctx)
 	default:
 		pol, ok := policies[cfg.Policy]
 		if !ok {
 			return nil, fmt.Errorf("%w: unknown policy %q (want window, %s)", ErrConfig, cfg.Policy, strings.Join(PolicyNames(), ", "))
+		}
+		if cfg.GapSolver != nil {
+			return nil, fmt.Errorf("%w: a gap solver needs the window policy, not %s", ErrConfig, cfg.Policy)
 		}
 		err = s.runEvents(ctx, pol)
 	}
@@ -118,6 +179,8 @@ type state struct {
 	res     *Result
 	freed   bool // a job ended since the last schedule
 	nIdle   int  // number of false entries in busy
+	// alloc places the jobs of a per-job policy; nil: first-fit.
+	alloc solver.Solver
 }
 
 type run struct {
@@ -179,20 +242,41 @@ func (s *state) start(job int, nodes []int, t int64) {
 	s.nIdle -= len(nodes)
 	s.running = append(s.running, run{job: job, nodes: nodes, end: t + j.Runtime})
 	s.res.Jobs = append(s.res.Jobs, JobResult{ID: j.ID, Submit: j.Submit, Start: t, End: t + j.Runtime,
-		Nodes: nodes, Cost: s.cfg.Cost.Cost(s.cfg.Topology, nodes)})
+		Nodes: nodes, Cost: s.cfg.Cost.Cost(s.cfg.Topology, nodes), Queue: j.Queue, EWT: s.ewt(j.Queue)})
+}
+
+// ewt returns the expected waiting time of queue q.
+func (s *state) ewt(q string) int64 {
+	if e, ok := s.cfg.ExpectedWait[q]; ok {
+		return e
+	}
+	return s.cfg.DefaultExpectedWait
+}
+
+// runningJobs returns the running jobs as a window's. They count as
+// communication-intensive, as every job of the simulator does.
+func (s *state) runningJobs() []model.RunningJob {
+	out := make([]model.RunningJob, 0, len(s.running))
+	for _, r := range s.running {
+		out = append(out, model.RunningJob{ID: "run-" + s.jobs[r.job].ID, Nodes: r.nodes, End: r.end, Comm: true})
+	}
+	return out
+}
+
+// modelJob returns trace job j as a window's waiting job that has waited
+// nwp periods: its walltime is its run time, its queue the default one,
+// and it is communication-intensive with recursive doubling.
+func (s *state) modelJob(j *trace.Job, nwp int) model.Job {
+	return model.Job{ID: j.ID, Nodes: j.Nodes, Walltime: max(1, j.Runtime), Submit: j.Submit,
+		Queue: model.DefaultQueue, NWP: nwp, Comm: true, Pattern: model.PatternRD}
 }
 
 // window builds the model.Window of the current queue at time t.
 func (s *state) window(t int64) *model.Window {
 	w := &model.Window{Time: t, Topology: s.cfg.Topology, TopologySpec: s.cfg.TopologySpec,
-		Idle: s.idle(), Cost: s.cfg.Cost}
-	for _, r := range s.running {
-		w.Running = append(w.Running, model.RunningJob{ID: "run-" + s.jobs[r.job].ID, Nodes: r.nodes, End: r.end})
-	}
+		Idle: s.idle(), Cost: s.cfg.Cost, Running: s.runningJobs()}
 	for _, q := range s.queue {
-		j := &s.jobs[q.job]
-		w.Jobs = append(w.Jobs, model.Job{ID: j.ID, Nodes: j.Nodes, Walltime: max(1, j.Runtime), Submit: j.Submit,
-			Queue: model.DefaultQueue, NWP: q.nwp, Comm: true, Pattern: model.PatternRD})
+		w.Jobs = append(w.Jobs, s.modelJob(&s.jobs[q.job], q.nwp))
 	}
 	return w
 }
@@ -246,12 +330,18 @@ func (s *state) nextEvent() int64 {
 
 func (s *state) solveWindow(ctx context.Context, t int64) error {
 	w := s.window(t)
-	res, err := solver.SolveWindow(ctx, w, s.cfg.Solver, solver.Options{MaxJobs: s.cfg.MaxJobs, TimeLimit: s.cfg.TimeLimit})
+	opt := solver.Options{MaxJobs: s.cfg.MaxJobs, TimeLimit: s.cfg.TimeLimit}
+	res, err := solver.SolveWindow(ctx, w, s.cfg.Solver, opt)
 	if err != nil {
 		return fmt.Errorf("window at t=%d: %w", t, err)
 	}
 	if s.cfg.Check {
 		if err := model.Check(w, res.Allocations); err != nil {
+			return fmt.Errorf("window at t=%d: %w", t, err)
+		}
+	}
+	if s.cfg.GapSolver != nil {
+		if err := s.measureGap(ctx, w, res, opt); err != nil {
 			return fmt.Errorf("window at t=%d: %w", t, err)
 		}
 	}
@@ -286,7 +376,7 @@ func (s *state) runEvents(ctx context.Context, pol policy) error {
 		}
 		s.release(t)
 		s.arrive(t)
-		if err := s.schedule(t, pol); err != nil {
+		if err := s.schedule(ctx, t, pol); err != nil {
 			return err
 		}
 	}
@@ -295,19 +385,19 @@ func (s *state) runEvents(ctx context.Context, pol policy) error {
 
 // schedule starts queue jobs at t: the head while it fits (FCFS), then,
 // with easy, later jobs that do not delay the head's reservation.
-func (s *state) schedule(t int64, pol policy) error {
+func (s *state) schedule(ctx context.Context, t int64, pol policy) error {
 	if pol.priority != nil {
 		slices.SortStableFunc(s.queue, func(a, b waiting) int { return cmpKey(pol.priority(&s.jobs[a.job]), pol.priority(&s.jobs[b.job])) })
 	}
 	if pol.greedy {
-		return s.greedyStart(t, pol)
+		return s.greedyStart(ctx, t, pol)
 	}
 	for len(s.queue) > 0 {
 		j := &s.jobs[s.queue[0].job]
 		if j.Nodes > s.nIdle {
 			break
 		}
-		if err := s.startChecked(s.queue[0].job, s.firstFit(j.Nodes), t); err != nil {
+		if err := s.startJob(ctx, s.queue[0].job, t); err != nil {
 			return err
 		}
 		s.queue = s.queue[1:]
@@ -350,7 +440,7 @@ func (s *state) schedule(t int64, pol policy) error {
 			if t+wall > shadow {
 				extra -= j.Nodes
 			}
-			if err := s.startChecked(q.job, s.firstFit(j.Nodes), t); err != nil {
+			if err := s.startJob(ctx, q.job, t); err != nil {
 				return err
 			}
 			continue
@@ -363,7 +453,7 @@ func (s *state) schedule(t int64, pol policy) error {
 
 // greedyStart starts, while any fits, the queued job of highest priority
 // among those that fit (Tetris-style packing).
-func (s *state) greedyStart(t int64, pol policy) error {
+func (s *state) greedyStart(ctx context.Context, t int64, pol policy) error {
 	for {
 		best := -1
 		for k, q := range s.queue {
@@ -375,7 +465,7 @@ func (s *state) greedyStart(t int64, pol policy) error {
 			return nil
 		}
 		job := s.queue[best].job
-		if err := s.startChecked(job, s.firstFit(s.jobs[job].Nodes), t); err != nil {
+		if err := s.startJob(ctx, job, t); err != nil {
 			return err
 		}
 		s.queue = slices.Delete(s.queue, best, best+1)
@@ -396,16 +486,26 @@ func (s *state) firstFit(n int) []int {
 	return out
 }
 
-// startChecked starts a job after checking its allocation with
-// model.Check against the cluster's state (a window holding just that job).
-func (s *state) startChecked(job int, nodes []int, t int64) error {
-	if s.cfg.Check {
-		w := &model.Window{Time: t, Topology: s.cfg.Topology, Idle: s.idle(), Cost: s.cfg.Cost}
-		for _, r := range s.running {
-			w.Running = append(w.Running, model.RunningJob{ID: "run-" + s.jobs[r.job].ID, Nodes: r.nodes, End: r.end})
+// startJob starts job (an index into jobs) at t on the nodes the
+// allocator chooses (first-fit without one), after checking the allocation
+// with model.Check against the cluster's state (a window holding just that
+// job) when Config.Check is set.
+func (s *state) startJob(ctx context.Context, job int, t int64) error {
+	if s.alloc == nil && !s.cfg.Check {
+		s.start(job, s.firstFit(s.jobs[job].Nodes), t)
+		return nil
+	}
+	w := s.oneJobWindow(job, t)
+	var nodes []int
+	if s.alloc == nil {
+		nodes = s.firstFit(s.jobs[job].Nodes)
+	} else {
+		var err error
+		if nodes, err = s.place(ctx, w, job); err != nil {
+			return err
 		}
-		j := &s.jobs[job]
-		w.Jobs = []model.Job{{ID: j.ID, Nodes: j.Nodes, Walltime: max(1, j.Runtime), Submit: j.Submit, Queue: model.DefaultQueue}}
+	}
+	if s.cfg.Check {
 		if err := model.Check(w, []model.Allocation{{Job: 0, Nodes: nodes, Start: t}}); err != nil {
 			return fmt.Errorf("t=%d: %w", t, err)
 		}

@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -15,6 +18,7 @@ import (
 	"github.com/optsched/optsched/bench/trace"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/solver"
+	"github.com/optsched/optsched/solver/csp"
 )
 
 // simulateOptions are the inputs of `optsched simulate`.
@@ -34,6 +38,10 @@ type simulateOptions struct {
 	maxTraceJobs int
 	jsonOut      string
 	seed         uint64
+	allocator    string
+	queueEWT     string
+	defaultEWT   time.Duration
+	gap          bool
 }
 
 func newSimulateCmd(s *streams, runF func(*simulateOptions) error) *cobra.Command {
@@ -46,15 +54,31 @@ arrival runtime nodes per line, on the paper's 25×4×10 layout) or a Standard
 Workload Format log of the Parallel Workloads Archive ("swf", gzip accepted).
 
 Policies: window (window-based scheduling every --tau, each window solved by
---solver or --heuristic, --max-jobs per window); per job, first-fit on the
-lowest idle node ids: fcfs, easy (EASY backfilling), sjf, saf (walltime ×
-nodes), drf (fewest nodes; one resource), tetris (packing score), pbs-fifo
-(backfilling limited to the first 10 queued jobs) and pbs-walltime
-(shortest walltime first, backfilling limited to 400), after Bridi et al. Metrics: mean CH cost,
-wait, bounded slowdown (10 s), turnaround, utilisation, makespan, and the
-per-window solve latency.`,
+--solver or --heuristic, --max-jobs per window); per job: fcfs, easy (EASY
+backfilling), sjf, saf (walltime × nodes), drf (fewest nodes; one resource),
+tetris (packing score), pbs-fifo (backfilling limited to the first 10 queued
+jobs) and pbs-walltime (shortest walltime first, backfilling limited to 400),
+after Bridi et al. A per-job policy places each job it starts with
+--allocator: first-fit on the lowest idle node ids (the default), slurm
+(Slurm's topology/tree best fit) or mishra-greedy, mishra-balanced,
+mishra-adaptive (Mishra et al.); the window policy places its jobs with its
+solver.
+
+Metrics: mean CH cost, wait, bounded slowdown (10 s), turnaround,
+utilisation, makespan, the per-window solve latency, and Bridi et al.'s
+queue metrics: WQT (Σ wait / ewt of the job's queue), NL (jobs that waited
+longer than their queue's ewt) and TR (tardiness, Σ max(0, wait − ewt)).
+The expected waits come from --queue-ewt (SWF queue numbers) and
+--default-ewt for every other queue (the Lan trace has none).
+
+--gap (window policy) re-solves every window with the exact csp solver,
+within --time-limit, and reports the mean and largest gap of the window
+solver's objective to the optimum (or csp's proven bound) and the share of
+windows it solved optimally; the schedule itself is unchanged.`,
 		Example: `  optsched simulate --trace ../shared/data/lan2023_trace_1800_40.txt --policy window --tau 60s --max-jobs 5
-  optsched simulate --trace KTH-SP2-1996-2.1-cln.swf.gz --format swf --policy easy`,
+  optsched simulate --trace ../shared/data/lan2023_trace_1800_40.txt --policy window --heuristic seq --gap
+  optsched simulate --trace ../shared/data/lan2023_trace_1800_40.txt --policy easy --allocator slurm
+  optsched simulate --trace KTH-SP2-1996-2.1-cln.swf.gz --format swf --policy easy --queue-ewt 1=1h,2=6h --default-ewt 2h`,
 		Args: argsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
@@ -78,7 +102,56 @@ per-window solve latency.`,
 	f.IntVar(&opts.maxTraceJobs, "max-trace-jobs", 0, "read only the first N jobs of the trace (0: all)")
 	f.StringVar(&opts.jsonOut, "json", "", "also write the metrics as JSON to this file")
 	f.Uint64Var(&opts.seed, "seed", 1, "random seed of randomised solvers")
+	f.StringVar(&opts.allocator, "allocator", "", "node allocator of a per-job policy: "+strings.Join(sim.AllocatorNames(), ", ")+" (default first-fit)")
+	f.StringVar(&opts.queueEWT, "queue-ewt", "", "expected waiting time per trace queue, Q=DUR,Q=DUR (e.g. 1=1h,2=30m; DUR a Go duration or whole seconds)")
+	f.DurationVar(&opts.defaultEWT, "default-ewt", sim.DefaultEWT*time.Second, "expected waiting time of the queues --queue-ewt does not list")
+	f.BoolVar(&opts.gap, "gap", false, "window policy: re-solve each window with the exact csp solver and report the gap")
 	return cmd
+}
+
+// parseQueueEWT parses --queue-ewt: comma-separated QUEUE=DURATION pairs,
+// each duration a Go duration ("90m") or whole seconds ("5400"), a
+// positive whole number of seconds.
+func parseQueueEWT(v string) (map[string]int64, error) {
+	out := map[string]int64{}
+	if strings.TrimSpace(v) == "" {
+		return out, nil
+	}
+	for _, part := range strings.Split(v, ",") {
+		q, d, ok := strings.Cut(strings.TrimSpace(part), "=")
+		q = strings.TrimSpace(q)
+		if !ok || q == "" {
+			return nil, fmt.Errorf("--queue-ewt %q: entry %q is not QUEUE=DURATION", v, part)
+		}
+		if _, dup := out[q]; dup {
+			return nil, fmt.Errorf("--queue-ewt %q: queue %q given twice", v, q)
+		}
+		sec, err := parseSeconds(strings.TrimSpace(d))
+		if err != nil {
+			return nil, fmt.Errorf("--queue-ewt %q: queue %q: %w", v, q, err)
+		}
+		out[q] = sec
+	}
+	return out, nil
+}
+
+// parseSeconds parses a positive duration in whole seconds: a Go duration
+// or a bare number of seconds.
+func parseSeconds(d string) (int64, error) {
+	if n, err := strconv.ParseInt(d, 10, 64); err == nil {
+		if n <= 0 {
+			return 0, fmt.Errorf("duration %q is not positive", d)
+		}
+		return n, nil
+	}
+	dur, err := time.ParseDuration(d)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a duration such as 1h30m or a number of seconds", d)
+	}
+	if dur <= 0 || dur%time.Second != 0 {
+		return 0, fmt.Errorf("duration %q is not a positive whole number of seconds", d)
+	}
+	return int64(dur / time.Second), nil
 }
 
 func runSimulate(ctx context.Context, opts *simulateOptions) error {
@@ -90,6 +163,22 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	}
 	if opts.maxJobs < 0 || opts.maxTraceJobs < 0 || opts.procsPerNode < 0 {
 		return usageError{fmt.Errorf("--max-jobs, --max-trace-jobs and --procs-per-node must be at least 0")}
+	}
+	if opts.allocator != "" && !slices.Contains(sim.AllocatorNames(), opts.allocator) {
+		return usageError{fmt.Errorf("--allocator must be one of %s, got %q", strings.Join(sim.AllocatorNames(), ", "), opts.allocator)}
+	}
+	if opts.policy == "window" && opts.allocator != "" && opts.allocator != sim.FirstFit {
+		return usageError{fmt.Errorf("--allocator %s is for the per-job policies; the window policy places its jobs with --solver or --heuristic", opts.allocator)}
+	}
+	if opts.gap && opts.policy != "window" {
+		return usageError{fmt.Errorf("--gap measures the window solver's gap and needs --policy window, not %s", opts.policy)}
+	}
+	ewt, err := parseQueueEWT(opts.queueEWT)
+	if err != nil {
+		return usageError{err}
+	}
+	if opts.defaultEWT <= 0 || opts.defaultEWT%time.Second != 0 {
+		return usageError{fmt.Errorf("--default-ewt must be a positive whole number of seconds, got %v", opts.defaultEWT)}
 	}
 	tr, err := trace.Open(opts.trace, opts.format, trace.Options{ProcsPerNode: opts.procsPerNode, SkipBad: opts.skipBad, MaxJobs: opts.maxTraceJobs})
 	if err != nil {
@@ -110,7 +199,11 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	}
 	cfg := sim.Config{Topology: topo, TopologySpec: model.TopologySpec{Layout: &spec}, Nodes: nodes,
 		Cost: model.DefaultCostModel, Policy: opts.policy, Tau: int64(opts.tau / time.Second),
-		MaxJobs: opts.maxJobs, TimeLimit: opts.timeLimit, Check: true}
+		MaxJobs: opts.maxJobs, TimeLimit: opts.timeLimit, Check: true, Allocator: opts.allocator,
+		ExpectedWait: ewt, DefaultExpectedWait: int64(opts.defaultEWT / time.Second)}
+	if opts.gap {
+		cfg.GapSolver = csp.Solver{}
+	}
 	if opts.policy == "window" {
 		so := &solveOptions{streams: opts.streams, solver: opts.solver, heuristic: opts.heuristic,
 			formulation: "strong", fallback: "sa", seed: opts.seed,
@@ -137,6 +230,12 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	fmt.Fprintf(out, "policy %s", opts.policy)
 	if opts.policy == "window" {
 		fmt.Fprintf(out, ", τ %v, solver %s, max-jobs %d", opts.tau, cfg.Solver.Name(), opts.maxJobs)
+	} else {
+		alloc := opts.allocator
+		if alloc == "" {
+			alloc = sim.FirstFit
+		}
+		fmt.Fprintf(out, ", allocator %s", alloc)
 	}
 	fmt.Fprintf(out, "; simulated in %.1f s\n\n", time.Since(t0).Seconds())
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
@@ -148,9 +247,17 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	fmt.Fprintf(tw, "mean turnaround\t%.1f s\n", sum.MeanTurnaround)
 	fmt.Fprintf(tw, "utilisation\t%.2f %%\n", 100*sum.Utilisation)
 	fmt.Fprintf(tw, "makespan\t%d s\n", sum.Makespan)
+	fmt.Fprintf(tw, "weighted queue time (WQT)\t%.1f (mean %.3f per job)\n", sum.WQT, sum.MeanWQT)
+	fmt.Fprintf(tw, "late jobs (NL)\t%d (%s)\n", sum.LateJobs, ewtNote(ewt, cfg.DefaultExpectedWait))
+	fmt.Fprintf(tw, "tardiness (TR)\t%d s\n", sum.Tardiness)
 	if opts.policy == "window" {
 		fmt.Fprintf(tw, "windows solved\t%d\n", sum.Windows)
 		fmt.Fprintf(tw, "window solve latency\tmedian %.3f ms, p99 %.3f ms\n", sum.SolveMedianMS, sum.SolveP99MS)
+	}
+	if g := sum.Gap; g != nil {
+		fmt.Fprintf(tw, "gap to %s\tmean %.3f %%, max %.3f %% over %d windows (%d not measured)\n",
+			g.Solver, 100*g.MeanGap, 100*g.MaxGap, g.Windows, g.Skipped)
+		fmt.Fprintf(tw, "windows solved optimally\t%.2f %% (%s median %.3f ms)\n", 100*g.OptimalShare, g.Solver, g.ExactMedianMS)
 	}
 	tw.Flush()
 	if opts.jsonOut != "" {
@@ -161,6 +268,21 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 		return os.WriteFile(opts.jsonOut, append(data, '\n'), 0o644)
 	}
 	return nil
+}
+
+// ewtNote describes the expected waits in force: the listed queues, then
+// the default.
+func ewtNote(ewt map[string]int64, def int64) string {
+	var b strings.Builder
+	b.WriteString("ewt ")
+	for _, q := range slices.Sorted(maps.Keys(ewt)) {
+		fmt.Fprintf(&b, "queue %s %v, ", q, time.Duration(ewt[q])*time.Second)
+	}
+	if len(ewt) > 0 {
+		b.WriteString("others ")
+	}
+	fmt.Fprintf(&b, "%v", time.Duration(def)*time.Second)
+	return b.String()
 }
 
 func (opts *simulateOptions) layoutName(l model.LayoutSpec) string {

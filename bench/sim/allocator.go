@@ -1,0 +1,77 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/optsched/optsched/heuristics"
+	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/solver"
+)
+
+// FirstFit is the default allocator of the per-job policies: the lowest
+// idle node ids.
+const FirstFit = "first-fit"
+
+// allocators are the topology-aware allocators a per-job policy may place
+// its jobs with, by name (Config.Allocator). Each places one job at a time
+// on the idle nodes of a one-job window.
+var allocators = map[string]solver.Solver{
+	"slurm":           heuristics.Slurm{},
+	"mishra-greedy":   heuristics.MishraGreedy{},
+	"mishra-balanced": heuristics.MishraBalanced{},
+	"mishra-adaptive": heuristics.MishraAdaptive{},
+}
+
+// AllocatorNames returns the names Config.Allocator accepts, sorted:
+// first-fit (the default, also spelt ""), slurm (heuristics.Slurm) and the
+// allocators of Mishra et al. (heuristics.MishraGreedy, MishraBalanced,
+// MishraAdaptive).
+func AllocatorNames() []string {
+	names := []string{FirstFit}
+	for n := range allocators {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// allocatorOf resolves a Config.Allocator name: nil for first-fit.
+func allocatorOf(name string) (solver.Solver, error) {
+	if name == "" || name == FirstFit {
+		return nil, nil
+	}
+	a, ok := allocators[name]
+	if !ok {
+		return nil, fmt.Errorf("%w: unknown allocator %q (want one of %v)", ErrConfig, name, AllocatorNames())
+	}
+	return a, nil
+}
+
+// oneJobWindow returns the window of the cluster's state at t holding job
+// (an index into s.jobs) as its only waiting job. Running jobs, like the
+// waiting ones, count as communication-intensive (Mishra et al.'s
+// allocators read it), as the simulator treats every job so.
+func (s *state) oneJobWindow(job int, t int64) *model.Window {
+	w := &model.Window{Time: t, Topology: s.cfg.Topology, TopologySpec: s.cfg.TopologySpec, Idle: s.idle(), Cost: s.cfg.Cost}
+	w.Running = s.runningJobs()
+	j := &s.jobs[job]
+	w.Jobs = []model.Job{s.modelJob(j, 0)}
+	return w
+}
+
+// place chooses the nodes of job (an index into s.jobs) in window w (built
+// by oneJobWindow) with the configured allocator.
+func (s *state) place(ctx context.Context, w *model.Window, job int) ([]int, error) {
+	n := s.jobs[job].Nodes
+	res, err := s.alloc.Solve(ctx, solver.NewProblem(w, []int{0}))
+	if err != nil {
+		return nil, fmt.Errorf("t=%d: allocator %s: job %s: %w", w.Time, s.alloc.Name(), s.jobs[job].ID, err)
+	}
+	if len(res.Allocations) != 1 || res.Allocations[0].Job != 0 || len(res.Allocations[0].Nodes) != n {
+		return nil, fmt.Errorf("t=%d: allocator %s: job %s: want one allocation of %d nodes, got %+v",
+			w.Time, s.alloc.Name(), s.jobs[job].ID, n, res.Allocations)
+	}
+	return res.Allocations[0].Nodes, nil
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// swfJob is one SWF line: id, submit, wait, run, procs, then the
+// requested time and the queue; the other fields unknown (−1).
+func swfJob(id, submit, run, procs, req, queue string) string {
+	f := []string{id, submit, "-1", run, procs, "-1", "-1", procs, req, "-1", "1", "1", "1", "1", queue, "-1", "-1", "-1"}
+	return strings.Join(f, " ") + "\n"
+}
+
+// TestSimulateBridiFlags runs FCFS on an SWF log with two queues on one
+// 4-node leaf: A (queue 1, 4 nodes, 0–100 s); B (queue 2, 4 nodes, 50 s, at
+// 10) waits 90 s; C (queue 1, 1 node, at 20) waits behind B until 150,
+// 130 s. With --queue-ewt 1=60,2=2m: WQT = 0/60 + 90/120 + 130/60, and C
+// alone is late, by 70 s. Without it, every queue takes --default-ewt.
+func TestSimulateBridiFlags(t *testing.T) {
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "t.swf")
+	log := "; MaxNodes: 4\n" + swfJob("1", "0", "100", "4", "100", "1") + swfJob("2", "10", "50", "4", "50", "2") + swfJob("3", "20", "5", "1", "5", "1")
+	os.WriteFile(tr, []byte(log), 0o644)
+	run := func(extra ...string) map[string]any {
+		t.Helper()
+		js := filepath.Join(dir, "s.json")
+		args := append([]string{"simulate", "--trace", tr, "--format", "swf", "--policy", "fcfs", "--layout", "1x1x4", "--json", js}, extra...)
+		code, out, errs := optsched(t, "", args...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d\n%s%s", extra, code, out, errs)
+		}
+		for _, want := range []string{"weighted queue time (WQT)", "late jobs (NL)", "tardiness (TR)", "allocator first-fit"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%v: output lacks %q:\n%s", extra, want, out)
+			}
+		}
+		var sum map[string]any
+		data, _ := os.ReadFile(js)
+		if err := json.Unmarshal(data, &sum); err != nil {
+			t.Fatalf("json %s: %v", data, err)
+		}
+		return sum
+	}
+	sum := run("--queue-ewt", "1=60, 2=2m")
+	if wqt := sum["wqt"].(float64); wqt < 90.0/120+130.0/60-1e-9 || wqt > 90.0/120+130.0/60+1e-9 || sum["late_jobs"] != 1.0 || sum["tardiness_s"] != 70.0 {
+		t.Errorf("--queue-ewt 1=60,2=2m: %v", sum)
+	}
+	if _, ok := sum["gap"]; ok {
+		t.Errorf("a gap without --gap: %v", sum)
+	}
+	// Default 1 h: nobody late; WQT = 220/3600.
+	sum = run()
+	if wqt := sum["wqt"].(float64); wqt < 220.0/3600-1e-9 || wqt > 220.0/3600+1e-9 || sum["late_jobs"] != 0.0 || sum["tardiness_s"] != 0.0 {
+		t.Errorf("default ewt: %v", sum)
+	}
+	// --default-ewt 100s: B (90 s) is on time, C (130 s) 30 s late.
+	sum = run("--default-ewt", "100s")
+	if sum["late_jobs"] != 1.0 || sum["tardiness_s"] != 30.0 {
+		t.Errorf("--default-ewt 100s: %v", sum)
+	}
+}
+
+func TestSimulateAllocatorAndGap(t *testing.T) {
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "t.txt")
+	os.WriteFile(tr, []byte("1 0 100 12\n2 5 50 30\n3 9 20 1\n4 30 60 8\n5 31 60 6\n"), 0o644)
+	for _, alloc := range []string{"first-fit", "slurm", "mishra-greedy", "mishra-balanced", "mishra-adaptive"} {
+		code, out, errs := optsched(t, "", "simulate", "--trace", tr, "--format", "lan", "--policy", "easy", "--allocator", alloc)
+		if code != exitOK || !strings.Contains(out, "allocator "+alloc) || !strings.Contains(out, "jobs run                   5") {
+			t.Errorf("--allocator %s: exit %d\n%s%s", alloc, code, out, errs)
+		}
+	}
+	js := filepath.Join(dir, "gap.json")
+	code, out, errs := optsched(t, "", "simulate", "--trace", tr, "--format", "lan", "--policy", "window", "--tau", "10s", "--heuristic", "seq", "--gap", "--json", js)
+	if code != exitOK || !strings.Contains(out, "gap to csp") || !strings.Contains(out, "windows solved optimally") {
+		t.Fatalf("--gap: exit %d\n%s%s", code, out, errs)
+	}
+	var sum struct {
+		Gap *struct {
+			Solver       string  `json:"solver"`
+			Windows      int     `json:"windows"`
+			MeanGap      float64 `json:"mean_gap"`
+			MaxGap       float64 `json:"max_gap"`
+			OptimalShare float64 `json:"optimal_share"`
+		} `json:"gap"`
+	}
+	data, _ := os.ReadFile(js)
+	if err := json.Unmarshal(data, &sum); err != nil || sum.Gap == nil || sum.Gap.Solver != "csp" || sum.Gap.Windows == 0 ||
+		sum.Gap.MeanGap < 0 || sum.Gap.MaxGap < sum.Gap.MeanGap || sum.Gap.OptimalShare < 0 || sum.Gap.OptimalShare > 1 {
+		t.Errorf("--gap json %s (%v)", data, err)
+	}
+
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--policy", "easy", "--allocator", "best"}, `--allocator must be one of first-fit, mishra-adaptive, mishra-balanced, mishra-greedy, slurm, got "best"`},
+		{[]string{"--policy", "window", "--allocator", "slurm"}, "--allocator slurm is for the per-job policies"},
+		{[]string{"--allocator", "mishra-greedy"}, "--allocator mishra-greedy is for the per-job policies"}, // window is the default policy
+		{[]string{"--policy", "easy", "--gap"}, "--gap measures the window solver's gap and needs --policy window, not easy"},
+		{[]string{"--queue-ewt", "1=1h,2"}, `--queue-ewt "1=1h,2": entry "2" is not QUEUE=DURATION`},
+		{[]string{"--queue-ewt", "=5m"}, `--queue-ewt "=5m": entry "=5m" is not QUEUE=DURATION`},
+		{[]string{"--queue-ewt", "1=soon"}, `--queue-ewt "1=soon": queue "1": "soon" is not a duration`},
+		{[]string{"--queue-ewt", "1=0s"}, `--queue-ewt "1=0s": queue "1": duration "0s" is not a positive whole number of seconds`},
+		{[]string{"--queue-ewt", "1=-5"}, `--queue-ewt "1=-5": queue "1": duration "-5" is not positive`},
+		{[]string{"--queue-ewt", "1=1.5s"}, `queue "1": duration "1.5s" is not a positive whole number of seconds`},
+		{[]string{"--queue-ewt", "1=1h,1=2h"}, `--queue-ewt "1=1h,1=2h": queue "1" given twice`},
+		{[]string{"--default-ewt", "0s"}, "--default-ewt must be a positive whole number of seconds, got 0s"},
+		{[]string{"--default-ewt", "500ms"}, "--default-ewt must be a positive whole number of seconds, got 500ms"},
+	}
+	for _, c := range cases {
+		args := append([]string{"simulate", "--trace", tr, "--format", "lan"}, c.args...)
+		code, _, errs := optsched(t, "", args...)
+		if code != exitUsage || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, %q; want %d and %q", c.args, code, errs, exitUsage, c.want)
+		}
+	}
+}
