@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -203,22 +204,12 @@ func runBenchSCAS(ctx context.Context, opts *benchSCASOptions) error {
 func writeSCASReport(s *streams, rep bench.SCASReport, jsonPath, csvPath string) error {
 	bench.PrintRows(s.out, rep.Rows)
 	if jsonPath != "" {
-		b, err := json.MarshalIndent(rep, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(jsonPath, append(b, '\n'), 0o644); err != nil {
+		if err := writeJSONFile(jsonPath, rep); err != nil {
 			return err
 		}
 	}
 	if csvPath != "" {
-		var buf bytes.Buffer
-		if err := bench.WriteRowsCSV(&buf, rep.Rows); err != nil {
-			return err
-		}
-		if err := os.WriteFile(csvPath, buf.Bytes(), 0o644); err != nil {
-			return err
-		}
+		return writeFileWith(csvPath, func(w io.Writer) error { return bench.WriteRowsCSV(w, rep.Rows) })
 	}
 	return nil
 }

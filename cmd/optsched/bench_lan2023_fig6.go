@@ -2,12 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -134,24 +133,12 @@ func runBenchLan2023Fig6(ctx context.Context, opts *benchLan2023Fig6Options) err
 		return err
 	}
 	if opts.jsonOut != "" {
-		data, err := json.MarshalIndent(r, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(opts.jsonOut, append(data, '\n'), 0o644); err != nil {
+		if err := writeJSONFile(opts.jsonOut, r); err != nil {
 			return err
 		}
 	}
 	if opts.csvOut != "" {
-		f, err := os.Create(opts.csvOut)
-		if err != nil {
-			return err
-		}
-		if err := lan2023.WriteCSV(f, r); err != nil {
-			f.Close()
-			return err
-		}
-		return f.Close()
+		return writeFileWith(opts.csvOut, func(w io.Writer) error { return lan2023.WriteCSV(w, r) })
 	}
 	return nil
 }

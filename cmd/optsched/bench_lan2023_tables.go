@@ -2,11 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -135,24 +134,12 @@ func runBenchLan2023Table(ctx context.Context, opts *benchLan2023TableOptions) e
 	fmt.Fprintln(out)
 	lan2023.PrintTablesNote(out, res)
 	if opts.jsonOut != "" {
-		data, err := json.MarshalIndent(res, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(opts.jsonOut, append(data, '\n'), 0o644); err != nil {
+		if err := writeJSONFile(opts.jsonOut, res); err != nil {
 			return err
 		}
 	}
 	if opts.csvOut != "" {
-		f, err := os.Create(opts.csvOut)
-		if err != nil {
-			return err
-		}
-		if err := lan2023.WriteTablesCSV(f, res); err != nil {
-			f.Close()
-			return err
-		}
-		return f.Close()
+		return writeFileWith(opts.csvOut, func(w io.Writer) error { return lan2023.WriteTablesCSV(w, res) })
 	}
 	return nil
 }

@@ -90,16 +90,7 @@ func (st *search) lagrange(ctx context.Context) bool {
 			norm += grad[s] * grad[s]
 		}
 		if it%5 == 0 || norm == 0 {
-			// Lagrangian heuristic: keep the packing's cheapest blocks up
-			// to ε_s of each size, place the other jobs greedily, then
-			// re-place every block optimally for the resulting order.
-			for s := range kept {
-				slices.SortFunc(kept[s], func(a, b int) int { return int(g.Cost[s][a] - g.Cost[s][b]) })
-				kept[s] = kept[s][:min(len(kept[s]), st.eps[s])]
-			}
-			if st.complete(kept, "lagrangian heuristic") {
-				st.improveOrder(ctx, st.orderOf(st.starts), rng, 0)
-			}
+			st.repair(ctx, kept, rng, "lagrangian heuristic")
 		}
 		if st.provenOptimal() || theta < 1e-3 {
 			break
@@ -504,13 +495,7 @@ func (st *search) slackLagrange(ctx context.Context, d *slackDP, lambda []float6
 			norm += grad[s] * grad[s]
 		}
 		if it%3 == 0 || norm == 0 {
-			for s := range kept {
-				slices.SortFunc(kept[s], func(a, b int) int { return int(st.g.Cost[s][a] - st.g.Cost[s][b]) })
-				kept[s] = kept[s][:min(len(kept[s]), st.eps[s])]
-			}
-			if st.complete(kept, "slack lagrangian heuristic") {
-				st.improveOrder(ctx, st.orderOf(st.starts), rng, 0)
-			}
+			st.repair(ctx, kept, rng, "slack lagrangian heuristic")
 		}
 		if st.provenOptimal() || theta < 1e-3 || norm == 0 {
 			return bestLambda
@@ -531,4 +516,17 @@ func share(ctx context.Context, tenths int) (context.Context, context.CancelFunc
 		return context.WithCancel(ctx)
 	}
 	return context.WithDeadline(ctx, time.Now().Add(time.Until(dl)*time.Duration(tenths)/10))
+}
+
+// repair is the Lagrangian heuristic: keep a relaxed packing's cheapest
+// blocks, up to ε_s of each size, place the other jobs greedily, then
+// re-place every block optimally for the resulting order.
+func (st *search) repair(ctx context.Context, kept [][]int, rng *rand.Rand, how string) {
+	for s := range kept {
+		slices.SortFunc(kept[s], func(a, b int) int { return int(st.g.Cost[s][a] - st.g.Cost[s][b]) })
+		kept[s] = kept[s][:min(len(kept[s]), st.eps[s])]
+	}
+	if st.complete(kept, how) {
+		st.improveOrder(ctx, st.orderOf(st.starts), rng, 0)
+	}
 }
