@@ -37,6 +37,19 @@ deps: ## install missing Debian packages (apt-get) and Go modules
 	    DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
 	  fi; \
 	fi
+	@# golp's cgo lines look for lp_lib.h under golp's own folder, so a plain
+	@# `go vet ./...` (no Makefile flags) cannot find Debian's headers in
+	@# /usr/include/lpsolve. Link them into /usr/local/include, the compiler's
+	@# default search path (only names not already there). Building still
+	@# links lp_solve dynamically through the flags above.
+	@if [ -f /usr/include/lpsolve/lp_lib.h ] && [ ! -e /usr/local/include/lp_lib.h ]; then \
+	  echo "deps: linking lp_solve's headers into /usr/local/include for plain go vet"; \
+	  sudo=""; [ "$$(id -u)" -ne 0 ] && sudo=sudo; \
+	  $$sudo mkdir -p /usr/local/include && \
+	  for h in /usr/include/lpsolve/*.h; do \
+	    [ -e /usr/local/include/$$(basename $$h) ] || $$sudo ln -s $$h /usr/local/include/; \
+	  done; \
+	fi
 	@$(GO) version >/dev/null 2>&1 || { echo "deps: Go not found; install Go 1.26 (https://go.dev/dl)"; exit 1; }
 	$(GO) mod download
 
