@@ -132,10 +132,10 @@ func TestBadConfig(t *testing.T) {
 
 const lanTrace = "../../../shared/data/lan2023_trace_1800_40.txt"
 
-// TestLanPrefix runs the first 3,000 jobs of the NSA paper's trace under
-// each policy; every allocation goes through model.Check, and the window
-// policy is deterministic.
-func TestLanPrefix(t *testing.T) {
+// lanPrefix returns the first 3,000 jobs of the NSA paper's trace and its
+// 25×4×10 cluster, skipping the test when the trace is absent.
+func lanPrefix(t *testing.T) (*trace.Trace, *model.Topology) {
+	t.Helper()
 	if _, err := os.Stat(lanTrace); err != nil {
 		t.Skipf("the NSA paper's trace is not at %s (shared/ absent): %v", lanTrace, err)
 	}
@@ -147,6 +147,14 @@ func TestLanPrefix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return tr, topo
+}
+
+// TestLanPrefix runs the first 3,000 jobs of the NSA paper's trace under
+// each policy; every allocation goes through model.Check, and the window
+// policy is deterministic.
+func TestLanPrefix(t *testing.T) {
+	tr, topo := lanPrefix(t)
 	var first sim.Summary
 	for _, policy := range append([]string{"window", "window"}, sim.PolicyNames()...) {
 		c := sim.Config{Topology: topo, Policy: policy, Tau: 60, Solver: csp.Solver{}, MaxJobs: 5, Check: true}
@@ -351,17 +359,7 @@ func noOverlap(t *testing.T, name string, r *sim.Result) {
 // first-fit under the CH cost on this prefix; the adaptive one picks by
 // their pattern cost, not the CH cost.)
 func TestAllocatorsLanPrefix(t *testing.T) {
-	if _, err := os.Stat(lanTrace); err != nil {
-		t.Skipf("the NSA paper's trace is not at %s (shared/ absent): %v", lanTrace, err)
-	}
-	tr, err := trace.Open(lanTrace, "lan", trace.Options{MaxJobs: 3000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	topo, err := model.NewLayout(25, 4, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr, topo := lanPrefix(t)
 	for _, policy := range []string{"fcfs", "easy", "tetris"} {
 		var ff *sim.Result
 		for _, alloc := range sim.AllocatorNames() {

@@ -12,11 +12,11 @@ import (
 	"testing"
 )
 
-// writeFig6Trace writes a seeded trace in the paper's shape (gaps 5–30 s,
-// runtimes 10–1800 s, 1–40 nodes) and returns its path.
-func writeFig6Trace(t *testing.T, n int) string {
+// writeLanTrace writes a seeded n-job trace in the paper's shape (gaps
+// 5–30 s, runtimes 10–1800 s, 1–40 nodes) and returns its path.
+func writeLanTrace(t *testing.T, n int, seed uint64) string {
 	t.Helper()
-	rng := rand.New(rand.NewPCG(6, 2023))
+	rng := rand.New(rand.NewPCG(seed, 2023))
 	var b strings.Builder
 	at := int64(0)
 	for i := range n {
@@ -33,7 +33,7 @@ func writeFig6Trace(t *testing.T, n int) string {
 // TestBenchLan2023Fig6 runs the command on a synthetic trace with two
 // window periods and checks the tables, the JSON and the CSV.
 func TestBenchLan2023Fig6(t *testing.T) {
-	tr := writeFig6Trace(t, 100)
+	tr := writeLanTrace(t, 100, 6)
 	dir := t.TempDir()
 	js, cs := filepath.Join(dir, "f.json"), filepath.Join(dir, "f.csv")
 	code, out, errs := optsched(t, "", "bench", "lan2023", "fig6", "--trace", tr, "--epochs", "2", "--slice", "40",
@@ -120,7 +120,7 @@ func TestBenchLan2023Fig6PaperTrace(t *testing.T) {
 }
 
 func TestBenchLan2023Fig6Errors(t *testing.T) {
-	tr := writeFig6Trace(t, 30)
+	tr := writeLanTrace(t, 30, 6)
 	missing := filepath.Join(t.TempDir(), "nope.txt")
 	for _, c := range []struct {
 		args []string

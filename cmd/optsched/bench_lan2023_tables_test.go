@@ -3,8 +3,6 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
-	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,26 +10,8 @@ import (
 	"time"
 )
 
-// writeTablesTrace writes a seeded trace in the paper's shape (gaps 5–30 s,
-// runtimes 10–1800 s, 1–40 nodes) and returns its path.
-func writeTablesTrace(t *testing.T, n int) string {
-	t.Helper()
-	rng := rand.New(rand.NewPCG(11, 3))
-	var b strings.Builder
-	at := int64(0)
-	for i := range n {
-		at += 5 + rng.Int64N(26)
-		fmt.Fprintf(&b, "%d %d %d %d\n", i+1, at, 10+rng.Int64N(1791), 1+rng.IntN(40))
-	}
-	p := filepath.Join(t.TempDir(), "trace.txt")
-	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 func TestBenchLan2023Tables(t *testing.T) {
-	tr := writeTablesTrace(t, 300)
+	tr := writeLanTrace(t, 300, 11)
 	dir := t.TempDir()
 	js, cs := filepath.Join(dir, "t.json"), filepath.Join(dir, "t.csv")
 	code, out, errs := optsched(t, "", "bench", "lan2023", "table3", "--trace", tr, "--epochs", "2", "--periods", "5",
@@ -87,7 +67,7 @@ func TestBenchLan2023Tables(t *testing.T) {
 }
 
 func TestBenchLan2023TablesErrors(t *testing.T) {
-	tr := writeTablesTrace(t, 50)
+	tr := writeLanTrace(t, 50, 11)
 	cases := []struct {
 		args []string
 		code int
