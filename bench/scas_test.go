@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -148,16 +147,5 @@ func TestPlotSCAS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) != 4 {
-		t.Fatalf("files %v, want latency and gap as png and svg", files)
-	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil || len(b) < 500 {
-			t.Fatalf("%s: %d bytes, %v", f, len(b), err)
-		}
-		if strings.HasSuffix(f, ".png") && string(b[1:4]) != "PNG" {
-			t.Fatalf("%s is not a PNG", f)
-		}
-	}
+	checkFigures(t, files, 4) // latency and gap, PNG and SVG
 }

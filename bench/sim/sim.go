@@ -58,6 +58,10 @@ type Config struct {
 	// Check runs model.Check on every allocation (on by default in
 	// Default; tests always keep it).
 	Check bool
+	// Started, when set, is called each time a job starts, with the
+	// number of runnable jobs started so far and their total (jobs larger
+	// than the cluster are not counted): a progress hook for long runs.
+	Started func(done, total int)
 }
 
 // DefaultEWT is the expected waiting time, in seconds, of the queues that
@@ -243,6 +247,9 @@ func (s *state) start(job int, nodes []int, t int64) {
 	s.running = append(s.running, run{job: job, nodes: nodes, end: t + j.Runtime})
 	s.res.Jobs = append(s.res.Jobs, JobResult{ID: j.ID, Submit: j.Submit, Start: t, End: t + j.Runtime,
 		Nodes: nodes, Cost: s.cfg.Cost.Cost(s.cfg.Topology, nodes), Queue: j.Queue, EWT: s.ewt(j.Queue)})
+	if s.cfg.Started != nil {
+		s.cfg.Started(len(s.res.Jobs), len(s.jobs))
+	}
 }
 
 // ewt returns the expected waiting time of queue q.

@@ -29,6 +29,7 @@ type benchLan2023Fig6Options struct {
 	taus    []string
 	jsonOut string
 	csvOut  string
+	plotDir string
 }
 
 // newBenchLan2023Fig6Cmd is `optsched bench lan2023 fig6`.
@@ -77,6 +78,7 @@ shape only (lower cost, longer wait as τ grows). --taus "" skips them.`,
 	f.StringSliceVar(&opts.taus, "taus", defTaus, `window periods τ, whole seconds such as 10s or 10 ("" for none)`)
 	f.StringVar(&opts.jsonOut, "json", "", "also write the figures as JSON to this file")
 	f.StringVar(&opts.csvOut, "csv", "", "also write one row per series and epoch as CSV to this file")
+	f.StringVar(&opts.plotDir, "plot", "", "also draw Fig. 6's box plots (cost and wait per series, ours beside the paper's) as PNG and SVG in this folder")
 	return cmd
 }
 
@@ -138,7 +140,16 @@ func runBenchLan2023Fig6(ctx context.Context, opts *benchLan2023Fig6Options) err
 		}
 	}
 	if opts.csvOut != "" {
-		return writeFileWith(opts.csvOut, func(w io.Writer) error { return lan2023.WriteCSV(w, r) })
+		if err := writeFileWith(opts.csvOut, func(w io.Writer) error { return lan2023.WriteCSV(w, r) }); err != nil {
+			return err
+		}
+	}
+	if opts.plotDir != "" {
+		files, err := lan2023.PlotFig6(r, opts.plotDir)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(opts.streams.out, "\nfigures: %s\n", strings.Join(files, ", "))
 	}
 	return nil
 }

@@ -37,9 +37,14 @@ func TestBenchLan2023Fig6(t *testing.T) {
 	dir := t.TempDir()
 	js, cs := filepath.Join(dir, "f.json"), filepath.Join(dir, "f.csv")
 	code, out, errs := optsched(t, "", "bench", "lan2023", "fig6", "--trace", tr, "--epochs", "2", "--slice", "40",
-		"--taus", "10,1m", "--json", js, "--csv", cs)
+		"--taus", "10,1m", "--json", js, "--csv", cs, "--plot", filepath.Join(dir, "fig"))
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, f := range []string{"fig6-cost.png", "fig6-cost.svg", "fig6-wait.png", "fig6-wait.svg"} {
+		if st, err := os.Stat(filepath.Join(dir, "fig", f)); err != nil || st.Size() < 500 {
+			t.Errorf("--plot: %s: %v", f, err)
+		}
 	}
 	for _, want := range []string{"## Fig. 6 — FCFS and BF (exact)", "2 epochs of 40 consecutive jobs",
 		"| 1 | 0–39 |", "| 2 | 40–79 |", "FCFS: no published figures to compare with",

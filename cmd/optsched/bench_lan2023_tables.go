@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -32,6 +33,7 @@ type benchLan2023TableOptions struct {
 	paperCompat bool
 	jsonOut     string
 	csvOut      string
+	plotDir     string
 	verbose     bool
 }
 
@@ -87,6 +89,7 @@ both tables.`,
 	f.BoolVar(&opts.paperCompat, "paper-compat", false, "run SA as the published code does (rejected neighbours kept)")
 	f.StringVar(&opts.jsonOut, "json", "", "also write the full result as JSON to this file")
 	f.StringVar(&opts.csvOut, "csv", "", "also write the per-epoch and mean rows as CSV to this file")
+	f.StringVar(&opts.plotDir, "plot", "", "also draw the per-epoch cost and time of every method as box plots (PNG and SVG) in this folder")
 	f.BoolVarP(&opts.verbose, "verbose", "v", false, "print a line per epoch on stderr")
 	return cmd
 }
@@ -139,7 +142,16 @@ func runBenchLan2023Table(ctx context.Context, opts *benchLan2023TableOptions) e
 		}
 	}
 	if opts.csvOut != "" {
-		return writeFileWith(opts.csvOut, func(w io.Writer) error { return lan2023.WriteTablesCSV(w, res) })
+		if err := writeFileWith(opts.csvOut, func(w io.Writer) error { return lan2023.WriteTablesCSV(w, res) }); err != nil {
+			return err
+		}
+	}
+	if opts.plotDir != "" {
+		files, err := lan2023.PlotTables(res, opts.plotDir)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(opts.streams.out, "\nfigures: %s\n", strings.Join(files, ", "))
 	}
 	return nil
 }

@@ -15,9 +15,14 @@ func TestBenchLan2023Tables(t *testing.T) {
 	dir := t.TempDir()
 	js, cs := filepath.Join(dir, "t.json"), filepath.Join(dir, "t.csv")
 	code, out, errs := optsched(t, "", "bench", "lan2023", "table3", "--trace", tr, "--epochs", "2", "--periods", "5",
-		"--json", js, "--csv", cs)
+		"--json", js, "--csv", cs, "--plot", filepath.Join(dir, "fig"))
 	if code != exitOK {
 		t.Fatalf("table3: exit %d: %s", code, errs)
+	}
+	for _, f := range []string{"table3-cost.png", "table3-cost.svg", "table4-time.png", "table4-time.svg"} {
+		if st, err := os.Stat(filepath.Join(dir, "fig", f)); err != nil || st.Size() < 500 {
+			t.Errorf("--plot: %s: %v", f, err)
+		}
 	}
 	for _, want := range []string{"## Table III", "| NSA-500 | not built |", "105023.5", "exact-30 s (paper: SCIP-30 s)",
 		"Where and why we differ", "2 epochs × 5 periods of τ = 60 s on 1000 nodes"} {

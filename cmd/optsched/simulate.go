@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/optsched/optsched/bench"
 	"github.com/optsched/optsched/bench/sim"
 	"github.com/optsched/optsched/bench/trace"
 	"github.com/optsched/optsched/model"
@@ -42,6 +41,7 @@ type simulateOptions struct {
 	queueEWT     string
 	defaultEWT   time.Duration
 	gap          bool
+	plotDir      string
 }
 
 func newSimulateCmd(s *streams, runF func(*simulateOptions) error) *cobra.Command {
@@ -105,6 +105,7 @@ windows it solved optimally; the schedule itself is unchanged.`,
 	f.StringVar(&opts.allocator, "allocator", "", "node allocator of a per-job policy: "+strings.Join(sim.AllocatorNames(), ", ")+" (default first-fit)")
 	f.StringVar(&opts.queueEWT, "queue-ewt", "", "expected waiting time per trace queue, Q=DUR,Q=DUR (e.g. 1=1h,2=30m; DUR a Go duration or whole seconds)")
 	f.DurationVar(&opts.defaultEWT, "default-ewt", sim.DefaultEWT*time.Second, "expected waiting time of the queues --queue-ewt does not list")
+	f.StringVar(&opts.plotDir, "plot", "", "also draw the wait, cost, latency and gap distributions as PNG and SVG in this folder")
 	f.BoolVar(&opts.gap, "gap", false, "window policy: re-solve each window with the exact csp solver and report the gap")
 	return cmd
 }
@@ -219,7 +220,17 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 		cfg.Nodes = topo.NumNodes()
 	}
 	t0 := time.Now()
+	var bar *bench.Bar
+	if isTerminal(opts.streams.err) {
+		cfg.Started = func(_, total int) {
+			if bar == nil { // total excludes the dropped jobs
+				bar = bench.NewBar(opts.streams.err, "simulate "+opts.policy, total)
+			}
+			bar.Add(1)
+		}
+	}
 	res, err := sim.Run(ctx, tr, cfg)
+	bar.Done()
 	if err != nil {
 		return err
 	}
@@ -260,12 +271,21 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 		fmt.Fprintf(tw, "windows solved optimally\t%.2f %% (%s median %.3f ms)\n", 100*g.OptimalShare, g.Solver, g.ExactMedianMS)
 	}
 	tw.Flush()
-	if opts.jsonOut != "" {
-		data, err := json.MarshalIndent(sum, "", "  ")
+	if opts.plotDir != "" {
+		label := opts.policy
+		if opts.policy == "window" {
+			label = fmt.Sprintf("window τ=%ds %s", opts.tau/time.Second, cfg.Solver.Name())
+		} else if opts.allocator != "" {
+			label += " " + opts.allocator
+		}
+		files, err := res.Plot(opts.plotDir, label)
 		if err != nil {
 			return err
 		}
-		return os.WriteFile(opts.jsonOut, append(data, '\n'), 0o644)
+		fmt.Fprintf(out, "\nfigures: %s\n", strings.Join(files, ", "))
+	}
+	if opts.jsonOut != "" {
+		return writeJSONFile(opts.jsonOut, sum)
 	}
 	return nil
 }

@@ -75,9 +75,15 @@ func TestSimulateAllocatorAndGap(t *testing.T) {
 		}
 	}
 	js := filepath.Join(dir, "gap.json")
-	code, out, errs := optsched(t, "", "simulate", "--trace", tr, "--format", "lan", "--policy", "window", "--tau", "10s", "--heuristic", "seq", "--gap", "--json", js)
+	code, out, errs := optsched(t, "", "simulate", "--trace", tr, "--format", "lan", "--policy", "window", "--tau", "10s", "--heuristic", "seq", "--gap", "--json", js,
+		"--plot", filepath.Join(dir, "fig"))
 	if code != exitOK || !strings.Contains(out, "gap to csp") || !strings.Contains(out, "windows solved optimally") {
 		t.Fatalf("--gap: exit %d\n%s%s", code, out, errs)
+	}
+	for _, f := range []string{"sim-wait.png", "sim-cost.svg", "sim-latency.png", "sim-gap.svg"} {
+		if st, err := os.Stat(filepath.Join(dir, "fig", f)); err != nil || st.Size() < 500 || !strings.Contains(out, f) {
+			t.Errorf("--plot: %s: %v (output lists it: %v)", f, err, strings.Contains(out, f))
+		}
 	}
 	var sum struct {
 		Gap *struct {

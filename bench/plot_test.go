@@ -1,0 +1,52 @@
+package bench
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// checkFigures fails unless files are n non-empty PNG and SVG files.
+func checkFigures(t *testing.T, files []string, n int) {
+	t.Helper()
+	if len(files) != n {
+		t.Fatalf("files %v, want %d", files, n)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil || len(b) < 500 {
+			t.Fatalf("%s: %d bytes, %v", f, len(b), err)
+		}
+		switch {
+		case strings.HasSuffix(f, ".png") && string(b[1:4]) != "PNG":
+			t.Fatalf("%s is not a PNG", f)
+		case strings.HasSuffix(f, ".svg") && !strings.Contains(string(b[:200]), "<svg"):
+			t.Fatalf("%s is not an SVG", f)
+		}
+	}
+}
+
+func TestBoxFigureSave(t *testing.T) {
+	dir := t.TempDir()
+	fig := BoxFigure{Title: "t", YLabel: "y", Log: true, Boxes: []Box{{Label: "a", Values: []float64{0, 1, 10, 100}}, {Label: "empty"}}}
+	files, err := fig.Save(filepath.Join(dir, "sub", "f"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFigures(t, files, 2)
+	// Nothing to draw: no files, no error.
+	files, err = BoxFigure{Title: "none", Boxes: []Box{{Label: "x"}}}.Save(filepath.Join(dir, "none"))
+	if err != nil || len(files) != 0 {
+		t.Fatalf("empty figure: %v, %v", files, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "none.png")); !os.IsNotExist(err) {
+		t.Fatalf("empty figure wrote a file: %v", err)
+	}
+	// A NaN is an error naming the box, not a broken figure.
+	_, err = BoxFigure{Title: "nan", Boxes: []Box{{Label: "bad", Values: []float64{1, math.NaN()}}}}.Save(filepath.Join(dir, "nan"))
+	if err == nil || !strings.Contains(err.Error(), "bad") {
+		t.Fatalf("NaN: %v", err)
+	}
+}
