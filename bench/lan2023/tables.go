@@ -65,6 +65,15 @@ type TableConfig struct {
 	Cost model.CostModel `json:"-"`
 	// Progress, when set, receives a line per epoch.
 	Progress io.Writer `json:"-"`
+	// Tick, when set, is called after each epoch run (a progress bar).
+	Tick func() `json:"-"`
+	// Shard and Shards split the epochs for a run spread over several
+	// processes: with Shards > 1, only the epochs e with e mod Shards =
+	// Shard are run. Every epoch starts where it would in the whole run,
+	// so MergeTables of the Shards results equals the whole run (times
+	// aside).
+	Shard  int `json:"shard,omitempty"`
+	Shards int `json:"shards,omitempty"`
 }
 
 // DefaultTableConfig returns the paper's protocol: 10 epochs × 100 periods
@@ -160,11 +169,17 @@ type TableEpoch struct {
 	Rows []TableRow `json:"rows"`
 }
 
+// TablesBenchmark is TableResult.Benchmark, which tells `optsched bench
+// merge` what a JSON report holds.
+const TablesBenchmark = "lan2023-tables"
+
 // TableResult is the outcome of RunTables.
 type TableResult struct {
-	Config  TableConfig   `json:"config"`
-	Methods []TableMethod `json:"methods"`
-	Epochs  []TableEpoch  `json:"epochs"`
+	// Benchmark is TablesBenchmark.
+	Benchmark string        `json:"benchmark"`
+	Config    TableConfig   `json:"config"`
+	Methods   []TableMethod `json:"methods"`
+	Epochs    []TableEpoch  `json:"epochs"`
 	// Summary holds per method the mean over the epochs.
 	Summary []TableRow `json:"summary"`
 	// TraceJobs is the number of jobs of the trace; Nodes the cluster's.
@@ -244,6 +259,8 @@ func (cfg *TableConfig) tblCheck() error {
 		return fmt.Errorf("%w: max jobs per window must be positive, got %d", ErrTableConfig, cfg.MaxJobs)
 	case cfg.ExactLimit < 0:
 		return fmt.Errorf("%w: the exact solver's limit must be positive, got %v", ErrTableConfig, cfg.ExactLimit)
+	case cfg.Shards < 0 || cfg.Shard < 0 || (cfg.Shards > 0 && cfg.Shard >= cfg.Shards) || (cfg.Shards == 0 && cfg.Shard != 0):
+		return fmt.Errorf("%w: shard %d of %d: want 0 ≤ shard < shards", ErrTableConfig, cfg.Shard, cfg.Shards)
 	case cfg.Periods > 1_000_000 || cfg.Epochs > 10_000:
 		return fmt.Errorf("%w: %d epochs × %d periods is beyond this benchmark", ErrTableConfig, cfg.Epochs, cfg.Periods)
 	}
@@ -316,10 +333,13 @@ func RunTables(ctx context.Context, tr *trace.Trace, cfg TableConfig) (*TableRes
 		return nil, fmt.Errorf("%w: the trace spans %d s, less than an epoch of %d periods × %d s",
 			ErrTableConfig, last-tr.Jobs[0].Submit, cfg.Periods, cfg.Tau)
 	}
-	res := &TableResult{Config: cfg, Methods: tblMethods(cfg), TraceJobs: len(tr.Jobs), Nodes: cfg.Topology.NumNodes()}
+	res := &TableResult{Benchmark: TablesBenchmark, Config: cfg, Methods: tblMethods(cfg), TraceJobs: len(tr.Jobs), Nodes: cfg.Topology.NumNodes()}
 	rng := rand.New(rand.NewPCG(cfg.Seed, tblStream))
 	for e := range cfg.Epochs {
-		start := rng.IntN(nStarts)
+		start := rng.IntN(nStarts) // drawn for every epoch: shards start where the whole run does
+		if cfg.Shards > 1 && e%cfg.Shards != cfg.Shard {
+			continue
+		}
 		ep, err := tblRunEpoch(ctx, tr, &cfg, res.Methods, e, start)
 		if err != nil {
 			return nil, fmt.Errorf("epoch %d (from trace job %s): %w", e, tr.Jobs[start].ID, err)
@@ -329,6 +349,9 @@ func RunTables(ctx context.Context, tr *trace.Trace, cfg TableConfig) (*TableRes
 		if cfg.Progress != nil {
 			fmt.Fprintf(cfg.Progress, "epoch %d: from job %s, %d windows, exact %.1f, %.1f s so far\n",
 				e, ep.StartID, ep.Windows, ep.Rows[len(ep.Rows)-2].Cost, time.Since(t0).Seconds())
+		}
+		if cfg.Tick != nil {
+			cfg.Tick()
 		}
 	}
 	res.Summary = tblSummarise(res.Methods, res.Epochs)

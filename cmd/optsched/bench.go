@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/optsched/optsched/bench"
+	"github.com/optsched/optsched/bench/lan2023"
 	"github.com/optsched/optsched/encode/scas"
 	"github.com/optsched/optsched/solver"
 )
@@ -226,13 +227,20 @@ func newBenchMergeCmd(s *streams, runF func(*benchMergeOptions) error) *cobra.Co
 	opts := &benchMergeOptions{streams: s}
 	cmd := &cobra.Command{
 		Use:   "merge FILE...",
-		Short: "Combine the JSON outputs of sharded bench scas runs into one table",
-		Long: `Merge reads the --json files of the shards of one bench scas run (same seed,
-windows, time limit and classes; see --shard), checks that no window was
-solved twice, and prints the table of the whole run: the gap of every
-window is measured again against the best bound over all solvers.`,
+		Short: "Combine the JSON outputs of sharded bench runs into one table",
+		Long: `Merge reads the --json files of the shards of one sharded run (see --shard)
+and prints the tables of the whole run.
+
+bench scas: same seed, windows, time limit and classes; no window solved
+twice; the gap of every window is measured again against the best bound
+over all solvers.
+
+bench lan2023 table3/table4: same protocol (epochs, periods, τ, seed,
+limits, methods, trace); no epoch twice; prints Tables III and IV over the
+merged epochs, equal to those of the unsharded run apart from the times.`,
 		Example: `  # 16 shards as an array job, then:
-  optsched bench merge --json all.json scas-*.json`,
+  optsched bench merge --json all.json scas-*.json
+  optsched bench merge tables-*.json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.files = args
@@ -248,20 +256,55 @@ window is measured again against the best bound over all solvers.`,
 }
 
 func runBenchMerge(opts *benchMergeOptions) error {
-	var reps []bench.SCASReport
+	var kind string
+	var datas [][]byte
 	for _, f := range opts.files {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			return err
 		}
-		var r bench.SCASReport
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&r); err != nil {
-			return fmt.Errorf("%s: not a bench scas --json report: %w", f, err)
+		var head struct {
+			Benchmark string `json:"benchmark"`
 		}
-		if r.Benchmark != "scas" {
-			return fmt.Errorf("%s: benchmark %q, want \"scas\"", f, r.Benchmark)
+		if err := json.Unmarshal(b, &head); err != nil {
+			return fmt.Errorf("%s: not a JSON report of bench scas or bench lan2023 table3/table4: %w", f, err)
+		}
+		switch {
+		case head.Benchmark != "scas" && head.Benchmark != lan2023.TablesBenchmark:
+			return fmt.Errorf("%s: benchmark %q: bench merge combines \"scas\" (bench scas --json) and %q (bench lan2023 table3/table4 --json) reports", f, head.Benchmark, lan2023.TablesBenchmark)
+		case kind != "" && head.Benchmark != kind:
+			return fmt.Errorf("%s: benchmark %q, but %s holds %q: merge one benchmark's shards at a time", f, head.Benchmark, opts.files[0], kind)
+		}
+		kind = head.Benchmark
+		datas = append(datas, b)
+	}
+	decode := func(i int, v any) error {
+		dec := json.NewDecoder(bytes.NewReader(datas[i]))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(v); err != nil {
+			return fmt.Errorf("%s: not a bench %s --json report: %w", opts.files[i], kind, err)
+		}
+		return nil
+	}
+	if kind == lan2023.TablesBenchmark {
+		rs := make([]lan2023.TableResult, len(datas))
+		for i := range datas {
+			if err := decode(i, &rs[i]); err != nil {
+				return err
+			}
+		}
+		m, err := lan2023.MergeTables(rs)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(opts.streams.out, "%d reports merged: %d of %d epochs\n\n", len(rs), len(m.Epochs), m.Config.Epochs)
+		return writeTablesReport(opts.streams, m, "", opts.jsonPath, opts.csvPath, "")
+	}
+	var reps []bench.SCASReport
+	for i := range datas {
+		var r bench.SCASReport
+		if err := decode(i, &r); err != nil {
+			return err
 		}
 		reps = append(reps, r)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/optsched/optsched/bench"
 	"github.com/optsched/optsched/bench/lan2023"
 	"github.com/optsched/optsched/bench/trace"
 )
@@ -34,6 +35,7 @@ type benchLan2023TableOptions struct {
 	jsonOut     string
 	csvOut      string
 	plotDir     string
+	shard       string
 	verbose     bool
 }
 
@@ -89,6 +91,7 @@ both tables.`,
 	f.BoolVar(&opts.paperCompat, "paper-compat", false, "run SA as the published code does (rejected neighbours kept)")
 	f.StringVar(&opts.jsonOut, "json", "", "also write the full result as JSON to this file")
 	f.StringVar(&opts.csvOut, "csv", "", "also write the per-epoch and mean rows as CSV to this file")
+	f.StringVar(&opts.shard, "shard", "", "run only shard i/n of the epochs (epoch e when e mod n = i), e.g. 0/10 for an array job; combine the --json files with bench merge")
 	f.StringVar(&opts.plotDir, "plot", "", "also draw the per-epoch cost and time of every method as box plots (PNG and SVG) in this folder")
 	f.BoolVarP(&opts.verbose, "verbose", "v", false, "print a line per epoch on stderr")
 	return cmd
@@ -115,43 +118,71 @@ func runBenchLan2023Table(ctx context.Context, opts *benchLan2023TableOptions) e
 		return err
 	}
 	cfg := lan2023.DefaultTableConfig()
+	if cfg.Shard, cfg.Shards, err = parseShard(opts.shard); err != nil {
+		return usageError{err}
+	}
 	cfg.Epochs, cfg.Periods, cfg.Tau, cfg.MaxJobs = opts.epochs, opts.periods, int64(opts.tau/time.Second), opts.maxJobs
 	cfg.Seed, cfg.ExactLimit, cfg.SAPaperCompat = opts.seed, opts.limit, opts.paperCompat
+	var bar *bench.Bar
 	if opts.verbose {
 		cfg.Progress = opts.streams.err
+	} else if isTerminal(opts.streams.err) {
+		n := cfg.Epochs
+		if cfg.Shards > 1 {
+			n = (cfg.Epochs - cfg.Shard + cfg.Shards - 1) / cfg.Shards
+		}
+		bar = bench.NewBar(opts.streams.err, "bench lan2023 "+opts.which, n)
+		cfg.Tick = func() { bar.Add(1) }
 	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	res, err := lan2023.RunTables(ctx, tr, cfg)
+	bar.Done()
 	if err != nil {
 		return err
 	}
-	out := opts.streams.out
-	fmt.Fprintf(out, "trace %s: %d jobs\n\n", opts.trace, len(tr.Jobs))
-	if opts.which == "table4" {
-		lan2023.PrintTableIV(out, res)
-	} else {
+	shard := ""
+	if opts.shard != "" {
+		shard = fmt.Sprintf("; shard %s: %d of %d epochs (merge the shards' --json with bench merge)", opts.shard, len(res.Epochs), cfg.Epochs)
+	}
+	fmt.Fprintf(opts.streams.out, "trace %s: %d jobs%s\n\n", opts.trace, len(tr.Jobs), shard)
+	return writeTablesReport(opts.streams, res, opts.which, opts.jsonOut, opts.csvOut, opts.plotDir)
+}
+
+// writeTablesReport prints res as Table III or IV (which: table3, table4,
+// or "" for both) with the note,
+// and writes its JSON, CSV and figures when asked.
+func writeTablesReport(s *streams, res *lan2023.TableResult, which, jsonOut, csvOut, plotDir string) error {
+	out := s.out
+	switch which {
+	case "table3":
 		lan2023.PrintTableIII(out, res)
+		fmt.Fprintln(out)
+		lan2023.PrintTablesNote(out, res)
+	case "table4":
+		lan2023.PrintTableIV(out, res)
+		fmt.Fprintln(out)
+		lan2023.PrintTablesNote(out, res)
+	default:
+		lan2023.PrintTables(out, res)
 	}
-	fmt.Fprintln(out)
-	lan2023.PrintTablesNote(out, res)
-	if opts.jsonOut != "" {
-		if err := writeJSONFile(opts.jsonOut, res); err != nil {
+	if jsonOut != "" {
+		if err := writeJSONFile(jsonOut, res); err != nil {
 			return err
 		}
 	}
-	if opts.csvOut != "" {
-		if err := writeFileWith(opts.csvOut, func(w io.Writer) error { return lan2023.WriteTablesCSV(w, res) }); err != nil {
+	if csvOut != "" {
+		if err := writeFileWith(csvOut, func(w io.Writer) error { return lan2023.WriteTablesCSV(w, res) }); err != nil {
 			return err
 		}
 	}
-	if opts.plotDir != "" {
-		files, err := lan2023.PlotTables(res, opts.plotDir)
+	if plotDir != "" {
+		files, err := lan2023.PlotTables(res, plotDir)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(opts.streams.out, "\nfigures: %s\n", strings.Join(files, ", "))
+		fmt.Fprintf(out, "\nfigures: %s\n", strings.Join(files, ", "))
 	}
 	return nil
 }

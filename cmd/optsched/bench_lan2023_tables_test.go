@@ -129,3 +129,50 @@ func TestBenchLan2023TablesRealTrace(t *testing.T) {
 		t.Errorf("exit %d\n%s%s", code, out, errs)
 	}
 }
+
+// TestBenchLan2023TablesShardMerge runs table3 in two shards and merges
+// them: the Table III rows equal those of the whole run.
+func TestBenchLan2023TablesShardMerge(t *testing.T) {
+	tr := writeLanTrace(t, 300, 11)
+	dir := t.TempDir()
+	args := []string{"bench", "lan2023", "table3", "--trace", tr, "--epochs", "3", "--periods", "4"}
+	var files []string
+	for _, sh := range []string{"0/2", "1/2"} {
+		js := filepath.Join(dir, strings.ReplaceAll(sh, "/", "-")+".json")
+		code, out, errs := optsched(t, "", append(args, "--shard", sh, "--json", js)...)
+		if code != exitOK || !strings.Contains(out, "shard "+sh+":") {
+			t.Fatalf("--shard %s: exit %d\n%s%s", sh, code, out, errs)
+		}
+		files = append(files, js)
+	}
+	_, whole, _ := optsched(t, "", args...)
+	code, merged, errs := optsched(t, "", append([]string{"bench", "merge"}, files...)...)
+	if code != exitOK || !strings.Contains(merged, "2 reports merged: 3 of 3 epochs") {
+		t.Fatalf("merge: exit %d\n%s%s", code, merged, errs)
+	}
+	table3 := func(s string) string { // the rows of Table III's first table
+		s = s[strings.Index(s, "## Table III"):]
+		s = s[strings.Index(s, "\n|"):]
+		return s[:strings.Index(s, "\n\n")]
+	}
+	if table3(merged) != table3(whole) {
+		t.Errorf("merged Table III differs from the whole run's:\n%s\n---\n%s", table3(merged), table3(whole))
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bench", "merge", files[0], files[0]}, "epoch 0 is in reports 1 and 2"},
+		{append(args, "--shard", "2/2"), "--shard: want i/n"},
+	} {
+		code, _, errs := optsched(t, "", c.args...)
+		if code == exitOK || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, %q; want %q", c.args, code, errs, c.want)
+		}
+	}
+	bad := filepath.Join(dir, "other.json")
+	os.WriteFile(bad, []byte(`{"benchmark":"fig6"}`), 0o644)
+	if code, _, errs := optsched(t, "", "bench", "merge", bad); code == exitOK || !strings.Contains(errs, `benchmark "fig6"`) {
+		t.Errorf("merge of a fig6 report: exit %d, %q", code, errs)
+	}
+}
