@@ -361,6 +361,10 @@ type WindowOptions struct {
 	TimeLimit time.Duration
 	// Workers is the number of simulations run at once; 0 is GOMAXPROCS.
 	Workers int
+	// Tick, when set, is called after each (τ, epoch) simulation, from
+	// the workers' goroutines (a progress bar; bench.Bar is safe for
+	// that).
+	Tick func()
 }
 
 // TauFigures are Fig. 6's points of one window period.
@@ -443,6 +447,9 @@ func Fig6Window(ctx context.Context, tr *trace.Trace, taus []int64, epochs, slic
 				}
 				out[t.tau].Epochs[t.epoch] = Figure(res.Jobs, t.epoch+1, first)
 				windows[t.tau][t.epoch] = res.Windows
+				if opt.Tick != nil {
+					opt.Tick()
+				}
 			}
 		})
 	}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/optsched/optsched/bench/lan2023"
@@ -277,9 +278,13 @@ func TestWindowDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	two, err := lan2023.Fig6Window(context.Background(), tr, taus, 2, 60, lan2023.WindowOptions{Workers: 2})
+	var ticks atomic.Int32
+	two, err := lan2023.Fig6Window(context.Background(), tr, taus, 2, 60, lan2023.WindowOptions{Workers: 2, Tick: func() { ticks.Add(1) }})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if ticks.Load() != 4 {
+		t.Errorf("Tick called %d times for 2 τ × 2 epochs", ticks.Load())
 	}
 	if !reflect.DeepEqual(one, two) {
 		t.Errorf("figures depend on the workers:\n%+v\n%+v", one, two)

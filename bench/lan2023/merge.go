@@ -62,4 +62,3 @@ func MergeTables(results []TableResult) (*TableResult, error) {
 	out.Summary = tblSummarise(out.Methods, out.Epochs)
 	return out, nil
 }
-

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/optsched/optsched/bench"
 	"github.com/optsched/optsched/bench/lan2023"
 	"github.com/optsched/optsched/bench/trace"
 )
@@ -125,7 +126,15 @@ func runBenchLan2023Fig6(ctx context.Context, opts *benchLan2023Fig6Options) err
 	exact := time.Since(t0)
 	if len(taus) > 0 {
 		r.Solver, r.MaxJobs = "csp", lan2023.DefaultMaxJobs
-		if r.Window, err = lan2023.Fig6Window(ctx, tr, taus, opts.epochs, opts.slice, lan2023.WindowOptions{}); err != nil {
+		var wo lan2023.WindowOptions
+		var bar *bench.Bar
+		if isTerminal(opts.streams.err) {
+			bar = bench.NewBar(opts.streams.err, "fig6 windows", len(taus)*opts.epochs)
+			wo.Tick = func() { bar.Add(1) }
+		}
+		r.Window, err = lan2023.Fig6Window(ctx, tr, taus, opts.epochs, opts.slice, wo)
+		bar.Done()
+		if err != nil {
 			return err
 		}
 	}
