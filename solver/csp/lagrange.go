@@ -120,7 +120,12 @@ func (st *search) lagrange(ctx context.Context) bool {
 		if dl, ok := ctx.Deadline(); ok {
 			budget = time.Until(dl) - time.Until(dl)/20 - 5*time.Millisecond
 		}
-		st.anneal(ctx, st.orderOf(st.starts), rng, budget)
+		// First an exact re-ordering of every run of segmentSize blocks
+		// (segmentDescent), then annealing over the order with the rest.
+		t0 := time.Now()
+		order, _ := st.segmentDescent(ctx, st.orderOf(st.starts), st.segmentSize(st.orderOf(st.starts)), rng)
+		budget -= time.Since(t0)
+		st.anneal(ctx, order, rng, budget)
 	}
 	return st.provenOptimal()
 }
