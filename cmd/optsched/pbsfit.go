@@ -149,8 +149,8 @@ func (f *fitState) place(cand *candidate, idleBudget int) (chunks []pbsVChunk, u
 		}
 		return slices.Concat(own, partly, idle)
 	}
-	switch j.Place.Arrangement {
-	case "pack":
+	switch arr := j.Place.Arrangement; {
+	case arr == "pack" && len(cand.units) > 1:
 		ok := false
 		for _, v := range order(false) {
 			need := model.Resources{}
@@ -169,6 +169,9 @@ func (f *fitState) place(cand *candidate, idleBudget int) (chunks []pbsVChunk, u
 			}
 		}
 		if !ok {
+			if f.pristine {
+				return nil, 0, fmt.Sprintf("place=pack: no vnode has room for all %d chunks even when empty", len(cand.units))
+			}
 			return nil, 0, fmt.Sprintf("place=pack: no free vnode has room for all %d chunks now", len(cand.units))
 		}
 	default:
@@ -184,7 +187,12 @@ func (f *fitState) place(cand *candidate, idleBudget int) (chunks []pbsVChunk, u
 			}
 			if !placed {
 				what := fmt.Sprintf("chunk %d (%s)", i+1, describeUnit(u))
-				if usedIdle >= idleBudget {
+				switch {
+				case f.pristine && scatter && i > 0:
+					return nil, 0, fmt.Sprintf("place=%s: %s finds no vnode not already used by the job, even when all are empty", j.Place.Arrangement, what)
+				case f.pristine:
+					return nil, 0, what + " fits no vnode even when it is empty"
+				case usedIdle >= idleBudget:
 					return nil, 0, what + " fits no partly used vnode, and the idle vnodes left are held for higher-priority whole-node jobs"
 				}
 				return nil, 0, what + " fits no free vnode now"

@@ -144,7 +144,7 @@ func (p *pbsPlan) writeScript(out io.Writer, qrun string) error {
 		if s.Cost != nil {
 			cost = fmt.Sprintf(", CH cost %d", *s.Cost)
 		}
-		fmt.Fprintf(&b, "# %s (queue %s): %s, placed by %s (%s), %d vnodes%s\n", s.Job, s.Queue, s.Path, s.Placement, s.Why, len(s.Nodes), cost)
+		fmt.Fprintf(&b, "# %s (queue %s): %s, placed by %s (%s), %s%s\n", s.Job, s.Queue, s.Path, s.Placement, s.Why, plural(len(s.Nodes), "vnode"), cost)
 		fmt.Fprintf(&b, "%s -H %s %s || rc=1\n", shellQuote(qrun), shellQuote(s.ExecVnode), shellQuote(s.Job))
 	}
 	if len(d.Deferred) > 0 {
@@ -162,6 +162,14 @@ func (p *pbsPlan) writeScript(out io.Writer, qrun string) error {
 	fmt.Fprintln(&b, `exit "$rc"`)
 	_, err := io.WriteString(out, b.String())
 	return err
+}
+
+// plural writes "1 vnode", "2 vnodes".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func solveFigures(s pbsSolveDoc) string {

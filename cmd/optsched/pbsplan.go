@@ -147,7 +147,7 @@ func plan(ctx context.Context, c *cluster, opt planOptions) (*pbsPlan, error) {
 			}
 			if wholeNeed+n > idleLeft {
 				p.Deferred = append(p.Deferred, pbsReason{cand.job.ID,
-					fmt.Sprintf("needs %d whole vnodes, %d idle vnodes left after higher-priority jobs", n, idleLeft-wholeNeed)})
+					fmt.Sprintf("needs %s, %s left after higher-priority jobs", plural(n, "whole vnode"), plural(idleLeft-wholeNeed, "idle vnode"))})
 				stopped = fmt.Sprintf("queued behind job %s, which does not fit (selection stops at the first job that does not fit)", cand.job.ID)
 				continue
 			}
@@ -227,7 +227,7 @@ func (c *cluster) neverFits(cand *candidate) string {
 	f := newFitState(c, true)
 	if cand.whole {
 		if n := len(cand.units); n > len(c.vnodes) {
-			return fmt.Sprintf("needs %d whole vnodes, optsched has %d", n, len(c.vnodes))
+			return fmt.Sprintf("needs %s, optsched has %d", plural(n, "whole vnode"), len(c.vnodes))
 		}
 		return ""
 	}
