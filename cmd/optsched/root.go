@@ -83,7 +83,7 @@ Windows are JSON files (see the README, "Window JSON v1").`,
 	root.SetErr(s.err)
 	root.SetIn(s.in)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newSolveCmd(s, nil), newGenCmd(s, nil), newValidateCmd(s, nil), newExportCmd(s, nil), newBenchCmd(s), newSimulateCmd(s, nil))
+	root.AddCommand(newSolveCmd(s, nil), newGenCmd(s, nil), newValidateCmd(s, nil), newExportCmd(s, nil), newBenchCmd(s), newSimulateCmd(s, nil), newPBSCmd(s))
 	return root
 }
 

@@ -1,0 +1,691 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/pbs"
+	"github.com/optsched/optsched/solver"
+	"github.com/optsched/optsched/solver/brute"
+)
+
+// pbsTestdata holds the PBS 2022-shaped fixtures: 16 vnodes in every
+// state, jobs with select strings, walltimes, an execution, a routing and
+// a stopped queue, running, held and array jobs.
+const pbsTestdata = "../../model/pbs/testdata"
+
+func fixture(name string) string { return filepath.Join(pbsTestdata, name) }
+
+// fixtureArgs are the plan flags reading the fixtures.
+func fixtureArgs(extra ...string) []string {
+	return append([]string{"pbs", "plan", "--qstat", fixture("qstat.json"), "--pbsnodes", fixture("pbsnodes.json"),
+		"--queues", fixture("queues.json"), "--timezone", "UTC"}, extra...)
+}
+
+// qrunLine matches one command of a plan script.
+var qrunLine = regexp.MustCompile(`^(\S+) -H "([^"]+)" (\S+) \|\| rc=1$`)
+
+// scriptCommands returns job -> exec_vnode of a plan script's qrun lines.
+func scriptCommands(t *testing.T, script string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, line := range strings.Split(script, "\n") {
+		if strings.HasPrefix(line, "#") || !strings.Contains(line, " -H ") {
+			continue
+		}
+		m := qrunLine.FindStringSubmatch(line)
+		if m == nil {
+			t.Fatalf("unexpected command line %q", line)
+		}
+		if _, dup := out[m[3]]; dup {
+			t.Fatalf("job %s started twice", m[3])
+		}
+		out[m[3]] = m[2]
+	}
+	return out
+}
+
+// fixtureNodeStates maps vnode -> state text, from the fixture itself.
+func fixtureNodeStates(t *testing.T) map[string]string {
+	data, err := os.ReadFile(fixture("pbsnodes.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Nodes map[string]struct {
+			State string   `json:"state"`
+			Jobs  []string `json:"jobs"`
+		} `json:"nodes"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for n, v := range doc.Nodes {
+		out[n] = v.State
+		if len(v.Jobs) > 0 {
+			out[n] += "+jobs"
+		}
+	}
+	return out
+}
+
+func TestPBSPlanFixtureScript(t *testing.T) {
+	code, out, errs := optsched(t, "", fixtureArgs()...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	cmds := scriptCommands(t, out)
+	// The four jobs that fit: two whole-node (window solve), two partial.
+	if got := slices.Sorted(mapKeysOf(cmds)); !slices.Equal(got, []string{"101.pbs01", "102.pbs01", "103.pbs01", "106.pbs01"}) {
+		t.Fatalf("jobs started %v\n%s", got, out)
+	}
+	states := fixtureNodeStates(t)
+	for job, spec := range cmds {
+		chunks, err := pbs.ParseExecVnode(spec)
+		if err != nil {
+			t.Fatalf("job %s: %q: %v", job, spec, err)
+		}
+		for _, v := range pbs.Vnodes(chunks) {
+			if s := states[v]; s != "free" && s != "free+jobs" {
+				t.Errorf("job %s named vnode %s, which is %s", job, v, s)
+			}
+		}
+	}
+	// 103 and 106 share vnodes; 106 needs GPUs, which only n009-n012 have
+	// (n009 and n010 free); 103 goes to the partly used n005 first.
+	if cmds["103.pbs01"] != "(n005:mem=16gb:ncpus=8)" {
+		t.Errorf("103 placed %s", cmds["103.pbs01"])
+	}
+	if c := cmds["106.pbs01"]; c != "(n009:mem=64gb:ncpus=16:ngpus=2)+(n009:mem=64gb:ncpus=16:ngpus=2)" {
+		t.Errorf("106 placed %s", c)
+	}
+	// Whole-node jobs get whole idle vnodes (no jobs on them).
+	for _, job := range []string{"101.pbs01", "102.pbs01"} {
+		chunks, _ := pbs.ParseExecVnode(cmds[job])
+		for _, v := range pbs.Vnodes(chunks) {
+			if states[v] != "free" || v == "n009" {
+				t.Errorf("whole-node job %s on %s (%s)", job, v, states[v])
+			}
+		}
+	}
+	for _, want := range []string{
+		"#   107.pbs01: needs 12 whole vnodes, 1 idle vnode left after higher-priority jobs",
+		"#   111.pbs01: can never run on optsched's vnodes: chunk 1 (ncpus=8:ngpus=8) fits no vnode even when it is empty",
+		"#   104.pbs01: queue prod is a routing queue, not an execution queue",
+		"#   108[].pbs01: job array",
+		"#   112.pbs01: queue debug is not started",
+		"# 101.pbs01 (queue workq): whole-node, placed by csp (place=excl), 2 vnodes, CH cost 500",
+		"# 103.pbs01 (queue workq): partial-node, placed by first-fit",
+		"whole-node window: 2 jobs, optimal by csp",
+		`exit "$rc"`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("script lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "105.pbs01") {
+		t.Error("the held job 105 is mentioned as if it were a candidate")
+	}
+}
+
+func mapKeysOf[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// fixtureOptions returns plan options reading the fixtures.
+func fixtureOptions(t *testing.T) *pbsOptions {
+	return &pbsOptions{streams: &streams{in: strings.NewReader(""), out: &strings.Builder{}, err: &strings.Builder{}},
+		qstatFile: fixture("qstat.json"), nodesFile: fixture("pbsnodes.json"), queuesFile: fixture("queues.json"),
+		timezone: "UTC", levels: []string{"tier0", "tier1"}, period: time.Minute, timeLimit: 2 * time.Second,
+		cost: "lan-code", solver: "csp", fallback: "sa", output: "script"}
+}
+
+// TestPBSWholeNodeWindowIsOptimal: the whole-node jobs' window is solved
+// to the optimum brute force finds on the same window.
+func TestPBSWholeNodeWindowIsOptimal(t *testing.T) {
+	o := fixtureOptions(t)
+	p, _, err := o.cycle(context.Background(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Window == nil || len(p.Window.Jobs) != 2 || p.Solve.Status != "optimal" {
+		t.Fatalf("window %+v, solve %+v", p.Window, p.Solve)
+	}
+	res, err := solver.SolveWindow(context.Background(), p.Window, brute.Solver{}, solver.Options{})
+	if err != nil || res.Status != solver.Optimal {
+		t.Fatalf("brute: %v %v", err, res)
+	}
+	if *p.Solve.Objective != res.Objective {
+		t.Errorf("csp objective %d, brute optimum %d", *p.Solve.Objective, res.Objective)
+	}
+	if err := model.Check(p.Window, p.Allocs); err != nil {
+		t.Error(err)
+	}
+	// The idle vnodes of the window are the fixture's idle vnodes minus
+	// the one the GPU job took.
+	if got := p.Window.NodeNames(p.Window.Idle); !slices.Equal(got, []string{"n003", "n004", "n008", "n010", "n013", "n014"}) {
+		t.Errorf("window idle %v", got)
+	}
+}
+
+// TestPBSCheckPlanCatchesUnsafePlans tampers with a valid plan: each
+// change must be refused before any qrun.
+func TestPBSCheckPlanCatchesUnsafePlans(t *testing.T) {
+	o := fixtureOptions(t)
+	sc, _ := o.scope()
+	fresh := func() (*pbsPlan, *pbsState) {
+		p, st, err := o.cycle(context.Background(), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := checkPlan(st, sc, p); err != nil {
+			t.Fatalf("valid plan refused: %v", err)
+		}
+		return p, st
+	}
+	start := func(p *pbsPlan, job string) *pbsStart {
+		for _, s := range p.Starts {
+			if s.Job == job {
+				return s
+			}
+		}
+		t.Fatalf("no start for %s", job)
+		return nil
+	}
+	cases := []struct {
+		name string
+		edit func(p *pbsPlan)
+		want string
+	}{
+		{"down vnode", func(p *pbsPlan) { start(p, "103.pbs01").Chunks[0].Vnode = "n006" }, "vnode n006 is down, not free"},
+		{"offline vnode", func(p *pbsPlan) { start(p, "103.pbs01").Chunks[0].Vnode = "n007" }, "vnode n007 is offline"},
+		{"busy vnode", func(p *pbsPlan) { start(p, "103.pbs01").Chunks[0].Vnode = "n015" }, "vnode n015 is job-busy"},
+		{"unknown vnode", func(p *pbsPlan) { start(p, "103.pbs01").Chunks[0].Vnode = "zz9" }, "not in pbsnodes"},
+		{"twice", func(p *pbsPlan) { p.Starts = append(p.Starts, start(p, "103.pbs01")) }, "started twice"},
+		{"held job", func(p *pbsPlan) { s := *start(p, "103.pbs01"); s.Job = "105.pbs01"; p.Starts = append(p.Starts, &s) }, "state H"},
+		{"routing queue", func(p *pbsPlan) { s := *start(p, "103.pbs01"); s.Job = "104.pbs01"; p.Starts = append(p.Starts, &s) }, "not a started execution queue"},
+		{"too many cpus", func(p *pbsPlan) {
+			s := *start(p, "103.pbs01")
+			s.Job = "112.pbs01" // a queued job; its queue is stopped too
+			s.Chunks = []pbsVChunk{{Vnode: "n005", Amounts: model.Resources{"ncpus": 1}}}
+			p.Starts = append(p.Starts, &s)
+			start(p, "103.pbs01").Chunks[0].Amounts = model.Resources{"ncpus": 60, "mem": 16 << 30}
+		}, "the select asks 8"},
+		{"over capacity", func(p *pbsPlan) {
+			// Move the GPU job onto n010 twice over with another GPU chunk.
+			s := start(p, "106.pbs01")
+			s.Chunks[1].Vnode = "n005"
+		}, "vnode n005: ngpus"},
+		{"whole vnode shared", func(p *pbsPlan) {
+			w := start(p, "101.pbs01")
+			start(p, "103.pbs01").Chunks[0].Vnode = w.Chunks[0].Vnode
+		}, "held whole by job 101.pbs01"},
+		{"whole-node start off the checked allocation", func(p *pbsPlan) {
+			start(p, "102.pbs01").Chunks[0].Vnode = "n010"
+		}, "not the checked allocation"},
+		{"missing chunk", func(p *pbsPlan) { s := start(p, "106.pbs01"); s.Chunks = s.Chunks[:1] }, "1 vnode chunks for 2 select units"},
+	}
+	for _, c := range cases {
+		p, st := fresh()
+		c.edit(p)
+		err := checkPlan(st, sc, p)
+		if err == nil || !errors.Is(err, errUnsafePlan) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: checkPlan = %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+// fakePBS puts fake qstat, pbsnodes and qrun on PATH. qstat and pbsnodes
+// print the given files; every call is appended to the returned calls
+// file; qrun fails (exit 2, a PBS-like message) for the jobs in
+// $QRUN_FAIL.
+func fakePBS(t *testing.T, qstatFile, nodesFile, queuesFile string) (bin, calls string) {
+	t.Helper()
+	dir := t.TempDir()
+	bin = filepath.Join(dir, "bin")
+	if err := os.Mkdir(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	calls = filepath.Join(dir, "calls.log")
+	abs := func(p string) string {
+		a, err := filepath.Abs(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	t.Setenv("FAKE_CALLS", calls)
+	t.Setenv("FAKE_QSTAT", abs(qstatFile))
+	t.Setenv("FAKE_NODES", abs(nodesFile))
+	t.Setenv("FAKE_QUEUES", abs(queuesFile))
+	scripts := map[string]string{
+		"qstat": `#!/bin/sh
+echo "qstat $*" >> "$FAKE_CALLS"
+case "$*" in *-Q*) cat "$FAKE_QUEUES" ;; *) cat "$FAKE_QSTAT" ;; esac
+`,
+		"pbsnodes": `#!/bin/sh
+echo "pbsnodes $*" >> "$FAKE_CALLS"
+cat "$FAKE_NODES"
+`,
+		"qrun": `#!/bin/sh
+echo "qrun $*" >> "$FAKE_CALLS"
+for j in $QRUN_FAIL; do
+  if [ "$3" = "$j" ]; then echo "qrun: Request invalid for state of job $3" >&2; exit 2; fi
+done
+exit 0
+`,
+	}
+	for name, text := range scripts {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(text), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("QRUN_FAIL", "")
+	return bin, calls
+}
+
+func readCalls(t *testing.T, calls string) []string {
+	data, err := os.ReadFile(calls)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSpace(string(data)), "\n")
+}
+
+func qrunCalls(t *testing.T, calls string) []string {
+	var out []string
+	for _, c := range readCalls(t, calls) {
+		if strings.HasPrefix(c, "qrun ") {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func readAudit(t *testing.T, path string) []auditEntry {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []auditEntry
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var e auditEntry
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatalf("audit line %q: %v", sc.Text(), err)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// TestPBSApplyFromPATH: without files, the state comes from qstat and
+// pbsnodes on PATH; --apply runs qrun from PATH once per start with the
+// planned vnode specification, and the cycle goes to the audit log.
+func TestPBSApplyFromPATH(t *testing.T) {
+	_, calls := fakePBS(t, fixture("qstat.json"), fixture("pbsnodes.json"), fixture("queues.json"))
+	dir := t.TempDir()
+	log := filepath.Join(dir, "audit.jsonl")
+	code, out, errs := optsched(t, "", "pbs", "plan", "--apply", "--timezone", "UTC",
+		"--lock", filepath.Join(dir, "pbs.lock"), "--log", log, "-o", "json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	got := readCalls(t, calls)
+	if len(got) < 3 || got[0] != "qstat -f -F json" || got[1] != "pbsnodes -av -F json" || got[2] != "qstat -Q -f -F json" {
+		t.Fatalf("calls %q", got)
+	}
+	var doc pbsPlanDoc
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	runs := qrunCalls(t, calls)
+	if len(runs) != len(doc.Starts) || len(runs) != 4 {
+		t.Fatalf("%d qrun calls for %d starts: %q", len(runs), len(doc.Starts), runs)
+	}
+	for i, s := range doc.Starts {
+		if want := "qrun -H " + s.ExecVnode + " " + s.Job; runs[i] != want {
+			t.Errorf("call %d: %q, want %q", i, runs[i], want)
+		}
+		if s.ExitCode == nil || *s.ExitCode != 0 {
+			t.Errorf("start %s: exit code %v", s.Job, s.ExitCode)
+		}
+	}
+	if doc.DryRun {
+		t.Error("an applied plan says dry_run")
+	}
+	entries := readAudit(t, log)
+	if len(entries) != 1 || !entries[0].Applied || entries[0].Error != "" || entries[0].Plan == nil ||
+		entries[0].InputSHA256 != doc.InputSHA256 || len(entries[0].InputSHA256) != 64 || len(entries[0].Plan.Starts) != 4 {
+		t.Errorf("audit %+v", entries)
+	}
+}
+
+// TestPBSQrunFailureOthersStillRun: qrun fails for one job; the others of
+// the cycle are still attempted, the failure is reported (exit 1, stderr,
+// the audit log) and the script output shows the exit codes.
+func TestPBSQrunFailureOthersStillRun(t *testing.T) {
+	_, calls := fakePBS(t, fixture("qstat.json"), fixture("pbsnodes.json"), fixture("queues.json"))
+	t.Setenv("QRUN_FAIL", "102.pbs01")
+	dir := t.TempDir()
+	log := filepath.Join(dir, "audit.jsonl")
+	code, out, errs := optsched(t, "", "pbs", "plan", "--apply", "--timezone", "UTC", "--lock", filepath.Join(dir, "l"), "--log", log, "-o", "json")
+	if code != exitError {
+		t.Fatalf("exit %d, want %d: %s", code, exitError, errs)
+	}
+	if !strings.Contains(errs, "qrun failed for 1 of 4 jobs: 102.pbs01 (exit 2: qrun: Request invalid for state of job 102.pbs01)") {
+		t.Errorf("stderr %q", errs)
+	}
+	runs := qrunCalls(t, calls)
+	if len(runs) != 4 {
+		t.Fatalf("qrun calls %q: every start must be attempted", runs)
+	}
+	var doc pbsPlanDoc
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, s := range doc.Starts {
+		want := 0
+		if s.Job == "102.pbs01" {
+			want = 2
+		}
+		if s.ExitCode == nil || *s.ExitCode != want {
+			t.Errorf("%s: exit code %v, want %d", s.Job, s.ExitCode, want)
+		}
+	}
+	if len(doc.Failed) != 1 || doc.Failed[0].Job != "102.pbs01" {
+		t.Errorf("failed %+v", doc.Failed)
+	}
+	e := readAudit(t, log)
+	if len(e) != 1 || !strings.Contains(e[0].Error, "102.pbs01") || e[0].Plan == nil || len(e[0].Plan.Failed) != 1 {
+		t.Errorf("audit %+v", e)
+	}
+}
+
+// TestPBSLockKeepsCyclesApart: while one cycle holds the lock, another
+// refuses to start (no qrun, non-zero exit, the refusal logged).
+func TestPBSLockKeepsCyclesApart(t *testing.T) {
+	_, calls := fakePBS(t, fixture("qstat.json"), fixture("pbsnodes.json"), fixture("queues.json"))
+	dir := t.TempDir()
+	lockPath, log := filepath.Join(dir, "pbs.lock"), filepath.Join(dir, "audit.jsonl")
+	held, err := lockCycle(lockPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"pbs", "plan", "--apply"},
+		{"pbs", "run", "--apply", "--once"},
+	} {
+		code, _, errs := optsched(t, "", append(args, "--timezone", "UTC", "--lock", lockPath, "--log", log)...)
+		if code != exitError || !strings.Contains(errs, "another optsched pbs cycle is running") {
+			t.Errorf("%v: exit %d, %q", args, code, errs)
+		}
+	}
+	if c := readCalls(t, calls); len(c) != 0 {
+		t.Errorf("a locked-out cycle called %q", c)
+	}
+	if e := readAudit(t, log); len(e) != 2 || !strings.Contains(e[0].Error, "another optsched pbs cycle") {
+		t.Errorf("audit %+v", e)
+	}
+	if err := held.unlock(); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := optsched(t, "", "pbs", "plan", "--apply", "--timezone", "UTC", "--lock", lockPath, "--log", log)
+	if code != exitOK || len(qrunCalls(t, calls)) != 4 {
+		t.Errorf("after unlock: exit %d, %s, calls %q", code, errs, readCalls(t, calls))
+	}
+}
+
+// TestPBSBadInputNoAction: unparseable input is an error naming the job or
+// vnode and the attribute, exit 1, and no qrun.
+func TestPBSBadInputNoAction(t *testing.T) {
+	jobs, _ := os.ReadFile(fixture("qstat.json"))
+	nodes, _ := os.ReadFile(fixture("pbsnodes.json"))
+	queues, _ := os.ReadFile(fixture("queues.json"))
+	cases := []struct {
+		name               string
+		file               string // "jobs", "nodes" or "queues"
+		old, new           string
+		want               []string
+		jobsB, nodesB, qsB []byte
+		wantExit           int
+	}{
+		{name: "walltime", file: "jobs", old: `"walltime":"04:00:00"`, new: `"walltime":"4 hours"`,
+			want: []string{"job 102.pbs01", "Resource_List.walltime", `"4 hours" is not a duration`}},
+		{name: "select", file: "jobs", old: `"select":"1:ncpus=8:mem=16gb"`, new: `"select":"1:ncpus=eight"`,
+			want: []string{"job 103.pbs01", "Resource_List.select", "ncpus=eight"}},
+		{name: "mem", file: "nodes", old: `"mem":"251gb"`, new: `"mem":"251 GB"`,
+			want: []string{"node n003", "resources_available.mem", "unknown unit"}},
+		{name: "state", file: "nodes", old: `"state":"offline"`, new: `"state":""`,
+			want: []string{"node n007", "state", "empty state word"}},
+		{name: "tier", file: "nodes", old: `"tier1":"x1000c1",
+                "vnode":"n006"`, new: `"tier1":"x1001c1",
+                "vnode":"n006"`,
+			want: []string{"node n006", "resources_available.tier0", "do not nest"}},
+		{name: "queue type", file: "queues", old: `"queue_type":"Route"`, new: `"queue_type":"Router"`,
+			want: []string{"queue prod", "queue_type"}},
+		{name: "not json", file: "nodes", old: `"nodes":{`, new: `"nodes":{{`,
+			want: []string{"pbsnodes", "not valid JSON at line 5"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			j, n, q := string(jobs), string(nodes), string(queues)
+			target := map[string]*string{"jobs": &j, "nodes": &n, "queues": &q}[c.file]
+			if !strings.Contains(*target, c.old) {
+				t.Fatalf("fixture lacks %q", c.old)
+			}
+			*target = strings.Replace(*target, c.old, c.new, 1)
+			dir := t.TempDir()
+			files := map[string]string{}
+			for name, text := range map[string]string{"qstat.json": j, "pbsnodes.json": n, "queues.json": q} {
+				p := filepath.Join(dir, name)
+				os.WriteFile(p, []byte(text), 0o644)
+				files[name] = p
+			}
+			_, calls := fakePBS(t, files["qstat.json"], files["pbsnodes.json"], files["queues.json"])
+			log := filepath.Join(dir, "audit.jsonl")
+			code, out, errs := optsched(t, "", "pbs", "plan", "--apply", "--timezone", "UTC",
+				"--lock", filepath.Join(dir, "l"), "--log", log)
+			if code != exitError {
+				t.Errorf("exit %d, want %d; stdout %q", code, exitError, out)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(errs, w) {
+					t.Errorf("stderr %q lacks %q", errs, w)
+				}
+			}
+			if r := qrunCalls(t, calls); len(r) != 0 {
+				t.Errorf("qrun called on bad input: %q", r)
+			}
+			if e := readAudit(t, log); len(e) != 1 || e[0].Error == "" || e[0].Plan != nil || len(e[0].InputSHA256) != 64 {
+				t.Errorf("audit %+v", e)
+			}
+		})
+	}
+}
+
+// TestPBSSolverFailureFallsBack: a solver that errors, and one that finds
+// nothing, are replaced by the heuristic, which the plan reports; the
+// jobs still start.
+func TestPBSSolverFailureFallsBack(t *testing.T) {
+	for name, s := range map[string]solver.Solver{"error": failingSolver{err: true}, "nothing": failingSolver{}} {
+		o := fixtureOptions(t)
+		o.newSolver = func() (solver.Solver, error) { return s, nil }
+		p, _, err := o.cycle(context.Background(), false)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if p.Solve.Solver != "slurm" || !strings.Contains(p.Solve.Fallback, "broken") || len(p.Notes) == 0 {
+			t.Errorf("%s: solve %+v, notes %v", name, p.Solve, p.Notes)
+		}
+		whole := 0
+		for _, st := range p.Starts {
+			if st.Path == pathWhole {
+				whole++
+			}
+		}
+		if whole != 2 {
+			t.Errorf("%s: %d whole-node starts after the fallback", name, whole)
+		}
+	}
+	// Every solver failing is an error, never a silent empty plan.
+	o := fixtureOptions(t)
+	o.newSolver = func() (solver.Solver, error) { return failingSolver{err: true}, nil }
+	o.fallbacks = []solver.Solver{failingSolver{}}
+	if _, _, err := o.cycle(context.Background(), false); err == nil || !strings.Contains(err.Error(), "every solver failed") {
+		t.Errorf("all solvers failing: %v", err)
+	}
+}
+
+// failingSolver errors (err) or returns status unknown.
+type failingSolver struct{ err bool }
+
+func (failingSolver) Name() string { return "broken" }
+func (f failingSolver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, error) {
+	if f.err {
+		return nil, errors.New("broken on purpose")
+	}
+	return &solver.Result{Status: solver.Unknown, Bound: solver.NoBound, Solver: "broken"}, nil
+}
+
+// TestPBSSnapshotFolder reads pbs_snapshot's files (the queue list in its
+// plain-text form) and plans what the JSON files plan.
+func TestPBSSnapshotFolder(t *testing.T) {
+	dir := t.TempDir()
+	for src, dst := range map[string]string{"qstat.json": "job/qstat_f_F_json.out", "pbsnodes.json": "node/pbsnodes_avFjson.out", "qstat_Qf.txt": "server/qstat_Qf.out"} {
+		data, err := os.ReadFile(fixture(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, dst)), 0o755)
+		os.WriteFile(filepath.Join(dir, dst), data, 0o644)
+	}
+	code, out, errs := optsched(t, "", "pbs", "plan", "--snapshot", dir, "--timezone", "UTC")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	_, want, _ := optsched(t, "", fixtureArgs()...)
+	if got, w := scriptCommands(t, out), scriptCommands(t, want); !equalMaps(got, w) {
+		t.Errorf("snapshot plan %v, file plan %v", got, w)
+	}
+}
+
+func equalMaps(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// TestPBSScopeFlags: --nodes keeps optsched off other vnodes, and
+// --exec-queues replaces the queue list.
+func TestPBSScopeFlags(t *testing.T) {
+	code, out, errs := optsched(t, "", "pbs", "plan", "--qstat", fixture("qstat.json"), "--pbsnodes", fixture("pbsnodes.json"),
+		"--exec-queues", "workq", "--nodes", "n[001-008]", "--timezone", "UTC")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for job, spec := range scriptCommands(t, out) {
+		chunks, _ := pbs.ParseExecVnode(spec)
+		for _, v := range pbs.Vnodes(chunks) {
+			if v > "n008" {
+				t.Errorf("job %s on %s, outside --nodes", job, v)
+			}
+		}
+	}
+	for _, want := range []string{"8 owned", "8 ignored", "104.pbs01: queue prod is not one optsched schedules (--exec-queues)", "112.pbs01: queue debug is not one"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan lacks %q:\n%s", want, out)
+		}
+	}
+	// Files without a queue list are a usage error.
+	code, _, errs = optsched(t, "", "pbs", "plan", "--qstat", fixture("qstat.json"), "--pbsnodes", fixture("pbsnodes.json"))
+	if code != exitUsage || !strings.Contains(errs, "--queues FILE") {
+		t.Errorf("no queue list: exit %d, %q", code, errs)
+	}
+}
+
+// TestPBSTopologyConf takes the switches from a Slurm-style topology.conf
+// instead of vnode resources.
+func TestPBSTopologyConf(t *testing.T) {
+	conf := filepath.Join(t.TempDir(), "topology.conf")
+	os.WriteFile(conf, []byte("SwitchName=s0 Nodes=n[001-004]\nSwitchName=s1 Nodes=n[005-008]\nSwitchName=s2 Nodes=n[009-016]\nSwitchName=top Switches=s[0-2]\n"), 0o644)
+	code, out, errs := optsched(t, "", fixtureArgs("--topology-conf", conf, "-o", "json")...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc pbsPlanDoc
+	json.Unmarshal([]byte(out), &doc)
+	if !strings.HasPrefix(doc.Topology, "topology.conf: 4 switches, 2 levels") || len(doc.Starts) != 4 {
+		t.Errorf("topology %q, %d starts", doc.Topology, len(doc.Starts))
+	}
+}
+
+// TestPBSRunDaemon runs two cycles a second apart and logs both; --once
+// returns the cycle's failure.
+func TestPBSRunDaemon(t *testing.T) {
+	_, calls := fakePBS(t, fixture("qstat.json"), fixture("pbsnodes.json"), fixture("queues.json"))
+	dir := t.TempDir()
+	log := filepath.Join(dir, "audit.jsonl")
+	code, out, errs := optsched(t, "", "pbs", "run", "--interval", "1s", "--cycles", "2", "--timezone", "UTC",
+		"--lock", filepath.Join(dir, "l"), "--log", log)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], "would start 4 jobs, 2 deferred, 3 skipped") {
+		t.Errorf("summaries %q", lines)
+	}
+	if e := readAudit(t, log); len(e) != 2 || e[0].Applied || e[1].Plan == nil {
+		t.Errorf("audit %+v", e)
+	}
+	if r := qrunCalls(t, calls); len(r) != 0 {
+		t.Errorf("a dry run called qrun: %q", r)
+	}
+	t.Setenv("QRUN_FAIL", "101.pbs01 103.pbs01")
+	code, out, errs = optsched(t, "", "pbs", "run", "--once", "--apply", "--timezone", "UTC", "--lock", filepath.Join(dir, "l"), "--log", log)
+	if code != exitError || !strings.Contains(errs, "qrun failed for 2 of 4 jobs") || !strings.Contains(out, "started 2 jobs, qrun failed for 2") {
+		t.Errorf("--once with failures: exit %d, %q, %q", code, out, errs)
+	}
+	if r := qrunCalls(t, calls); len(r) != 4 {
+		t.Errorf("qrun calls %q", r)
+	}
+}
+
+// TestPBSStdin reads the jobs document from stdin.
+func TestPBSStdin(t *testing.T) {
+	data, _ := os.ReadFile(fixture("qstat.json"))
+	code, out, errs := optsched(t, string(data), "pbs", "plan", "--qstat", "-", "--pbsnodes", fixture("pbsnodes.json"),
+		"--queues", fixture("queues.json"), "--timezone", "UTC")
+	if code != exitOK || len(scriptCommands(t, out)) != 4 {
+		t.Errorf("exit %d, %s\n%s", code, errs, out)
+	}
+}

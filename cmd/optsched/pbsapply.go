@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// qrunTimeout bounds one qrun call.
+const qrunTimeout = 60 * time.Second
+
+// applyPlan runs `qrun -H SPEC JOB` for every start of the plan, in order.
+// A failing qrun does not stop the others: each start records its exit
+// code and error, and the returned error lists the jobs whose qrun failed.
+func applyPlan(ctx context.Context, p *pbsPlan, qrun string) error {
+	var failed []string
+	for _, s := range p.Starts {
+		cctx, cancel := context.WithTimeout(ctx, qrunTimeout)
+		cmd := exec.CommandContext(cctx, qrun, "-H", s.ExecVnode(), s.Job)
+		var stderr bytes.Buffer
+		cmd.Stdout = &stderr
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		cancel()
+		s.Applied = true
+		if err == nil {
+			continue
+		}
+		s.ExitCode = -1
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() >= 0 {
+			s.ExitCode = ee.ExitCode()
+		}
+		msg := strings.TrimSpace(stderr.String())
+		if len(msg) > 500 {
+			msg = msg[:497] + "..."
+		}
+		if msg == "" {
+			msg = err.Error()
+		}
+		s.Error = msg
+		failed = append(failed, fmt.Sprintf("%s (exit %d: %s)", s.Job, s.ExitCode, msg))
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("qrun failed for %d of %d jobs: %s", len(failed), len(p.Starts), strings.Join(failed, "; "))
+	}
+	return nil
+}
+
+// auditEntry is one line of the audit log: a cycle's input digest, its
+// decisions and the commands' exit codes, or why it failed.
+type auditEntry struct {
+	LoggedAt string `json:"logged_at"`
+	Command  string `json:"command"`
+	Applied  bool   `json:"applied"`
+	// Error is set when the cycle failed (bad input, unsafe plan, qrun
+	// failures); Plan is absent when it failed before deciding.
+	Error       string      `json:"error,omitempty"`
+	InputSHA256 string      `json:"input_sha256,omitempty"`
+	Plan        *pbsPlanDoc `json:"plan,omitempty"`
+}
+
+// appendAudit appends one JSON line to the audit log at path, creating it
+// (and its folder) when needed. The line is written with one write call
+// on a file opened for appending.
+func appendAudit(path string, e auditEntry) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+		return fmt.Errorf("audit log: %w", err)
+	}
+	line, err := json.Marshal(e)
+	if err != nil {
+		return fmt.Errorf("audit log: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o640)
+	if err != nil {
+		return fmt.Errorf("audit log: %w", err)
+	}
+	if _, err := f.Write(append(line, '\n')); err != nil {
+		f.Close()
+		return fmt.Errorf("audit log %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// errLocked is returned when another cycle holds the lock.
+var errLocked = errors.New("another optsched pbs cycle is running")

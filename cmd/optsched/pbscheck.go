@@ -1,0 +1,249 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/pbs"
+)
+
+// errUnsafePlan is wrapped by checkPlan's errors: a plan that must not be
+// acted on.
+var errUnsafePlan = errors.New("pbs: unsafe plan")
+
+// checkPlan is the last gate before any qrun: it re-derives from the raw
+// PBS documents, sharing no code with the placement, that every start is
+// allowed. The whole-node jobs' allocations go through model.Check on
+// their window. Then, for every start:
+//
+//   - the job exists, is queued (Q), is not an array, sits in an execution
+//     queue that is started (and in --exec-queues when given), and starts
+//     once;
+//   - it has one vnode chunk per unit of its select, each repeating the
+//     unit's resources;
+//   - every vnode exists, is optsched's (--nodes), is in state "free"
+//     exactly, and belongs to no other queue;
+//   - on every vnode, what is assigned plus what the plan adds stays
+//     within what is available, for each resource some owned vnode has;
+//     a unit without ncpus counts one CPU;
+//   - a vnode given whole (a whole-node job, or a job exclusive there by
+//     its place or the vnode's sharing) runs nothing, has nothing
+//     assigned, and gets no other start;
+//   - the vnode has every property the unit names.
+//
+// It returns nil or an error listing every problem found.
+func checkPlan(st *pbsState, scope *pbsScope, p *pbsPlan) error {
+	var problems []error
+	add := func(format string, args ...any) { problems = append(problems, fmt.Errorf(format, args...)) }
+
+	if p.Window != nil {
+		if err := model.Check(p.Window, p.Allocs); err != nil {
+			add("whole-node allocation: %v", err)
+		}
+		// The starts must be exactly the checked allocations.
+		want := map[string][]string{}
+		for _, a := range p.Allocs {
+			want[p.Window.Jobs[a.Job].ID] = p.Window.NodeNames(a.Nodes)
+		}
+		for _, s := range p.Starts {
+			if s.Path != pathWhole {
+				continue
+			}
+			nodes, ok := want[s.Job]
+			if !ok || !slices.Equal(nodes, chunkVnodes(s.Chunks)) {
+				add("job %s: whole-node start on %v is not the checked allocation %v", s.Job, chunkVnodes(s.Chunks), nodes)
+			}
+			delete(want, s.Job)
+		}
+		for j := range want {
+			add("job %s: allocated by the window solve but not in the plan", j)
+		}
+	}
+
+	jobs := map[string]*pbs.Job{}
+	for i := range st.jobs.Jobs {
+		jobs[st.jobs.Jobs[i].ID] = &st.jobs.Jobs[i]
+	}
+	nodes := map[string]*pbs.Node{}
+	known := map[string]bool{}     // resources and properties some owned vnode has
+	consumable := map[string]bool{ // capacities: assigned on some owned vnode, or the usual ones
+		"ncpus": true, "mem": true, "vmem": true, "ngpus": true, "nmics": true, "naccelerators": true}
+	for i := range st.nodes.Nodes {
+		n := &st.nodes.Nodes[i]
+		nodes[n.Name] = n
+		if scope.owned == nil || scope.owned[n.Name] {
+			for k := range n.Available {
+				known[k] = true
+			}
+			for k := range n.Text {
+				known[k] = true
+			}
+			for k := range n.Assigned {
+				consumable[k] = true
+			}
+		}
+	}
+	named := map[string]bool{} // vnodes in some running job's exec_vnode
+	for i := range st.jobs.Jobs {
+		for _, c := range st.jobs.Jobs[i].ExecVnode {
+			for _, u := range c {
+				named[u.Vnode] = true
+			}
+		}
+	}
+
+	planned := map[string]model.Resources{} // vnode -> amounts added by the plan
+	users := map[string][]string{}          // vnode -> jobs starting there
+	whole := map[string]string{}            // vnode -> the job holding it whole
+	started := map[string]bool{}
+	for _, s := range p.Starts {
+		j, ok := jobs[s.Job]
+		if !ok {
+			add("job %s: not in qstat", s.Job)
+			continue
+		}
+		if started[s.Job] {
+			add("job %s: started twice in one cycle", s.Job)
+			continue
+		}
+		started[s.Job] = true
+		switch {
+		case j.State != "Q":
+			add("job %s: state %s, not queued", j.ID, j.State)
+		case j.Array || strings.Contains(j.ID, "[]"):
+			add("job %s: a job array", j.ID)
+		case scope.execQueues != nil && !scope.execQueues[j.Queue]:
+			add("job %s: queue %s is not in --exec-queues", j.ID, j.Queue)
+		}
+		if st.queues != nil {
+			q, ok := st.queues.Lookup(j.Queue)
+			if !ok || !q.Execution() || !q.Started {
+				add("job %s: queue %s is not a started execution queue", j.ID, j.Queue)
+			}
+		}
+		units := j.Select
+		if units == nil {
+			units = model.Select{{Count: max(j.NodeCount, 1)}}
+		}
+		var flat []model.Chunk
+		for _, ch := range units {
+			for range ch.Count {
+				flat = append(flat, ch)
+			}
+		}
+		if len(s.Chunks) != len(flat) {
+			add("job %s: %d vnode chunks for %d select units", j.ID, len(s.Chunks), len(flat))
+			continue
+		}
+		for i, vc := range s.Chunks {
+			unit := flat[i]
+			n, ok := nodes[vc.Vnode]
+			if !ok {
+				add("job %s: vnode %s is not in pbsnodes", j.ID, vc.Vnode)
+				continue
+			}
+			if scope.owned != nil && !scope.owned[n.Name] {
+				add("job %s: vnode %s is not optsched's (--nodes)", j.ID, n.Name)
+			}
+			if strings.Join(n.State, ",") != "free" {
+				add("job %s: vnode %s is %s, not free", j.ID, n.Name, strings.Join(n.State, ","))
+			}
+			if n.Queue != "" && n.Queue != j.Queue {
+				add("job %s: vnode %s belongs to queue %s", j.ID, n.Name, n.Queue)
+			}
+			// The chunk repeats the unit's resources, no more, no fewer.
+			for k, v := range unit.Amounts {
+				if vc.Amounts[k] != v {
+					add("job %s: chunk %d on %s has %s=%d, the select asks %d", j.ID, i+1, n.Name, k, vc.Amounts[k], v)
+				}
+			}
+			for k := range vc.Amounts {
+				if _, ok := unit.Amounts[k]; !ok {
+					add("job %s: chunk %d on %s adds %s, which the select does not ask", j.ID, i+1, n.Name, k)
+				}
+			}
+			if !maps.Equal(vc.Labels, unit.Labels) && len(vc.Labels)+len(unit.Labels) > 0 {
+				add("job %s: chunk %d on %s has properties %v, the select asks %v", j.ID, i+1, n.Name, vc.Labels, unit.Labels)
+			}
+			if planned[n.Name] == nil {
+				planned[n.Name] = model.Resources{}
+			}
+			for k, v := range vc.Amounts {
+				switch {
+				case k == "mpiprocs" || k == "ompthreads":
+				case consumable[k]:
+					planned[n.Name][k] += v
+				case known[k] && n.Text[k] != fmt.Sprint(v):
+					add("job %s: vnode %s has %s=%q, the select asks %d", j.ID, n.Name, k, n.Text[k], v)
+				}
+			}
+			if _, ok := vc.Amounts["ncpus"]; !ok {
+				planned[n.Name]["ncpus"]++
+			}
+			if !slices.Contains(users[n.Name], j.ID) {
+				users[n.Name] = append(users[n.Name], j.ID)
+			}
+			holdsWhole := s.Path == pathWhole
+			switch n.Sharing {
+			case "force_excl", "force_exclhost":
+				holdsWhole = true
+			case "default_excl", "default_exclhost":
+				holdsWhole = holdsWhole || j.Place.Sharing != "shared"
+			case "ignore_excl":
+			default:
+				holdsWhole = holdsWhole || j.Place.Sharing == "excl" || j.Place.Sharing == "exclhost"
+			}
+			if holdsWhole {
+				whole[n.Name] = j.ID
+			}
+			for k, want := range unit.Labels {
+				if (k == "host" || k == "vnode") && want == n.Name || !known[k] {
+					continue
+				}
+				have, ok := n.Text[k]
+				if !ok || !(have == want || strings.EqualFold(have, want) && (strings.EqualFold(have, "true") || strings.EqualFold(have, "false"))) {
+					add("job %s: vnode %s has %s=%q, the select asks %q", j.ID, n.Name, k, have, want)
+				}
+			}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(planned)) {
+		n := nodes[name]
+		for k, add2 := range planned[name] {
+			if !known[k] {
+				continue
+			}
+			if total := n.Assigned[k] + add2; total > n.Available[k] {
+				add("vnode %s: %s: %d assigned + %d planned > %d available", name, k, n.Assigned[k], add2, n.Available[k])
+			}
+		}
+		if j, ok := whole[name]; ok {
+			if len(users[name]) > 1 {
+				add("vnode %s: held whole by job %s but also given to %v", name, j, users[name])
+			}
+			busy := len(n.Jobs) > 0 || named[name]
+			for _, v := range n.Assigned {
+				busy = busy || v != 0
+			}
+			if busy {
+				add("vnode %s: held whole by job %s but it runs jobs %v or has resources assigned", name, j, n.Jobs)
+			}
+		}
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %w", errUnsafePlan, errors.Join(problems...))
+}
+
+func chunkVnodes(chunks []pbsVChunk) []string {
+	out := make([]string, len(chunks))
+	for i, c := range chunks {
+		out[i] = c.Vnode
+	}
+	return out
+}

@@ -1,0 +1,127 @@
+package pbs
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The fuzz targets hold the readers to their contract on any input: no
+// panic, an *Error on failure, and on success values that keep the
+// documented invariants.
+
+func FuzzParseJobs(f *testing.F) {
+	f.Add(readFixture(f, "qstat.json"))
+	f.Add([]byte(`{"Jobs":{"1.s":{"job_state":"R","queue":"q","exec_vnode":"(a:ncpus=1)+(b:mem=1kb)","Resource_List":{"select":"2:ncpus=1","place":"scatter:excl","walltime":"1:00:00"},"eligible_time":"10:00"}}}`))
+	f.Add([]byte(`{"Jobs":{"1.s":{"Job_Name":inf,"job_state":"Q","queue":007}}}`))
+	f.Add([]byte(`{"timestamp":-1}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		js, err := ParseJobs(data, time.UTC)
+		if err != nil {
+			var pe *Error
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %v is not a *pbs.Error", err)
+			}
+			return
+		}
+		seen := map[string]bool{}
+		for _, j := range js.Jobs {
+			if !ValidName(j.ID) || seen[j.ID] {
+				t.Fatalf("bad or repeated job id %q", j.ID)
+			}
+			seen[j.ID] = true
+			if len(j.State) != 1 || j.Queue == "" || j.Walltime < 0 || j.Walltime > maxTime || j.EligibleTime < 0 {
+				t.Fatalf("job %+v breaks the invariants", j)
+			}
+			if j.Select != nil && (j.Select.Units() < 1 || j.Select.Units() > 1<<20) {
+				t.Fatalf("job %s: %d units", j.ID, j.Select.Units())
+			}
+			for _, c := range j.ExecVnode {
+				for _, u := range c {
+					if !ValidName(u.Vnode) {
+						t.Fatalf("job %s: vnode %q", j.ID, u.Vnode)
+					}
+				}
+			}
+		}
+	})
+}
+
+func FuzzParseNodes(f *testing.F) {
+	f.Add(readFixture(f, "pbsnodes.json"))
+	f.Add([]byte(`{"nodes":{"a":{"state":"down,offline","jobs":"1.s/0, 2.s/1","resources_available":{"mem":"1gb","ncpus":4,"x":1.5}}}}`))
+	f.Add([]byte(`{"nodes":{"a":{"state":"free","sharing":"force_excl","resources_assigned":{"ncpus":0}}}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ns, err := ParseNodes(data)
+		if err != nil {
+			var pe *Error
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %v is not a *pbs.Error", err)
+			}
+			return
+		}
+		for _, n := range ns.Nodes {
+			if !ValidName(n.Name) || len(n.State) == 0 {
+				t.Fatalf("node %+v breaks the invariants", n)
+			}
+			if n.Free() && n.StateText() != "free" {
+				t.Fatalf("node %s: Free with state %q", n.Name, n.StateText())
+			}
+			for k, v := range n.Available {
+				if v < 0 {
+					t.Fatalf("node %s: %s=%d", n.Name, k, v)
+				}
+			}
+			for _, j := range n.Jobs {
+				if j == "" || strings.Contains(j, "/") && strings.HasSuffix(j, "/") {
+					t.Fatalf("node %s: job %q", n.Name, j)
+				}
+			}
+		}
+		// A topology from whatever tiers the nodes have never panics.
+		TierTopology(ns.Nodes, []string{"tier0", "tier1"})
+	})
+}
+
+func FuzzParseQueues(f *testing.F) {
+	f.Add(readFixture(f, "queues.json"))
+	f.Add(readFixture(f, "qstat_Qf.txt"))
+	f.Add([]byte("Queue: a\n    queue_type = E\n    started = True\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		qs, err := ParseQueues(data)
+		if err != nil {
+			var pe *Error
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %v is not a *pbs.Error", err)
+			}
+			return
+		}
+		for _, q := range qs.Queues {
+			if q.Type != "Execution" && q.Type != "Route" {
+				t.Fatalf("queue %+v", q)
+			}
+		}
+	})
+}
+
+func FuzzParseExecVnode(f *testing.F) {
+	f.Add("(n1:ncpus=16:mem=4gb)+(host[0]:ncpus=8+host[1]:ncpus=8)")
+	f.Add("(a)")
+	f.Fuzz(func(t *testing.T, s string) {
+		chunks, err := ParseExecVnode(s)
+		if err != nil {
+			return
+		}
+		if len(chunks) == 0 {
+			t.Fatal("no chunks and no error")
+		}
+		for _, c := range chunks {
+			for _, u := range c {
+				if !ValidName(u.Vnode) {
+					t.Fatalf("vnode %q", u.Vnode)
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,251 @@
+package pbs
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// member is one key of a JSON object with its raw value, in document order.
+type member struct {
+	key string
+	val json.RawMessage
+}
+
+// errNotObject and errDupKey are the two ways members can fail on valid
+// JSON; callers turn them into an *Error naming the place.
+var (
+	errNotObject = errors.New("not an object")
+	errDupKey    = errors.New("key given twice")
+)
+
+// members returns the members of the JSON object raw in document order.
+// A key given twice is an error (dupKey names it): PBS never writes one,
+// and silently keeping the last would hide a broken file.
+func members(raw json.RawMessage) (ms []member, dupKey string, err error) {
+	if kind(raw) != "an object" {
+		return nil, "", errNotObject
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if _, err := dec.Token(); err != nil {
+		return nil, "", err
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, "", err
+		}
+		key, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, "", err
+		}
+		if seen[key] {
+			return nil, key, errDupKey
+		}
+		seen[key] = true
+		ms = append(ms, member{key, v})
+	}
+	return ms, "", nil
+}
+
+// kind names the JSON type of raw for messages.
+func kind(raw json.RawMessage) string {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 {
+		return "nothing"
+	}
+	switch t[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "a list"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+// scalar returns the text of a JSON string, number or boolean: a string
+// unquoted, a number as written (PBS prints numeric-looking strings
+// without quotes), true and false as PBS spells booleans ("True",
+// "False"). ok is false for null, objects and lists.
+func scalar(raw json.RawMessage) (text string, ok bool) {
+	switch kind(raw) {
+	case "a string":
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return "", false
+		}
+		return s, true
+	case "a number":
+		return string(bytes.TrimSpace(raw)), true
+	case "a boolean":
+		if string(bytes.TrimSpace(raw)) == "true" {
+			return "True", true
+		}
+		return "False", true
+	}
+	return "", false
+}
+
+// isNull reports whether raw is JSON null.
+func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
+
+// header is the common top of every PBS JSON document.
+type header struct {
+	Timestamp int64
+	Version   string
+	Server    string
+}
+
+// document checks that data is a JSON object (repairing PBS's bare words
+// if needed), reads the common header and returns the raw value of the
+// member named list (nil when absent: PBS omits "Jobs" when there are
+// none).
+func document(source string, data []byte, list string) (header, json.RawMessage, error) {
+	var h header
+	if !json.Valid(data) {
+		fixed, ok := repairBareWords(data)
+		if !ok || !json.Valid(fixed) {
+			return h, nil, &Error{Source: source, Reason: syntaxReason(data)}
+		}
+		data = fixed
+	}
+	ms, dup, err := members(data)
+	switch {
+	case errors.Is(err, errNotObject):
+		return h, nil, &Error{Source: source, Reason: fmt.Sprintf("must be a JSON object, got %s", kind(data))}
+	case errors.Is(err, errDupKey):
+		return h, nil, &Error{Source: source, Field: dup, Reason: "given twice"}
+	case err != nil:
+		return h, nil, &Error{Source: source, Reason: err.Error()}
+	}
+	var body json.RawMessage
+	for _, m := range ms {
+		switch m.key {
+		case "timestamp":
+			t, ok := scalar(m.val)
+			n, err := strconv.ParseInt(t, 10, 64)
+			if !ok || err != nil || n < 0 || n > maxTime {
+				return h, nil, &Error{Source: source, Field: "timestamp", Reason: fmt.Sprintf("must be seconds since 1970, got %s", short(m.val))}
+			}
+			h.Timestamp = n
+		case "pbs_version":
+			h.Version, _ = scalar(m.val)
+		case "pbs_server":
+			h.Server, _ = scalar(m.val)
+		case list:
+			if !isNull(m.val) {
+				body = m.val
+			}
+		}
+	}
+	return h, body, nil
+}
+
+// syntaxReason describes why data is not JSON, with a line and column.
+func syntaxReason(data []byte) string {
+	var v any
+	err := json.Unmarshal(data, &v)
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		line, col := 1, 1
+		for _, c := range data[:min(int(se.Offset), len(data))] {
+			if c == '\n' {
+				line, col = line+1, 1
+			} else {
+				col++
+			}
+		}
+		return fmt.Sprintf("not valid JSON at line %d, column %d: %v", line, col, se)
+	}
+	if err != nil {
+		return fmt.Sprintf("not valid JSON: %v", err)
+	}
+	return "not valid JSON"
+}
+
+// repairBareWords quotes the bare words PBS's JSON writer can print for
+// string values that look numeric but are not JSON numbers (inf, nan,
+// 007, 1.2.3): outside strings, every run of characters that is not
+// structural, not white space and not a JSON literal or number becomes a
+// string. ok is false when there was nothing to repair.
+func repairBareWords(data []byte) (out []byte, ok bool) {
+	var b bytes.Buffer
+	b.Grow(len(data) + 64)
+	inStr, esc := false, false
+	for i := 0; i < len(data); {
+		c := data[i]
+		if inStr {
+			b.WriteByte(c)
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+			i++
+			continue
+		}
+		switch c {
+		case '"':
+			inStr = true
+			b.WriteByte(c)
+			i++
+			continue
+		case '{', '}', '[', ']', ',', ':', ' ', '\t', '\n', '\r':
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		j := i
+		for j < len(data) && !strings.ContainsRune("{}[],: \t\n\r\"", rune(data[j])) {
+			j++
+		}
+		word := data[i:j]
+		if isJSONWord(word) {
+			b.Write(word)
+		} else {
+			q, _ := json.Marshal(string(word))
+			b.Write(q)
+			ok = true
+		}
+		i = j
+	}
+	return b.Bytes(), ok
+}
+
+// isJSONWord reports whether w is a JSON literal or number.
+func isJSONWord(w []byte) bool {
+	switch string(w) {
+	case "true", "false", "null":
+		return true
+	}
+	var n json.Number
+	return json.Unmarshal(w, &n) == nil
+}
+
+// short quotes a raw value for a message, cut to 60 bytes.
+func short(raw json.RawMessage) string {
+	s := string(bytes.TrimSpace(raw))
+	if len(s) > 60 {
+		s = s[:57] + "..."
+	}
+	return s
+}
+
+// maxTime bounds times and durations read from PBS (about 35,000 years in
+// seconds), as model does, so that sums of times cannot overflow.
+const maxTime = 1 << 40
