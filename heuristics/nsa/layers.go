@@ -83,10 +83,10 @@ func newLinear(name string, in, out int, scale float64, rng *rand.Rand) *linear 
 	return l
 }
 
-func (l *linear) inSize() int       { return l.in }
-func (l *linear) outSize() int      { return l.out }
-func (l *linear) params() []*Param  { return []*Param{l.w, l.b} }
-func (l *linear) clone() layer      { return &linear{in: l.in, out: l.out, w: l.w, b: l.b} }
+func (l *linear) inSize() int      { return l.in }
+func (l *linear) outSize() int     { return l.out }
+func (l *linear) params() []*Param { return []*Param{l.w, l.b} }
+func (l *linear) clone() layer     { return &linear{in: l.in, out: l.out, w: l.w, b: l.b} }
 func (l *linear) forward(x []float64, batch int) []float64 {
 	l.x = x
 	l.y = grow(l.y, batch*l.out)

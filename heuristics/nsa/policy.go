@@ -42,6 +42,11 @@ type Policy struct {
 	Idle bool
 	// NMax is n_max, the size normaliser.
 	NMax int
+	// Relative normalises the leaf and pod ids within the state instead
+	// of over the whole cluster: the k-th distinct leaf (pod) among the
+	// shown positions gets k/(number shown − 1), so neighbouring switches
+	// differ by far more than 1/(leaves − 1).
+	Relative bool
 }
 
 // Beta returns β, the number of channels: 4, or 5 with Idle.
@@ -56,7 +61,7 @@ func beta(idle bool) int {
 
 // NewPolicy returns an untrained policy of arch over q positions with
 // near-uniform initial action probabilities.
-func NewPolicy(arch Arch, q int, idle bool, nmax int, rng *rand.Rand) (*Policy, error) {
+func NewPolicy(arch Arch, q int, idle, relative bool, nmax int, rng *rand.Rand) (*Policy, error) {
 	if nmax < 1 {
 		return nil, fmt.Errorf("nsa: n_max must be at least 1, got %d", nmax)
 	}
@@ -64,7 +69,7 @@ func NewPolicy(arch Arch, q int, idle bool, nmax int, rng *rand.Rand) (*Policy, 
 	if err != nil {
 		return nil, err
 	}
-	return &Policy{Net: net, Idle: idle, NMax: nmax}, nil
+	return &Policy{Net: net, Idle: idle, NMax: nmax, Relative: relative}, nil
 }
 
 // topoFeatures holds the normalised leaf and pod ids of every node of a
@@ -97,21 +102,34 @@ func newTopoFeatures(t *model.Topology) *topoFeatures {
 	return f
 }
 
+// encoding is how states are written: q positions, the channels and
+// the normalisations.
+type encoding struct {
+	q              int
+	idle, relative bool
+	nmax           int
+}
+
+func (p *Policy) encoding() encoding {
+	return encoding{q: p.Net.Q, idle: p.Idle, relative: p.Relative, nmax: p.NMax}
+}
+
 // encode writes the state of one repair step into x (β × q,
 // channel-major): the first min(q, len(free)) positions of the idle
 // sequence free (positions into idle), the job's size and the sizes of
 // the jobs still pending. It returns the number of valid positions.
-func encode(x []float64, q int, idleCh bool, nmax int, tf *topoFeatures, idle, free []int, size int, pending []int) int {
+func (e encoding) encode(x []float64, tf *topoFeatures, idle, free []int, size int, pending []int) int {
+	q := e.q
 	clear(x)
 	n := min(q, len(free))
-	sz := float64(size) / float64(nmax)
+	sz := float64(size) / float64(e.nmax)
 	others := 0.0
 	if len(pending) > 0 {
 		s := 0
 		for _, v := range pending {
 			s += v
 		}
-		others = float64(s) / float64(len(pending)) / float64(nmax)
+		others = float64(s) / float64(len(pending)) / float64(e.nmax)
 	}
 	for i := 0; i < n; i++ {
 		id := idle[free[i]]
@@ -119,8 +137,26 @@ func encode(x []float64, q int, idleCh bool, nmax int, tf *topoFeatures, idle, f
 		x[chPod*q+i] = tf.pod[id]
 		x[chSize*q+i] = sz
 		x[chOthers*q+i] = others
-		if idleCh {
+		if e.idle {
 			x[chIdle*q+i] = 1
+		}
+	}
+	if e.relative && n > 0 {
+		for _, ch := range []int{chLeaf, chPod} {
+			row := x[ch*q : ch*q+n]
+			k, prev := 0, row[0]
+			for i, v := range row {
+				if v != prev {
+					k++
+					prev = v
+				}
+				row[i] = float64(k)
+			}
+			if k > 0 {
+				for i := range row {
+					row[i] /= float64(k)
+				}
+			}
 		}
 	}
 	return n
@@ -197,8 +233,7 @@ func (p *Policy) chooser(t *model.Topology, sample bool) *chooser {
 // ChooseStart runs the actor on the step's state and returns its action:
 // a start among the first min(q, s.Starts) positions of the idle sequence.
 func (c *chooser) ChooseStart(s *heuristics.RepairStep) int {
-	q := c.net.Q
-	n := encode(c.x, q, c.pol.Idle, c.pol.NMax, c.tf, s.Window.Idle, s.Free, s.Size, s.Pending)
+	n := c.pol.encoding().encode(c.x, c.tf, s.Window.Idle, s.Free, s.Size, s.Pending)
 	valid := min(n, s.Starts)
 	if valid <= 1 {
 		return 0

@@ -2,10 +2,11 @@ package nsa
 
 import (
 	"bytes"
+	_ "embed" // the shipped weights
 	"sync"
 )
 
-// shippedWeights is set by shipped_weights.go once weights are trained.
+//go:embed weights/nsa-cnn3.bin.gz
 var shippedWeights []byte
 
 var shippedOnce = sync.OnceValues(func() (*Policy, error) {

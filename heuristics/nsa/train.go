@@ -25,6 +25,9 @@ type TrainConfig struct {
 	Q int
 	// Idle adds the fifth "idle" channel.
 	Idle bool
+	// Relative normalises leaf and pod ids within each state (see
+	// Policy.Relative).
+	Relative bool
 	// NMax is n_max (40).
 	NMax int
 	// Seed seeds everything random in training.
@@ -155,7 +158,10 @@ type episode struct {
 	moved   []int // jobs to reinsert, largest first
 	cost    int64 // CH cost of the jobs reinserted so far (policy)
 	uniform int64 // the same repair with SA's uniform starts
-	first   int   // index of the episode's first transition
+	// baseline is the mean cost of baselineDraws uniform repairs of the
+	// same destroyed solution (the first is uniform).
+	baseline float64
+	first    int // index of the episode's first transition
 }
 
 // transition is one repair step: state, action and what PPO needs.
@@ -234,7 +240,7 @@ func Train(ctx context.Context, cfg TrainConfig) (*TrainResult, error) {
 	}
 	start := time.Now()
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x6e5a_7261_696e))
-	actor, err := NewPolicy(cfg.Arch, cfg.Q, cfg.Idle, cfg.NMax, rng)
+	actor, err := NewPolicy(cfg.Arch, cfg.Q, cfg.Idle, cfg.Relative, cfg.NMax, rng)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrTrainConfig, err)
 	}
@@ -242,21 +248,8 @@ func Train(ctx context.Context, cfg TrainConfig) (*TrainResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	critic := &Policy{Net: cnet, Idle: cfg.Idle, NMax: cfg.NMax}
-	data := make([]*problemData, len(cfg.Problems))
-	tfs := map[*model.Topology]*topoFeatures{}
-	for i, p := range cfg.Problems {
-		tf := tfs[p.Window.Topology]
-		if tf == nil {
-			tf = newTopoFeatures(p.Window.Topology)
-			tfs[p.Window.Topology] = tf
-		}
-		pd := &problemData{p: p, tf: tf, hc: model.NewHopCounter(p.Window.Topology)}
-		for _, j := range p.Jobs {
-			pd.sizes = append(pd.sizes, p.Window.Jobs[j].Nodes)
-		}
-		data[i] = pd
-	}
+	critic := &Policy{Net: cnet, Idle: cfg.Idle, NMax: cfg.NMax, Relative: cfg.Relative}
+	data := prepare(cfg.Problems)
 	states, err := startStates(ctx, cfg, data, rng.Uint64())
 	if err != nil {
 		return nil, err
@@ -274,7 +267,7 @@ func Train(ctx context.Context, cfg TrainConfig) (*TrainResult, error) {
 			return nil, err
 		}
 		ne := min(cfg.BatchEpisodes, cfg.Episodes-done)
-		eps, trs, ent := rollout(cfg, actor.Net, critic.Net, data, states, ne, rng)
+		eps, trs, ent := rollout(cfg, actor.Net, critic.Net, data, states, ne, rng, true)
 		done += ne
 		// Returns: reward only at each episode's last step.
 		var costSum, uniSum float64
@@ -283,8 +276,11 @@ func Train(ctx context.Context, cfg TrainConfig) (*TrainResult, error) {
 			costSum += float64(ep.cost)
 			uniSum += float64(ep.uniform)
 			last := ep.first + len(ep.moved) - 1
-			r := -cfg.RewardScale * float64(ep.cost)
-			g := r
+			// The critic learns, and the advantage uses, the return
+			// relative to the uniform repairs of the same destroyed
+			// solution: an action-independent control variate, so the
+			// policy gradient's expectation is unchanged.
+			g := -cfg.RewardScale * (float64(ep.cost) - ep.baseline)
 			for t := last; t >= ep.first; t-- {
 				trs[t].ret = g
 				g *= cfg.Gamma
@@ -392,14 +388,22 @@ func problemStates(ctx context.Context, cfg TrainConfig, pd *problemData, i int,
 	return sts, nil
 }
 
+// baselineDraws is the number of uniform repairs whose mean cost is an
+// episode's baseline.
+const baselineDraws = 8
+
 // rollout plays ne episodes in lockstep (all first repair steps as one
 // batch through the networks, then all second steps, …) and returns them
 // with their transitions, in episode order, and the mean entropy of the
 // action distributions.
-func rollout(cfg TrainConfig, actor, critic *Net, data []*problemData, states [][]*startState, ne int, rng *rand.Rand) ([]episode, []transition, float64) {
+//
+// With sample false the policy acts greedily (evaluation) and critic may
+// be nil.
+func rollout(cfg TrainConfig, actor, critic *Net, data []*problemData, states [][]*startState, ne int, rng *rand.Rand, sample bool) ([]episode, []transition, float64) {
 	q := cfg.Q
 	beta := beta(cfg.Idle)
 	in := beta * q
+	enc := encoding{q: q, idle: cfg.Idle, relative: cfg.Relative, nmax: cfg.NMax}
 	eps := make([]episode, ne)
 	nt := 0
 	for e := range eps {
@@ -423,16 +427,26 @@ func rollout(cfg TrainConfig, actor, critic *Net, data []*problemData, states []
 	// The uniform baseline: SA's repair on the same destroyed solutions.
 	urng := rand.New(rand.NewPCG(rng.Uint64(), 0x756e6966))
 	var free, buf []int
+	owner := make([]int, 0)
 	for e := range eps {
 		ep := &eps[e]
 		pd := data[ep.st.prob]
-		owner := slices.Clone(ep.owner)
-		for _, k := range ep.moved {
-			free = freeOf(owner, free)
-			u := urng.IntN(min(q, len(free)))
-			buf = place(owner, free, k, pd.sizes[k], u, buf)
-			ep.uniform += pd.price(buf)
+		var sum int64
+		for d := range baselineDraws {
+			owner = append(owner[:0], ep.owner...)
+			var c int64
+			for _, k := range ep.moved {
+				free = freeOf(owner, free)
+				u := urng.IntN(min(q, len(free)))
+				buf = place(owner, free, k, pd.sizes[k], u, buf)
+				c += pd.price(buf)
+			}
+			if d == 0 {
+				ep.uniform = c
+			}
+			sum += c
 		}
+		ep.baseline = float64(sum) / baselineDraws
 	}
 	trs := make([]transition, nt)
 	var entSum float64
@@ -455,15 +469,18 @@ func rollout(cfg TrainConfig, actor, critic *Net, data []*problemData, states []
 			pd := data[ep.st.prob]
 			free = freeOf(ep.owner, free)
 			pending := pendingSizes(pd.sizes, ep.moved[step+1:])
-			valid[r] = encode(x[r*in:(r+1)*in], q, cfg.Idle, cfg.NMax, pd.tf, pd.p.Window.Idle, free, pd.sizes[ep.moved[step]], pending)
+			valid[r] = enc.encode(x[r*in:(r+1)*in], pd.tf, pd.p.Window.Idle, free, pd.sizes[ep.moved[step]], pending)
 		}
 		logits := actor.Forward(x, len(act))
-		values := critic.Forward(x, len(act))
+		var values []float64
+		if critic != nil {
+			values = critic.Forward(x, len(act))
+		}
 		for r, e := range act {
 			ep := &eps[e]
 			pd := data[ep.st.prob]
 			lse := maskedSoftmax(p, logits[r*q:(r+1)*q], valid[r])
-			a := pick(p, valid[r], true, rng)
+			a := pick(p, valid[r], sample, rng)
 			var h float64
 			for i := 0; i < valid[r]; i++ {
 				if p[i] > 0 {
@@ -472,8 +489,10 @@ func rollout(cfg TrainConfig, actor, critic *Net, data []*problemData, states []
 			}
 			entSum += h
 			nEnt++
-			trs[ep.first+step] = transition{x: x[r*in : (r+1)*in], valid: valid[r], action: a,
-				logp: logits[r*q+a] - lse, value: values[r]}
+			trs[ep.first+step] = transition{x: x[r*in : (r+1)*in], valid: valid[r], action: a, logp: logits[r*q+a] - lse}
+			if values != nil {
+				trs[ep.first+step].value = values[r]
+			}
 			free = freeOf(ep.owner, free)
 			k := ep.moved[step]
 			buf = place(ep.owner, free, k, pd.sizes[k], a, buf)
@@ -570,4 +589,77 @@ func ppoLogitGrad(g, p, z []float64, valid, action int, oldLogp, adv, clip, entC
 		g[j] = d
 	}
 	return loss
+}
+
+// prepare caches per problem what episodes need.
+func prepare(problems []*solver.Problem) []*problemData {
+	data := make([]*problemData, len(problems))
+	tfs := map[*model.Topology]*topoFeatures{}
+	for i, p := range problems {
+		tf := tfs[p.Window.Topology]
+		if tf == nil {
+			tf = newTopoFeatures(p.Window.Topology)
+			tfs[p.Window.Topology] = tf
+		}
+		pd := &problemData{p: p, tf: tf, hc: model.NewHopCounter(p.Window.Topology)}
+		for _, j := range p.Jobs {
+			pd.sizes = append(pd.sizes, p.Window.Jobs[j].Nodes)
+		}
+		data[i] = pd
+	}
+	return data
+}
+
+// RepairEval is the outcome of EvaluateRepair.
+type RepairEval struct {
+	// Episodes is the number of repair episodes.
+	Episodes int
+	// Policy is the mean CH cost of the jobs the greedy policy
+	// reinserted; Uniform the same with SA's uniform starts, on the same
+	// episodes.
+	Policy, Uniform float64
+}
+
+// EvaluateRepair measures a policy on n repair episodes of problems,
+// drawn as in training (a starting solution — Seq or SA after a random
+// number of steps — and 1…Destroy jobs removed, reinserted largest
+// first) from seed: the mean cost of the reinserted jobs with the greedy
+// policy against SA's uniform starts on the same episodes. cfg gives
+// Destroy, SASteps and StatesPerProblem (zero fields: the defaults); its
+// Problems are ignored.
+func EvaluateRepair(ctx context.Context, p *Policy, problems []*solver.Problem, n int, seed uint64, cfg TrainConfig) (RepairEval, error) {
+	cfg.Problems = problems
+	cfg.Q, cfg.Idle, cfg.Relative, cfg.NMax = p.Net.Q, p.Idle, p.Relative, p.NMax
+	if cfg.Episodes == 0 {
+		cfg.Episodes = n
+	}
+	if err := cfg.fill(); err != nil {
+		return RepairEval{}, err
+	}
+	if n < 1 || p.Net.Out != p.Net.Q {
+		return RepairEval{}, fmt.Errorf("%w: need n ≥ 1 episodes and an actor", ErrTrainConfig)
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x65_7661_6c))
+	data := prepare(problems)
+	states, err := startStates(ctx, cfg, data, rng.Uint64())
+	if err != nil {
+		return RepairEval{}, err
+	}
+	net := p.Net.Clone()
+	ev := RepairEval{Episodes: n}
+	for done := 0; done < n; {
+		if err := ctx.Err(); err != nil {
+			return RepairEval{}, err
+		}
+		b := min(512, n-done)
+		eps, _, _ := rollout(cfg, net, nil, data, states, b, rng, false)
+		for _, e := range eps {
+			ev.Policy += float64(e.cost)
+			ev.Uniform += float64(e.uniform)
+		}
+		done += b
+	}
+	ev.Policy /= float64(n)
+	ev.Uniform /= float64(n)
+	return ev, nil
 }

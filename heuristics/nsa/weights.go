@@ -22,6 +22,7 @@ import (
 //	q       uint32  (positions)
 //	out     uint32  (outputs: q for an actor, 1 for a critic)
 //	nmax    uint32  (the size normaliser n_max)
+//	flags   uint32  (bit 0: relative leaf and pod ids; other bits 0)
 //	count   uint32  (number of parameters that follow)
 //	params  count × float32, layer by layer (weights then biases; a
 //	        Linear's weights out×in row-major, a Conv1d's cout×cin×k)
@@ -47,7 +48,11 @@ func WritePolicy(w io.Writer, p *Policy) error {
 	var buf bytes.Buffer
 	buf.WriteString(weightsMagic)
 	n := p.Net
-	for _, v := range []int{int(n.Arch), n.Beta, n.Q, n.Out, p.NMax, n.NumParams()} {
+	flags := 0
+	if p.Relative {
+		flags |= 1
+	}
+	for _, v := range []int{int(n.Arch), n.Beta, n.Q, n.Out, p.NMax, flags, n.NumParams()} {
 		_ = binary.Write(&buf, binary.LittleEndian, uint32(v))
 	}
 	var b4 [4]byte
@@ -81,7 +86,7 @@ func RoundWeights(n *Net) {
 
 // ReadPolicy reads a weights file (gzip-compressed or not). Every field is
 // checked: an unknown architecture, β other than 4 or 5, q or n_max out of
-// range, outputs other than q or 1, a parameter count that does not match
+// range, unknown flags, outputs other than q or 1, a parameter count that does not match
 // the architecture, a non-finite weight, a checksum mismatch or trailing
 // bytes are errors wrapping ErrWeights, naming the field.
 func ReadPolicy(r io.Reader) (*Policy, error) {
@@ -104,11 +109,11 @@ func ReadPolicy(r io.Reader) (*Policy, error) {
 	if string(magic[:]) != weightsMagic {
 		return nil, fmt.Errorf("%w: magic: want %q, got %q", ErrWeights, weightsMagic, magic[:])
 	}
-	var hdr [6]uint32
+	var hdr [7]uint32
 	if err := binary.Read(tee, binary.LittleEndian, &hdr); err != nil {
 		return nil, fmt.Errorf("%w: header: %v", ErrWeights, shortRead(err))
 	}
-	arch, b, q, out, nmax, count := hdr[0], hdr[1], hdr[2], hdr[3], hdr[4], hdr[5]
+	arch, b, q, out, nmax, flags, count := hdr[0], hdr[1], hdr[2], hdr[3], hdr[4], hdr[5], hdr[6]
 	switch {
 	case arch >= uint32(numArch):
 		return nil, fmt.Errorf("%w: arch: unknown architecture %d", ErrWeights, arch)
@@ -120,6 +125,8 @@ func ReadPolicy(r io.Reader) (*Policy, error) {
 		return nil, fmt.Errorf("%w: out: must be q (%d, an actor) or 1 (a critic), got %d", ErrWeights, q, out)
 	case nmax < 1 || nmax > maxFileNMax:
 		return nil, fmt.Errorf("%w: nmax: must be between 1 and %d, got %d", ErrWeights, maxFileNMax, nmax)
+	case flags&^1 != 0:
+		return nil, fmt.Errorf("%w: flags: unknown bits %#x", ErrWeights, flags&^1)
 	}
 	net, err := NewNet(Arch(arch), int(b), int(q), int(out), 1, rand.New(rand.NewPCG(0, 0)))
 	if err != nil {
@@ -155,7 +162,7 @@ func ReadPolicy(r io.Reader) (*Policy, error) {
 	case err != nil && !errors.Is(err, io.EOF):
 		return nil, fmt.Errorf("%w: after the checksum: %v", ErrWeights, err)
 	}
-	return &Policy{Net: net, Idle: b == 5, NMax: int(nmax)}, nil
+	return &Policy{Net: net, Idle: b == 5, NMax: int(nmax), Relative: flags&1 != 0}, nil
 }
 
 func shortRead(err error) error {
