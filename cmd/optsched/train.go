@@ -42,6 +42,7 @@ type trainNSAOptions struct {
 	relative   bool
 	batch      int
 	checkpoint string
+	evaluate   string
 	verbose    bool
 }
 
@@ -93,6 +94,7 @@ heuristics/nsa/weights/nsa-cnn3.bin.gz, made with the defaults.`,
 	f.BoolVar(&opts.relative, "relative", false, "normalise leaf and pod ids within each state rather than over the cluster")
 	f.IntVar(&opts.batch, "batch", d.BatchEpisodes, "episodes per PPO update")
 	f.StringVar(&opts.checkpoint, "checkpoint", "", "directory for a checkpoint of the actor every 20 updates")
+	f.StringVar(&opts.evaluate, "evaluate", "", "do not train: evaluate this weights file on the held-out windows")
 	f.BoolVarP(&opts.verbose, "verbose", "v", false, "print a line per update on stderr")
 	return cmd
 }
@@ -111,11 +113,18 @@ func runTrainNSA(ctx context.Context, opts *trainNSAOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	probs, err := trainingProblems(ctx, opts.trace, opts.seed, opts.epochs)
+	probs, held, err := trainingProblems(ctx, opts.trace, opts.seed, opts.epochs)
 	if err != nil {
 		return err
 	}
 	cfg := nsa.DefaultTrainConfig()
+	if opts.evaluate != "" {
+		n, err := applyNSA(nsa.Default(), opts.evaluate, false)
+		if err != nil {
+			return err
+		}
+		return printHeldOut(ctx, opts, n.Policy, held, cfg)
+	}
 	cfg.Relative = opts.relative
 	cfg.Arch, cfg.Idle, cfg.Seed, cfg.Episodes, cfg.BatchEpisodes, cfg.Problems = arch, opts.idle, opts.seed, opts.episodes, opts.batch, probs
 	updates := (opts.episodes + opts.batch - 1) / opts.batch
@@ -152,8 +161,11 @@ func runTrainNSA(ctx context.Context, opts *trainNSAOptions) error {
 		return err
 	}
 	first, last := res.Curve[0], res.Curve[len(res.Curve)-1]
-	fmt.Fprintf(opts.streams.out, "trained %s in %.0f s: mean repair cost %.0f → %.0f (SA's uniform start on the same episodes: %.0f); weights: %s\n",
+	fmt.Fprintf(opts.streams.out, "trained %s in %.0f s: mean repair cost of the sampled policy %.0f → %.0f (SA's uniform start on the same episodes: %.0f); weights: %s\n",
 		arch, time.Since(t0).Seconds(), first.MeanCost, last.MeanCost, last.UniformCost, opts.out)
+	if err := printHeldOut(ctx, opts, res.Actor, held, cfg); err != nil {
+		return err
+	}
 	if opts.plot != "" {
 		pts := make([]bench.LearningPoint, len(res.Curve))
 		for i, u := range res.Curve {
@@ -165,6 +177,17 @@ func runTrainNSA(ctx context.Context, opts *trainNSAOptions) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// printHeldOut evaluates p's greedy repairs on the held-out windows.
+func printHeldOut(ctx context.Context, opts *trainNSAOptions, p *nsa.Policy, held []*solver.Problem, cfg nsa.TrainConfig) error {
+	ev, err := nsa.EvaluateRepair(ctx, p, held, heldOutEpisodes, opts.seed, cfg)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(opts.streams.out, "held out (%d episodes on the tables' %d windows): mean repair cost of the greedy policy %.0f, uniform start %.0f (%+.2f %%)\n",
+		ev.Episodes, len(held), ev.Policy, ev.Uniform, 100*(ev.Policy-ev.Uniform)/ev.Uniform)
 	return nil
 }
 
@@ -181,28 +204,35 @@ func writePolicyFile(path string, p *nsa.Policy) error {
 	return f.Close()
 }
 
+// heldOutEpisodes is the number of repair episodes of the held-out
+// evaluation after training.
+const heldOutEpisodes = 4000
+
 // trainingProblems returns the windows of epochs training epochs of the
 // tables protocol (seed derived from seed), without the epochs that
-// overlap the tables' own epochs (the default protocol, seed 1).
-func trainingProblems(ctx context.Context, path string, seed uint64, epochs int) ([]*solver.Problem, error) {
+// overlap the tables' own epochs (the default protocol, seed 1), and the
+// tables' windows, held out for evaluation.
+func trainingProblems(ctx context.Context, path string, seed uint64, epochs int) (train, held []*solver.Problem, err error) {
 	tr, err := trace.Open(path, "lan", trace.Options{})
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("trace %s not found: pass --trace FILE, the paper's trace (data/data_large_1800_40.txt of the authors' code; lines: id arrival runtime nodes)", path)
+		return nil, nil, fmt.Errorf("trace %s not found: pass --trace FILE, the paper's trace (data/data_large_1800_40.txt of the authors' code; lines: id arrival runtime nodes)", path)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	eval, err := lan2023.TableWindows(ctx, tr, lan2023.DefaultTableConfig())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cfg := lan2023.DefaultTableConfig()
 	cfg.Epochs, cfg.Seed = epochs, seed^trainWindowStream
 	ws, err := lan2023.TableWindows(ctx, tr, cfg)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var probs []*solver.Problem
+	for _, e := range eval {
+		held = append(held, e.Problem)
+	}
 	for _, w := range ws {
 		overlap := false
 		for _, e := range eval {
@@ -212,11 +242,11 @@ func trainingProblems(ctx context.Context, path string, seed uint64, epochs int)
 			}
 		}
 		if !overlap {
-			probs = append(probs, w.Problem)
+			train = append(train, w.Problem)
 		}
 	}
-	if len(probs) == 0 {
-		return nil, fmt.Errorf("no training windows left after removing the tables' epochs")
+	if len(train) == 0 {
+		return nil, nil, fmt.Errorf("no training windows left after removing the tables' epochs")
 	}
-	return probs, nil
+	return train, held, nil
 }

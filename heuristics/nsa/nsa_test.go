@@ -317,3 +317,30 @@ func gunzip(t testing.TB, b []byte) []byte {
 	}
 	return out
 }
+
+// TestTrainDeterministic: the same configuration trains the same weights
+// (byte for byte in the file), and another seed other weights.
+func TestTrainDeterministic(t *testing.T) {
+	probs := trainProblems(t, 6, 900)
+	run := func(seed uint64) []byte {
+		cfg := DefaultTrainConfig()
+		cfg.Problems, cfg.Seed, cfg.Arch = probs, seed, CNN3
+		cfg.Episodes, cfg.BatchEpisodes, cfg.Minibatch = 256, 128, 64
+		res, err := Train(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := WritePolicy(&buf, res.Actor); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	a, b, c := run(1), run(1), run(2)
+	if !bytes.Equal(a, b) {
+		t.Error("seed 1 twice gave different weights")
+	}
+	if bytes.Equal(a, c) {
+		t.Error("seeds 1 and 2 gave the same weights")
+	}
+}
