@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"image/color"
+	"math"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -52,6 +53,16 @@ func PlotLearningCurve(points []LearningPoint, title, file string) error {
 	}
 	base.Color, base.Dashes = color.RGBA{R: 200, A: 255}, []vg.Length{vg.Points(4), vg.Points(3)}
 	p.Add(plotter.NewGrid(), raw, mov, base)
+	// Room below the curves for the legend.
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, pt := range points {
+		for _, v := range []float64{pt.Reward, pt.Moving, pt.Baseline} {
+			lo, hi = min(lo, v), max(hi, v)
+		}
+	}
+	if hi > lo {
+		p.Y.Min, p.Y.Max = lo-0.45*(hi-lo), hi+0.05*(hi-lo)
+	}
 	p.Legend.Add("batch mean", raw)
 	p.Legend.Add("moving average", mov)
 	p.Legend.Add("uniform start (SA's repair)", base)

@@ -62,10 +62,10 @@ type TableConfig struct {
 	// NSASteps is the move count of the NSA column (500: NSA-500); a
 	// negative value leaves NSA out. NSA uses the Table I parameters of
 	// SA (with SAPaperCompat too) and the policy NSAPolicy (nil: the
-	// shipped one), greedy unless NSASample.
+	// shipped one), sampling its starts unless NSAGreedy.
 	NSASteps  int         `json:"nsa_steps"`
 	NSAPolicy *nsa.Policy `json:"-"`
-	NSASample bool        `json:"nsa_sample"`
+	NSAGreedy bool        `json:"nsa_greedy"`
 	// Topology is the cluster; nil takes the paper's 25 pods × 4 leaves ×
 	// 10 nodes.
 	Topology *model.Topology `json:"-"`
@@ -594,7 +594,7 @@ func tblRunEpoch(ctx context.Context, tr *trace.Trace, cfg *TableConfig, methods
 				a.Seed = tblSeed(cfg.Seed, e, k, a.Steps)
 				sv = a
 			case tblKindNSA:
-				n := nsa.NSA{Anneal: anneal, Policy: cfg.NSAPolicy, Sample: cfg.NSASample}
+				n := nsa.NSA{Anneal: anneal, Policy: cfg.NSAPolicy, Sample: !cfg.NSAGreedy}
 				n.Anneal.Steps = methods[m].steps
 				n.Anneal.Seed = tblSeed(cfg.Seed, e, k, n.Anneal.Steps)
 				sv = n

@@ -94,7 +94,7 @@ both tables.`,
 	f.BoolVar(&opts.paperCompat, "paper-compat", false, "run SA as the published code does (rejected neighbours kept)")
 	f.IntVar(&opts.nsaSteps, "nsa-steps", 500, "moves of the NSA column (NSA-500); 0 leaves NSA (and SA-eq) out")
 	f.StringVar(&opts.nsaWeights, "nsa-weights", "", "weights file of NSA's repair policy (default: the shipped weights)")
-	f.BoolVar(&opts.nsaSample, "nsa-sample", false, "NSA draws starts from the policy instead of taking the most probable")
+	f.BoolVar(&opts.nsaSample, "nsa-sample", true, "NSA draws starts from the policy (false: takes the most probable start)")
 	f.StringVar(&opts.jsonOut, "json", "", "also write the full result as JSON to this file")
 	f.StringVar(&opts.csvOut, "csv", "", "also write the per-epoch and mean rows as CSV to this file")
 	f.BoolVarP(&opts.verbose, "verbose", "v", false, "print a line per epoch on stderr")
@@ -135,7 +135,7 @@ func runBenchLan2023Table(ctx context.Context, opts *benchLan2023TableOptions) e
 		if err != nil {
 			return err
 		}
-		cfg.NSAPolicy, cfg.NSASample = n.Policy, n.Sample
+		cfg.NSAPolicy, cfg.NSAGreedy = n.Policy, !n.Sample
 	}
 	if opts.verbose {
 		cfg.Progress = opts.streams.err

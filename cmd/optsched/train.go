@@ -91,7 +91,7 @@ heuristics/nsa/weights/nsa-cnn3.bin.gz, made with the defaults.`,
 	f.StringVar(&opts.trace, "trace", lan2023TablesDefaultTrace, "the paper's trace (lines: id arrival runtime nodes)")
 	f.IntVar(&opts.epochs, "epochs", 30, "epochs of training windows drawn from the trace (before removing overlaps)")
 	f.BoolVar(&opts.idle, "idle", false, "add the published code's fifth \"idle\" channel to the state")
-	f.BoolVar(&opts.relative, "relative", false, "normalise leaf and pod ids within each state rather than over the cluster")
+	f.BoolVar(&opts.relative, "relative", d.Relative, "normalise leaf and pod ids within each state (false: over the whole cluster, as the paper's code)")
 	f.IntVar(&opts.batch, "batch", d.BatchEpisodes, "episodes per PPO update")
 	f.StringVar(&opts.checkpoint, "checkpoint", "", "directory for a checkpoint of the actor every 20 updates")
 	f.StringVar(&opts.evaluate, "evaluate", "", "do not train: evaluate this weights file on the held-out windows")

@@ -31,8 +31,8 @@ type NSA struct {
 }
 
 // Default returns NSA with [Lan23] Table I's SA parameters and the
-// shipped policy, greedy.
-func Default() NSA { return NSA{Anneal: heuristics.DefaultAnneal()} }
+// shipped policy, sampling its starts.
+func Default() NSA { return NSA{Anneal: heuristics.DefaultAnneal(), Sample: true} }
 
 var (
 	_ solver.Solver      = NSA{}

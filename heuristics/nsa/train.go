@@ -71,7 +71,7 @@ type TrainConfig struct {
 // DefaultTrainConfig returns the settings of the shipped weights but for
 // Problems.
 func DefaultTrainConfig() TrainConfig {
-	return TrainConfig{Arch: CNN3, Q: DefaultQ, NMax: DefaultNMax, Seed: 1, Episodes: 60_000, BatchEpisodes: 512,
+	return TrainConfig{Arch: CNN3, Q: DefaultQ, NMax: DefaultNMax, Relative: true, Seed: 1, Episodes: 100_000, BatchEpisodes: 512,
 		Epochs: 4, Minibatch: 128, Clip: 0.2, LRActor: 3e-4, LRCritic: 1e-3, Gamma: 0.99, Entropy: 0.01,
 		MaxGradNorm: 0.5, Destroy: 2, SASteps: 1000, StatesPerProblem: 4, RewardScale: 1e-4, CheckpointEvery: 20}
 }
