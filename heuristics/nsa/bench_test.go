@@ -23,12 +23,18 @@ func BenchmarkForward(b *testing.B) {
 				b.Fatal(err)
 			}
 			x := randVec(rng, batch*400)
-			b.Run(a.String()+map[int]string{1: "/batch1", 128: "/batch128"}[batch], func(b *testing.B) {
-				for b.Loop() {
-					n.Forward(x, batch)
-				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*batch), "ns/sample")
-			})
+			nets := map[string]*Net{"": n}
+			if a == CNN3 && batch == 1 {
+				nets["-fused"] = n.Fused() // what NSA runs
+			}
+			for suffix, net := range nets {
+				b.Run(a.String()+suffix+map[int]string{1: "/batch1", 128: "/batch128"}[batch], func(b *testing.B) {
+					for b.Loop() {
+						net.Forward(x, batch)
+					}
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*batch), "ns/sample")
+				})
+			}
 		}
 	}
 }

@@ -168,3 +168,32 @@ func TestPPOLogitGradient(t *testing.T) {
 		}
 	}
 }
+
+// TestFused: the fused network (CNN-3's two Linear layers multiplied out)
+// computes the same outputs as the network, up to rounding, and has
+// fewer parameters; networks without consecutive Linear layers are
+// unchanged in size.
+func TestFused(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for a := Arch(0); a < numArch; a++ {
+		n, err := NewNet(a, 4, 100, 100, 1, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := n.Fused()
+		x := randVec(rng, 3*400)
+		y := append([]float64(nil), n.Forward(x, 3)...)
+		z := f.Forward(x, 3)
+		for i := range y {
+			if math.Abs(y[i]-z[i]) > 1e-9*(1+math.Abs(y[i])) {
+				t.Fatalf("%s: output %d: %v, fused %v", a, i, y[i], z[i])
+			}
+		}
+		if a == CNN3 && f.NumParams() >= n.NumParams() {
+			t.Errorf("cnn3: fused has %d parameters, the network %d", f.NumParams(), n.NumParams())
+		}
+		if a != CNN3 && f.NumParams() != n.NumParams() {
+			t.Errorf("%s: fusing changed the size: %d → %d", a, n.NumParams(), f.NumParams())
+		}
+	}
+}

@@ -181,3 +181,28 @@ func (n *Net) Copy() *Net {
 func copyParam(p *Param) *Param {
 	return &Param{Name: p.Name, W: append([]float64(nil), p.W...), G: make([]float64, len(p.G))}
 }
+
+// Fused returns a network computing the same function as n with every
+// run of consecutive Linear layers (no activation between them, as
+// CNN-3's Linear(352,256)–Linear(256,100)) multiplied out into one:
+// W = W₂·W₁, b = W₂·b₁ + b₂. It is for inference (fewer operations; the
+// outputs differ from n's only by rounding) and shares nothing with n.
+func (n *Net) Fused() *Net {
+	c := &Net{Arch: n.Arch, Beta: n.Beta, Q: n.Q, Out: n.Out}
+	for _, l := range n.Copy().layers {
+		l2, ok := l.(*linear)
+		if k := len(c.layers) - 1; ok && k >= 0 {
+			if l1, ok := c.layers[k].(*linear); ok {
+				f := &linear{in: l1.in, out: l2.out,
+					w: &Param{Name: l1.w.Name + "*" + l2.w.Name, W: make([]float64, l2.out*l1.in), G: make([]float64, l2.out*l1.in)},
+					b: &Param{Name: l1.b.Name + "*" + l2.b.Name, W: append([]float64(nil), l2.b.W...), G: make([]float64, l2.out)}}
+				gemm(false, false, l2.out, l1.in, l1.out, 1, l2.w.W, l2.in, l1.w.W, l1.in, 0, f.w.W, l1.in)
+				gemm(false, false, l2.out, 1, l1.out, 1, l2.w.W, l2.in, l1.b.W, 1, 1, f.b.W, 1)
+				c.layers[k] = f
+				continue
+			}
+		}
+		c.layers = append(c.layers, l)
+	}
+	return c
+}

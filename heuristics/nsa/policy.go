@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 
 	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/model"
@@ -42,6 +43,11 @@ type Policy struct {
 	Idle bool
 	// NMax is n_max, the size normaliser.
 	NMax int
+	// fused is Net with its consecutive Linear layers multiplied out,
+	// made on first use by NSA (Net must not change after that).
+	fused     *Net
+	fusedOnce sync.Once
+
 	// Relative normalises the leaf and pod ids within the state instead
 	// of over the whole cluster: the k-th distinct leaf (pod) among the
 	// shown positions gets k/(number shown − 1), so neighbouring switches
@@ -226,7 +232,8 @@ type chooser struct {
 
 func (p *Policy) chooser(t *model.Topology, sample bool) *chooser {
 	q := p.Net.Q
-	return &chooser{pol: p, net: p.Net.Clone(), tf: newTopoFeatures(t), sample: sample,
+	p.fusedOnce.Do(func() { p.fused = p.Net.Fused() })
+	return &chooser{pol: p, net: p.fused.Clone(), tf: newTopoFeatures(t), sample: sample,
 		x: make([]float64, p.Beta()*q), p: make([]float64, q)}
 }
 
