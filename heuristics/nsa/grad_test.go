@@ -197,3 +197,22 @@ func TestFused(t *testing.T) {
 		}
 	}
 }
+
+// TestNumParams: the weights reader's count formula agrees with the
+// networks NewNet builds.
+func TestNumParams(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	for a := Arch(0); a < numArch; a++ {
+		for _, q := range []int{14, 15, 37, 100} {
+			for _, out := range []int{1, q} {
+				n, err := NewNet(a, 5, q, out, 1, rng)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got, err := numParams(a, 5, q, out); err != nil || got != n.NumParams() {
+					t.Errorf("%s q=%d out=%d: formula %d (%v), network %d", a, q, out, got, err, n.NumParams())
+				}
+			}
+		}
+	}
+}

@@ -206,3 +206,35 @@ func (n *Net) Fused() *Net {
 	}
 	return c
 }
+
+// numParams returns the parameter count of NewNet(arch, beta, q, out)
+// without building it (the weights reader checks a file's header with
+// it before allocating anything).
+func numParams(arch Arch, beta, q, out int) (int, error) {
+	lin := func(in, o int) int { return in*o + o }
+	in := beta * q
+	switch arch {
+	case CNN1, CNN2, CNN3:
+		if q < MinQ {
+			return 0, fmt.Errorf("nsa: %s needs q ≥ %d, got %d", arch, MinQ, q)
+		}
+		l1 := q - 9
+		c1 := 16*beta*10 + 16
+		if arch == CNN1 {
+			return c1 + lin(16*l1, out), nil
+		}
+		l2 := (l1-5)/2 + 1
+		c2 := 8*16*5 + 8
+		if arch == CNN2 {
+			return c1 + c2 + lin(8*l2, out), nil
+		}
+		return c1 + c2 + lin(8*l2, 256) + lin(256, out), nil
+	case FCN1:
+		return lin(in, out), nil
+	case FCN2:
+		return lin(in, 256) + lin(256, out), nil
+	case FCN3:
+		return lin(in, 256) + lin(256, 256) + lin(256, out), nil
+	}
+	return 0, fmt.Errorf("nsa: unknown architecture %d", int(arch))
+}

@@ -36,6 +36,9 @@ const weightsMagic = "NSAWGT01"
 const (
 	maxFileQ    = 1024
 	maxFileNMax = 1 << 20
+	// maxFileParams bounds the parameters of a file (the shipped CNN-3
+	// has about 117,000).
+	maxFileParams = 4 << 20
 )
 
 // ErrWeights is wrapped by every error ReadPolicy returns for a bad file.
@@ -128,13 +131,20 @@ func ReadPolicy(r io.Reader) (*Policy, error) {
 	case flags&^1 != 0:
 		return nil, fmt.Errorf("%w: flags: unknown bits %#x", ErrWeights, flags&^1)
 	}
-	net, err := NewNet(Arch(arch), int(b), int(q), int(out), 1, rand.New(rand.NewPCG(0, 0)))
+	want, err := numParams(Arch(arch), int(b), int(q), int(out))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrWeights, err)
 	}
-	if want := net.NumParams(); int64(count) != int64(want) {
+	if int64(count) != int64(want) {
 		return nil, fmt.Errorf("%w: count: %s with β=%d, q=%d, out=%d has %d parameters, the file says %d",
 			ErrWeights, Arch(arch), b, q, out, want, count)
+	}
+	if count > maxFileParams {
+		return nil, fmt.Errorf("%w: count: %d parameters, more than the %d this reader accepts", ErrWeights, count, maxFileParams)
+	}
+	net, err := NewNet(Arch(arch), int(b), int(q), int(out), 1, rand.New(rand.NewPCG(0, 0)))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrWeights, err)
 	}
 	var b4 [4]byte
 	for _, par := range net.Params() {
