@@ -22,6 +22,7 @@ type Bar struct {
 	start   time.Time
 	last    time.Time
 	shown   bool
+	note    string
 	delay   time.Duration
 	refresh time.Duration
 	now     func() time.Time
@@ -50,6 +51,17 @@ func (b *Bar) Add(n int) {
 	fmt.Fprintf(b.w, "\r%s", b.line(t))
 }
 
+// Note sets a short text shown after the bar (a running figure such as a
+// moving-average reward); it appears with the next refresh.
+func (b *Bar) Note(s string) {
+	if b == nil || b.w == nil {
+		return
+	}
+	b.mu.Lock()
+	b.note = s
+	b.mu.Unlock()
+}
+
 // Done clears the bar's line, if it was shown.
 func (b *Bar) Done() {
 	if b == nil || b.w == nil {
@@ -58,7 +70,7 @@ func (b *Bar) Done() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.shown {
-		fmt.Fprintf(b.w, "\r%s\r", strings.Repeat(" ", 78))
+		fmt.Fprintf(b.w, "\r%s\r", strings.Repeat(" ", 78+len(b.note)))
 		b.shown = false
 	}
 }
@@ -75,6 +87,10 @@ func (b *Bar) line(t time.Time) string {
 	if b.done > 0 && b.total > 0 {
 		eta = (time.Duration(float64(el)/frac) - el).Round(time.Second).String()
 	}
-	return fmt.Sprintf("%s [%s%s] %d/%d %s, eta %s", b.label, strings.Repeat("#", cells),
+	line := fmt.Sprintf("%s [%s%s] %d/%d %s, eta %s", b.label, strings.Repeat("#", cells),
 		strings.Repeat(".", 30-cells), b.done, b.total, el.Round(time.Second), eta)
+	if b.note != "" {
+		line += ", " + b.note
+	}
+	return line
 }

@@ -49,6 +49,40 @@ type Anneal struct {
 	// start from another solver's incumbent); it must place the problem's
 	// jobs feasibly on idle nodes.
 	Initial []model.Allocation
+	// Repair, when set, chooses each reinserted job's start in place of
+	// the uniform draw among the first Q positions (the learned repair of
+	// NSA, heuristics/nsa). Everything else is unchanged.
+	Repair StartChooser
+	// LargestFirst reinserts the moved jobs largest first (ties in window
+	// order) instead of in window order, as NSA's repair does ([Lan23]
+	// §V-B).
+	LargestFirst bool
+}
+
+// A RepairStep is what a StartChooser is shown when one moved job is
+// reinserted: the current idle sequence and the job.
+type RepairStep struct {
+	// Window is the window being solved.
+	Window *model.Window
+	// Free lists the current idle sequence as positions into Window.Idle,
+	// in order (shared; do not modify).
+	Free []int
+	// Size is n_j, the node count of the job being reinserted.
+	Size int
+	// Pending are the node counts of the moved jobs still to reinsert
+	// after this one (shared; do not modify).
+	Pending []int
+	// Starts is how many first positions of Free the start may take:
+	// min(Q, len(Free)).
+	Starts int
+	// Rand is the annealer's random source.
+	Rand *rand.Rand
+}
+
+// A StartChooser picks the start of a reinserted job: a position in
+// [0, s.Starts) of s.Free. It is called from one goroutine per Solve.
+type StartChooser interface {
+	ChooseStart(s *RepairStep) int
 }
 
 // DefaultAnneal returns the parameters of [Lan23] Table I.
@@ -139,7 +173,7 @@ func (a Anneal) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 	best := cur.clone()
 	rng := rand.New(rand.NewPCG(a.Seed, a.Seed^0xa0761d6478bd642f))
 	free := make([]int, 0, len(q))
-	var moved []int
+	var moved, pending []int
 	saved := make([][]int, n)
 	savedCost := make([]int64, n)
 	steps := 0
@@ -156,6 +190,11 @@ func (a Anneal) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 			moved = append(moved, k)
 		}
 		slices.Sort(moved) // reinsert in window order
+		if a.LargestFirst {
+			slices.SortStableFunc(moved, func(x, y int) int {
+				return w.Jobs[p.Jobs[y]].Nodes - w.Jobs[p.Jobs[x]].Nodes
+			})
+		}
 		old := cur.total
 		for _, k := range moved {
 			saved[k] = append(saved[k][:0], cur.nodes[k]...)
@@ -167,7 +206,7 @@ func (a Anneal) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 		}
 		// Repair: each job takes n_j nodes of the current idle sequence
 		// from a start among its first Q positions, wrapping.
-		for _, k := range moved {
+		for mi, k := range moved {
 			free = free[:0]
 			for i, o := range cur.owner {
 				if o < 0 {
@@ -175,7 +214,20 @@ func (a Anneal) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 				}
 			}
 			r := w.Jobs[p.Jobs[k]].Nodes
-			u := rng.IntN(min(a.Q, len(free)))
+			var u int
+			if a.Repair == nil {
+				u = rng.IntN(min(a.Q, len(free)))
+			} else {
+				pending = pending[:0]
+				for _, k2 := range moved[mi+1:] {
+					pending = append(pending, w.Jobs[p.Jobs[k2]].Nodes)
+				}
+				step := RepairStep{Window: w, Free: free, Size: r, Pending: pending, Starts: min(a.Q, len(free)), Rand: rng}
+				u = a.Repair.ChooseStart(&step)
+				if u < 0 || u >= step.Starts {
+					return nil, fmt.Errorf("sa: the repair chose start %d outside [0, %d)", u, step.Starts)
+				}
+			}
 			cur.nodes[k] = cur.nodes[k][:0]
 			for d := 0; d < r; d++ {
 				i := free[(u+d)%len(free)]

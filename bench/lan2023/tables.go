@@ -8,12 +8,14 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/optsched/optsched/bench/trace"
 	"github.com/optsched/optsched/heuristics"
+	"github.com/optsched/optsched/heuristics/nsa"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/solver"
 	"github.com/optsched/optsched/solver/csp"
@@ -57,6 +59,13 @@ type TableConfig struct {
 	// SAPaperCompat runs SA as the published code does (rejected
 	// neighbours are kept; see heuristics.Anneal).
 	SAPaperCompat bool `json:"sa_paper_compat"`
+	// NSASteps is the move count of the NSA column (500: NSA-500); a
+	// negative value leaves NSA out. NSA uses the Table I parameters of
+	// SA (with SAPaperCompat too) and the policy NSAPolicy (nil: the
+	// shipped one), sampling its starts unless NSAGreedy.
+	NSASteps  int         `json:"nsa_steps"`
+	NSAPolicy *nsa.Policy `json:"-"`
+	NSAGreedy bool        `json:"nsa_greedy"`
 	// Topology is the cluster; nil takes the paper's 25 pods × 4 leaves ×
 	// 10 nodes.
 	Topology *model.Topology `json:"-"`
@@ -81,7 +90,7 @@ type TableConfig struct {
 // SA-500 and SA-1000.
 func DefaultTableConfig() TableConfig {
 	return TableConfig{Epochs: 10, Periods: 100, Tau: 60, MaxJobs: 5, Seed: 1,
-		ExactLimit: 30 * time.Second, SASteps: []int{500, 1000}}
+		ExactLimit: 30 * time.Second, SASteps: []int{500, 1000}, NSASteps: 500}
 }
 
 // ErrTableConfig is wrapped by RunTables' configuration errors.
@@ -91,11 +100,12 @@ var ErrTableConfig = errors.New("lan2023: bad table configuration")
 // paper's figures for the method it stands for.
 type TableMethod struct {
 	// Name is our column name: "Seq", "SA-500", "SA-1000", "NSA-500",
-	// "exact" (csp, no limit) or "exact-30 s" (csp under ExactLimit).
+	// "SA-eq" (SA given NSA's wall time on each window), "exact" (csp, no
+	// limit) or "exact-30 s" (csp under ExactLimit).
 	Name string `json:"name"`
 	// Paper names the paper's column ("SCIP" for our "exact").
 	Paper string `json:"paper"`
-	// Built is false for a method optsched does not have (NSA).
+	// Built is false for a method that is not run (NSA with NSASteps < 0).
 	Built bool `json:"built"`
 	// PaperCost is the paper's Table III figure, 0 when it gives none.
 	PaperCost float64 `json:"paper_cost,omitempty"`
@@ -105,7 +115,20 @@ type TableMethod struct {
 	// PaperCancel is the paper's cancel share in percent, 0 when it gives
 	// none.
 	PaperCancel float64 `json:"paper_cancel_pct,omitempty"`
+
+	kind  int // tblKind*
+	steps int // SA and NSA move counts
 }
+
+// The kinds of columns.
+const (
+	tblKindSeq = iota
+	tblKindSA
+	tblKindNSA
+	tblKindSAEq
+	tblKindExact
+	tblKindLimit
+)
 
 // TableRow is one method's figures over one epoch, or over all epochs in
 // TableResult.Summary.
@@ -142,8 +165,12 @@ type TableRow struct {
 	// CancelPct is 100 · Cancelled / Jobs.
 	CancelPct float64 `json:"cancel_pct"`
 
-	costSum int64
-	timeSum time.Duration
+	// MeanSteps is, for SA-eq, the mean number of moves per window.
+	MeanSteps float64 `json:"mean_steps,omitempty"`
+
+	costSum  int64
+	timeSum  time.Duration
+	stepsSum int64
 }
 
 // TableEpoch is one epoch's outcome.
@@ -167,6 +194,9 @@ type TableEpoch struct {
 	Windows int `json:"windows"`
 	// Rows are the methods' figures, in TableResult.Methods order.
 	Rows []TableRow `json:"rows"`
+	// WindowCosts holds per window, per method (Methods order), the
+	// window's cost, or −1 for a method not run or cancelled there.
+	WindowCosts [][]int64 `json:"window_costs"`
 }
 
 // TablesBenchmark is TableResult.Benchmark, which tells `optsched bench
@@ -199,9 +229,9 @@ const (
 
 // tblMethods returns the columns for cfg, with the paper's figures.
 func tblMethods(cfg TableConfig) []TableMethod {
-	ms := []TableMethod{{Name: "Seq", Paper: "Seq", Built: true, PaperCost: 105023.5}}
+	ms := []TableMethod{{Name: "Seq", Paper: "Seq", Built: true, PaperCost: 105023.5, kind: tblKindSeq}}
 	for _, st := range cfg.SASteps {
-		m := TableMethod{Name: fmt.Sprintf("SA-%d", st), Paper: fmt.Sprintf("SA-%d", st), Built: true}
+		m := TableMethod{Name: fmt.Sprintf("SA-%d", st), Paper: fmt.Sprintf("SA-%d", st), Built: true, kind: tblKindSA, steps: st}
 		switch st {
 		case 500:
 			m.PaperCost, m.PaperTime = 91813.2, 0.76
@@ -210,11 +240,23 @@ func tblMethods(cfg TableConfig) []TableMethod {
 		}
 		ms = append(ms, m)
 	}
+	nsaSteps := cfg.NSASteps
+	if nsaSteps == 0 {
+		nsaSteps = 500
+	}
+	nm := TableMethod{Name: fmt.Sprintf("NSA-%d", nsaSteps), Paper: fmt.Sprintf("NSA-%d", nsaSteps), Built: cfg.NSASteps >= 0,
+		kind: tblKindNSA, steps: nsaSteps}
+	if nsaSteps == 500 {
+		nm.PaperCost, nm.PaperTime = 89588.7, 1.54
+	}
+	ms = append(ms, nm)
+	if nm.Built && len(cfg.SASteps) > 0 {
+		ms = append(ms, TableMethod{Name: "SA-eq", Paper: "—", Built: true, kind: tblKindSAEq})
+	}
 	ms = append(ms,
-		TableMethod{Name: "NSA-500", Paper: "NSA-500", PaperCost: 89588.7, PaperTime: 1.54},
-		TableMethod{Name: "exact", Paper: "SCIP", Built: true, PaperCost: 83092.3, PaperTime: 18.96},
+		TableMethod{Name: "exact", Paper: "SCIP", Built: true, PaperCost: 83092.3, PaperTime: 18.96, kind: tblKindExact},
 		TableMethod{Name: "exact-" + tblDur(cfg.ExactLimit), Paper: "SCIP-30 s", Built: true,
-			PaperCost: 82114.8, PaperTime: 8.17, PaperCancel: 2})
+			PaperCost: 82114.8, PaperTime: 8.17, PaperCancel: 2, kind: tblKindLimit})
 	return ms
 }
 
@@ -261,6 +303,8 @@ func (cfg *TableConfig) tblCheck() error {
 		return fmt.Errorf("%w: the exact solver's limit must be positive, got %v", ErrTableConfig, cfg.ExactLimit)
 	case cfg.Shards < 0 || cfg.Shard < 0 || (cfg.Shards > 0 && cfg.Shard >= cfg.Shards) || (cfg.Shards == 0 && cfg.Shard != 0):
 		return fmt.Errorf("%w: shard %d of %d: want 0 ≤ shard < shards", ErrTableConfig, cfg.Shard, cfg.Shards)
+	case cfg.NSASteps > 10_000_000:
+		return fmt.Errorf("%w: NSA step count %d above 10,000,000", ErrTableConfig, cfg.NSASteps)
 	case cfg.Periods > 1_000_000 || cfg.Epochs > 10_000:
 		return fmt.Errorf("%w: %d epochs × %d periods is beyond this benchmark", ErrTableConfig, cfg.Epochs, cfg.Periods)
 	}
@@ -375,9 +419,13 @@ func tblSummarise(methods []TableMethod, epochs []TableEpoch) []TableRow {
 				r.Optimal += er.Optimal
 				r.Jobs += er.Jobs
 				r.Cancelled += er.Cancelled
+				r.stepsSum += int64(math.Round(er.MeanSteps * float64(er.Windows)))
 			}
 			n := float64(len(epochs))
 			r.MeanTimeMS /= n
+			if r.stepsSum > 0 && r.Windows > 0 {
+				r.MeanSteps = float64(r.stepsSum) / float64(r.Windows)
+			}
 			for _, c := range costs {
 				r.Cost += c
 			}
@@ -513,10 +561,14 @@ func tblRunEpoch(ctx context.Context, tr *trace.Trace, cfg *TableConfig, methods
 		ep.Rows[m] = TableRow{Method: meth.Name, Built: meth.Built}
 	}
 	s := &tblState{cfg: cfg, jobs: tr.Jobs[start:], t0: first.Submit, busy: make([]bool, cfg.Topology.NumNodes())}
-	nm := len(methods)
-	iExact, iLimit := nm-2, nm-1
 	anneal := heuristics.DefaultAnneal()
 	anneal.PaperCompat = cfg.SAPaperCompat
+	iRef := -1 // the SA column SA-eq scales: the last one
+	for m, meth := range methods {
+		if meth.kind == tblKindSA {
+			iRef = m
+		}
+	}
 	for k := 1; k <= cfg.Periods; k++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -542,23 +594,40 @@ func tblRunEpoch(ctx context.Context, tr *trace.Trace, cfg *TableConfig, methods
 		ep.Windows++
 		var exact *solver.WindowResult
 		var seqCost int64
+		var tRef, tNSA time.Duration
+		costs := make([]int64, len(methods))
 		for m := range methods {
+			costs[m] = -1
 			if !methods[m].Built {
 				continue
 			}
 			var sv solver.Solver
 			o := opt
-			switch {
-			case m == tblSeq:
+			row := &ep.Rows[m]
+			switch methods[m].kind {
+			case tblKindSeq:
 				sv = heuristics.Seq{}
-			case m == iExact:
+			case tblKindExact:
 				sv = csp.Solver{}
-			case m == iLimit:
+			case tblKindLimit:
 				sv, o.TimeLimit = csp.Solver{}, cfg.ExactLimit
-			default: // SA columns, in SASteps order
+			case tblKindSA:
 				a := anneal
-				a.Steps = cfg.SASteps[m-tblSA]
+				a.Steps = methods[m].steps
 				a.Seed = tblSeed(cfg.Seed, e, k, a.Steps)
+				sv = a
+			case tblKindNSA:
+				n := nsa.NSA{Anneal: anneal, Policy: cfg.NSAPolicy, Sample: !cfg.NSAGreedy}
+				n.Anneal.Steps = methods[m].steps
+				n.Anneal.Seed = tblSeed(cfg.Seed, e, k, n.Anneal.Steps)
+				sv = n
+			case tblKindSAEq:
+				// SA with as many moves as fit in NSA's wall time on this
+				// window, at the reference SA column's pace.
+				a := anneal
+				a.Steps = max(1, int(math.Round(float64(methods[iRef].steps)*float64(tNSA)/float64(max(tRef, 1)))))
+				a.Seed = tblSeed(cfg.Seed, e, k, a.Steps)
+				row.stepsSum += int64(a.Steps)
 				sv = a
 			}
 			res, err := solver.SolveWindow(ctx, w, sv, o)
@@ -568,7 +637,12 @@ func tblRunEpoch(ctx context.Context, tr *trace.Trace, cfg *TableConfig, methods
 			if err := ctx.Err(); err != nil {
 				return nil, err // a cancelled run is not a cancelled window
 			}
-			row := &ep.Rows[m]
+			switch {
+			case m == iRef:
+				tRef = res.Elapsed
+			case methods[m].kind == tblKindNSA:
+				tNSA = res.Elapsed
+			}
 			row.Windows++
 			row.Jobs += len(sel.Multi)
 			row.timeSum += res.Elapsed
@@ -577,18 +651,19 @@ func tblRunEpoch(ctx context.Context, tr *trace.Trace, cfg *TableConfig, methods
 				row.Optimal++
 			}
 			switch {
-			case m == iLimit && (res.Status != solver.Optimal || res.Elapsed > cfg.ExactLimit):
+			case methods[m].kind == tblKindLimit && (res.Status != solver.Optimal || res.Elapsed > cfg.ExactLimit):
 				row.Cancelled += len(sel.Multi)
 			case res.Status == solver.Unknown || res.Status == solver.Infeasible:
 				return nil, fmt.Errorf("period %d, %s: no allocation (status %s) for %d multi-node jobs that fit",
 					k, methods[m].Name, res.Status, len(sel.Multi))
 			default:
 				row.costSum += res.Objective
+				costs[m] = res.Objective
 			}
-			switch m {
-			case tblSeq:
+			switch methods[m].kind {
+			case tblKindSeq:
 				seqCost = res.Objective
-			case iExact:
+			case tblKindExact:
 				exact = res
 			}
 		}
@@ -596,6 +671,7 @@ func tblRunEpoch(ctx context.Context, tr *trace.Trace, cfg *TableConfig, methods
 			return nil, fmt.Errorf("%w: period %d: exact optimum %d above the Seq cost %d of the same window",
 				solver.ErrSolverBug, k, exact.Objective, seqCost)
 		}
+		ep.WindowCosts = append(ep.WindowCosts, costs)
 		s.advance(exact, t)
 	}
 	for m := range ep.Rows {
@@ -611,6 +687,9 @@ func tblRunEpoch(ctx context.Context, tr *trace.Trace, cfg *TableConfig, methods
 		}
 		if r.Jobs > 0 {
 			r.CancelPct = 100 * float64(r.Cancelled) / float64(r.Jobs)
+		}
+		if r.stepsSum > 0 {
+			r.MeanSteps = float64(r.stepsSum) / float64(r.Windows)
 		}
 	}
 	ep.Started = s.started
@@ -725,9 +804,10 @@ func PrintTablesNote(w io.Writer, r *TableResult) {
 	fmt.Fprintf(w, "Where and why we differ: the exact solver is optsched's csp dynamic program over the CSP graph, "+
 		"not SCIP on the M_SCAS 0-1 program, so it proves optimality in well under a millisecond and %s cancels "+
 		"nothing unless a window outlasts its limit (the paper's 2 %% cancelled SCIP runs, which also lower its cost, "+
-		"have no counterpart here); SA is Go, not the paper's Python, hence the time ratios; NSA-500 is not built. "+
+		"have no counterpart here); SA and NSA are Go, not the paper's Python, hence the time ratios. "+
 		"Absolute costs depend on the epochs' random starts and on the trajectory, which the paper does not publish; "+
 		"compare the gaps to the exact solver.\n", limit)
+	PrintNSAComparison(w, r)
 	if cfg.SAPaperCompat {
 		fmt.Fprintln(w, "\nSA ran as the published code does: a rejected neighbour is kept (a random walk that remembers the best solution).")
 	} else {
@@ -816,4 +896,83 @@ func WriteTablesCSV(w io.Writer, r *TableResult) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// PrintNSAComparison writes, when the NSA column ran, NSA against the SA
+// columns and the exact solver, window by window: the relative difference
+// of the epoch means (the tables' figure, beside the paper's), and per
+// window how often NSA is better, equal or worse, with the mean, standard
+// deviation and median of the per-window relative difference.
+func PrintNSAComparison(w io.Writer, r *TableResult) {
+	if r == nil {
+		return
+	}
+	iNSA := -1
+	for m, meth := range r.Methods {
+		if meth.kind == tblKindNSA && meth.Built {
+			iNSA = m
+		}
+	}
+	if iNSA < 0 {
+		return
+	}
+	nsaName := r.Methods[iNSA].Name
+	fmt.Fprintf(w, "\n%s against the other methods, window by window (relative difference of %s's cost; negative: %s cheaper):\n\n", nsaName, nsaName, nsaName)
+	fmt.Fprintln(w, "| against | windows | better | equal | worse | mean ± sd per window | median | epoch means, ours | paper |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+	for m, meth := range r.Methods {
+		if m == iNSA || !meth.Built || meth.kind == tblKindLimit {
+			continue
+		}
+		var d []float64
+		better, equal, worse := 0, 0, 0
+		for _, ep := range r.Epochs {
+			for _, c := range ep.WindowCosts {
+				a, b := c[iNSA], c[m]
+				if a < 0 || b <= 0 {
+					continue
+				}
+				d = append(d, float64(a-b)/float64(b))
+				switch {
+				case a < b:
+					better++
+				case a == b:
+					equal++
+				default:
+					worse++
+				}
+			}
+		}
+		if len(d) == 0 {
+			continue
+		}
+		var mean, ss float64
+		for _, x := range d {
+			mean += x
+		}
+		mean /= float64(len(d))
+		for _, x := range d {
+			ss += (x - mean) * (x - mean)
+		}
+		sd := 0.0
+		if len(d) > 1 {
+			sd = math.Sqrt(ss / float64(len(d)-1))
+		}
+		sorted := append([]float64(nil), d...)
+		slices.Sort(sorted)
+		med := sorted[len(sorted)/2]
+		if len(sorted)%2 == 0 {
+			med = (sorted[len(sorted)/2-1] + sorted[len(sorted)/2]) / 2
+		}
+		paper := "—"
+		if pm := r.Methods[iNSA].PaperCost; pm > 0 && meth.PaperCost > 0 {
+			paper = tblRel(pm, meth.PaperCost)
+		}
+		name := meth.Name
+		if meth.kind == tblKindSAEq {
+			name = fmt.Sprintf("SA-eq (SA with %s's time per window: %.0f moves on average)", nsaName, r.Summary[m].MeanSteps)
+		}
+		fmt.Fprintf(w, "| %s | %d | %d | %d | %d | %+.2f ± %.2f %% | %+.2f %% | %s | %s |\n", name, len(d), better, equal, worse,
+			100*mean, 100*sd, 100*med, tblRel(r.Summary[iNSA].Cost, r.Summary[m].Cost), paper)
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/optsched/optsched/bench"
 	"github.com/optsched/optsched/bench/lan2023"
 	"github.com/optsched/optsched/bench/trace"
+	"github.com/optsched/optsched/heuristics/nsa"
 )
 
 // lan2023TablesDefaultTrace is the paper's trace beside the checkout.
@@ -32,6 +33,9 @@ type benchLan2023TableOptions struct {
 	seed        uint64
 	limit       time.Duration
 	paperCompat bool
+	nsaSteps    int
+	nsaWeights  string
+	nsaSample   bool
 	jsonOut     string
 	csvOut      string
 	plotDir     string
@@ -62,9 +66,12 @@ submit time becomes time 0) on an idle cluster (25 pods × 4 leaves × 10
 nodes) and runs --periods windows of τ: jobs that ended release their nodes,
 arrivals join the queue, at most --max-jobs multi-node jobs are selected by
 waiting periods, and every method solves the same window: Seq, SA-500,
-SA-1000 (Table I parameters), NSA-500 (not built), the exact csp solver
-without limit and with --limit30 (the paper's SCIP and SCIP-30 s). The
-cluster follows the exact solution. A window's cost is the CH cost of its
+SA-1000 (Table I parameters), NSA-500 (SA with the shipped repair policy,
+or --nsa-weights), SA-eq (SA given NSA-500's wall time on each window, at
+SA-1000's pace), the exact csp solver without limit and with --limit30
+(the paper's SCIP and SCIP-30 s). The cluster follows the exact solution.
+A comparison of NSA with each method, window by window, follows the
+table. A window's cost is the CH cost of its
 multi-node jobs; an epoch's cost is the sum over its periods / periods.
 
 table3 prints the costs and the cancel share, table4 the times with the
@@ -89,6 +96,9 @@ both tables.`,
 	f.Uint64Var(&opts.seed, "seed", 1, "seed of the epochs' starts and of SA")
 	f.DurationVar(&opts.limit, "limit30", 30*time.Second, "time limit of the limited exact run (the paper's SCIP-30 s)")
 	f.BoolVar(&opts.paperCompat, "paper-compat", false, "run SA as the published code does (rejected neighbours kept)")
+	f.IntVar(&opts.nsaSteps, "nsa-steps", 500, "moves of the NSA column (NSA-500); 0 leaves NSA (and SA-eq) out")
+	f.StringVar(&opts.nsaWeights, "nsa-weights", "", "weights file of NSA's repair policy (default: the shipped weights)")
+	f.BoolVar(&opts.nsaSample, "nsa-sample", true, "NSA draws starts from the policy (false: takes the most probable start)")
 	f.StringVar(&opts.jsonOut, "json", "", "also write the full result as JSON to this file")
 	f.StringVar(&opts.csvOut, "csv", "", "also write the per-epoch and mean rows as CSV to this file")
 	f.StringVar(&opts.shard, "shard", "", "run only shard i/n of the epochs (epoch e when e mod n = i), e.g. 0/10 for an array job; combine the --json files with bench merge")
@@ -123,6 +133,19 @@ func runBenchLan2023Table(ctx context.Context, opts *benchLan2023TableOptions) e
 	}
 	cfg.Epochs, cfg.Periods, cfg.Tau, cfg.MaxJobs = opts.epochs, opts.periods, int64(opts.tau/time.Second), opts.maxJobs
 	cfg.Seed, cfg.ExactLimit, cfg.SAPaperCompat = opts.seed, opts.limit, opts.paperCompat
+	switch {
+	case opts.nsaSteps < 0:
+		return usageError{fmt.Errorf("--nsa-steps must be at least 0, got %d", opts.nsaSteps)}
+	case opts.nsaSteps == 0:
+		cfg.NSASteps = -1
+	default:
+		cfg.NSASteps = opts.nsaSteps
+		n, err := applyNSA(nsa.Default(), opts.nsaWeights, opts.nsaSample)
+		if err != nil {
+			return err
+		}
+		cfg.NSAPolicy, cfg.NSAGreedy = n.Policy, !n.Sample
+	}
 	var bar *bench.Bar
 	if opts.verbose {
 		cfg.Progress = opts.streams.err

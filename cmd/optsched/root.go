@@ -83,7 +83,7 @@ Windows are JSON files (see the README, "Window JSON v1").`,
 	root.SetErr(s.err)
 	root.SetIn(s.in)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newSolveCmd(s, nil), newGenCmd(s, nil), newValidateCmd(s, nil), newExportCmd(s, nil), newBenchCmd(s), newSimulateCmd(s, nil), newPBSCmd(s))
+	root.AddCommand(newSolveCmd(s, nil), newGenCmd(s, nil), newValidateCmd(s, nil), newExportCmd(s, nil), newBenchCmd(s), newSimulateCmd(s, nil), newPBSCmd(s), newTrainCmd(s))
 	return root
 }
 
@@ -110,6 +110,8 @@ func registry() *solver.Registry {
 		func(solver.Config) (solver.Solver, error) { return brute.Solver{}, nil })
 	r.Register("sa", "dcas", "heuristic: simulated annealing on DCAS (Lan et al. Algorithm 1, Table I defaults; --sa-* flags)",
 		func(c solver.Config) (solver.Solver, error) { return newAnneal(c), nil })
+	r.Register("nsa", "dcas", "heuristic: neural simulated annealing — SA with a PPO-trained repair policy (Lan et al. §V; shipped weights, --nsa-weights, --nsa-sample)",
+		func(c solver.Config) (solver.Solver, error) { return newNSA(c), nil })
 	r.Register("seq", "scas", `heuristic: the "Seq." allocation of Lan et al., jobs in order along the idle sequence`,
 		func(solver.Config) (solver.Solver, error) { return heuristics.Seq{}, nil })
 	r.Register("slurm", "tree", "heuristic: Slurm's topology/tree best fit — the lowest switch that holds the job, then best-fit leaves",

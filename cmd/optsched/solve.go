@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/optsched/optsched/encode/scas"
+	"github.com/optsched/optsched/heuristics/nsa"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/solver"
 )
@@ -33,6 +34,8 @@ type solveOptions struct {
 	fallback    string
 	seed        uint64
 	sa          solver.SAParams
+	nsaWeights  string
+	nsaSample   bool
 }
 
 func newSolveCmd(s *streams, runF func(*solveOptions) error) *cobra.Command {
@@ -83,11 +86,13 @@ Exit codes: 0 solved, 1 error, 2 usage, 3 infeasible.`,
 	f.IntVar(&opts.maxJobs, "max-jobs", 0, "cap on the multi-node jobs of the window; 0 = no cap (Lan et al.'s code uses 5)")
 	f.StringVar(&opts.cost, "cost", "lan-code", "CH cost model, overriding the window's: lan-code or lan-paper")
 	f.StringVar(&opts.solver, "solver", "csp", "solver to run ("+strings.Join(registry().Names(), ", ")+")")
-	f.StringVar(&opts.heuristic, "heuristic", "", "heuristic to run instead of a solver (seq, sa, slurm, mishra-greedy, mishra-balanced, mishra-adaptive)")
+	f.StringVar(&opts.heuristic, "heuristic", "", "heuristic to run instead of a solver (seq, sa, nsa, slurm, mishra-greedy, mishra-balanced, mishra-adaptive)")
 	f.StringVar(&opts.encoding, "encoding", "", "formulation family: csp or scas (default: the solver's own)")
 	f.StringVar(&opts.formulation, "formulation", "strong", "M_SCAS program form for scas solvers: strong or paper")
 	f.BoolVarP(&opts.verbose, "verbose", "v", false, "log incumbents and bounds as they improve, on stderr")
-	f.StringVar(&opts.fallback, "fallback", "sa", "heuristic that takes over when the exact solver runs out of time: sa or none")
+	f.StringVar(&opts.fallback, "fallback", "sa", "heuristic that takes over when the exact solver runs out of time: sa, nsa or none")
+	f.StringVar(&opts.nsaWeights, "nsa-weights", "", "NSA: weights file of the repair policy (optsched train nsa; default: the shipped weights)")
+	f.BoolVar(&opts.nsaSample, "nsa-sample", true, "NSA: draw each start from the policy (false: take the most probable start; measured worse, see the README)")
 	f.Uint64Var(&opts.seed, "seed", 1, "random seed of randomised solvers (sa)")
 	f.Float64Var(&opts.sa.Tmax, "sa-tmax", 2500, "SA: first temperature")
 	f.Float64Var(&opts.sa.Tmin, "sa-tmin", 2.5, "SA: last temperature")
@@ -182,6 +187,9 @@ func (opts *solveOptions) newSolver() (solver.Solver, error) {
 		cfg.Progress = opts.streams.err
 	}
 	s, err := reg.New(name, cfg)
+	if n, ok := s.(nsa.NSA); ok && err == nil {
+		s, err = applyNSA(n, opts.nsaWeights, opts.nsaSample)
+	}
 	if err != nil || opts.heuristic != "" {
 		return s, err
 	}
@@ -192,8 +200,14 @@ func (opts *solveOptions) newSolver() (solver.Solver, error) {
 		return solver.Portfolio{Exact: s}, nil
 	case "sa":
 		return solver.Portfolio{Exact: s, Fallback: newAnneal(cfg)}, nil
+	case "nsa":
+		fb, err := applyNSA(newNSA(cfg), opts.nsaWeights, opts.nsaSample)
+		if err != nil {
+			return nil, err
+		}
+		return solver.Portfolio{Exact: s, Fallback: fb}, nil
 	}
-	return nil, usageError{fmt.Errorf("--fallback must be sa or none, got %q", opts.fallback)}
+	return nil, usageError{fmt.Errorf("--fallback must be sa, nsa or none, got %q", opts.fallback)}
 }
 
 // printResultTable writes a result for people.

@@ -1,0 +1,251 @@
+package nsa
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+
+	"github.com/optsched/optsched/heuristics"
+	"github.com/optsched/optsched/model"
+)
+
+// Channels of the state, [Lan23] §V-B1: per position of the current idle
+// sequence, the node's leaf switch and pod (ids normalised to [0, 1]), the
+// current job's size n_j/n_max, and the mean size of the other jobs still
+// to place /n_max; with the Idle option a fifth channel, 1 on real
+// positions and 0 on padding, as the published code's machine-state
+// channel.
+const (
+	chLeaf = iota
+	chPod
+	chSize
+	chOthers
+	chIdle
+)
+
+// DefaultQ is q, the number of positions of the idle sequence the state
+// shows (and the number of actions): 100, as SA's Q.
+const DefaultQ = 100
+
+// DefaultNMax is n_max, the job size that normalises the size channels:
+// 40, the largest job of the paper's trace.
+const DefaultNMax = 40
+
+// A Policy is the actor of NSA: a network that maps the state of one
+// repair step to a distribution over the first q positions of the idle
+// sequence (the reinserted job's start). Its Forward pass is not safe for
+// concurrent use; NSA clones the network per solve.
+type Policy struct {
+	// Net is the actor network: β × q inputs, q outputs.
+	Net *Net
+	// Idle adds the fifth "idle" channel (β = 5 instead of 4).
+	Idle bool
+	// NMax is n_max, the size normaliser.
+	NMax int
+	// fused is Net with its consecutive Linear layers multiplied out,
+	// made on first use by NSA (Net must not change after that).
+	fused     *Net
+	fusedOnce sync.Once
+
+	// Relative normalises the leaf and pod ids within the state instead
+	// of over the whole cluster: the k-th distinct leaf (pod) among the
+	// shown positions gets k/(number shown − 1), so neighbouring switches
+	// differ by far more than 1/(leaves − 1).
+	Relative bool
+}
+
+// Beta returns β, the number of channels: 4, or 5 with Idle.
+func (p *Policy) Beta() int { return beta(p.Idle) }
+
+func beta(idle bool) int {
+	if idle {
+		return 5
+	}
+	return 4
+}
+
+// NewPolicy returns an untrained policy of arch over q positions with
+// near-uniform initial action probabilities.
+func NewPolicy(arch Arch, q int, idle, relative bool, nmax int, rng *rand.Rand) (*Policy, error) {
+	if nmax < 1 {
+		return nil, fmt.Errorf("nsa: n_max must be at least 1, got %d", nmax)
+	}
+	net, err := NewNet(arch, beta(idle), q, q, 0.01, rng)
+	if err != nil {
+		return nil, err
+	}
+	return &Policy{Net: net, Idle: idle, NMax: nmax, Relative: relative}, nil
+}
+
+// topoFeatures holds the normalised leaf and pod ids of every node of a
+// topology: the rank of the node's leaf switch (pod switch) in node order,
+// divided by the number of leaves (pods) minus one.
+type topoFeatures struct {
+	topo      *model.Topology
+	leaf, pod []float64
+}
+
+func newTopoFeatures(t *model.Topology) *topoFeatures {
+	f := &topoFeatures{topo: t, leaf: make([]float64, t.NumNodes()), pod: make([]float64, t.NumNodes())}
+	for up, dst := range [][]float64{f.leaf, f.pod} {
+		rank := map[int]int{}
+		for id := range dst {
+			g := t.Group(id, up)
+			r, ok := rank[g]
+			if !ok {
+				r = len(rank)
+				rank[g] = r
+			}
+			dst[id] = float64(r)
+		}
+		if len(rank) > 1 {
+			for id := range dst {
+				dst[id] /= float64(len(rank) - 1)
+			}
+		}
+	}
+	return f
+}
+
+// encoding is how states are written: q positions, the channels and
+// the normalisations.
+type encoding struct {
+	q              int
+	idle, relative bool
+	nmax           int
+}
+
+func (p *Policy) encoding() encoding {
+	return encoding{q: p.Net.Q, idle: p.Idle, relative: p.Relative, nmax: p.NMax}
+}
+
+// encode writes the state of one repair step into x (β × q,
+// channel-major): the first min(q, len(free)) positions of the idle
+// sequence free (positions into idle), the job's size and the sizes of
+// the jobs still pending. It returns the number of valid positions.
+func (e encoding) encode(x []float64, tf *topoFeatures, idle, free []int, size int, pending []int) int {
+	q := e.q
+	clear(x)
+	n := min(q, len(free))
+	sz := float64(size) / float64(e.nmax)
+	others := 0.0
+	if len(pending) > 0 {
+		s := 0
+		for _, v := range pending {
+			s += v
+		}
+		others = float64(s) / float64(len(pending)) / float64(e.nmax)
+	}
+	for i := 0; i < n; i++ {
+		id := idle[free[i]]
+		x[chLeaf*q+i] = tf.leaf[id]
+		x[chPod*q+i] = tf.pod[id]
+		x[chSize*q+i] = sz
+		x[chOthers*q+i] = others
+		if e.idle {
+			x[chIdle*q+i] = 1
+		}
+	}
+	if e.relative && n > 0 {
+		for _, ch := range []int{chLeaf, chPod} {
+			row := x[ch*q : ch*q+n]
+			k, prev := 0, row[0]
+			for i, v := range row {
+				if v != prev {
+					k++
+					prev = v
+				}
+				row[i] = float64(k)
+			}
+			if k > 0 {
+				for i := range row {
+					row[i] /= float64(k)
+				}
+			}
+		}
+	}
+	return n
+}
+
+// maskedSoftmax writes into p the softmax of the first valid logits; the
+// others (masked: padding, or beyond the allowed starts) are set to the
+// lowest value before the softmax ([Lan23] §V-B2), so their probability
+// is exactly 0. It returns log Σ exp over the valid logits.
+func maskedSoftmax(p, logits []float64, valid int) float64 {
+	m := math.Inf(-1)
+	for _, z := range logits[:valid] {
+		m = max(m, z)
+	}
+	var s float64
+	for i := range p {
+		if i < valid {
+			p[i] = math.Exp(logits[i] - m)
+			s += p[i]
+		} else {
+			p[i] = 0
+		}
+	}
+	for i := 0; i < valid; i++ {
+		p[i] /= s
+	}
+	return m + math.Log(s)
+}
+
+// pick chooses an action from the probabilities p over the first valid
+// entries: the most probable (greedy, lowest index among ties) or a draw
+// from rng.
+func pick(p []float64, valid int, sample bool, rng *rand.Rand) int {
+	if !sample {
+		best := 0
+		for i := 1; i < valid; i++ {
+			if p[i] > p[best] {
+				best = i
+			}
+		}
+		return best
+	}
+	u := rng.Float64()
+	for i := 0; i < valid; i++ {
+		u -= p[i]
+		if u < 0 {
+			return i
+		}
+	}
+	// Rounding left u ≥ 0: the last valid action with positive mass.
+	for i := valid - 1; i > 0; i-- {
+		if p[i] > 0 {
+			return i
+		}
+	}
+	return 0
+}
+
+// chooser is a heuristics.StartChooser backed by a policy, for one solve.
+type chooser struct {
+	pol    *Policy
+	net    *Net
+	tf     *topoFeatures
+	sample bool
+	x, p   []float64
+}
+
+func (p *Policy) chooser(t *model.Topology, sample bool) *chooser {
+	q := p.Net.Q
+	p.fusedOnce.Do(func() { p.fused = p.Net.Fused() })
+	return &chooser{pol: p, net: p.fused.Clone(), tf: newTopoFeatures(t), sample: sample,
+		x: make([]float64, p.Beta()*q), p: make([]float64, q)}
+}
+
+// ChooseStart runs the actor on the step's state and returns its action:
+// a start among the first min(q, s.Starts) positions of the idle sequence.
+func (c *chooser) ChooseStart(s *heuristics.RepairStep) int {
+	n := c.pol.encoding().encode(c.x, c.tf, s.Window.Idle, s.Free, s.Size, s.Pending)
+	valid := min(n, s.Starts)
+	if valid <= 1 {
+		return 0
+	}
+	logits := c.net.Forward(c.x, 1)
+	maskedSoftmax(c.p, logits, valid)
+	return pick(c.p, valid, c.sample, s.Rand)
+}
