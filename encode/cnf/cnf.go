@@ -105,9 +105,7 @@ type Encoder struct {
 	onNode  [][][2]int // per node: (job, option) pairs
 	act     map[[2]int]Lit
 	blocks  map[[2]int]bool
-	mdd     [][]memoEntry // per level of the objective diagram
-	order   []int         // job order of the objective diagram
-	suffix  []int64       // largest Σ ω·delay from each level on
+	global  *diagram // the objective diagram over all jobs
 	buf     []Lit
 }
 
@@ -487,6 +485,19 @@ func (e *Encoder) Decode(val func(Lit) bool) (slots []int, units [][]int) {
 		}
 	}
 	return slots, units
+}
+
+// Fix returns the assumptions that fix job i to start slot s with
+// units[o] units on each option o.
+func (e *Encoder) Fix(i, s int, units []int) []Lit {
+	out := []Lit{e.Start(i, s), -e.Start(i, s-1)}
+	for o, u := range units {
+		if u > 0 {
+			out = append(out, e.Units(i, o, u))
+		}
+		out = append(out, -e.Units(i, o, u+1))
+	}
+	return out
 }
 
 // Assignment returns the literals that fix a schedule (slots and units

@@ -114,57 +114,90 @@ func (e *Encoder) delayAtLeast(i, v int) Lit {
 	return -e.Start(i, e.Lo[i]+v-1)
 }
 
-// AtMost returns a literal that implies Σ_i ω_i·(s_i − Lo_i) ≤ b (the
-// objective bound; assume it). Successive calls share the diagram's nodes.
-func (e *Encoder) AtMost(b int64) (Lit, error) {
+// A diagram is the objective diagram over some jobs: their order, the
+// largest remaining weighted delay from each level, and the memo of
+// reduced nodes per level.
+type diagram struct {
+	order  []int
+	suffix []int64
+	memo   [][]memoEntry
+}
+
+// newDiagram orders jobs by decreasing weight (then wider domains first).
+func (e *Encoder) newDiagram(jobs []int) *diagram {
 	m := e.M
-	if e.order == nil {
-		e.order = make([]int, len(m.Jobs))
-		for i := range e.order {
-			e.order[i] = i
+	d := &diagram{order: slices.Clone(jobs)}
+	slices.SortStableFunc(d.order, func(a, b int) int {
+		wa, wb := m.Jobs[a].Weight, m.Jobs[b].Weight
+		switch {
+		case wa > wb:
+			return -1
+		case wa < wb:
+			return 1
 		}
-		slices.SortStableFunc(e.order, func(a, b int) int {
-			wa, wb := m.Jobs[a].Weight, m.Jobs[b].Weight
-			switch {
-			case wa > wb:
-				return -1
-			case wa < wb:
-				return 1
-			}
-			return (e.Hi[b] - e.Lo[b]) - (e.Hi[a] - e.Lo[a])
-		})
-		e.suffix = make([]int64, len(e.order)+1)
-		for t := len(e.order) - 1; t >= 0; t-- {
-			i := e.order[t]
-			e.suffix[t] = e.suffix[t+1] + m.Jobs[i].Weight*int64(e.Hi[i]-e.Lo[i])
-		}
-		e.mdd = make([][]memoEntry, len(e.order))
+		return (e.Hi[b] - e.Lo[b]) - (e.Hi[a] - e.Lo[a])
+	})
+	d.suffix = make([]int64, len(d.order)+1)
+	for t := len(d.order) - 1; t >= 0; t-- {
+		i := d.order[t]
+		d.suffix[t] = d.suffix[t+1] + m.Jobs[i].Weight*int64(e.Hi[i]-e.Lo[i])
 	}
+	d.memo = make([][]memoEntry, len(d.order))
+	return d
+}
+
+// AtMost returns a literal that implies Σ_i ω_i·(s_i − Lo_i) ≤ b over all
+// jobs (the objective bound; assume it). Successive calls share the
+// diagram's nodes.
+func (e *Encoder) AtMost(b int64) (Lit, error) {
+	if e.global == nil {
+		jobs := make([]int, len(e.M.Jobs))
+		for i := range jobs {
+			jobs[i] = i
+		}
+		e.global = e.newDiagram(jobs)
+	}
+	return e.atMostDiagram(e.global, b)
+}
+
+// AtMostJobs returns a literal that implies Σ_{i ∈ jobs} ω_i·(s_i − Lo_i)
+// ≤ b, from a diagram of its own (for a large-neighbourhood move that
+// frees only these jobs).
+func (e *Encoder) AtMostJobs(jobs []int, b int64) (Lit, error) {
+	return e.atMostDiagram(e.newDiagram(jobs), b)
+}
+
+func (e *Encoder) atMostDiagram(d *diagram, b int64) (Lit, error) {
+	m := e.M
 	nodes := 0
-	for _, l := range e.mdd {
+	for _, l := range d.memo {
 		nodes += len(l)
 	}
 	var tooLarge, interrupted bool
+	work := 0
 	var build func(t int, k int64) memoEntry
 	build = func(t int, k int64) memoEntry {
 		if k < 0 {
 			return memoEntry{negInf, -1, -e.t}
 		}
-		if k >= e.suffix[t] {
-			return memoEntry{e.suffix[t], posInf, e.t}
+		if k >= d.suffix[t] {
+			return memoEntry{d.suffix[t], posInf, e.t}
 		}
-		if n, ok := lookup(e.mdd[t], k); ok {
+		if n, ok := lookup(d.memo[t], k); ok {
 			return n
 		}
 		if tooLarge {
 			return memoEntry{k, k, e.t} // never memoised; the call fails
 		}
-		i := e.order[t]
+		i := d.order[t]
 		w := m.Jobs[i].Weight
 		span := e.Hi[i] - e.Lo[i]
 		n := memoEntry{lo: negInf, hi: posInf}
 		var kids []memoEntry
 		for v := 0; v <= span; v++ {
+			if work++; work%4096 == 0 && e.Stop != nil && e.Stop() {
+				tooLarge, interrupted = true, true
+			}
 			c := build(t+1, k-w*int64(v))
 			kids = append(kids, c)
 			n.lo = max(n.lo, c.lo+w*int64(v))
@@ -191,12 +224,9 @@ func (e *Encoder) AtMost(b int64) (Lit, error) {
 				}
 			}
 		}
-		e.mdd[t] = insert(e.mdd[t], n)
+		d.memo[t] = insert(d.memo[t], n)
 		if nodes++; nodes > MaxObjectiveNodes {
 			tooLarge = true
-		}
-		if nodes%32 == 0 && e.Stop != nil && e.Stop() {
-			tooLarge, interrupted = true, true
 		}
 		return n
 	}

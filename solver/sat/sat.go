@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -30,6 +31,9 @@ type Solver struct {
 	// Eager writes every cumulative/noOverlap node block up front instead
 	// of on demand (the same CNF as `optsched export --format cnf`).
 	Eager bool
+	// NoLNS switches off the large-neighbourhood moves that improve a
+	// resisting incumbent.
+	NoLNS bool
 }
 
 var _ solver.Scheduler = Solver{}
@@ -119,16 +123,45 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 	}
 	calls, blocks := 0, 0
 	var solveTime, encodeTime time.Duration
-	proven := false
-	var root cnf.Lit
-	bound := int64(-1) // the bound root encodes
-	for {
-		if best != nil && bound != best.w-lb-1 {
-			bound = best.w - lb - 1
-			te := time.Now()
-			root, err = enc.AtMost(bound)
-			encodeTime += time.Since(te)
-			if err != nil {
+	// The search keeps proven ≤ optimum − LB ≤ best.w − LB and probes
+	// bounds b on Σ ω_i (s_i − EST_i): mostly b = best − 1 (improve the
+	// incumbent, linear SAT-UNSAT search); after such a probe runs out of
+	// its time slice, one low probe b = proven + step − 1 to raise the
+	// proven bound (the step doubles after an UNSAT and halves after a
+	// timeout). A model that violates no node block is a new incumbent;
+	// UNSAT at b proves optimum − LB > b. The slice doubles when a high and
+	// a low probe in a row both time out. Without an incumbent the first
+	// call has no bound and no slice.
+	var proven int64
+	slice := 20 * time.Millisecond
+	var step int64
+	high, timeouts := true, 0
+	roots := map[int64]cnf.Lit{}
+	rng := rand.New(rand.NewPCG(uint64(len(m.Jobs)), 0x5a7))
+	lnsSize := 6
+	var lnsTime time.Duration
+	for best == nil || proven < best.w-lb {
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= 0 {
+			break
+		}
+		var assume []cnf.Lit
+		b := int64(-1)
+		if best != nil {
+			u := best.w - lb
+			if step == 0 {
+				step = max(1, (u-proven)/2)
+			}
+			step = min(step, max(1, (u-proven)/2))
+			if high || u-1 <= proven+step-1 || proven+step-1 > u/2 {
+				b = u - 1
+			} else {
+				b = proven + step - 1
+			}
+			root, ok := roots[b]
+			if !ok {
+				te := time.Now()
+				root, err = enc.AtMost(b)
+				encodeTime += time.Since(te)
 				if errors.Is(err, cnf.ErrTooLarge) {
 					out.Stats["objective_too_large"] = 1
 					break
@@ -136,27 +169,62 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 				if errors.Is(err, cnf.ErrInterrupted) {
 					break // deadline
 				}
-				return nil, err
+				if err != nil {
+					return nil, err
+				}
+				roots[b] = root
 			}
-		}
-		var assume []cnf.Lit
-		if best != nil {
 			assume = append(assume, root)
 		}
 		calls++
 		ts := time.Now()
-		r := solve(ctx, g, assume)
-		solveTime += time.Since(ts)
-
-		if r == 0 {
-			break // deadline
+		sctx, cancel := ctx, context.CancelFunc(func() {})
+		if best != nil {
+			sctx, cancel = context.WithTimeout(ctx, slice)
 		}
+		r := solve(sctx, g, assume)
+		cancel()
+		solveTime += time.Since(ts)
+		if r == 0 {
+			if ctx.Err() != nil {
+				break // deadline
+			}
+			if timeouts++; timeouts >= 2 {
+				slice, timeouts = slice*2, 0
+			}
+			if b < best.w-lb-1 {
+				step = max(1, step/2)
+			} else if !s.NoLNS {
+				// The incumbent resists: search its neighbourhoods for
+				// a slice.
+				te := time.Now()
+				inc, err := s.lns(ctx, m, enc, g, best, lb, slice, rng, &lnsSize, &blocks)
+				lnsTime += time.Since(te)
+				if err != nil {
+					return nil, err
+				}
+				if inc != nil {
+					best = inc
+					s.progress(m, start, "sat-lns", best.w, lb+proven)
+					out.Stats["lns_improvements"]++
+					high = true
+					continue
+				}
+			}
+			high = !high // after a high timeout, one low probe; then back
+			continue
+		}
+		timeouts = 0
 		if r < 0 {
-			proven = best != nil
 			if best == nil {
 				return nil, errors.New("sat: the model is unsatisfiable without an objective bound (a bug)")
 			}
-			break
+			proven = b + 1
+			if b < best.w-lb-1 {
+				step *= 2
+			}
+			high = true
+			continue
 		}
 		slots, units := enc.Decode(func(l cnf.Lit) bool { return g.Value(z.Dimacs2Lit(int(l))) })
 		viol := violations(m, slots, units)
@@ -180,16 +248,15 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 			continue
 		}
 		inc := &incumbent{slots: slots, units: units, w: m.Weighted(slots), from: s.Name()}
-		if best != nil && inc.w >= best.w {
-			return nil, fmt.Errorf("sat: model with W = %d under the bound W < %d (a bug)", inc.w, best.w)
+		if best != nil && inc.w-lb > b {
+			return nil, fmt.Errorf("sat: model with W − LB = %d under the bound %d (a bug)", inc.w-lb, b)
 		}
 		best = inc
-		s.progress(m, start, "sat", best.w, lb)
-		if best.w == lb {
-			proven = true
-			break
-		}
+		high = true
+		s.progress(m, start, "sat", best.w, lb+proven)
 	}
+	out.Stats["proven_delta"] = float64(proven)
+	out.Stats["lns_ms"] = float64(lnsTime.Microseconds()) / 1000
 	out.Stats["sat_calls"] = float64(calls)
 	out.Stats["node_blocks"] = float64(blocks)
 	out.Stats["vars"] = float64(enc.NumVars())
@@ -199,7 +266,7 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 	if best == nil {
 		return out, nil
 	}
-	return s.result(m, out, best, proven, lb, start), nil
+	return s.result(m, out, best, proven >= best.w-lb, lb+proven, start), nil
 }
 
 // result fills out from the incumbent.
@@ -372,4 +439,106 @@ func violations(m *cp.Model, slots []int, units [][]int) [][2]int {
 		}
 	}
 	return out
+}
+
+// lns improves best by large-neighbourhood moves for about budget: each
+// move frees a few jobs (a delayed job and the jobs starting nearest to
+// it), fixes the others to best by assumptions, and asks for a strictly
+// smaller weighted delay of the freed jobs, with a diagram over those jobs
+// only. It returns the first improvement, or nil.
+func (s Solver) lns(ctx context.Context, m *cp.Model, enc *cnf.Encoder, g *gini.Gini, best *incumbent, lb int64,
+	budget time.Duration, rng *rand.Rand, size *int, blocks *int) (*incumbent, error) {
+	end := time.Now().Add(budget)
+	var delayed []int
+	for i := range m.Jobs {
+		if best.slots[i] > enc.Lo[i] {
+			delayed = append(delayed, i)
+		}
+	}
+	if len(delayed) == 0 {
+		return nil, nil
+	}
+	for time.Now().Before(end) && ctx.Err() == nil {
+		k := min(*size, len(m.Jobs))
+		seed := delayed[rng.IntN(len(delayed))]
+		others := make([]int, 0, len(m.Jobs))
+		for i := range m.Jobs {
+			if i != seed {
+				others = append(others, i)
+			}
+		}
+		rng.Shuffle(len(others), func(a, b int) { others[a], others[b] = others[b], others[a] })
+		slices.SortStableFunc(others, func(a, b int) int {
+			da, db := abs(best.slots[a]-best.slots[seed]), abs(best.slots[b]-best.slots[seed])
+			return da - db
+		})
+		free := append([]int{seed}, others[:k-1]...)
+		var cur int64
+		isFree := make([]bool, len(m.Jobs))
+		for _, i := range free {
+			isFree[i] = true
+			cur += m.Jobs[i].Weight * int64(best.slots[i]-enc.Lo[i])
+		}
+		if cur == 0 {
+			continue
+		}
+		root, err := enc.AtMostJobs(free, cur-1)
+		if errors.Is(err, cnf.ErrInterrupted) || errors.Is(err, cnf.ErrTooLarge) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		assume := []cnf.Lit{root}
+		for i := range m.Jobs {
+			if !isFree[i] {
+				assume = append(assume, enc.Fix(i, best.slots[i], best.units[i])...)
+			}
+		}
+		for try := 0; try < 8; try++ {
+			mctx, cancel := context.WithDeadline(ctx, minTime(end, time.Now().Add(budget/4)))
+			r := solve(mctx, g, assume)
+			cancel()
+			if r == 0 {
+				*size = max(2, *size-1) // too hard: smaller moves
+				break
+			}
+			if r < 0 {
+				*size = min(len(m.Jobs), *size+1) // no gain here: larger moves
+				break
+			}
+			slots, units := enc.Decode(func(l cnf.Lit) bool { return g.Value(z.Dimacs2Lit(int(l))) })
+			viol := violations(m, slots, units)
+			if len(viol) == 0 {
+				inc := &incumbent{slots: slots, units: units, w: m.Weighted(slots), from: s.Name()}
+				if inc.w >= best.w {
+					return nil, fmt.Errorf("sat: neighbourhood model with W = %d, not below %d (a bug)", inc.w, best.w)
+				}
+				return inc, nil
+			}
+			for _, v := range viol {
+				for ni := range m.Nodes {
+					if m.Nodes[ni].Class == m.Nodes[v[1]].Class && !enc.HasBlock(v[0], ni) {
+						enc.NodeBlock(v[0], ni)
+						*blocks++
+					}
+				}
+			}
+		}
+	}
+	return nil, nil
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }
