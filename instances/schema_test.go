@@ -21,9 +21,9 @@ const schemaFile = instances.SchemaName
 
 // The keys model.ParseWindow accepts (model/windowread.go).
 var (
-	readerTopKeys     = []string{"version", "time", "topology", "cost", "idle", "running", "queues", "jobs", "node_resources"}
-	readerJobKeys     = []string{"id", "nodes", "walltime", "submit", "queue", "nwp", "select", "comm", "pattern"}
-	readerRunningKeys = []string{"id", "nodes", "end", "select", "comm"}
+	readerTopKeys     = []string{"version", "time", "topology", "cost", "idle", "running", "queues", "jobs", "node_resources", "reservations"}
+	readerJobKeys     = []string{"id", "nodes", "walltime", "submit", "queue", "nwp", "select", "comm", "pattern", "place"}
+	readerRunningKeys = []string{"id", "nodes", "end", "select", "comm", "place", "units"}
 )
 
 type schemaDoc map[string]any
@@ -418,6 +418,13 @@ func TestSchemaPatternsMatchReader(t *testing.T) {
 	check("idle", pattern(t, s.at(t, "properties", "idle", "oneOf", "1")).MatchString,
 		func(x string) bool { return strings.TrimSpace(x) == "" || nonEmpty(x) },
 		append([]string{"", "  "}, hostlists...), badHostlists, beyondHostlists)
+
+	place := pattern(t, s.at(t, "$defs", "place"))
+	check("place", place.MatchString,
+		func(x string) bool { _, err := model.ParsePlace(x); return err == nil },
+		[]string{"free", "pack", "scatter", "vscatter", "excl", "shared", "exclhost", "scatter:excl", " excl : pack ", "free:shared"},
+		[]string{"", " ", "EXCL", "group=switch", "pack:scatter", "excl:shared", "pack:", ":excl", "pack:excl:group=x", "x"},
+		nil)
 
 	res := pattern(t, s.at(t, "$defs", "capacities", "propertyNames"))
 	for _, x := range []string{"ncpus", "mem", "x.y-z_1"} {

@@ -14,6 +14,11 @@ type Allocation struct {
 	Nodes []int
 	// Start is the start time, at or after the window time.
 	Start int64
+	// Units, when set, makes this a units allocation of the
+	// time-and-resource model of [Bridi16]: node id → number of the job's
+	// units on it (its keys are exactly Nodes). nil for a whole-node
+	// allocation, which uses every node of Nodes alone.
+	Units map[int]int
 }
 
 // ErrInfeasible is wrapped by every error Check returns.
@@ -37,6 +42,12 @@ const maxCheckProblems = 10
 //     over [start, start + walltime).
 //
 // Check does not require that every job be allocated: deferring is allowed.
+//
+// A units allocation (Units set; see checkUnits for its rules) is held to
+// the time-and-resource model instead of the node count and whole-node
+// rules: its units, their node capacities at every time, exclusivity and
+// place. Every allocation, of either kind, must keep off the window's
+// reservations.
 func Check(w *Window, allocs []Allocation) error {
 	var problems []error
 	add := func(format string, args ...any) {
@@ -83,7 +94,7 @@ func Check(w *Window, allocs []Allocation) error {
 			continue
 		}
 		seenJob[al.Job] = true
-		if len(al.Nodes) != job.Nodes {
+		if al.Units == nil && len(al.Nodes) != job.Nodes {
 			add("job %s: got %d nodes, requested %d", job.ID, len(al.Nodes), job.Nodes)
 		}
 		if al.Start < w.Time {
@@ -92,6 +103,9 @@ func Check(w *Window, allocs []Allocation) error {
 		if al.Start-w.Time > maxTime {
 			add("job %s: starts at %d, more than %d s after the window time", job.ID, al.Start, int64(maxTime))
 			continue
+		}
+		if al.Units != nil {
+			continue // checkUnits
 		}
 		first := len(uses)
 		for _, k := range al.Nodes {
@@ -146,6 +160,8 @@ func Check(w *Window, allocs []Allocation) error {
 			last = i
 		}
 	}
+	checkUnits(w, allocs, add)
+	checkReservations(w, allocs, add)
 	if len(problems) == 0 {
 		return nil
 	}

@@ -37,6 +37,9 @@ type AllocationDoc struct {
 	Start int64    `json:"start"`
 	// Cost is the job's CH cost under the window's cost model.
 	Cost int64 `json:"cost"`
+	// Units, for a units allocation (the time-and-resource model), maps
+	// each node name to the number of the job's units on it.
+	Units map[string]int `json:"units,omitempty"`
 }
 
 // DeferralDoc is one deferred job in a ResultDoc.
@@ -60,13 +63,9 @@ func ParseResult(w *Window, data []byte) (*ResultDoc, []Allocation, error) {
 		if !ok {
 			return nil, nil, fieldErr(path+".job", "job %q is not waiting in the window", a.Job)
 		}
-		al := Allocation{Job: j, Start: a.Start, Nodes: make([]int, len(a.Nodes))}
-		for k, name := range a.Nodes {
-			id, ok := w.Topology.Lookup(name)
-			if !ok {
-				return nil, nil, fieldErr(fmt.Sprintf("%s.nodes[%d]", path, k), "node %q is not in the topology", name)
-			}
-			al.Nodes[k] = id
+		al, err := allocationOf(w, path, j, &a)
+		if err != nil {
+			return nil, nil, err
 		}
 		allocs = append(allocs, al)
 	}
@@ -76,4 +75,27 @@ func ParseResult(w *Window, data []byte) (*ResultDoc, []Allocation, error) {
 		}
 	}
 	return &doc, allocs, nil
+}
+
+// allocationOf maps one allocation document of job index j onto w.
+func allocationOf(w *Window, path string, j int, a *AllocationDoc) (Allocation, error) {
+	al := Allocation{Job: j, Start: a.Start, Nodes: make([]int, len(a.Nodes))}
+	for k, name := range a.Nodes {
+		id, ok := w.Topology.Lookup(name)
+		if !ok {
+			return al, fieldErr(fmt.Sprintf("%s.nodes[%d]", path, k), "node %q is not in the topology", name)
+		}
+		al.Nodes[k] = id
+	}
+	if a.Units != nil {
+		al.Units = make(map[int]int, len(a.Units))
+		for _, name := range sortedKeys(a.Units) {
+			id, ok := w.Topology.Lookup(name)
+			if !ok {
+				return al, fieldErr(fmt.Sprintf("%s.units[%q]", path, name), "node %q is not in the topology", name)
+			}
+			al.Units[id] = a.Units[name]
+		}
+	}
+	return al, nil
 }

@@ -34,6 +34,10 @@ type Window struct {
 	// Resources holds each node's capacities (by node id); nil when the
 	// window file has no node_resources.
 	Resources []Resources
+	// Reservations are node reservations and maintenance intervals: no
+	// waiting job may run on their nodes while they last ([Bridi16]'s
+	// noOverlap). nil when the window file has none.
+	Reservations []Reservation
 	// Cost prices a job's node set.
 	Cost CostModel
 }
@@ -89,6 +93,9 @@ type Job struct {
 	// omits "pattern"; the empty string of a Job built in Go means
 	// PatternRD too.
 	Pattern string
+	// Place is the PBS place statement (arrangement of the job's units
+	// over nodes, exclusivity); the zero value is free and shared.
+	Place Place
 }
 
 // The communication patterns a Job may name in Pattern.
@@ -118,6 +125,26 @@ type RunningJob struct {
 	// al.'s allocators count the communication-intensive busy nodes of
 	// each leaf switch from it.
 	Comm bool
+	// Units, when set, gives the number of the job's units (chunks of its
+	// one-chunk Select) on each of its nodes; its keys are exactly Nodes.
+	// Without it, a job with a Select uses the whole statement on each of
+	// its nodes, and a job without one uses its nodes whole.
+	Units map[int]int
+	// Place is the running job's PBS place statement; Exclusive keeps
+	// every other job off its nodes until End.
+	Place Place
+}
+
+// A Reservation keeps every waiting job off Nodes over [Start, End): a
+// PBS reservation or a maintenance interval. Start may lie before the
+// window time (a reservation in progress); End lies after it.
+type Reservation struct {
+	// ID names the reservation (optional).
+	ID string
+	// Nodes are the reserved node ids.
+	Nodes []int
+	// Start and End bound the reservation, in seconds.
+	Start, End int64
 }
 
 // A Queue holds a queue's parameters.

@@ -85,6 +85,9 @@ func ParseWindow(data []byte, opt ParseOptions) (*Window, error) {
 	if err := readNodeResources(root, w); err != nil {
 		return nil, err
 	}
+	if err := readReservations(root, w); err != nil {
+		return nil, err
+	}
 	if err := root.unknown(); err != nil {
 		return nil, err
 	}
@@ -330,6 +333,12 @@ func readRunning(root *jobj, w *Window, ids map[string]string) error {
 		if r.Comm, err = readBool(o, "comm", false); err != nil {
 			return err
 		}
+		if r.Place, err = readPlace(o, path); err != nil {
+			return err
+		}
+		if r.Units, err = readRunningUnits(o, path, w, &r); err != nil {
+			return err
+		}
 		if err := o.unknown(); err != nil {
 			return err
 		}
@@ -471,6 +480,9 @@ func readJobs(root *jobj, w *Window, ids map[string]string) error {
 		case PatternRD, PatternRHVD, PatternBinomial:
 		default:
 			return fieldErr(path+".pattern", "must be %s, %s or %s", PatternRD, PatternRHVD, PatternBinomial)
+		}
+		if j.Place, err = readPlace(o, path); err != nil {
+			return err
 		}
 		if err := o.unknown(); err != nil {
 			return err

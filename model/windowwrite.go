@@ -17,6 +17,14 @@ type windowDoc struct {
 	Queues        map[string]queueDoc  `json:"queues,omitempty"`
 	Jobs          []jobDoc             `json:"jobs"`
 	NodeResources map[string]Resources `json:"node_resources,omitempty"`
+	Reservations  []reservationDoc     `json:"reservations,omitempty"`
+}
+
+type reservationDoc struct {
+	ID    string `json:"id,omitempty"`
+	Nodes string `json:"nodes"`
+	Start int64  `json:"start"`
+	End   int64  `json:"end"`
 }
 
 type costDoc struct {
@@ -30,7 +38,9 @@ type runningDoc struct {
 	End    int64  `json:"end"`
 	Select string `json:"select,omitempty"`
 	// Comm is written only when true (the default is false).
-	Comm bool `json:"comm,omitempty"`
+	Comm  bool           `json:"comm,omitempty"`
+	Place string         `json:"place,omitempty"`
+	Units map[string]int `json:"units,omitempty"`
 }
 
 type queueDoc struct {
@@ -49,6 +59,8 @@ type jobDoc struct {
 	Comm *bool `json:"comm,omitempty"`
 	// Pattern is written only when it is not the default "rd".
 	Pattern string `json:"pattern,omitempty"`
+	// Place is written only when it is not the default (free, shared).
+	Place string `json:"place,omitempty"`
 }
 
 // MarshalJSON writes the window in the version 1 format that ParseWindow
@@ -69,6 +81,13 @@ func (w *Window) MarshalJSON() ([]byte, error) {
 		rd := runningDoc{ID: r.ID, Nodes: CompressHostlist(w.NodeNames(r.Nodes)), End: r.End, Comm: r.Comm}
 		if r.Select != nil {
 			rd.Select = r.Select.String()
+		}
+		rd.Place = r.Place.String()
+		if r.Units != nil {
+			rd.Units = make(map[string]int, len(r.Units))
+			for id, u := range r.Units {
+				rd.Units[w.Topology.Name(id)] = u
+			}
 		}
 		d.Running = append(d.Running, rd)
 	}
@@ -92,6 +111,7 @@ func (w *Window) MarshalJSON() ([]byte, error) {
 		if j.Pattern != PatternRD {
 			jd.Pattern = j.Pattern // "" (PatternRD) is omitted too
 		}
+		jd.Place = j.Place.String()
 		d.Jobs = append(d.Jobs, jd)
 	}
 	if w.Resources != nil {
@@ -101,6 +121,9 @@ func (w *Window) MarshalJSON() ([]byte, error) {
 				d.NodeResources[w.Topology.Name(id)] = r
 			}
 		}
+	}
+	for _, r := range w.Reservations {
+		d.Reservations = append(d.Reservations, reservationDoc{ID: r.ID, Nodes: CompressHostlist(w.NodeNames(r.Nodes)), Start: r.Start, End: r.End})
 	}
 	return json.MarshalIndent(d, "", "  ")
 }

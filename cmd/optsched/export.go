@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -18,6 +20,9 @@ type exportOptions struct {
 	formulation string
 	maxJobs     int
 	output      string
+	// granularity and bound serve --format cnf (schedule.go).
+	granularity time.Duration
+	bound       float64
 }
 
 func newExportCmd(s *streams, runF func(*exportOptions) error) *cobra.Command {
@@ -29,9 +34,17 @@ func newExportCmd(s *streams, runF func(*exportOptions) error) *cobra.Command {
 program of its multi-node jobs (Lan et al. §IV-A) in lp_solve's LP format or
 in free MPS, so that CBC, HiGHS, SCIP, Gurobi or lp_solve can be timed on
 exactly the model optsched solves. The objective is stated as minimisation;
-all variables are binary.`,
+all variables are binary.
+
+--format cnf writes instead the complete CNF of the time-and-resource model
+(optsched solve --encoding cp) in DIMACS: satisfiable exactly when some
+schedule on the --granularity grid has a weighted queue time of at most
+--bound (default: strictly better than the best of the PBS list
+schedules). Comment lines say which variables hold each job's start and
+units.`,
 		Example: `  optsched export --format mps window.json > window.mps
-  optsched export --format lp --formulation paper --max-jobs 5 window.json`,
+  optsched export --format lp --formulation paper --max-jobs 5 window.json
+  optsched export --format cnf instances/eurora-example.json > eurora.cnf && cadical eurora.cnf`,
 		Args: argsBetween(1, 1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			opts.window = args[0]
@@ -42,7 +55,9 @@ all variables are binary.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.format, "format", "mps", "lp (lp_solve syntax) or mps (free MPS)")
+	f.StringVar(&opts.format, "format", "mps", "lp (lp_solve syntax) or mps (free MPS); cnf: DIMACS CNF of the time-and-resource model (--encoding cp)")
+	f.DurationVar(&opts.granularity, "granularity", 60*time.Second, "cnf: time grid of the starts (whole seconds)")
+	f.Float64Var(&opts.bound, "bound", math.NaN(), "cnf: ask for a schedule with weighted queue time at most this (default: better than the best PBS list schedule)")
 	f.StringVar(&opts.formulation, "formulation", "strong", "strong or paper")
 	f.IntVar(&opts.maxJobs, "max-jobs", 0, "cap on the multi-node jobs, as for solve")
 	f.StringVarP(&opts.output, "output", "o", "-", "file to write, - for stdout")
@@ -50,8 +65,11 @@ all variables are binary.`,
 }
 
 func runExport(opts *exportOptions) error {
+	if opts.format == "cnf" {
+		return runExportCNF(opts)
+	}
 	if opts.format != "lp" && opts.format != "mps" {
-		return usageError{fmt.Errorf("--format must be lp or mps, got %q", opts.format)}
+		return usageError{fmt.Errorf("--format must be lp or mps (or cnf), got %q", opts.format)}
 	}
 	form, err := scas.ParseFormulation(opts.formulation)
 	if err != nil {

@@ -120,6 +120,12 @@ func registry() *solver.Registry {
 		func(solver.Config) (solver.Solver, error) { return heuristics.MishraGreedy{}, nil })
 	r.Register("mishra-balanced", "tree", "heuristic: Mishra et al.'s balanced allocation — power-of-two shares of leaves by communication ratio",
 		func(solver.Config) (solver.Solver, error) { return heuristics.MishraBalanced{}, nil })
+	r.Register("sat", "cp", "exact: Bridi et al.'s CP model (alternative, cumulative, noOverlap) on gini, bound tightening from the PBS list schedules (--encoding cp)",
+		func(solver.Config) (solver.Solver, error) { return notWholeNode{"sat"}, nil })
+	r.Register("pbs-fifo", "cp", "heuristic: PBSFifo list schedule — submission order, backfilling limited to 10 (--encoding cp)",
+		func(solver.Config) (solver.Solver, error) { return notWholeNode{"pbs-fifo"}, nil })
+	r.Register("pbs-walltime", "cp", "heuristic: PBSWalltime list schedule — increasing walltime, backfilling limited to 400 (--encoding cp)",
+		func(solver.Config) (solver.Solver, error) { return notWholeNode{"pbs-walltime"}, nil })
 	r.Register("mishra-adaptive", "tree", "heuristic: Mishra et al.'s adaptive allocation — per job, the cheaper of greedy and balanced under their pattern cost",
 		func(solver.Config) (solver.Solver, error) { return heuristics.MishraAdaptive{}, nil })
 	return r

@@ -36,6 +36,9 @@ type solveOptions struct {
 	sa          solver.SAParams
 	nsaWeights  string
 	nsaSample   bool
+	// granularity and solverSet serve the cp encoding (schedule.go).
+	granularity time.Duration
+	solverSet   bool
 }
 
 func newSolveCmd(s *streams, runF func(*solveOptions) error) *cobra.Command {
@@ -60,12 +63,22 @@ The default is the exact csp solver. --encoding scas with --solver lpsolve
 solves the M_SCAS 0-1 program; --solver clp reports its LP bound with a
 rounded allocation.
 
+--encoding cp reads the window as Bridi et al.'s time-and-resource model:
+when and where every waiting job starts, its select's units placed on nodes
+with capacities (node_resources), beside the running jobs, outside the
+reservations, minimising the weighted queue time sum (start - submit) /
+expected_wait. The exact sat solver (the default there) starts from the
+best of the pbs-walltime and pbs-fifo list schedules and returns it as
+"fallback" when it finds nothing better in time; --granularity sets the
+grid of the starts.
+
 Exit codes: 0 solved, 1 error, 2 usage, 3 infeasible.`,
 		Example: `  optsched solve instances/example-window.json
   optsched solve --max-jobs 5 -o json window.json > result.json
   optsched gen --seed 7 | optsched solve -
   optsched solve --encoding scas --solver lpsolve --formulation paper window.json
-  optsched solve -v --time-limit 1s big-window.json`,
+  optsched solve -v --time-limit 1s big-window.json
+  optsched solve --encoding cp --time-limit 1s instances/eurora-example.json`,
 		Args: argsBetween(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.window = args[0]
@@ -75,6 +88,7 @@ Exit codes: 0 solved, 1 error, 2 usage, 3 infeasible.`,
 			if cmd.Flags().Changed("solver") && cmd.Flags().Changed("heuristic") {
 				return usageError{fmt.Errorf("give --solver or --heuristic, not both")}
 			}
+			opts.solverSet = cmd.Flags().Changed("solver")
 			if runF != nil {
 				return runF(opts)
 			}
@@ -86,11 +100,12 @@ Exit codes: 0 solved, 1 error, 2 usage, 3 infeasible.`,
 	f.IntVar(&opts.maxJobs, "max-jobs", 0, "cap on the multi-node jobs of the window; 0 = no cap (Lan et al.'s code uses 5)")
 	f.StringVar(&opts.cost, "cost", "lan-code", "CH cost model, overriding the window's: lan-code or lan-paper")
 	f.StringVar(&opts.solver, "solver", "csp", "solver to run ("+strings.Join(registry().Names(), ", ")+")")
-	f.StringVar(&opts.heuristic, "heuristic", "", "heuristic to run instead of a solver (seq, sa, nsa, slurm, mishra-greedy, mishra-balanced, mishra-adaptive)")
-	f.StringVar(&opts.encoding, "encoding", "", "formulation family: csp or scas (default: the solver's own)")
+	f.StringVar(&opts.heuristic, "heuristic", "", "heuristic to run instead of a solver (seq, sa, nsa, slurm, mishra-greedy, mishra-balanced, mishra-adaptive; cp encoding: pbs-fifo, pbs-walltime)")
+	f.StringVar(&opts.encoding, "encoding", "", "formulation family: csp or scas (default: the solver's own); cp for the time-and-resource model (when and where every job starts)")
+	f.DurationVar(&opts.granularity, "granularity", 60*time.Second, "cp encoding: time grid of the starts (whole seconds)")
 	f.StringVar(&opts.formulation, "formulation", "strong", "M_SCAS program form for scas solvers: strong or paper")
 	f.BoolVarP(&opts.verbose, "verbose", "v", false, "log incumbents and bounds as they improve, on stderr")
-	f.StringVar(&opts.fallback, "fallback", "sa", "heuristic that takes over when the exact solver runs out of time: sa, nsa or none")
+	f.StringVar(&opts.fallback, "fallback", "sa", "heuristic that takes over when the exact solver runs out of time: sa, nsa or none (cp encoding: the best PBS list schedule unless none)")
 	f.StringVar(&opts.nsaWeights, "nsa-weights", "", "NSA: weights file of the repair policy (optsched train nsa; default: the shipped weights)")
 	f.BoolVar(&opts.nsaSample, "nsa-sample", true, "NSA: draw each start from the policy (false: take the most probable start; measured worse, see the README)")
 	f.Uint64Var(&opts.seed, "seed", 1, "random seed of randomised solvers (sa)")
@@ -115,6 +130,9 @@ func runSolve(ctx context.Context, opts *solveOptions) error {
 	if opts.maxJobs < 0 {
 		return usageError{fmt.Errorf("--max-jobs must be at least 0, got %d", opts.maxJobs)}
 	}
+	if opts.isCP() {
+		return runSchedule(ctx, opts, format)
+	}
 	s, err := opts.newSolver()
 	if err != nil {
 		return err
@@ -122,6 +140,9 @@ func runSolve(ctx context.Context, opts *solveOptions) error {
 	w, err := loadWindow(opts.window, opts.streams.in)
 	if err != nil {
 		return err
+	}
+	if len(w.Reservations) > 0 {
+		return usageError{fmt.Errorf("the window has reservations, which only the time-and-resource model honours: use --encoding cp")}
 	}
 	if opts.cost != "" {
 		if w.Cost.Kind, err = model.ParseCostKind(opts.cost); err != nil {
@@ -174,7 +195,7 @@ func (opts *solveOptions) newSolver() (solver.Solver, error) {
 	case "csp", "scas":
 		return nil, usageError{fmt.Errorf("--encoding %s: %s solves the %s encoding", opts.encoding, name, reg.Encoding(name))}
 	default:
-		return nil, usageError{fmt.Errorf("--encoding must be csp or scas, got %q", opts.encoding)}
+		return nil, usageError{fmt.Errorf("--encoding must be csp or scas (or cp, the time-and-resource model), got %q", opts.encoding)}
 	}
 	if opts.sa.Tmax <= 0 || opts.sa.Tmin <= 0 || opts.sa.Tmin > opts.sa.Tmax {
 		return nil, usageError{fmt.Errorf("--sa-tmin and --sa-tmax must satisfy 0 < tmin <= tmax, got %g and %g", opts.sa.Tmin, opts.sa.Tmax)}
@@ -208,6 +229,20 @@ func (opts *solveOptions) newSolver() (solver.Solver, error) {
 		return solver.Portfolio{Exact: s, Fallback: fb}, nil
 	}
 	return nil, usageError{fmt.Errorf("--fallback must be sa, nsa or none, got %q", opts.fallback)}
+}
+
+// isCP reports whether the solve is of the time-and-resource model:
+// --encoding cp, or a solver or heuristic of that encoding.
+func (opts *solveOptions) isCP() bool {
+	if opts.encoding == "cp" {
+		return true
+	}
+	reg := registry()
+	name := opts.heuristic
+	if name == "" && opts.solverSet {
+		name = opts.solver
+	}
+	return name != "" && slices.Contains(reg.Names(), name) && reg.Encoding(name) == "cp" && opts.encoding == ""
 }
 
 // printResultTable writes a result for people.

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -66,6 +68,10 @@ func runValidate(opts *validateOptions) error {
 	if err != nil {
 		return err
 	}
+	var kind struct{ Encoding string }
+	if json.Unmarshal(data, &kind) == nil && kind.Encoding == "cp" {
+		return validateSchedule(opts, w, data)
+	}
 	doc, allocs, err := model.ParseResult(w, data)
 	if err != nil {
 		return fmt.Errorf("%s: %w", opts.result, err)
@@ -93,6 +99,29 @@ func runValidate(opts *validateOptions) error {
 		return infeasibleError{fmt.Errorf("bound: %g is above the objective %d", *doc.Bound, *doc.Objective)}
 	}
 	fmt.Fprintf(out, "result ok: %d jobs allocated, %d deferred, objective %d, status %s\n",
+		len(allocs), len(doc.Deferred), obj, doc.Status)
+	return nil
+}
+
+// validateSchedule checks a schedule of the time-and-resource model (the
+// JSON of 'optsched solve --encoding cp'): model.Check, the reported
+// objective (the weighted queue time) and the bound.
+func validateSchedule(opts *validateOptions, w *model.Window, data []byte) error {
+	doc, allocs, err := model.ParseSchedule(w, data)
+	if err != nil {
+		return fmt.Errorf("%s: %w", opts.result, err)
+	}
+	if err := model.Check(w, allocs); err != nil {
+		return err
+	}
+	obj := model.WeightedQueueTime(w, allocs)
+	if doc.Objective != nil && math.Abs(*doc.Objective-obj) > 1e-6*math.Max(1, math.Abs(obj)) {
+		return infeasibleError{fmt.Errorf("objective: reported %.9g, the schedule's weighted queue time is %.9g", *doc.Objective, obj)}
+	}
+	if doc.Bound != nil && doc.Objective != nil && *doc.Bound > *doc.Objective+1e-6*math.Max(1, math.Abs(*doc.Objective)) {
+		return infeasibleError{fmt.Errorf("bound: %.9g is above the objective %.9g", *doc.Bound, *doc.Objective)}
+	}
+	fmt.Fprintf(opts.streams.out, "schedule ok: %d jobs scheduled, %d deferred, objective %.6g, status %s\n",
 		len(allocs), len(doc.Deferred), obj, doc.Status)
 	return nil
 }

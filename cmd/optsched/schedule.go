@@ -1,0 +1,221 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"text/tabwriter"
+	"time"
+
+	"github.com/optsched/optsched/encode/cnf"
+	"github.com/optsched/optsched/encode/cp"
+	"github.com/optsched/optsched/heuristics"
+	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/solver"
+	"github.com/optsched/optsched/solver/sat"
+)
+
+// This file wires the time-and-resource model of Bridi et al. (optsched
+// solve --encoding cp, export --format cnf) into the command line.
+
+// cpSchedulers are the schedulers of the time-and-resource model, by the
+// name --solver or --heuristic gives.
+func cpScheduler(name string, initial bool, progress io.Writer) (solver.Scheduler, error) {
+	switch name {
+	case "sat":
+		s := sat.Solver{Progress: progress}
+		if initial {
+			s.Initial = []solver.Scheduler{heuristics.PBSWalltime(), heuristics.PBSFifo()}
+		}
+		return s, nil
+	case "pbs-fifo":
+		return heuristics.PBSFifo(), nil
+	case "pbs-walltime":
+		return heuristics.PBSWalltime(), nil
+	}
+	return nil, usageError{fmt.Errorf("%q does not schedule the cp encoding (use sat, pbs-fifo or pbs-walltime)", name)}
+}
+
+// notWholeNode is the registry's face of a scheduler of the cp encoding:
+// it refuses whole-node problems, which the cp encoding does not read.
+type notWholeNode struct{ name string }
+
+func (n notWholeNode) Name() string { return n.name }
+
+func (n notWholeNode) Solve(context.Context, *solver.Problem) (*solver.Result, error) {
+	return nil, fmt.Errorf("%s schedules the time-and-resource model (optsched solve --encoding cp), not whole-node windows", n.name)
+}
+
+// granularity validates --granularity and returns it in seconds.
+func granularity(d time.Duration) (int64, error) {
+	if d < time.Second || d%time.Second != 0 {
+		return 0, usageError{fmt.Errorf("--granularity must be a whole number of seconds, at least 1s; got %v", d)}
+	}
+	return int64(d / time.Second), nil
+}
+
+// runSchedule is `optsched solve --encoding cp`.
+func runSchedule(ctx context.Context, opts *solveOptions, format string) error {
+	if opts.maxJobs != 0 {
+		return usageError{fmt.Errorf("--max-jobs applies to the whole-node model; the cp encoding schedules every waiting job")}
+	}
+	g, err := granularity(opts.granularity)
+	if err != nil {
+		return err
+	}
+	name := "sat"
+	switch {
+	case opts.heuristic != "":
+		name = opts.heuristic
+	case opts.solverSet:
+		name = opts.solver
+	}
+	var progress io.Writer
+	if opts.verbose {
+		progress = opts.streams.err
+	}
+	if opts.fallback != "sa" && opts.fallback != "none" && opts.fallback != "pbs" {
+		return usageError{fmt.Errorf("--fallback must be sa, pbs or none, got %q", opts.fallback)}
+	}
+	s, err := cpScheduler(name, opts.fallback != "none", progress)
+	if err != nil {
+		return err
+	}
+	w, err := loadWindow(opts.window, opts.streams.in)
+	if err != nil {
+		return err
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	res, err := solver.ScheduleWindow(ctx, w, s, solver.ScheduleOptions{Granularity: g}, opts.timeLimit)
+	if err != nil {
+		return err
+	}
+	doc := res.Doc(w)
+	if format == "json" {
+		enc := json.NewEncoder(opts.streams.out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(doc); err != nil {
+			return err
+		}
+	} else {
+		printScheduleTable(opts.streams.out, w, &doc)
+	}
+	if res.Status == solver.Unknown {
+		return fmt.Errorf("no schedule found within %v", opts.timeLimit)
+	}
+	return nil
+}
+
+// printScheduleTable writes a schedule for people: the jobs that start
+// now (the decisions) first, then the reservations of later starts.
+func printScheduleTable(out io.Writer, w *model.Window, d *model.ScheduleDoc) {
+	num := func(p *float64) string {
+		if p == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%.6g", *p)
+	}
+	gap := "-"
+	if d.Gap != nil {
+		gap = fmt.Sprintf("%.3f%%", 100**d.Gap)
+	}
+	fmt.Fprintf(out, "status %s   objective %s   bound %s   gap %s\n", d.Status, num(d.Objective), num(d.Bound), gap)
+	fmt.Fprintf(out, "solver %s   encoding %s   grid %d s   elapsed %.3f ms\n\n", d.Solver, d.Encoding, d.Granularity, d.ElapsedMS)
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "JOB\tQUEUE\tSTART\tWAIT\tUNITS\tNODES")
+	for _, a := range d.Allocations {
+		j, _ := w.JobIndex(a.Job)
+		when := "now"
+		if a.Start > w.Time {
+			when = fmt.Sprintf("+%ds", a.Start-w.Time)
+		}
+		names := slices.Sorted(func(yield func(string) bool) {
+			for n := range a.Units {
+				if !yield(n) {
+					return
+				}
+			}
+		})
+		units := ""
+		for i, n := range names {
+			if i > 0 {
+				units += " "
+			}
+			units += fmt.Sprintf("%s:%d", n, a.Units[n])
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%ds\t%s\t%s\n", a.Job, w.Jobs[j].Queue, when, a.Start-w.Jobs[j].Submit, units, model.CompressHostlist(a.Nodes))
+	}
+	tw.Flush()
+	if len(d.Deferred) > 0 {
+		fmt.Fprintf(out, "\ndeferred (%d):\n", len(d.Deferred))
+		tw = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		for _, def := range d.Deferred {
+			fmt.Fprintf(tw, "  %s\t%s\n", def.Job, def.Reason)
+		}
+		tw.Flush()
+	}
+}
+
+// runExportCNF is `optsched export --format cnf`.
+func runExportCNF(opts *exportOptions) error {
+	if opts.maxJobs != 0 {
+		return usageError{fmt.Errorf("--max-jobs applies to the whole-node model; the cnf export covers every waiting job")}
+	}
+	g, err := granularity(opts.granularity)
+	if err != nil {
+		return err
+	}
+	w, err := loadWindow(opts.window, opts.streams.in)
+	if err != nil {
+		return err
+	}
+	m, err := cp.Build(w, g)
+	if err != nil {
+		return err
+	}
+	if len(m.Jobs) == 0 {
+		return fmt.Errorf("no waiting job can start: nothing to export")
+	}
+	var bound int64
+	if math.IsNaN(opts.bound) {
+		// Better than the best list schedule.
+		bound = math.MaxInt64
+		for _, h := range []solver.Scheduler{heuristics.PBSWalltime(), heuristics.PBSFifo()} {
+			sch, err := h.Schedule(context.Background(), w, solver.ScheduleOptions{Granularity: g})
+			if err != nil {
+				return err
+			}
+			var W int64
+			for _, a := range sch.Allocations {
+				for _, j := range m.Jobs {
+					if j.Index == a.Job {
+						W += j.Weight * ((a.Start - w.Time) / g)
+					}
+				}
+			}
+			bound = min(bound, W-1)
+		}
+	} else {
+		if !m.ExactWeights {
+			return usageError{fmt.Errorf("--bound needs queue expected waits with a small common multiple; give none to export against the list schedules")}
+		}
+		// objective ≤ b  ⇔  W ≤ (b − C)·Scale/g, C the objective of W = 0.
+		c := m.ObjectiveOfWeighted(0)
+		bound = int64(math.Floor((opts.bound - c) * float64(m.Scale) / float64(g) * (1 + 1e-12)))
+	}
+	var f cnf.Formula
+	enc, err := sat.EncodeBounded(m, bound, &f)
+	if err != nil {
+		return err
+	}
+	f.Comments = sat.Comments(m, enc, bound)
+	if opts.output == "-" {
+		return f.WriteDIMACS(opts.streams.out)
+	}
+	return writeFileWith(opts.output, f.WriteDIMACS)
+}

@@ -1,0 +1,45 @@
+// Package cnf encodes a time-and-resource model (encode/cp) as CNF for a
+// SAT solver. The encoder writes clauses to a Sink — gini in solver/sat,
+// or a DIMACS file for any outside solver (`optsched export --format
+// cnf`) — and knows no solver.
+//
+// The decompositions, constraint by constraint (notation of encode/cp):
+//
+//   - Start times, order encoding: y_{i,s} ⇔ [s_i ≤ s] for s in the job's
+//     domain [Lo_i, Hi_i) (y_{i,s} is false below Lo_i and true from Hi_i),
+//     with y_{i,s} → y_{i,s+1}. "s_i = s" is y_{i,s} ∧ ¬y_{i,s−1}.
+//   - alternative(job_i, [unit placements], u_i): the units on each node
+//     in unary, x_{i,n,k} ⇔ [units_{i,n} ≥ k] with x_{i,n,k+1} → x_{i,n,k};
+//     Σ_n units_{i,n} = u_i by a totalizer over these unary numbers whose
+//     output u_i is asserted and output u_i + 1 refuted; place=pack adds an
+//     at-most-one over the x_{i,n,1}.
+//   - synchronize(job_i): structural — all units share y_i.
+//   - cumulative against running jobs, and noOverlap against
+//     reservations, are static: k units of i on n need s_i ≥ the slot at
+//     which k units first fit beside n's running jobs (¬x_{i,n,k} ∨
+//     ¬y_{i,rel−1}), and a reservation excludes a range of starts
+//     (¬x_{i,n,1} ∨ y_{i,lo−1} ∨ ¬y_{i,hi}).
+//   - cumulative(n, l) between waiting jobs, checked at each job's start
+//     (usage rises only when a job starts, so the starts are the only
+//     instants to check): for every ordered pair, act_{i@j} is implied by
+//     "i runs at s_j" (s_i ≤ s_j < s_i + D_i; one clause per slot of s_j);
+//     z_{i,j,n,k} is implied by x_{i,n,k} ∧ act_{i@j}; then, when j is on
+//     n, Σ_i r_{i,l}·Σ_k z_{i,j,n,k} + r_{j,l}·Σ_k x_{j,n,k} + Σ_running
+//     use_l·[s_j < end] ≤ cap_{n,l}, a pseudo-Boolean constraint encoded
+//     as a reduced BDD with interval memoisation (Abío et al., "A New Look
+//     at BDDs for Pseudo-Boolean Constraints", JAIR 2012). Only the
+//     resources j needs are checked at j's start: for the others the
+//     check at the latest earlier start covers it.
+//   - noOverlap(n) for an exclusive job: ¬x_{i,n,1} ∨ ¬x_{j,n,1} ∨
+//     ¬act_{i@j} for every other job i, in both directions.
+//   - Objective bound Σ_i ω_i (s_i − Lo_i) ≤ B: a multi-valued decision
+//     diagram over the jobs' unary delays [s_i − Lo_i ≥ v] = ¬y_{i,Lo_i+v−1},
+//     reduced with the same interval memo, so the diagrams of successive
+//     bounds share their nodes; the bound is one literal, AtMost(B), to
+//     assume.
+//
+// The per-(job, node) cumulative/noOverlap blocks can be emitted all at
+// once (EncodeAll, a complete CNF as DIMACS needs) or on demand
+// (NodeBlock), as solver/sat does: it adds a block when a candidate
+// schedule violates it, a lazy but complete decomposition.
+package cnf

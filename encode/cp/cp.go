@@ -1,0 +1,527 @@
+package cp
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/optsched/optsched/model"
+)
+
+// A Model is a window read as a scheduling problem on a time grid.
+type Model struct {
+	Window *model.Window
+	// Grid is the granularity g in seconds; slot s is Window.Time + s·g.
+	Grid int64
+	// Resources names the resources, the index of every vector below.
+	Resources []string
+	// Nodes are the usable nodes: idle, or freed by a running job.
+	Nodes []Node
+	// Jobs are the waiting jobs that can start, in window order.
+	Jobs []Job
+	// Deferred are the waiting jobs that can never start, with the reason.
+	Deferred []model.Deferral
+	// Scale makes the objective weights integers: ω_i = Scale / ewt_{q_i}.
+	Scale int64
+	// ExactWeights is false when the expected waits have no common
+	// multiple small enough; the weights are then rounded and the
+	// objective Σ ω_i s_i only approximates Eq. (2).
+	ExactWeights bool
+	// GridExact reports that walltimes, running jobs' ends and reservation
+	// bounds are all multiples of Grid from the window time, so that an
+	// optimum on the grid is an optimum over all start times.
+	GridExact bool
+}
+
+// A Node is a usable node.
+type Node struct {
+	// ID is the topology's node id.
+	ID int
+	// Cap is the capacity of each resource.
+	Cap []int64
+	// Running are the running jobs on the node.
+	Running []Run
+	// Reserved are the node's reservations, [start, end) in seconds.
+	Reserved [][2]int64
+	// Class numbers the node's symmetry class: nodes of one class have the
+	// same capacities, running uses and reservations, so exchanging them
+	// in a schedule keeps it feasible and its objective.
+	Class int
+}
+
+// A Run is a running job's use of a node until the slot EndSlot: it is
+// running at slot s when s < EndSlot.
+type Run struct {
+	ID      string
+	EndSlot int
+	// Use is what the job uses of each resource; Excl keeps every other
+	// job off the node.
+	Use  []int64
+	Excl bool
+}
+
+// A Job is a waiting job of the model.
+type Job struct {
+	// Index is the job's index in Window.Jobs.
+	Index int
+	ID    string
+	// Units is u_i; Req the per-unit requirement r_{i,l}.
+	Units int
+	Req   []int64
+	// Whole: a job of whole nodes (no select): one unit per node, exclusive.
+	Whole bool
+	// Excl: shares none of its nodes while it runs.
+	Excl bool
+	// Pack: all units on one node.
+	Pack bool
+	// Dur is D_i = ⌈walltime/g⌉, in slots.
+	Dur int
+	// Weight is ω_i.
+	Weight int64
+	// EST is the earliest slot at which the job fits alone beside the
+	// running jobs and the reservations.
+	EST int
+	// Options are the nodes the job may use.
+	Options []Option
+}
+
+// An Option is a node on which a job may place units.
+type Option struct {
+	// Node indexes Model.Nodes.
+	Node int
+	// MaxUnits bounds the job's units on the node (capacity on the empty
+	// node, place=scatter, whole nodes, pack).
+	MaxUnits int
+	// Release[k−1] is the earliest slot at which k units fit beside the
+	// node's running jobs.
+	Release []int
+	// Forbid lists start slots [lo, hi] excluded by the node's
+	// reservations.
+	Forbid [][2]int
+}
+
+// Build reads w as a scheduling problem on a grid of g seconds (g ≥ 1).
+func Build(w *model.Window, g int64) (*Model, error) {
+	if g < 1 {
+		return nil, fmt.Errorf("cp: granularity must be at least 1 s, got %d", g)
+	}
+	m := &Model{Window: w, Grid: g, GridExact: true}
+	t0 := w.Time
+	onGrid := func(x int64) bool { return (x-t0)%g == 0 }
+
+	// Resources: every name any capacity, use or requirement mentions.
+	names := map[string]bool{}
+	for _, r := range w.Resources {
+		for k := range r {
+			names[k] = true
+		}
+	}
+	for _, r := range w.Running {
+		for _, c := range r.Select {
+			for k := range c.Amounts {
+				names[k] = true
+			}
+		}
+	}
+	for _, j := range w.Jobs {
+		for _, c := range j.Select {
+			for k := range c.Amounts {
+				names[k] = true
+			}
+		}
+	}
+	for k := range names {
+		m.Resources = append(m.Resources, k)
+	}
+	slices.Sort(m.Resources)
+	vec := func(r model.Resources, f int64) []int64 {
+		v := make([]int64, len(m.Resources))
+		for i, k := range m.Resources {
+			v[i] = r[k] * f
+		}
+		return v
+	}
+
+	// Usable nodes, their running jobs and reservations.
+	n := w.Topology.NumNodes()
+	index := make([]int, n)
+	for k := range index {
+		index[k] = -1
+	}
+	usable := make([]bool, n)
+	for _, k := range w.Idle {
+		usable[k] = true
+	}
+	for _, r := range w.Running {
+		for _, k := range r.Nodes {
+			usable[k] = true
+		}
+	}
+	for k := range n {
+		if !usable[k] {
+			continue
+		}
+		var capv []int64
+		if w.Resources != nil {
+			capv = vec(w.Resources[k], 1)
+		} else {
+			capv = make([]int64, len(m.Resources))
+		}
+		index[k] = len(m.Nodes)
+		m.Nodes = append(m.Nodes, Node{ID: k, Cap: capv})
+	}
+	for _, r := range w.Running {
+		m.GridExact = m.GridExact && onGrid(r.End)
+		for _, k := range r.Nodes {
+			run := Run{ID: r.ID, EndSlot: int(ceilDiv(r.End-t0, g)), Excl: r.Select == nil || r.Place.Exclusive}
+			switch {
+			case r.Select == nil:
+				run.Use = make([]int64, len(m.Resources))
+			case r.Units != nil && len(r.Select) == 1:
+				run.Use = vec(r.Select[0].Amounts, int64(r.Units[k]))
+			default:
+				run.Use = make([]int64, len(m.Resources))
+				for _, c := range r.Select {
+					for i, v := range vec(c.Amounts, int64(c.Count)) {
+						run.Use[i] += v
+					}
+				}
+			}
+			nd := &m.Nodes[index[k]]
+			nd.Running = append(nd.Running, run)
+		}
+	}
+	for _, r := range w.Reservations {
+		m.GridExact = m.GridExact && (r.Start <= t0 || onGrid(r.Start)) && onGrid(r.End)
+		for _, k := range r.Nodes {
+			if index[k] >= 0 {
+				nd := &m.Nodes[index[k]]
+				nd.Reserved = append(nd.Reserved, [2]int64{r.Start, r.End})
+			}
+		}
+	}
+	classes := map[string]int{}
+	for i := range m.Nodes {
+		nd := &m.Nodes[i]
+		slices.SortFunc(nd.Reserved, func(a, b [2]int64) int { return cmpPair(a, b) })
+		runs := make([]string, len(nd.Running))
+		for r, run := range nd.Running {
+			runs[r] = fmt.Sprint(run.EndSlot, run.Use, run.Excl)
+		}
+		slices.Sort(runs)
+		key := fmt.Sprint(nd.Cap, runs, nd.Reserved)
+		c, ok := classes[key]
+		if !ok {
+			c = len(classes)
+			classes[key] = c
+		}
+		nd.Class = c
+	}
+
+	// Jobs.
+	for ji := range w.Jobs {
+		wj := &w.Jobs[ji]
+		j := Job{Index: ji, ID: wj.ID, Excl: wj.Place.Exclusive, Pack: wj.Place.Arrangement == model.ArrangePack,
+			Dur: int(ceilDiv(wj.Walltime, g))}
+		m.GridExact = m.GridExact && wj.Walltime%g == 0
+		scatter := wj.Place.Arrangement == model.ArrangeScatter
+		switch {
+		case wj.Select == nil:
+			j.Units, j.Whole, j.Excl, scatter = wj.Nodes, true, true, true
+			j.Req = make([]int64, len(m.Resources))
+		case len(wj.Select) != 1:
+			m.Deferred = append(m.Deferred, model.Deferral{Job: ji,
+				Reason: fmt.Sprintf("its select has %d chunks; the time-and-resource model needs one", len(wj.Select))})
+			continue
+		case len(wj.Select[0].Labels) > 0:
+			m.Deferred = append(m.Deferred, model.Deferral{Job: ji,
+				Reason: "its select has string-valued resources, which the time-and-resource model does not support"})
+			continue
+		default:
+			j.Units = wj.Select[0].Count
+			j.Req = vec(wj.Select[0].Amounts, 1)
+		}
+		total := 0
+		for ni := range m.Nodes {
+			o, ok := m.option(&j, ni, scatter)
+			if !ok {
+				continue
+			}
+			if j.Pack && o.MaxUnits < j.Units {
+				continue
+			}
+			j.Options = append(j.Options, o)
+			total += o.MaxUnits
+		}
+		if total < j.Units || len(j.Options) == 0 {
+			m.Deferred = append(m.Deferred, model.Deferral{Job: ji,
+				Reason: fmt.Sprintf("its %d units never fit on the usable nodes (capacities, place=%s)", j.Units, wj.Place.Arrange())})
+			continue
+		}
+		est, ok := m.earliest(&j)
+		if !ok {
+			return nil, fmt.Errorf("cp: job %s fits on the empty nodes but at no event slot (a bug)", wj.ID)
+		}
+		j.EST = est
+		m.Jobs = append(m.Jobs, j)
+	}
+	m.weights()
+	return m, nil
+}
+
+// option returns job j's option on node ni; ok is false when no unit of
+// the job ever fits there.
+func (m *Model) option(j *Job, ni int, scatter bool) (Option, bool) {
+	nd := &m.Nodes[ni]
+	maxUnits := j.Units
+	for l, r := range j.Req {
+		if r > 0 {
+			maxUnits = min(maxUnits, int(min(int64(math.MaxInt32), nd.Cap[l]/r)))
+		}
+	}
+	if scatter {
+		maxUnits = min(maxUnits, 1)
+	}
+	if j.Pack {
+		maxUnits = min(maxUnits, j.Units)
+	}
+	if maxUnits < 1 {
+		return Option{}, false
+	}
+	o := Option{Node: ni, MaxUnits: maxUnits}
+	// Release[k−1]: the first slot, 0 or a running job's end, from which
+	// k units fit beside the running jobs still there (uses only fall).
+	slots := []int{0}
+	for _, r := range nd.Running {
+		slots = append(slots, r.EndSlot)
+	}
+	slices.Sort(slots)
+	for k := 1; k <= maxUnits; k++ {
+		rel := -1
+		for _, s := range slots {
+			if m.fitsBesideRunning(j, nd, k, s) {
+				rel = s
+				break
+			}
+		}
+		if rel < 0 {
+			return Option{}, false // cannot happen after the last end
+		}
+		o.Release = append(o.Release, rel)
+	}
+	wall := m.Window.Jobs[j.Index].Walltime
+	t0, g := m.Window.Time, m.Grid
+	for _, rv := range nd.Reserved {
+		// Overlap: t0 + s·g < end and start < t0 + s·g + wall.
+		lo := floorDiv(rv[0]-wall-t0, g) + 1
+		hi := ceilDiv(rv[1]-t0, g) - 1
+		if hi >= 0 && hi >= lo {
+			o.Forbid = append(o.Forbid, [2]int{int(max(0, lo)), int(hi)})
+		}
+	}
+	return o, true
+}
+
+// fitsBesideRunning reports whether k units of j fit on nd at slot s
+// beside the running jobs there then.
+func (m *Model) fitsBesideRunning(j *Job, nd *Node, k, s int) bool {
+	use := make([]int64, len(m.Resources))
+	for _, r := range nd.Running {
+		if s < r.EndSlot {
+			if r.Excl || j.Excl {
+				return false
+			}
+			for l, v := range r.Use {
+				use[l] += v
+			}
+		}
+	}
+	for l := range use {
+		if use[l]+int64(k)*j.Req[l] > nd.Cap[l] {
+			return false
+		}
+	}
+	return true
+}
+
+// UnitsAt returns how many units of job j option o can hold at slot s
+// alone (beside running jobs and outside reservations).
+func (o *Option) UnitsAt(s int) int {
+	for _, f := range o.Forbid {
+		if f[0] <= s && s <= f[1] {
+			return 0
+		}
+	}
+	u := 0
+	for k, rel := range o.Release {
+		if rel <= s {
+			u = k + 1
+		}
+	}
+	return u
+}
+
+// FitsAlone reports whether job j fits at slot s with no other waiting job.
+func (j *Job) FitsAlone(s int) bool {
+	total := 0
+	for i := range j.Options {
+		u := j.Options[i].UnitsAt(s)
+		if j.Pack && u >= j.Units {
+			return true
+		}
+		total += u
+	}
+	return !j.Pack && total >= j.Units
+}
+
+// earliest returns EST: the first slot, among 0, running jobs' ends and
+// reservations' ends (the only slots at which fitting alone can begin),
+// at which the job fits alone.
+func (m *Model) earliest(j *Job) (int, bool) {
+	slots := []int{0}
+	for _, o := range j.Options {
+		slots = append(slots, o.Release...)
+		for _, f := range o.Forbid {
+			slots = append(slots, f[1]+1)
+		}
+	}
+	slices.Sort(slots)
+	for _, s := range slices.Compact(slots) {
+		if j.FitsAlone(s) {
+			return s, true
+		}
+	}
+	return 0, false
+}
+
+// maxScale bounds Scale/ewt, above which the weights are rounded.
+const maxScale = 1 << 20
+
+// weights sets ω_i = Scale/ewt_{q_i}.
+func (m *Model) weights() {
+	m.Scale, m.ExactWeights = 1, true
+	var ewts []int64
+	for _, j := range m.Jobs {
+		ewts = append(ewts, m.Window.ExpectedWait(m.Window.Jobs[j.Index].Queue))
+	}
+	if len(ewts) == 0 {
+		return
+	}
+	lcm := int64(1)
+	minE := ewts[0]
+	for _, e := range ewts {
+		minE = min(minE, e)
+		lcm = lcm / gcd(lcm, e) * e
+		if lcm/minE > maxScale || lcm < 0 {
+			m.ExactWeights = false
+			break
+		}
+	}
+	if m.ExactWeights && lcm/minE <= maxScale {
+		m.Scale = lcm
+		for i := range m.Jobs {
+			m.Jobs[i].Weight = lcm / ewts[i]
+		}
+		return
+	}
+	// Rounded weights: ω = round(2^20 · min ewt / ewt), at least 1.
+	m.ExactWeights = false
+	m.Scale = 0
+	for i := range m.Jobs {
+		m.Jobs[i].Weight = max(1, int64(math.Round(float64(maxScale)*float64(minE)/float64(ewts[i]))))
+	}
+}
+
+// Objective returns Eq. (2), Σ (t + s_i·g − submit_i)/ewt_{q_i}, of the
+// start slots s (one per job of m.Jobs).
+func (m *Model) Objective(s []int) float64 {
+	var sum float64
+	for i, j := range m.Jobs {
+		wj := &m.Window.Jobs[j.Index]
+		sum += float64(m.Window.Time+int64(s[i])*m.Grid-wj.Submit) / float64(m.Window.ExpectedWait(wj.Queue))
+	}
+	return sum
+}
+
+// ObjectiveOfWeighted returns the Eq. (2) value that corresponds to
+// Σ ω_i s_i = W, for exact weights: Σ (t − submit_i)/ewt_i + g·W/Scale.
+func (m *Model) ObjectiveOfWeighted(W float64) float64 {
+	var c float64
+	for _, j := range m.Jobs {
+		wj := &m.Window.Jobs[j.Index]
+		c += float64(m.Window.Time-wj.Submit) / float64(m.Window.ExpectedWait(wj.Queue))
+	}
+	return c + float64(m.Grid)*W/float64(m.Scale)
+}
+
+// Weighted returns Σ ω_i s_i.
+func (m *Model) Weighted(s []int) int64 {
+	var W int64
+	for i, j := range m.Jobs {
+		W += j.Weight * int64(s[i])
+	}
+	return W
+}
+
+// Describe writes the model's constraints in the paper's vocabulary, one
+// line each, for people and tests.
+func (m *Model) Describe() string {
+	var b strings.Builder
+	name := func(ni int) string { return m.Window.Topology.Name(m.Nodes[ni].ID) }
+	fmt.Fprintf(&b, "grid %d s, %d usable nodes, %d jobs, %d deferred, resources %v\n", m.Grid, len(m.Nodes), len(m.Jobs), len(m.Deferred), m.Resources)
+	for _, j := range m.Jobs {
+		var opts []string
+		for _, o := range j.Options {
+			opts = append(opts, fmt.Sprintf("%s≤%d", name(o.Node), o.MaxUnits))
+		}
+		fmt.Fprintf(&b, "alternative(%s, [%s], %d)  synchronize(%s)  s ≥ %d, D = %d, ω = %d\n", j.ID, strings.Join(opts, " "), j.Units, j.ID, j.EST, j.Dur, j.Weight)
+	}
+	for ni, nd := range m.Nodes {
+		for l, c := range nd.Cap {
+			fmt.Fprintf(&b, "cumulative(%s, %s ≤ %d)\n", name(ni), m.Resources[l], c)
+		}
+		if len(nd.Reserved) > 0 {
+			fmt.Fprintf(&b, "noOverlap(%s, reserved %v)\n", name(ni), nd.Reserved)
+		}
+	}
+	for _, j := range m.Jobs {
+		if j.Excl {
+			fmt.Fprintf(&b, "noOverlap(%s exclusive on its nodes)\n", j.ID)
+		}
+	}
+	return b.String()
+}
+
+func ceilDiv(a, b int64) int64 {
+	if a <= 0 {
+		return -((-a) / b)
+	}
+	return (a + b - 1) / b
+}
+
+func floorDiv(a, b int64) int64 {
+	if a >= 0 {
+		return a / b
+	}
+	return -((-a + b - 1) / b)
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+func cmpPair(a, b [2]int64) int {
+	for i := range a {
+		if a[i] != b[i] {
+			if a[i] < b[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}

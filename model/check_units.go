@@ -1,0 +1,309 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// This file holds the part of Check for the time-and-resource model of
+// [Bridi16]: units allocations and reservations. Like the rest of Check,
+// it is written from the definitions alone and shares no code with any
+// solver, encoder or heuristic.
+//
+// The rules, in full:
+//
+//   - A job with a select statement consists of that statement's units; the
+//     statement must have one chunk (count units, each needing the
+//     chunk's amounts) and no string-valued resources. A job without a
+//     select is Nodes whole-node units: one unit per node, each node used
+//     by nothing else while the job runs.
+//   - A units allocation gives every unit a node: Units[n] ≥ 1 units on
+//     node n, Nodes lists exactly the keys of Units, the counts add up to
+//     the job's units; place=pack puts them all on one node and
+//     place=scatter at most one on each node.
+//   - A node is usable when it is idle or runs a job (it is free once the
+//     job ends); a node that is neither is down.
+//   - Running jobs use their nodes until End: a job without a select uses
+//     them whole (exclusively); with units, units × the chunk's amounts on
+//     each node; with a select but without units, the whole statement on
+//     each of its nodes. place=excl makes a running job exclusive.
+//   - At every time, on every node on which a units allocation runs, the
+//     amounts used by running jobs and by allocated jobs add up to at most
+//     the node's capacity (Window.Resources; a resource a node does not
+//     list has capacity 0), for every resource; a job that is exclusive
+//     (place=excl, or whole-node) shares none of its nodes with another
+//     job while it runs. A job runs over [Start, Start + Walltime).
+//   - No allocation, of either kind, runs on a reserved node while the
+//     reservation lasts.
+
+// unitsOf returns how job j is divided into units: count units each
+// needing per; whole when the job takes whole nodes (no select). bad is
+// non-empty when the job cannot be a units allocation.
+func unitsOf(j *Job) (count int, per Resources, whole bool, bad string) {
+	if j.Select == nil {
+		return j.Nodes, nil, true, ""
+	}
+	if len(j.Select) != 1 {
+		return 0, nil, false, fmt.Sprintf("its select has %d chunks; a units allocation needs one", len(j.Select))
+	}
+	c := j.Select[0]
+	if len(c.Labels) > 0 {
+		return 0, nil, false, "its select has string-valued resources, which units allocations do not support"
+	}
+	return c.Count, c.Amounts, false, ""
+}
+
+// nodeUse is one job's use of one node over [from, to).
+type nodeUse struct {
+	from, to int64
+	use      Resources // nil: nothing counted (whole-node uses are exclusive)
+	excl     bool
+	job      string // for messages: "job x" or "running job r"
+	units    bool   // a units allocation
+	alloc    bool   // an allocation (not a running job)
+}
+
+// checkUnits checks the units allocations of allocs (see the rules above).
+func checkUnits(w *Window, allocs []Allocation, add func(string, ...any)) {
+	n := w.Topology.NumNodes()
+	hasUnits := false
+	for _, al := range allocs {
+		hasUnits = hasUnits || al.Units != nil
+	}
+	if !hasUnits {
+		return
+	}
+	usable := make([]bool, n)
+	for _, k := range w.Idle {
+		usable[k] = true
+	}
+	perNode := make([][]nodeUse, n)
+	for _, r := range w.Running {
+		for _, k := range r.Nodes {
+			usable[k] = true
+			u := nodeUse{from: math.MinInt64, to: r.End, job: "running job " + r.ID, excl: r.Select == nil || r.Place.Exclusive}
+			switch {
+			case r.Select == nil:
+			case r.Units != nil && len(r.Select) == 1:
+				u.use = scaled(r.Select[0].Amounts, int64(r.Units[k]))
+			default:
+				u.use = Resources{}
+				for _, c := range r.Select {
+					for res, v := range c.Amounts {
+						u.use[res] += v * int64(c.Count)
+					}
+				}
+			}
+			perNode[k] = append(perNode[k], u)
+		}
+	}
+	seen := make([]bool, len(w.Jobs))
+	for _, al := range allocs {
+		if al.Job < 0 || al.Job >= len(w.Jobs) || seen[al.Job] {
+			continue // reported by Check
+		}
+		seen[al.Job] = true
+		job := &w.Jobs[al.Job]
+		if al.Start < w.Time || al.Start-w.Time > maxTime {
+			continue // reported by Check
+		}
+		end := al.Start + job.Walltime
+		if al.Units == nil {
+			for _, k := range al.Nodes {
+				if k >= 0 && k < n {
+					perNode[k] = append(perNode[k], nodeUse{from: al.Start, to: end, excl: true, job: "job " + job.ID, alloc: true})
+				}
+			}
+			continue
+		}
+		count, per, whole, bad := unitsOf(job)
+		if bad != "" {
+			add("job %s: %s", job.ID, bad)
+			continue
+		}
+		ok := true
+		total := 0
+		for k, u := range al.Units {
+			if k < 0 || k >= n {
+				add("job %s: units on node id %d, which is not in the topology", job.ID, k)
+				ok = false
+				continue
+			}
+			if u < 1 {
+				add("job %s: %d units on node %s (want at least 1, or leave the node out)", job.ID, u, w.Topology.Name(k))
+				ok = false
+			}
+			if whole && u > 1 {
+				add("job %s: %d units on node %s, but it takes whole nodes (one unit per node)", job.ID, u, w.Topology.Name(k))
+				ok = false
+			}
+			if job.Place.Arrangement == ArrangeScatter && u > 1 {
+				add("job %s: %d units on node %s, but place=scatter allows one per node", job.ID, u, w.Topology.Name(k))
+				ok = false
+			}
+			total += u
+		}
+		if total != count {
+			add("job %s: got %d units, requested %d", job.ID, total, count)
+			ok = false
+		}
+		if job.Place.Arrangement == ArrangePack && len(al.Units) > 1 {
+			add("job %s: units on %d nodes, but place=pack puts them on one", job.ID, len(al.Units))
+			ok = false
+		}
+		nodes := slices.Clone(al.Nodes)
+		slices.Sort(nodes)
+		keys := make([]int, 0, len(al.Units))
+		for k := range al.Units {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		if !slices.Equal(nodes, keys) {
+			add("job %s: nodes %v are not the nodes of its units %v", job.ID, nodes, keys)
+			ok = false
+		}
+		if !ok {
+			continue
+		}
+		for _, k := range keys {
+			if !usable[k] {
+				add("job %s: node %s is neither idle nor freed by a running job", job.ID, w.Topology.Name(k))
+				continue
+			}
+			var use Resources
+			if !whole {
+				use = scaled(per, int64(al.Units[k]))
+			}
+			perNode[k] = append(perNode[k], nodeUse{from: al.Start, to: end, use: use, excl: whole || job.Place.Exclusive,
+				job: "job " + job.ID, units: true, alloc: true})
+		}
+	}
+	for k, uses := range perNode {
+		checkNode(w, k, uses, add)
+	}
+}
+
+// scaled returns r × f.
+func scaled(r Resources, f int64) Resources {
+	out := make(Resources, len(r))
+	for k, v := range r {
+		out[k] = v * f
+	}
+	return out
+}
+
+// checkNode checks one node's uses: at the start of every allocation, the
+// uses active then (from ≤ t < to) must fit the node's capacities and
+// respect exclusivity, whenever a units allocation is among them (the
+// whole-node rules of Check cover the rest). Usage rises only when an
+// allocation starts, so these instants are the only ones to check.
+func checkNode(w *Window, k int, uses []nodeUse, add func(string, ...any)) {
+	hasUnits := false
+	for _, u := range uses {
+		hasUnits = hasUnits || u.units
+	}
+	if !hasUnits {
+		return
+	}
+	name := w.Topology.Name(k)
+	var capacity Resources
+	if w.Resources != nil {
+		capacity = w.Resources[k]
+	}
+	overflow := map[string]bool{}
+	for si, s := range uses {
+		if !s.alloc {
+			continue
+		}
+		t := s.from
+		var active []int
+		unitsActive := false
+		for oi, o := range uses {
+			if o.from <= t && t < o.to {
+				active = append(active, oi)
+				unitsActive = unitsActive || o.units
+			}
+		}
+		if !unitsActive {
+			continue
+		}
+		// Exclusivity: report each overlapping pair once, at the later
+		// start (the earlier index when both start together).
+		for _, oi := range active {
+			o := uses[oi]
+			if oi == si || !(s.excl || o.excl) || !(s.units || o.units) {
+				continue
+			}
+			if o.from == t && o.alloc && oi > si {
+				continue
+			}
+			excl := s.job
+			if !s.excl {
+				excl = o.job
+			}
+			add("node %s: %s and %s share the node at %d, but %s is exclusive", name, o.job, s.job, t, excl)
+		}
+		// Capacities.
+		total := Resources{}
+		for _, oi := range active {
+			for res, v := range uses[oi].use {
+				total[res] += v
+			}
+		}
+		for _, res := range sortedKeys(total) {
+			if total[res] > capacity[res] && !overflow[res] {
+				overflow[res] = true
+				add("node %s: at %d the jobs on it use %s=%d, above its capacity %d", name, t, res, total[res], capacity[res])
+			}
+		}
+	}
+}
+
+// checkReservations checks that no allocation runs on a reserved node
+// while the reservation lasts.
+func checkReservations(w *Window, allocs []Allocation, add func(string, ...any)) {
+	if len(w.Reservations) == 0 {
+		return
+	}
+	n := w.Topology.NumNodes()
+	reserved := make(map[int][]int) // node → indices into w.Reservations
+	for ri, r := range w.Reservations {
+		for _, k := range r.Nodes {
+			reserved[k] = append(reserved[k], ri)
+		}
+	}
+	seen := make([]bool, len(w.Jobs))
+	for _, al := range allocs {
+		if al.Job < 0 || al.Job >= len(w.Jobs) || seen[al.Job] {
+			continue
+		}
+		seen[al.Job] = true
+		job := &w.Jobs[al.Job]
+		end := al.Start + job.Walltime
+		nodes := al.Nodes
+		if al.Units != nil {
+			nodes = nodes[:0:0]
+			for k := range al.Units {
+				nodes = append(nodes, k)
+			}
+			slices.Sort(nodes)
+		}
+		for _, k := range nodes {
+			if k < 0 || k >= n {
+				continue
+			}
+			for _, ri := range reserved[k] {
+				r := &w.Reservations[ri]
+				if al.Start < r.End && r.Start < end {
+					id := r.ID
+					if id == "" {
+						id = fmt.Sprintf("reservations[%d]", ri)
+					}
+					add("job %s: node %s is reserved (%s) over [%d, %d), the job runs over [%d, %d)",
+						job.ID, w.Topology.Name(k), id, r.Start, r.End, al.Start, end)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,76 @@
+package model
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// A ScheduleDoc is the JSON result of a time-and-resource solve ([Bridi16];
+// `optsched solve --encoding cp -o json`): when and where every waiting
+// job starts. Its field names are those of ResultDoc, with a fractional
+// objective; the jobs that start at the window time are the decisions,
+// the later starts reservations. Field names are stable.
+type ScheduleDoc struct {
+	// Status is optimal, feasible, fallback or infeasible (see ResultDoc).
+	Status string `json:"status"`
+	// Objective is the weighted queue time of the scheduled jobs,
+	// Σ (start − submit) / ewt_queue ([Bridi16] Eq. 2); null without a
+	// schedule.
+	Objective *float64 `json:"objective"`
+	// Bound is a proven lower bound on the objective, null when unknown.
+	Bound *float64 `json:"bound"`
+	// Gap is (objective − bound) / objective, null without a bound.
+	Gap *float64 `json:"gap"`
+	// Encoding is "cp"; Solver names the solver that produced the schedule.
+	Encoding string `json:"encoding"`
+	Solver   string `json:"solver"`
+	// ElapsedMS is the wall time of the solve, in milliseconds.
+	ElapsedMS float64 `json:"elapsed_ms"`
+	// Granularity is the time grid of the starts, in seconds.
+	Granularity int64 `json:"granularity_s"`
+	// Allocations give every scheduled job its start, nodes and units.
+	Allocations []AllocationDoc `json:"allocations"`
+	// Deferred are the jobs without a start (they never fit, or no
+	// schedule was found), with the reason.
+	Deferred []DeferralDoc `json:"deferred"`
+}
+
+// ParseSchedule decodes a schedule document and maps its allocations onto
+// w, as ParseResult does. Feasibility is Check's business.
+func ParseSchedule(w *Window, data []byte) (*ScheduleDoc, []Allocation, error) {
+	var doc ScheduleDoc
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, nil, &FieldError{Reason: fmt.Sprintf("not a schedule document: %v", err)}
+	}
+	allocs := make([]Allocation, 0, len(doc.Allocations))
+	for i, a := range doc.Allocations {
+		path := fmt.Sprintf("allocations[%d]", i)
+		j, ok := w.JobIndex(a.Job)
+		if !ok {
+			return nil, nil, fieldErr(path+".job", "job %q is not waiting in the window", a.Job)
+		}
+		al, err := allocationOf(w, path, j, &a)
+		if err != nil {
+			return nil, nil, err
+		}
+		allocs = append(allocs, al)
+	}
+	for i, d := range doc.Deferred {
+		if _, ok := w.JobIndex(d.Job); !ok {
+			return nil, nil, fieldErr(fmt.Sprintf("deferred[%d].job", i), "job %q is not waiting in the window", d.Job)
+		}
+	}
+	return &doc, allocs, nil
+}
+
+// WeightedQueueTime returns Σ (start − submit) / ewt over allocs: the
+// objective of [Bridi16] Eq. (2) (each job's wait in units of its queue's
+// expected wait).
+func WeightedQueueTime(w *Window, allocs []Allocation) float64 {
+	var sum float64
+	for _, a := range allocs {
+		j := &w.Jobs[a.Job]
+		sum += float64(a.Start-j.Submit) / float64(w.ExpectedWait(j.Queue))
+	}
+	return sum
+}

@@ -1,0 +1,139 @@
+package sat_test
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/optsched/optsched/model"
+)
+
+// bruteForce returns the least weighted queue time of any feasible
+// schedule of w's jobs that can ever start (model.Check is the judge),
+// and the set of jobs that can never start. It shares no code with the
+// encoder or the solver: it enumerates every start in E and every
+// distribution of each job's units over the usable nodes. E is the
+// closure of the window time, the running jobs' ends and the
+// reservations' ends under adding walltimes: every optimal schedule of a
+// regular objective such as Eq. (2) starts each job at the window time or
+// when something ends (else it could start earlier), so some optimal
+// schedule lies in E.
+func bruteForce(t *testing.T, w *model.Window) (float64, map[int]bool) {
+	t.Helper()
+	var usable []int
+	for k := range w.Topology.NumNodes() {
+		if w.IsIdle(k) || slices.ContainsFunc(w.Running, func(r model.RunningJob) bool { return slices.Contains(r.Nodes, k) }) {
+			usable = append(usable, k)
+		}
+	}
+	bases := []int64{w.Time}
+	last := w.Time
+	for _, r := range w.Running {
+		bases = append(bases, r.End)
+		last = max(last, r.End)
+	}
+	for _, r := range w.Reservations {
+		if r.End > w.Time {
+			bases = append(bases, r.End)
+			last = max(last, r.End)
+		}
+	}
+	// placements[j]: every map node → units adding up to the job's units.
+	placements := make([][]map[int]int, len(w.Jobs))
+	for j := range w.Jobs {
+		u := w.Jobs[j].Nodes
+		if w.Jobs[j].Select != nil {
+			u = w.Jobs[j].Select.Units()
+		}
+		var rec func(k, left int, cur map[int]int)
+		rec = func(k, left int, cur map[int]int) {
+			if left == 0 {
+				m := map[int]int{}
+				for n, c := range cur {
+					if c > 0 {
+						m[n] = c
+					}
+				}
+				placements[j] = append(placements[j], m)
+				return
+			}
+			if k == len(usable) {
+				return
+			}
+			for c := 0; c <= left; c++ {
+				cur[usable[k]] = c
+				rec(k+1, left-c, cur)
+			}
+			delete(cur, usable[k])
+		}
+		rec(0, u, map[int]int{})
+	}
+	alloc := func(j int, start int64, units map[int]int) model.Allocation {
+		var nodes []int
+		for n := range units {
+			nodes = append(nodes, n)
+		}
+		slices.Sort(nodes)
+		return model.Allocation{Job: j, Nodes: nodes, Start: start, Units: units}
+	}
+	// A job that fits alone after everything has ended can start; one that
+	// does not never can.
+	never := map[int]bool{}
+	var jobs []int
+	for j := range w.Jobs {
+		ok := false
+		for _, p := range placements[j] {
+			if model.Check(w, []model.Allocation{alloc(j, last, p)}) == nil {
+				ok = true
+				break
+			}
+		}
+		if ok {
+			jobs = append(jobs, j)
+		} else {
+			never[j] = true
+		}
+	}
+	cands := slices.Clone(bases)
+	for _, j := range jobs {
+		for _, c := range cands {
+			cands = append(cands, c+w.Jobs[j].Walltime)
+		}
+		slices.Sort(cands)
+		cands = slices.Compact(cands)
+	}
+	cost := func(j int, start int64) float64 {
+		return float64(start-w.Jobs[j].Submit) / float64(w.ExpectedWait(w.Jobs[j].Queue))
+	}
+	best := math.Inf(1)
+	var allocs []model.Allocation
+	var dfs func(k int, obj float64)
+	dfs = func(k int, obj float64) {
+		if k == len(jobs) {
+			best = min(best, obj)
+			return
+		}
+		rest := 0.0
+		for _, j := range jobs[k+1:] {
+			rest += cost(j, w.Time)
+		}
+		j := jobs[k]
+		for _, c := range cands {
+			if obj+cost(j, c)+rest >= best-1e-12 {
+				break
+			}
+			for _, p := range placements[j] {
+				allocs = append(allocs, alloc(j, c, p))
+				if model.Check(w, allocs) == nil {
+					dfs(k+1, obj+cost(j, c))
+				}
+				allocs = allocs[:len(allocs)-1]
+			}
+		}
+	}
+	dfs(0, 0)
+	if len(jobs) == 0 {
+		best = 0
+	}
+	return best, never
+}

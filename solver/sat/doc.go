@@ -1,0 +1,40 @@
+// Package sat is optsched's exact time-and-resource scheduler: the
+// constraint model of Bridi et al. (encode/cp), encoded to SAT
+// (encode/cnf) and solved by gini, with a proven lower bound inside the
+// time limit.
+//
+// The search, for one window:
+//
+//  1. The list schedulers it is given (heuristics.PBSWalltime and
+//     heuristics.PBSFifo from the command line) supply the first
+//     incumbent, an upper bound W_UB on W = Σ_i ω_i·s_i. With
+//     LB = Σ_i ω_i·EST_i, every better schedule has
+//     ω_i·(s_i − EST_i) ≤ W_UB − LB − 1, which bounds each job's start
+//     domain.
+//  2. Bound tightening under assumptions: the solver is asked for a
+//     schedule with Σ ω_i (s_i − EST_i) ≤ b (one assumed literal of the
+//     objective diagram), first b = W_UB − LB − 1 (linear SAT-UNSAT
+//     search from above). A model is checked against the cumulative and
+//     noOverlap constraints between waiting jobs; those it violates are
+//     added (the node block of the job and node where it failed, for the
+//     node's whole symmetry class) and the solver asked again — a lazy,
+//     complete decomposition. A model that violates nothing is a new
+//     incumbent, and the bound tightens. UNSAT at b proves the optimum
+//     above b.
+//  3. Every probe has a time slice. When a probe from above runs out of
+//     it, large-neighbourhood moves try to improve the incumbent for a
+//     slice — a few jobs freed (a delayed job and the jobs starting
+//     nearest to it), the others fixed by assumptions, an objective
+//     diagram over the freed jobs only — and then one probe from below,
+//     b = proven + step − 1, tries to raise the proven bound (the step
+//     doubles after UNSAT, halves after a timeout). The slice doubles
+//     when probes from above and below both time out.
+//  4. UNSAT right below the incumbent proves it optimal. At the deadline
+//     the incumbent is returned with the proven bound (status feasible,
+//     or fallback when no SAT model improved the list schedule); with no
+//     incumbent at all, status unknown.
+//
+// Optimality is over starts on the time grid (cp.Model.GridExact tells
+// when that is optimality over all start times) and for the jobs that can
+// ever start; the others are deferred.
+package sat

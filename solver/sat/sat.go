@@ -1,0 +1,544 @@
+package sat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/go-air/gini"
+	"github.com/go-air/gini/z"
+
+	"github.com/optsched/optsched/encode/cnf"
+	"github.com/optsched/optsched/encode/cp"
+	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/solver"
+)
+
+// Solver is the CP/SAT scheduler (see the package doc).
+type Solver struct {
+	// Initial are list schedulers whose schedules give the first
+	// incumbent (heuristics.PBSWalltime, heuristics.PBSFifo); they run on
+	// the same grid and within the same deadline. None: the search starts
+	// from the serial horizon alone.
+	Initial []solver.Scheduler
+	// Progress, when set, receives incumbents and bounds as they improve.
+	Progress io.Writer
+	// Eager writes every cumulative/noOverlap node block up front instead
+	// of on demand (the same CNF as `optsched export --format cnf`).
+	Eager bool
+	// NoLNS switches off the large-neighbourhood moves that improve a
+	// resisting incumbent.
+	NoLNS bool
+}
+
+var _ solver.Scheduler = Solver{}
+
+// Name returns "sat".
+func (Solver) Name() string { return "sat" }
+
+// giniSink adds clauses to a gini solver.
+type giniSink struct{ g *gini.Gini }
+
+func (s giniSink) Add(c []cnf.Lit) {
+	for _, l := range c {
+		s.g.Add(z.Dimacs2Lit(int(l)))
+	}
+	s.g.Add(0)
+}
+
+// incumbent is a schedule in model terms.
+type incumbent struct {
+	slots []int
+	units [][]int // per job, per option
+	w     int64   // Σ ω_i s_i
+	from  string  // the scheduler that found it
+}
+
+// Schedule schedules every waiting job of w that can ever start.
+func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.ScheduleOptions) (*solver.Schedule, error) {
+	start := time.Now()
+	m, err := cp.Build(w, opt.Grid())
+	if err != nil {
+		return nil, err
+	}
+	out := &solver.Schedule{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "cp", Solver: s.Name(),
+		Deferred: slices.Clone(m.Deferred), Stats: map[string]float64{}}
+	if len(m.Jobs) == 0 {
+		out.Status, out.Bound = solver.Optimal, 0
+		return out, nil
+	}
+	lb := LowerBound(m)
+
+	// The first incumbent: the best list schedule.
+	var best *incumbent
+	for _, h := range s.Initial {
+		sch, err := h.Schedule(ctx, w, opt)
+		if err != nil {
+			return nil, fmt.Errorf("initial %s: %w", h.Name(), err)
+		}
+		if sch.Status == solver.Unknown || sch.Status == solver.Infeasible {
+			continue
+		}
+		inc, err := fromSchedule(m, sch)
+		if err != nil {
+			return nil, fmt.Errorf("initial %s: %w", h.Name(), err)
+		}
+		inc.from = h.Name()
+		if best == nil || inc.w < best.w {
+			best = inc
+		}
+	}
+	if best != nil {
+		s.progress(m, start, "initial "+best.from, best.w, lb)
+	}
+	if best != nil && best.w == lb {
+		return s.result(m, out, best, true, lb, start), nil
+	}
+
+	// Start domains: [EST_i, Hi_i], Hi_i from the incumbent's slack, or
+	// the serial horizon without one.
+	var lo, hi []int
+	if best != nil {
+		lo, hi = Domains(m, best.w)
+		for i := range hi {
+			hi[i] = max(hi[i], best.slots[i])
+		}
+	} else {
+		lo, hi = Domains(m, math.MaxInt64/2)
+	}
+	g := gini.New()
+	enc, err := cnf.New(m, giniSink{g}, lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	enc.Stop = func() bool { return ctx.Err() != nil }
+	enc.Base()
+	if s.Eager {
+		enc.EncodeAll()
+	}
+	calls, blocks := 0, 0
+	var solveTime, encodeTime time.Duration
+	// The search keeps proven ≤ optimum − LB ≤ best.w − LB and probes
+	// bounds b on Σ ω_i (s_i − EST_i): mostly b = best − 1 (improve the
+	// incumbent, linear SAT-UNSAT search); after such a probe runs out of
+	// its time slice, one low probe b = proven + step − 1 to raise the
+	// proven bound (the step doubles after an UNSAT and halves after a
+	// timeout). A model that violates no node block is a new incumbent;
+	// UNSAT at b proves optimum − LB > b. The slice doubles when a high and
+	// a low probe in a row both time out. Without an incumbent the first
+	// call has no bound and no slice.
+	var proven int64
+	slice := 20 * time.Millisecond
+	var step int64
+	high, timeouts := true, 0
+	roots := map[int64]cnf.Lit{}
+	rng := rand.New(rand.NewPCG(uint64(len(m.Jobs)), 0x5a7))
+	lnsSize := 6
+	var lnsTime time.Duration
+	for best == nil || proven < best.w-lb {
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= 0 {
+			break
+		}
+		var assume []cnf.Lit
+		b := int64(-1)
+		if best != nil {
+			u := best.w - lb
+			if step == 0 {
+				step = max(1, (u-proven)/2)
+			}
+			step = min(step, max(1, (u-proven)/2))
+			if high || u-1 <= proven+step-1 || proven+step-1 > u/2 {
+				b = u - 1
+			} else {
+				b = proven + step - 1
+			}
+			root, ok := roots[b]
+			if !ok {
+				te := time.Now()
+				root, err = enc.AtMost(b)
+				encodeTime += time.Since(te)
+				if errors.Is(err, cnf.ErrTooLarge) {
+					out.Stats["objective_too_large"] = 1
+					break
+				}
+				if errors.Is(err, cnf.ErrInterrupted) {
+					break // deadline
+				}
+				if err != nil {
+					return nil, err
+				}
+				roots[b] = root
+			}
+			assume = append(assume, root)
+		}
+		calls++
+		ts := time.Now()
+		sctx, cancel := ctx, context.CancelFunc(func() {})
+		if best != nil {
+			sctx, cancel = context.WithTimeout(ctx, slice)
+		}
+		r := solve(sctx, g, assume)
+		cancel()
+		solveTime += time.Since(ts)
+		if r == 0 {
+			if ctx.Err() != nil {
+				break // deadline
+			}
+			if timeouts++; timeouts >= 2 {
+				slice, timeouts = slice*2, 0
+			}
+			if b < best.w-lb-1 {
+				step = max(1, step/2)
+			} else if !s.NoLNS {
+				// The incumbent resists: search its neighbourhoods for
+				// a slice.
+				te := time.Now()
+				inc, err := s.lns(ctx, m, enc, g, best, lb, slice, rng, &lnsSize, &blocks)
+				lnsTime += time.Since(te)
+				if err != nil {
+					return nil, err
+				}
+				if inc != nil {
+					best = inc
+					s.progress(m, start, "sat-lns", best.w, lb+proven)
+					out.Stats["lns_improvements"]++
+					high = true
+					continue
+				}
+			}
+			high = !high // after a high timeout, one low probe; then back
+			continue
+		}
+		timeouts = 0
+		if r < 0 {
+			if best == nil {
+				return nil, errors.New("sat: the model is unsatisfiable without an objective bound (a bug)")
+			}
+			proven = b + 1
+			if b < best.w-lb-1 {
+				step *= 2
+			}
+			high = true
+			continue
+		}
+		slots, units := enc.Decode(func(l cnf.Lit) bool { return g.Value(z.Dimacs2Lit(int(l))) })
+		viol := violations(m, slots, units)
+		if len(viol) > 0 {
+			for _, v := range viol {
+				if enc.HasBlock(v[0], v[1]) {
+					return nil, fmt.Errorf("sat: job %s on node %s violates a constraint already encoded (a bug)",
+						m.Jobs[v[0]].ID, w.Topology.Name(m.Nodes[v[1]].ID))
+				}
+			}
+			te := time.Now()
+			for _, v := range viol {
+				for ni := range m.Nodes {
+					if m.Nodes[ni].Class == m.Nodes[v[1]].Class && !enc.HasBlock(v[0], ni) {
+						enc.NodeBlock(v[0], ni)
+						blocks++
+					}
+				}
+			}
+			encodeTime += time.Since(te)
+			continue
+		}
+		inc := &incumbent{slots: slots, units: units, w: m.Weighted(slots), from: s.Name()}
+		if best != nil && inc.w-lb > b {
+			return nil, fmt.Errorf("sat: model with W − LB = %d under the bound %d (a bug)", inc.w-lb, b)
+		}
+		best = inc
+		high = true
+		s.progress(m, start, "sat", best.w, lb+proven)
+	}
+	out.Stats["proven_delta"] = float64(proven)
+	out.Stats["lns_ms"] = float64(lnsTime.Microseconds()) / 1000
+	out.Stats["sat_calls"] = float64(calls)
+	out.Stats["node_blocks"] = float64(blocks)
+	out.Stats["vars"] = float64(enc.NumVars())
+	out.Stats["clauses"] = float64(enc.NumClauses())
+	out.Stats["solve_ms"] = float64(solveTime.Microseconds()) / 1000
+	out.Stats["encode_ms"] = float64(encodeTime.Microseconds()) / 1000
+	if best == nil {
+		return out, nil
+	}
+	return s.result(m, out, best, proven >= best.w-lb, lb+proven, start), nil
+}
+
+// result fills out from the incumbent.
+func (s Solver) result(m *cp.Model, out *solver.Schedule, best *incumbent, proven bool, lb int64, start time.Time) *solver.Schedule {
+	w := m.Window
+	for i, j := range m.Jobs {
+		units := map[int]int{}
+		var nodes []int
+		for o, u := range best.units[i] {
+			if u > 0 {
+				id := m.Nodes[j.Options[o].Node].ID
+				units[id] = u
+				nodes = append(nodes, id)
+			}
+		}
+		slices.Sort(nodes)
+		out.Allocations = append(out.Allocations, model.Allocation{Job: j.Index, Nodes: nodes,
+			Start: w.Time + int64(best.slots[i])*m.Grid, Units: units})
+	}
+	out.Objective = model.WeightedQueueTime(w, out.Allocations)
+	switch {
+	case proven && m.ExactWeights:
+		out.Status, out.Bound = solver.Optimal, out.Objective
+	case best.from == s.Name():
+		out.Status = solver.Feasible
+	default:
+		out.Status = solver.Fallback
+	}
+	if !proven && m.ExactWeights {
+		out.Bound = min(out.Objective, m.ObjectiveOfWeighted(float64(lb)))
+	}
+	if proven && !m.ExactWeights {
+		out.Status = solver.Feasible // optimal for rounded weights only
+	}
+	out.Stats["incumbent_from_sat"] = b2f(best.from == s.Name())
+	out.Stats["elapsed_ms"] = float64(time.Since(start).Microseconds()) / 1000
+	return out
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (s Solver) progress(m *cp.Model, start time.Time, from string, w, lb int64) {
+	if s.Progress == nil {
+		return
+	}
+	obj, bound := math.NaN(), math.NaN()
+	if m.ExactWeights {
+		obj, bound = m.ObjectiveOfWeighted(float64(w)), m.ObjectiveOfWeighted(float64(lb))
+	}
+	fmt.Fprintf(s.Progress, "sat: %8.3f ms  incumbent %.6g (%s)  bound %.6g\n",
+		float64(time.Since(start).Microseconds())/1000, obj, from, bound)
+}
+
+// solve runs gini under assumptions until ctx ends: 1 SAT, −1 UNSAT, 0
+// stopped.
+func solve(ctx context.Context, g *gini.Gini, assume []cnf.Lit) int {
+	for {
+		if ctx.Err() != nil {
+			return 0
+		}
+		d := 100 * time.Millisecond
+		if dl, ok := ctx.Deadline(); ok {
+			d = min(d, time.Until(dl))
+		}
+		if d <= 0 {
+			return 0
+		}
+		for _, l := range assume {
+			g.Assume(z.Dimacs2Lit(int(l)))
+		}
+		if r := g.Try(d); r != 0 {
+			return r
+		}
+	}
+}
+
+// fromSchedule reads a scheduler's schedule of w as slots and units per
+// option of m's jobs.
+func fromSchedule(m *cp.Model, sch *solver.Schedule) (*incumbent, error) {
+	w := m.Window
+	byJob := map[int]*model.Allocation{}
+	for k := range sch.Allocations {
+		byJob[sch.Allocations[k].Job] = &sch.Allocations[k]
+	}
+	inc := &incumbent{slots: make([]int, len(m.Jobs)), units: make([][]int, len(m.Jobs))}
+	for i, j := range m.Jobs {
+		a, ok := byJob[j.Index]
+		if !ok {
+			return nil, fmt.Errorf("job %s is not scheduled", j.ID)
+		}
+		if (a.Start-w.Time)%m.Grid != 0 || a.Start < w.Time {
+			return nil, fmt.Errorf("job %s starts at %d, off the grid", j.ID, a.Start)
+		}
+		inc.slots[i] = int((a.Start - w.Time) / m.Grid)
+		if inc.slots[i] < j.EST {
+			return nil, fmt.Errorf("job %s starts at slot %d, before its earliest %d", j.ID, inc.slots[i], j.EST)
+		}
+		inc.units[i] = make([]int, len(j.Options))
+		for id, u := range a.Units {
+			o := slices.IndexFunc(j.Options, func(o cp.Option) bool { return m.Nodes[o.Node].ID == id })
+			if o < 0 || u > j.Options[o].MaxUnits {
+				return nil, fmt.Errorf("job %s: %d units on node %s, which the model does not allow", j.ID, u, w.Topology.Name(id))
+			}
+			inc.units[i][o] = u
+		}
+	}
+	inc.w = m.Weighted(inc.slots)
+	return inc, nil
+}
+
+// violations returns the (job, node) pairs whose start-time check fails:
+// at job j's start on node n, the jobs then running on n break
+// exclusivity, or their use of a resource j needs exceeds n's capacity.
+// These are exactly the constraints of cnf's node blocks.
+func violations(m *cp.Model, slots []int, units [][]int) [][2]int {
+	var out [][2]int
+	type on struct{ i, u int }
+	byNode := make([][]on, len(m.Nodes))
+	for i, j := range m.Jobs {
+		for o, u := range units[i] {
+			if u > 0 {
+				byNode[j.Options[o].Node] = append(byNode[j.Options[o].Node], on{i, u})
+			}
+		}
+	}
+	for ni, list := range byNode {
+		nd := &m.Nodes[ni]
+		for _, a := range list {
+			ja := &m.Jobs[a.i]
+			s := slots[a.i]
+			use := make([]int64, len(m.Resources))
+			for l := range use {
+				use[l] = int64(a.u) * ja.Req[l]
+			}
+			for _, r := range nd.Running {
+				if s < r.EndSlot {
+					for l, v := range r.Use {
+						use[l] += v
+					}
+				}
+			}
+			bad := false
+			for _, b := range list {
+				if b.i == a.i {
+					continue
+				}
+				sb := slots[b.i]
+				if sb <= s && s < sb+m.Jobs[b.i].Dur {
+					if ja.Excl || m.Jobs[b.i].Excl {
+						bad = true
+					}
+					for l := range use {
+						use[l] += int64(b.u) * m.Jobs[b.i].Req[l]
+					}
+				}
+			}
+			for l, need := range ja.Req {
+				if need > 0 && use[l] > nd.Cap[l] {
+					bad = true
+				}
+			}
+			if bad {
+				out = append(out, [2]int{a.i, ni})
+			}
+		}
+	}
+	return out
+}
+
+// lns improves best by large-neighbourhood moves for about budget: each
+// move frees a few jobs (a delayed job and the jobs starting nearest to
+// it), fixes the others to best by assumptions, and asks for a strictly
+// smaller weighted delay of the freed jobs, with a diagram over those jobs
+// only. It returns the first improvement, or nil.
+func (s Solver) lns(ctx context.Context, m *cp.Model, enc *cnf.Encoder, g *gini.Gini, best *incumbent, lb int64,
+	budget time.Duration, rng *rand.Rand, size *int, blocks *int) (*incumbent, error) {
+	end := time.Now().Add(budget)
+	var delayed []int
+	for i := range m.Jobs {
+		if best.slots[i] > enc.Lo[i] {
+			delayed = append(delayed, i)
+		}
+	}
+	if len(delayed) == 0 {
+		return nil, nil
+	}
+	for time.Now().Before(end) && ctx.Err() == nil {
+		k := min(*size, len(m.Jobs))
+		seed := delayed[rng.IntN(len(delayed))]
+		others := make([]int, 0, len(m.Jobs))
+		for i := range m.Jobs {
+			if i != seed {
+				others = append(others, i)
+			}
+		}
+		rng.Shuffle(len(others), func(a, b int) { others[a], others[b] = others[b], others[a] })
+		slices.SortStableFunc(others, func(a, b int) int {
+			da, db := abs(best.slots[a]-best.slots[seed]), abs(best.slots[b]-best.slots[seed])
+			return da - db
+		})
+		free := append([]int{seed}, others[:k-1]...)
+		var cur int64
+		isFree := make([]bool, len(m.Jobs))
+		for _, i := range free {
+			isFree[i] = true
+			cur += m.Jobs[i].Weight * int64(best.slots[i]-enc.Lo[i])
+		}
+		if cur == 0 {
+			continue
+		}
+		root, err := enc.AtMostJobs(free, cur-1)
+		if errors.Is(err, cnf.ErrInterrupted) || errors.Is(err, cnf.ErrTooLarge) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		assume := []cnf.Lit{root}
+		for i := range m.Jobs {
+			if !isFree[i] {
+				assume = append(assume, enc.Fix(i, best.slots[i], best.units[i])...)
+			}
+		}
+		for try := 0; try < 8; try++ {
+			mctx, cancel := context.WithDeadline(ctx, minTime(end, time.Now().Add(budget/4)))
+			r := solve(mctx, g, assume)
+			cancel()
+			if r == 0 {
+				*size = max(2, *size-1) // too hard: smaller moves
+				break
+			}
+			if r < 0 {
+				*size = min(len(m.Jobs), *size+1) // no gain here: larger moves
+				break
+			}
+			slots, units := enc.Decode(func(l cnf.Lit) bool { return g.Value(z.Dimacs2Lit(int(l))) })
+			viol := violations(m, slots, units)
+			if len(viol) == 0 {
+				inc := &incumbent{slots: slots, units: units, w: m.Weighted(slots), from: s.Name()}
+				if inc.w >= best.w {
+					return nil, fmt.Errorf("sat: neighbourhood model with W = %d, not below %d (a bug)", inc.w, best.w)
+				}
+				return inc, nil
+			}
+			for _, v := range viol {
+				for ni := range m.Nodes {
+					if m.Nodes[ni].Class == m.Nodes[v[1]].Class && !enc.HasBlock(v[0], ni) {
+						enc.NodeBlock(v[0], ni)
+						*blocks++
+					}
+				}
+			}
+		}
+	}
+	return nil, nil
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}

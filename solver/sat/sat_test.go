@@ -1,0 +1,113 @@
+package sat_test
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/optsched/optsched/heuristics"
+	"github.com/optsched/optsched/instances"
+	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/solver"
+	"github.com/optsched/optsched/solver/sat"
+)
+
+func listSchedulers() []solver.Scheduler {
+	return []solver.Scheduler{heuristics.PBSWalltime(), heuristics.PBSFifo()}
+}
+
+// TestSATEqualsBruteForce: on 240 seeded random small windows (1–3 nodes
+// with cores and GPUs, running jobs, down nodes, reservations, 1–4
+// waiting jobs of varied units and place statements, all times on the
+// grid), the SAT optimum equals the brute-force optimum over all start
+// times, with and without the list schedulers' first incumbent and with
+// every node block written up front; every schedule passes
+// solver.ScheduleWindow's checks (model.Check, grid, objective, bound).
+func TestSATEqualsBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	const g = 10
+	solvers := []sat.Solver{{Initial: listSchedulers()}, {}, {Initial: listSchedulers(), Eager: true}}
+	improved := 0
+	for i := range 240 {
+		w, err := instances.RandomCPWindow(rng, 1+rng.IntN(3), 1+rng.IntN(4), g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, never := bruteForce(t, w)
+		for si, s := range solvers {
+			res, err := solver.ScheduleWindow(context.Background(), w, s, solver.ScheduleOptions{Granularity: g}, 0)
+			if err != nil {
+				t.Fatalf("window %d, solver %d: %v", i, si, err)
+			}
+			if res.Status != solver.Optimal {
+				t.Fatalf("window %d, solver %d: status %s", i, si, res.Status)
+			}
+			if math.Abs(res.Objective-want) > 1e-9 {
+				data, _ := w.MarshalJSON()
+				t.Fatalf("window %d, solver %d: objective %.9g, brute force %.9g\n%s", i, si, res.Objective, want, data)
+			}
+			if len(res.Deferred) != len(never) {
+				t.Fatalf("window %d: deferred %v, brute force finds %d jobs that never start", i, res.Deferred, len(never))
+			}
+			for _, d := range res.Deferred {
+				if !never[d.Job] {
+					t.Fatalf("window %d: job %s deferred, but it can start", i, w.Jobs[d.Job].ID)
+				}
+			}
+			if si == 0 && res.Stats["incumbent_from_sat"] == 1 {
+				improved++
+			}
+		}
+	}
+	// The test must exercise the search, not just the list schedules.
+	if improved < 20 {
+		t.Errorf("SAT improved the list schedule on only %d windows", improved)
+	}
+}
+
+// TestSATTinyTimeLimit: a 1 µs limit still returns a valid status and a
+// checked answer (unknown, or a schedule).
+func TestSATTinyTimeLimit(t *testing.T) {
+	for seed := range uint64(3) {
+		w, err := instances.Eurora(instances.EuroraConfig{Seed: seed, Jobs: 30})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range []sat.Solver{{Initial: listSchedulers()}, {}} {
+			res, err := solver.ScheduleWindow(context.Background(), w, s, solver.ScheduleOptions{}, time.Microsecond)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch res.Status {
+			case solver.Unknown:
+				if len(res.Allocations) != 0 || len(res.Deferred) != len(w.Jobs) {
+					t.Errorf("unknown with %d allocations, %d deferred", len(res.Allocations), len(res.Deferred))
+				}
+			case solver.Optimal, solver.Feasible, solver.Fallback:
+			default:
+				t.Errorf("status %s", res.Status)
+			}
+		}
+	}
+}
+
+// TestSATExample: the shipped Eurora example window is solved optimally
+// within the default limit and its schedule passes model.Check.
+func TestSATExample(t *testing.T) {
+	w, err := instances.Load("eurora-example.json")
+	if err != nil {
+		t.Skip(err)
+	}
+	res, err := solver.ScheduleWindow(context.Background(), w, sat.Solver{Initial: listSchedulers()}, solver.ScheduleOptions{}, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != solver.Optimal {
+		t.Errorf("status %s", res.Status)
+	}
+	if err := model.Check(w, res.Allocations); err != nil {
+		t.Error(err)
+	}
+}

@@ -1,0 +1,235 @@
+package solver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/optsched/optsched/model"
+)
+
+// This file is the contract of the second way to read a window, the
+// time-and-resource model of [Bridi16]: decide *when and where* every
+// waiting job starts on a heterogeneous cluster. A job is u units, each
+// needing the amounts of its (one-chunk) select statement, or whole nodes
+// without one; nodes have capacities; running jobs are fixed; reservations
+// and exclusive jobs keep others off their nodes. The objective is the
+// weighted queue time of [Bridi16] Eq. (2),
+//
+//	Σ_i (s_i − submit_i) / ewt_{q_i},
+//
+// which differs from Σ_i s_i / ewt_{q_i} by a constant. model.Check states
+// the feasibility rules in full.
+
+// A Scheduler decides when and where every waiting job of a window starts.
+// Schedule must honour ctx's deadline as Solver.Solve does: when it comes,
+// return the best schedule found so far or Status Unknown.
+type Scheduler interface {
+	// Name returns the name used on the command line and in results.
+	Name() string
+	// Schedule schedules every waiting job of w that can ever start.
+	Schedule(ctx context.Context, w *model.Window, opt ScheduleOptions) (*Schedule, error)
+}
+
+// ScheduleOptions adjust a Scheduler.
+type ScheduleOptions struct {
+	// Granularity is the time grid of the starts in seconds: every job
+	// starts at the window time plus a multiple of it. 0 means
+	// DefaultGranularity.
+	Granularity int64
+}
+
+// DefaultGranularity is the default time grid of schedules, in seconds.
+const DefaultGranularity = 60
+
+// Grid returns the granularity, DefaultGranularity for 0.
+func (o ScheduleOptions) Grid() int64 {
+	if o.Granularity <= 0 {
+		return DefaultGranularity
+	}
+	return o.Granularity
+}
+
+// A Schedule is a Scheduler's answer.
+type Schedule struct {
+	Status Status
+	// Allocations are units allocations (model.Allocation.Units set), one
+	// per scheduled job; empty when Status is Unknown.
+	Allocations []model.Allocation
+	// Deferred are the jobs without a start: those that can never start
+	// (their units fit on no set of usable nodes), with the reason.
+	Deferred []model.Deferral
+	// Objective is the weighted queue time of Allocations
+	// (model.WeightedQueueTime).
+	Objective float64
+	// Bound is a proven lower bound on the objective over the schedules of
+	// the same jobs on the same grid; NaN when unknown.
+	Bound float64
+	// Encoding is "cp"; Solver names the scheduler.
+	Encoding string
+	Solver   string
+	// Stats holds scheduler-specific counters.
+	Stats map[string]float64
+}
+
+// HasBound reports whether the schedule carries a lower bound.
+func (s *Schedule) HasBound() bool { return !math.IsNaN(s.Bound) }
+
+// Gap returns (objective − bound) / objective (0 when both are 0); ok is
+// false without a bound or a schedule.
+func (s *Schedule) Gap() (gap float64, ok bool) {
+	if !s.HasBound() || s.Status == Unknown || s.Status == Infeasible {
+		return 0, false
+	}
+	if s.Objective <= 0 {
+		return 0, true
+	}
+	return max(0, (s.Objective-s.Bound)/s.Objective), true
+}
+
+// A ScheduleResult is a checked schedule of a whole window.
+type ScheduleResult struct {
+	Schedule
+	// Granularity is the grid the schedule was asked for, in seconds.
+	Granularity int64
+	// Elapsed is the wall time of the call.
+	Elapsed time.Duration
+}
+
+// ScheduleWindow runs s on w within timeLimit (when positive, on top of
+// ctx's deadline) and checks its answer: every job is scheduled once or
+// deferred once, the allocation passes model.Check, the starts lie on the
+// grid, and the objective and bound are consistent. An answer that fails
+// is an ErrSolverBug error, never a result.
+func ScheduleWindow(ctx context.Context, w *model.Window, s Scheduler, opt ScheduleOptions, timeLimit time.Duration) (*ScheduleResult, error) {
+	start := time.Now()
+	if timeLimit > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeLimit)
+		defer cancel()
+	}
+	sch, err := s.Schedule(ctx, w, opt)
+	if err != nil {
+		return nil, fmt.Errorf("scheduler %s: %w", s.Name(), err)
+	}
+	if err := VerifySchedule(w, opt, sch); err != nil {
+		return nil, fmt.Errorf("%w: scheduler %s: %w", ErrSolverBug, s.Name(), err)
+	}
+	if sch.Status == Unknown || sch.Status == Infeasible {
+		deferred := make([]bool, len(w.Jobs))
+		for _, d := range sch.Deferred {
+			deferred[d.Job] = true
+		}
+		for j := range w.Jobs {
+			if !deferred[j] {
+				sch.Deferred = append(sch.Deferred, model.Deferral{Job: j,
+					Reason: fmt.Sprintf("scheduler %s found no schedule within the time limit", s.Name())})
+			}
+		}
+	}
+	return &ScheduleResult{Schedule: *sch, Granularity: opt.Grid(), Elapsed: time.Since(start)}, nil
+}
+
+// VerifySchedule checks a Scheduler's answer for w (see ScheduleWindow).
+func VerifySchedule(w *model.Window, opt ScheduleOptions, s *Schedule) error {
+	if s == nil {
+		return errors.New("nil schedule")
+	}
+	seen := make([]int, len(w.Jobs))
+	for _, d := range s.Deferred {
+		if d.Job < 0 || d.Job >= len(w.Jobs) {
+			return fmt.Errorf("deferral of unknown job index %d", d.Job)
+		}
+		seen[d.Job]++
+	}
+	switch s.Status {
+	case Unknown, Infeasible:
+		if len(s.Allocations) > 0 {
+			return fmt.Errorf("status %s with a schedule", s.Status)
+		}
+		return nil
+	}
+	g := opt.Grid()
+	for _, a := range s.Allocations {
+		if a.Job < 0 || a.Job >= len(w.Jobs) {
+			return fmt.Errorf("allocation of unknown job index %d", a.Job)
+		}
+		seen[a.Job]++
+		if a.Units == nil {
+			return fmt.Errorf("job %s: not a units allocation", w.Jobs[a.Job].ID)
+		}
+		if (a.Start-w.Time)%g != 0 {
+			return fmt.Errorf("job %s: start %d is off the %d s grid from %d", w.Jobs[a.Job].ID, a.Start, g, w.Time)
+		}
+	}
+	for j, n := range seen {
+		if n != 1 {
+			return fmt.Errorf("job %s: scheduled or deferred %d times, want once", w.Jobs[j].ID, n)
+		}
+	}
+	if err := model.Check(w, s.Allocations); err != nil {
+		return err
+	}
+	got := model.WeightedQueueTime(w, s.Allocations)
+	if math.Abs(got-s.Objective) > 1e-9*math.Max(1, math.Abs(got)) {
+		return fmt.Errorf("reported objective %g, recomputed %g", s.Objective, got)
+	}
+	if s.HasBound() && s.Bound > s.Objective+1e-9*math.Max(1, math.Abs(s.Objective)) {
+		return fmt.Errorf("bound %g above objective %g", s.Bound, s.Objective)
+	}
+	return nil
+}
+
+// Doc returns the JSON schedule document of r for window w.
+func (r *ScheduleResult) Doc(w *model.Window) model.ScheduleDoc {
+	d := model.ScheduleDoc{
+		Status:      r.Status.String(),
+		Encoding:    r.Encoding,
+		Solver:      r.Solver,
+		ElapsedMS:   float64(r.Elapsed.Microseconds()) / 1000,
+		Granularity: r.Granularity,
+		Allocations: []model.AllocationDoc{},
+		Deferred:    []model.DeferralDoc{},
+	}
+	if r.Status != Unknown && r.Status != Infeasible {
+		obj := r.Objective
+		d.Objective = &obj
+	}
+	if r.HasBound() {
+		b := r.Bound
+		d.Bound = &b
+		if g, ok := r.Gap(); ok {
+			d.Gap = &g
+		}
+	}
+	allocs := slices.Clone(r.Allocations)
+	slices.SortStableFunc(allocs, func(a, b model.Allocation) int {
+		if a.Start != b.Start {
+			if a.Start < b.Start {
+				return -1
+			}
+			return 1
+		}
+		return a.Job - b.Job
+	})
+	for _, a := range allocs {
+		units := make(map[string]int, len(a.Units))
+		for k, u := range a.Units {
+			units[w.Topology.Name(k)] = u
+		}
+		d.Allocations = append(d.Allocations, model.AllocationDoc{
+			Job:   w.Jobs[a.Job].ID,
+			Nodes: w.NodeNames(a.Nodes),
+			Start: a.Start,
+			Cost:  w.Cost.Cost(w.Topology, a.Nodes),
+			Units: units,
+		})
+	}
+	for _, def := range r.Deferred {
+		d.Deferred = append(d.Deferred, model.DeferralDoc{Job: w.Jobs[def.Job].ID, Reason: def.Reason})
+	}
+	return d
+}
