@@ -1,7 +1,10 @@
 package pbs
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -121,6 +124,40 @@ func FuzzParseExecVnode(f *testing.F) {
 				if !ValidName(u.Vnode) {
 					t.Fatalf("vnode %q", u.Vnode)
 				}
+			}
+		}
+	})
+}
+
+// FuzzMembers holds the object splitter to encoding/json: on any input it
+// does not panic, and on a valid JSON object without repeated keys it
+// returns the same keys, in order, with values that decode to the same
+// thing.
+func FuzzMembers(f *testing.F) {
+	f.Add([]byte(`{"a": 1, "b\"c": {"x": [1, "]", {"y": "}"}]}, "d": null}`))
+	f.Add([]byte(`{}`))
+	f.Add([]byte(`{"a":"\\","b":-1.5e3}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ms, _, err := members(data)
+		if err != nil || !json.Valid(data) {
+			return
+		}
+		dec := json.NewDecoder(bytes.NewReader(data))
+		if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+			t.Fatalf("members accepted a non-object %q", data)
+		}
+		for i := 0; dec.More(); i++ {
+			tok, _ := dec.Token()
+			var v any
+			if err := dec.Decode(&v); err != nil {
+				t.Fatal(err)
+			}
+			if i >= len(ms) || ms[i].key != tok.(string) {
+				t.Fatalf("member %d: got %+v, encoding/json has key %q", i, ms, tok)
+			}
+			var w any
+			if err := json.Unmarshal(ms[i].val, &w); err != nil || !reflect.DeepEqual(v, w) {
+				t.Fatalf("member %q: value %s decodes to %v, want %v (%v)", tok, ms[i].val, w, v, err)
 			}
 		}
 	})
