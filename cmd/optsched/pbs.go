@@ -77,7 +77,7 @@ See the README section "PBS external scheduler" for the server set-up.`,
 	return cmd
 }
 
-// addStateFlags adds the flags shared by plan and run.
+// addFlags adds the flags shared by plan and run.
 func (o *pbsOptions) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&o.qstatFile, "qstat", "", "file with `qstat -f -F json` output ('-' for stdin); default: run qstat")
