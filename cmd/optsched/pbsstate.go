@@ -150,6 +150,9 @@ func buildCluster(st *pbsState, scope *pbsScope) (*cluster, error) {
 	if len(owned) == 0 {
 		return nil, fmt.Errorf("pbsnodes: none of the %d vnodes is optsched's to schedule (check --nodes)", len(st.nodes.Nodes))
 	}
+	if a, b := st.jobs.Timestamp, st.nodes.Timestamp; a > 0 && b > 0 && max(a-b, b-a) > 300 {
+		c.notes = append(c.notes, fmt.Sprintf("qstat and pbsnodes were taken %d s apart: the state may be stale", max(a-b, b-a)))
+	}
 	if err := c.buildTopology(owned); err != nil {
 		return nil, err
 	}
