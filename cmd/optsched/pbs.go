@@ -77,7 +77,7 @@ See the README section "PBS external scheduler" for the server set-up.`,
 	return cmd
 }
 
-// addStateFlags adds the flags shared by plan and run.
+// addFlags adds the flags shared by plan and run.
 func (o *pbsOptions) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&o.qstatFile, "qstat", "", "file with `qstat -f -F json` output ('-' for stdin); default: run qstat")
@@ -422,6 +422,13 @@ func (o *pbsOptions) cycle(ctx context.Context, apply bool) (*pbsPlan, *pbsState
 	if err != nil {
 		return nil, nil, err
 	}
+	qrun := ""
+	if apply {
+		// Find qrun before deciding anything.
+		if qrun, err = o.qrunPath(); err != nil {
+			return nil, nil, err
+		}
+	}
 	st, err := o.readState(ctx)
 	if err != nil {
 		return nil, st, err
@@ -447,10 +454,6 @@ func (o *pbsOptions) cycle(ctx context.Context, apply bool) (*pbsPlan, *pbsState
 		return p, st, err
 	}
 	if apply && len(p.Starts) > 0 {
-		qrun, err := o.qrunPath()
-		if err != nil {
-			return p, st, err
-		}
 		if err := applyPlan(ctx, p, qrun); err != nil {
 			return p, st, err
 		}
@@ -464,10 +467,10 @@ func (o *pbsOptions) lockedCycle(ctx context.Context, command string) (*pbsPlan,
 	if err != nil {
 		return nil, err
 	}
-	e := auditEntry{LoggedAt: time.Now().UTC().Format(time.RFC3339Nano), Command: command, Applied: o.apply}
+	e := auditEntry{LoggedAt: time.Now().UTC().Format(time.RFC3339Nano), Command: command, Apply: o.apply}
 	lock, err := lockCycle(lockPath)
 	if err != nil {
-		e.Applied, e.Error = false, err.Error()
+		e.Error = err.Error()
 		return nil, errors.Join(err, appendAudit(logPath, e))
 	}
 	defer lock.unlock()

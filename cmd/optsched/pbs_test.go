@@ -378,7 +378,7 @@ func TestPBSApplyFromPATH(t *testing.T) {
 		t.Error("an applied plan says dry_run")
 	}
 	entries := readAudit(t, log)
-	if len(entries) != 1 || !entries[0].Applied || entries[0].Error != "" || entries[0].Plan == nil ||
+	if len(entries) != 1 || !entries[0].Apply || entries[0].Error != "" || entries[0].Plan == nil ||
 		entries[0].InputSHA256 != doc.InputSHA256 || len(entries[0].InputSHA256) != 64 || len(entries[0].Plan.Starts) != 4 {
 		t.Errorf("audit %+v", entries)
 	}
@@ -664,7 +664,7 @@ func TestPBSRunDaemon(t *testing.T) {
 	if len(lines) != 2 || !strings.Contains(lines[0], "would start 4 jobs, 2 deferred, 3 skipped") {
 		t.Errorf("summaries %q", lines)
 	}
-	if e := readAudit(t, log); len(e) != 2 || e[0].Applied || e[1].Plan == nil {
+	if e := readAudit(t, log); len(e) != 2 || e[0].Apply || e[1].Plan == nil {
 		t.Errorf("audit %+v", e)
 	}
 	if r := qrunCalls(t, calls); len(r) != 0 {

@@ -59,7 +59,9 @@ func applyPlan(ctx context.Context, p *pbsPlan, qrun string) error {
 type auditEntry struct {
 	LoggedAt string `json:"logged_at"`
 	Command  string `json:"command"`
-	Applied  bool   `json:"applied"`
+	// Apply: the cycle was to run qrun (--apply); the plan's starts carry
+	// the exit codes of the qruns that ran.
+	Apply bool `json:"apply"`
 	// Error is set when the cycle failed (bad input, unsafe plan, qrun
 	// failures); Plan is absent when it failed before deciding.
 	Error       string      `json:"error,omitempty"`

@@ -102,7 +102,10 @@ func (f *fitState) place(cand *candidate, idleBudget int) (chunks []pbsVChunk, u
 				return false
 			}
 		}
-		r := capOf(v)
+		r, ok := left[v] // read without copying; use copies
+		if !ok {
+			r = f.left[v]
+		}
 		for k, want := range u.amounts {
 			if !f.c.checked[k] && !knownConsumables[k] {
 				continue

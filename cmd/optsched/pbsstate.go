@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -78,8 +79,11 @@ type chunkReq struct {
 
 // candidate is a queued job optsched may start this cycle.
 type candidate struct {
-	job      *pbs.Job
+	job *pbs.Job
+	// units has one entry per unit; chunks one per chunk of the select
+	// (units repeat them, Count times each).
 	units    []chunkReq
+	chunks   []chunkReq
 	nwp      int
 	submit   int64
 	walltime int64
@@ -112,7 +116,13 @@ type cluster struct {
 	skipped []pbsReason
 	// ignored counts vnodes of pbsnodes outside optsched's part.
 	ignored int
-	notes   []string
+	// ref caches reference(); exclAll, misfit, minCPUs and maxCPUs cache
+	// facts about it for classify (by place; by queue and chunk).
+	ref              []*vnode
+	exclAll          map[pbs.Place]bool
+	misfit           map[string]string
+	minCPUs, maxCPUs int64
+	notes            []string
 }
 
 // pbsReason is a job and why something about it.
@@ -139,6 +149,9 @@ func buildCluster(st *pbsState, scope *pbsScope) (*cluster, error) {
 	}
 	if len(owned) == 0 {
 		return nil, fmt.Errorf("pbsnodes: none of the %d vnodes is optsched's to schedule (check --nodes)", len(st.nodes.Nodes))
+	}
+	if a, b := st.jobs.Timestamp, st.nodes.Timestamp; a > 0 && b > 0 && max(a-b, b-a) > 300 {
+		c.notes = append(c.notes, fmt.Sprintf("qstat and pbsnodes were taken %d s apart: the state may be stale", max(a-b, b-a)))
 	}
 	if err := c.buildTopology(owned); err != nil {
 		return nil, err
@@ -362,6 +375,7 @@ func (c *cluster) newCandidate(j *pbs.Job) (*candidate, error) {
 		if _, ok := u.amounts["ncpus"]; !ok {
 			u.amounts["ncpus"] = 1
 		}
+		cand.chunks = append(cand.chunks, u)
 		for range ch.Count {
 			cand.units = append(cand.units, u)
 		}
@@ -418,43 +432,70 @@ func (c *cluster) classify(cand *candidate) (bool, string) {
 	if j.Place.Arrangement == "pack" && len(cand.units) > 1 {
 		return false, "place=pack: all chunks on one host"
 	}
-	// The idle vnodes are the ones the window solve chooses from; with
-	// none idle, judge by all owned vnodes.
-	var idle []*vnode
-	for _, v := range c.vnodes {
-		if v.idle {
-			idle = append(idle, v)
+	idle := c.reference()
+	if c.exclAll == nil {
+		// Facts about the reference vnodes that many jobs share.
+		c.exclAll, c.misfit = map[pbs.Place]bool{}, map[string]string{}
+		c.minCPUs, c.maxCPUs = math.MaxInt64, 0
+		for _, v := range idle {
+			c.minCPUs = min(c.minCPUs, v.n.Available["ncpus"])
+			c.maxCPUs = max(c.maxCPUs, v.n.Available["ncpus"])
 		}
 	}
-	if len(idle) == 0 {
-		idle = c.vnodes
+	excl, ok := c.exclAll[j.Place]
+	if !ok {
+		excl = all(idle, func(v *vnode) bool { return exclusiveOn(v.n, j.Place) })
+		c.exclAll[j.Place] = excl
 	}
 	var why string
 	switch {
 	case j.Select == nil:
 		why = fmt.Sprintf("no select: %d whole vnodes", len(cand.units))
-	case all(idle, func(v *vnode) bool { return exclusiveOn(v.n, j.Place) }):
+	case excl:
 		if j.Place.Exclusive() {
 			why = "place=" + j.Place.Sharing
 		} else {
 			why = "the vnodes' sharing makes every chunk exclusive"
 		}
-	case all(idle, func(v *vnode) bool {
-		cpus := v.n.Available["ncpus"]
-		return cpus > 0 && all(cand.units, func(u chunkReq) bool { return u.amounts["ncpus"] >= cpus })
-	}):
+	case c.minCPUs > 0 && all(cand.chunks, func(u chunkReq) bool { return u.amounts["ncpus"] >= c.maxCPUs }):
 		why = "every chunk takes all the CPUs of a vnode"
 	default:
 		return false, "chunks share vnodes"
 	}
-	for _, v := range idle {
-		for _, u := range cand.units {
-			if r := unitMisfit(c, v, u, j); r != "" {
-				return false, fmt.Sprintf("whole vnodes, but not every idle vnode will do (%s: %s)", v.n.Name, r)
+	for _, u := range cand.chunks {
+		key := j.Queue + "|" + describeUnit(u)
+		r, ok := c.misfit[key]
+		if !ok {
+			for _, v := range idle {
+				if r = unitMisfit(c, v, u, j); r != "" {
+					r = fmt.Sprintf("whole vnodes, but not every idle vnode will do (%s: %s)", v.n.Name, r)
+					break
+				}
 			}
+			c.misfit[key] = r
+		}
+		if r != "" {
+			return false, r
 		}
 	}
 	return true, why
+}
+
+// reference returns the vnodes the whole-node rule judges a job by: the
+// idle vnodes, which the window solve chooses from, or all owned vnodes
+// when none is idle.
+func (c *cluster) reference() []*vnode {
+	if c.ref == nil {
+		for _, v := range c.vnodes {
+			if v.idle {
+				c.ref = append(c.ref, v)
+			}
+		}
+		if len(c.ref) == 0 {
+			c.ref = c.vnodes
+		}
+	}
+	return c.ref
 }
 
 func all[T any](xs []T, f func(T) bool) bool {

@@ -19,6 +19,7 @@ type Error struct {
 	Reason string
 }
 
+// Error joins the non-empty parts: source, object, field, reason.
 func (e *Error) Error() string {
 	parts := make([]string, 0, 4)
 	for _, p := range []string{e.Source, e.Object, e.Field, e.Reason} {

@@ -245,11 +245,11 @@ func jobList(raw json.RawMessage) ([]string, error) {
 	var out []string
 	for _, it := range items {
 		id := strings.TrimSpace(it)
-		if slash := strings.LastIndexByte(id, '/'); slash >= 0 {
-			id = id[:slash]
+		if slash := strings.LastIndexByte(id, '/'); slash >= 0 && slash+1 < len(id) && strings.Trim(id[slash+1:], "0123456789") == "" {
+			id = id[:slash] // the slot: "123.svr/0"
 		}
-		if id == "" {
-			return nil, fmt.Errorf("empty job id in %q", cut(strings.Join(items, ",")))
+		if id == "" || strings.ContainsRune(id, '/') || !ValidName(id) {
+			return nil, fmt.Errorf("bad job id %q (want 123.server or 123.server/0)", cut(it))
 		}
 		if !seen[id] {
 			seen[id] = true

@@ -291,7 +291,10 @@ func TestParseExecVnode(t *testing.T) {
 	if v := Vnodes(got); !slices.Equal(v, []string{"n1", "host[0]", "host[1]", "n3"}) {
 		t.Errorf("Vnodes = %v", v)
 	}
-	for _, in := range []string{"", "n1:ncpus=1", "(n1:ncpus=1", "(n1:ncpus)", "(n1)(n2)", "(:ncpus=1)", "(n1:ncpus=x)", "(n1:ncpus=1:ncpus=2)", "(a;b)"} {
+	if l, err := ParseExecVnode("(n1:ncpus=1:arch=linux)"); err != nil || l[0][0].Labels["arch"] != "linux" {
+		t.Errorf("labels: %+v, %v", l, err)
+	}
+	for _, in := range []string{"", "n1:ncpus=1", "(n1:ncpus=1", "(n1:ncpus)", "(n1)(n2)", "(:ncpus=1)", "(n1:ncpus=x)", "(n1:mem=lots)", "(n1:ncpus=1:ncpus=2)", "(n1:a=x:a=y)", "(a;b)"} {
 		if _, err := ParseExecVnode(in); err == nil {
 			t.Errorf("ParseExecVnode(%q) accepted", in)
 		}

@@ -119,10 +119,12 @@ func ParsePlace(s string) (Place, error) {
 }
 
 // A VnodeUse is one vnode of an exec_vnode chunk with the resources the
-// job uses there.
+// job uses there: numeric amounts (integers and sizes in bytes) and, in a
+// qrun -H specification, string-valued resources (Labels, nil when none).
 type VnodeUse struct {
 	Vnode   string
 	Amounts model.Resources
+	Labels  map[string]string
 }
 
 // A VChunk is one parenthesised chunk of an exec_vnode string: the vnodes
@@ -135,8 +137,10 @@ const maxExecChunks = 1 << 20
 // ParseExecVnode parses an exec_vnode string such as
 // "(n1:ncpus=16:mem=4gb)+(n2:ncpus=8+n3:ncpus=8)", the format of the
 // exec_vnode job attribute and of `qrun -H` ([PBS 2022.1 RG] qrun).
-// Amounts are integers or sizes (model.ParseSize); names may contain
-// brackets (multi-vnode hosts name vnodes host[0], host[1]).
+// Values that parse as integers or sizes (model.ParseSize) are amounts,
+// others labels, except that ncpus, mem and the like must be numeric;
+// names may contain brackets (multi-vnode hosts name vnodes host[0],
+// host[1]).
 func ParseExecVnode(s string) ([]VChunk, error) {
 	t := strings.TrimSpace(s)
 	if t == "" {
@@ -170,14 +174,22 @@ func ParseExecVnode(s string) ([]VChunk, error) {
 				if !ok || k == "" || v == "" {
 					return nil, fmt.Errorf("chunk %d of %q: %q is not resource=value", len(out)+1, cut(s), kv)
 				}
-				if _, dup := u.Amounts[k]; dup {
+				_, dupA := u.Amounts[k]
+				_, dupL := u.Labels[k]
+				if dupA || dupL {
 					return nil, fmt.Errorf("chunk %d of %q: %s given twice for %s", len(out)+1, cut(s), k, name)
 				}
-				n, err := model.ParseSize(v)
-				if err != nil {
-					return nil, fmt.Errorf("chunk %d of %q: %s=%s: %v", len(out)+1, cut(s), k, v, err)
+				if n, err := model.ParseSize(v); err == nil {
+					u.Amounts[k] = n
+					continue
 				}
-				u.Amounts[k] = n
+				if integerResources[k] || sizeResources[k] {
+					return nil, fmt.Errorf("chunk %d of %q: %s=%s is not a number or a size", len(out)+1, cut(s), k, v)
+				}
+				if u.Labels == nil {
+					u.Labels = map[string]string{}
+				}
+				u.Labels[k] = v
 			}
 			vc = append(vc, u)
 		}

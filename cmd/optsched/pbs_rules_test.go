@@ -1,0 +1,207 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/pbs"
+	"github.com/optsched/optsched/solver"
+)
+
+// smallCluster builds a cluster from vnode and job JSON fragments (the
+// members of "nodes" and "Jobs"), with one started execution queue workq.
+func smallCluster(t *testing.T, nodes, jobs string) *cluster {
+	t.Helper()
+	ns, err := pbs.ParseNodes([]byte(`{"timestamp":1700000000,"nodes":{` + nodes + `}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := pbs.ParseJobs([]byte(`{"timestamp":1700000000,"Jobs":{`+jobs+`}}`), time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs, _ := pbs.ParseQueues([]byte(`{"Queue":{"workq":{"queue_type":"Execution","started":"True"}}}`))
+	c, err := buildCluster(&pbsState{jobs: js, nodes: ns, queues: qs, now: 1700000000, digest: "x"},
+		&pbsScope{levels: []string{"tier0", "tier1"}, period: 60})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// vnodes writes n free vnodes with the given sharing and resources.
+func vnodes(n int, sharing, res string) string {
+	var parts []string
+	for i := range n {
+		s := ""
+		if sharing != "" {
+			s = `,"sharing":"` + sharing + `"`
+		}
+		parts = append(parts, fmt.Sprintf(`"v%d":{"state":"free"%s,"resources_available":{"ncpus":64,"mem":"256gb"%s}}`, i, s, res))
+	}
+	return strings.Join(parts, ",")
+}
+
+func queued(id, sel, place string) string {
+	return fmt.Sprintf(`"%s":{"job_state":"Q","queue":"workq","Resource_List":{"select":"%s","place":"%s","walltime":"01:00:00"}}`, id, sel, place)
+}
+
+// TestPBSWholeNodeRule: the documented rule that sends a job to the
+// window solve or to the first fit.
+func TestPBSWholeNodeRule(t *testing.T) {
+	cases := []struct {
+		name, sharing, res, sel, place string
+		whole                          bool
+		why                            string
+	}{
+		{"excl", "", "", "2:ncpus=8", "scatter:excl", true, "place=excl"},
+		{"exclhost", "", "", "2:ncpus=8", "exclhost", true, "place=exclhost"},
+		{"forced by sharing", "force_exclhost", "", "2:ncpus=8", "free", true, "the vnodes' sharing"},
+		{"default_excl", "default_excl", "", "2:ncpus=8", "free", true, "the vnodes' sharing"},
+		{"default_excl but shared", "default_excl", "", "2:ncpus=8", "free:shared", false, "chunks share vnodes"},
+		{"ignore_excl", "ignore_excl", "", "2:ncpus=8", "excl", false, "chunks share vnodes"},
+		{"all the CPUs", "", "", "3:ncpus=64", "scatter", true, "every chunk takes all the CPUs"},
+		{"part of the CPUs", "", "", "3:ncpus=32", "scatter", false, "chunks share vnodes"},
+		{"packed", "", "", "2:ncpus=64", "pack:excl", false, "place=pack"},
+		{"one packed chunk", "", "", "1:ncpus=64", "pack", true, "every chunk takes all the CPUs"},
+		{"too much memory for some", "", "", "2:ncpus=64:mem=300gb", "excl", false, "not every idle vnode will do"},
+		{"GPUs nobody lacks", "", `,"ngpus":4`, "2:ncpus=8:ngpus=4", "excl", true, "place=excl"},
+	}
+	for _, c := range cases {
+		cl := smallCluster(t, vnodes(4, c.sharing, c.res), queued("1.s", c.sel, c.place))
+		cand := cl.cands[0]
+		if cand.whole != c.whole || !strings.Contains(cand.path, c.why) {
+			t.Errorf("%s: whole %v (%s), want %v (%s)", c.name, cand.whole, cand.path, c.whole, c.why)
+		}
+	}
+	// GPUs on only some idle vnodes: the job must go where they are.
+	mixed := vnodes(2, "", "") + "," + strings.ReplaceAll(vnodes(2, "", `,"ngpus":4`), `"v`, `"g`)
+	cl := smallCluster(t, mixed, queued("1.s", "2:ncpus=8:ngpus=2", "excl"))
+	if cl.cands[0].whole || !strings.Contains(cl.cands[0].path, "ngpus=2 wanted, 0 available") {
+		t.Errorf("mixed GPUs: %v %s", cl.cands[0].whole, cl.cands[0].path)
+	}
+	p, err := plan(context.Background(), cl, testPlan())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// place=excl with the free arrangement: both chunks fit the first GPU
+	// vnode, which the job then holds.
+	if len(p.Starts) != 1 || p.Starts[0].ExecVnode() != "(g0:ncpus=8:ngpus=2)+(g0:ncpus=8:ngpus=2)" {
+		t.Errorf("mixed GPUs placed %v", describeStarts(p.Starts))
+	}
+}
+
+// TestPBSPartialPlacement: the first fit fills partly used vnodes first,
+// honours scatter, pack and exclusivity, and keeps idle vnodes for an
+// earlier whole-node job.
+func TestPBSPartialPlacement(t *testing.T) {
+	used := `"u0":{"state":"free","jobs":["9.s/0"],"resources_available":{"ncpus":64,"mem":"256gb"},"resources_assigned":{"ncpus":48,"mem":"0kb"}}`
+	run := `"9.s":{"job_state":"R","queue":"workq","exec_vnode":"(u0:ncpus=48)","Resource_List":{"select":"1:ncpus=48","walltime":"02:00:00"}}`
+	for _, c := range []struct {
+		name, sel, place, want string
+	}{
+		{"fills the partly used vnode", "2:ncpus=8", "free", "(u0:ncpus=8)+(u0:ncpus=8)"},
+		{"spills to an idle vnode", "3:ncpus=8", "free", "(u0:ncpus=8)+(u0:ncpus=8)+(v0:ncpus=8)"},
+		{"scatter", "2:ncpus=8", "scatter", "(u0:ncpus=8)+(v0:ncpus=8)"},
+		{"pack", "2:ncpus=16", "pack", "(v0:ncpus=16)+(v0:ncpus=16)"},
+		{"exclusive skips the used vnode", "1:ncpus=8:mem=1gb", "excl", "(v0:mem=1gb:ncpus=8)"},
+	} {
+		cl := smallCluster(t, used+","+vnodes(2, "", ""), run+","+queued("1.s", c.sel, c.place))
+		p, err := plan(context.Background(), cl, testPlan())
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if len(p.Starts) != 1 || p.Starts[0].ExecVnode() != c.want {
+			t.Errorf("%s: %+v, want %s", c.name, p.Starts, c.want)
+			continue
+		}
+		if err := checkPlan(cl.st, cl.scope, p); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+	// A whole-node job ahead holds both idle vnodes: the partial-node job
+	// behind it may only use the partly used one, and waits when that is
+	// not enough.
+	jobs := run + "," + queued("1.s", "2:ncpus=64", "excl") + "," + queued("2.s", "2:ncpus=10", "free")
+	jobs = strings.Replace(jobs, `"1.s":{"job_state":"Q",`, `"1.s":{"job_state":"Q","eligible_time":"01:00:00",`, 1)
+	cl := smallCluster(t, used+","+vnodes(2, "", ""), jobs)
+	p, err := plan(context.Background(), cl, testPlan())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Starts) != 1 || p.Starts[0].Job != "1.s" || len(p.Deferred) != 1 || !strings.Contains(p.Deferred[0].Reason, "held for higher-priority whole-node jobs") {
+		t.Errorf("starts %+v, deferred %+v", p.Starts, p.Deferred)
+	}
+}
+
+// testPlan is the planning of a cycle as the command sets it up.
+func testPlan() planOptions {
+	return planOptions{timeLimit: time.Second, newSolver: cspSolver, fallbacks: defaultFallbacks()}
+}
+
+func cspSolver() (solver.Solver, error) {
+	o := &solveOptions{solver: "csp", formulation: "strong", fallback: "sa", seed: 1}
+	o.sa.Tmax, o.sa.Tmin, o.sa.Steps, o.sa.Destroy, o.sa.Q = 2500, 2.5, 500, 2, 100
+	return o.newSolver()
+}
+
+// TestPBSNWP: waiting periods come from eligible_time when PBS keeps it,
+// else from the time since the job became eligible (etime), over the
+// period.
+func TestPBSNWP(t *testing.T) {
+	jobs := `"1.s":{"job_state":"Q","queue":"workq","eligible_time":"00:10:30","etime":"Tue Nov 14 20:00:00 2023","Resource_List":{"select":"1:ncpus=1"}},` +
+		`"2.s":{"job_state":"Q","queue":"workq","etime":"Tue Nov 14 21:13:20 2023","qtime":"Tue Nov 14 21:00:00 2023","Resource_List":{"select":"1:ncpus=1"}},` +
+		`"3.s":{"job_state":"Q","queue":"workq","Resource_List":{"select":"1:ncpus=1"}}`
+	cl := smallCluster(t, vnodes(1, "", ""), jobs)
+	// now = 22:13:20; period 60 s.
+	for i, want := range []int{10, 60, 0} {
+		if got := cl.cands[i].nwp; got != want {
+			t.Errorf("job %d: nwp %d, want %d", i+1, got, want)
+		}
+	}
+	if cl.cands[2].walltime != defaultWalltime || cl.cands[2].submit != 1700000000 {
+		t.Errorf("defaults: walltime %d, submit %d", cl.cands[2].walltime, cl.cands[2].submit)
+	}
+}
+
+func TestPBSExecVnodeAndQuoting(t *testing.T) {
+	chunks := []pbsVChunk{
+		{Vnode: "n1", Amounts: model.Resources{"ncpus": 16, "mem": 64 << 30, "mpiprocs": 16}},
+		{Vnode: "host[1]", Amounts: model.Resources{"mem": 1536 << 20}, Labels: map[string]string{"arch": "linux"}},
+		{Vnode: "n3"},
+	}
+	want := "(n1:mem=64gb:mpiprocs=16:ncpus=16)+(host[1]:mem=1536mb:arch=linux)+(n3)"
+	if got := execVnode(chunks); got != want {
+		t.Errorf("execVnode = %q, want %q", got, want)
+	}
+	// What optsched writes, PBS's format reads back.
+	back, err := pbs.ParseExecVnode(want)
+	if err != nil || back[0][0].Amounts["mem"] != 64<<30 || back[1][0].Vnode != "host[1]" {
+		t.Errorf("round trip: %v %v", back, err)
+	}
+	for in, out := range map[string]string{
+		"123.pbs01": "123.pbs01", want: `"` + want + `"`, "/opt/pbs/bin/qrun": "/opt/pbs/bin/qrun",
+		"a b": "'a b'", "it's": `'it'\''s'`, "": "''", "$(rm)": "'$(rm)'",
+	} {
+		if got := shellQuote(in); got != out {
+			t.Errorf("shellQuote(%q) = %s, want %s", in, got, out)
+		}
+	}
+	for v, want := range map[int64]string{0: "0b", 1023: "1023b", 1024: "1kb", 3 << 30: "3gb", 5 << 40: "5tb"} {
+		if got := fmtAmount("mem", v); got != want {
+			t.Errorf("fmtAmount(%d) = %s, want %s", v, got, want)
+		}
+	}
+}
+
+func describeStarts(ss []*pbsStart) []string {
+	var out []string
+	for _, s := range ss {
+		out = append(out, s.Job+" "+s.ExecVnode())
+	}
+	return out
+}
