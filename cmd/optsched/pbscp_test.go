@@ -145,7 +145,9 @@ func TestPBSPartialCPFallsBackToFirstFit(t *testing.T) {
 	// One scheduler failing and the next answering uses the next.
 	o = fixtureOptions(t)
 	o.partial = partialCP
-	o.newSchedulers = func() []solver.Scheduler { return []solver.Scheduler{brokenScheduler{err: true}, defaultCPSchedulers()[1]} }
+	o.newSchedulers = func() []solver.Scheduler {
+		return []solver.Scheduler{brokenScheduler{err: true}, defaultCPSchedulers()[1]}
+	}
 	p, _, err = o.cycle(context.Background(), false)
 	if err != nil {
 		t.Fatal(err)

@@ -68,8 +68,8 @@ type pbsPlan struct {
 	CP       *cpDoc
 	CPWindow *model.Window
 	CPAllocs []model.Allocation
-	Notes  []string
-	Digest string
+	Notes    []string
+	Digest   string
 }
 
 // pbsSolveDoc reports the whole-node window solve.
