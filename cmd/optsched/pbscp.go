@@ -11,6 +11,7 @@ import (
 
 	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/pbs"
 	"github.com/optsched/optsched/solver"
 	"github.com/optsched/optsched/solver/sat"
 )
@@ -43,7 +44,9 @@ const (
 //     until stime + walltime (a year without a walltime); the partial-node
 //     jobs the first fit started this cycle likewise until now + walltime;
 //     and whatever resources_assigned holds beyond those (jobs qstat did
-//     not list) as a running use that never ends within the horizon.
+//     not list) as a running use that never ends within the horizon. A
+//     running use is exclusive when the job is exclusive on the vnode
+//     (exclusiveOn: its place and the vnode's sharing).
 //   - Jobs: the partial-node candidates whose chunks are all alike (one
 //     chunk of the select, Count units), name no vnode property, are not
 //     exclusive on any window vnode and use no place=group; place=pack
@@ -130,7 +133,7 @@ func (c *cluster) cpWindow(cands []*candidate, held map[string]bool, ff []*pbsSt
 	busy := map[int]bool{}
 	// used[vnode] sums what the listed running jobs use there.
 	used := map[string]model.Resources{}
-	addUse := func(id, vn string, amounts model.Resources, end int64) {
+	addUse := func(id, vn string, amounts model.Resources, end int64, place pbs.Place) {
 		v := in[vn]
 		if v == nil {
 			return
@@ -146,7 +149,8 @@ func (c *cluster) cpWindow(cands []*candidate, held map[string]bool, ff []*pbsSt
 			used[vn][k] += a
 		}
 		w.Running = append(w.Running, model.RunningJob{ID: id + "@" + vn, Nodes: []int{v.id}, End: max(end, now+1),
-			Select: model.Select{{Count: 1, Amounts: r}}, Units: map[int]int{v.id: 1}})
+			Select: model.Select{{Count: 1, Amounts: r}}, Units: map[int]int{v.id: 1},
+			Place: model.Place{Exclusive: exclusiveOn(v.n, place)}})
 		busy[v.id] = true
 	}
 	for i := range c.st.jobs.Jobs {
@@ -174,7 +178,7 @@ func (c *cluster) cpWindow(cands []*candidate, held map[string]bool, ff []*pbsSt
 			}
 		}
 		for _, vn := range slices.Sorted(maps.Keys(per)) {
-			addUse(j.ID, vn, per[vn], start+wall)
+			addUse(j.ID, vn, per[vn], start+wall, j.Place)
 		}
 	}
 	// Residual resources_assigned: jobs qstat did not list.
@@ -187,7 +191,7 @@ func (c *cluster) cpWindow(cands []*candidate, held map[string]bool, ff []*pbsSt
 			}
 		}
 		if len(rest) > 0 {
-			addUse("resources_assigned", vn, rest, now+defaultWalltime)
+			addUse("resources_assigned", vn, rest, now+defaultWalltime, pbs.Place{Sharing: "shared"})
 		}
 	}
 	for _, s := range ff {
@@ -203,14 +207,14 @@ func (c *cluster) cpWindow(cands []*candidate, held map[string]bool, ff []*pbsSt
 				per[ch.Vnode]["ncpus"]++ // PBS's default ncpus=1
 			}
 		}
-		wall := int64(defaultWalltime)
+		wall, place := int64(defaultWalltime), pbs.Place{}
 		for _, cand := range c.cands {
 			if cand.job.ID == s.Job {
-				wall = cand.walltime
+				wall, place = cand.walltime, cand.job.Place
 			}
 		}
 		for _, vn := range slices.Sorted(maps.Keys(per)) {
-			addUse(s.Job, vn, per[vn], now+wall)
+			addUse(s.Job, vn, per[vn], now+wall, place)
 		}
 	}
 	for _, v := range in {

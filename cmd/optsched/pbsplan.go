@@ -117,6 +117,15 @@ type planOptions struct {
 // on the idle vnodes the partial-node jobs left (solver.SolveWindow: the
 // exact solver within the time limit, its fallback, model.Check), and a
 // solver error or an empty answer falls back to the heuristics.
+//
+// With opt.partial == partialCP the partial-node jobs the time-and-resource
+// model can express (cpEligible) do not take the first fit and do not stop
+// the selection: they go through the cp schedule of pbscp.go on every free
+// vnode, before the whole-node window. Its starts of now are kept when
+// they leave the selected whole-node jobs enough idle vnodes; otherwise
+// the whole-node window goes first and the cp schedule is redone on the
+// vnodes it leaves. When every cp scheduler fails, the first fit places
+// those jobs as without --partial cp.
 func plan(ctx context.Context, c *cluster, opt planOptions) (*pbsPlan, error) {
 	p := &pbsPlan{c: c, Notes: slices.Clone(c.notes), Digest: c.st.digest}
 	// Selection order: model.Order over the candidates.
@@ -168,14 +177,15 @@ func plan(ctx context.Context, c *cluster, opt planOptions) (*pbsPlan, error) {
 			whole = append(whole, cand)
 			continue
 		}
+		ffWhy := cand.path
 		if opt.partial == partialCP {
-			if why := c.cpEligible(cand); why == "" {
-				// Scheduled below, after the whole-node window.
+			why := c.cpEligible(cand)
+			if why == "" {
+				// Scheduled by the cp schedule below.
 				cpCands = append(cpCands, cand)
 				continue
-			} else {
-				cand.path += "; first fit, since the cp scheduler cannot take it: " + why
 			}
+			ffWhy += "; first fit, since the cp scheduler cannot take it: " + why
 		}
 		chunks, usedIdle, why := fit.place(cand, idleLeft-wholeNeed)
 		if why != "" {
@@ -185,7 +195,7 @@ func plan(ctx context.Context, c *cluster, opt planOptions) (*pbsPlan, error) {
 		}
 		idleLeft -= usedIdle
 		partial = append(partial, &pbsStart{Job: cand.job.ID, Queue: cand.job.Queue, Path: pathPartial,
-			Placement: "first-fit", Why: cand.path, Chunks: chunks, Cost: -1})
+			Placement: "first-fit", Why: ffWhy, Chunks: chunks, Cost: -1})
 	}
 
 	// The partial-node cp schedule, first on every free vnode; kept when
