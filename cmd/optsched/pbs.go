@@ -41,6 +41,7 @@ type pbsOptions struct {
 	cost      string
 	solver    string
 	fallback  string
+	partial   string
 	// Acting and recording.
 	output   string
 	apply    bool
@@ -55,6 +56,8 @@ type pbsOptions struct {
 	// Hooks for tests: the window solver and the fallback heuristics.
 	newSolver func() (solver.Solver, error)
 	fallbacks []solver.Solver
+	// newSchedulers replaces the partial-node cp schedulers.
+	newSchedulers func() []solver.Scheduler
 }
 
 func newPBSCmd(s *streams) *cobra.Command {
@@ -95,6 +98,7 @@ func (o *pbsOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.cost, "cost", "lan-code", "CH cost model: lan-code or lan-paper")
 	f.StringVar(&o.solver, "solver", "csp", "exact window solver ("+strings.Join(registry().Names(), ", ")+")")
 	f.StringVar(&o.fallback, "fallback", "sa", "heuristic that takes over when the exact solver runs out of time: sa or none")
+	f.StringVar(&o.partial, "partial", partialCP, "placement of the jobs whose chunks share vnodes: cp (CP/SAT time-and-resource schedule, list schedule and first fit as fallbacks) or first-fit")
 	f.BoolVar(&o.apply, "apply", false, "run the qrun commands (default: a dry run that only prints them)")
 	f.StringVar(&o.qrun, "qrun", "", "qrun binary (default: qrun found on PATH)")
 	f.StringVar(&o.lockPath, "lock", "", "lock file that keeps cycles one at a time (default: $XDG_STATE_HOME/optsched/pbs.lock, or ~/.local/state/optsched/pbs.lock)")
@@ -181,6 +185,9 @@ SIGTERM end the daemon between cycles.`,
 func (o *pbsOptions) validate() error {
 	if o.timeLimit <= 0 {
 		return usageError{fmt.Errorf("--time-limit must be positive, got %v", o.timeLimit)}
+	}
+	if o.partial != "" && o.partial != partialCP && o.partial != partialFirstFit {
+		return usageError{fmt.Errorf("--partial must be cp or first-fit, got %q", o.partial)}
 	}
 	if o.maxJobs < 0 {
 		return usageError{fmt.Errorf("--max-jobs must be at least 0, got %d", o.maxJobs)}
@@ -437,7 +444,8 @@ func (o *pbsOptions) cycle(ctx context.Context, apply bool) (*pbsPlan, *pbsState
 	if err != nil {
 		return nil, st, err
 	}
-	po := planOptions{timeLimit: o.timeLimit, maxJobs: o.maxJobs, cost: o.cost, newSolver: o.newSolver, fallbacks: o.fallbacks}
+	po := planOptions{timeLimit: o.timeLimit, maxJobs: o.maxJobs, cost: o.cost, newSolver: o.newSolver, fallbacks: o.fallbacks,
+		partial: o.partial, newSchedulers: o.newSchedulers}
 	if po.newSolver == nil {
 		so := &solveOptions{streams: o.streams, solver: o.solver, formulation: "strong", fallback: o.fallback, seed: 1,
 			sa: solver.SAParams{Tmax: 2500, Tmin: 2.5, Steps: 500, Destroy: 2, Q: 100}}

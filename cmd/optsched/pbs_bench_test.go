@@ -60,7 +60,8 @@ func polarisLike(nodes, queued int, seed uint64) (qstat, pbsnodes []byte) {
 // BenchmarkPBSCycle times one decision on a Polaris-sized cluster (560
 // vnodes) and on a larger one: parse both documents, build the view,
 // plan (window solve by csp within 1 s, or by the Slurm heuristic to show
-// the cost of everything else; first fit), check the plan. The window
+// the cost of everything else; partial-node jobs by the first fit, or
+// by the cp schedule with +cp), check the plan. The window
 // solve dominates when it cannot prove optimality quickly.
 func BenchmarkPBSCycle(b *testing.B) {
 	queues, _ := pbs.ParseQueues([]byte(`{"Queue":{"prod-exec":{"queue_type":"Execution","started":"True"}}}`))
@@ -68,9 +69,14 @@ func BenchmarkPBSCycle(b *testing.B) {
 	sl := solvers["slurm"]
 	sl.newSolver = func() (solver.Solver, error) { return heuristics.Slurm{}, nil }
 	solvers["slurm"] = sl
+	for _, name := range []string{"csp@1s", "slurm"} {
+		o := solvers[name]
+		o.partial = partialCP
+		solvers[name+"+cp"] = o
+	}
 	for _, size := range []struct{ nodes, jobs int }{{560, 200}, {2240, 800}} {
 		qstat, pbsnodes := polarisLike(size.nodes, size.jobs, 1)
-		for _, name := range []string{"csp@1s", "slurm"} {
+		for _, name := range []string{"csp@1s", "slurm", "csp@1s+cp", "slurm+cp"} {
 			opt := solvers[name]
 			b.Run(fmt.Sprintf("vnodes=%d/queued=%d/%s", size.nodes, size.jobs, name), func(b *testing.B) {
 				starts := 0

@@ -233,23 +233,26 @@ func (rc *randomCluster) verify(t *testing.T, seed uint64, starts []pbsStartDoc)
 // execution queue, or overfills a vnode. (The cycle's own checkPlan must
 // pass too: it returns an error otherwise.)
 func TestPBSNeverNamesUnavailableVnodes(t *testing.T) {
-	var whole, partial, deferred int
-	for seed := uint64(1); seed <= 300; seed++ {
-		rc := newRandomCluster(rand.New(rand.NewPCG(seed, 6)))
-		o := fixtureOptions(t)
-		o.qstatFile, o.nodesFile, o.queuesFile = rc.write(t)
-		o.timeLimit = 200 * time.Millisecond
-		p, _, err := o.cycle(context.Background(), false)
-		if err != nil {
-			t.Fatalf("seed %d: %v", seed, err)
+	for _, mode := range []string{partialFirstFit, partialCP} {
+		var whole, partial, deferred int
+		for seed := uint64(1); seed <= 300; seed++ {
+			rc := newRandomCluster(rand.New(rand.NewPCG(seed, 6)))
+			o := fixtureOptions(t)
+			o.partial = mode
+			o.qstatFile, o.nodesFile, o.queuesFile = rc.write(t)
+			o.timeLimit = 200 * time.Millisecond
+			p, _, err := o.cycle(context.Background(), false)
+			if err != nil {
+				t.Fatalf("%s: seed %d: %v", mode, seed, err)
+			}
+			d := p.doc("qrun", true)
+			w, pa := rc.verify(t, seed, d.Starts)
+			whole, partial, deferred = whole+w, partial+pa, deferred+len(d.Deferred)
 		}
-		d := p.doc("qrun", true)
-		w, pa := rc.verify(t, seed, d.Starts)
-		whole, partial, deferred = whole+w, partial+pa, deferred+len(d.Deferred)
-	}
-	t.Logf("starts: %d whole-node, %d partial-node; %d deferred", whole, partial, deferred)
-	if whole < 25 || partial < 100 || deferred < 100 {
-		t.Errorf("the random clusters exercise too little: %d whole-node, %d partial-node starts, %d deferred", whole, partial, deferred)
+		t.Logf("--partial %s: starts: %d whole-node, %d partial-node; %d deferred", mode, whole, partial, deferred)
+		if whole < 25 || partial < 100 || deferred < 100 {
+			t.Errorf("--partial %s: the random clusters exercise too little: %d whole-node, %d partial-node starts, %d deferred", mode, whole, partial, deferred)
+		}
 	}
 }
 
@@ -312,18 +315,21 @@ func FuzzPBSCycle(f *testing.F) {
 		}
 		st := &pbsState{jobs: js, nodes: ns, queues: queues, now: max(js.Timestamp, 1), digest: "fuzz"}
 		sc := &pbsScope{levels: []string{"tier0", "tier1"}, period: 60}
-		c, err := buildCluster(st, sc)
-		if err != nil {
-			return
-		}
-		opt := testPlan()
-		opt.timeLimit = 20 * time.Millisecond
-		p, err := plan(context.Background(), c, opt)
-		if err != nil {
-			return
-		}
-		if err := checkPlan(st, sc, p); err != nil {
-			t.Fatalf("plan refused by its own check: %v", err)
+		for _, mode := range []string{partialFirstFit, partialCP} {
+			c, err := buildCluster(st, sc) // plan marks candidates
+			if err != nil {
+				return
+			}
+			opt := testPlan()
+			opt.timeLimit = 20 * time.Millisecond
+			opt.partial = mode
+			p, err := plan(context.Background(), c, opt)
+			if err != nil {
+				continue
+			}
+			if err := checkPlan(st, sc, p); err != nil {
+				t.Fatalf("--partial %s: plan refused by its own check: %v", mode, err)
+			}
 		}
 	})
 }

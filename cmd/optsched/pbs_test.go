@@ -81,7 +81,7 @@ func fixtureNodeStates(t *testing.T) map[string]string {
 }
 
 func TestPBSPlanFixtureScript(t *testing.T) {
-	code, out, errs := optsched(t, "", fixtureArgs()...)
+	code, out, errs := optsched(t, "", fixtureArgs("--partial", "first-fit")...)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}

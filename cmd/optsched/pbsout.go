@@ -21,6 +21,7 @@ type pbsPlanDoc struct {
 	Topology    string        `json:"topology"`
 	Nodes       pbsNodesDoc   `json:"nodes"`
 	WholeNode   pbsSolveDoc   `json:"whole_node"`
+	PartialNode *cpDoc        `json:"partial_node,omitempty"`
 	Starts      []pbsStartDoc `json:"starts"`
 	Deferred    []pbsReason   `json:"deferred"`
 	Skipped     []pbsReason   `json:"skipped"`
@@ -62,7 +63,7 @@ type pbsStartDoc struct {
 func (p *pbsPlan) doc(qrun string, dryRun bool) pbsPlanDoc {
 	st := p.c.st
 	d := pbsPlanDoc{Version: 1, Server: st.jobs.Server, PBSVersion: st.jobs.Version, Time: st.now,
-		InputSHA256: st.digest, DryRun: dryRun, Topology: p.c.topoNote, WholeNode: p.Solve,
+		InputSHA256: st.digest, DryRun: dryRun, Topology: p.c.topoNote, WholeNode: p.Solve, PartialNode: p.CP,
 		Starts: []pbsStartDoc{}, Deferred: nonNil(p.Deferred), Skipped: nonNil(p.c.skipped), Notes: nonNil(p.Notes)}
 	if d.Server == "" {
 		d.Server = st.nodes.Server
@@ -131,6 +132,13 @@ func (p *pbsPlan) writeScript(out io.Writer, qrun string) error {
 	if d.WholeNode.Jobs > 0 {
 		fmt.Fprintf(&b, "# whole-node window: %d jobs, %s by %s%s, %.3f ms\n", d.WholeNode.Jobs, d.WholeNode.Status,
 			d.WholeNode.Solver, solveFigures(d.WholeNode), d.WholeNode.ElapsedMS)
+	}
+	if cp := d.PartialNode; cp != nil && cp.Jobs > 0 {
+		obj := ""
+		if cp.Objective != nil {
+			obj = fmt.Sprintf(", total queue time %.0f s", *cp.Objective)
+		}
+		fmt.Fprintf(&b, "# partial-node schedule: %d jobs, %s by %s%s, %.3f ms\n", cp.Jobs, cp.Status, cp.Solver, obj, cp.ElapsedMS)
 	}
 	for _, n := range d.Notes {
 		fmt.Fprintf(&b, "# note: %s\n", n)

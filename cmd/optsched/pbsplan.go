@@ -62,9 +62,14 @@ type pbsPlan struct {
 	Window *model.Window
 	Allocs []model.Allocation
 	// Solve summarises the window solve.
-	Solve  pbsSolveDoc
-	Notes  []string
-	Digest string
+	Solve pbsSolveDoc
+	// CP summarises the partial-node cp schedule (nil when there was
+	// none); CPWindow and CPAllocs are its window and checked schedule.
+	CP       *cpDoc
+	CPWindow *model.Window
+	CPAllocs []model.Allocation
+	Notes    []string
+	Digest   string
 }
 
 // pbsSolveDoc reports the whole-node window solve.
@@ -91,6 +96,10 @@ type planOptions struct {
 	// fallbacks are tried in order when the solver fails or finds
 	// nothing.
 	fallbacks []solver.Solver
+	// partial is partialCP or partialFirstFit ("" is first fit).
+	partial string
+	// newSchedulers, when set, replaces defaultCPSchedulers (tests).
+	newSchedulers func() []solver.Scheduler
 }
 
 // plan decides one cycle: which candidates start and where.
@@ -108,6 +117,15 @@ type planOptions struct {
 // on the idle vnodes the partial-node jobs left (solver.SolveWindow: the
 // exact solver within the time limit, its fallback, model.Check), and a
 // solver error or an empty answer falls back to the heuristics.
+//
+// With opt.partial == partialCP the partial-node jobs the time-and-resource
+// model can express (cpEligible) do not take the first fit and do not stop
+// the selection: they go through the cp schedule of pbscp.go on every free
+// vnode, before the whole-node window. Its starts of now are kept when
+// they leave the selected whole-node jobs enough idle vnodes; otherwise
+// the whole-node window goes first and the cp schedule is redone on the
+// vnodes it leaves. When every cp scheduler fails, the first fit places
+// those jobs as without --partial cp.
 func plan(ctx context.Context, c *cluster, opt planOptions) (*pbsPlan, error) {
 	p := &pbsPlan{c: c, Notes: slices.Clone(c.notes), Digest: c.st.digest}
 	// Selection order: model.Order over the candidates.
@@ -127,6 +145,7 @@ func plan(ctx context.Context, c *cluster, opt planOptions) (*pbsPlan, error) {
 	var whole []*candidate
 	wholeNeed, multi := 0, 0
 	var partial []*pbsStart
+	var cpCands []*candidate
 	stopped := ""
 	for _, i := range order {
 		cand := c.cands[i]
@@ -158,6 +177,16 @@ func plan(ctx context.Context, c *cluster, opt planOptions) (*pbsPlan, error) {
 			whole = append(whole, cand)
 			continue
 		}
+		ffWhy := cand.path
+		if opt.partial == partialCP {
+			why := c.cpEligible(cand)
+			if why == "" {
+				// Scheduled by the cp schedule below.
+				cpCands = append(cpCands, cand)
+				continue
+			}
+			ffWhy += "; first fit, since the cp scheduler cannot take it: " + why
+		}
 		chunks, usedIdle, why := fit.place(cand, idleLeft-wholeNeed)
 		if why != "" {
 			p.Deferred = append(p.Deferred, pbsReason{cand.job.ID, why})
@@ -166,9 +195,63 @@ func plan(ctx context.Context, c *cluster, opt planOptions) (*pbsPlan, error) {
 		}
 		idleLeft -= usedIdle
 		partial = append(partial, &pbsStart{Job: cand.job.ID, Queue: cand.job.Queue, Path: pathPartial,
-			Placement: "first-fit", Why: cand.path, Chunks: chunks, Cost: -1})
+			Placement: "first-fit", Why: ffWhy, Chunks: chunks, Cost: -1})
 	}
 
+	// The partial-node cp schedule, first on every free vnode; kept when
+	// its starts leave the whole-node jobs enough idle vnodes, else redone
+	// after the whole-node window on the vnodes that leaves.
+	cpDone := false
+	if len(cpCands) > 0 {
+		starts, deferred, why, ok := schedulePartialCP(ctx, c, cpCands, nil, partial, opt, p)
+		if !ok {
+			// Every scheduler failed: the first fit, before the
+			// whole-node window as with --partial first-fit.
+			cpDone = true
+			p.Notes = append(p.Notes, "partial-node schedulers failed ("+why+"); the first fit placed those jobs")
+			p.CP.Fallback = why + "; the first fit placed the jobs"
+			stopped := ""
+			for _, cand := range cpCands {
+				if stopped != "" {
+					p.Deferred = append(p.Deferred, pbsReason{cand.job.ID, stopped})
+					continue
+				}
+				chunks, usedIdle, why := fit.place(cand, idleLeft-wholeNeed)
+				if why != "" {
+					p.Deferred = append(p.Deferred, pbsReason{cand.job.ID, why})
+					stopped = fmt.Sprintf("queued behind job %s, which does not fit (selection stops at the first job that does not fit)", cand.job.ID)
+					continue
+				}
+				idleLeft -= usedIdle
+				partial = append(partial, &pbsStart{Job: cand.job.ID, Queue: cand.job.Queue, Path: pathPartial,
+					Placement: "first-fit", Why: cand.path, Chunks: chunks, Cost: -1})
+			}
+		} else {
+			used := map[*vnode]bool{}
+			for _, st := range starts {
+				for _, n := range st.Nodes() {
+					used[c.byName[n]] = true
+				}
+			}
+			free := 0
+			for _, v := range c.vnodes {
+				if fit.idleNow(v) && !used[v] {
+					free++
+				}
+			}
+			if free >= wholeNeed {
+				cpDone = true
+				for v := range used {
+					fit.touched[v] = true
+				}
+				partial = append(partial, starts...)
+				p.Deferred = append(p.Deferred, deferred...)
+			} else {
+				p.Notes = append(p.Notes, fmt.Sprintf("the partial-node schedule on every free vnode left %s for %s of whole-node jobs; rescheduled after the whole-node window",
+					plural(free, "idle vnode"), plural(wholeNeed, "vnode")))
+			}
+		}
+	}
 	// The whole-node window.
 	p.Solve = pbsSolveDoc{Status: "none", Solver: "none"}
 	var wholeStarts []*pbsStart
@@ -208,6 +291,42 @@ func plan(ctx context.Context, c *cluster, opt planOptions) (*pbsPlan, error) {
 				st.Chunks = append(st.Chunks, pbsVChunk{Vnode: w.Topology.Name(id), Amounts: cand.units[u].written, Labels: cand.units[u].wlabels})
 			}
 			wholeStarts = append(wholeStarts, st)
+		}
+	}
+	if len(cpCands) > 0 && !cpDone {
+		held := map[string]bool{}
+		for _, st := range wholeStarts {
+			for _, v := range st.Nodes() {
+				held[v] = true
+			}
+		}
+		starts, deferred, why, ok := schedulePartialCP(ctx, c, cpCands, held, partial, opt, p)
+		if ok {
+			partial = append(partial, starts...)
+			p.Deferred = append(p.Deferred, deferred...)
+		} else {
+			p.Notes = append(p.Notes, "partial-node schedulers failed ("+why+"); the first fit placed those jobs")
+			if p.CP != nil {
+				p.CP.Fallback = why + "; the first fit placed the jobs"
+			}
+			for v := range held {
+				fit.take(c.byName[v])
+			}
+			stopped := ""
+			for _, cand := range cpCands {
+				if stopped != "" {
+					p.Deferred = append(p.Deferred, pbsReason{cand.job.ID, stopped})
+					continue
+				}
+				chunks, _, why := fit.place(cand, math.MaxInt)
+				if why != "" {
+					p.Deferred = append(p.Deferred, pbsReason{cand.job.ID, why})
+					stopped = fmt.Sprintf("queued behind job %s, which does not fit (selection stops at the first job that does not fit)", cand.job.ID)
+					continue
+				}
+				partial = append(partial, &pbsStart{Job: cand.job.ID, Queue: cand.job.Queue, Path: pathPartial,
+					Placement: "first-fit", Why: cand.path, Chunks: chunks, Cost: -1})
+			}
 		}
 	}
 	// Starts in selection order.
