@@ -116,8 +116,11 @@ Whole-node jobs (place=excl or exclhost, vnodes whose sharing forces
 exclusive use, chunks that take all the CPUs of a vnode, or no select) go
 through the topology-aware window solve (csp within --time-limit, SA in the
 reserve, the Slurm and Seq heuristics if the solver fails). Jobs whose
-chunks share vnodes are placed by a simple first fit on the free resources
-(until the CP/SAT solver takes them). Every decision is checked against the
+chunks share vnodes are scheduled by the CP/SAT time-and-resource solver
+(--partial cp, the default: jobs that start now are started, later starts
+are listed as planned; the PBS FIFO list schedule and a first fit are its
+fallbacks) or placed by a first fit on the free resources (--partial
+first-fit, and the jobs cp cannot express). Every decision is checked against the
 PBS state (model.Check for the whole-node window, a resource check for all)
 before anything runs.
 
