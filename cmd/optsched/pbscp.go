@@ -265,7 +265,7 @@ func schedulePartialCP(ctx context.Context, c *cluster, cands []*candidate, held
 	var failures []error
 	var res *solver.ScheduleResult
 	for _, s := range scheds {
-		r, err := solver.ScheduleWindow(ctx, w, s, solver.ScheduleOptions{}, opt.timeLimit)
+		r, err := solver.ScheduleWindow(ctx, w, s, solver.ScheduleOptions{}, opt.left(opt.timeLimit/2))
 		switch {
 		case err != nil:
 			failures = append(failures, fmt.Errorf("%s: %w", s.Name(), err))

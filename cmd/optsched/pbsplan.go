@@ -98,6 +98,10 @@ type planOptions struct {
 	fallbacks []solver.Solver
 	// partial is partialCP or partialFirstFit ("" is first fit).
 	partial string
+	// deadline ends the cycle's solves: plan sets it to timeLimit from
+	// its start, so the CP/SAT schedule (at most half of it per run) and
+	// the whole-node window share one time limit.
+	deadline time.Time
 	// newSchedulers, when set, replaces defaultCPSchedulers (tests).
 	newSchedulers func() []solver.Scheduler
 }
@@ -127,6 +131,7 @@ type planOptions struct {
 // vnodes it leaves. When every cp scheduler fails, the first fit places
 // those jobs as without --partial cp.
 func plan(ctx context.Context, c *cluster, opt planOptions) (*pbsPlan, error) {
+	opt.deadline = time.Now().Add(opt.timeLimit)
 	p := &pbsPlan{c: c, Notes: slices.Clone(c.notes), Digest: c.st.digest}
 	// Selection order: model.Order over the candidates.
 	ow := &model.Window{Jobs: make([]model.Job, len(c.cands))}
@@ -364,7 +369,7 @@ func solveWithFallback(ctx context.Context, w *model.Window, opt planOptions, p 
 	p.Solve.Jobs = len(w.Jobs)
 	var failures []error
 	try := func(s solver.Solver) *solver.WindowResult {
-		res, err := solver.SolveWindow(ctx, w, s, solver.Options{TimeLimit: opt.timeLimit})
+		res, err := solver.SolveWindow(ctx, w, s, solver.Options{TimeLimit: opt.left(opt.timeLimit)})
 		switch {
 		case err != nil:
 			failures = append(failures, fmt.Errorf("%s: %w", s.Name(), err))
@@ -403,4 +408,14 @@ func solveWithFallback(ctx context.Context, w *model.Window, opt planOptions, p 
 // topology-aware best fit, then Lan et al.'s Seq.
 func defaultFallbacks() []solver.Solver {
 	return []solver.Solver{heuristics.Slurm{}, heuristics.Seq{}}
+}
+
+// left returns the time limit of one solve of the cycle: at most want,
+// and no more than what is left before the cycle's deadline (1 ms at
+// least, so that a late solve still answers with its heuristic).
+func (o planOptions) left(want time.Duration) time.Duration {
+	if o.deadline.IsZero() {
+		return want
+	}
+	return max(time.Millisecond, min(want, time.Until(o.deadline)))
 }
