@@ -126,3 +126,18 @@ func TestExportCNF(t *testing.T) {
 		t.Errorf("--max-jobs with cnf: exit %d %s", code, errs)
 	}
 }
+
+func TestBenchBridi(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "b.json")
+	code, out, errs := optsched(t, "", "bench", "bridi", "--jobs", "30", "--interarrival", "60", "--time-limit", "100ms", "--json", p)
+	if code != exitOK || !strings.Contains(out, "119.77") || !strings.Contains(out, "pbs-fifo") {
+		t.Fatalf("exit %d %s\n%s", code, errs, out)
+	}
+	if data, err := os.ReadFile(p); err != nil || !strings.Contains(string(data), `"Policy": "cp"`) {
+		t.Errorf("json: %v %.200s", err, data)
+	}
+	if code, _, _ := optsched(t, "", "bench", "bridi", "--jobs", "0"); code != exitUsage {
+		t.Errorf("--jobs 0: exit %d", code)
+	}
+}

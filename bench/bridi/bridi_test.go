@@ -1,0 +1,48 @@
+package bridi
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRunSmall runs a small workload under all three policies: every
+// decision goes through model.Check (solver.ScheduleWindow), every job
+// starts, waits are non-negative, and the report prints the published
+// figures beside ours.
+func TestRunSmall(t *testing.T) {
+	cfg := Config{Seed: 3, Jobs: 40, MeanInterarrival: 100, TimeLimit: 200 * time.Millisecond}
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 3 {
+		t.Fatalf("%d results", len(res))
+	}
+	for _, r := range res {
+		if r.Summary.Jobs != 40 || r.Decisions == 0 || r.Summary.MeanWait < 0 || r.Summary.WQT < 0 {
+			t.Errorf("%s: %+v", r.Policy, r.Summary)
+		}
+	}
+	var buf bytes.Buffer
+	if err := WriteReport(&buf, cfg, res); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"119.77", "152.94", "137.74", "11.45 s", "pbs-walltime", "cp decisions:"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, buf.String())
+		}
+	}
+}
+
+// TestWorkloadDeterministic: the same seed gives the same workload.
+func TestWorkloadDeterministic(t *testing.T) {
+	a, b := Workload(Config{Seed: 9, Jobs: 50}), Workload(Config{Seed: 9, Jobs: 50})
+	for i := range a {
+		if a[i].Submit != b[i].Submit || a[i].Runtime != b[i].Runtime || a[i].Walltime != b[i].Walltime || a[i].Runtime > a[i].Walltime {
+			t.Fatalf("job %d: %+v vs %+v", i, a[i], b[i])
+		}
+	}
+}

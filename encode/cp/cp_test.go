@@ -1,0 +1,121 @@
+package cp_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/optsched/optsched/encode/cp"
+	"github.com/optsched/optsched/model"
+)
+
+// window: n0–n4 on one leaf; n0, n1 idle; r1 uses 8 of n2's 16 cores
+// until 100; r2 uses n3 whole until 50; n4 is down; n0 is reserved over
+// [200, 300); n1 has 8 cores.
+const window = `{"time": 0, "topology": {"layout": {"pods": 1, "leaves_per_pod": 1, "nodes_per_leaf": 5}},
+ "idle": "n[0-1]",
+ "running": [{"id": "r1", "nodes": "n2", "end": 100, "select": "1:ncpus=8", "units": {"n2": 1}},
+             {"id": "r2", "nodes": "n3", "end": 50}],
+ "queues": {"q1": {"expected_wait": 60}, "q2": {"expected_wait": 90}},
+ "jobs": [{"id": "a", "nodes": 1, "walltime": 100, "select": "2:ncpus=8", "queue": "q1"},
+          {"id": "b", "nodes": 1, "walltime": 50, "select": "1:ncpus=8:ngpus=2", "place": "excl", "queue": "q2"},
+          {"id": "c", "nodes": 2, "walltime": 10, "queue": "q1"},
+          {"id": "d", "nodes": 1, "walltime": 10, "select": "1:ncpus=4+1:ncpus=2", "queue": "q1"},
+          {"id": "e", "nodes": 1, "walltime": 10, "select": "3:ncpus=32", "queue": "q1"}],
+ "node_resources": {"default": {"ncpus": 16, "ngpus": 2}, "n1": {"ncpus": 8}},
+ "reservations": [{"id": "maint", "nodes": "n0", "start": 200, "end": 300}]}`
+
+func build(t *testing.T, g int64) *cp.Model {
+	t.Helper()
+	w, err := model.ParseWindow([]byte(window), model.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := cp.Build(w, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func option(t *testing.T, m *cp.Model, job, node string) *cp.Option {
+	t.Helper()
+	for i := range m.Jobs {
+		if m.Jobs[i].ID != job {
+			continue
+		}
+		for o := range m.Jobs[i].Options {
+			if m.Window.Topology.Name(m.Nodes[m.Jobs[i].Options[o].Node].ID) == node {
+				return &m.Jobs[i].Options[o]
+			}
+		}
+	}
+	return nil
+}
+
+func TestBuild(t *testing.T) {
+	m := build(t, 10)
+	if !slices.Equal(m.Resources, []string{"ncpus", "ngpus"}) {
+		t.Errorf("resources %v", m.Resources)
+	}
+	if len(m.Nodes) != 4 {
+		t.Errorf("%d usable nodes, want 4 (n4 is down)", len(m.Nodes))
+	}
+	if !m.GridExact || !m.ExactWeights || m.Scale != 180 {
+		t.Errorf("grid exact %v, weights exact %v, scale %d", m.GridExact, m.ExactWeights, m.Scale)
+	}
+	ids := []string{}
+	for _, j := range m.Jobs {
+		ids = append(ids, j.ID)
+	}
+	if !slices.Equal(ids, []string{"a", "b", "c"}) || len(m.Deferred) != 2 ||
+		!strings.Contains(m.Deferred[0].Reason, "2 chunks") || !strings.Contains(m.Deferred[1].Reason, "never fit") {
+		t.Errorf("jobs %v, deferred %v", ids, m.Deferred)
+	}
+	if w := m.Jobs[0].Weight; w != 3 || m.Jobs[1].Weight != 2 {
+		t.Errorf("weights %d %d, want 3 and 2 (180/60, 180/90)", w, m.Jobs[1].Weight)
+	}
+	// a: two 8-core units; n0 holds 2, n1 one; on n2 one fits beside r1
+	// now and two after it ends at 100 (slot 10).
+	if o := option(t, m, "a", "n0"); o == nil || o.MaxUnits != 2 || !slices.Equal(o.Release, []int{0, 0}) {
+		t.Errorf("a on n0: %+v", o)
+	}
+	if o := option(t, m, "a", "n1"); o == nil || o.MaxUnits != 1 {
+		t.Errorf("a on n1: %+v", o)
+	}
+	if o := option(t, m, "a", "n2"); o == nil || !slices.Equal(o.Release, []int{0, 10}) {
+		t.Errorf("a on n2: %+v", o)
+	}
+	if o := option(t, m, "a", "n3"); o == nil || !slices.Equal(o.Release, []int{5, 5}) {
+		t.Errorf("a on n3 (r2 whole until 50): %+v", o)
+	}
+	// The reservation [200, 300) excludes a (100 s) from slots 11–29 on n0.
+	if o := option(t, m, "a", "n0"); o == nil || !slices.Equal(o.Forbid, [][2]int{{11, 29}}) {
+		t.Errorf("a on n0 forbid %v, want [[11 29]]", o.Forbid)
+	}
+	// b: exclusive, two GPUs: on n1 (its GPUs come from "default") now;
+	// on n2 only after r1, exclusive as it is.
+	if o := option(t, m, "b", "n1"); o == nil || !slices.Equal(o.Release, []int{0}) {
+		t.Errorf("b on n1: %+v", o)
+	}
+	if o := option(t, m, "b", "n2"); o == nil || !slices.Equal(o.Release, []int{10}) {
+		t.Errorf("b on n2: %+v", o)
+	}
+	// c: two whole nodes, one per node, exclusive; EST 0 (n0 and n1 idle).
+	c := m.Jobs[2]
+	if !c.Whole || !c.Excl || c.Units != 2 || c.EST != 0 {
+		t.Errorf("c %+v", c)
+	}
+	for _, o := range c.Options {
+		if o.MaxUnits != 1 {
+			t.Errorf("c: %d units on node %d", o.MaxUnits, o.Node)
+		}
+	}
+	if !strings.Contains(m.Describe(), "alternative(a, [n0≤2 n1≤1 n2≤2 n3≤2], 2)") {
+		t.Errorf("describe:\n%s", m.Describe())
+	}
+	// A 30 s grid: walltimes of 100 and 50 s are off it.
+	if m := build(t, 30); m.GridExact || m.Jobs[0].Dur != 4 {
+		t.Errorf("grid 30: exact %v, a's duration %d slots (want 4)", m.GridExact, m.Jobs[0].Dur)
+	}
+}
