@@ -66,6 +66,8 @@ type TableConfig struct {
 	NSASteps  int         `json:"nsa_steps"`
 	NSAPolicy *nsa.Policy `json:"-"`
 	NSAGreedy bool        `json:"nsa_greedy"`
+	// NSATemperature divides the policy's logits before sampling (0: 1).
+	NSATemperature float64 `json:"nsa_temperature,omitempty"`
 	// Topology is the cluster; nil takes the paper's 25 pods × 4 leaves ×
 	// 10 nodes.
 	Topology *model.Topology `json:"-"`
@@ -303,6 +305,8 @@ func (cfg *TableConfig) tblCheck() error {
 		return fmt.Errorf("%w: the exact solver's limit must be positive, got %v", ErrTableConfig, cfg.ExactLimit)
 	case cfg.Shards < 0 || cfg.Shard < 0 || (cfg.Shards > 0 && cfg.Shard >= cfg.Shards) || (cfg.Shards == 0 && cfg.Shard != 0):
 		return fmt.Errorf("%w: shard %d of %d: want 0 ≤ shard < shards", ErrTableConfig, cfg.Shard, cfg.Shards)
+	case cfg.NSATemperature < 0:
+		return fmt.Errorf("%w: NSA temperature must be ≥ 0, got %g", ErrTableConfig, cfg.NSATemperature)
 	case cfg.NSASteps > 10_000_000:
 		return fmt.Errorf("%w: NSA step count %d above 10,000,000", ErrTableConfig, cfg.NSASteps)
 	case cfg.Periods > 1_000_000 || cfg.Epochs > 10_000:
@@ -617,18 +621,19 @@ func tblRunEpoch(ctx context.Context, tr *trace.Trace, cfg *TableConfig, methods
 				a.Seed = tblSeed(cfg.Seed, e, k, a.Steps)
 				sv = a
 			case tblKindNSA:
-				n := nsa.NSA{Anneal: anneal, Policy: cfg.NSAPolicy, Sample: !cfg.NSAGreedy}
+				n := nsa.NSA{Anneal: anneal, Policy: cfg.NSAPolicy, Sample: !cfg.NSAGreedy, Temperature: cfg.NSATemperature}
 				n.Anneal.Steps = methods[m].steps
 				n.Anneal.Seed = tblSeed(cfg.Seed, e, k, n.Anneal.Steps)
 				sv = n
 			case tblKindSAEq:
 				// SA with as many moves as fit in NSA's wall time on this
-				// window, at the reference SA column's pace.
+				// window, at the reference SA column's pace, stopped (best
+				// solution so far) if it reaches NSA's time.
 				a := anneal
 				a.Steps = max(1, int(math.Round(float64(methods[iRef].steps)*float64(tNSA)/float64(max(tRef, 1)))))
 				a.Seed = tblSeed(cfg.Seed, e, k, a.Steps)
 				row.stepsSum += int64(a.Steps)
-				sv = a
+				sv, o.TimeLimit = a, max(tNSA, time.Nanosecond) // and never more time than NSA had
 			}
 			res, err := solver.SolveWindow(ctx, w, sv, o)
 			if err != nil {

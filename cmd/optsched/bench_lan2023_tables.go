@@ -36,6 +36,7 @@ type benchLan2023TableOptions struct {
 	nsaSteps    int
 	nsaWeights  string
 	nsaSample   bool
+	nsaTemp     float64
 	jsonOut     string
 	csvOut      string
 	plotDir     string
@@ -99,6 +100,7 @@ both tables.`,
 	f.IntVar(&opts.nsaSteps, "nsa-steps", 500, "moves of the NSA column (NSA-500); 0 leaves NSA (and SA-eq) out")
 	f.StringVar(&opts.nsaWeights, "nsa-weights", "", "weights file of NSA's repair policy (default: the shipped weights)")
 	f.BoolVar(&opts.nsaSample, "nsa-sample", true, "NSA draws starts from the policy (false: takes the most probable start)")
+	f.Float64Var(&opts.nsaTemp, "nsa-temperature", 1, "NSA divides the policy's logits by this before sampling (above 1: flatter)")
 	f.StringVar(&opts.jsonOut, "json", "", "also write the full result as JSON to this file")
 	f.StringVar(&opts.csvOut, "csv", "", "also write the per-epoch and mean rows as CSV to this file")
 	f.StringVar(&opts.shard, "shard", "", "run only shard i/n of the epochs (epoch e when e mod n = i), e.g. 0/10 for an array job; combine the --json files with bench merge")
@@ -145,6 +147,10 @@ func runBenchLan2023Table(ctx context.Context, opts *benchLan2023TableOptions) e
 			return err
 		}
 		cfg.NSAPolicy, cfg.NSAGreedy = n.Policy, !n.Sample
+		if opts.nsaTemp <= 0 {
+			return usageError{fmt.Errorf("--nsa-temperature must be positive, got %g", opts.nsaTemp)}
+		}
+		cfg.NSATemperature = opts.nsaTemp
 	}
 	var bar *bench.Bar
 	if opts.verbose {

@@ -28,6 +28,10 @@ type NSA struct {
 	Policy *Policy
 	// Sample draws starts from the policy instead of taking the argmax.
 	Sample bool
+	// Temperature divides the policy's logits before a sampled start is
+	// drawn (0 or 1: the policy as trained; above 1: flatter, closer to
+	// SA's uniform start).
+	Temperature float64
 }
 
 // Default returns NSA with [Lan23] Table I's SA parameters and the
@@ -62,7 +66,10 @@ func (n NSA) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, erro
 		return nil, fmt.Errorf("nsa: the policy has %d outputs for %d positions (a critic, not an actor?)", pol.Net.Out, pol.Net.Q)
 	}
 	a := n.Anneal
-	a.Repair = pol.chooser(p.Window.Topology, n.Sample)
+	if n.Temperature < 0 {
+		return nil, fmt.Errorf("nsa: temperature must be ≥ 0, got %g", n.Temperature)
+	}
+	a.Repair = pol.chooser(p.Window.Topology, n.Sample, n.Temperature)
 	a.LargestFirst = true
 	res, err := a.Solve(ctx, p)
 	if err != nil {

@@ -148,7 +148,7 @@ func TestMaskedActionsNeverChosen(t *testing.T) {
 		free[i] = i
 	}
 	for _, sample := range []bool{false, true} {
-		c := pol.chooser(w.Topology, sample)
+		c := pol.chooser(w.Topology, sample, 2)
 		for range 200 {
 			st := heuristics.RepairStep{Window: w, Free: free, Size: 3, Starts: min(q, len(free)), Rand: rng}
 			if a := c.ChooseStart(&st); a < 0 || a >= len(free) {

@@ -227,13 +227,18 @@ type chooser struct {
 	net    *Net
 	tf     *topoFeatures
 	sample bool
+	invT   float64 // 1 / sampling temperature
 	x, p   []float64
 }
 
-func (p *Policy) chooser(t *model.Topology, sample bool) *chooser {
+func (p *Policy) chooser(t *model.Topology, sample bool, temperature float64) *chooser {
 	q := p.Net.Q
 	p.fusedOnce.Do(func() { p.fused = p.Net.Fused() })
-	return &chooser{pol: p, net: p.fused.Clone(), tf: newTopoFeatures(t), sample: sample,
+	invT := 1.0
+	if temperature > 0 {
+		invT = 1 / temperature
+	}
+	return &chooser{pol: p, net: p.fused.Clone(), tf: newTopoFeatures(t), sample: sample, invT: invT,
 		x: make([]float64, p.Beta()*q), p: make([]float64, q)}
 }
 
@@ -246,6 +251,11 @@ func (c *chooser) ChooseStart(s *heuristics.RepairStep) int {
 		return 0
 	}
 	logits := c.net.Forward(c.x, 1)
+	if c.invT != 1 {
+		for i := range logits[:valid] {
+			logits[i] *= c.invT
+		}
+	}
 	maskedSoftmax(c.p, logits, valid)
 	return pick(c.p, valid, c.sample, s.Rand)
 }
