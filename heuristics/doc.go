@@ -5,7 +5,9 @@
 //
 //   - Seq: the "Seq." initial solution of [Lan23] §V-C.
 //   - Anneal: simulated annealing on the dynamic continuity strategy,
-//     [Lan23] Algorithm 1 with its Table I parameters.
+//     [Lan23] Algorithm 1 with its Table I parameters. Its StartChooser
+//     hook lets heuristics/nsa (neural simulated annealing) choose the
+//     repair's starts with a trained policy.
 //   - Slurm: Slurm's topology/tree best fit.
 //   - MishraGreedy, MishraBalanced, MishraAdaptive: the allocations of
 //     Mishra et al. (ICPP Workshops 2020) under their cost model.
