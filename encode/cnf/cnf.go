@@ -105,7 +105,7 @@ type Encoder struct {
 	onNode  [][][2]int // per node: (job, option) pairs
 	act     map[[2]int]Lit
 	blocks  map[[2]int]bool
-	global  *diagram // the objective diagram over all jobs
+	global  map[int]*diagram // the objective diagrams over all jobs, by coarseness
 	buf     []Lit
 }
 
