@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 
 	"github.com/optsched/optsched/encode/cp"
@@ -271,7 +272,8 @@ func (e *Encoder) symmetry() {
 		}
 		return -1
 	}
-	for _, nodes := range byClass {
+	for _, c := range slices.Sorted(maps.Keys(byClass)) {
+		nodes := byClass[c]
 		for k := 1; k < len(nodes); k++ {
 			prev, cur := nodes[k-1], nodes[k]
 			var prefix []Lit
