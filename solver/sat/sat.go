@@ -150,14 +150,15 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 	calls, blocks := 0, 0
 	var solveTime, encodeTime time.Duration
 	// The search keeps proven ≤ optimum − LB ≤ best.w − LB and probes
-	// bounds b on Σ ω_i (s_i − EST_i): mostly b = best − 1 (improve the
-	// incumbent, linear SAT-UNSAT search); after such a probe runs out of
-	// its time slice, one low probe b = proven + step − 1 to raise the
-	// proven bound (the step doubles after an UNSAT and halves after a
-	// timeout). A model that violates no node block is a new incumbent;
-	// UNSAT at b proves optimum − LB > b. The slice doubles when a high and
-	// a low probe in a row both time out. Without an incumbent the first
-	// call has no bound and no slice.
+	// bounds b on Σ ω_i (s_i − EST_i) (see the package doc): from above,
+	// b = best − 1 less an eighth of the room to proven, with an exact
+	// diagram or, when that grows too large, a coarse one; after a probe
+	// from above gives nothing, neighbourhood moves for a slice and then
+	// one probe from below, b = proven + step − 1 (the step doubles after
+	// an UNSAT and halves after a timeout). A model that violates no node
+	// block is a new incumbent; UNSAT of an exact probe proves
+	// optimum − LB > b. The slice doubles after two timeouts in a row.
+	// Without an incumbent the first call has no bound and no slice.
 	var proven int64
 	slice := 20 * time.Millisecond
 	var step int64
