@@ -97,6 +97,8 @@ type PolicyResult struct {
 	Statuses map[string]int
 	// Gaps are the decisions' gaps on Eq. (2) (CP/SAT only).
 	Gaps []float64
+	// Queue are the numbers of waiting jobs at the decisions.
+	Queue []int
 }
 
 // MeanOverhead returns the mean wall time of a decision.
@@ -197,6 +199,7 @@ func simulate(ctx context.Context, jobs []Job, s solver.Scheduler, opt solver.Sc
 				return nil, fmt.Errorf("t=%d: %w", t, err)
 			}
 			res.Decisions++
+			res.Queue = append(res.Queue, len(queue))
 			res.Overheads = append(res.Overheads, sr.Elapsed)
 			res.Statuses[sr.Status.String()]++
 			if g, ok := sr.Gap(); ok && s.Name() == "sat" {

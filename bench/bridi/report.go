@@ -62,8 +62,16 @@ func WriteReport(out io.Writer, cfg Config, results []PolicyResult) error {
 		if len(r.Gaps) > 0 {
 			mean /= float64(len(r.Gaps))
 		}
-		fmt.Fprintf(out, "\ncp decisions: %d optimal, %d feasible, %d fallback, %d unknown; gap on Eq. (2) mean %.3f %%, max %.3f %% (limit %v per decision)\n",
-			r.Statuses["optimal"], r.Statuses["feasible"], r.Statuses["fallback"], r.Statuses["unknown"], 100*mean, 100*worst, cfg.TimeLimit)
+		qmean, qmax := 0.0, 0
+		for _, q := range r.Queue {
+			qmean += float64(q)
+			qmax = max(qmax, q)
+		}
+		if len(r.Queue) > 0 {
+			qmean /= float64(len(r.Queue))
+		}
+		fmt.Fprintf(out, "\ncp decisions: %d optimal, %d feasible, %d fallback, %d unknown; gap on Eq. (2) mean %.3f %%, max %.3f %% (limit %v per decision); waiting jobs per decision: mean %.1f, max %d\n",
+			r.Statuses["optimal"], r.Statuses["feasible"], r.Statuses["fallback"], r.Statuses["unknown"], 100*mean, 100*worst, cfg.TimeLimit, qmean, qmax)
 	}
 	fmt.Fprintf(out, `
 Workload: %d jobs of the synthetic Eurora-like workload (instances.EuroraJob), Poisson

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 
 	"github.com/optsched/optsched/encode/cp"
@@ -105,7 +106,7 @@ type Encoder struct {
 	onNode  [][][2]int // per node: (job, option) pairs
 	act     map[[2]int]Lit
 	blocks  map[[2]int]bool
-	global  *diagram // the objective diagram over all jobs
+	global  map[int]*diagram // the objective diagrams over all jobs, by coarseness
 	buf     []Lit
 }
 
@@ -271,7 +272,8 @@ func (e *Encoder) symmetry() {
 		}
 		return -1
 	}
-	for _, nodes := range byClass {
+	for _, c := range slices.Sorted(maps.Keys(byClass)) {
+		nodes := byClass[c]
 		for k := 1; k < len(nodes); k++ {
 			prev, cur := nodes[k-1], nodes[k]
 			var prefix []Lit

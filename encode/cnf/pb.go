@@ -100,11 +100,15 @@ func (e *Encoder) atMost(terms []term, k int64) Lit {
 }
 
 // ErrTooLarge is returned by AtMost when the objective diagram would need
-// more than MaxObjectiveNodes nodes.
+// more than MaxObjectiveNodes nodes, or a call more work than allowed.
 var ErrTooLarge = errors.New("cnf: objective bound diagram too large")
 
-// MaxObjectiveNodes caps the nodes of the objective diagram.
-const MaxObjectiveNodes = 400_000
+// MaxObjectiveNodes caps the nodes one call adds to an objective diagram;
+// MaxObjectiveWork caps the arcs it visits (about the clauses it writes).
+const (
+	MaxObjectiveNodes = 400_000
+	MaxObjectiveWork  = 8_000_000
+)
 
 // ErrInterrupted is returned by AtMost when Encoder.Stop asked it to stop.
 var ErrInterrupted = errors.New("cnf: interrupted")
@@ -121,12 +125,15 @@ type diagram struct {
 	order  []int
 	suffix []int64
 	memo   [][]memoEntry
+	// coarse counts delays in units of coarse slots, rounded up: a job
+	// delayed by δ slots weighs ω·coarse·⌈δ/coarse⌉ ≥ ω·δ.
+	coarse int
 }
 
 // newDiagram orders jobs by decreasing weight (then wider domains first).
-func (e *Encoder) newDiagram(jobs []int) *diagram {
+func (e *Encoder) newDiagram(jobs []int, coarse int) *diagram {
 	m := e.M
-	d := &diagram{order: slices.Clone(jobs)}
+	d := &diagram{order: slices.Clone(jobs), coarse: coarse}
 	slices.SortStableFunc(d.order, func(a, b int) int {
 		wa, wb := m.Jobs[a].Weight, m.Jobs[b].Weight
 		switch {
@@ -140,7 +147,8 @@ func (e *Encoder) newDiagram(jobs []int) *diagram {
 	d.suffix = make([]int64, len(d.order)+1)
 	for t := len(d.order) - 1; t >= 0; t-- {
 		i := d.order[t]
-		d.suffix[t] = d.suffix[t+1] + m.Jobs[i].Weight*int64(e.Hi[i]-e.Lo[i])
+		span := (e.Hi[i] - e.Lo[i] + coarse - 1) / coarse
+		d.suffix[t] = d.suffix[t+1] + m.Jobs[i].Weight*int64(coarse)*int64(span)
 	}
 	d.memo = make([][]memoEntry, len(d.order))
 	return d
@@ -150,29 +158,41 @@ func (e *Encoder) newDiagram(jobs []int) *diagram {
 // jobs (the objective bound; assume it). Successive calls share the
 // diagram's nodes.
 func (e *Encoder) AtMost(b int64) (Lit, error) {
+	return e.AtMostCoarse(b, 1, MaxObjectiveWork)
+}
+
+// AtMostCoarse returns a literal that implies Σ_i ω_i·c·⌈(s_i − Lo_i)/c⌉
+// ≤ b, and therefore the objective bound Σ_i ω_i·(s_i − Lo_i) ≤ b: with
+// c > 1 a stronger constraint whose diagram is about c² times smaller —
+// its models are genuine improvements, but its UNSAT proves nothing. The
+// call gives up with ErrTooLarge after visiting maxWork arcs (the nodes
+// made so far are kept for the next call). Calls with one c share nodes.
+func (e *Encoder) AtMostCoarse(b int64, c int, maxWork int) (Lit, error) {
 	if e.global == nil {
+		e.global = map[int]*diagram{}
+	}
+	d := e.global[c]
+	if d == nil {
 		jobs := make([]int, len(e.M.Jobs))
 		for i := range jobs {
 			jobs[i] = i
 		}
-		e.global = e.newDiagram(jobs)
+		d = e.newDiagram(jobs, c)
+		e.global[c] = d
 	}
-	return e.atMostDiagram(e.global, b)
+	return e.atMostDiagram(d, b, maxWork)
 }
 
 // AtMostJobs returns a literal that implies Σ_{i ∈ jobs} ω_i·(s_i − Lo_i)
 // ≤ b, from a diagram of its own (for a large-neighbourhood move that
 // frees only these jobs).
 func (e *Encoder) AtMostJobs(jobs []int, b int64) (Lit, error) {
-	return e.atMostDiagram(e.newDiagram(jobs), b)
+	return e.atMostDiagram(e.newDiagram(jobs, 1), b, MaxObjectiveWork)
 }
 
-func (e *Encoder) atMostDiagram(d *diagram, b int64) (Lit, error) {
+func (e *Encoder) atMostDiagram(d *diagram, b int64, maxWork int) (Lit, error) {
 	m := e.M
 	nodes := 0
-	for _, l := range d.memo {
-		nodes += len(l)
-	}
 	var tooLarge, interrupted bool
 	work := 0
 	var build func(t int, k int64) memoEntry
@@ -190,13 +210,17 @@ func (e *Encoder) atMostDiagram(d *diagram, b int64) (Lit, error) {
 			return memoEntry{k, k, e.t} // never memoised; the call fails
 		}
 		i := d.order[t]
-		w := m.Jobs[i].Weight
-		span := e.Hi[i] - e.Lo[i]
+		c := d.coarse
+		w := m.Jobs[i].Weight * int64(c)
+		span := (e.Hi[i] - e.Lo[i] + c - 1) / c
 		n := memoEntry{lo: negInf, hi: posInf}
 		var kids []memoEntry
 		for v := 0; v <= span; v++ {
 			if work++; work%4096 == 0 && e.Stop != nil && e.Stop() {
 				tooLarge, interrupted = true, true
+			}
+			if work > maxWork {
+				tooLarge = true
 			}
 			c := build(t+1, k-w*int64(v))
 			kids = append(kids, c)
@@ -220,7 +244,7 @@ func (e *Encoder) atMostDiagram(d *diagram, b int64) (Lit, error) {
 			e.add(-n.lit, kids[0].lit)
 			for v := 1; v < len(kids); v++ {
 				if kids[v].lit != kids[v-1].lit {
-					e.add(-n.lit, -e.delayAtLeast(i, v), kids[v].lit)
+					e.add(-n.lit, -e.delayAtLeast(i, c*(v-1)+1), kids[v].lit)
 				}
 			}
 		}

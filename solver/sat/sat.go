@@ -41,10 +41,36 @@ var _ solver.Scheduler = Solver{}
 // Name returns "sat".
 func (Solver) Name() string { return "sat" }
 
-// giniSink adds clauses to a gini solver.
-type giniSink struct{ g *gini.Gini }
+// highWork bounds the arcs one exact bound diagram from above may visit
+// before a coarser one is tried; maxCoarse bounds the coarseness; lowWork
+// bounds a probe from below before its step is halved.
+const (
+	highWork  = 200_000
+	lowWork   = 300_000
+	maxCoarse = 64
+)
 
-func (s giniSink) Add(c []cnf.Lit) {
+// giniSink adds clauses to a gini solver. It reserves variables ahead,
+// in doubling blocks, with a tautology on the block's last variable:
+// gini rescans every clause for its initial phases whenever a solve finds
+// new variables, which the lazy blocks and diagrams add between solves.
+type giniSink struct {
+	g        *gini.Gini
+	reserved int
+}
+
+func (s *giniSink) Add(c []cnf.Lit) {
+	top := 0
+	for _, l := range c {
+		top = max(top, l.Var())
+	}
+	if top > s.reserved {
+		s.reserved = max(2*s.reserved, top+4096)
+		v := z.Var(s.reserved)
+		s.g.Add(v.Pos())
+		s.g.Add(v.Neg())
+		s.g.Add(0)
+	}
 	for _, l := range c {
 		s.g.Add(z.Dimacs2Lit(int(l)))
 	}
@@ -112,7 +138,7 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 		lo, hi = Domains(m, math.MaxInt64/2)
 	}
 	g := gini.New()
-	enc, err := cnf.New(m, giniSink{g}, lo, hi)
+	enc, err := cnf.New(m, &giniSink{g: g}, lo, hi)
 	if err != nil {
 		return nil, err
 	}
@@ -124,19 +150,21 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 	calls, blocks := 0, 0
 	var solveTime, encodeTime time.Duration
 	// The search keeps proven ≤ optimum − LB ≤ best.w − LB and probes
-	// bounds b on Σ ω_i (s_i − EST_i): mostly b = best − 1 (improve the
-	// incumbent, linear SAT-UNSAT search); after such a probe runs out of
-	// its time slice, one low probe b = proven + step − 1 to raise the
-	// proven bound (the step doubles after an UNSAT and halves after a
-	// timeout). A model that violates no node block is a new incumbent;
-	// UNSAT at b proves optimum − LB > b. The slice doubles when a high and
-	// a low probe in a row both time out. Without an incumbent the first
-	// call has no bound and no slice.
+	// bounds b on Σ ω_i (s_i − EST_i) (see the package doc): from above,
+	// b = best − 1 less an eighth of the room to proven, with an exact
+	// diagram or, when that grows too large, a coarse one; after a probe
+	// from above gives nothing, neighbourhood moves for a slice and then
+	// one probe from below, b = proven + step − 1 (the step doubles after
+	// an UNSAT and halves after a timeout). A model that violates no node
+	// block is a new incumbent; UNSAT of an exact probe proves
+	// optimum − LB > b. The slice doubles after two timeouts in a row.
+	// Without an incumbent the first call has no bound and no slice.
 	var proven int64
 	slice := 20 * time.Millisecond
 	var step int64
 	high, timeouts := true, 0
-	roots := map[int64]cnf.Lit{}
+	roots := map[[2]int64]cnf.Lit{}
+	coarse, startCoarse := 1, 1
 	rng := rand.New(rand.NewPCG(uint64(len(m.Jobs)), 0x5a7))
 	lnsSize := 6
 	var lnsTime time.Duration
@@ -146,6 +174,7 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 		}
 		var assume []cnf.Lit
 		b := int64(-1)
+		isHigh := false
 		if best != nil {
 			u := best.w - lb
 			if step == 0 {
@@ -153,15 +182,47 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 			}
 			step = min(step, max(1, (u-proven)/2))
 			if high || u-1 <= proven+step-1 || proven+step-1 > u/2 {
-				b = u - 1
+				// A little below the incumbent: a model then improves it
+				// by more than one, and UNSAT raises the bound.
+				b = u - 1 - (u-1-proven)/8
 			} else {
 				b = proven + step - 1
 			}
-			root, ok := roots[b]
-			if !ok {
-				te := time.Now()
-				root, err = enc.AtMost(b)
+			// The bound's diagram: exact when it stays small enough,
+			// else coarser (doubling c) — a sufficient constraint whose
+			// models still improve the incumbent, but whose UNSAT proves
+			// nothing. Low probes are always exact.
+			isHigh = b == u-1-(u-1-proven)/8
+			limit := highWork
+			if !isHigh {
+				limit = lowWork
+			}
+			coarse = 1
+			if isHigh {
+				coarse = startCoarse
+			}
+			for ; ; coarse *= 2 {
+				key := [2]int64{b, int64(coarse)}
+				root, ok := roots[key]
+				if ok {
+					assume = append(assume, root)
+					break
+				}
+				te, c0 := time.Now(), enc.NumClauses()
+				root, err = enc.AtMostCoarse(b, coarse, limit)
 				encodeTime += time.Since(te)
+				out.Stats["diagram_clauses"] += float64(enc.NumClauses() - c0)
+				if !isHigh {
+					out.Stats["low_diagram_clauses"] += float64(enc.NumClauses() - c0)
+				}
+				if errors.Is(err, cnf.ErrTooLarge) && isHigh && coarse < maxCoarse {
+					startCoarse = 2 * coarse // the finer diagrams are too large now
+					continue
+				}
+				if errors.Is(err, cnf.ErrTooLarge) && !isHigh {
+					step = max(1, step/2) // a smaller step from below
+					break
+				}
 				if errors.Is(err, cnf.ErrTooLarge) {
 					out.Stats["objective_too_large"] = 1
 					break
@@ -172,9 +233,20 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 				if err != nil {
 					return nil, err
 				}
-				roots[b] = root
+				roots[key] = root
+				assume = append(assume, root)
+				break
 			}
-			assume = append(assume, root)
+			if len(assume) == 0 && !isHigh && step >= 1 && out.Stats["objective_too_large"] == 0 && ctx.Err() == nil {
+				high = true
+				continue
+			}
+			if len(assume) == 0 {
+				break
+			}
+			if coarse > 1 {
+				out.Stats["coarse_probes"]++
+			}
 		}
 		calls++
 		ts := time.Now()
@@ -185,6 +257,13 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 		r := solve(sctx, g, assume)
 		cancel()
 		solveTime += time.Since(ts)
+		if r < 0 && isHigh && coarse > 1 {
+			// A coarse bound is stronger than the objective bound: its
+			// UNSAT proves nothing. Treat it like a timeout, and try a
+			// finer one next.
+			startCoarse = max(1, coarse/2)
+			r = 0
+		}
 		if r == 0 {
 			if ctx.Err() != nil {
 				break // deadline
@@ -192,7 +271,7 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 			if timeouts++; timeouts >= 2 {
 				slice, timeouts = slice*2, 0
 			}
-			if b < best.w-lb-1 {
+			if !isHigh {
 				step = max(1, step/2)
 			} else if !s.NoLNS {
 				// The incumbent resists: search its neighbourhoods for
@@ -220,7 +299,7 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 				return nil, errors.New("sat: the model is unsatisfiable without an objective bound (a bug)")
 			}
 			proven = b + 1
-			if b < best.w-lb-1 {
+			if !isHigh {
 				step *= 2
 			}
 			high = true

@@ -111,3 +111,38 @@ func TestSATExample(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestSATLargeWindows runs the full search — coarse bound diagrams, probes
+// from below, neighbourhood moves — on Eurora-like windows of 30 and 40
+// waiting jobs under a short limit: every answer passes
+// solver.ScheduleWindow's checks, its bound is below its objective, and it
+// is never worse than the best list schedule.
+func TestSATLargeWindows(t *testing.T) {
+	for seed := range uint64(4) {
+		w, err := instances.Eurora(instances.EuroraConfig{Seed: seed, Jobs: 30 + 10*int(seed%2)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := solver.ScheduleWindow(context.Background(), w, sat.Solver{Initial: listSchedulers()}, solver.ScheduleOptions{}, 400*time.Millisecond)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		switch res.Status {
+		case solver.Optimal, solver.Feasible, solver.Fallback:
+		default:
+			t.Fatalf("seed %d: status %s", seed, res.Status)
+		}
+		for _, h := range listSchedulers() {
+			l, err := solver.ScheduleWindow(context.Background(), w, h, solver.ScheduleOptions{}, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Objective > l.Objective+1e-9 {
+				t.Errorf("seed %d: sat %.6f worse than %s %.6f", seed, res.Objective, h.Name(), l.Objective)
+			}
+		}
+		if !res.HasBound() || res.Bound > res.Objective+1e-9 {
+			t.Errorf("seed %d: bound %v, objective %v", seed, res.Bound, res.Objective)
+		}
+	}
+}

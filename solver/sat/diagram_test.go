@@ -1,0 +1,114 @@
+package sat_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/go-air/gini"
+	"github.com/go-air/gini/z"
+
+	"github.com/optsched/optsched/encode/cnf"
+	"github.com/optsched/optsched/encode/cp"
+	"github.com/optsched/optsched/model"
+)
+
+type gsink struct{ g *gini.Gini }
+
+func (s gsink) Add(c []cnf.Lit) {
+	for _, l := range c {
+		s.g.Add(z.Dimacs2Lit(int(l)))
+	}
+	s.g.Add(0)
+}
+
+// TestObjectiveDiagrams checks the objective diagrams against the sum they
+// bound: on a window where every start is feasible (one big node, no
+// node blocks written), a start vector is satisfiable with AtMostCoarse(b,
+// c) assumed exactly when Σ ω_i·c·⌈δ_i/c⌉ ≤ b, and with AtMostJobs(J, b)
+// exactly when Σ_{i∈J} ω_i·δ_i ≤ b — for exact (c = 1) and coarse
+// diagrams, several bounds sharing one diagram.
+func TestObjectiveDiagrams(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for round := range 30 {
+		jobs := 2 + rng.IntN(4)
+		doc := `{"time": 0, "topology": {"layout": {"pods": 1, "leaves_per_pod": 1, "nodes_per_leaf": 1}}, "idle": "n0",
+		 "queues": {"a": {"expected_wait": 10}, "b": {"expected_wait": 30}, "c": {"expected_wait": 60}}, "jobs": [`
+		for j := range jobs {
+			if j > 0 {
+				doc += ","
+			}
+			doc += fmt.Sprintf(`{"id": "j%d", "nodes": 1, "walltime": 10, "queue": %q, "select": "1:ncpus=1"}`, j, []string{"a", "b", "c"}[rng.IntN(3)])
+		}
+		doc += `], "node_resources": {"default": {"ncpus": 1000}}}`
+		w, err := model.ParseWindow([]byte(doc), model.ParseOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := cp.Build(w, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lo, hi := make([]int, jobs), make([]int, jobs)
+		for i := range hi {
+			hi[i] = rng.IntN(12)
+		}
+		g := gini.New()
+		enc, err := cnf.New(m, gsink{g}, lo, hi)
+		if err != nil {
+			t.Fatal(err)
+		}
+		enc.Base()
+		for range 6 {
+			c := []int{1, 1, 2, 3, 4}[rng.IntN(5)]
+			b := rng.Int64N(40)
+			sub := []int{}
+			for i := range jobs {
+				if rng.IntN(2) == 0 {
+					sub = append(sub, i)
+				}
+			}
+			// A call cut short by its work limit must leave only sound
+			// nodes behind for the next.
+			if _, err := enc.AtMostCoarse(b, c, 1+rng.IntN(30)); err != nil && err != cnf.ErrTooLarge {
+				t.Fatal(err)
+			}
+			root, err := enc.AtMostCoarse(b, c, cnf.MaxObjectiveWork)
+			if err != nil {
+				t.Fatal(err)
+			}
+			subRoot, err := enc.AtMostJobs(sub, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range 25 {
+				slots := make([]int, jobs)
+				var sum, subSum int64
+				inSub := map[int]bool{}
+				for _, i := range sub {
+					inSub[i] = true
+				}
+				var assume []z.Lit
+				for i := range slots {
+					slots[i] = rng.IntN(hi[i] + 1)
+					d := int64(slots[i])
+					sum += m.Jobs[i].Weight * int64(c) * ((d + int64(c) - 1) / int64(c))
+					if inSub[i] {
+						subSum += m.Jobs[i].Weight * d
+					}
+					for _, l := range []cnf.Lit{enc.Start(i, slots[i]), -enc.Start(i, slots[i]-1)} {
+						assume = append(assume, z.Dimacs2Lit(int(l)))
+					}
+				}
+				g.Assume(append(assume, z.Dimacs2Lit(int(root)))...)
+				if got := g.Solve() == 1; got != (sum <= b) {
+					t.Fatalf("round %d: c %d, b %d, slots %v (coarse sum %d): satisfiable %v", round, c, b, slots, sum, got)
+				}
+				g.Assume(append(assume, z.Dimacs2Lit(int(subRoot)))...)
+				if got := g.Solve() == 1; got != (subSum <= b) {
+					t.Fatalf("round %d: jobs %v, b %d, slots %v (sum %d): satisfiable %v", round, sub, b, slots, subSum, got)
+				}
+			}
+		}
+	}
+}
