@@ -56,25 +56,37 @@ func ParseResult(w *Window, data []byte) (*ResultDoc, []Allocation, error) {
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return nil, nil, &FieldError{Reason: fmt.Sprintf("not a result document: %v", err)}
 	}
-	allocs := make([]Allocation, 0, len(doc.Allocations))
-	for i, a := range doc.Allocations {
+	allocs, err := allocationsOf(w, doc.Allocations, doc.Deferred)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &doc, allocs, nil
+}
+
+// allocationsOf maps the allocation documents of a result or schedule
+// onto w (job ids to indices, node names to ids) and checks that every
+// deferred job is waiting in w. Errors name the field path.
+func allocationsOf(w *Window, docs []AllocationDoc, deferred []DeferralDoc) ([]Allocation, error) {
+	allocs := make([]Allocation, 0, len(docs))
+	for i := range docs {
+		a := &docs[i]
 		path := fmt.Sprintf("allocations[%d]", i)
 		j, ok := w.JobIndex(a.Job)
 		if !ok {
-			return nil, nil, fieldErr(path+".job", "job %q is not waiting in the window", a.Job)
+			return nil, fieldErr(path+".job", "job %q is not waiting in the window", a.Job)
 		}
-		al, err := allocationOf(w, path, j, &a)
+		al, err := allocationOf(w, path, j, a)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		allocs = append(allocs, al)
 	}
-	for i, d := range doc.Deferred {
+	for i, d := range deferred {
 		if _, ok := w.JobIndex(d.Job); !ok {
-			return nil, nil, fieldErr(fmt.Sprintf("deferred[%d].job", i), "job %q is not waiting in the window", d.Job)
+			return nil, fieldErr(fmt.Sprintf("deferred[%d].job", i), "job %q is not waiting in the window", d.Job)
 		}
 	}
-	return &doc, allocs, nil
+	return allocs, nil
 }
 
 // allocationOf maps one allocation document of job index j onto w.

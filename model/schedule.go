@@ -42,23 +42,9 @@ func ParseSchedule(w *Window, data []byte) (*ScheduleDoc, []Allocation, error) {
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return nil, nil, &FieldError{Reason: fmt.Sprintf("not a schedule document: %v", err)}
 	}
-	allocs := make([]Allocation, 0, len(doc.Allocations))
-	for i, a := range doc.Allocations {
-		path := fmt.Sprintf("allocations[%d]", i)
-		j, ok := w.JobIndex(a.Job)
-		if !ok {
-			return nil, nil, fieldErr(path+".job", "job %q is not waiting in the window", a.Job)
-		}
-		al, err := allocationOf(w, path, j, &a)
-		if err != nil {
-			return nil, nil, err
-		}
-		allocs = append(allocs, al)
-	}
-	for i, d := range doc.Deferred {
-		if _, ok := w.JobIndex(d.Job); !ok {
-			return nil, nil, fieldErr(fmt.Sprintf("deferred[%d].job", i), "job %q is not waiting in the window", d.Job)
-		}
+	allocs, err := allocationsOf(w, doc.Allocations, doc.Deferred)
+	if err != nil {
+		return nil, nil, err
 	}
 	return &doc, allocs, nil
 }

@@ -56,6 +56,14 @@ func outputFormat(flag string, s *streams) (string, error) {
 	return "", usageError{fmt.Errorf("-o must be json or table, got %q", flag)}
 }
 
+// writeJSON writes v to w as indented JSON with a final newline, the form
+// of every JSON document optsched prints.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
 // writeJSONFile writes v as indented JSON to path.
 func writeJSONFile(path string, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")

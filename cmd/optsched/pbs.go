@@ -569,9 +569,7 @@ func (o *pbsOptions) writePlan(p *pbsPlan) error {
 	out := o.streams.out
 	switch o.output {
 	case "json":
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(p.doc(o.qrunName(), !o.apply))
+		return writeJSON(out, p.doc(o.qrunName(), !o.apply))
 	case "summary":
 		_, err := fmt.Fprintln(out, p.summary(o.apply))
 		return err

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -97,9 +96,7 @@ func runSchedule(ctx context.Context, opts *solveOptions, format string) error {
 	}
 	doc := res.Doc(w)
 	if format == "json" {
-		enc := json.NewEncoder(opts.streams.out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(doc); err != nil {
+		if err := writeJSON(opts.streams.out, doc); err != nil {
 			return err
 		}
 	} else {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -158,9 +157,7 @@ func runSolve(ctx context.Context, opts *solveOptions) error {
 	}
 	doc := res.Doc(w)
 	if format == "json" {
-		enc := json.NewEncoder(opts.streams.out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(doc); err != nil {
+		if err := writeJSON(opts.streams.out, doc); err != nil {
 			return err
 		}
 	} else {

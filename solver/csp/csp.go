@@ -43,6 +43,7 @@ type search struct {
 	progress io.Writer
 	t0       time.Time
 	stats    map[string]float64
+	seg      segScratch // segmentDP's reusable tables
 }
 
 // Solve finds an optimal placement, or the best it can within ctx's

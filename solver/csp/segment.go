@@ -33,8 +33,9 @@ func (st *search) segmentDP(order []int, a, k int) (int64, []int, [][]int) {
 	}
 	W := slack + 1
 	// Prefix: blocks 0..a−1 in their order, as orderedDP.
-	f := make([]int64, (a+1)*W)
-	tookF := make([]bool, (a+1)*W)
+	sc := &st.seg
+	f := grow(&sc.f, (a+1)*W)
+	tookF := grow(&sc.tookF, (a+1)*W)
 	pre := 0
 	for i := 1; i <= a; i++ {
 		s := order[i-1]
@@ -45,13 +46,13 @@ func (st *search) segmentDP(order []int, a, k int) (int64, []int, [][]int) {
 	// Middle: subsets of the segment.
 	seg := order[a : a+k]
 	full := 1<<k - 1
-	size := make([]int, full+1)
+	size := grow(&sc.size, full+1)
 	for S := 1; S <= full; S++ {
 		b := lowBit(S)
 		size[S] = size[S&^(1<<b)] + g.Sizes[seg[b]]
 	}
 	// earlier[b]: the segment's blocks before b of the same size.
-	earlier := make([]int, k)
+	earlier := grow(&sc.earlier, k)
 	for b := range k {
 		for c := range b {
 			if seg[c] == seg[b] {
@@ -59,8 +60,8 @@ func (st *search) segmentDP(order []int, a, k int) (int64, []int, [][]int) {
 			}
 		}
 	}
-	h := make([]int64, (full+1)*W)
-	ch := make([]int8, (full+1)*W) // −1: shifted from d−1; b ≥ 0: block b ends here; −2: unreachable
+	h := grow(&sc.h, (full+1)*W)
+	ch := grow(&sc.ch, (full+1)*W) // −1: shifted from d−1; b ≥ 0: block b ends here; −2: unreachable
 	for i := range h {
 		h[i], ch[i] = inf, -2
 	}
@@ -96,8 +97,8 @@ func (st *search) segmentDP(order []int, a, k int) (int64, []int, [][]int) {
 	}
 	// Suffix: blocks a+k..n−1 in their order.
 	m := n - a - k
-	fs := make([]int64, (m+1)*W)
-	tookS := make([]bool, (m+1)*W)
+	fs := grow(&sc.fs, (m+1)*W)
+	tookS := grow(&sc.tookS, (m+1)*W)
 	copy(fs[:W], h[full*W:(full+1)*W])
 	pre = P + size[full]
 	for i := 1; i <= m; i++ {
@@ -226,4 +227,25 @@ func (st *search) segmentSize(order []int) int {
 		k--
 	}
 	return k
+}
+
+// segScratch holds segmentDP's tables between calls: segmentDescent calls
+// it many times per solve, and the subset table alone can take megabytes.
+type segScratch struct {
+	f, h, fs      []int64
+	tookF, tookS  []bool
+	size, earlier []int
+	ch            []int8
+}
+
+// grow returns *buf resized to n zeroed elements, reallocating only when
+// its capacity is short.
+func grow[T any](buf *[]T, n int) []T {
+	if cap(*buf) < n {
+		*buf = make([]T, n)
+	} else {
+		*buf = (*buf)[:n]
+		clear(*buf)
+	}
+	return *buf
 }
