@@ -50,28 +50,11 @@ type search struct {
 // deadline with a lower bound. It always returns an allocation: the
 // sequential placement is the first incumbent.
 func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, error) {
-	g, err := enc.Build(p.Window, p.Jobs)
+	st, err := newSearch(p, s.Progress)
 	if err != nil {
 		return nil, err
 	}
-	st := &search{g: g, nq: g.NumVertices(), eps: g.Counts(), best: inf, progress: s.Progress,
-		t0: time.Now(), stats: map[string]float64{}}
-	st.minc = make([]int64, len(g.Sizes))
-	for sz := range g.Sizes {
-		m := int64(inf)
-		for _, c := range g.Cost[sz] {
-			m = min(m, c)
-		}
-		st.minc[sz] = m
-	}
-	// Trivial bound: every job costs at least its size's cheapest block.
-	var triv int64
-	for sz, e := range st.eps {
-		triv += int64(e) * st.minc[sz]
-	}
-	st.bound = float64(triv)
-	st.seqIncumbent(p)
-	st.greedy()
+	g := st.g
 
 	maxCells := s.MaxCells
 	if maxCells <= 0 {
@@ -105,6 +88,34 @@ func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 	}
 	st.stats["ms"] = float64(time.Since(st.t0).Microseconds()) / 1000
 	return res, nil
+}
+
+// newSearch builds p's CSP graph and a search on it with the trivial
+// bound and the sequential and greedy placements as incumbents.
+func newSearch(p *solver.Problem, progress io.Writer) (*search, error) {
+	g, err := enc.Build(p.Window, p.Jobs)
+	if err != nil {
+		return nil, err
+	}
+	st := &search{g: g, nq: g.NumVertices(), eps: g.Counts(), best: inf, progress: progress,
+		t0: time.Now(), stats: map[string]float64{}}
+	st.minc = make([]int64, len(g.Sizes))
+	for sz := range g.Sizes {
+		m := int64(inf)
+		for _, c := range g.Cost[sz] {
+			m = min(m, c)
+		}
+		st.minc[sz] = m
+	}
+	// Trivial bound: every job costs at least its size's cheapest block.
+	var triv int64
+	for sz, e := range st.eps {
+		triv += int64(e) * st.minc[sz]
+	}
+	st.bound = float64(triv)
+	st.seqIncumbent(p)
+	st.greedy()
+	return st, nil
 }
 
 // seqIncumbent sets the sequential placement (job k at Σ_{l<k} n_l) as

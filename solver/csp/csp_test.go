@@ -28,7 +28,7 @@ func solve(t *testing.T, w *model.Window, s solver.Solver, limit time.Duration) 
 // small windows of three topology kinds, many with wrap-around optima.
 func TestCSPMatchesBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
-	wraps, lagOptimal, slack := 0, 0, 0
+	wraps, lagOptimal, cg := 0, 0, 0
 	for i := range 400 {
 		w := instances.RandomSmall(rng, i%instances.NumKinds, 16, 5)
 		want := solve(t, w, brute.Solver{}, time.Minute)
@@ -43,8 +43,8 @@ func TestCSPMatchesBruteForce(t *testing.T) {
 			}
 		}
 		lag := solve(t, w, csp.Solver{MaxCells: 1}, time.Minute)
-		if lag.Stats["slack_iterations"] > 0 {
-			slack++
+		if lag.Stats["colgen_iterations"] > 0 {
+			cg++
 		}
 		if lag.Objective < want.Objective || (lag.HasBound() && lag.Bound > float64(want.Objective)+1e-6) {
 			t.Fatalf("window %d: lagrange objective %d bound %g around optimum %d", i, lag.Objective, lag.Bound, want.Objective)
@@ -59,10 +59,10 @@ func TestCSPMatchesBruteForce(t *testing.T) {
 	if wraps == 0 {
 		t.Error("no optimum used a wrapping block: the test does not exercise wrap-around")
 	}
-	if slack == 0 {
-		t.Error("the slack-counted relaxation never ran: the test does not exercise it")
+	if cg == 0 {
+		t.Error("column generation never ran: the test does not exercise it")
 	}
-	t.Logf("%d of 400 optima wrap; the Lagrangian path proved %d optimal; the slack-counted bound ran on %d", wraps, lagOptimal, slack)
+	t.Logf("%d of 400 optima wrap; the Lagrangian path proved %d optimal; column generation ran on %d", wraps, lagOptimal, cg)
 }
 
 // TestCSPTinyLimit: a 1 µs limit still yields a valid allocation.
@@ -151,13 +151,13 @@ func BenchmarkShipped(b *testing.B) {
 	}
 }
 
-// TestLagrangeBoundMedium checks the Lagrangian path's bound (both the
-// plain and the slack-counted relaxation) and any optimality it claims
+// TestLagrangeBoundMedium checks the Lagrangian path's bound (subgradient,
+// column generation, reduced-cost search) and any optimality it claims
 // against the exact DP on 150 tight medium windows (up to 120 idle nodes,
 // up to 25 jobs): the bound must never exceed the optimum.
 func TestLagrangeBoundMedium(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	slack, proven, checked := 0, 0, 0
+	cg, proven, checked := 0, 0, 0
 	for i := range 150 {
 		w := instances.RandomSmall(rng, i%instances.NumKinds, 120, 25)
 		want := solve(t, w, csp.Solver{}, time.Minute)
@@ -166,8 +166,8 @@ func TestLagrangeBoundMedium(t *testing.T) {
 		}
 		checked++
 		lag := solve(t, w, csp.Solver{MaxCells: 1}, time.Minute)
-		if lag.Stats["slack_iterations"] > 0 {
-			slack++
+		if lag.Stats["colgen_iterations"] > 0 {
+			cg++
 		}
 		if lag.Objective < want.Objective || (lag.HasBound() && lag.Bound > float64(want.Objective)+1e-6) {
 			t.Fatalf("window %d: lagrange objective %d bound %g around optimum %d", i, lag.Objective, lag.Bound, want.Objective)
@@ -179,8 +179,8 @@ func TestLagrangeBoundMedium(t *testing.T) {
 			}
 		}
 	}
-	if checked < 100 || slack < 10 {
-		t.Errorf("only %d windows checked, %d with the slack-counted bound: the test is too weak", checked, slack)
+	if checked < 100 || cg < 10 {
+		t.Errorf("only %d windows checked, %d with column generation: the test is too weak", checked, cg)
 	}
-	t.Logf("%d windows checked against the DP; %d proven by the Lagrangian path; slack-counted bound ran on %d", checked, proven, slack)
+	t.Logf("%d windows checked against the DP; %d proven by the Lagrangian path; column generation ran on %d", checked, proven, cg)
 }

@@ -17,12 +17,15 @@ import (
 // blocks form a packing of the line, so adding min(0, min over wrapping
 // blocks of c_b − λ) to the best packing of the line keeps L a lower bound.
 // The packing is a shortest path, one DP over positions. λ follows
-// subgradient steps (Polyak, with halving step scale). Along the way the
-// order of sizes in each packing seeds the primal heuristic. When that
-// ascent stalls short of a proof, it continues with the stronger
-// slack-counted subproblem (slackDP) for up to half the time left, and
-// anneals the block order with the rest. It returns true when the
-// incumbent is proven optimal.
+// subgradient steps (Polyak, with halving step scale); along the way the
+// packings seed the primal heuristic (repair). The subgradient's λ then
+// starts column generation (colgen, up to 40 % of the time left), which
+// solves the Lagrangian dual over packings of the cycle and whose master
+// solution gives the fix-and-place incumbent (fixAndSolve). When the gap
+// is small, an exact branch and bound on reduced costs (rcSearch) tries to
+// close it with 20 % of what is left; the rest goes to re-ordering blocks
+// exactly (segmentDescent) and annealing the order. It returns true when
+// the incumbent is proven optimal.
 func (st *search) lagrange(ctx context.Context) bool {
 	g, nq, D := st.g, st.nq, len(st.eps)
 	lambda := make([]float64, D)
@@ -105,11 +108,20 @@ func (st *search) lagrange(ctx context.Context) bool {
 		st.stats["lagrange_iterations"] = float64(it + 1)
 	}
 	if !st.provenOptimal() && ctx.Err() == nil {
-		if d := newSlackDP(st); d != nil {
-			// Half the time left for the bound: the annealing below needs
-			// the rest to improve the incumbent.
-			sctx, cancel := share(ctx, 5)
-			st.slackLagrange(sctx, d, bestLambda, rng)
+		cctx, cancel := share(ctx, 4)
+		var ms *master
+		bestLambda, ms = st.colgen(cctx, bestLambda, rng)
+		cancel()
+		if !st.provenOptimal() && ctx.Err() == nil {
+			st.fixAndSolve(ctx, ms, 2_000_000)
+		}
+	}
+	// The exact search pays off when the gap is already small, or the
+	// window is (it explores the relaxation's near-optimal paths).
+	if !st.provenOptimal() && ctx.Err() == nil && (st.gap() <= 0.001 || st.jobs() <= 30) {
+		if rs := newRCSearch(st, bestLambda); rs != nil {
+			rctx, cancel := share(ctx, 2)
+			rs.prove(rctx)
 			cancel()
 		}
 	}
@@ -128,6 +140,23 @@ func (st *search) lagrange(ctx context.Context) bool {
 		st.anneal(ctx, order, rng, budget)
 	}
 	return st.provenOptimal()
+}
+
+// gap returns (incumbent − bound) / incumbent.
+func (st *search) gap() float64 {
+	if st.best <= 0 || st.best >= inf {
+		return math.Inf(1)
+	}
+	return (float64(st.best) - st.bound) / float64(st.best)
+}
+
+// jobs returns the number of jobs to place.
+func (st *search) jobs() int {
+	n := 0
+	for _, e := range st.eps {
+		n += e
+	}
+	return n
 }
 
 // provenOptimal reports whether the incumbent meets the bound (costs are
@@ -314,203 +343,6 @@ func (st *search) orderedDP(order []int) (int64, [][]int) {
 		starts[order[k-1]] = append(starts[order[k-1]], pre+d)
 	}
 	return f[n*W+slack], starts
-}
-
-// slackDP solves the Lagrangian subproblem with the free positions
-// counted: a packing of Q that leaves at most F positions uncovered, F
-// being the slack |Q| − Σ_s ε_s·r_s. Every feasible allocation satisfies
-// this, so the minimum is still a relaxation, but unlike the plain packing
-// it has no integrality property: on windows whose jobs fill nearly every
-// idle node it lifts the bound well above the LP bound, which the plain
-// packing cannot pass.
-type slackDP struct {
-	st   *search
-	F    int
-	G, H []float64 // G: no block wraps; H: one block wraps
-	cg   []int16   // choice: -1 position left free, -2 head of a wrap, s block
-	ch   []int16
-	// count holds the number of blocks per size of the last solve's
-	// packing (before the heuristic's clean-up).
-	count []int
-}
-
-// maxSlackCells bounds (|Q|+1)·(F+1) for the slack-counted subproblem.
-const maxSlackCells = 1 << 20
-
-func newSlackDP(st *search) *slackDP {
-	total := 0
-	for s, e := range st.eps {
-		total += e * st.g.Sizes[s]
-	}
-	F := st.nq - total
-	if F < 0 || (st.nq+1)*(F+1) > maxSlackCells {
-		return nil
-	}
-	n := (st.nq + 1) * (F + 1)
-	return &slackDP{st: st, F: F, G: make([]float64, n), H: make([]float64, n),
-		cg: make([]int16, n), ch: make([]int16, n), count: make([]int, len(st.eps))}
-}
-
-// fill runs the DP of one table. With head > 0 the first w positions, for
-// any 1 ≤ w < head, may be left to a wrapping block at no cost (the block
-// is charged when it closes the tail); the pairing of head and tail
-// lengths is relaxed, which keeps the value a lower bound.
-func (d *slackDP) fill(ctx context.Context, T []float64, C []int16, lambda []float64, head int) bool {
-	g, nq, W := d.st.g, d.st.nq, d.F+1
-	for f := range W {
-		T[f], C[f] = math.Inf(1), -1
-	}
-	if head == 0 {
-		T[0] = 0
-	}
-	for p := 1; p <= nq; p++ {
-		if p&255 == 0 && ctx.Err() != nil {
-			return false
-		}
-		row, prev := T[p*W:(p+1)*W], T[(p-1)*W:p*W]
-		crow := C[p*W : (p+1)*W]
-		row[0], crow[0] = math.Inf(1), -1
-		if p < head {
-			row[0], crow[0] = 0, -2
-		}
-		for f := 1; f < W; f++ {
-			row[f], crow[f] = prev[f-1], -1
-		}
-		for s, r := range g.Sizes {
-			if p < r || d.st.eps[s] == 0 {
-				continue
-			}
-			c := float64(g.Cost[s][p-r]) - lambda[s]
-			from := T[(p-r)*W : (p-r+1)*W]
-			for f := range W {
-				if v := from[f] + c; v < row[f] {
-					row[f], crow[f] = v, int16(s)
-				}
-			}
-		}
-	}
-	return true
-}
-
-// solve returns min over packings of Σ (c_b − λ_s(b)) and the packing's
-// block starts per size; ok is false when ctx expired first.
-func (d *slackDP) solve(ctx context.Context, lambda []float64) (v float64, starts [][]int, ok bool) {
-	g, nq, W := d.st.g, d.st.nq, d.F+1
-	maxR := 0
-	for s, r := range g.Sizes {
-		if d.st.eps[s] > 0 {
-			maxR = max(maxR, r)
-		}
-	}
-	if !d.fill(ctx, d.G, d.cg, lambda, 0) {
-		return 0, nil, false
-	}
-	best, bp, bf, wrapS := math.Inf(1), nq, -1, -1
-	for f := range W {
-		if v := d.G[nq*W+f]; v < best {
-			best, bf = v, f
-		}
-	}
-	if maxR > 1 {
-		if !d.fill(ctx, d.H, d.ch, lambda, maxR) {
-			return 0, nil, false
-		}
-		for s, r := range g.Sizes {
-			if d.st.eps[s] == 0 {
-				continue
-			}
-			for w := 1; w < r; w++ {
-				e := nq - r + w
-				c := float64(g.Cost[s][e]) - lambda[s]
-				for f := range W {
-					if v := d.H[e*W+f] + c; v < best {
-						best, bp, bf, wrapS = v, e, f, s
-					}
-				}
-			}
-		}
-	}
-	starts = make([][]int, len(g.Sizes))
-	C := d.cg
-	if wrapS >= 0 {
-		C = d.ch
-	}
-	for p, f := bp, bf; p > 0 && f >= 0; {
-		switch c := C[p*W+f]; c {
-		case -2:
-			p = 0
-		case -1:
-			p, f = p-1, f-1
-		default:
-			p -= g.Sizes[c]
-			starts[c] = append(starts[c], p)
-		}
-	}
-	for s := range starts {
-		d.count[s] = len(starts[s])
-	}
-	if wrapS >= 0 {
-		d.count[wrapS]++
-		// The relaxation does not pair the head left to the wrapping block
-		// with its tail: drop the blocks that overlap the block's real head
-		// so that the packing handed to the heuristic is disjoint.
-		head := g.Sizes[wrapS] - (nq - bp)
-		for s := range starts {
-			starts[s] = slices.DeleteFunc(starts[s], func(i int) bool { return i < head })
-		}
-		starts[wrapS] = append(starts[wrapS], bp)
-	}
-	return best, starts, true
-}
-
-// slackLagrange continues the subgradient ascent from lambda with the
-// slack-counted subproblem (slackDP), running the Lagrangian heuristic on
-// its packings, and returns the multipliers of the best bound.
-func (st *search) slackLagrange(ctx context.Context, d *slackDP, lambda []float64, rng *rand.Rand) []float64 {
-	D := len(st.eps)
-	bestL, bestLambda := math.Inf(-1), slices.Clone(lambda)
-	count := make([]int, D)
-	grad := make([]float64, D)
-	theta, sinceImprove := 1.0, 0
-	for it := 0; it < 500; it++ {
-		v, kept, ok := d.solve(ctx, lambda)
-		if !ok {
-			return bestLambda
-		}
-		L := v
-		for s, e := range st.eps {
-			L += lambda[s] * float64(e)
-			count[s] = d.count[s]
-		}
-		st.stats["slack_iterations"] = float64(it + 1)
-		if L > bestL {
-			bestL = L
-			copy(bestLambda, lambda)
-		}
-		if L > st.bound+1e-9 {
-			st.raise(L, "lagrange, slack counted")
-			sinceImprove = 0
-		} else if sinceImprove++; sinceImprove >= 10 {
-			theta /= 2
-			sinceImprove = 0
-		}
-		norm := 0.0
-		for s := range grad {
-			grad[s] = float64(st.eps[s] - count[s])
-			norm += grad[s] * grad[s]
-		}
-		if it%3 == 0 || norm == 0 {
-			st.repair(ctx, kept, rng, "slack lagrangian heuristic")
-		}
-		if st.provenOptimal() || theta < 1e-3 || norm == 0 {
-			return bestLambda
-		}
-		step := theta * (float64(st.best) - L) / norm
-		for s := range lambda {
-			lambda[s] += step * grad[s]
-		}
-	}
-	return bestLambda
 }
 
 // share returns a context whose deadline is tenths/10 of the time left

@@ -301,7 +301,10 @@ func TestConcurrent(t *testing.T) {
 // loading the 345,664-row paper form; in the others lp_solve's branch and
 // bound must be stopped by the abort callback.
 func TestDeadline(t *testing.T) {
-	const limit, slack = 300 * time.Millisecond, 200 * time.Millisecond
+	// The slack is generous because the machine may be loaded (other test
+	// binaries, other work): a deadline that does not reach lp_solve
+	// leaves it running for many seconds on these models, far past it.
+	const limit, slack = 300 * time.Millisecond, 1500 * time.Millisecond
 	cases := []struct {
 		window  string
 		maxJobs int

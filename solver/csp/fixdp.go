@@ -1,0 +1,185 @@
+package csp
+
+import (
+	"context"
+	"slices"
+)
+
+// A block is a size index and a start position on Q.
+type block struct{ s, i int }
+
+// fixAndSolve is the primal heuristic of the column generation: it keeps
+// the blocks that the master's solution uses with weight 1 (in every
+// packing of its support) and places the other jobs optimally in the
+// positions those blocks leave (residualDP). When the LP optimum is
+// integral, the kept blocks are the whole solution; when it is nearly
+// integral, few jobs are left to place. Should the residual problem be
+// too large for the DP, more blocks are kept, heaviest first. It offers
+// the result and reports whether it improved the incumbent.
+func (st *search) fixAndSolve(ctx context.Context, ms *master, maxCells int) bool {
+	weight := map[block]float64{}
+	for r, j := range ms.basis {
+		if j < ms.nart || ms.x[r] <= 1e-9 {
+			continue
+		}
+		for s, is := range ms.starts[j] {
+			for _, i := range is {
+				weight[block{s, i}] += ms.x[r]
+			}
+		}
+	}
+	cands := make([]block, 0, len(weight))
+	for b := range weight {
+		cands = append(cands, b)
+	}
+	slices.SortFunc(cands, func(a, b block) int {
+		switch wa, wb := weight[a], weight[b]; {
+		case wa > wb:
+			return -1
+		case wa < wb:
+			return 1
+		}
+		if a.s != b.s {
+			return a.s - b.s
+		}
+		return a.i - b.i
+	})
+	nq := st.nq
+	used := make([]bool, nq)
+	left := slices.Clone(st.eps)
+	kept := make([][]int, len(st.eps))
+	take := func(b block) bool {
+		r := st.g.Sizes[b.s]
+		if left[b.s] == 0 {
+			return false
+		}
+		for d := range r {
+			if used[(b.i+d)%nq] {
+				return false
+			}
+		}
+		for d := range r {
+			used[(b.i+d)%nq] = true
+		}
+		left[b.s]--
+		kept[b.s] = append(kept[b.s], b.i)
+		return true
+	}
+	k := 0
+	for ; k < len(cands) && weight[cands[k]] >= 1-1e-6; k++ {
+		take(cands[k])
+	}
+	st.stats["fix_kept_integral"] = float64(k)
+	for {
+		if ctx.Err() != nil {
+			return false
+		}
+		starts, ok := st.residualDP(ctx, used, left, maxCells)
+		if ok {
+			for s := range starts {
+				starts[s] = append(starts[s], kept[s]...)
+			}
+			return st.offer(starts, "column generation, fixed and placed")
+		}
+		if starts != nil || k >= len(cands) {
+			return false // infeasible residual, or nothing left to keep
+		}
+		// Too large: keep the next heaviest block that fits.
+		for k < len(cands) && !take(cands[k]) {
+			k++
+		}
+		k++
+	}
+}
+
+// residualDP places left[s] jobs of each size s in the positions of Q not
+// marked used, each block inside one run of free positions (read on the
+// cycle), at minimum cost: a DP over (position in the runs, multiset of
+// placed sizes). ok is false when the DP would exceed maxCells (starts is
+// then nil) or when the jobs cannot be placed (starts is then non-nil and
+// empty).
+func (st *search) residualDP(ctx context.Context, used []bool, left []int, maxCells int) (starts [][]int, ok bool) {
+	g, nq := st.g, st.nq
+	// The free positions in cycle order, starting after a used one (or at
+	// 0 when nothing is used), with each position's run start.
+	first := 0
+	for i := range nq {
+		if used[i] {
+			first = (i + 1) % nq
+			break
+		}
+	}
+	var pos, runStart []int
+	for d := range nq {
+		i := (first + d) % nq
+		if used[i] {
+			continue
+		}
+		if d > 0 && !used[(i+nq-1)%nq] && len(pos) > 0 {
+			runStart = append(runStart, runStart[len(runStart)-1])
+		} else {
+			runStart = append(runStart, len(pos))
+		}
+		pos = append(pos, i)
+	}
+	T := len(pos)
+	states, D := 1, len(left)
+	stride := make([]int, D)
+	for s, n := range left {
+		stride[s] = states
+		states *= n + 1
+		if states > maxCells {
+			return nil, false
+		}
+	}
+	if (T+1)*states > maxCells {
+		return nil, false
+	}
+	st.stats["fix_residual_cells"] = float64((T + 1) * states)
+	digit := func(m, s int) int { return (m / stride[s]) % (left[s] + 1) }
+	F := make([]int64, (T+1)*states)
+	ch := make([]int8, (T+1)*states) // 0: free, s+1: block of size s ends here
+	for m := 1; m < states; m++ {
+		F[m] = inf
+	}
+	for t := 1; t <= T; t++ {
+		if t&63 == 0 && ctx.Err() != nil {
+			return nil, false
+		}
+		cur, prev := F[t*states:(t+1)*states], F[(t-1)*states:t*states]
+		copy(cur, prev)
+		c := ch[t*states : (t+1)*states]
+		clear(c)
+		for s, r := range g.Sizes {
+			if left[s] == 0 || t-r < runStart[t-1] {
+				continue
+			}
+			cost := g.Cost[s][pos[t-r]]
+			from := F[(t-r)*states : (t-r+1)*states]
+			for m := stride[s]; m < states; m++ {
+				if digit(m, s) == 0 || from[m-stride[s]] >= inf {
+					continue
+				}
+				if v := from[m-stride[s]] + cost; v < cur[m] {
+					cur[m], c[m] = v, int8(s+1)
+				}
+			}
+		}
+	}
+	full := states - 1
+	starts = make([][]int, D)
+	if F[T*states+full] >= inf {
+		return starts, false
+	}
+	for t, m := T, full; t > 0; {
+		s := int(ch[t*states+m]) - 1
+		if s < 0 {
+			t--
+			continue
+		}
+		t -= g.Sizes[s]
+		m -= stride[s]
+		starts[s] = append(starts[s], pos[t])
+	}
+	return starts, true
+}
