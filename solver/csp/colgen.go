@@ -25,25 +25,41 @@ type cyclicPricer struct {
 	H   []float64 // line DP from the current head length w
 	cg  []int16   // choices of G: -1 position left free, s a block
 	chh []int16
+	// cost[s·|Q|+i] is c(D(i, r_s)) as a float; active lists the sizes
+	// with jobs and size their node counts.
+	cost   []float64
+	active []int
+	size   []int
 }
 
 func newCyclicPricer(st *search) *cyclicPricer {
 	n := st.nq + 1
-	return &cyclicPricer{st: st, G: make([]float64, n), H: make([]float64, n),
-		cg: make([]int16, n), chh: make([]int16, n)}
+	pr := &cyclicPricer{st: st, G: make([]float64, n), H: make([]float64, n),
+		cg: make([]int16, n), chh: make([]int16, n), cost: make([]float64, len(st.eps)*st.nq)}
+	for s, r := range st.g.Sizes {
+		if st.eps[s] > 0 {
+			pr.active = append(pr.active, s)
+			pr.size = append(pr.size, r)
+		}
+		for i, c := range st.g.Cost[s] {
+			pr.cost[s*st.nq+i] = float64(c)
+		}
+	}
+	return pr
 }
 
 // line fills T[p] for p in [a, last] with the best packing of [a, p).
 func (pr *cyclicPricer) line(T []float64, C []int16, lambda []float64, a, last int) {
-	g, eps := pr.st.g, pr.st.eps
+	nq := pr.st.nq
 	T[a], C[a] = 0, -1
 	for p := a + 1; p <= last; p++ {
 		best, ch := T[p-1], int16(-1)
-		for s, r := range g.Sizes {
-			if p-r < a || eps[s] == 0 {
+		for k, s := range pr.active {
+			r := pr.size[k]
+			if p-r < a {
 				continue
 			}
-			if v := T[p-r] + float64(g.Cost[s][p-r]) - lambda[s]; v < best {
+			if v := T[p-r] + pr.cost[s*nq+p-r] - lambda[s]; v < best {
 				best, ch = v, int16(s)
 			}
 		}
@@ -153,7 +169,9 @@ func (st *search) colgen(ctx context.Context, lambda []float64, rng *rand.Rand) 
 	}
 	bestL, bestLambda := math.Inf(-1), slices.Clone(lambda)
 	point := make([]float64, D)
-	const alpha = 0.5
+	// α = 0.8 took 20–35 % fewer iterations than 0.5 or 0.95 on tight
+	// k=32 fat-tree windows.
+	const alpha = 0.8
 	for it := 0; it < 2000; it++ {
 		if ctx.Err() != nil {
 			break
@@ -202,6 +220,9 @@ func (st *search) colgen(ctx context.Context, lambda []float64, rng *rand.Rand) 
 			}
 			if rc < -1e-7*max(1, math.Abs(c)) {
 				ms.add(starts, cnt, c)
+				if len(ms.cols) > 8*ms.m+400 {
+					ms.purge(4*ms.m + 200)
+				}
 				break
 			}
 			if a == 0 {

@@ -34,6 +34,7 @@ type master struct {
 	since  int // pivots since the last refactorisation
 	tmp    []float64
 	nart   int // artificial columns, first in cols
+	next   int // where partial pricing starts
 	bigM   float64
 	width  float64 // dual box half-width, relative to |λ|
 	center []float64
@@ -163,8 +164,17 @@ func (ms *master) solve() (pi []float64, pi0, z float64) {
 	degenerate := 0
 	for iter := 0; iter < 50*len(ms.cols)+1000; iter++ {
 		ms.duals()
+		// Partial pricing: scan the columns in sections of 64 from a
+		// rotating start, and take the best column of the first section
+		// that has one (all sections when none has: the optimality test).
 		enter, best := -1, 0.0
-		for j, col := range ms.cols {
+		n := len(ms.cols)
+		for k := range n {
+			if k%64 == 0 && enter >= 0 {
+				break
+			}
+			j := (ms.next + k) % n
+			col := ms.cols[j]
 			if ms.inB[j] {
 				continue
 			}
@@ -188,6 +198,7 @@ func (ms *master) solve() (pi []float64, pi0, z float64) {
 		if enter < 0 {
 			break
 		}
+		ms.next = (enter + 1) % n
 		d := ms.tmp
 		for r := range m {
 			row := ms.binv[r*m : (r+1)*m]
@@ -343,4 +354,57 @@ func (ms *master) heaviest() [][]int {
 		}
 	}
 	return out
+}
+
+// purge drops the non-basic packings with the largest reduced costs at
+// the current duals, keeping keep of them (and every basic and artificial
+// column): pricing the master's columns at every pivot is most of its
+// cost, and columns far from pricing out rarely come back.
+func (ms *master) purge(keep int) {
+	ms.duals()
+	type cand struct {
+		j  int
+		rc float64
+	}
+	var cs []cand
+	for j := ms.nart; j < len(ms.cols); j++ {
+		if ms.inB[j] {
+			continue
+		}
+		rc := ms.cost[j]
+		for i, a := range ms.cols[j] {
+			rc -= ms.pi[i] * a
+		}
+		cs = append(cs, cand{j, rc})
+	}
+	if len(cs) <= keep {
+		return
+	}
+	slices.SortFunc(cs, func(a, b cand) int {
+		switch {
+		case a.rc < b.rc:
+			return -1
+		case a.rc > b.rc:
+			return 1
+		}
+		return a.j - b.j
+	})
+	drop := make([]bool, len(ms.cols))
+	for _, c := range cs[keep:] {
+		drop[c.j] = true
+	}
+	at := make([]int, len(ms.cols))
+	n := 0
+	for j := range ms.cols {
+		if drop[j] {
+			continue
+		}
+		at[j] = n
+		ms.cols[n], ms.cost[n], ms.starts[n], ms.inB[n] = ms.cols[j], ms.cost[j], ms.starts[j], ms.inB[j]
+		n++
+	}
+	ms.cols, ms.cost, ms.starts, ms.inB = ms.cols[:n], ms.cost[:n], ms.starts[:n], ms.inB[:n]
+	for r, j := range ms.basis {
+		ms.basis[r] = at[j]
+	}
 }
