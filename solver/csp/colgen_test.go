@@ -66,10 +66,7 @@ func TestColgenBound(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lambda := make([]float64, len(st.eps))
-		for s := range lambda {
-			lambda[s] = float64(st.minc[s])
-		}
+		lambda := st.trivialLambda()
 		rng := rand.New(rand.NewPCG(1, 2))
 		_, ms := st.colgen(context.Background(), lambda, rng)
 		if st.bound > float64(opt[k])+1e-6 {
@@ -108,10 +105,7 @@ func TestReducedSearchExact(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lambda := make([]float64, len(st.eps))
-		for s := range lambda {
-			lambda[s] = float64(st.minc[s])
-		}
+		lambda := st.trivialLambda()
 		// Half the windows search from the trivial multipliers, a weak
 		// bound, so that the search does the work.
 		if k%2 == 0 {

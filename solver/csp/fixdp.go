@@ -1,6 +1,7 @@
 package csp
 
 import (
+	"cmp"
 	"context"
 	"slices"
 )
@@ -33,16 +34,7 @@ func (st *search) fixAndSolve(ctx context.Context, ms *master, maxCells int) boo
 		cands = append(cands, b)
 	}
 	slices.SortFunc(cands, func(a, b block) int {
-		switch wa, wb := weight[a], weight[b]; {
-		case wa > wb:
-			return -1
-		case wa < wb:
-			return 1
-		}
-		if a.s != b.s {
-			return a.s - b.s
-		}
-		return a.i - b.i
+		return cmp.Or(cmp.Compare(weight[b], weight[a]), a.s-b.s, a.i-b.i)
 	})
 	nq := st.nq
 	used := make([]bool, nq)

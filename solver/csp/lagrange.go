@@ -28,10 +28,7 @@ import (
 // the incumbent is proven optimal.
 func (st *search) lagrange(ctx context.Context) bool {
 	g, nq, D := st.g, st.nq, len(st.eps)
-	lambda := make([]float64, D)
-	for s := range lambda {
-		lambda[s] = float64(st.minc[s])
-	}
+	lambda := st.trivialLambda()
 	G := make([]float64, nq+1)
 	ch := make([]int16, nq+1)
 	count := make([]int, D)
@@ -140,6 +137,16 @@ func (st *search) lagrange(ctx context.Context) bool {
 		st.anneal(ctx, order, rng, budget)
 	}
 	return st.provenOptimal()
+}
+
+// trivialLambda returns the multipliers λ_s = cheapest block of size s,
+// at which L(λ) is the trivial bound.
+func (st *search) trivialLambda() []float64 {
+	lambda := make([]float64, len(st.eps))
+	for s := range lambda {
+		lambda[s] = float64(st.minc[s])
+	}
+	return lambda
 }
 
 // gap returns (incumbent − bound) / incumbent.

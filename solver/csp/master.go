@@ -1,6 +1,7 @@
 package csp
 
 import (
+	"cmp"
 	"math"
 	"slices"
 )
@@ -380,15 +381,7 @@ func (ms *master) purge(keep int) {
 	if len(cs) <= keep {
 		return
 	}
-	slices.SortFunc(cs, func(a, b cand) int {
-		switch {
-		case a.rc < b.rc:
-			return -1
-		case a.rc > b.rc:
-			return 1
-		}
-		return a.j - b.j
-	})
+	slices.SortFunc(cs, func(a, b cand) int { return cmp.Or(cmp.Compare(a.rc, b.rc), a.j-b.j) })
 	drop := make([]bool, len(ms.cols))
 	for _, c := range cs[keep:] {
 		drop[c.j] = true

@@ -1,6 +1,7 @@
 package csp
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"math/bits"
@@ -142,15 +143,7 @@ func newRCSearch(st *search, lambda []float64) *rcSearch {
 			}
 		}
 	}
-	slices.SortStableFunc(roots, func(x, y rcRoot) int {
-		switch {
-		case x.lb < y.lb:
-			return -1
-		case x.lb > y.lb:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(roots, func(x, y rcRoot) int { return cmp.Compare(x.lb, y.lb) })
 	st.stats["rc_roots"] = float64(len(roots))
 	rs.roots = roots
 	return rs
@@ -340,15 +333,7 @@ func (rs *rcSearch) dfs(p, f int, acc float64, khi, klo uint64) {
 		c := acc + float64(g.Cost[s][p]) - rs.lambda[s]
 		kids = append(kids, child{s, c + rs.bound(p+r, f)})
 	}
-	slices.SortFunc(kids, func(x, y child) int {
-		switch {
-		case x.lb < y.lb:
-			return -1
-		case x.lb > y.lb:
-			return 1
-		}
-		return x.s - y.s
-	})
+	slices.SortFunc(kids, func(x, y child) int { return cmp.Or(cmp.Compare(x.lb, y.lb), x.s-y.s) })
 	for _, k := range kids {
 		if k.lb+rs.konst > rs.ub || rs.stopped {
 			return
