@@ -265,3 +265,31 @@ func TestMasterMatchesGonum(t *testing.T) {
 		}
 	}
 }
+
+// TestLNS runs the large-neighbourhood search from the sequential
+// placement: every incumbent it makes is a valid allocation no cheaper
+// than the optimum, and it improves the start on most windows where the
+// start is not optimal.
+func TestLNS(t *testing.T) {
+	ps, opt := mediumProblems(t, 80, 61)
+	improved, room := 0, 0
+	for k, p := range ps {
+		st, err := newSearch(p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := st.best
+		if start > opt[k] {
+			room++
+		}
+		st.lns(context.Background(), rand.New(rand.NewPCG(uint64(k), 1)), 20*time.Millisecond, 50_000)
+		checkIncumbent(t, st, p, opt[k], "lns")
+		if st.best < start {
+			improved++
+		}
+	}
+	if room < 10 || improved < room/2 {
+		t.Errorf("lns improved the start on %d of the %d windows where it was not optimal", improved, room)
+	}
+	t.Logf("lns improved the greedy/sequential start on %d of the %d windows where it was not optimal", improved, room)
+}

@@ -3,7 +3,9 @@ package csp
 import (
 	"cmp"
 	"context"
+	"math/rand/v2"
 	"slices"
+	"time"
 )
 
 // A block is a size index and a start position on Q.
@@ -174,4 +176,66 @@ func (st *search) residualDP(ctx context.Context, used []bool, left []int, maxCe
 		starts[s] = append(starts[s], pos[t])
 	}
 	return starts, true
+}
+
+// lns improves the incumbent by large-neighbourhood search until ctx
+// expires or budget runs out: it frees the blocks of two random runs of
+// consecutive blocks along Q (so that blocks can also move between the
+// two places) and re-places them optimally in the positions they and the
+// free positions leave (residualDP), keeping the result when it is not
+// worse. The runs grow while the incumbent resists, up to maxCells.
+func (st *search) lns(ctx context.Context, rng *rand.Rand, budget time.Duration, maxCells int) {
+	t0 := time.Now()
+	nq := st.nq
+	type blk struct{ pos, s int }
+	k := 3 // blocks per run
+	for it := 0; time.Since(t0) < budget && ctx.Err() == nil && !st.provenOptimal(); it++ {
+		var bs []blk
+		for s := range st.starts {
+			for _, i := range st.starts[s] {
+				bs = append(bs, blk{i, s})
+			}
+		}
+		if len(bs) < 2 {
+			return
+		}
+		slices.SortFunc(bs, func(a, b blk) int { return a.pos - b.pos })
+		free := make([]bool, len(bs))
+		left := make([]int, len(st.eps))
+		for range 2 {
+			a := rng.IntN(len(bs))
+			for d := range min(k, len(bs)) {
+				free[(a+d)%len(bs)] = true
+			}
+		}
+		used := make([]bool, nq)
+		kept := make([][]int, len(st.eps))
+		for j, b := range bs {
+			if free[j] {
+				left[b.s]++
+				continue
+			}
+			kept[b.s] = append(kept[b.s], b.pos)
+			for d := range st.g.Sizes[b.s] {
+				used[(b.pos+d)%nq] = true
+			}
+		}
+		starts, ok := st.residualDP(ctx, used, left, maxCells)
+		st.stats["lns_moves"]++
+		if starts == nil && !ok {
+			k = max(2, k-1) // too large
+			continue
+		}
+		if !ok {
+			continue
+		}
+		for s := range starts {
+			starts[s] = append(starts[s], kept[s]...)
+		}
+		if st.offer(starts, "lns") {
+			k = 3
+		} else if it%20 == 19 {
+			k++
+		}
+	}
 }
