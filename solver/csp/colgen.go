@@ -3,7 +3,6 @@ package csp
 import (
 	"context"
 	"math"
-	"math/rand/v2"
 	"slices"
 )
 
@@ -160,7 +159,7 @@ func (pr *cyclicPricer) price(ctx context.Context, lambda []float64) (v float64,
 // ε_s blocks of each size are feasible allocations and are offered as
 // incumbents, as is the Lagrangian heuristic's repair of the master's
 // heaviest packing. It returns the multipliers of the best bound.
-func (st *search) colgen(ctx context.Context, lambda []float64, rng *rand.Rand) ([]float64, *master) {
+func (st *search) colgen(ctx context.Context, lambda []float64) ([]float64, *master) {
 	D := len(st.eps)
 	pr := newCyclicPricer(st)
 	ms := newMaster(st, lambda)
@@ -239,7 +238,7 @@ func (st *search) colgen(ctx context.Context, lambda []float64, rng *rand.Rand) 
 			a = 0 // mispricing: price at the duals themselves
 		}
 		if it%10 == 9 {
-			st.repair(ctx, ms.heaviest(), rng, "column generation heuristic")
+			st.repair(ms.heaviest(), "column generation heuristic")
 		}
 
 	}

@@ -67,8 +67,7 @@ func TestColgenBound(t *testing.T) {
 			t.Fatal(err)
 		}
 		lambda := st.trivialLambda()
-		rng := rand.New(rand.NewPCG(1, 2))
-		_, ms := st.colgen(context.Background(), lambda, rng)
+		_, ms := st.colgen(context.Background(), lambda)
 		if st.bound > float64(opt[k])+1e-6 {
 			t.Fatalf("window %d: colgen bound %.3f above the optimum %d", k, st.bound, opt[k])
 		}
@@ -110,7 +109,7 @@ func TestReducedSearchExact(t *testing.T) {
 		// bound, so that the search does the work.
 		if k%2 == 0 {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-			lambda, _ = st.colgen(ctx, lambda, rand.New(rand.NewPCG(1, 2)))
+			lambda, _ = st.colgen(ctx, lambda)
 			cancel()
 		}
 		rs := newRCSearch(st, lambda)

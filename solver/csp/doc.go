@@ -8,15 +8,20 @@
 // many head positions the wrapping block covers; a cheap lower bound skips
 // the cases that cannot beat the incumbent.
 //
-// Larger windows get a Lagrangian relaxation of the count constraints (one
-// shortest path per multiplier vector, subgradient updates), whose value is
-// the reported lower bound; when the jobs nearly fill Q, a second phase
-// counts the free positions in the subproblem (at most |Q| − Σ sizes), a
-// relaxation without the integrality property and so stronger than the LP
-// bound. The incumbent comes from a primal heuristic — the best placement
-// for a fixed order of sizes along Q, by dynamic programming, improved by
-// local search and simulated annealing over the order. The result is Optimal when the
-// two meet, and Feasible with the gap otherwise.
+// Larger windows get a Lagrangian relaxation of the count constraints: a
+// shortest path over packings of Q per multiplier vector, first with
+// subgradient updates, then solved to the dual optimum by column
+// generation (colgen: a Dantzig–Wolfe master over packings of the cycle,
+// exact pricing, stabilised duals), whose value is the reported lower
+// bound — at least the LP bound of the strong M_SCAS program. The
+// incumbent comes from primal heuristics: the Lagrangian heuristic, the
+// master's weight-1 blocks completed by an exact residual DP
+// (fixAndSolve), exact re-ordering of runs of blocks (segmentDP) and
+// large-neighbourhood moves that re-place two runs of blocks exactly
+// (lns). When the gap is small, a branch and bound on reduced costs with
+// widening targets (rcSearch) tries to prove the optimum. The result is
+// Optimal when incumbent and bound meet, and Feasible with the gap
+// otherwise.
 //
 // [Lan23]: Z. Lan et al., IEEE CLUSTER 2023.
 package csp
