@@ -129,6 +129,8 @@ func (st *search) lagrange(ctx context.Context) bool {
 	// places). On the large class lns alone did better than half lns and
 	// half annealing of the order (mean gap 0.16 % against 0.22 % in a
 	// paired run, no window worse), so annealing is no longer used here.
+	// Residual DPs of at most 50k cells (many small moves) did better than
+	// 200k or 800k (mean gap 0.14 %, 0.16 %, 0.20 %).
 	if !st.provenOptimal() && ctx.Err() == nil {
 		budget := 2 * time.Second
 		if dl, ok := ctx.Deadline(); ok {
@@ -136,7 +138,7 @@ func (st *search) lagrange(ctx context.Context) bool {
 		}
 		t0 := time.Now()
 		st.segmentDescent(ctx, st.orderOf(st.starts), st.segmentSize(st.orderOf(st.starts)), rng)
-		st.lns(ctx, rng, budget-time.Since(t0), 200_000)
+		st.lns(ctx, rng, budget-time.Since(t0), 50_000)
 	}
 	return st.provenOptimal()
 }
