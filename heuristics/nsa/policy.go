@@ -48,6 +48,9 @@ type Policy struct {
 	// made on first use by NSA (Net must not change after that).
 	fused     *Net
 	fusedOnce sync.Once
+	// infer is the exact fast forward pass of fused (nil: none), made
+	// with it; choosers clone it.
+	infer *infer
 
 	// Relative normalises the leaf and pod ids within the state instead
 	// of over the whole cluster: the k-th distinct leaf (pod) among the
@@ -253,6 +256,7 @@ func pick(p []float64, valid int, sample bool, rng *rand.Rand) int {
 type chooser struct {
 	pol    *Policy
 	net    *Net
+	fast   *infer // the exact fast forward pass of net, when there is one
 	tf     *topoFeatures
 	enc    encoding
 	sample bool
@@ -260,7 +264,7 @@ type chooser struct {
 	x, p   []float64
 	key    []byte
 	memo   map[string][]float64 // state key → probabilities of the valid starts
-	// noMemo runs the network on every step (the tests' reference).
+	// noMemo runs Net.Forward on every step (the tests' reference).
 	noMemo bool
 }
 
@@ -270,12 +274,15 @@ const chooserMemoMax = 1 << 13
 
 func (p *Policy) chooser(t *model.Topology, sample bool, temperature float64) *chooser {
 	q := p.Net.Q
-	p.fusedOnce.Do(func() { p.fused = p.Net.Fused() })
+	p.fusedOnce.Do(func() {
+		p.fused = p.Net.Fused()
+		p.infer = newInfer(p.fused)
+	})
 	invT := 1.0
 	if temperature > 0 {
 		invT = 1 / temperature
 	}
-	return &chooser{pol: p, net: p.fused.Clone(), tf: newTopoFeatures(t), enc: p.encoding(), sample: sample, invT: invT,
+	return &chooser{pol: p, net: p.fused.Clone(), fast: p.infer.clone(), tf: newTopoFeatures(t), enc: p.encoding(), sample: sample, invT: invT,
 		x: make([]float64, p.Beta()*q), p: make([]float64, q), memo: map[string][]float64{}}
 }
 
@@ -326,8 +333,13 @@ func (c *chooser) ChooseStart(s *heuristics.RepairStep) int {
 // probs encodes the state of s, runs the network and returns the
 // probabilities of the valid starts (c.p, valid until the next call).
 func (c *chooser) probs(s *heuristics.RepairStep, valid int) []float64 {
-	c.enc.encode(c.x, c.tf, s.Window.Idle, s.Free, s.Size, s.Pending)
-	logits := c.net.Forward(c.x, 1)
+	n := c.enc.encode(c.x, c.tf, s.Window.Idle, s.Free, s.Size, s.Pending)
+	var logits []float64
+	if c.fast != nil && !c.noMemo {
+		logits = c.fast.forward(c.x, n)
+	} else {
+		logits = c.net.Forward(c.x, 1)
+	}
 	if c.invT != 1 {
 		for i := range logits[:valid] {
 			logits[i] *= c.invT
