@@ -8,9 +8,11 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/optsched/optsched/bench/trace"
@@ -85,6 +87,13 @@ type TableConfig struct {
 	// aside).
 	Shard  int `json:"shard,omitempty"`
 	Shards int `json:"shards,omitempty"`
+	// Workers is the number of epochs run at once (0: GOMAXPROCS). The
+	// tables do not depend on it, times aside: every epoch runs alone on
+	// its own cluster, from its own start, with its own seeds, and the
+	// epochs are reported in order. SA-eq's budget is NSA's wall time on
+	// the same window, measured in the same worker just before, so it
+	// stays NSA's time under the same load.
+	Workers int `json:"workers,omitempty"`
 }
 
 // DefaultTableConfig returns the paper's protocol: 10 epochs × 100 periods
@@ -303,6 +312,8 @@ func (cfg *TableConfig) tblCheck() error {
 		return fmt.Errorf("%w: max jobs per window must be positive, got %d", ErrTableConfig, cfg.MaxJobs)
 	case cfg.ExactLimit < 0:
 		return fmt.Errorf("%w: the exact solver's limit must be positive, got %v", ErrTableConfig, cfg.ExactLimit)
+	case cfg.Workers < 0:
+		return fmt.Errorf("%w: workers must be ≥ 0, got %d", ErrTableConfig, cfg.Workers)
 	case cfg.Shards < 0 || cfg.Shard < 0 || (cfg.Shards > 0 && cfg.Shard >= cfg.Shards) || (cfg.Shards == 0 && cfg.Shard != 0):
 		return fmt.Errorf("%w: shard %d of %d: want 0 ≤ shard < shards", ErrTableConfig, cfg.Shard, cfg.Shards)
 	case cfg.NSATemperature < 0:
@@ -382,25 +393,85 @@ func RunTables(ctx context.Context, tr *trace.Trace, cfg TableConfig) (*TableRes
 			ErrTableConfig, last-tr.Jobs[0].Submit, cfg.Periods, cfg.Tau)
 	}
 	res := &TableResult{Benchmark: TablesBenchmark, Config: cfg, Methods: tblMethods(cfg), TraceJobs: len(tr.Jobs), Nodes: cfg.Topology.NumNodes()}
+	type task struct{ epoch, start int }
+	var tasks []task
 	rng := rand.New(rand.NewPCG(cfg.Seed, tblStream))
 	for e := range cfg.Epochs {
 		start := rng.IntN(nStarts) // drawn for every epoch: shards start where the whole run does
 		if cfg.Shards > 1 && e%cfg.Shards != cfg.Shard {
 			continue
 		}
-		ep, err := tblRunEpoch(ctx, tr, &cfg, res.Methods, e, start)
-		if err != nil {
-			return nil, fmt.Errorf("epoch %d (from trace job %s): %w", e, tr.Jobs[start].ID, err)
+		tasks = append(tasks, task{e, start})
+	}
+	workers := cfg.Workers
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = max(1, min(workers, len(tasks)))
+	// The workers take the epochs in order; each result goes to its slot,
+	// and the progress lines follow the epoch order.
+	epochs := make([]*TableEpoch, len(tasks))
+	errs := make([]error, len(tasks))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		next     int // next task to hand out
+		reported int // tasks whose progress line is written
+	)
+	for range workers {
+		wg.Go(func() {
+			for {
+				mu.Lock()
+				i := next
+				next++
+				mu.Unlock()
+				if i >= len(tasks) || ctx.Err() != nil {
+					return
+				}
+				tk := tasks[i]
+				ep, err := tblRunEpoch(ctx, tr, &cfg, res.Methods, tk.epoch, tk.start)
+				mu.Lock()
+				epochs[i], errs[i] = ep, err
+				if err != nil {
+					cancel()
+				}
+				for reported < len(tasks) && epochs[reported] != nil && cfg.Progress != nil {
+					ep := epochs[reported]
+					fmt.Fprintf(cfg.Progress, "epoch %d: from job %s, %d windows, exact %.1f, %.1f s so far\n",
+						ep.Index, ep.StartID, ep.Windows, ep.Rows[len(ep.Rows)-2].Cost, time.Since(t0).Seconds())
+					reported++
+				}
+				mu.Unlock()
+				if err == nil && cfg.Tick != nil {
+					cfg.Tick()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	// The first failed epoch in order reports its error; an epoch that
+	// stopped only because another failed reports nothing.
+	var cancelled error
+	for i, err := range errs {
+		switch {
+		case err == nil:
+		case errors.Is(err, context.Canceled) && ctx.Err() != nil && cancelled == nil:
+			cancelled = fmt.Errorf("epoch %d (from trace job %s): %w", tasks[i].epoch, tr.Jobs[tasks[i].start].ID, err)
+		case !errors.Is(err, context.Canceled):
+			return nil, fmt.Errorf("epoch %d (from trace job %s): %w", tasks[i].epoch, tr.Jobs[tasks[i].start].ID, err)
+		}
+	}
+	if cancelled != nil {
+		return nil, cancelled
+	}
+	for i, ep := range epochs {
+		if ep == nil { // not started: ctx was cancelled
+			return nil, fmt.Errorf("epoch %d (from trace job %s): %w", tasks[i].epoch, tr.Jobs[tasks[i].start].ID, context.Cause(ctx))
 		}
 		res.Epochs = append(res.Epochs, *ep)
 		res.Windows += ep.Windows
-		if cfg.Progress != nil {
-			fmt.Fprintf(cfg.Progress, "epoch %d: from job %s, %d windows, exact %.1f, %.1f s so far\n",
-				e, ep.StartID, ep.Windows, ep.Rows[len(ep.Rows)-2].Cost, time.Since(t0).Seconds())
-		}
-		if cfg.Tick != nil {
-			cfg.Tick()
-		}
 	}
 	res.Summary = tblSummarise(res.Methods, res.Epochs)
 	res.Elapsed = time.Since(t0)
