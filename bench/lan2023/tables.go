@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/optsched/optsched/bench/sim"
 	"github.com/optsched/optsched/bench/trace"
 	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/heuristics/nsa"
@@ -528,99 +529,12 @@ type tblSolver struct {
 	sa    int // SA step count, 0 for others
 }
 
-// tblState is an epoch's cluster.
-type tblState struct {
-	cfg     *TableConfig
-	jobs    []trace.Job // the trace from the epoch's first job on
-	t0      int64       // submit time of jobs[0]
-	next    int         // next job to arrive
-	busy    []bool
-	running []tblRun
-	queue   []tblWait
-	started int
-	dropped int
-}
-
-type tblRun struct {
-	job   int
-	nodes []int
-	end   int64
-}
-
-type tblWait struct {
-	job int
-	nwp int
-}
-
-func (s *tblState) release(t int64) {
-	kept := s.running[:0]
-	for _, r := range s.running {
-		if r.end <= t {
-			for _, k := range r.nodes {
-				s.busy[k] = false
-			}
-			continue
-		}
-		kept = append(kept, r)
-	}
-	s.running = kept
-}
-
-// arrive queues the jobs submitted at or before t (epoch time); it returns
-// how many arrived.
-func (s *tblState) arrive(t int64) int {
-	n := 0
-	for s.next < len(s.jobs) && s.jobs[s.next].Submit-s.t0 <= t {
-		if s.jobs[s.next].Nodes > len(s.busy) {
-			s.dropped++
-		} else {
-			s.queue = append(s.queue, tblWait{job: s.next})
-			n++
-		}
-		s.next++
-	}
-	return n
-}
-
-// window builds the model.Window of the queue at t, as bench/sim does.
-func (s *tblState) window(t int64) *model.Window {
-	w := &model.Window{Time: t, Topology: s.cfg.Topology, Cost: s.cfg.Cost}
-	for k, b := range s.busy {
-		if !b {
-			w.Idle = append(w.Idle, k)
-		}
-	}
-	for _, r := range s.running {
-		w.Running = append(w.Running, model.RunningJob{ID: "run-" + s.jobs[r.job].ID, Nodes: r.nodes, End: r.end})
-	}
-	for _, q := range s.queue {
-		j := &s.jobs[q.job]
-		w.Jobs = append(w.Jobs, model.Job{ID: j.ID, Nodes: j.Nodes, Walltime: max(1, j.Runtime), Submit: j.Submit - s.t0,
-			Queue: model.DefaultQueue, NWP: q.nwp, Comm: true, Pattern: model.PatternRD})
-	}
-	return w
-}
-
-// advance starts res's allocations at t and ages the jobs left waiting.
-func (s *tblState) advance(res *solver.WindowResult, t int64) {
-	started := make(map[int]bool, len(res.Allocations))
-	for _, a := range res.Allocations {
-		q := s.queue[a.Job] // window jobs are the queue, in order
-		for _, k := range a.Nodes {
-			s.busy[k] = true
-		}
-		s.running = append(s.running, tblRun{job: q.job, nodes: a.Nodes, end: t + max(1, s.jobs[q.job].Runtime)})
-		started[a.Job] = true
-		s.started++
-	}
-	kept := s.queue[:0]
-	for k, q := range s.queue {
-		if !started[k] {
-			q.nwp++
-			kept = append(kept, q)
-		}
-	}
-	s.queue = kept
+// tblCluster returns an epoch's cluster: idle, the trace from its first
+// job (index start) on, times relative to that job's submit time. Its
+// windows mark running jobs as not communication-intensive (no method
+// reads it; kept as the tables always ran).
+func tblCluster(tr *trace.Trace, cfg *TableConfig, start int) *sim.Cluster {
+	return sim.NewCluster(cfg.Topology, cfg.Topology.NumNodes(), cfg.Cost, tr.Jobs[start:], tr.Jobs[start].Submit)
 }
 
 // tblSeed derives the SA seed of one window.
@@ -635,7 +549,7 @@ func tblRunEpoch(ctx context.Context, tr *trace.Trace, cfg *TableConfig, methods
 	for m, meth := range methods {
 		ep.Rows[m] = TableRow{Method: meth.Name, Built: meth.Built}
 	}
-	s := &tblState{cfg: cfg, jobs: tr.Jobs[start:], t0: first.Submit, busy: make([]bool, cfg.Topology.NumNodes())}
+	s := tblCluster(tr, cfg, start)
 	anneal := heuristics.DefaultAnneal()
 	anneal.PaperCompat = cfg.SAPaperCompat
 	iRef := -1 // the SA column SA-eq scales: the last one
@@ -649,12 +563,12 @@ func tblRunEpoch(ctx context.Context, tr *trace.Trace, cfg *TableConfig, methods
 			return nil, err
 		}
 		t := int64(k) * cfg.Tau
-		s.release(t)
-		ep.Arrived += s.arrive(t)
-		if len(s.queue) == 0 {
+		s.Release(t)
+		ep.Arrived += s.Arrive(t)
+		if s.Waiting() == 0 {
 			continue
 		}
-		w := s.window(t)
+		w := s.Window(t)
 		sel := model.SelectJobs(w, cfg.MaxJobs)
 		opt := solver.Options{MaxJobs: cfg.MaxJobs}
 		if len(sel.Multi) == 0 {
@@ -663,7 +577,7 @@ func tblRunEpoch(ctx context.Context, tr *trace.Trace, cfg *TableConfig, methods
 			if err != nil {
 				return nil, fmt.Errorf("period %d: %w", k, err)
 			}
-			s.advance(res, t)
+			s.Start(res.Allocations, t)
 			continue
 		}
 		ep.Windows++
@@ -748,7 +662,7 @@ func tblRunEpoch(ctx context.Context, tr *trace.Trace, cfg *TableConfig, methods
 				solver.ErrSolverBug, k, exact.Objective, seqCost)
 		}
 		ep.WindowCosts = append(ep.WindowCosts, costs)
-		s.advance(exact, t)
+		s.Start(exact.Allocations, t)
 	}
 	for m := range ep.Rows {
 		r := &ep.Rows[m]
@@ -768,9 +682,9 @@ func tblRunEpoch(ctx context.Context, tr *trace.Trace, cfg *TableConfig, methods
 			r.MeanSteps = float64(r.stepsSum) / float64(r.Windows)
 		}
 	}
-	ep.Started = s.started
-	ep.Waiting = len(s.queue)
-	ep.Dropped = s.dropped
+	ep.Started = s.Started()
+	ep.Waiting = s.Waiting()
+	ep.Dropped = s.Dropped()
 	return ep, nil
 }
 
