@@ -22,6 +22,13 @@ type Cluster struct {
 	// RunningComm marks the running jobs of a window as
 	// communication-intensive (the simulator's convention for every job).
 	RunningComm bool
+	// ReuseWindows lets Window write its lists (Idle, Running, Jobs) over
+	// those of the window it returned before, which the caller must then
+	// no longer use — nor node lists a solver returned for it, which may
+	// share the window's (copy them before Start) — and no allocation per
+	// period: with a long queue, building windows is the simulator's main
+	// cost.
+	ReuseWindows bool
 
 	jobs    []trace.Job // by submit
 	origin  int64
@@ -33,6 +40,11 @@ type Cluster struct {
 	freed   bool // a job ended in the last Release
 	started int
 	dropped int
+	// idleBuf, runBuf and jobBuf are the lists of the last window, for
+	// ReuseWindows.
+	idleBuf []int
+	runBuf  []model.RunningJob
+	jobBuf  []model.Job
 }
 
 type run struct {
@@ -90,9 +102,11 @@ func (c *Cluster) Arrive(t int64) int {
 	return n
 }
 
-// idle returns the idle node ids, ascending.
-func (c *Cluster) idle() []int {
-	out := make([]int, 0, c.nIdle)
+// idle returns the idle node ids, ascending, in a new list.
+func (c *Cluster) idle() []int { return c.appendIdle(make([]int, 0, c.nIdle)) }
+
+// appendIdle appends the idle node ids, ascending, to out.
+func (c *Cluster) appendIdle(out []int) []int {
 	for k, b := range c.busy {
 		if !b {
 			out = append(out, k)
@@ -101,9 +115,13 @@ func (c *Cluster) idle() []int {
 	return out
 }
 
-// runningJobs returns the running jobs as a window's.
+// runningJobs returns the running jobs as a window's, in a new list.
 func (c *Cluster) runningJobs() []model.RunningJob {
-	out := make([]model.RunningJob, 0, len(c.running))
+	return c.appendRunning(make([]model.RunningJob, 0, len(c.running)))
+}
+
+// appendRunning appends the running jobs as a window's to out.
+func (c *Cluster) appendRunning(out []model.RunningJob) []model.RunningJob {
 	for _, r := range c.running {
 		out = append(out, model.RunningJob{ID: "run-" + c.jobs[r.job].ID, Nodes: r.nodes, End: r.end, Comm: c.RunningComm})
 	}
@@ -123,10 +141,21 @@ func (c *Cluster) modelJob(j *trace.Job, nwp int) model.Job {
 // its running jobs, and the queue, in arrival order, as the waiting jobs
 // (window job k is the k-th queued job).
 func (c *Cluster) Window(t int64) *model.Window {
-	w := &model.Window{Time: t, Topology: c.Topology, TopologySpec: c.TopologySpec,
-		Idle: c.idle(), Cost: c.Cost, Running: c.runningJobs(), Jobs: make([]model.Job, 0, len(c.queue))}
+	w := &model.Window{Time: t, Topology: c.Topology, TopologySpec: c.TopologySpec, Cost: c.Cost}
+	if c.ReuseWindows {
+		w.Idle, w.Running, w.Jobs = c.idleBuf[:0], c.runBuf[:0], c.jobBuf[:0]
+	} else {
+		w.Idle = make([]int, 0, c.nIdle)
+		w.Running = make([]model.RunningJob, 0, len(c.running))
+		w.Jobs = make([]model.Job, 0, len(c.queue))
+	}
+	w.Idle = c.appendIdle(w.Idle)
+	w.Running = c.appendRunning(w.Running)
 	for _, q := range c.queue {
 		w.Jobs = append(w.Jobs, c.modelJob(&c.jobs[q.job], q.nwp))
+	}
+	if c.ReuseWindows {
+		c.idleBuf, c.runBuf, c.jobBuf = w.Idle, w.Running, w.Jobs
 	}
 	return w
 }

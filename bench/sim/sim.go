@@ -146,6 +146,7 @@ func Run(ctx context.Context, tr *trace.Trace, cfg Config) (*Result, error) {
 	}
 	s.Cluster = NewCluster(cfg.Topology, cfg.Nodes, cfg.Cost, jobs, 0)
 	s.TopologySpec, s.RunningComm = cfg.TopologySpec, true
+	s.ReuseWindows = true // a window is done with when its period is
 	switch cfg.Policy {
 	case "window":
 		if cfg.Tau <= 0 || cfg.Solver == nil {
@@ -275,8 +276,11 @@ func (s *state) solveWindow(ctx context.Context, t int64) error {
 	}
 	s.res.Windows++
 	s.res.SolveTimes = append(s.res.SolveTimes, res.Elapsed)
-	for _, a := range res.Allocations {
-		s.record(s.queue[a.Job].job, a.Nodes, t) // window jobs are the queue, in order
+	for i, a := range res.Allocations {
+		// The next window reuses this one's lists, which a solver's node
+		// lists may share: the running jobs and results keep copies.
+		res.Allocations[i].Nodes = slices.Clone(a.Nodes)
+		s.record(s.queue[a.Job].job, res.Allocations[i].Nodes, t) // window jobs are the queue, in order
 	}
 	s.Start(res.Allocations, t)
 	return nil
