@@ -67,6 +67,14 @@
 //   - it queues the arrivals in [t − τ, t) at window time t, bench/sim
 //     those at or before t.
 //
+// # Tables III and IV
+//
+// RunTables steps each epoch with bench/sim's Cluster (the same release,
+// arrival, window and start as the simulator's window policy) and runs
+// the epochs on TableConfig.Workers goroutines; each epoch has its own
+// cluster, start and seeds and the results are put back in epoch order,
+// so the tables do not depend on the worker count, times aside.
+//
 // [Lan23]: Z. Lan et al., "Optimization of Topology-Aware Job Allocation on
 // a High-Performance Computing Cluster by Neural Simulated Annealing", IEEE
 // CLUSTER 2023, arXiv:2302.03517; the published code and trace are at

@@ -23,6 +23,7 @@ func MergeTables(results []TableResult) (*TableResult, error) {
 	key := func(r *TableResult) TableConfig {
 		c := r.Config
 		c.Shard, c.Shards = 0, 0
+		c.Workers = 0 // shards may run with other worker counts: same tables
 		return c
 	}
 	out := &TableResult{Benchmark: TablesBenchmark, Config: key(&base), Methods: base.Methods,

@@ -8,11 +8,14 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/optsched/optsched/bench/sim"
 	"github.com/optsched/optsched/bench/trace"
 	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/heuristics/nsa"
@@ -85,6 +88,13 @@ type TableConfig struct {
 	// aside).
 	Shard  int `json:"shard,omitempty"`
 	Shards int `json:"shards,omitempty"`
+	// Workers is the number of epochs run at once (0: GOMAXPROCS). The
+	// tables do not depend on it, times aside: every epoch runs alone on
+	// its own cluster, from its own start, with its own seeds, and the
+	// epochs are reported in order. SA-eq's budget is NSA's wall time on
+	// the same window, measured in the same worker just before, so it
+	// stays NSA's time under the same load.
+	Workers int `json:"workers,omitempty"`
 }
 
 // DefaultTableConfig returns the paper's protocol: 10 epochs × 100 periods
@@ -303,6 +313,8 @@ func (cfg *TableConfig) tblCheck() error {
 		return fmt.Errorf("%w: max jobs per window must be positive, got %d", ErrTableConfig, cfg.MaxJobs)
 	case cfg.ExactLimit < 0:
 		return fmt.Errorf("%w: the exact solver's limit must be positive, got %v", ErrTableConfig, cfg.ExactLimit)
+	case cfg.Workers < 0:
+		return fmt.Errorf("%w: workers must be ≥ 0, got %d", ErrTableConfig, cfg.Workers)
 	case cfg.Shards < 0 || cfg.Shard < 0 || (cfg.Shards > 0 && cfg.Shard >= cfg.Shards) || (cfg.Shards == 0 && cfg.Shard != 0):
 		return fmt.Errorf("%w: shard %d of %d: want 0 ≤ shard < shards", ErrTableConfig, cfg.Shard, cfg.Shards)
 	case cfg.NSATemperature < 0:
@@ -382,25 +394,85 @@ func RunTables(ctx context.Context, tr *trace.Trace, cfg TableConfig) (*TableRes
 			ErrTableConfig, last-tr.Jobs[0].Submit, cfg.Periods, cfg.Tau)
 	}
 	res := &TableResult{Benchmark: TablesBenchmark, Config: cfg, Methods: tblMethods(cfg), TraceJobs: len(tr.Jobs), Nodes: cfg.Topology.NumNodes()}
+	type task struct{ epoch, start int }
+	var tasks []task
 	rng := rand.New(rand.NewPCG(cfg.Seed, tblStream))
 	for e := range cfg.Epochs {
 		start := rng.IntN(nStarts) // drawn for every epoch: shards start where the whole run does
 		if cfg.Shards > 1 && e%cfg.Shards != cfg.Shard {
 			continue
 		}
-		ep, err := tblRunEpoch(ctx, tr, &cfg, res.Methods, e, start)
-		if err != nil {
-			return nil, fmt.Errorf("epoch %d (from trace job %s): %w", e, tr.Jobs[start].ID, err)
+		tasks = append(tasks, task{e, start})
+	}
+	workers := cfg.Workers
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = max(1, min(workers, len(tasks)))
+	// The workers take the epochs in order; each result goes to its slot,
+	// and the progress lines follow the epoch order.
+	epochs := make([]*TableEpoch, len(tasks))
+	errs := make([]error, len(tasks))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		next     int // next task to hand out
+		reported int // tasks whose progress line is written
+	)
+	for range workers {
+		wg.Go(func() {
+			for {
+				mu.Lock()
+				i := next
+				next++
+				mu.Unlock()
+				if i >= len(tasks) || ctx.Err() != nil {
+					return
+				}
+				tk := tasks[i]
+				ep, err := tblRunEpoch(ctx, tr, &cfg, res.Methods, tk.epoch, tk.start)
+				mu.Lock()
+				epochs[i], errs[i] = ep, err
+				if err != nil {
+					cancel()
+				}
+				for reported < len(tasks) && epochs[reported] != nil && cfg.Progress != nil {
+					ep := epochs[reported]
+					fmt.Fprintf(cfg.Progress, "epoch %d: from job %s, %d windows, exact %.1f, %.1f s so far\n",
+						ep.Index, ep.StartID, ep.Windows, ep.Rows[len(ep.Rows)-2].Cost, time.Since(t0).Seconds())
+					reported++
+				}
+				mu.Unlock()
+				if err == nil && cfg.Tick != nil {
+					cfg.Tick()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	// The first failed epoch in order reports its error; an epoch that
+	// stopped only because another failed reports nothing.
+	var cancelled error
+	for i, err := range errs {
+		switch {
+		case err == nil:
+		case errors.Is(err, context.Canceled) && ctx.Err() != nil && cancelled == nil:
+			cancelled = fmt.Errorf("epoch %d (from trace job %s): %w", tasks[i].epoch, tr.Jobs[tasks[i].start].ID, err)
+		case !errors.Is(err, context.Canceled):
+			return nil, fmt.Errorf("epoch %d (from trace job %s): %w", tasks[i].epoch, tr.Jobs[tasks[i].start].ID, err)
+		}
+	}
+	if cancelled != nil {
+		return nil, cancelled
+	}
+	for i, ep := range epochs {
+		if ep == nil { // not started: ctx was cancelled
+			return nil, fmt.Errorf("epoch %d (from trace job %s): %w", tasks[i].epoch, tr.Jobs[tasks[i].start].ID, context.Cause(ctx))
 		}
 		res.Epochs = append(res.Epochs, *ep)
 		res.Windows += ep.Windows
-		if cfg.Progress != nil {
-			fmt.Fprintf(cfg.Progress, "epoch %d: from job %s, %d windows, exact %.1f, %.1f s so far\n",
-				e, ep.StartID, ep.Windows, ep.Rows[len(ep.Rows)-2].Cost, time.Since(t0).Seconds())
-		}
-		if cfg.Tick != nil {
-			cfg.Tick()
-		}
 	}
 	res.Summary = tblSummarise(res.Methods, res.Epochs)
 	res.Elapsed = time.Since(t0)
@@ -457,99 +529,12 @@ type tblSolver struct {
 	sa    int // SA step count, 0 for others
 }
 
-// tblState is an epoch's cluster.
-type tblState struct {
-	cfg     *TableConfig
-	jobs    []trace.Job // the trace from the epoch's first job on
-	t0      int64       // submit time of jobs[0]
-	next    int         // next job to arrive
-	busy    []bool
-	running []tblRun
-	queue   []tblWait
-	started int
-	dropped int
-}
-
-type tblRun struct {
-	job   int
-	nodes []int
-	end   int64
-}
-
-type tblWait struct {
-	job int
-	nwp int
-}
-
-func (s *tblState) release(t int64) {
-	kept := s.running[:0]
-	for _, r := range s.running {
-		if r.end <= t {
-			for _, k := range r.nodes {
-				s.busy[k] = false
-			}
-			continue
-		}
-		kept = append(kept, r)
-	}
-	s.running = kept
-}
-
-// arrive queues the jobs submitted at or before t (epoch time); it returns
-// how many arrived.
-func (s *tblState) arrive(t int64) int {
-	n := 0
-	for s.next < len(s.jobs) && s.jobs[s.next].Submit-s.t0 <= t {
-		if s.jobs[s.next].Nodes > len(s.busy) {
-			s.dropped++
-		} else {
-			s.queue = append(s.queue, tblWait{job: s.next})
-			n++
-		}
-		s.next++
-	}
-	return n
-}
-
-// window builds the model.Window of the queue at t, as bench/sim does.
-func (s *tblState) window(t int64) *model.Window {
-	w := &model.Window{Time: t, Topology: s.cfg.Topology, Cost: s.cfg.Cost}
-	for k, b := range s.busy {
-		if !b {
-			w.Idle = append(w.Idle, k)
-		}
-	}
-	for _, r := range s.running {
-		w.Running = append(w.Running, model.RunningJob{ID: "run-" + s.jobs[r.job].ID, Nodes: r.nodes, End: r.end})
-	}
-	for _, q := range s.queue {
-		j := &s.jobs[q.job]
-		w.Jobs = append(w.Jobs, model.Job{ID: j.ID, Nodes: j.Nodes, Walltime: max(1, j.Runtime), Submit: j.Submit - s.t0,
-			Queue: model.DefaultQueue, NWP: q.nwp, Comm: true, Pattern: model.PatternRD})
-	}
-	return w
-}
-
-// advance starts res's allocations at t and ages the jobs left waiting.
-func (s *tblState) advance(res *solver.WindowResult, t int64) {
-	started := make(map[int]bool, len(res.Allocations))
-	for _, a := range res.Allocations {
-		q := s.queue[a.Job] // window jobs are the queue, in order
-		for _, k := range a.Nodes {
-			s.busy[k] = true
-		}
-		s.running = append(s.running, tblRun{job: q.job, nodes: a.Nodes, end: t + max(1, s.jobs[q.job].Runtime)})
-		started[a.Job] = true
-		s.started++
-	}
-	kept := s.queue[:0]
-	for k, q := range s.queue {
-		if !started[k] {
-			q.nwp++
-			kept = append(kept, q)
-		}
-	}
-	s.queue = kept
+// tblCluster returns an epoch's cluster: idle, the trace from its first
+// job (index start) on, times relative to that job's submit time. Its
+// windows mark running jobs as not communication-intensive (no method
+// reads it; kept as the tables always ran).
+func tblCluster(tr *trace.Trace, cfg *TableConfig, start int) *sim.Cluster {
+	return sim.NewCluster(cfg.Topology, cfg.Topology.NumNodes(), cfg.Cost, tr.Jobs[start:], tr.Jobs[start].Submit)
 }
 
 // tblSeed derives the SA seed of one window.
@@ -564,7 +549,7 @@ func tblRunEpoch(ctx context.Context, tr *trace.Trace, cfg *TableConfig, methods
 	for m, meth := range methods {
 		ep.Rows[m] = TableRow{Method: meth.Name, Built: meth.Built}
 	}
-	s := &tblState{cfg: cfg, jobs: tr.Jobs[start:], t0: first.Submit, busy: make([]bool, cfg.Topology.NumNodes())}
+	s := tblCluster(tr, cfg, start)
 	anneal := heuristics.DefaultAnneal()
 	anneal.PaperCompat = cfg.SAPaperCompat
 	iRef := -1 // the SA column SA-eq scales: the last one
@@ -578,12 +563,12 @@ func tblRunEpoch(ctx context.Context, tr *trace.Trace, cfg *TableConfig, methods
 			return nil, err
 		}
 		t := int64(k) * cfg.Tau
-		s.release(t)
-		ep.Arrived += s.arrive(t)
-		if len(s.queue) == 0 {
+		s.Release(t)
+		ep.Arrived += s.Arrive(t)
+		if s.Waiting() == 0 {
 			continue
 		}
-		w := s.window(t)
+		w := s.Window(t)
 		sel := model.SelectJobs(w, cfg.MaxJobs)
 		opt := solver.Options{MaxJobs: cfg.MaxJobs}
 		if len(sel.Multi) == 0 {
@@ -592,7 +577,7 @@ func tblRunEpoch(ctx context.Context, tr *trace.Trace, cfg *TableConfig, methods
 			if err != nil {
 				return nil, fmt.Errorf("period %d: %w", k, err)
 			}
-			s.advance(res, t)
+			s.Start(res.Allocations, t)
 			continue
 		}
 		ep.Windows++
@@ -677,7 +662,7 @@ func tblRunEpoch(ctx context.Context, tr *trace.Trace, cfg *TableConfig, methods
 				solver.ErrSolverBug, k, exact.Objective, seqCost)
 		}
 		ep.WindowCosts = append(ep.WindowCosts, costs)
-		s.advance(exact, t)
+		s.Start(exact.Allocations, t)
 	}
 	for m := range ep.Rows {
 		r := &ep.Rows[m]
@@ -697,9 +682,9 @@ func tblRunEpoch(ctx context.Context, tr *trace.Trace, cfg *TableConfig, methods
 			r.MeanSteps = float64(r.stepsSum) / float64(r.Windows)
 		}
 	}
-	ep.Started = s.started
-	ep.Waiting = len(s.queue)
-	ep.Dropped = s.dropped
+	ep.Started = s.Started()
+	ep.Waiting = s.Waiting()
+	ep.Dropped = s.Dropped()
 	return ep, nil
 }
 

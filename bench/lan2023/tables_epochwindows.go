@@ -49,20 +49,19 @@ func TableWindows(ctx context.Context, tr *trace.Trace, cfg TableConfig) ([]Tabl
 	var out []TableWindow
 	for e := range cfg.Epochs {
 		start := rng.IntN(nStarts)
-		first := tr.Jobs[start]
-		s := &tblState{cfg: &cfg, jobs: tr.Jobs[start:], t0: first.Submit, busy: make([]bool, cfg.Topology.NumNodes())}
+		s := tblCluster(tr, &cfg, start)
 		from := len(out)
 		for k := 1; k <= cfg.Periods; k++ {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 			t := int64(k) * cfg.Tau
-			s.release(t)
-			s.arrive(t)
-			if len(s.queue) == 0 {
+			s.Release(t)
+			s.Arrive(t)
+			if s.Waiting() == 0 {
 				continue
 			}
-			w := s.window(t)
+			w := s.Window(t)
 			sel := model.SelectJobs(w, cfg.MaxJobs)
 			res, err := solver.SolveWindow(ctx, w, csp.Solver{}, solver.Options{MaxJobs: cfg.MaxJobs})
 			if err != nil {
@@ -71,10 +70,10 @@ func TableWindows(ctx context.Context, tr *trace.Trace, cfg TableConfig) ([]Tabl
 			if len(sel.Multi) > 0 {
 				out = append(out, TableWindow{Epoch: e, Period: k, StartJob: start, Problem: solver.NewProblem(w, sel.Multi)})
 			}
-			s.advance(res, t)
+			s.Start(res.Allocations, t)
 		}
 		for i := from; i < len(out); i++ {
-			out[i].EndJob = start + s.next
+			out[i].EndJob = start + s.Arrived()
 		}
 	}
 	return out, nil

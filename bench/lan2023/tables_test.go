@@ -8,6 +8,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -320,5 +321,95 @@ func TestRunTablesCancel(t *testing.T) {
 	if r.Summary[5].Cost != base.Summary[5].Cost || r.Summary[0].Cost != base.Summary[0].Cost {
 		t.Errorf("the limit changed the trajectory: exact %.1f vs %.1f, Seq %.1f vs %.1f",
 			r.Summary[5].Cost, base.Summary[5].Cost, r.Summary[0].Cost, base.Summary[0].Cost)
+	}
+}
+
+// TestRunTablesWorkers: one worker and several give the same tables —
+// every figure but the times and SA-eq (whose move count follows NSA's
+// wall time) — with the epochs in order, and the progress lines in epoch
+// order too.
+func TestRunTablesWorkers(t *testing.T) {
+	tr := tblSynthetic(5, 600)
+	run := func(workers int) (*TableResult, string) {
+		cfg := tblSmall()
+		cfg.Epochs, cfg.Periods, cfg.Workers = 5, 4, workers
+		var progress bytes.Buffer
+		cfg.Progress = &progress
+		r, err := RunTables(context.Background(), tr, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r, progress.String()
+	}
+	strip := func(r *TableResult) []TableEpoch {
+		var out []TableEpoch
+		for _, ep := range r.Epochs {
+			ep.Rows = append([]TableRow(nil), ep.Rows...)
+			ep.WindowCosts = append([][]int64(nil), ep.WindowCosts...)
+			for m := range ep.Rows {
+				row := &ep.Rows[m]
+				row.MeanTimeMS, row.MaxTimeMS, row.timeSum = 0, 0, 0
+				if r.Methods[m].kind == tblKindSAEq {
+					*row = TableRow{}
+				}
+			}
+			for w, c := range ep.WindowCosts {
+				c = append([]int64(nil), c...)
+				for m := range c {
+					if r.Methods[m].kind == tblKindSAEq {
+						c[m] = 0
+					}
+				}
+				ep.WindowCosts[w] = c
+			}
+			out = append(out, ep)
+		}
+		return out
+	}
+	one, p1 := run(1)
+	for _, w := range []int{2, 3} {
+		many, pn := run(w)
+		if !reflect.DeepEqual(strip(one), strip(many)) {
+			t.Fatalf("1 and %d workers give other tables", w)
+		}
+		for i, ep := range many.Epochs {
+			if ep.Index != i {
+				t.Fatalf("%d workers: epoch %d reported at %d", w, ep.Index, i)
+			}
+		}
+		order := func(p string) []string {
+			var idx []string
+			for _, l := range strings.Split(strings.TrimSpace(p), "\n") {
+				idx = append(idx, strings.SplitN(l, ":", 2)[0])
+			}
+			return idx
+		}
+		if got, want := order(pn), order(p1); !reflect.DeepEqual(got, want) || len(got) != 5 {
+			t.Fatalf("%d workers: progress lines %v, want %v", w, got, want)
+		}
+	}
+	windows := 0
+	for _, ep := range one.Epochs {
+		windows += ep.Windows
+	}
+	if windows == 0 {
+		t.Fatal("no window solved: the comparison is empty")
+	}
+}
+
+// TestRunTablesWorkersError: with several workers, a failing run reports
+// the context's error and no result; a negative worker count is refused.
+func TestRunTablesWorkersError(t *testing.T) {
+	cfg := tblSmall()
+	cfg.Workers = 2
+	cfg.Epochs = 4
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := RunTables(ctx, tblSynthetic(3, 400), cfg); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled run: %v, want context.Canceled", err)
+	}
+	cfg.Workers = -1
+	if _, err := RunTables(context.Background(), tblSynthetic(3, 400), cfg); !errors.Is(err, ErrTableConfig) {
+		t.Fatalf("workers −1: %v, want ErrTableConfig", err)
 	}
 }

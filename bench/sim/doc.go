@@ -32,6 +32,10 @@
 //
 // Every allocation of every policy goes through model.Check.
 //
+// Cluster is the window policy's period stepping (release, arrive,
+// window, start), exported for other window-based runners: bench/lan2023's
+// Tables III–IV protocol steps its epochs with it.
+//
 // [Lan23]: Z. Lan et al., IEEE CLUSTER 2023.
 // [Bridi16]: T. Bridi, A. Bartolini, M. Lombardi, M. Milano, L. Benini, IEEE TPDS 2016.
 package sim

@@ -135,14 +135,18 @@ func Run(ctx context.Context, tr *trace.Trace, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &state{cfg: cfg, busy: make([]bool, cfg.Nodes), res: &Result{}, nIdle: cfg.Nodes, alloc: alloc}
+	s := &state{cfg: cfg, res: &Result{}, alloc: alloc}
+	var jobs []trace.Job
 	for _, j := range tr.Jobs {
 		if j.Nodes > cfg.Nodes {
 			s.res.Dropped++
 			continue
 		}
-		s.jobs = append(s.jobs, j)
+		jobs = append(jobs, j)
 	}
+	s.Cluster = NewCluster(cfg.Topology, cfg.Nodes, cfg.Cost, jobs, 0)
+	s.TopologySpec, s.RunningComm = cfg.TopologySpec, true
+	s.ReuseWindows = true // a window is done with when its period is
 	switch cfg.Policy {
 	case "window":
 		if cfg.Tau <= 0 || cfg.Solver == nil {
@@ -172,79 +176,26 @@ func Run(ctx context.Context, tr *trace.Trace, cfg Config) (*Result, error) {
 	return s.res, nil
 }
 
-// state is a simulation in progress.
+// state is a simulation in progress: the cluster (its jobs are the
+// runnable jobs of the trace, by submit; times are the trace's) and the
+// results.
 type state struct {
-	cfg     Config
-	jobs    []trace.Job // runnable jobs, by submit
-	next    int         // next job to arrive
-	busy    []bool
-	running []run
-	queue   []waiting
-	res     *Result
-	freed   bool // a job ended since the last schedule
-	nIdle   int  // number of false entries in busy
+	*Cluster
+	cfg Config
+	res *Result
 	// alloc places the jobs of a per-job policy; nil: first-fit.
 	alloc solver.Solver
 }
 
-type run struct {
-	job   int // index into jobs
-	nodes []int
-	end   int64
-}
-
-type waiting struct {
-	job int
-	nwp int
-}
-
-func (s *state) idle() []int {
-	var out []int
-	for k, b := range s.busy {
-		if !b {
-			out = append(out, k)
-		}
-	}
-	return out
-}
-
-// release ends the running jobs with end ≤ t.
-func (s *state) release(t int64) {
-	kept := s.running[:0]
-	for _, r := range s.running {
-		if r.end <= t {
-			for _, k := range r.nodes {
-				s.busy[k] = false
-			}
-			s.nIdle += len(r.nodes)
-			s.freed = true
-			continue
-		}
-		kept = append(kept, r)
-	}
-	s.running = kept
-}
-
-// arrive queues the jobs submitted at or before t; it reports whether any
-// did.
-func (s *state) arrive(t int64) bool {
-	any := false
-	for s.next < len(s.jobs) && s.jobs[s.next].Submit <= t {
-		s.queue = append(s.queue, waiting{job: s.next})
-		s.next++
-		any = true
-	}
-	return any
-}
-
 // start runs job (index into jobs) on nodes from t.
 func (s *state) start(job int, nodes []int, t int64) {
+	s.occupy(job, nodes, t)
+	s.record(job, nodes, t)
+}
+
+// record adds job's start on nodes at t to the results.
+func (s *state) record(job int, nodes []int, t int64) {
 	j := &s.jobs[job]
-	for _, k := range nodes {
-		s.busy[k] = true
-	}
-	s.nIdle -= len(nodes)
-	s.running = append(s.running, run{job: job, nodes: nodes, end: t + j.Runtime})
 	s.res.Jobs = append(s.res.Jobs, JobResult{ID: j.ID, Submit: j.Submit, Start: t, End: t + j.Runtime,
 		Nodes: nodes, Cost: s.cfg.Cost.Cost(s.cfg.Topology, nodes), Queue: j.Queue, EWT: s.ewt(j.Queue)})
 	if s.cfg.Started != nil {
@@ -260,34 +211,6 @@ func (s *state) ewt(q string) int64 {
 	return s.cfg.DefaultExpectedWait
 }
 
-// runningJobs returns the running jobs as a window's. They count as
-// communication-intensive, as every job of the simulator does.
-func (s *state) runningJobs() []model.RunningJob {
-	out := make([]model.RunningJob, 0, len(s.running))
-	for _, r := range s.running {
-		out = append(out, model.RunningJob{ID: "run-" + s.jobs[r.job].ID, Nodes: r.nodes, End: r.end, Comm: true})
-	}
-	return out
-}
-
-// modelJob returns trace job j as a window's waiting job that has waited
-// nwp periods: its walltime is its run time, its queue the default one,
-// and it is communication-intensive with recursive doubling.
-func (s *state) modelJob(j *trace.Job, nwp int) model.Job {
-	return model.Job{ID: j.ID, Nodes: j.Nodes, Walltime: max(1, j.Runtime), Submit: j.Submit,
-		Queue: model.DefaultQueue, NWP: nwp, Comm: true, Pattern: model.PatternRD}
-}
-
-// window builds the model.Window of the current queue at time t.
-func (s *state) window(t int64) *model.Window {
-	w := &model.Window{Time: t, Topology: s.cfg.Topology, TopologySpec: s.cfg.TopologySpec,
-		Idle: s.idle(), Cost: s.cfg.Cost, Running: s.runningJobs()}
-	for _, q := range s.queue {
-		w.Jobs = append(w.Jobs, s.modelJob(&s.jobs[q.job], q.nwp))
-	}
-	return w
-}
-
 // runWindows is the window-based policy.
 func (s *state) runWindows(ctx context.Context) error {
 	if len(s.jobs) == 0 {
@@ -299,9 +222,8 @@ func (s *state) runWindows(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		s.freed = false
-		s.release(t)
-		arrived := s.arrive(t)
+		s.Release(t)
+		arrived := s.Arrive(t) > 0
 		// With nothing running, a waiting job can only start now.
 		stuck := len(s.running) == 0 && len(s.queue) > 0
 		if len(s.queue) > 0 && (arrived || s.freed || stuck) {
@@ -336,7 +258,7 @@ func (s *state) nextEvent() int64 {
 }
 
 func (s *state) solveWindow(ctx context.Context, t int64) error {
-	w := s.window(t)
+	w := s.Window(t)
 	opt := solver.Options{MaxJobs: s.cfg.MaxJobs, TimeLimit: s.cfg.TimeLimit}
 	res, err := solver.SolveWindow(ctx, w, s.cfg.Solver, opt)
 	if err != nil {
@@ -354,20 +276,13 @@ func (s *state) solveWindow(ctx context.Context, t int64) error {
 	}
 	s.res.Windows++
 	s.res.SolveTimes = append(s.res.SolveTimes, res.Elapsed)
-	started := map[int]bool{}
-	for _, a := range res.Allocations {
-		q := s.queue[a.Job] // window jobs are the queue, in order
-		s.start(q.job, a.Nodes, t)
-		started[a.Job] = true
+	for i, a := range res.Allocations {
+		// The next window reuses this one's lists, which a solver's node
+		// lists may share: the running jobs and results keep copies.
+		res.Allocations[i].Nodes = slices.Clone(a.Nodes)
+		s.record(s.queue[a.Job].job, res.Allocations[i].Nodes, t) // window jobs are the queue, in order
 	}
-	kept := s.queue[:0]
-	for k, q := range s.queue {
-		if !started[k] {
-			q.nwp++
-			kept = append(kept, q)
-		}
-	}
-	s.queue = kept
+	s.Start(res.Allocations, t)
 	return nil
 }
 
@@ -381,8 +296,8 @@ func (s *state) runEvents(ctx context.Context, pol policy) error {
 		if t == math.MaxInt64 {
 			return fmt.Errorf("sim: %d jobs wait but nothing runs or arrives", len(s.queue))
 		}
-		s.release(t)
-		s.arrive(t)
+		s.Release(t)
+		s.Arrive(t)
 		if err := s.schedule(ctx, t, pol); err != nil {
 			return err
 		}

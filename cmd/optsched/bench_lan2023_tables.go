@@ -41,6 +41,7 @@ type benchLan2023TableOptions struct {
 	csvOut      string
 	plotDir     string
 	shard       string
+	workers     int
 	verbose     bool
 }
 
@@ -77,7 +78,11 @@ multi-node jobs; an epoch's cost is the sum over its periods / periods.
 
 table3 prints the costs and the cancel share, table4 the times with the
 ratio paper / ours; both run the whole protocol and --json / --csv hold
-both tables.`,
+both tables.
+
+--workers epochs run at once (default: one per CPU); the tables are the
+same for any count, times aside. SA-eq's budget on a window is NSA's wall
+time on that window, measured just before in the same worker.`,
 		Example: `  optsched bench lan2023 ` + which + `
   optsched bench lan2023 ` + which + ` --trace ../shared/data/lan2023_trace_1800_40.txt --epochs 10 --periods 100 --seed 1 --json tables.json`,
 		Args: argsBetween(0, 0),
@@ -105,6 +110,7 @@ both tables.`,
 	f.StringVar(&opts.csvOut, "csv", "", "also write the per-epoch and mean rows as CSV to this file")
 	f.StringVar(&opts.shard, "shard", "", "run only shard i/n of the epochs (epoch e when e mod n = i), e.g. 0/10 for an array job; combine the --json files with bench merge")
 	f.StringVar(&opts.plotDir, "plot", "", "also draw the per-epoch cost and time of every method as box plots (PNG and SVG) in this folder")
+	f.IntVar(&opts.workers, "workers", 0, "epochs run at once (0: GOMAXPROCS); the tables do not depend on it, times aside")
 	f.BoolVarP(&opts.verbose, "verbose", "v", false, "print a line per epoch on stderr")
 	return cmd
 }
@@ -122,6 +128,9 @@ func runBenchLan2023Table(ctx context.Context, opts *benchLan2023TableOptions) e
 	if opts.trace == "" {
 		return usageError{fmt.Errorf("--trace is required")}
 	}
+	if opts.workers < 0 {
+		return usageError{fmt.Errorf("--workers must be at least 0 (0: GOMAXPROCS), got %d", opts.workers)}
+	}
 	tr, err := trace.Open(opts.trace, "lan", trace.Options{})
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("trace %s not found: pass --trace FILE, the paper's trace (data/data_large_1800_40.txt of the authors' code; lines: id arrival runtime nodes)", opts.trace)
@@ -135,6 +144,7 @@ func runBenchLan2023Table(ctx context.Context, opts *benchLan2023TableOptions) e
 	}
 	cfg.Epochs, cfg.Periods, cfg.Tau, cfg.MaxJobs = opts.epochs, opts.periods, int64(opts.tau/time.Second), opts.maxJobs
 	cfg.Seed, cfg.ExactLimit, cfg.SAPaperCompat = opts.seed, opts.limit, opts.paperCompat
+	cfg.Workers = opts.workers
 	switch {
 	case opts.nsaSteps < 0:
 		return usageError{fmt.Errorf("--nsa-steps must be at least 0, got %d", opts.nsaSteps)}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -85,6 +86,7 @@ func TestBenchLan2023TablesErrors(t *testing.T) {
 		{[]string{"--trace", tr, "--limit30", "0s"}, exitUsage, "--limit30 must be positive"},
 		{[]string{"--trace", tr, "--periods", "1000"}, exitError, "less than an epoch"},
 		{[]string{"--trace", tr, "extra"}, exitUsage, "argument"},
+		{[]string{"--trace", tr, "--workers", "-1"}, exitUsage, "--workers must be at least 0"},
 	}
 	bad := filepath.Join(t.TempDir(), "bad.txt")
 	os.WriteFile(bad, []byte("1 0 100\n"), 0o644)
@@ -106,13 +108,13 @@ func TestBenchLan2023TablesFlags(t *testing.T) {
 	var got *benchLan2023TableOptions
 	s := &streams{}
 	cmd := newBenchLan2023TableCmdRun(s, "table4", func(o *benchLan2023TableOptions) error { got = o; return nil })
-	cmd.SetArgs([]string{"--epochs", "3", "--limit30", "2s", "--paper-compat"})
+	cmd.SetArgs([]string{"--epochs", "3", "--limit30", "2s", "--paper-compat", "--workers", "2"})
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
 	}
 	if got == nil || got.which != "table4" || got.epochs != 3 || got.periods != 100 || got.seed != 1 ||
 		got.limit != 2*time.Second || got.tau != time.Minute || got.maxJobs != 5 || !got.paperCompat ||
-		got.trace != "../shared/data/lan2023_trace_1800_40.txt" {
+		got.trace != "../shared/data/lan2023_trace_1800_40.txt" || got.workers != 2 {
 		t.Errorf("options %+v", got)
 	}
 }
@@ -137,9 +139,10 @@ func TestBenchLan2023TablesShardMerge(t *testing.T) {
 	dir := t.TempDir()
 	args := []string{"bench", "lan2023", "table3", "--trace", tr, "--epochs", "3", "--periods", "4"}
 	var files []string
-	for _, sh := range []string{"0/2", "1/2"} {
+	for i, sh := range []string{"0/2", "1/2"} {
 		js := filepath.Join(dir, strings.ReplaceAll(sh, "/", "-")+".json")
-		code, out, errs := optsched(t, "", append(args, "--shard", sh, "--json", js)...)
+		// The shards run with other worker counts: they still merge.
+		code, out, errs := optsched(t, "", append(args, "--shard", sh, "--json", js, "--workers", strconv.Itoa(i+1))...)
 		if code != exitOK || !strings.Contains(out, "shard "+sh+":") {
 			t.Fatalf("--shard %s: exit %d\n%s%s", sh, code, out, errs)
 		}

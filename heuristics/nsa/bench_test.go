@@ -2,6 +2,7 @@ package nsa
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -34,6 +35,25 @@ func BenchmarkForward(b *testing.B) {
 					}
 					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*batch), "ns/sample")
 				})
+			}
+			if a == CNN3 && batch == 1 && exactDot {
+				// What NSA runs on a memo miss: the exact fast pass of the
+				// fused network, on a full state and on one with 47 shown
+				// positions (the mean of the short states on the Table
+				// III/IV windows).
+				f := newInfer(n.Fused())
+				for _, live := range []int{100, 47} {
+					xs := append([]float64(nil), x...)
+					for c := range 4 {
+						clear(xs[c*100+live : (c+1)*100])
+					}
+					b.Run(fmt.Sprintf("%s-fused-fast/live%d", a, live), func(b *testing.B) {
+						for b.Loop() {
+							f.forward(xs, live)
+						}
+						b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/sample")
+					})
+				}
 			}
 		}
 	}

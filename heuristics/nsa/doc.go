@@ -28,7 +28,12 @@
 //     epochs per batch and an entropy bonus.
 //   - NSA (the solver): heuristics.Anneal with the policy as its
 //     StartChooser; same interface (solver.Solver, solver.WarmStarter)
-//     and the same checks as SA.
+//     and the same checks as SA. Its repair steps compute exactly what
+//     Net.Forward computes, faster: the distribution of a state already
+//     seen in the solve is reused (annealing revisits states: about nine
+//     steps in ten on the Table III/IV windows), and a new state runs a
+//     batch-1 pass (infer) with gonum's summation order written out in
+//     SSE2 and the padding positions of the convolutions computed once.
 //
 // [Lan23]: Z. Lan et al., "Optimization of Topology-Aware Job Allocation
 // on a High-Performance Computing Cluster by Neural Simulated Annealing",

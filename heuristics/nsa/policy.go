@@ -1,6 +1,7 @@
 package nsa
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -47,6 +48,9 @@ type Policy struct {
 	// made on first use by NSA (Net must not change after that).
 	fused     *Net
 	fusedOnce sync.Once
+	// infer is the exact fast forward pass of fused (nil: none), made
+	// with it; choosers clone it.
+	infer *infer
 
 	// Relative normalises the leaf and pod ids within the state instead
 	// of over the whole cluster: the k-th distinct leaf (pod) among the
@@ -81,9 +85,14 @@ func NewPolicy(arch Arch, q int, idle, relative bool, nmax int, rng *rand.Rand) 
 // topoFeatures holds the normalised leaf and pod ids of every node of a
 // topology: the rank of the node's leaf switch (pod switch) in node order,
 // divided by the number of leaves (pods) minus one.
+//
+// class numbers the distinct (leaf, pod) feature pairs: two nodes of the
+// same class are shown to the policy alike, so a state is determined by
+// the classes of its positions (the memo key of chooser).
 type topoFeatures struct {
 	topo      *model.Topology
 	leaf, pod []float64
+	class     []uint32
 }
 
 func newTopoFeatures(t *model.Topology) *topoFeatures {
@@ -104,6 +113,17 @@ func newTopoFeatures(t *model.Topology) *topoFeatures {
 				dst[id] /= float64(len(rank) - 1)
 			}
 		}
+	}
+	f.class = make([]uint32, len(f.leaf))
+	classes := map[[2]float64]uint32{}
+	for id := range f.class {
+		k := [2]float64{f.leaf[id], f.pod[id]}
+		c, ok := classes[k]
+		if !ok {
+			c = uint32(len(classes))
+			classes[k] = c
+		}
+		f.class[id] = c
 	}
 	return f
 }
@@ -222,40 +242,109 @@ func pick(p []float64, valid int, sample bool, rng *rand.Rand) int {
 }
 
 // chooser is a heuristics.StartChooser backed by a policy, for one solve.
+//
+// It memoises the policy's distribution per state: an annealing run
+// shows the policy the same state again and again (a rejected move
+// restores the solution, and the next move often takes out the same job),
+// about nine times in ten on the Table III/IV windows. The state a step
+// encodes is a function of the classes (topoFeatures.class) of its first
+// q idle positions, the job's size, the sum and count of the pending
+// sizes and the number of allowed starts; those, written as varints, are
+// the key. A hit returns the probabilities computed for the first
+// occurrence — the same numbers, so the choices (and the random draws)
+// are exactly those of running the network every time.
 type chooser struct {
 	pol    *Policy
 	net    *Net
+	fast   *infer // the exact fast forward pass of net, when there is one
 	tf     *topoFeatures
+	enc    encoding
 	sample bool
 	invT   float64 // 1 / sampling temperature
 	x, p   []float64
+	key    []byte
+	memo   map[string][]float64 // state key → probabilities of the valid starts
+	// noMemo runs Net.Forward on every step (the tests' reference).
+	noMemo bool
 }
+
+// chooserMemoMax caps the memoised states of one solve (at most q
+// float64s each): past it, new states are computed and not kept.
+const chooserMemoMax = 1 << 13
 
 func (p *Policy) chooser(t *model.Topology, sample bool, temperature float64) *chooser {
 	q := p.Net.Q
-	p.fusedOnce.Do(func() { p.fused = p.Net.Fused() })
+	p.fusedOnce.Do(func() {
+		p.fused = p.Net.Fused()
+		p.infer = newInfer(p.fused)
+	})
 	invT := 1.0
 	if temperature > 0 {
 		invT = 1 / temperature
 	}
-	return &chooser{pol: p, net: p.fused.Clone(), tf: newTopoFeatures(t), sample: sample, invT: invT,
-		x: make([]float64, p.Beta()*q), p: make([]float64, q)}
+	return &chooser{pol: p, net: p.fused.Clone(), fast: p.infer.clone(), tf: newTopoFeatures(t), enc: p.encoding(), sample: sample, invT: invT,
+		x: make([]float64, p.Beta()*q), p: make([]float64, q), memo: map[string][]float64{}}
+}
+
+// stateKey writes into c.key what the encoded state of s is a function
+// of (see chooser), given valid allowed starts.
+func (c *chooser) stateKey(s *heuristics.RepairStep, valid int) []byte {
+	n := min(c.enc.q, len(s.Free))
+	sum := 0
+	for _, v := range s.Pending {
+		sum += v
+	}
+	k := c.key[:0]
+	k = binary.AppendUvarint(k, uint64(valid))
+	k = binary.AppendVarint(k, int64(s.Size))
+	k = binary.AppendVarint(k, int64(sum))
+	k = binary.AppendUvarint(k, uint64(len(s.Pending)))
+	k = binary.AppendUvarint(k, uint64(n))
+	idle := s.Window.Idle
+	for _, f := range s.Free[:n] {
+		k = binary.AppendUvarint(k, uint64(c.tf.class[idle[f]]))
+	}
+	c.key = k
+	return k
 }
 
 // ChooseStart runs the actor on the step's state and returns its action:
 // a start among the first min(q, s.Starts) positions of the idle sequence.
 func (c *chooser) ChooseStart(s *heuristics.RepairStep) int {
-	n := c.pol.encoding().encode(c.x, c.tf, s.Window.Idle, s.Free, s.Size, s.Pending)
-	valid := min(n, s.Starts)
+	valid := min(c.enc.q, len(s.Free), s.Starts)
 	if valid <= 1 {
 		return 0
 	}
-	logits := c.net.Forward(c.x, 1)
+	if c.noMemo {
+		return pick(c.probs(s, valid), valid, c.sample, s.Rand)
+	}
+	key := c.stateKey(s, valid)
+	p, ok := c.memo[string(key)]
+	if !ok {
+		p = c.probs(s, valid)
+		if len(c.memo) < chooserMemoMax {
+			p = append([]float64(nil), p[:valid]...)
+			c.memo[string(key)] = p
+		}
+	}
+	return pick(p, valid, c.sample, s.Rand)
+}
+
+// probs encodes the state of s, runs the network and returns the
+// probabilities of the valid starts (c.p, valid until the next call).
+func (c *chooser) probs(s *heuristics.RepairStep, valid int) []float64 {
+	n := c.enc.encode(c.x, c.tf, s.Window.Idle, s.Free, s.Size, s.Pending)
+	var logits []float64
+	if c.fast != nil && !c.noMemo {
+		logits = c.fast.forward(c.x, n)
+	} else {
+		logits = c.net.Forward(c.x, 1)
+	}
 	if c.invT != 1 {
 		for i := range logits[:valid] {
 			logits[i] *= c.invT
 		}
 	}
 	maskedSoftmax(c.p, logits, valid)
-	return pick(c.p, valid, c.sample, s.Rand)
+	return c.p
 }

@@ -1,0 +1,209 @@
+package sim
+
+import (
+	"github.com/optsched/optsched/bench/trace"
+	"github.com/optsched/optsched/model"
+)
+
+// A Cluster is the state window-based scheduling steps through ([Lan23]
+// §III-C): the trace's jobs in submit order, the busy nodes, the running
+// jobs and the queue with each job's waiting periods (NWP). A period at
+// time t is Release(t), Arrive(t), then, with a queue, Window(t), a
+// solve, and Start of the solve's allocations. Run's window policy steps
+// with it, and so does bench/lan2023's Tables III–IV runner.
+//
+// Times are relative to the cluster's origin (NewCluster): a job
+// submitted at s arrives at s − origin.
+type Cluster struct {
+	// Topology, TopologySpec and Cost go into every window.
+	Topology     *model.Topology
+	TopologySpec model.TopologySpec
+	Cost         model.CostModel
+	// RunningComm marks the running jobs of a window as
+	// communication-intensive (the simulator's convention for every job).
+	RunningComm bool
+	// ReuseWindows lets Window write its lists (Idle, Running, Jobs) over
+	// those of the window it returned before, which the caller must then
+	// no longer use — nor node lists a solver returned for it, which may
+	// share the window's (copy them before Start) — and no allocation per
+	// period: with a long queue, building windows is the simulator's main
+	// cost.
+	ReuseWindows bool
+
+	jobs    []trace.Job // by submit
+	origin  int64
+	next    int // next job to arrive
+	busy    []bool
+	nIdle   int // number of false entries in busy
+	running []run
+	queue   []waiting
+	freed   bool // a job ended in the last Release
+	started int
+	dropped int
+	// idleBuf, runBuf and jobBuf are the lists of the last window, for
+	// ReuseWindows.
+	idleBuf []int
+	runBuf  []model.RunningJob
+	jobBuf  []model.Job
+}
+
+type run struct {
+	job   int // index into jobs
+	nodes []int
+	end   int64
+}
+
+type waiting struct {
+	job int
+	nwp int
+}
+
+// NewCluster returns an idle cluster of nodes nodes (the first nodes ids
+// of topo) with an empty queue, to which jobs (sorted by submit time)
+// arrive relative to origin.
+func NewCluster(topo *model.Topology, nodes int, cost model.CostModel, jobs []trace.Job, origin int64) *Cluster {
+	return &Cluster{Topology: topo, Cost: cost, jobs: jobs, origin: origin, busy: make([]bool, nodes), nIdle: nodes}
+}
+
+// Release ends the running jobs with end ≤ t; it reports whether any
+// ended.
+func (c *Cluster) Release(t int64) bool {
+	c.freed = false
+	kept := c.running[:0]
+	for _, r := range c.running {
+		if r.end <= t {
+			for _, k := range r.nodes {
+				c.busy[k] = false
+			}
+			c.nIdle += len(r.nodes)
+			c.freed = true
+			continue
+		}
+		kept = append(kept, r)
+	}
+	c.running = kept
+	return c.freed
+}
+
+// Arrive queues the jobs submitted at or before t and returns how many
+// it queued; a job larger than the cluster is dropped (counted by
+// Dropped), never queued.
+func (c *Cluster) Arrive(t int64) int {
+	n := 0
+	for c.next < len(c.jobs) && c.jobs[c.next].Submit-c.origin <= t {
+		if c.jobs[c.next].Nodes > len(c.busy) {
+			c.dropped++
+		} else {
+			c.queue = append(c.queue, waiting{job: c.next})
+			n++
+		}
+		c.next++
+	}
+	return n
+}
+
+// idle returns the idle node ids, ascending, in a new list.
+func (c *Cluster) idle() []int { return c.appendIdle(make([]int, 0, c.nIdle)) }
+
+// appendIdle appends the idle node ids, ascending, to out.
+func (c *Cluster) appendIdle(out []int) []int {
+	for k, b := range c.busy {
+		if !b {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// runningJobs returns the running jobs as a window's, in a new list.
+func (c *Cluster) runningJobs() []model.RunningJob {
+	return c.appendRunning(make([]model.RunningJob, 0, len(c.running)))
+}
+
+// appendRunning appends the running jobs as a window's to out.
+func (c *Cluster) appendRunning(out []model.RunningJob) []model.RunningJob {
+	for _, r := range c.running {
+		out = append(out, model.RunningJob{ID: "run-" + c.jobs[r.job].ID, Nodes: r.nodes, End: r.end, Comm: c.RunningComm})
+	}
+	return out
+}
+
+// modelJob returns trace job j as a window's waiting job that has waited
+// nwp periods: its walltime is its run time (at least 1 s), its submit
+// time relative to the origin, its queue the default one, and it is
+// communication-intensive with recursive doubling.
+func (c *Cluster) modelJob(j *trace.Job, nwp int) model.Job {
+	return model.Job{ID: j.ID, Nodes: j.Nodes, Walltime: max(1, j.Runtime), Submit: j.Submit - c.origin,
+		Queue: model.DefaultQueue, NWP: nwp, Comm: true, Pattern: model.PatternRD}
+}
+
+// Window returns the model.Window of the cluster at t: its idle nodes,
+// its running jobs, and the queue, in arrival order, as the waiting jobs
+// (window job k is the k-th queued job).
+func (c *Cluster) Window(t int64) *model.Window {
+	w := &model.Window{Time: t, Topology: c.Topology, TopologySpec: c.TopologySpec, Cost: c.Cost}
+	if c.ReuseWindows {
+		w.Idle, w.Running, w.Jobs = c.idleBuf[:0], c.runBuf[:0], c.jobBuf[:0]
+	} else {
+		w.Idle = make([]int, 0, c.nIdle)
+		w.Running = make([]model.RunningJob, 0, len(c.running))
+		w.Jobs = make([]model.Job, 0, len(c.queue))
+	}
+	w.Idle = c.appendIdle(w.Idle)
+	w.Running = c.appendRunning(w.Running)
+	for _, q := range c.queue {
+		w.Jobs = append(w.Jobs, c.modelJob(&c.jobs[q.job], q.nwp))
+	}
+	if c.ReuseWindows {
+		c.idleBuf, c.runBuf, c.jobBuf = w.Idle, w.Running, w.Jobs
+	}
+	return w
+}
+
+// occupy runs job (an index into the jobs) on nodes from t.
+func (c *Cluster) occupy(job int, nodes []int, t int64) {
+	for _, k := range nodes {
+		c.busy[k] = true
+	}
+	c.nIdle -= len(nodes)
+	c.running = append(c.running, run{job: job, nodes: nodes, end: t + c.jobs[job].Runtime})
+	c.started++
+}
+
+// Start starts at t the allocations of a solve of Window(t) (their Job
+// is a window job: a position in the queue) and ages the jobs left
+// waiting by one period.
+func (c *Cluster) Start(allocs []model.Allocation, t int64) {
+	started := make(map[int]bool, len(allocs))
+	for _, a := range allocs {
+		c.occupy(c.queue[a.Job].job, a.Nodes, t)
+		started[a.Job] = true
+	}
+	c.age(started)
+}
+
+// age drops the started window jobs from the queue and adds a waiting
+// period to the others.
+func (c *Cluster) age(started map[int]bool) {
+	kept := c.queue[:0]
+	for k, q := range c.queue {
+		if !started[k] {
+			q.nwp++
+			kept = append(kept, q)
+		}
+	}
+	c.queue = kept
+}
+
+// Waiting returns the number of queued jobs.
+func (c *Cluster) Waiting() int { return len(c.queue) }
+
+// Arrived returns the number of jobs that have arrived (queued or
+// dropped): the index of the next job to arrive.
+func (c *Cluster) Arrived() int { return c.next }
+
+// Started returns the number of jobs started.
+func (c *Cluster) Started() int { return c.started }
+
+// Dropped returns the number of arrived jobs larger than the cluster.
+func (c *Cluster) Dropped() int { return c.dropped }
