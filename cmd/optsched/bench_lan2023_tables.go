@@ -80,9 +80,11 @@ table3 prints the costs and the cancel share, table4 the times with the
 ratio paper / ours; both run the whole protocol and --json / --csv hold
 both tables.
 
---workers epochs run at once (default: one per CPU); the tables are the
-same for any count, times aside. SA-eq's budget on a window is NSA's wall
-time on that window, measured just before in the same worker.`,
+--workers epochs run at once (default 1; 0: one per CPU); the tables are
+the same for any count, times aside. SA-eq's budget on a window is NSA's
+wall time on that window, measured just before in the same worker, so
+workers that share cores with other work inflate it: one worker is the
+steadier default (the whole protocol takes seconds).`,
 		Example: `  optsched bench lan2023 ` + which + `
   optsched bench lan2023 ` + which + ` --trace ../shared/data/lan2023_trace_1800_40.txt --epochs 10 --periods 100 --seed 1 --json tables.json`,
 		Args: argsBetween(0, 0),
@@ -110,7 +112,7 @@ time on that window, measured just before in the same worker.`,
 	f.StringVar(&opts.csvOut, "csv", "", "also write the per-epoch and mean rows as CSV to this file")
 	f.StringVar(&opts.shard, "shard", "", "run only shard i/n of the epochs (epoch e when e mod n = i), e.g. 0/10 for an array job; combine the --json files with bench merge")
 	f.StringVar(&opts.plotDir, "plot", "", "also draw the per-epoch cost and time of every method as box plots (PNG and SVG) in this folder")
-	f.IntVar(&opts.workers, "workers", 0, "epochs run at once (0: GOMAXPROCS); the tables do not depend on it, times aside")
+	f.IntVar(&opts.workers, "workers", 1, "epochs run at once (0: GOMAXPROCS); the tables do not depend on it, times aside")
 	f.BoolVarP(&opts.verbose, "verbose", "v", false, "print a line per epoch on stderr")
 	return cmd
 }
