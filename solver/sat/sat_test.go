@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/optsched/optsched/encode/cp"
 	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/instances"
 	"github.com/optsched/optsched/model"
@@ -145,4 +146,49 @@ func TestSATLargeWindows(t *testing.T) {
 			t.Errorf("seed %d: bound %v, objective %v", seed, res.Bound, res.Objective)
 		}
 	}
+}
+
+// TestGroupBoundBelowBruteForce: on 240 seeded random small windows the
+// group bound (each group of a partition of the jobs solved alone, the
+// bounds added) never exceeds the brute-force optimum, for groups of at
+// most 1, 2 and 3 jobs; and it rises above Σ ω_i·EST_i on some windows,
+// so the comparison is not vacuous.
+func TestGroupBoundBelowBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 8))
+	const g = 10
+	above := 0
+	for i := range 240 {
+		w, err := instances.RandomCPWindow(rng, 1+rng.IntN(3), 2+rng.IntN(3), g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := cp.Build(w, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(m.Jobs) == 0 {
+			continue
+		}
+		want, _ := bruteForce(t, w)
+		for _, size := range []int{1, 2, 3} {
+			b, err := sat.GroupBound(m, size)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := m.ObjectiveOfWeighted(float64(b)); got > want+1e-9 {
+				data, _ := w.MarshalJSON()
+				t.Fatalf("window %d, groups of %d: bound %.9g above the brute-force optimum %.9g\n%s", i, size, got, want, data)
+			}
+			if size == 1 && b != sat.LowerBound(m) {
+				t.Fatalf("window %d: groups of one job give %d, not LB %d", i, b, sat.LowerBound(m))
+			}
+			if b > sat.LowerBound(m) {
+				above++
+			}
+		}
+	}
+	if above < 20 {
+		t.Errorf("the group bound rose above LB on only %d windows", above)
+	}
+	t.Logf("group bound above LB on %d (window, size) pairs", above)
 }
