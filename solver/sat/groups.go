@@ -27,8 +27,8 @@ type groupBounds struct {
 
 // partitions returns the partitions of m's jobs the group bound tries, in
 // order, each into groups of at most size jobs, and only those of at
-// least two groups: by the set of nodes the job may use (jobs competing
-// for the same nodes together), and by weight (jobs of one queue
+// least two groups: by weight (jobs of one queue together), and by the
+// set of nodes the job may use (jobs competing for the same nodes
 // together), each highest weight first.
 func partitions(m *cp.Model, size int) [][][]int {
 	byWeight := make([]int, len(m.Jobs))
@@ -75,7 +75,7 @@ func partitions(m *cp.Model, size int) [][][]int {
 	}
 	weight := func(i int) string { return fmt.Sprintf("%020d", -m.Jobs[i].Weight) }
 	var out [][][]int
-	for _, p := range [][][]int{split(nodes), split(weight)} {
+	for _, p := range [][][]int{split(weight), split(nodes)} {
 		if len(p) >= 2 {
 			out = append(out, p)
 		}
@@ -84,13 +84,25 @@ func partitions(m *cp.Model, size int) [][][]int {
 }
 
 // groupBounds computes the group bound of every partition (see
-// partitions) until ctx ends and returns the largest (nil when there is
+// partitions) into groups of at most size and then 1.5·size jobs until ctx ends and returns the largest (nil when there is
 // no partition). Each group is
 // searched alone from best's schedule of its jobs; a group cut short by
 // the deadline contributes its proven bound so far. best may be nil.
 func (s Solver) groupBounds(ctx context.Context, m *cp.Model, best *incumbent, size int, start time.Time) (*groupBounds, error) {
 	var out *groupBounds
 	parts := partitions(m, size)
+	if size < len(m.Jobs) {
+		// Then larger groups, if time remains.
+		seen := map[string]bool{}
+		for _, p := range parts {
+			seen[fmt.Sprint(p)] = true
+		}
+		for _, p := range partitions(m, size*3/2) {
+			if !seen[fmt.Sprint(p)] {
+				parts = append(parts, p)
+			}
+		}
+	}
 	for p, part := range parts {
 		if ctx.Err() != nil {
 			break

@@ -34,6 +34,13 @@ type Solver struct {
 	// NoGroups skips the group bounds (see groupBounds) that otherwise
 	// start the proof.
 	NoGroups bool
+	// NoSGS skips the serial schedules (highest weight first, and
+	// perturbations) that join the Initial schedulers' first incumbent
+	// when there are Initial schedulers.
+	NoSGS bool
+	// NoDominance leaves out the clauses that restrict the search to
+	// left-justified schedules (cnf.Encoder.LeftJustified).
+	NoDominance bool
 	// NoLNS switches off the large-neighbourhood moves that improve a
 	// resisting incumbent.
 	NoLNS bool
@@ -53,7 +60,9 @@ const (
 	maxCoarse = 64
 	// groupShare is the share of the remaining time, in percent, the
 	// group bounds may take.
-	groupShare = 25
+	groupShare = 35
+	// sgsTries bounds the perturbed serial schedules (see sgsBudget).
+	sgsTries = 2000
 )
 
 // giniSink adds clauses to a gini solver. It reserves variables ahead,
@@ -125,6 +134,16 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 			best = inc
 		}
 	}
+	if len(s.Initial) > 0 && !s.NoSGS {
+		// Serial schedules with weight-aware priorities.
+		sctx, cancel := sgsBudget(ctx)
+		inc := sgsIncumbent(sctx, m, sgsTries, rand.New(rand.NewPCG(uint64(len(m.Jobs)), 0x565)))
+		cancel()
+		if inc != nil && (best == nil || inc.w < best.w) {
+			best = inc
+			out.Stats["incumbent_from_sgs"] = 1
+		}
+	}
 	if best != nil {
 		s.progress(m, start, "initial "+best.from, best.w, lb)
 	}
@@ -189,6 +208,9 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 	}
 	enc.Stop = func() bool { return ctx.Err() != nil }
 	enc.Base()
+	if !s.NoDominance {
+		enc.LeftJustified()
+	}
 	if groups != nil {
 		if err := enc.ObjectiveGroups(groups.groups, groups.delta); err != nil {
 			return nil, 0, err

@@ -23,13 +23,15 @@ func listSchedulers() []solver.Scheduler {
 // with cores and GPUs, running jobs, down nodes, reservations, 1–4
 // waiting jobs of varied units and place statements, all times on the
 // grid), the SAT optimum equals the brute-force optimum over all start
-// times, with and without the list schedulers' first incumbent and with
-// every node block written up front; every schedule passes
+// times, with and without the list schedulers' and the serial schedules'
+// first incumbent, with every node block written up front, and without
+// the group bounds and the left-justified dominance; every schedule passes
 // solver.ScheduleWindow's checks (model.Check, grid, objective, bound).
 func TestSATEqualsBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 8))
 	const g = 10
-	solvers := []sat.Solver{{Initial: listSchedulers()}, {}, {Initial: listSchedulers(), Eager: true}}
+	solvers := []sat.Solver{{Initial: listSchedulers(), NoSGS: true}, {}, {Initial: listSchedulers(), Eager: true}, {Initial: listSchedulers()},
+		{Initial: listSchedulers(), NoGroups: true, NoDominance: true}}
 	improved := 0
 	for i := range 240 {
 		w, err := instances.RandomCPWindow(rng, 1+rng.IntN(3), 1+rng.IntN(4), g)
