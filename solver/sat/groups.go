@@ -84,7 +84,7 @@ func partitions(m *cp.Model, size int) [][][]int {
 }
 
 // groupBounds computes the group bound of every partition (see
-// partitions) into groups of at most size and then 1.5·size jobs until ctx ends and returns the largest (nil when there is
+// partitions) into groups of at most size, then 1.5·size and 2·size jobs until ctx ends and returns the largest (nil when there is
 // no partition). Each group is
 // searched alone from best's schedule of its jobs; a group cut short by
 // the deadline contributes its proven bound so far. best may be nil.
@@ -97,9 +97,12 @@ func (s Solver) groupBounds(ctx context.Context, m *cp.Model, best *incumbent, s
 		for _, p := range parts {
 			seen[fmt.Sprint(p)] = true
 		}
-		for _, p := range partitions(m, size*3/2) {
-			if !seen[fmt.Sprint(p)] {
-				parts = append(parts, p)
+		for _, k := range []int{size * 3 / 2, size * 2} {
+			for _, p := range partitions(m, k) {
+				if !seen[fmt.Sprint(p)] {
+					seen[fmt.Sprint(p)] = true
+					parts = append(parts, p)
+				}
 			}
 		}
 	}

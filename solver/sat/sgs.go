@@ -189,8 +189,8 @@ func sgsIncumbent(ctx context.Context, m *cp.Model, tries int, rng *rand.Rand) *
 		if inc == nil || len(violations(m, inc.slots, inc.units)) > 0 {
 			return
 		}
-		if best == nil || inc.w < best.w {
-			best, bestOrder = inc, slices.Clone(order)
+		if best == nil || inc.w <= best.w {
+			best, bestOrder = inc, slices.Clone(order) // ties: walk the plateau
 		}
 	}
 	for _, o := range orders {
@@ -202,10 +202,17 @@ func sgsIncumbent(ctx context.Context, m *cp.Model, tries int, rng *rand.Rand) *
 		stall++
 		prev := best.w
 		o := slices.Clone(bestOrder)
-		for range 1 + rng.IntN(3) {
-			a := rng.IntN(n)
-			b := max(0, min(n-1, a+rng.IntN(7)-3))
-			o[a], o[b] = o[b], o[a]
+		if rng.IntN(2) == 0 {
+			for range 1 + rng.IntN(3) {
+				a := rng.IntN(n)
+				b := max(0, min(n-1, a+rng.IntN(7)-3))
+				o[a], o[b] = o[b], o[a]
+			}
+		} else {
+			// Move one job to another place in the order.
+			a, b := rng.IntN(n), rng.IntN(n)
+			x := o[a]
+			o = slices.Insert(slices.Delete(o, a, a+1), b, x)
 		}
 		try(o)
 		if best.w < prev {
