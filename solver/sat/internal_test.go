@@ -14,7 +14,7 @@ import (
 
 // GroupBound exposes the group bound to the package's external tests:
 // LB + the largest bound of the partitions into groups of at most size
-// jobs, each group solved to the end, in units of W = Σ ω_i·s_i.
+// (and 1.5·size, 2·size) jobs, each group solved to the end, in units of W = Σ ω_i·s_i.
 func GroupBound(m *cp.Model, size int) (int64, error) {
 	gb, err := Solver{}.groupBounds(context.Background(), m, nil, size, time.Now())
 	if err != nil || gb == nil {
