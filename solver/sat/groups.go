@@ -83,17 +83,29 @@ func partitions(m *cp.Model, size int) [][][]int {
 	return out
 }
 
-// groupBounds computes the group bound of every partition (see
-// partitions) into groups of at most size, then 1.5·size and 2·size jobs until ctx ends and returns the largest (nil when there is
+// groupBounds computes the group bound of every partition — blocking
+// (from best, when there is one) and partitions — into groups of at most
+// size, then 1.5·size (and partitions also 2·size) jobs until ctx ends and returns the largest (nil when there is
 // no partition). Each group is
 // searched alone from best's schedule of its jobs; a group cut short by
 // the deadline contributes its proven bound so far. best may be nil.
 func (s Solver) groupBounds(ctx context.Context, m *cp.Model, best *incumbent, size int, start time.Time) (*groupBounds, error) {
 	var out *groupBounds
-	parts := partitions(m, size)
+	var parts [][][]int
+	if best != nil {
+		if p := blocking(m, best, size); len(p) >= 2 {
+			parts = append(parts, p)
+		}
+	}
+	parts = append(parts, partitions(m, size)...)
 	if size < len(m.Jobs) {
 		// Then larger groups, if time remains.
 		seen := map[string]bool{}
+		if best != nil {
+			if p := blocking(m, best, size*3/2); len(p) >= 2 {
+				parts = append(parts, p)
+			}
+		}
 		for _, p := range parts {
 			seen[fmt.Sprint(p)] = true
 		}
@@ -153,4 +165,84 @@ func (s Solver) groupBounds(ctx context.Context, m *cp.Model, best *incumbent, s
 		}
 	}
 	return out, nil // nil: no partition of two groups or more
+}
+
+// blocking partitions the jobs by the incumbent: job i, delayed in best,
+// is blocked by every job j running in best at s_i − 1 on a node i may
+// use (j holds what i would need to start a slot earlier); the pairs,
+// heaviest ω_i·(s_i − EST_i) first, join their groups while these stay
+// within size jobs. Jobs never joined stay alone.
+func blocking(m *cp.Model, best *incumbent, size int) [][]int {
+	type edge struct {
+		i, j int
+		w    int64
+	}
+	var edges []edge
+	onNode := make([][]int, len(m.Nodes))
+	for j := range m.Jobs {
+		for o, u := range best.units[j] {
+			if u > 0 {
+				n := m.Jobs[j].Options[o].Node
+				onNode[n] = append(onNode[n], j)
+			}
+		}
+	}
+	for i, ji := range m.Jobs {
+		s := best.slots[i]
+		if s <= ji.EST {
+			continue
+		}
+		seen := map[int]bool{}
+		for _, o := range ji.Options {
+			for _, j := range onNode[o.Node] {
+				if j != i && !seen[j] && best.slots[j] <= s-1 && s-1 < best.slots[j]+m.Jobs[j].Dur {
+					seen[j] = true
+					edges = append(edges, edge{i, j, ji.Weight * int64(s-ji.EST)})
+				}
+			}
+		}
+	}
+	slices.SortStableFunc(edges, func(a, b edge) int {
+		switch {
+		case a.w > b.w:
+			return -1
+		case a.w < b.w:
+			return 1
+		}
+		return 0
+	})
+	parent := make([]int, len(m.Jobs))
+	count := make([]int, len(m.Jobs))
+	for i := range parent {
+		parent[i], count[i] = i, 1
+	}
+	var find func(int) int
+	find = func(x int) int {
+		for parent[x] != x {
+			parent[x] = parent[parent[x]]
+			x = parent[x]
+		}
+		return x
+	}
+	for _, e := range edges {
+		a, b := find(e.i), find(e.j)
+		if a != b && count[a]+count[b] <= size {
+			parent[b] = a
+			count[a] += count[b]
+		}
+	}
+	groups := map[int][]int{}
+	var roots []int
+	for i := range m.Jobs {
+		r := find(i)
+		if groups[r] == nil {
+			roots = append(roots, r)
+		}
+		groups[r] = append(groups[r], i)
+	}
+	var out [][]int
+	for _, r := range roots {
+		out = append(out, groups[r])
+	}
+	return out
 }

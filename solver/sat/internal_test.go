@@ -91,3 +91,12 @@ func TestSerialSchedule(t *testing.T) {
 		}
 	}
 }
+
+// PoolBound exposes the counting relaxation's bound to the external
+// tests: LB + the relaxation's optimum − LB, keeping keep resources (≤ 0:
+// all), searched to the end.
+func PoolBound(m *cp.Model, keep int) (int64, error) {
+	pm := m.Pool(keep)
+	_, proven, err := Solver{}.search(context.Background(), pm, nil, 0, nil, map[string]float64{}, time.Now())
+	return LowerBound(m) + proven, err
+}

@@ -34,6 +34,9 @@ type Solver struct {
 	// NoGroups skips the group bounds (see groupBounds) that otherwise
 	// start the proof.
 	NoGroups bool
+	// NoPool skips the counting relaxation (cp.Model.Pool) whose optimum
+	// otherwise bounds the search from below.
+	NoPool bool
 	// NoSGS skips the serial schedules (highest weight first, and
 	// perturbations) that join the Initial schedulers' first incumbent
 	// when there are Initial schedulers.
@@ -61,6 +64,11 @@ const (
 	// groupShare is the share of the remaining time, in percent, the
 	// group bounds may take.
 	groupShare = 35
+	// poolShare is the share of the remaining time, in percent, the
+	// counting relaxation may take, and poolResources the resources it
+	// keeps.
+	poolShare     = 15
+	poolResources = 3
 	// sgsTries bounds the perturbed serial schedules (see sgsBudget).
 	sgsTries = 2000
 )
@@ -153,6 +161,28 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 
 	var proven int64
 	var groups *groupBounds
+	var pooled int64
+	if best != nil && !s.NoPool {
+		// The counting relaxation (cp.Model.Pool): its optimum is a bound.
+		te := time.Now()
+		pctx, cancel := ctx, context.CancelFunc(func() {})
+		if dl, ok := ctx.Deadline(); ok {
+			pctx, cancel = context.WithDeadline(ctx, te.Add(time.Until(dl)*poolShare/100))
+		}
+		pm := m.Pool(poolResources)
+		pinc := &incumbent{slots: best.slots, units: make([][]int, len(m.Jobs)), w: best.w, from: best.from}
+		for i, j := range m.Jobs {
+			pinc.units[i] = []int{j.Units}
+		}
+		_, pp, err := Solver{NoLNS: true}.search(pctx, pm, pinc, 0, nil, map[string]float64{}, start)
+		cancel()
+		if err != nil {
+			return nil, fmt.Errorf("counting relaxation: %w", err)
+		}
+		pooled = pp
+		out.Stats["pool_ms"] = float64(time.Since(te).Microseconds()) / 1000
+		out.Stats["pool_proven_delta"] = float64(pp)
+	}
 	if best != nil && !s.NoGroups {
 		// Lower bounds of job groups, each solved alone, start the proof.
 		te := time.Now()
@@ -171,6 +201,15 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 			out.Stats["group_proven_delta"] = float64(groups.total)
 			s.progress(m, start, "group bounds", best.w, lb+proven)
 		}
+	}
+	if pooled > proven {
+		// One group of all jobs with the pool's bound.
+		all := make([]int, len(m.Jobs))
+		for i := range all {
+			all[i] = i
+		}
+		proven, groups = pooled, &groupBounds{groups: [][]int{all}, delta: []int64{pooled}, total: pooled}
+		s.progress(m, start, "counting relaxation", best.w, lb+proven)
 	}
 	best, proven, err = s.search(ctx, m, best, proven, groups, out.Stats, start)
 	if err != nil {

@@ -191,3 +191,44 @@ func TestGroupBoundBelowBruteForce(t *testing.T) {
 	}
 	t.Logf("group bound above LB on %d (window, size) pairs", above)
 }
+
+// TestPoolBoundBelowBruteForce: on 240 seeded random small windows the
+// optimum of the counting relaxation (cp.Model.Pool), with all its
+// resources and with the most contended one, never exceeds the
+// brute-force optimum; and it rises above Σ ω_i·EST_i on some windows.
+func TestPoolBoundBelowBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 8))
+	const g = 10
+	above := 0
+	for i := range 240 {
+		w, err := instances.RandomCPWindow(rng, 1+rng.IntN(3), 2+rng.IntN(3), g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := cp.Build(w, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(m.Jobs) == 0 {
+			continue
+		}
+		want, _ := bruteForce(t, w)
+		for _, keep := range []int{0, 1} {
+			b, err := sat.PoolBound(m, keep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := m.ObjectiveOfWeighted(float64(b)); got > want+1e-9 {
+				data, _ := w.MarshalJSON()
+				t.Fatalf("window %d, keep %d: bound %.9g above the brute-force optimum %.9g\n%s\n%s", i, keep, got, want, data, m.Pool(keep).Describe())
+			}
+			if b > sat.LowerBound(m) {
+				above++
+			}
+		}
+	}
+	if above < 20 {
+		t.Errorf("the counting relaxation rose above LB on only %d windows", above)
+	}
+	t.Logf("counting relaxation above LB on %d (window, keep) pairs", above)
+}
