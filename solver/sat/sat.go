@@ -35,7 +35,8 @@ type Solver struct {
 	// start the proof.
 	NoGroups bool
 	// NoPool skips the counting relaxation (cp.Model.Pool) whose optimum
-	// otherwise bounds the search from below.
+	// otherwise bounds the search from below (windows of up to
+	// poolMaxJobs jobs).
 	NoPool bool
 	// NoSGS skips the serial schedules (highest weight first, and
 	// perturbations) that join the Initial schedulers' first incumbent
@@ -69,6 +70,10 @@ const (
 	// keeps.
 	poolShare     = 15
 	poolResources = 3
+	// poolMaxJobs: beyond it the pool's capacity diagrams, over all jobs
+	// on its one node, take longer than its share (measured on 30-job
+	// Eurora windows: four times over, with no bound).
+	poolMaxJobs = 24
 	// sgsTries bounds the perturbed serial schedules (see sgsBudget).
 	sgsTries = 2000
 )
@@ -162,7 +167,7 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 	var proven int64
 	var groups *groupBounds
 	var pooled int64
-	if best != nil && !s.NoPool {
+	if best != nil && !s.NoPool && len(m.Jobs) <= poolMaxJobs {
 		// The counting relaxation (cp.Model.Pool): its optimum is a bound.
 		te := time.Now()
 		pctx, cancel := ctx, context.CancelFunc(func() {})
@@ -174,7 +179,7 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 		for i, j := range m.Jobs {
 			pinc.units[i] = []int{j.Units}
 		}
-		_, pp, err := Solver{NoLNS: true}.search(pctx, pm, pinc, 0, nil, map[string]float64{}, start)
+		_, pp, err := Solver{NoLNS: true, NoDominance: true}.search(pctx, pm, pinc, 0, nil, map[string]float64{}, start)
 		cancel()
 		if err != nil {
 			return nil, fmt.Errorf("counting relaxation: %w", err)
@@ -380,6 +385,19 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 			}
 			if timeouts++; timeouts >= 2 {
 				slice, timeouts = slice*2, 0
+			}
+			if isHigh && len(s.Initial) > 0 && !s.NoSGS {
+				// Serial schedules around the incumbent, for a while.
+				sctx, cancel := context.WithTimeout(ctx, slice/2)
+				inc := sgsImprove(sctx, m, best, sgsTries, rng)
+				cancel()
+				if inc != nil {
+					best = inc
+					s.progress(m, start, "sgs", best.w, lb+proven)
+					stats["sgs_improvements"]++
+					high = true
+					continue
+				}
 			}
 			if !isHigh {
 				step = max(1, step/2)

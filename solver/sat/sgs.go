@@ -153,6 +153,39 @@ func serialSchedule(m *cp.Model, order []int, horizon int) *incumbent {
 // shortest), weight per slot of duration, earliest EST first, then
 // random perturbations of the best order so far.
 func sgsIncumbent(ctx context.Context, m *cp.Model, tries int, rng *rand.Rand) *incumbent {
+	return sgsSearch(ctx, m, nil, tries, rng)
+}
+
+// sgsImprove perturbs the order of from's starts (earliest first, then
+// heaviest) as sgsIncumbent does and returns a schedule better than from,
+// or nil.
+func sgsImprove(ctx context.Context, m *cp.Model, from *incumbent, tries int, rng *rand.Rand) *incumbent {
+	order := make([]int, len(m.Jobs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		if d := from.slots[a] - from.slots[b]; d != 0 {
+			return d
+		}
+		switch wa, wb := m.Jobs[a].Weight, m.Jobs[b].Weight; {
+		case wa > wb:
+			return -1
+		case wa < wb:
+			return 1
+		}
+		return 0
+	})
+	if inc := sgsSearch(ctx, m, order, tries, rng); inc != nil && inc.w < from.w {
+		return inc
+	}
+	return nil
+}
+
+// sgsSearch runs serialSchedule from the order start, or from the
+// priority orders of sgsIncumbent when start is nil, and its
+// perturbations.
+func sgsSearch(ctx context.Context, m *cp.Model, start []int, tries int, rng *rand.Rand) *incumbent {
 	n := len(m.Jobs)
 	horizon := SerialHorizon(m)
 	base := make([]int, n)
@@ -192,6 +225,9 @@ func sgsIncumbent(ctx context.Context, m *cp.Model, tries int, rng *rand.Rand) *
 		if best == nil || inc.w <= best.w {
 			best, bestOrder = inc, slices.Clone(order) // ties: walk the plateau
 		}
+	}
+	if start != nil {
+		orders = [][]int{start}
 	}
 	for _, o := range orders {
 		try(o)
