@@ -100,3 +100,12 @@ func PoolBound(m *cp.Model, keep int) (int64, error) {
 	_, proven, err := Solver{}.search(context.Background(), pm, nil, 0, nil, map[string]float64{}, time.Now())
 	return LowerBound(m) + proven, err
 }
+
+// BoundsFromJobs makes the solver compute the pool and group bounds on
+// windows of more than n jobs (default 12), for the tests; it returns a
+// function that restores the default.
+func BoundsFromJobs(n int) (restore func()) {
+	old := boundsMinJobs
+	boundsMinJobs = n
+	return func() { boundsMinJobs = old }
+}

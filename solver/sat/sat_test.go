@@ -25,13 +25,15 @@ func listSchedulers() []solver.Scheduler {
 // grid), the SAT optimum equals the brute-force optimum over all start
 // times, with and without the list schedulers' and the serial schedules'
 // first incumbent, with every node block written up front, and without
-// the group bounds and the left-justified dominance; every schedule passes
+// the pool and group bounds (computed here from two jobs on) and the
+// left-justified dominance; every schedule passes
 // solver.ScheduleWindow's checks (model.Check, grid, objective, bound).
 func TestSATEqualsBruteForce(t *testing.T) {
+	defer sat.BoundsFromJobs(1)() // pool and group bounds on these tiny windows too
 	rng := rand.New(rand.NewPCG(8, 8))
 	const g = 10
 	solvers := []sat.Solver{{Initial: listSchedulers(), NoSGS: true}, {}, {Initial: listSchedulers(), Eager: true}, {Initial: listSchedulers()},
-		{Initial: listSchedulers(), NoGroups: true, NoDominance: true}}
+		{Initial: listSchedulers(), NoGroups: true, NoPool: true, NoDominance: true}}
 	improved := 0
 	for i := range 240 {
 		w, err := instances.RandomCPWindow(rng, 1+rng.IntN(3), 1+rng.IntN(4), g)
