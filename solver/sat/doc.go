@@ -14,15 +14,17 @@
 //     LB = Σ_i ω_i·EST_i, every better schedule has
 //     ω_i·(s_i − EST_i) ≤ W_UB − LB − 1, which bounds each job's start
 //     domain.
-//  2. Lower bounds before the search (windows of more than 12 jobs): the
-//     optimum of the counting relaxation cp.Model.Pool (up to 24 jobs),
+//  2. A first short search (5 % of the time limit, at least 20 ms; steps
+//     3–5 below) proves many windows at once. Otherwise, lower bounds:
+//     the optimum of the counting relaxation cp.Model.Pool (up to 24 jobs),
 //     and group bounds — the jobs partitioned (by the incumbent's
 //     blocking pairs, by queue weight, by node set; groups of 8, then 12
 //     and 16), each group solved alone by this same search (the others
 //     removed: a relaxation), the groups' proven bounds added. The larger
 //     starts the proof, and the groups (or one group with the pool's
-//     bound) go into the objective diagrams (cnf.ObjectiveGroups). The
-//     search also writes cnf.LeftJustified's dominance clauses.
+//     bound) go into the objective diagrams (cnf.ObjectiveGroups) of a
+//     second search. Every search also writes cnf.LeftJustified's
+//     dominance clauses.
 //  3. Bound tightening under assumptions: the solver is asked for a
 //     schedule with Σ ω_i (s_i − EST_i) ≤ b (one assumed literal of the
 //     objective diagram), first b = W_UB − LB − 1 (linear SAT-UNSAT

@@ -102,7 +102,7 @@ func PoolBound(m *cp.Model, keep int) (int64, error) {
 }
 
 // BoundsFromJobs makes the solver compute the pool and group bounds on
-// windows of more than n jobs (default 12), for the tests; it returns a
+// windows of more than n jobs (default 1), for the tests; it returns a
 // function that restores the default.
 func BoundsFromJobs(n int) (restore func()) {
 	old := boundsMinJobs

@@ -76,13 +76,15 @@ const (
 	poolMaxJobs = 24
 	// sgsTries bounds the perturbed serial schedules (see sgsBudget).
 	sgsTries = 2000
+	// quickShare percent of the time limit, at least quickMin, go to a
+	// first search without the pool and group bounds.
+	quickShare = 5
+	quickMin   = 20 * time.Millisecond
 )
 
-// boundsMinJobs: in windows of at most this many jobs the search alone
-// proves the optimum in milliseconds (Eurora-like, 10 jobs: median 8 ms),
-// and the pool and group bounds are not computed. Tests lower it to
-// exercise the bounds on small windows.
-var boundsMinJobs = 12
+// boundsMinJobs: windows of at most this many jobs get no pool and group
+// bounds (one job has none to get). Tests change it.
+var boundsMinJobs = 1
 
 // giniSink adds clauses to a gini solver. It reserves variables ahead,
 // in doubling blocks, with a tautology on the block's last variable:
@@ -171,9 +173,24 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 	}
 
 	var proven int64
+	bounds := best != nil && len(m.Jobs) > boundsMinJobs && (!s.NoPool || !s.NoGroups)
+	if dl, ok := ctx.Deadline(); ok && bounds {
+		// A first, short search: many windows are proven in
+		// milliseconds without the bounds below.
+		qctx, cancel := context.WithDeadline(ctx, time.Now().Add(max(quickMin, time.Until(dl)*quickShare/100)))
+		best, proven, err = s.search(qctx, m, best, 0, nil, out.Stats, start)
+		cancel()
+		if err != nil {
+			return nil, err
+		}
+		if proven >= best.w-lb || ctx.Err() != nil {
+			return s.result(m, out, best, proven >= best.w-lb, lb+proven, start), nil
+		}
+		out.Stats["quick_ms"] = float64(time.Since(start).Microseconds()) / 1000
+	}
 	var groups *groupBounds
 	var pooled int64
-	if best != nil && !s.NoPool && len(m.Jobs) > boundsMinJobs && len(m.Jobs) <= poolMaxJobs {
+	if bounds && !s.NoPool && len(m.Jobs) <= poolMaxJobs {
 		// The counting relaxation (cp.Model.Pool): its optimum is a bound.
 		te := time.Now()
 		pctx, cancel := ctx, context.CancelFunc(func() {})
@@ -194,7 +211,7 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 		out.Stats["pool_ms"] = float64(time.Since(te).Microseconds()) / 1000
 		out.Stats["pool_proven_delta"] = float64(pp)
 	}
-	if best != nil && !s.NoGroups && len(m.Jobs) > boundsMinJobs {
+	if bounds && !s.NoGroups {
 		// Lower bounds of job groups, each solved alone, start the proof.
 		te := time.Now()
 		gctx, cancel := ctx, context.CancelFunc(func() {})
@@ -207,7 +224,7 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 			return nil, err
 		}
 		out.Stats["group_ms"] = float64(time.Since(te).Microseconds()) / 1000
-		if groups != nil {
+		if groups != nil && groups.total > proven {
 			proven = groups.total
 			out.Stats["group_proven_delta"] = float64(groups.total)
 			s.progress(m, start, "group bounds", best.w, lb+proven)
