@@ -262,6 +262,17 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 	var lo, hi []int
 	if best != nil {
 		lo, hi = Domains(m, best.w)
+		if groups != nil {
+			// A schedule no worse than best leaves job i of group g at
+			// most W_UB − LB − (the other groups' bounds) of weighted
+			// delay.
+			for g, jobs := range groups.groups {
+				room := best.w - lb - (groups.total - groups.delta[g])
+				for _, i := range jobs {
+					hi[i] = min(hi[i], lo[i]+int(max(0, room)/m.Jobs[i].Weight))
+				}
+			}
+		}
 		for i := range hi {
 			hi[i] = max(hi[i], best.slots[i])
 		}
