@@ -23,7 +23,9 @@
 //     removed: a relaxation), the groups' proven bounds added. The larger
 //     starts the proof, and the groups (or one group with the pool's
 //     bound) go into the objective diagrams (cnf.ObjectiveGroups) of a
-//     second search. Every search also writes cnf.LeftJustified's
+//     second search, and narrow the start domains: a schedule better than
+//     W_UB leaves a job of group g at most W_UB − LB − (the other groups'
+//     bounds) of weighted delay. Every search also writes cnf.LeftJustified's
 //     dominance clauses.
 //  3. Bound tightening under assumptions: the solver is asked for a
 //     schedule with Σ ω_i (s_i − EST_i) ≤ b (one assumed literal of the
