@@ -107,6 +107,8 @@ type Encoder struct {
 	act     map[[2]int]Lit
 	blocks  map[[2]int]bool
 	global  map[int]*diagram // the objective diagrams over all jobs, by coarseness
+	groups  [][]int          // ObjectiveGroups
+	groupLB []int64
 	buf     []Lit
 }
 

@@ -38,6 +38,14 @@
 //     bounds share their nodes; the bound is one literal, AtMost(B), to
 //     assume.
 //
+// Two optional additions help proofs and keep every bound's answer: the
+// dominance clauses of left-justified schedules (LeftJustified: a job
+// starts at its earliest slot or where something on its nodes ends, else
+// it could start a slot earlier at lower cost), and known lower bounds on
+// the weighted delay of groups of jobs (ObjectiveGroups), which order the
+// objective diagram group by group and make a node false when its budget
+// is below the bounds of the groups still ahead.
+//
 // The per-(job, node) cumulative/noOverlap blocks can be emitted all at
 // once (EncodeAll, a complete CNF as DIMACS needs) or on demand
 // (NodeBlock), as solver/sat does: it adds a block when a candidate

@@ -2,6 +2,7 @@ package cnf
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 )
@@ -128,6 +129,52 @@ type diagram struct {
 	// coarse counts delays in units of coarse slots, rounded up: a job
 	// delayed by δ slots weighs ω·coarse·⌈δ/coarse⌉ ≥ ω·δ.
 	coarse int
+	// least[t], when set, is a lower bound on the weighted delay of the
+	// jobs of levels t… in every schedule (see ObjectiveGroups): a node
+	// with less budget left is false. A node is true when its budget is
+	// at least top[t] = max_{t' ≥ t} (suffix[t] − suffix[t'] + least[t']):
+	// no delays of levels t… then leave less than least further down.
+	least, top []int64
+}
+
+// ObjectiveGroups orders the objective diagrams over all jobs group by
+// group and lets them use known lower bounds: delta[g] ≤ Σ_{i∈groups[g]}
+// ω_i·(s_i − Lo_i) in every schedule (for instance the optimum of the
+// group's jobs alone). A diagram node whose remaining budget is below the
+// bounds of the groups still ahead is then false. The schedules a bound's
+// literal allows are the same, so UNSAT proves as much as before, but the
+// diagrams are smaller and the solver need not rediscover the groups'
+// bounds. groups must partition the jobs; call it before AtMost.
+func (e *Encoder) ObjectiveGroups(groups [][]int, delta []int64) error {
+	if len(groups) != len(delta) {
+		return fmt.Errorf("cnf: %d groups and %d bounds", len(groups), len(delta))
+	}
+	if e.global != nil {
+		return errors.New("cnf: ObjectiveGroups after the objective diagrams were built")
+	}
+	seen := make([]bool, len(e.M.Jobs))
+	n := 0
+	for g, jobs := range groups {
+		if delta[g] < 0 {
+			return fmt.Errorf("cnf: group %d: negative bound %d", g, delta[g])
+		}
+		for _, i := range jobs {
+			if i < 0 || i >= len(seen) || seen[i] {
+				return fmt.Errorf("cnf: groups do not partition the jobs (job %d)", i)
+			}
+			seen[i] = true
+			n++
+		}
+	}
+	if n != len(seen) {
+		return fmt.Errorf("cnf: groups cover %d of %d jobs", n, len(seen))
+	}
+	e.groups = make([][]int, len(groups))
+	for g := range groups {
+		e.groups[g] = slices.Clone(groups[g])
+	}
+	e.groupLB = slices.Clone(delta)
+	return nil
 }
 
 // newDiagram orders jobs by decreasing weight (then wider domains first).
@@ -178,9 +225,48 @@ func (e *Encoder) AtMostCoarse(b int64, c int, maxWork int) (Lit, error) {
 			jobs[i] = i
 		}
 		d = e.newDiagram(jobs, c)
+		if e.groups != nil {
+			d = e.groupDiagram(c)
+		}
 		e.global[c] = d
 	}
 	return e.atMostDiagram(d, b, maxWork)
+}
+
+// groupDiagram is the diagram over all jobs in ObjectiveGroups' order,
+// with the groups' bounds.
+func (e *Encoder) groupDiagram(coarse int) *diagram {
+	var order []int
+	var starts []int // first level of each group
+	for _, g := range e.groups {
+		starts = append(starts, len(order))
+		order = append(order, e.newDiagram(g, coarse).order...)
+	}
+	d := e.newDiagram(nil, coarse)
+	d.order = order
+	d.suffix = make([]int64, len(order)+1)
+	for t := len(order) - 1; t >= 0; t-- {
+		i := order[t]
+		span := (e.Hi[i] - e.Lo[i] + coarse - 1) / coarse
+		d.suffix[t] = d.suffix[t+1] + e.M.Jobs[i].Weight*int64(coarse)*int64(span)
+	}
+	d.memo = make([][]memoEntry, len(order))
+	d.least = make([]int64, len(order)+1)
+	for t := range d.least {
+		for g, st := range starts {
+			if st >= t {
+				d.least[t] += e.groupLB[g]
+			}
+		}
+	}
+	d.top = make([]int64, len(order)+1)
+	for t := len(order); t >= 0; t-- {
+		d.top[t] = d.least[t]
+		if t < len(order) {
+			d.top[t] = max(d.least[t], d.top[t+1]+d.suffix[t]-d.suffix[t+1])
+		}
+	}
+	return d
 }
 
 // AtMostJobs returns a literal that implies Σ_{i ∈ jobs} ω_i·(s_i − Lo_i)
@@ -200,7 +286,13 @@ func (e *Encoder) atMostDiagram(d *diagram, b int64, maxWork int) (Lit, error) {
 		if k < 0 {
 			return memoEntry{negInf, -1, -e.t}
 		}
-		if k >= d.suffix[t] {
+		if d.least != nil && k < d.least[t] {
+			return memoEntry{negInf, d.least[t] - 1, -e.t}
+		}
+		if d.least != nil && k >= d.top[t] {
+			return memoEntry{d.top[t], posInf, e.t}
+		}
+		if d.least == nil && k >= d.suffix[t] {
 			return memoEntry{d.suffix[t], posInf, e.t}
 		}
 		if n, ok := lookup(d.memo[t], k); ok {
@@ -232,6 +324,9 @@ func (e *Encoder) atMostDiagram(d *diagram, b int64, maxWork int) (Lit, error) {
 		}
 		if tooLarge {
 			return memoEntry{k, k, e.t} // never memoised; the call fails
+		}
+		if d.least != nil {
+			n.lo = max(n.lo, d.least[t]) // below it the node is false
 		}
 		same := true
 		for _, c := range kids {

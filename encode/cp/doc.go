@@ -39,6 +39,11 @@
 // common multiple of the expected waits), which is what encode/cnf
 // bounds.
 //
+// Model.Pool derives a counting relaxation of a Model — one pseudo-node,
+// per resource, threshold c and node set the pooled counts Σ_n ⌊free/c⌋,
+// no placement — whose optimum bounds the model's from below (solver/sat
+// uses it to prove bounds).
+//
 // The feasibility rules are model.Check's, which this package does not
 // share code with.
 //

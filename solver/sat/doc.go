@@ -6,12 +6,28 @@
 // The search, for one window:
 //
 //  1. The list schedulers it is given (heuristics.PBSWalltime and
-//     heuristics.PBSFifo from the command line) supply the first
+//     heuristics.PBSFifo from the command line) and, with them, serial
+//     schedules of its own (the serial schedule generation scheme with
+//     the heaviest jobs first, weight per slot, earliest first, then
+//     perturbed orders: swaps and moves, ties accepted) supply the first
 //     incumbent, an upper bound W_UB on W = Σ_i ω_i·s_i. With
 //     LB = Σ_i ω_i·EST_i, every better schedule has
 //     ω_i·(s_i − EST_i) ≤ W_UB − LB − 1, which bounds each job's start
 //     domain.
-//  2. Bound tightening under assumptions: the solver is asked for a
+//  2. A first short search (5 % of the time limit, at least 20 ms; steps
+//     3–5 below) proves many windows at once. Otherwise, lower bounds:
+//     the optimum of the counting relaxation cp.Model.Pool (up to 24 jobs),
+//     and group bounds — the jobs partitioned (by the incumbent's
+//     blocking pairs, by queue weight, by node set; groups of 8, then 12
+//     and 16), each group solved alone by this same search (the others
+//     removed: a relaxation), the groups' proven bounds added. The larger
+//     starts the proof, and the groups (or one group with the pool's
+//     bound) go into the objective diagrams (cnf.ObjectiveGroups) of a
+//     second search, and narrow the start domains: a schedule better than
+//     W_UB leaves a job of group g at most W_UB − LB − (the other groups'
+//     bounds) of weighted delay. Every search also writes cnf.LeftJustified's
+//     dominance clauses.
+//  3. Bound tightening under assumptions: the solver is asked for a
 //     schedule with Σ ω_i (s_i − EST_i) ≤ b (one assumed literal of the
 //     objective diagram), first b = W_UB − LB − 1 (linear SAT-UNSAT
 //     search from above). A model is checked against the cumulative and
@@ -21,17 +37,19 @@
 //     complete decomposition. A model that violates nothing is a new
 //     incumbent, and the bound tightens. UNSAT at b proves the optimum
 //     above b.
-//  3. Every probe has a time slice. When a probe from above runs out of
-//     it, large-neighbourhood moves try to improve the incumbent for a
-//     slice — a few jobs freed (a delayed job and the jobs starting
+//  4. Every probe has a time slice. When a probe from above runs out of
+//     it, serial schedules around the incumbent (its start order,
+//     perturbed) and then large-neighbourhood moves try to improve the
+//     incumbent for a slice — a few jobs freed (a delayed job and the jobs starting
 //     nearest to it), the others fixed by assumptions, an objective
 //     diagram over the freed jobs only — and then one probe from below,
 //     b = proven + step − 1, tries to raise the proven bound (the step
 //     doubles after UNSAT, halves after a timeout). The slice doubles
 //     when probes from above and below both time out.
-//  4. UNSAT right below the incumbent proves it optimal. At the deadline
+//  5. UNSAT right below the incumbent proves it optimal. At the deadline
 //     the incumbent is returned with the proven bound (status feasible,
-//     or fallback when no SAT model improved the list schedule); with no
+//     or fallback when no SAT model improved the list or serial
+//     schedule); with no
 //     incumbent at all, status unknown.
 //
 // Optimality is over starts on the time grid (cp.Model.GridExact tells

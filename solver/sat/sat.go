@@ -31,6 +31,20 @@ type Solver struct {
 	// Eager writes every cumulative/noOverlap node block up front instead
 	// of on demand (the same CNF as `optsched export --format cnf`).
 	Eager bool
+	// NoGroups skips the group bounds (see groupBounds) that otherwise
+	// start the proof.
+	NoGroups bool
+	// NoPool skips the counting relaxation (cp.Model.Pool) whose optimum
+	// otherwise bounds the search from below (windows of up to
+	// poolMaxJobs jobs).
+	NoPool bool
+	// NoSGS skips the serial schedules (highest weight first, and
+	// perturbations) that join the Initial schedulers' first incumbent
+	// when there are Initial schedulers.
+	NoSGS bool
+	// NoDominance leaves out the clauses that restrict the search to
+	// left-justified schedules (cnf.Encoder.LeftJustified).
+	NoDominance bool
 	// NoLNS switches off the large-neighbourhood moves that improve a
 	// resisting incumbent.
 	NoLNS bool
@@ -48,7 +62,29 @@ const (
 	highWork  = 200_000
 	lowWork   = 300_000
 	maxCoarse = 64
+	// groupShare is the share of the remaining time, in percent, the
+	// group bounds may take.
+	groupShare = 35
+	// poolShare is the share of the remaining time, in percent, the
+	// counting relaxation may take, and poolResources the resources it
+	// keeps.
+	poolShare     = 15
+	poolResources = 3
+	// poolMaxJobs: beyond it the pool's capacity diagrams, over all jobs
+	// on its one node, take longer than its share (measured on 30-job
+	// Eurora windows: four times over, with no bound).
+	poolMaxJobs = 24
+	// sgsTries bounds the perturbed serial schedules (see sgsBudget).
+	sgsTries = 2000
+	// quickShare percent of the time limit, at least quickMin, go to a
+	// first search without the pool and group bounds.
+	quickShare = 5
+	quickMin   = 20 * time.Millisecond
 )
+
+// boundsMinJobs: windows of at most this many jobs get no pool and group
+// bounds (one job has none to get). Tests change it.
+var boundsMinJobs = 1
 
 // giniSink adds clauses to a gini solver. It reserves variables ahead,
 // in doubling blocks, with a tautology on the block's last variable:
@@ -119,6 +155,16 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 			best = inc
 		}
 	}
+	if len(s.Initial) > 0 && !s.NoSGS {
+		// Serial schedules with weight-aware priorities.
+		sctx, cancel := sgsBudget(ctx)
+		inc := sgsIncumbent(sctx, m, sgsTries, rand.New(rand.NewPCG(uint64(len(m.Jobs)), 0x565)))
+		cancel()
+		if inc != nil && (best == nil || inc.w < best.w) {
+			best = inc
+			out.Stats["incumbent_from_sgs"] = 1
+		}
+	}
 	if best != nil {
 		s.progress(m, start, "initial "+best.from, best.w, lb)
 	}
@@ -126,11 +172,107 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 		return s.result(m, out, best, true, lb, start), nil
 	}
 
+	var proven int64
+	bounds := best != nil && len(m.Jobs) > boundsMinJobs && (!s.NoPool || !s.NoGroups)
+	if dl, ok := ctx.Deadline(); ok && bounds {
+		// A first, short search: many windows are proven in
+		// milliseconds without the bounds below.
+		qctx, cancel := context.WithDeadline(ctx, time.Now().Add(max(quickMin, time.Until(dl)*quickShare/100)))
+		best, proven, err = s.search(qctx, m, best, 0, nil, out.Stats, start)
+		cancel()
+		if err != nil {
+			return nil, err
+		}
+		if proven >= best.w-lb || ctx.Err() != nil {
+			return s.result(m, out, best, proven >= best.w-lb, lb+proven, start), nil
+		}
+		out.Stats["quick_ms"] = float64(time.Since(start).Microseconds()) / 1000
+	}
+	var groups *groupBounds
+	var pooled int64
+	if bounds && !s.NoPool && len(m.Jobs) <= poolMaxJobs {
+		// The counting relaxation (cp.Model.Pool): its optimum is a bound.
+		te := time.Now()
+		pctx, cancel := ctx, context.CancelFunc(func() {})
+		if dl, ok := ctx.Deadline(); ok {
+			pctx, cancel = context.WithDeadline(ctx, te.Add(time.Until(dl)*poolShare/100))
+		}
+		pm := m.Pool(poolResources)
+		pinc := &incumbent{slots: best.slots, units: make([][]int, len(m.Jobs)), w: best.w, from: best.from}
+		for i, j := range m.Jobs {
+			pinc.units[i] = []int{j.Units}
+		}
+		_, pp, err := Solver{NoLNS: true, NoDominance: true}.search(pctx, pm, pinc, 0, nil, map[string]float64{}, start)
+		cancel()
+		if err != nil {
+			return nil, fmt.Errorf("counting relaxation: %w", err)
+		}
+		pooled = pp
+		out.Stats["pool_ms"] = float64(time.Since(te).Microseconds()) / 1000
+		out.Stats["pool_proven_delta"] = float64(pp)
+	}
+	if bounds && !s.NoGroups {
+		// Lower bounds of job groups, each solved alone, start the proof.
+		te := time.Now()
+		gctx, cancel := ctx, context.CancelFunc(func() {})
+		if dl, ok := ctx.Deadline(); ok {
+			gctx, cancel = context.WithDeadline(ctx, te.Add(time.Until(dl)*groupShare/100))
+		}
+		groups, err = s.groupBounds(gctx, m, best, groupSize, start)
+		cancel()
+		if err != nil {
+			return nil, err
+		}
+		out.Stats["group_ms"] = float64(time.Since(te).Microseconds()) / 1000
+		if groups != nil && groups.total > proven {
+			proven = groups.total
+			out.Stats["group_proven_delta"] = float64(groups.total)
+			s.progress(m, start, "group bounds", best.w, lb+proven)
+		}
+	}
+	if pooled > proven {
+		// One group of all jobs with the pool's bound.
+		all := make([]int, len(m.Jobs))
+		for i := range all {
+			all[i] = i
+		}
+		proven, groups = pooled, &groupBounds{groups: [][]int{all}, delta: []int64{pooled}, total: pooled}
+		s.progress(m, start, "counting relaxation", best.w, lb+proven)
+	}
+	best, proven, err = s.search(ctx, m, best, proven, groups, out.Stats, start)
+	if err != nil {
+		return nil, err
+	}
+	if best == nil {
+		return out, nil
+	}
+	return s.result(m, out, best, proven >= best.w-lb, lb+proven, start), nil
+}
+
+// search improves best (nil: none yet) and raises proven, a proven lower
+// bound on optimum − LB (LB = LowerBound(m)), until best is proven optimal
+// or ctx ends (see the package doc); it returns both and adds its
+// counters to stats.
+func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven int64, groups *groupBounds, stats map[string]float64, start time.Time) (*incumbent, int64, error) {
+	w := m.Window
+	lb := LowerBound(m)
+	var err error
 	// Start domains: [EST_i, Hi_i], Hi_i from the incumbent's slack, or
 	// the serial horizon without one.
 	var lo, hi []int
 	if best != nil {
 		lo, hi = Domains(m, best.w)
+		if groups != nil {
+			// A schedule no worse than best leaves job i of group g at
+			// most W_UB − LB − (the other groups' bounds) of weighted
+			// delay.
+			for g, jobs := range groups.groups {
+				room := best.w - lb - (groups.total - groups.delta[g])
+				for _, i := range jobs {
+					hi[i] = min(hi[i], lo[i]+int(max(0, room)/m.Jobs[i].Weight))
+				}
+			}
+		}
 		for i := range hi {
 			hi[i] = max(hi[i], best.slots[i])
 		}
@@ -140,10 +282,18 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 	g := gini.New()
 	enc, err := cnf.New(m, &giniSink{g: g}, lo, hi)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	enc.Stop = func() bool { return ctx.Err() != nil }
 	enc.Base()
+	if !s.NoDominance {
+		enc.LeftJustified()
+	}
+	if groups != nil {
+		if err := enc.ObjectiveGroups(groups.groups, groups.delta); err != nil {
+			return nil, 0, err
+		}
+	}
 	if s.Eager {
 		enc.EncodeAll()
 	}
@@ -159,7 +309,6 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 	// block is a new incumbent; UNSAT of an exact probe proves
 	// optimum − LB > b. The slice doubles after two timeouts in a row.
 	// Without an incumbent the first call has no bound and no slice.
-	var proven int64
 	slice := 20 * time.Millisecond
 	var step int64
 	high, timeouts := true, 0
@@ -211,9 +360,9 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 				te, c0 := time.Now(), enc.NumClauses()
 				root, err = enc.AtMostCoarse(b, coarse, limit)
 				encodeTime += time.Since(te)
-				out.Stats["diagram_clauses"] += float64(enc.NumClauses() - c0)
+				stats["diagram_clauses"] += float64(enc.NumClauses() - c0)
 				if !isHigh {
-					out.Stats["low_diagram_clauses"] += float64(enc.NumClauses() - c0)
+					stats["low_diagram_clauses"] += float64(enc.NumClauses() - c0)
 				}
 				if errors.Is(err, cnf.ErrTooLarge) && isHigh && coarse < maxCoarse {
 					startCoarse = 2 * coarse // the finer diagrams are too large now
@@ -224,20 +373,20 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 					break
 				}
 				if errors.Is(err, cnf.ErrTooLarge) {
-					out.Stats["objective_too_large"] = 1
+					stats["objective_too_large"] = 1
 					break
 				}
 				if errors.Is(err, cnf.ErrInterrupted) {
 					break // deadline
 				}
 				if err != nil {
-					return nil, err
+					return nil, 0, err
 				}
 				roots[key] = root
 				assume = append(assume, root)
 				break
 			}
-			if len(assume) == 0 && !isHigh && step >= 1 && out.Stats["objective_too_large"] == 0 && ctx.Err() == nil {
+			if len(assume) == 0 && !isHigh && step >= 1 && stats["objective_too_large"] == 0 && ctx.Err() == nil {
 				high = true
 				continue
 			}
@@ -245,7 +394,7 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 				break
 			}
 			if coarse > 1 {
-				out.Stats["coarse_probes"]++
+				stats["coarse_probes"]++
 			}
 		}
 		calls++
@@ -271,6 +420,19 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 			if timeouts++; timeouts >= 2 {
 				slice, timeouts = slice*2, 0
 			}
+			if isHigh && len(s.Initial) > 0 && !s.NoSGS {
+				// Serial schedules around the incumbent, for a while.
+				sctx, cancel := context.WithTimeout(ctx, slice/2)
+				inc := sgsImprove(sctx, m, best, sgsTries, rng)
+				cancel()
+				if inc != nil {
+					best = inc
+					s.progress(m, start, "sgs", best.w, lb+proven)
+					stats["sgs_improvements"]++
+					high = true
+					continue
+				}
+			}
 			if !isHigh {
 				step = max(1, step/2)
 			} else if !s.NoLNS {
@@ -280,12 +442,12 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 				inc, err := s.lns(ctx, m, enc, g, best, lb, slice, rng, &lnsSize, &blocks)
 				lnsTime += time.Since(te)
 				if err != nil {
-					return nil, err
+					return nil, 0, err
 				}
 				if inc != nil {
 					best = inc
 					s.progress(m, start, "sat-lns", best.w, lb+proven)
-					out.Stats["lns_improvements"]++
+					stats["lns_improvements"]++
 					high = true
 					continue
 				}
@@ -296,7 +458,7 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 		timeouts = 0
 		if r < 0 {
 			if best == nil {
-				return nil, errors.New("sat: the model is unsatisfiable without an objective bound (a bug)")
+				return nil, 0, errors.New("sat: the model is unsatisfiable without an objective bound (a bug)")
 			}
 			proven = b + 1
 			if !isHigh {
@@ -310,7 +472,7 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 		if len(viol) > 0 {
 			for _, v := range viol {
 				if enc.HasBlock(v[0], v[1]) {
-					return nil, fmt.Errorf("sat: job %s on node %s violates a constraint already encoded (a bug)",
+					return nil, 0, fmt.Errorf("sat: job %s on node %s violates a constraint already encoded (a bug)",
 						m.Jobs[v[0]].ID, w.Topology.Name(m.Nodes[v[1]].ID))
 				}
 			}
@@ -328,24 +490,21 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 		}
 		inc := &incumbent{slots: slots, units: units, w: m.Weighted(slots), from: s.Name()}
 		if best != nil && inc.w-lb > b {
-			return nil, fmt.Errorf("sat: model with W − LB = %d under the bound %d (a bug)", inc.w-lb, b)
+			return nil, 0, fmt.Errorf("sat: model with W − LB = %d under the bound %d (a bug)", inc.w-lb, b)
 		}
 		best = inc
 		high = true
 		s.progress(m, start, "sat", best.w, lb+proven)
 	}
-	out.Stats["proven_delta"] = float64(proven)
-	out.Stats["lns_ms"] = float64(lnsTime.Microseconds()) / 1000
-	out.Stats["sat_calls"] = float64(calls)
-	out.Stats["node_blocks"] = float64(blocks)
-	out.Stats["vars"] = float64(enc.NumVars())
-	out.Stats["clauses"] = float64(enc.NumClauses())
-	out.Stats["solve_ms"] = float64(solveTime.Microseconds()) / 1000
-	out.Stats["encode_ms"] = float64(encodeTime.Microseconds()) / 1000
-	if best == nil {
-		return out, nil
-	}
-	return s.result(m, out, best, proven >= best.w-lb, lb+proven, start), nil
+	stats["proven_delta"] = float64(proven)
+	stats["lns_ms"] = float64(lnsTime.Microseconds()) / 1000
+	stats["sat_calls"] = float64(calls)
+	stats["node_blocks"] = float64(blocks)
+	stats["vars"] = float64(enc.NumVars())
+	stats["clauses"] = float64(enc.NumClauses())
+	stats["solve_ms"] = float64(solveTime.Microseconds()) / 1000
+	stats["encode_ms"] = float64(encodeTime.Microseconds()) / 1000
+	return best, proven, nil
 }
 
 // result fills out from the incumbent.

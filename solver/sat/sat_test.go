@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/optsched/optsched/encode/cp"
 	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/instances"
 	"github.com/optsched/optsched/model"
@@ -22,13 +23,17 @@ func listSchedulers() []solver.Scheduler {
 // with cores and GPUs, running jobs, down nodes, reservations, 1–4
 // waiting jobs of varied units and place statements, all times on the
 // grid), the SAT optimum equals the brute-force optimum over all start
-// times, with and without the list schedulers' first incumbent and with
-// every node block written up front; every schedule passes
+// times, with and without the list schedulers' and the serial schedules'
+// first incumbent, with every node block written up front, and without
+// the pool and group bounds (computed here from two jobs on) and the
+// left-justified dominance; every schedule passes
 // solver.ScheduleWindow's checks (model.Check, grid, objective, bound).
 func TestSATEqualsBruteForce(t *testing.T) {
+	defer sat.BoundsFromJobs(1)() // pool and group bounds on these tiny windows too
 	rng := rand.New(rand.NewPCG(8, 8))
 	const g = 10
-	solvers := []sat.Solver{{Initial: listSchedulers()}, {}, {Initial: listSchedulers(), Eager: true}}
+	solvers := []sat.Solver{{Initial: listSchedulers(), NoSGS: true}, {}, {Initial: listSchedulers(), Eager: true}, {Initial: listSchedulers()},
+		{Initial: listSchedulers(), NoGroups: true, NoPool: true, NoDominance: true}}
 	improved := 0
 	for i := range 240 {
 		w, err := instances.RandomCPWindow(rng, 1+rng.IntN(3), 1+rng.IntN(4), g)
@@ -145,4 +150,87 @@ func TestSATLargeWindows(t *testing.T) {
 			t.Errorf("seed %d: bound %v, objective %v", seed, res.Bound, res.Objective)
 		}
 	}
+}
+
+// TestGroupBoundBelowBruteForce: on 240 seeded random small windows the
+// group bound (each group of a partition of the jobs solved alone, the
+// bounds added) never exceeds the brute-force optimum, for groups of at
+// most 1–2, 2–4 and 3–6 jobs (see groupBounds); and it rises above Σ ω_i·EST_i on some windows,
+// so the comparison is not vacuous.
+func TestGroupBoundBelowBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 8))
+	const g = 10
+	above := 0
+	for i := range 240 {
+		w, err := instances.RandomCPWindow(rng, 1+rng.IntN(3), 2+rng.IntN(3), g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := cp.Build(w, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(m.Jobs) == 0 {
+			continue
+		}
+		want, _ := bruteForce(t, w)
+		for _, size := range []int{1, 2, 3} {
+			b, err := sat.GroupBound(m, size)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := m.ObjectiveOfWeighted(float64(b)); got > want+1e-9 {
+				data, _ := w.MarshalJSON()
+				t.Fatalf("window %d, groups of %d: bound %.9g above the brute-force optimum %.9g\n%s", i, size, got, want, data)
+			}
+			if b > sat.LowerBound(m) {
+				above++
+			}
+		}
+	}
+	if above < 20 {
+		t.Errorf("the group bound rose above LB on only %d windows", above)
+	}
+	t.Logf("group bound above LB on %d (window, size) pairs", above)
+}
+
+// TestPoolBoundBelowBruteForce: on 240 seeded random small windows the
+// optimum of the counting relaxation (cp.Model.Pool), with all its
+// resources and with the most contended one, never exceeds the
+// brute-force optimum; and it rises above Σ ω_i·EST_i on some windows.
+func TestPoolBoundBelowBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 8))
+	const g = 10
+	above := 0
+	for i := range 240 {
+		w, err := instances.RandomCPWindow(rng, 1+rng.IntN(3), 2+rng.IntN(3), g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := cp.Build(w, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(m.Jobs) == 0 {
+			continue
+		}
+		want, _ := bruteForce(t, w)
+		for _, keep := range []int{0, 1} {
+			b, err := sat.PoolBound(m, keep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := m.ObjectiveOfWeighted(float64(b)); got > want+1e-9 {
+				data, _ := w.MarshalJSON()
+				t.Fatalf("window %d, keep %d: bound %.9g above the brute-force optimum %.9g\n%s\n%s", i, keep, got, want, data, m.Pool(keep).Describe())
+			}
+			if b > sat.LowerBound(m) {
+				above++
+			}
+		}
+	}
+	if above < 20 {
+		t.Errorf("the counting relaxation rose above LB on only %d windows", above)
+	}
+	t.Logf("counting relaxation above LB on %d (window, keep) pairs", above)
 }

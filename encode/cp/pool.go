@@ -1,0 +1,264 @@
+package cp
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Pool returns a counting relaxation of m with one pseudo-node and no
+// placement: for every resource l, every threshold c (a per-unit
+// requirement of l some job has) and every set N of nodes (all usable
+// nodes, and each job's set of option nodes), a cumulative resource
+// "l ≥ c on N" whose capacity at a time is Σ_{n∈N} ⌊free_{n,l}/c⌋ (free:
+// what the running jobs leave of n's capacity then), and which a job
+// confined to N uses with u_i·⌊r_{i,l}/c⌋ while it runs (one of several
+// with the same counts). Of these it keeps the keep most contended (keep
+// ≤ 0: all): the largest ratio of the
+// demand of the jobs that can have started by a running job's end to the
+// capacity then.
+//
+// It is a relaxation: the units on a node n use Σ_u r_{u,l} ≤ free_{n,l},
+// so Σ_u ⌊r_{u,l}/c⌋ ≤ ⌊free_{n,l}/c⌋, and summing over N's nodes every
+// schedule of m is a schedule of the pool with the same starts (all units
+// on the pseudo-node); leaving resources out relaxes it further. The
+// floors keep what a plain sum of capacities loses — that a unit needs
+// its c on one node (fragmentation) — without the per-node placement
+// whose pigeonhole-like UNSAT proofs are hard for a SAT solver.
+// Exclusivity between waiting jobs, pack, scatter and future reservations
+// are dropped; a running exclusive job and a reservation under way at the
+// window time hold their nodes whole; a job of whole nodes counts the
+// least capacity among its nodes per unit. Jobs keep their indices,
+// weights, durations and EST (m's, not the pool's), so the pool's least
+// Σ ω_i s_i is a lower bound on m's.
+func (m *Model) Pool(keep int) *Model {
+	// Node sets: all nodes, then each job's option set.
+	var sets [][]bool
+	seen := map[string]bool{}
+	addSet := func(in []bool) {
+		var b strings.Builder
+		for _, v := range in {
+			if v {
+				b.WriteByte('1')
+			} else {
+				b.WriteByte('0')
+			}
+		}
+		if k := b.String(); !seen[k] {
+			seen[k] = true
+			sets = append(sets, in)
+		}
+	}
+	all := make([]bool, len(m.Nodes))
+	for i := range all {
+		all[i] = true
+	}
+	addSet(all)
+	jobSets := make([][]bool, len(m.Jobs))
+	for i, j := range m.Jobs {
+		in := make([]bool, len(m.Nodes))
+		for _, o := range j.Options {
+			in[o.Node] = true
+		}
+		jobSets[i] = in
+		addSet(in)
+	}
+	within := func(a, b []bool) bool { // a ⊆ b
+		for k := range a {
+			if a[k] && !b[k] {
+				return false
+			}
+		}
+		return true
+	}
+	// Per-unit use of job i of resource l.
+	unitUse := func(i, l int) int64 {
+		j := &m.Jobs[i]
+		if !j.Whole {
+			return j.Req[l]
+		}
+		least := int64(-1)
+		for _, o := range j.Options {
+			if c := m.Nodes[o.Node].Cap[l]; least < 0 || c < least {
+				least = c
+			}
+		}
+		return max(0, least)
+	}
+
+	// What holds each node until a slot: running jobs, and a reservation
+	// under way at the window time; sorted by end.
+	type hold struct {
+		end  int
+		use  []int64
+		excl bool
+	}
+	t0, g := m.Window.Time, m.Grid
+	holds := make([][]hold, len(m.Nodes))
+	var slots []int // 0 and every end
+	slots = append(slots, 0)
+	for k, n := range m.Nodes {
+		for _, r := range n.Running {
+			if r.EndSlot > 0 {
+				holds[k] = append(holds[k], hold{r.EndSlot, r.Use, r.Excl})
+			}
+		}
+		for _, rv := range n.Reserved {
+			if rv[0] <= t0 && rv[1] > t0 {
+				holds[k] = append(holds[k], hold{int(ceilDiv(rv[1]-t0, g)), nil, true})
+			}
+		}
+		slices.SortFunc(holds[k], func(a, b hold) int { return a.end - b.end })
+		for _, h := range holds[k] {
+			slots = append(slots, h.end)
+		}
+	}
+	slices.Sort(slots)
+	slots = slices.Compact(slots)
+	// count(k, l, c, from): ⌊free/c⌋ on node k once its holds before
+	// index from have ended.
+	count := func(k, l int, c int64, from int) int64 {
+		capN, used := m.Nodes[k].Cap[l], int64(0)
+		for _, h := range holds[k][from:] {
+			if h.excl {
+				used = capN
+				break
+			}
+			used += h.use[l]
+		}
+		return max(0, capN-used) / c
+	}
+	capAt := func(set, l int, c int64, s int) int64 { // pooled count at slot s
+		var sum int64
+		for k := range m.Nodes {
+			if sets[set][k] {
+				from := 0
+				for from < len(holds[k]) && holds[k][from].end <= s {
+					from++
+				}
+				sum += count(k, l, c, from)
+			}
+		}
+		return sum
+	}
+
+	type pres struct {
+		set, l int
+		c      int64
+		score  float64
+	}
+	var res []pres
+	for l := range m.Resources {
+		var thresholds []int64
+		for i := range m.Jobs {
+			if r := unitUse(i, l); r > 0 {
+				thresholds = append(thresholds, r)
+			}
+		}
+		slices.Sort(thresholds)
+		for _, c := range slices.Compact(thresholds) {
+			for s := range sets {
+				r := pres{set: s, l: l, c: c, score: -1}
+				for _, at := range slots {
+					var demand int64
+					for i, j := range m.Jobs {
+						if j.EST <= at && within(jobSets[i], sets[s]) {
+							demand += int64(j.Units) * (unitUse(i, l) / c)
+						}
+					}
+					if demand == 0 {
+						continue
+					}
+					r.score = max(r.score, float64(demand)/float64(max(1, capAt(s, l, c, at))))
+				}
+				if r.score < 0 {
+					continue
+				}
+				// The same counts as a resource already kept (memory in
+				// proportion to cores, say) add nothing.
+				var sig strings.Builder
+				for _, at := range slots {
+					fmt.Fprintf(&sig, "%d,", capAt(s, l, c, at))
+				}
+				for i := range m.Jobs {
+					if within(jobSets[i], sets[s]) {
+						fmt.Fprintf(&sig, "/%d", unitUse(i, l)/c)
+					} else {
+						sig.WriteString("/0")
+					}
+				}
+				if k := sig.String(); !seen[k] {
+					seen[k] = true
+					res = append(res, r)
+				}
+			}
+		}
+	}
+	slices.SortStableFunc(res, func(a, b pres) int {
+		switch {
+		case a.score > b.score:
+			return -1
+		case a.score < b.score:
+			return 1
+		}
+		return 0
+	})
+	if keep > 0 && len(res) > keep {
+		res = res[:keep]
+	}
+	p := &Model{Window: m.Window, Grid: m.Grid, Scale: m.Scale, ExactWeights: m.ExactWeights, GridExact: m.GridExact}
+	for _, r := range res {
+		p.Resources = append(p.Resources, fmt.Sprintf("%s>=%d@%d", m.Resources[r.l], r.c, r.set))
+	}
+
+	// The pseudo-node: capacities Σ ⌊cap/c⌋, and the holds as what they
+	// keep of the counts until each end slot (the count's rise there).
+	nd := Node{Cap: make([]int64, len(res))}
+	ends := map[int][]int64{}
+	for k := range m.Nodes {
+		for ri, r := range res {
+			if !sets[r.set][k] {
+				continue
+			}
+			nd.Cap[ri] += m.Nodes[k].Cap[r.l] / r.c
+			for h := range holds[k] {
+				if rise := count(k, r.l, r.c, h+1) - count(k, r.l, r.c, h); rise > 0 {
+					e := holds[k][h].end
+					if ends[e] == nil {
+						ends[e] = make([]int64, len(res))
+					}
+					ends[e][ri] += rise
+				}
+			}
+		}
+	}
+	for _, e := range slots {
+		if ends[e] != nil {
+			nd.Running = append(nd.Running, Run{ID: fmt.Sprintf("held-until-%d", e), EndSlot: e, Use: ends[e]})
+		}
+	}
+	p.Nodes = []Node{nd}
+
+	for i, j := range m.Jobs {
+		q := Job{Index: j.Index, ID: j.ID, Units: j.Units, Req: make([]int64, len(res)), Dur: j.Dur, Weight: j.Weight, EST: j.EST}
+		for ri, r := range res {
+			if within(jobSets[i], sets[r.set]) {
+				q.Req[ri] = unitUse(i, r.l) / r.c
+			}
+		}
+		o := Option{Node: 0, MaxUnits: j.Units}
+		for k := 1; k <= j.Units; k++ {
+			rel := j.EST // a fit on m's nodes is a fit of the pool
+			for _, s := range slots {
+				if s < rel && p.fitsBesideRunning(&q, &nd, k, s) {
+					rel = s
+					break
+				}
+			}
+			o.Release = append(o.Release, rel)
+		}
+		q.Options = []Option{o}
+		p.Jobs = append(p.Jobs, q)
+	}
+	return p
+}

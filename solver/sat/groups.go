@@ -1,0 +1,248 @@
+package sat
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/optsched/optsched/encode/cp"
+)
+
+// groupSize bounds the jobs of one group: windows of this many jobs are
+// usually solved to optimality in milliseconds.
+const groupSize = 8
+
+// groupBounds is a lower bound on optimum − LB from a partition of the
+// jobs: each group's jobs scheduled alone (the others removed, which only
+// relaxes the constraints) need at least delta[g] = Σ_{i∈g} ω_i·(s_i −
+// EST_i), so every schedule of all jobs has Σ_i ω_i·(s_i − EST_i) ≥ total
+// = Σ_g delta[g].
+type groupBounds struct {
+	groups [][]int
+	delta  []int64
+	total  int64
+}
+
+// partitions returns the partitions of m's jobs the group bound tries, in
+// order, each into groups of at most size jobs, and only those of at
+// least two groups: by weight (jobs of one queue together), and by the
+// set of nodes the job may use (jobs competing for the same nodes
+// together), each highest weight first.
+func partitions(m *cp.Model, size int) [][][]int {
+	byWeight := make([]int, len(m.Jobs))
+	for i := range byWeight {
+		byWeight[i] = i
+	}
+	slices.SortStableFunc(byWeight, func(a, b int) int {
+		switch wa, wb := m.Jobs[a].Weight, m.Jobs[b].Weight; {
+		case wa > wb:
+			return -1
+		case wa < wb:
+			return 1
+		}
+		return 0
+	})
+	split := func(key func(i int) string) [][]int {
+		classes := map[string][]int{}
+		for _, i := range byWeight {
+			k := key(i)
+			classes[k] = append(classes[k], i)
+		}
+		var out [][]int
+		for _, k := range slices.Sorted(func(yield func(string) bool) {
+			for k := range classes {
+				if !yield(k) {
+					return
+				}
+			}
+		}) {
+			c := classes[k]
+			n := (len(c) + size - 1) / size // groups of about equal size
+			for g := range n {
+				out = append(out, c[g*len(c)/n:(g+1)*len(c)/n])
+			}
+		}
+		return out
+	}
+	nodes := func(i int) string {
+		var b strings.Builder
+		for _, o := range m.Jobs[i].Options {
+			fmt.Fprintf(&b, "%d,", o.Node)
+		}
+		return b.String()
+	}
+	weight := func(i int) string { return fmt.Sprintf("%020d", -m.Jobs[i].Weight) }
+	var out [][][]int
+	for _, p := range [][][]int{split(weight), split(nodes)} {
+		if len(p) >= 2 {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// groupBounds computes the group bound of every partition — blocking
+// (from best, when there is one) and partitions — into groups of at most
+// size, then 1.5·size (and partitions also 2·size) jobs until ctx ends and returns the largest (nil when there is
+// no partition). Each group is
+// searched alone from best's schedule of its jobs; a group cut short by
+// the deadline contributes its proven bound so far. best may be nil.
+func (s Solver) groupBounds(ctx context.Context, m *cp.Model, best *incumbent, size int, start time.Time) (*groupBounds, error) {
+	var out *groupBounds
+	var parts [][][]int
+	if best != nil {
+		if p := blocking(m, best, size); len(p) >= 2 {
+			parts = append(parts, p)
+		}
+	}
+	parts = append(parts, partitions(m, size)...)
+	if size < len(m.Jobs) {
+		// Then larger groups, if time remains.
+		seen := map[string]bool{}
+		if best != nil {
+			if p := blocking(m, best, size*3/2); len(p) >= 2 {
+				parts = append(parts, p)
+			}
+		}
+		for _, p := range parts {
+			seen[fmt.Sprint(p)] = true
+		}
+		for _, k := range []int{size * 3 / 2, size * 2} {
+			for _, p := range partitions(m, k) {
+				if !seen[fmt.Sprint(p)] {
+					seen[fmt.Sprint(p)] = true
+					parts = append(parts, p)
+				}
+			}
+		}
+	}
+	for p, part := range parts {
+		if ctx.Err() != nil {
+			break
+		}
+		pctx, cancel := ctx, context.CancelFunc(func() {})
+		if dl, ok := ctx.Deadline(); ok {
+			pctx, cancel = context.WithDeadline(ctx, time.Now().Add(time.Until(dl)/time.Duration(len(parts)-p)))
+		}
+		gb := &groupBounds{groups: part, delta: make([]int64, len(part))}
+		for g, jobs := range part {
+			if len(jobs) < 2 || pctx.Err() != nil {
+				continue // one job alone: EST_i
+			}
+			gctx, gcancel := pctx, context.CancelFunc(func() {})
+			if dl, ok := pctx.Deadline(); ok {
+				gctx, gcancel = context.WithDeadline(pctx, time.Now().Add(time.Until(dl)/time.Duration(len(part)-g)))
+			}
+			sub := *m
+			sub.Jobs = make([]cp.Job, len(jobs))
+			var inc *incumbent
+			if best != nil {
+				inc = &incumbent{slots: make([]int, len(jobs)), units: make([][]int, len(jobs)), from: best.from}
+			}
+			for k, i := range jobs {
+				sub.Jobs[k] = m.Jobs[i]
+				if inc != nil {
+					inc.slots[k], inc.units[k] = best.slots[i], best.units[i]
+				}
+			}
+			if inc != nil {
+				inc.w = sub.Weighted(inc.slots)
+			}
+			_, proven, err := Solver{}.search(gctx, &sub, inc, 0, nil, map[string]float64{}, start)
+			gcancel()
+			if err != nil {
+				cancel()
+				return nil, fmt.Errorf("group bound: %w", err)
+			}
+			gb.delta[g] = proven
+			gb.total += proven
+		}
+		cancel()
+		if out == nil || gb.total > out.total {
+			out = gb
+		}
+	}
+	return out, nil // nil: no partition of two groups or more
+}
+
+// blocking partitions the jobs by the incumbent: job i, delayed in best,
+// is blocked by every job j running in best at s_i − 1 on a node i may
+// use (j holds what i would need to start a slot earlier); the pairs,
+// heaviest ω_i·(s_i − EST_i) first, join their groups while these stay
+// within size jobs. Jobs never joined stay alone.
+func blocking(m *cp.Model, best *incumbent, size int) [][]int {
+	type edge struct {
+		i, j int
+		w    int64
+	}
+	var edges []edge
+	onNode := make([][]int, len(m.Nodes))
+	for j := range m.Jobs {
+		for o, u := range best.units[j] {
+			if u > 0 {
+				n := m.Jobs[j].Options[o].Node
+				onNode[n] = append(onNode[n], j)
+			}
+		}
+	}
+	for i, ji := range m.Jobs {
+		s := best.slots[i]
+		if s <= ji.EST {
+			continue
+		}
+		seen := map[int]bool{}
+		for _, o := range ji.Options {
+			for _, j := range onNode[o.Node] {
+				if j != i && !seen[j] && best.slots[j] <= s-1 && s-1 < best.slots[j]+m.Jobs[j].Dur {
+					seen[j] = true
+					edges = append(edges, edge{i, j, ji.Weight * int64(s-ji.EST)})
+				}
+			}
+		}
+	}
+	slices.SortStableFunc(edges, func(a, b edge) int {
+		switch {
+		case a.w > b.w:
+			return -1
+		case a.w < b.w:
+			return 1
+		}
+		return 0
+	})
+	parent := make([]int, len(m.Jobs))
+	count := make([]int, len(m.Jobs))
+	for i := range parent {
+		parent[i], count[i] = i, 1
+	}
+	var find func(int) int
+	find = func(x int) int {
+		for parent[x] != x {
+			parent[x] = parent[parent[x]]
+			x = parent[x]
+		}
+		return x
+	}
+	for _, e := range edges {
+		a, b := find(e.i), find(e.j)
+		if a != b && count[a]+count[b] <= size {
+			parent[b] = a
+			count[a] += count[b]
+		}
+	}
+	groups := map[int][]int{}
+	var roots []int
+	for i := range m.Jobs {
+		r := find(i)
+		if groups[r] == nil {
+			roots = append(roots, r)
+		}
+		groups[r] = append(groups[r], i)
+	}
+	var out [][]int
+	for _, r := range roots {
+		out = append(out, groups[r])
+	}
+	return out
+}

@@ -1,0 +1,111 @@
+package sat
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/optsched/optsched/encode/cp"
+	"github.com/optsched/optsched/instances"
+	"github.com/optsched/optsched/model"
+)
+
+// GroupBound exposes the group bound to the package's external tests:
+// LB + the largest bound of the partitions into groups of at most size
+// (and 1.5·size, 2·size) jobs, each group solved to the end, in units of W = Σ ω_i·s_i.
+func GroupBound(m *cp.Model, size int) (int64, error) {
+	gb, err := Solver{}.groupBounds(context.Background(), m, nil, size, time.Now())
+	if err != nil || gb == nil {
+		return LowerBound(m), err
+	}
+	return LowerBound(m) + gb.total, nil
+}
+
+// TestSerialSchedule: the serial schedule generation scheme, in the
+// weight order, its reverse and random orders, places every job of
+// Eurora-like windows (10–40 jobs) and of 200 random small windows, with
+// no node block violated and model.Check accepting the schedule; each job
+// starts at or after its EST.
+func TestSerialSchedule(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var windows []*model.Window
+	for seed := range uint64(8) {
+		w, err := instances.Eurora(instances.EuroraConfig{Seed: seed, Jobs: 10 + 10*int(seed%4)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		windows = append(windows, w)
+	}
+	for range 200 {
+		w, err := instances.RandomCPWindow(rng, 1+rng.IntN(3), 1+rng.IntN(4), 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		windows = append(windows, w)
+	}
+	for wi, w := range windows {
+		g := int64(60)
+		if wi >= 8 {
+			g = 10
+		}
+		m, err := cp.Build(w, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := len(m.Jobs)
+		orders := [][]int{rng.Perm(n), rng.Perm(n)}
+		id := make([]int, n)
+		for i := range id {
+			id[i] = n - 1 - i
+		}
+		orders = append(orders, id)
+		for _, order := range orders {
+			inc := serialSchedule(m, order, SerialHorizon(m))
+			if inc == nil {
+				t.Fatalf("window %d: order %v: no schedule", wi, order)
+			}
+			if v := violations(m, inc.slots, inc.units); len(v) > 0 {
+				t.Fatalf("window %d: order %v: node checks fail %v", wi, order, v)
+			}
+			var allocs []model.Allocation
+			for i, j := range m.Jobs {
+				if inc.slots[i] < j.EST {
+					t.Fatalf("window %d: job %s at %d before EST %d", wi, j.ID, inc.slots[i], j.EST)
+				}
+				a := model.Allocation{Job: j.Index, Start: w.Time + int64(inc.slots[i])*g, Units: map[int]int{}}
+				for o, u := range inc.units[i] {
+					if u > 0 {
+						id := m.Nodes[j.Options[o].Node].ID
+						a.Units[id] = u
+						a.Nodes = append(a.Nodes, id)
+					}
+				}
+				slices.Sort(a.Nodes)
+				allocs = append(allocs, a)
+			}
+			if err := model.Check(w, allocs); err != nil {
+				t.Fatalf("window %d: order %v: %v", wi, order, err)
+			}
+		}
+	}
+}
+
+// PoolBound exposes the counting relaxation's bound to the external
+// tests: LB + the relaxation's optimum − LB, keeping keep resources (≤ 0:
+// all), searched to the end.
+func PoolBound(m *cp.Model, keep int) (int64, error) {
+	pm := m.Pool(keep)
+	_, proven, err := Solver{}.search(context.Background(), pm, nil, 0, nil, map[string]float64{}, time.Now())
+	return LowerBound(m) + proven, err
+}
+
+// BoundsFromJobs makes the solver compute the pool and group bounds on
+// windows of more than n jobs (default 1), for the tests; it returns a
+// function that restores the default.
+func BoundsFromJobs(n int) (restore func()) {
+	old := boundsMinJobs
+	boundsMinJobs = n
+	return func() { boundsMinJobs = old }
+}
