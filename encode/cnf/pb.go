@@ -1,6 +1,7 @@
 package cnf
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -59,15 +60,7 @@ const (
 // term i) and node ∧ l_i → (rest ≤ K − w_i); bounds K that share one
 // Boolean function share one node.
 func (e *Encoder) atMost(terms []term, k int64) Lit {
-	slices.SortStableFunc(terms, func(a, b term) int {
-		switch {
-		case a.w > b.w:
-			return -1
-		case a.w < b.w:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(terms, func(a, b term) int { return cmp.Compare(b.w, a.w) })
 	suffix := make([]int64, len(terms)+1)
 	for i := len(terms) - 1; i >= 0; i-- {
 		suffix[i] = suffix[i+1] + terms[i].w

@@ -1,6 +1,7 @@
 package cp
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -194,15 +195,7 @@ func (m *Model) Pool(keep int) *Model {
 			}
 		}
 	}
-	slices.SortStableFunc(res, func(a, b pres) int {
-		switch {
-		case a.score > b.score:
-			return -1
-		case a.score < b.score:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(res, func(a, b pres) int { return cmp.Compare(b.score, a.score) })
 	if keep > 0 && len(res) > keep {
 		res = res[:keep]
 	}

@@ -1,6 +1,7 @@
 package sat
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -202,15 +203,7 @@ func blocking(m *cp.Model, best *incumbent, size int) [][]int {
 			}
 		}
 	}
-	slices.SortStableFunc(edges, func(a, b edge) int {
-		switch {
-		case a.w > b.w:
-			return -1
-		case a.w < b.w:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(edges, func(a, b edge) int { return cmp.Compare(b.w, a.w) })
 	parent := make([]int, len(m.Jobs))
 	count := make([]int, len(m.Jobs))
 	for i := range parent {

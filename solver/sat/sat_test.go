@@ -152,15 +152,13 @@ func TestSATLargeWindows(t *testing.T) {
 	}
 }
 
-// TestGroupBoundBelowBruteForce: on 240 seeded random small windows the
-// group bound (each group of a partition of the jobs solved alone, the
-// bounds added) never exceeds the brute-force optimum, for groups of at
-// most 1–2, 2–4 and 3–6 jobs (see groupBounds); and it rises above Σ ω_i·EST_i on some windows,
-// so the comparison is not vacuous.
-func TestGroupBoundBelowBruteForce(t *testing.T) {
-	rng := rand.New(rand.NewPCG(12, 8))
+// forSmallCPWindows calls fn on 240 seeded random small windows with jobs
+// (1–3 nodes, 2–4 waiting jobs, 10 s grid), their models and brute-force
+// optima.
+func forSmallCPWindows(t *testing.T, seed uint64, fn func(i int, w *model.Window, m *cp.Model, want float64)) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 8))
 	const g = 10
-	above := 0
 	for i := range 240 {
 		w, err := instances.RandomCPWindow(rng, 1+rng.IntN(3), 2+rng.IntN(3), g)
 		if err != nil {
@@ -174,6 +172,18 @@ func TestGroupBoundBelowBruteForce(t *testing.T) {
 			continue
 		}
 		want, _ := bruteForce(t, w)
+		fn(i, w, m, want)
+	}
+}
+
+// TestGroupBoundBelowBruteForce: on 240 seeded random small windows the
+// group bound (each group of a partition of the jobs solved alone, the
+// bounds added) never exceeds the brute-force optimum, for groups of at
+// most 1–2, 2–4 and 3–6 jobs (see groupBounds); and it rises above Σ ω_i·EST_i on some windows,
+// so the comparison is not vacuous.
+func TestGroupBoundBelowBruteForce(t *testing.T) {
+	above := 0
+	forSmallCPWindows(t, 12, func(i int, w *model.Window, m *cp.Model, want float64) {
 		for _, size := range []int{1, 2, 3} {
 			b, err := sat.GroupBound(m, size)
 			if err != nil {
@@ -187,7 +197,7 @@ func TestGroupBoundBelowBruteForce(t *testing.T) {
 				above++
 			}
 		}
-	}
+	})
 	if above < 20 {
 		t.Errorf("the group bound rose above LB on only %d windows", above)
 	}
@@ -199,22 +209,8 @@ func TestGroupBoundBelowBruteForce(t *testing.T) {
 // resources and with the most contended one, never exceeds the
 // brute-force optimum; and it rises above Σ ω_i·EST_i on some windows.
 func TestPoolBoundBelowBruteForce(t *testing.T) {
-	rng := rand.New(rand.NewPCG(13, 8))
-	const g = 10
 	above := 0
-	for i := range 240 {
-		w, err := instances.RandomCPWindow(rng, 1+rng.IntN(3), 2+rng.IntN(3), g)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := cp.Build(w, g)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(m.Jobs) == 0 {
-			continue
-		}
-		want, _ := bruteForce(t, w)
+	forSmallCPWindows(t, 13, func(i int, w *model.Window, m *cp.Model, want float64) {
 		for _, keep := range []int{0, 1} {
 			b, err := sat.PoolBound(m, keep)
 			if err != nil {
@@ -228,7 +224,7 @@ func TestPoolBoundBelowBruteForce(t *testing.T) {
 				above++
 			}
 		}
-	}
+	})
 	if above < 20 {
 		t.Errorf("the counting relaxation rose above LB on only %d windows", above)
 	}
