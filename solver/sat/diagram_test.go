@@ -22,6 +22,35 @@ func (s gsink) Add(c []cnf.Lit) {
 	s.g.Add(0)
 }
 
+// bigNodeModel returns the model of jobs one-unit jobs of random queues on
+// one big node, where every start is feasible, and random start ranges
+// [lo_i = 0, hi_i < 12] to test objective diagrams over.
+func bigNodeModel(t *testing.T, rng *rand.Rand, jobs int) (m *cp.Model, lo, hi []int) {
+	t.Helper()
+	doc := `{"time": 0, "topology": {"layout": {"pods": 1, "leaves_per_pod": 1, "nodes_per_leaf": 1}}, "idle": "n0",
+	 "queues": {"a": {"expected_wait": 10}, "b": {"expected_wait": 30}, "c": {"expected_wait": 60}}, "jobs": [`
+	for j := range jobs {
+		if j > 0 {
+			doc += ","
+		}
+		doc += fmt.Sprintf(`{"id": "j%d", "nodes": 1, "walltime": 10, "queue": %q, "select": "1:ncpus=1"}`, j, []string{"a", "b", "c"}[rng.IntN(3)])
+	}
+	doc += `], "node_resources": {"default": {"ncpus": 1000}}}`
+	w, err := model.ParseWindow([]byte(doc), model.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err = cp.Build(w, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo, hi = make([]int, jobs), make([]int, jobs)
+	for i := range hi {
+		hi[i] = rng.IntN(12)
+	}
+	return m, lo, hi
+}
+
 // TestObjectiveDiagrams checks the objective diagrams against the sum they
 // bound: on a window where every start is feasible (one big node, no
 // node blocks written), a start vector is satisfiable with AtMostCoarse(b,
@@ -32,27 +61,7 @@ func TestObjectiveDiagrams(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for round := range 30 {
 		jobs := 2 + rng.IntN(4)
-		doc := `{"time": 0, "topology": {"layout": {"pods": 1, "leaves_per_pod": 1, "nodes_per_leaf": 1}}, "idle": "n0",
-		 "queues": {"a": {"expected_wait": 10}, "b": {"expected_wait": 30}, "c": {"expected_wait": 60}}, "jobs": [`
-		for j := range jobs {
-			if j > 0 {
-				doc += ","
-			}
-			doc += fmt.Sprintf(`{"id": "j%d", "nodes": 1, "walltime": 10, "queue": %q, "select": "1:ncpus=1"}`, j, []string{"a", "b", "c"}[rng.IntN(3)])
-		}
-		doc += `], "node_resources": {"default": {"ncpus": 1000}}}`
-		w, err := model.ParseWindow([]byte(doc), model.ParseOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := cp.Build(w, 10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lo, hi := make([]int, jobs), make([]int, jobs)
-		for i := range hi {
-			hi[i] = rng.IntN(12)
-		}
+		m, lo, hi := bigNodeModel(t, rng, jobs)
 		g := gini.New()
 		enc, err := cnf.New(m, gsink{g}, lo, hi)
 		if err != nil {
@@ -124,27 +133,7 @@ func TestObjectiveGroupDiagrams(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 9))
 	for round := range 30 {
 		jobs := 2 + rng.IntN(4)
-		doc := `{"time": 0, "topology": {"layout": {"pods": 1, "leaves_per_pod": 1, "nodes_per_leaf": 1}}, "idle": "n0",
-		 "queues": {"a": {"expected_wait": 10}, "b": {"expected_wait": 30}, "c": {"expected_wait": 60}}, "jobs": [`
-		for j := range jobs {
-			if j > 0 {
-				doc += ","
-			}
-			doc += fmt.Sprintf(`{"id": "j%d", "nodes": 1, "walltime": 10, "queue": %q, "select": "1:ncpus=1"}`, j, []string{"a", "b", "c"}[rng.IntN(3)])
-		}
-		doc += `], "node_resources": {"default": {"ncpus": 1000}}}`
-		w, err := model.ParseWindow([]byte(doc), model.ParseOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := cp.Build(w, 10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lo, hi := make([]int, jobs), make([]int, jobs)
-		for i := range hi {
-			hi[i] = rng.IntN(12)
-		}
+		m, lo, hi := bigNodeModel(t, rng, jobs)
 		perm := rng.Perm(jobs)
 		var groups [][]int
 		var delta []int64
