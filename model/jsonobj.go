@@ -41,7 +41,7 @@ func decodeValue(path string, raw json.RawMessage, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	if err := dec.Decode(v); err != nil {
-		return fieldErr(path, "must be %s, got %s", wantKind(v), jsonKind(raw))
+		return fieldErr(path, "must be %s, got %s", wantKind(v), JSONKind(raw))
 	}
 	return nil
 }
@@ -62,8 +62,9 @@ func wantKind(v any) string {
 	return "a value of another type"
 }
 
-// jsonKind names the JSON type of raw for error messages.
-func jsonKind(raw json.RawMessage) string {
+// JSONKind names the JSON type of raw for error messages ("an object",
+// "a list", "a string", "a boolean", "null", "a number", or "nothing").
+func JSONKind(raw json.RawMessage) string {
 	t := bytes.TrimSpace(raw)
 	if len(t) == 0 {
 		return "nothing"
@@ -84,8 +85,8 @@ func jsonKind(raw json.RawMessage) string {
 }
 
 func newObj(path string, raw json.RawMessage) (*jobj, error) {
-	if jsonKind(raw) != "an object" {
-		return nil, fieldErr(path, "must be an object, got %s", jsonKind(raw))
+	if JSONKind(raw) != "an object" {
+		return nil, fieldErr(path, "must be an object, got %s", JSONKind(raw))
 	}
 	// Read the members one by one, so that a key given twice is an error
 	// rather than silently the last value.
@@ -165,7 +166,7 @@ func (o *jobj) int(key string, required bool, def, lo, hi int64) (int64, error) 
 }
 
 func parseInt(path string, raw json.RawMessage, lo, hi int64) (int64, error) {
-	if k := jsonKind(raw); k != "a number" {
+	if k := JSONKind(raw); k != "a number" {
 		return 0, fieldErr(path, "must be a number, got %s", k)
 	}
 	var n json.Number
@@ -219,7 +220,7 @@ func (o *jobj) id(key string) (string, error) {
 		return "", fieldErr(o.sub(key), "required")
 	}
 	path := o.sub(key)
-	switch jsonKind(raw) {
+	switch JSONKind(raw) {
 	case "a string":
 		var s string
 		if err := decodeValue(path, raw, &s); err != nil {
@@ -236,7 +237,7 @@ func (o *jobj) id(key string) (string, error) {
 		}
 		return strconv.FormatInt(v, 10), nil
 	}
-	return "", fieldErr(path, "must be a string or a non-negative integer, got %s", jsonKind(raw))
+	return "", fieldErr(path, "must be a string or a non-negative integer, got %s", JSONKind(raw))
 }
 
 // list returns key as a list of raw values.
@@ -257,7 +258,7 @@ func (o *jobj) list(key string, required bool) ([]json.RawMessage, bool, error) 
 
 // duration parses a number of seconds or a "[[HH:]MM:]SS" string.
 func parseSeconds(path string, raw json.RawMessage, lo int64) (int64, error) {
-	if jsonKind(raw) != "a string" {
+	if JSONKind(raw) != "a string" {
 		return parseInt(path, raw, lo, maxInt)
 	}
 	var s string

@@ -226,7 +226,7 @@ func readCost(root *jobj, w *Window) error {
 // returns their ids.
 func nodeList(path string, raw json.RawMessage, t *Topology) ([]int, error) {
 	var names []string
-	switch jsonKind(raw) {
+	switch JSONKind(raw) {
 	case "a string":
 		var s string
 		if err := decodeValue(path, raw, &s); err != nil {
@@ -252,7 +252,7 @@ func nodeList(path string, raw json.RawMessage, t *Topology) ([]int, error) {
 			names = append(names, s)
 		}
 	default:
-		return nil, fieldErr(path, "must be a list of node names or a hostlist string, got %s", jsonKind(raw))
+		return nil, fieldErr(path, "must be a list of node names or a hostlist string, got %s", JSONKind(raw))
 	}
 	ids := make([]int, len(names))
 	seen := make(map[int]bool, len(names))
@@ -353,7 +353,7 @@ func readBool(o *jobj, key string, def bool) (bool, error) {
 	if !ok {
 		return def, nil
 	}
-	if k := jsonKind(raw); k != "a boolean" {
+	if k := JSONKind(raw); k != "a boolean" {
 		return false, fieldErr(o.sub(key), "must be true or false, got %s", k)
 	}
 	var b bool
@@ -567,7 +567,7 @@ func readCapacities(path string, raw json.RawMessage) (Resources, error) {
 			return nil, fieldErr(p, "bad resource name")
 		}
 		v := o.m[k]
-		switch jsonKind(v) {
+		switch JSONKind(v) {
 		case "a number":
 			n, err := parseInt(p, v, 0, maxInt)
 			if err != nil {
@@ -585,7 +585,7 @@ func readCapacities(path string, raw json.RawMessage) (Resources, error) {
 			}
 			caps[k] = n
 		default:
-			return nil, fieldErr(p, "must be a non-negative integer or a size such as \"64gb\", got %s", jsonKind(v))
+			return nil, fieldErr(p, "must be a non-negative integer or a size such as \"64gb\", got %s", JSONKind(v))
 		}
 	}
 	return caps, nil

@@ -80,7 +80,7 @@ func ParseJobs(data []byte, loc *time.Location) (*Jobs, error) {
 		if dup != "" {
 			return nil, &Error{Source: src, Object: "job " + dup, Reason: "listed twice"}
 		}
-		return nil, &Error{Source: src, Field: "Jobs", Reason: fmt.Sprintf("must be an object of jobs, got %s", kind(body))}
+		return nil, &Error{Source: src, Field: "Jobs", Reason: fmt.Sprintf("must be an object of jobs, got %s", model.JSONKind(body))}
 	}
 	for _, m := range list {
 		j, err := parseJob(m.key, m.val, loc)
@@ -110,12 +110,12 @@ func parseJob(id string, raw json.RawMessage, loc *time.Location) (Job, error) {
 		if dup != "" {
 			return j, bad(dup, "given twice")
 		}
-		return j, &Error{Source: src, Object: obj, Reason: fmt.Sprintf("must be an object of attributes, got %s", kind(raw))}
+		return j, &Error{Source: src, Object: obj, Reason: fmt.Sprintf("must be an object of attributes, got %s", model.JSONKind(raw))}
 	}
 	str := func(field string, v json.RawMessage) (string, error) {
 		s, ok := scalar(v)
 		if !ok {
-			return "", bad(field, "must be a string, got %s", kind(v))
+			return "", bad(field, "must be a string, got %s", model.JSONKind(v))
 		}
 		return s, nil
 	}
@@ -219,7 +219,7 @@ func parseResourceList(j *Job, raw json.RawMessage, bad func(field, format strin
 		if dup != "" {
 			return bad("Resource_List."+dup, "given twice")
 		}
-		return bad("Resource_List", "must be an object, got %s", kind(raw))
+		return bad("Resource_List", "must be an object, got %s", model.JSONKind(raw))
 	}
 	for _, r := range res {
 		field := "Resource_List." + r.key
@@ -230,7 +230,7 @@ func parseResourceList(j *Job, raw json.RawMessage, bad func(field, format strin
 		switch r.key {
 		case "select", "nodect", "ncpus", "walltime", "place":
 			if !ok {
-				return bad(field, "must be a string or number, got %s", kind(r.val))
+				return bad(field, "must be a string or number, got %s", model.JSONKind(r.val))
 			}
 		default:
 			continue

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/optsched/optsched/model"
 )
 
 // member is one key of a JSON object with its raw value, in document order.
@@ -33,7 +35,7 @@ var (
 // still gets an error, never a panic.
 func members(raw json.RawMessage) (ms []member, dupKey string, err error) {
 	t := bytes.TrimSpace(raw)
-	if kind(t) != "an object" {
+	if model.JSONKind(t) != "an object" {
 		return nil, "", errNotObject
 	}
 	bad := errors.New("malformed object")
@@ -158,33 +160,12 @@ func scanValue(t []byte, i int) int {
 	return j
 }
 
-// kind names the JSON type of raw for messages.
-func kind(raw json.RawMessage) string {
-	t := bytes.TrimSpace(raw)
-	if len(t) == 0 {
-		return "nothing"
-	}
-	switch t[0] {
-	case '{':
-		return "an object"
-	case '[':
-		return "a list"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "a number"
-}
-
 // scalar returns the text of a JSON string, number or boolean: a string
 // unquoted, a number as written (PBS prints numeric-looking strings
 // without quotes), true and false as PBS spells booleans ("True",
 // "False"). ok is false for null, objects and lists.
 func scalar(raw json.RawMessage) (text string, ok bool) {
-	switch kind(raw) {
+	switch model.JSONKind(raw) {
 	case "a string":
 		var s string
 		if json.Unmarshal(raw, &s) != nil {
@@ -228,7 +209,7 @@ func document(source string, data []byte, list string) (header, json.RawMessage,
 	ms, dup, err := members(data)
 	switch {
 	case errors.Is(err, errNotObject):
-		return h, nil, &Error{Source: source, Reason: fmt.Sprintf("must be a JSON object, got %s", kind(data))}
+		return h, nil, &Error{Source: source, Reason: fmt.Sprintf("must be a JSON object, got %s", model.JSONKind(data))}
 	case errors.Is(err, errDupKey):
 		return h, nil, &Error{Source: source, Field: dup, Reason: "given twice"}
 	case err != nil:

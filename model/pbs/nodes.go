@@ -89,7 +89,7 @@ func ParseNodes(data []byte) (*Nodes, error) {
 		if dup != "" {
 			return nil, &Error{Source: src, Object: "node " + dup, Reason: "listed twice"}
 		}
-		return nil, &Error{Source: src, Field: "nodes", Reason: fmt.Sprintf("must be an object of vnodes, got %s", kind(body))}
+		return nil, &Error{Source: src, Field: "nodes", Reason: fmt.Sprintf("must be an object of vnodes, got %s", model.JSONKind(body))}
 	}
 	for _, m := range list {
 		n, err := parseNode(m.key, m.val)
@@ -116,7 +116,7 @@ func parseNode(name string, raw json.RawMessage) (Node, error) {
 		if dup != "" {
 			return n, bad(dup, "given twice")
 		}
-		return n, &Error{Source: src, Object: obj, Reason: fmt.Sprintf("must be an object of attributes, got %s", kind(raw))}
+		return n, &Error{Source: src, Object: obj, Reason: fmt.Sprintf("must be an object of attributes, got %s", model.JSONKind(raw))}
 	}
 	haveState := false
 	for _, a := range attrs {
@@ -127,7 +127,7 @@ func parseNode(name string, raw json.RawMessage) (Node, error) {
 		case "state":
 			s, ok := scalar(a.val)
 			if !ok {
-				return n, bad(a.key, "must be a string, got %s", kind(a.val))
+				return n, bad(a.key, "must be a string, got %s", model.JSONKind(a.val))
 			}
 			for _, w := range strings.Split(s, ",") {
 				w = strings.TrimSpace(w)
@@ -177,7 +177,7 @@ func parseNodeResources(attr string, raw json.RawMessage, amounts model.Resource
 		if dup != "" {
 			return bad(attr+"."+dup, "given twice")
 		}
-		return bad(attr, "must be an object, got %s", kind(raw))
+		return bad(attr, "must be an object, got %s", model.JSONKind(raw))
 	}
 	for _, r := range res {
 		field := attr + "." + r.key
@@ -187,7 +187,7 @@ func parseNodeResources(attr string, raw json.RawMessage, amounts model.Resource
 		s, ok := scalar(r.val)
 		if !ok {
 			if integerResources[r.key] || sizeResources[r.key] {
-				return bad(field, "must be a number or a size, got %s", kind(r.val))
+				return bad(field, "must be a number or a size, got %s", model.JSONKind(r.val))
 			}
 			continue // an unusual custom resource type; not ours to judge
 		}
@@ -221,7 +221,7 @@ func parseNodeResources(attr string, raw json.RawMessage, amounts model.Resource
 // ("123.svr/0"). Ids are returned once each, in order.
 func jobList(raw json.RawMessage) ([]string, error) {
 	var items []string
-	switch kind(raw) {
+	switch model.JSONKind(raw) {
 	case "a list":
 		var l []json.RawMessage
 		if err := json.Unmarshal(raw, &l); err != nil {
@@ -230,14 +230,14 @@ func jobList(raw json.RawMessage) ([]string, error) {
 		for i, r := range l {
 			s, ok := scalar(r)
 			if !ok {
-				return nil, fmt.Errorf("entry %d must be a job id, got %s", i, kind(r))
+				return nil, fmt.Errorf("entry %d must be a job id, got %s", i, model.JSONKind(r))
 			}
 			items = append(items, s)
 		}
 	default:
 		s, ok := scalar(raw)
 		if !ok {
-			return nil, fmt.Errorf("must be a list of job ids, got %s", kind(raw))
+			return nil, fmt.Errorf("must be a list of job ids, got %s", model.JSONKind(raw))
 		}
 		items = strings.Split(s, ",")
 	}
