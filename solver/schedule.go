@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -191,8 +192,6 @@ func (r *ScheduleResult) Doc(w *model.Window) model.ScheduleDoc {
 		Solver:      r.Solver,
 		ElapsedMS:   float64(r.Elapsed.Microseconds()) / 1000,
 		Granularity: r.Granularity,
-		Allocations: []model.AllocationDoc{},
-		Deferred:    []model.DeferralDoc{},
 	}
 	if r.Status != Unknown && r.Status != Infeasible {
 		obj := r.Objective
@@ -207,29 +206,9 @@ func (r *ScheduleResult) Doc(w *model.Window) model.ScheduleDoc {
 	}
 	allocs := slices.Clone(r.Allocations)
 	slices.SortStableFunc(allocs, func(a, b model.Allocation) int {
-		if a.Start != b.Start {
-			if a.Start < b.Start {
-				return -1
-			}
-			return 1
-		}
-		return a.Job - b.Job
+		return cmp.Or(cmp.Compare(a.Start, b.Start), a.Job-b.Job)
 	})
-	for _, a := range allocs {
-		units := make(map[string]int, len(a.Units))
-		for k, u := range a.Units {
-			units[w.Topology.Name(k)] = u
-		}
-		d.Allocations = append(d.Allocations, model.AllocationDoc{
-			Job:   w.Jobs[a.Job].ID,
-			Nodes: w.NodeNames(a.Nodes),
-			Start: a.Start,
-			Cost:  w.Cost.Cost(w.Topology, a.Nodes),
-			Units: units,
-		})
-	}
-	for _, def := range r.Deferred {
-		d.Deferred = append(d.Deferred, model.DeferralDoc{Job: w.Jobs[def.Job].ID, Reason: def.Reason})
-	}
+	d.Allocations = allocationDocs(w, allocs)
+	d.Deferred = deferralDocs(w, r.Deferred)
 	return d
 }

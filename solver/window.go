@@ -153,12 +153,10 @@ func placeSingles(w *model.Window, allocs []model.Allocation, singles []int) []m
 // Doc returns the JSON result document of r for window w.
 func (r *WindowResult) Doc(w *model.Window) model.ResultDoc {
 	d := model.ResultDoc{
-		Status:      r.Status.String(),
-		Encoding:    r.Encoding,
-		Solver:      r.Solver,
-		ElapsedMS:   float64(r.Elapsed.Microseconds()) / 1000,
-		Allocations: []model.AllocationDoc{},
-		Deferred:    []model.DeferralDoc{},
+		Status:    r.Status.String(),
+		Encoding:  r.Encoding,
+		Solver:    r.Solver,
+		ElapsedMS: float64(r.Elapsed.Microseconds()) / 1000,
 	}
 	if r.Status != Unknown && r.Status != Infeasible {
 		obj := r.Objective
@@ -171,16 +169,39 @@ func (r *WindowResult) Doc(w *model.Window) model.ResultDoc {
 			d.Gap = &g
 		}
 	}
-	for _, a := range r.Allocations {
-		d.Allocations = append(d.Allocations, model.AllocationDoc{
+	d.Allocations = allocationDocs(w, r.Allocations)
+	d.Deferred = deferralDocs(w, r.Deferred)
+	return d
+}
+
+// allocationDocs maps allocations to their documents (job ids, node
+// names, CH cost, and units by node name when the allocation has units),
+// in the given order; never nil, so that JSON shows [].
+func allocationDocs(w *model.Window, allocs []model.Allocation) []model.AllocationDoc {
+	out := make([]model.AllocationDoc, 0, len(allocs))
+	for _, a := range allocs {
+		ad := model.AllocationDoc{
 			Job:   w.Jobs[a.Job].ID,
 			Nodes: w.NodeNames(a.Nodes),
 			Start: a.Start,
 			Cost:  w.Cost.Cost(w.Topology, a.Nodes),
-		})
+		}
+		if a.Units != nil {
+			ad.Units = make(map[string]int, len(a.Units))
+			for k, u := range a.Units {
+				ad.Units[w.Topology.Name(k)] = u
+			}
+		}
+		out = append(out, ad)
 	}
-	for _, def := range r.Deferred {
-		d.Deferred = append(d.Deferred, model.DeferralDoc{Job: w.Jobs[def.Job].ID, Reason: def.Reason})
+	return out
+}
+
+// deferralDocs maps deferrals to their documents; never nil.
+func deferralDocs(w *model.Window, defs []model.Deferral) []model.DeferralDoc {
+	out := make([]model.DeferralDoc, 0, len(defs))
+	for _, def := range defs {
+		out = append(out, model.DeferralDoc{Job: w.Jobs[def.Job].ID, Reason: def.Reason})
 	}
-	return d
+	return out
 }
