@@ -256,6 +256,42 @@ func (o *jobj) list(key string, required bool) ([]json.RawMessage, bool, error) 
 	return l, true, nil
 }
 
+// objects calls fn on every member of the list under key, each an object
+// read at path key[i]; a missing list is empty (an error when required).
+func (o *jobj) objects(key string, required bool, fn func(path string, m *jobj) error) error {
+	list, _, err := o.list(key, required)
+	if err != nil {
+		return err
+	}
+	for i, raw := range list {
+		path := fmt.Sprintf("%s[%d]", o.sub(key), i)
+		m, err := newObj(path, raw)
+		if err != nil {
+			return err
+		}
+		if err := fn(path, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// nodes reads the required, non-empty node list under "nodes".
+func (o *jobj) nodes(path string, t *Topology) ([]int, error) {
+	raw, ok := o.get("nodes")
+	if !ok {
+		return nil, fieldErr(path+".nodes", "required")
+	}
+	ids, err := nodeList(path+".nodes", raw, t)
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return nil, fieldErr(path+".nodes", "must name at least one node")
+	}
+	return ids, nil
+}
+
 // duration parses a number of seconds or a "[[HH:]MM:]SS" string.
 func parseSeconds(path string, raw json.RawMessage, lo int64) (int64, error) {
 	if JSONKind(raw) != "a string" {

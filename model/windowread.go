@@ -288,16 +288,8 @@ func readIdle(root *jobj, w *Window) error {
 }
 
 func readRunning(root *jobj, w *Window, ids map[string]string) error {
-	list, _, err := root.list("running", false)
-	if err != nil {
-		return err
-	}
-	for i, raw := range list {
-		path := fmt.Sprintf("running[%d]", i)
-		o, err := newObj(path, raw)
-		if err != nil {
-			return err
-		}
+	return root.objects("running", false, func(path string, o *jobj) error {
+		var err error
 		var r RunningJob
 		if r.ID, err = o.id("id"); err != nil {
 			return err
@@ -306,15 +298,8 @@ func readRunning(root *jobj, w *Window, ids map[string]string) error {
 			return fieldErr(path+".id", "job %q is already declared at %s", r.ID, prev)
 		}
 		ids[r.ID] = path
-		nraw, ok := o.get("nodes")
-		if !ok {
-			return fieldErr(path+".nodes", "required")
-		}
-		if r.Nodes, err = nodeList(path+".nodes", nraw, w.Topology); err != nil {
+		if r.Nodes, err = o.nodes(path, w.Topology); err != nil {
 			return err
-		}
-		if len(r.Nodes) == 0 {
-			return fieldErr(path+".nodes", "must name at least one node")
 		}
 		for _, id := range r.Nodes {
 			if w.IsIdle(id) {
@@ -343,8 +328,8 @@ func readRunning(root *jobj, w *Window, ids map[string]string) error {
 			return err
 		}
 		w.Running = append(w.Running, r)
-	}
-	return nil
+		return nil
+	})
 }
 
 // readBool returns key as true or false; def when absent or null.

@@ -83,29 +83,14 @@ func readRunningUnits(o *jobj, path string, w *Window, r *RunningJob) (map[int]i
 // readReservations reads "reservations": a list of {id, nodes, start,
 // end} keeping waiting jobs off nodes over [start, end).
 func readReservations(root *jobj, w *Window) error {
-	list, _, err := root.list("reservations", false)
-	if err != nil {
-		return err
-	}
-	for i, raw := range list {
-		path := fmt.Sprintf("reservations[%d]", i)
-		o, err := newObj(path, raw)
-		if err != nil {
-			return err
-		}
+	return root.objects("reservations", false, func(path string, o *jobj) error {
+		var err error
 		var r Reservation
 		if r.ID, err = o.str("id", false, ""); err != nil {
 			return err
 		}
-		nraw, ok := o.get("nodes")
-		if !ok {
-			return fieldErr(path+".nodes", "required")
-		}
-		if r.Nodes, err = nodeList(path+".nodes", nraw, w.Topology); err != nil {
+		if r.Nodes, err = o.nodes(path, w.Topology); err != nil {
 			return err
-		}
-		if len(r.Nodes) == 0 {
-			return fieldErr(path+".nodes", "must name at least one node")
 		}
 		slices.Sort(r.Nodes)
 		if r.Start, err = o.int("start", true, 0, 0, maxTime); err != nil {
@@ -124,6 +109,6 @@ func readReservations(root *jobj, w *Window) error {
 			return err
 		}
 		w.Reservations = append(w.Reservations, r)
-	}
-	return nil
+		return nil
+	})
 }
