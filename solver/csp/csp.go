@@ -44,6 +44,14 @@ type search struct {
 	t0       time.Time
 	stats    map[string]float64
 	seg      segScratch // segmentDP's reusable tables
+	res      resScratch // residualDP's reusable tables
+}
+
+// resScratch holds residualDP's tables between calls.
+type resScratch struct {
+	F             []int64
+	ch            []int8
+	pos, runStart []int
 }
 
 // Solve finds an optimal placement, or the best it can within ctx's

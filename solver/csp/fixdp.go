@@ -103,7 +103,8 @@ func (st *search) residualDP(ctx context.Context, used []bool, left []int, maxCe
 			break
 		}
 	}
-	var pos, runStart []int
+	pos, runStart := st.res.pos[:0], st.res.runStart[:0]
+	defer func() { st.res.pos, st.res.runStart = pos, runStart }()
 	for d := range nq {
 		i := (first + d) % nq
 		if used[i] {
@@ -130,9 +131,9 @@ func (st *search) residualDP(ctx context.Context, used []bool, left []int, maxCe
 		return nil, false
 	}
 	st.stats["fix_residual_cells"] = float64((T + 1) * states)
-	digit := func(m, s int) int { return (m / stride[s]) % (left[s] + 1) }
-	F := make([]int64, (T+1)*states)
-	ch := make([]int8, (T+1)*states) // 0: free, s+1: block of size s ends here
+	// The tables are reused across calls (lns makes many small ones).
+	F := grow(&st.res.F, (T+1)*states)
+	ch := grow(&st.res.ch, (T+1)*states) // 0: free, s+1: block of size s ends here
 	for m := 1; m < states; m++ {
 		F[m] = inf
 	}
@@ -150,12 +151,19 @@ func (st *search) residualDP(ctx context.Context, used []bool, left []int, maxCe
 			}
 			cost := g.Cost[s][pos[t-r]]
 			from := F[(t-r)*states : (t-r+1)*states]
-			for m := stride[s]; m < states; m++ {
-				if digit(m, s) == 0 || from[m-stride[s]] >= inf {
-					continue
-				}
-				if v := from[m-stride[s]] + cost; v < cur[m] {
-					cur[m], c[m] = v, int8(s+1)
+			// The multisets with at least one block of size s: within each
+			// period stride·(left+1) of the mixed radix, all but the first
+			// stride (no division per cell).
+			sd, period := stride[s], stride[s]*(left[s]+1)
+			for base := 0; base < states; base += period {
+				for m := base + sd; m < base+period; m++ {
+					f := from[m-sd]
+					if f >= inf {
+						continue
+					}
+					if v := f + cost; v < cur[m] {
+						cur[m], c[m] = v, int8(s+1)
+					}
 				}
 			}
 		}
