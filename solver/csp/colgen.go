@@ -24,24 +24,42 @@ type cyclicPricer struct {
 	H   []float64 // line DP from the current head length w
 	cg  []int16   // choices of G: -1 position left free, s a block
 	chh []int16
-	// cost[s·|Q|+i] is c(D(i, r_s)) as a float; active lists the sizes
-	// with jobs and size their node counts.
+	// cost[s·|Q|+i] is c(D(i, r_s)) as a float (+Inf for a block over a
+	// position a dive has taken); active lists the sizes with jobs and
+	// size their node counts; eps are the counts to place.
 	cost   []float64
 	active []int
 	size   []int
+	eps    []int
 }
 
-func newCyclicPricer(st *search) *cyclicPricer {
+// newCyclicPricer returns the pricer of st's problem, or of the residual
+// problem rs of a dive when rs is not nil.
+func newCyclicPricer(st *search, rs *restriction) *cyclicPricer {
 	n := st.nq + 1
 	pr := &cyclicPricer{st: st, G: make([]float64, n), H: make([]float64, n),
-		cg: make([]int16, n), chh: make([]int16, n), cost: make([]float64, len(st.eps)*st.nq)}
+		cg: make([]int16, n), chh: make([]int16, n), cost: make([]float64, len(st.eps)*st.nq), eps: st.eps}
+	var taken []int // taken[i]: positions in [0, i) that the dive has taken
+	if rs != nil {
+		pr.eps = rs.left
+		taken = make([]int, 2*st.nq+1)
+		for i := range 2 * st.nq {
+			taken[i+1] = taken[i]
+			if rs.used[i%st.nq] {
+				taken[i+1]++
+			}
+		}
+	}
 	for s, r := range st.g.Sizes {
-		if st.eps[s] > 0 {
+		if pr.eps[s] > 0 {
 			pr.active = append(pr.active, s)
 			pr.size = append(pr.size, r)
 		}
 		for i, c := range st.g.Cost[s] {
 			pr.cost[s*st.nq+i] = float64(c)
+			if taken != nil && (taken[i+r] > taken[i] || rs.banned[block{s, i}]) {
+				pr.cost[s*st.nq+i] = math.Inf(1)
+			}
 		}
 	}
 	return pr
@@ -88,7 +106,7 @@ func (pr *cyclicPricer) price(ctx context.Context, lambda []float64) (v float64,
 	best, bw, bs := pr.G[nq], 0, -1
 	maxR := 0
 	for s, r := range g.Sizes {
-		if st.eps[s] > 0 {
+		if pr.eps[s] > 0 {
 			maxR = max(maxR, r)
 		}
 	}
@@ -99,14 +117,14 @@ func (pr *cyclicPricer) price(ctx context.Context, lambda []float64) (v float64,
 		// Which wrapping blocks with head w could beat best?
 		last := -1
 		for s, r := range g.Sizes {
-			if r <= w || st.eps[s] == 0 {
+			if r <= w || pr.eps[s] == 0 {
 				continue
 			}
 			e := nq - r + w
 			if e < w {
 				continue
 			}
-			if pr.G[e]-pr.G[w]+float64(g.Cost[s][e])-lambda[s] < best-1e-9 {
+			if pr.G[e]-pr.G[w]+pr.cost[s*nq+e]-lambda[s] < best-1e-9 {
 				last = max(last, e)
 			}
 		}
@@ -116,14 +134,14 @@ func (pr *cyclicPricer) price(ctx context.Context, lambda []float64) (v float64,
 		st.stats["colgen_wrap_dps"]++
 		pr.line(pr.H, pr.chh, lambda, w, last)
 		for s, r := range g.Sizes {
-			if r <= w || st.eps[s] == 0 {
+			if r <= w || pr.eps[s] == 0 {
 				continue
 			}
 			e := nq - r + w
 			if e < w || e > last {
 				continue
 			}
-			if val := pr.H[e] + float64(g.Cost[s][e]) - lambda[s]; val < best-1e-9 {
+			if val := pr.H[e] + pr.cost[s*nq+e] - lambda[s]; val < best-1e-9 {
 				best, bw, bs = val, w, s
 			}
 		}
@@ -160,25 +178,74 @@ func (pr *cyclicPricer) price(ctx context.Context, lambda []float64) (v float64,
 // incumbents, as is the Lagrangian heuristic's repair of the master's
 // heaviest packing. It returns the multipliers of the best bound.
 func (st *search) colgen(ctx context.Context, lambda []float64) ([]float64, *master) {
+	lambda, ms, _ := st.colgenOn(ctx, lambda, nil, nil, 2000)
+	return lambda, ms
+}
+
+// colgenOn runs column generation on st's problem (rs nil) or on the
+// residual problem rs of a dive, for at most maxIter iterations, seeding
+// the master with prev's packings restricted to the residual when prev is
+// not nil. On a residual problem the bounds stay local (they are not
+// bounds of the window) and the run stops once its best bound plus the
+// kept blocks' cost cannot beat the incumbent. It returns the multipliers
+// of its best bound, the master and that bound (−Inf when none).
+func (st *search) colgenOn(ctx context.Context, lambda []float64, rs *restriction, prev *master, maxIter int) ([]float64, *master, float64) {
 	D := len(st.eps)
-	pr := newCyclicPricer(st)
-	ms := newMaster(st, lambda)
-	if st.best < inf {
-		ms.add(st.starts, st.counts(st.starts), float64(st.best))
+	pr := newCyclicPricer(st, rs)
+	eps := pr.eps
+	var ms *master
+	var offset float64 // cost of the kept blocks
+	if rs == nil {
+		ms = newMaster(st, lambda)
+		if st.best < inf {
+			ms.add(st.starts, st.counts(st.starts), float64(st.best))
+		}
+	} else {
+		offset = float64(rs.keptCost)
+		ms = newMasterFor(eps, float64(st.best), lambda)
+		if prev != nil {
+			rs.seed(st, ms, prev)
+		}
+	}
+	// full returns a packing of the residual problem with the kept blocks.
+	full := func(starts [][]int) [][]int {
+		if rs == nil {
+			return starts
+		}
+		out := make([][]int, D)
+		for s := range out {
+			out[s] = append(slices.Clone(rs.kept[s]), starts[s]...)
+		}
+		return out
+	}
+	// done reports whether the bound meets the incumbent.
+	done := func(bound float64) bool {
+		if rs == nil {
+			return st.provenOptimal()
+		}
+		return bound+offset >= float64(st.best)-1+1e-6
 	}
 	bestL, bestLambda := math.Inf(-1), slices.Clone(lambda)
 	point := make([]float64, D)
 	// α = 0.8 took 20–35 % fewer iterations than 0.5 or 0.95 on tight
 	// k=32 fat-tree windows.
 	const alpha = 0.8
-	for it := 0; it < 2000; it++ {
+	for it := 0; it < maxIter; it++ {
 		if ctx.Err() != nil {
 			break
 		}
 		pi, pi0, z := ms.solve()
-		st.stats["colgen_iterations"] = float64(it + 1)
-		st.stats["colgen_master"] = z
-		if !ms.artificial() && z-bestL <= 1e-6*max(1, math.Abs(z)) {
+		if rs == nil {
+			st.stats["colgen_iterations"] = float64(it + 1)
+			st.stats["colgen_master"] = z
+		} else {
+			st.stats["dive_colgen_iterations"]++
+		}
+		tol := 1e-6
+		if rs != nil {
+			tol = diveTol
+		}
+		if !ms.artificial() && z-bestL <= tol*max(1, math.Abs(z)) {
 			break // the master's value meets the bound: the dual is solved
 		}
 		a := alpha
@@ -191,26 +258,26 @@ func (st *search) colgen(ctx context.Context, lambda []float64) ([]float64, *mas
 			}
 			v, starts, ok := pr.price(ctx, point)
 			if !ok {
-				return bestLambda, ms
+				return bestLambda, ms, bestL
 			}
 			L := v
-			for s, e := range st.eps {
+			for s, e := range eps {
 				L += point[s] * float64(e)
 			}
 			if L > bestL {
 				bestL = L
 				copy(bestLambda, point)
 			}
-			if L > st.bound+1e-9 {
+			if rs == nil && L > st.bound+1e-9 {
 				st.raise(L, "column generation")
 			}
 			cnt := st.counts(starts)
 			c := float64(st.g.Objective(starts))
-			if slices.Equal(cnt, st.eps) {
-				st.offer(starts, "column generation")
+			if slices.Equal(cnt, eps) {
+				st.offer(full(starts), "column generation")
 			}
-			if st.provenOptimal() {
-				return bestLambda, ms
+			if done(bestL) {
+				return bestLambda, ms, bestL
 			}
 			// Add the column when it prices out at the master's duals.
 			rc := c - pi0
@@ -229,20 +296,24 @@ func (st *search) colgen(ctx context.Context, lambda []float64) ([]float64, *mas
 				// is optimal, and without artificials its value is the
 				// dual bound. With them, the dual box binds: widen it.
 				if ms.artificial() {
+					if ms.width > 8 {
+						return bestLambda, ms, math.Inf(1) // infeasible residual
+					}
 					ms.widen()
 					break
 				}
-				st.raise(z-1e-9*math.Abs(z)-1e-6, "column generation, master optimal")
-				return bestLambda, ms
+				if rs == nil {
+					st.raise(z-1e-9*math.Abs(z)-1e-6, "column generation, master optimal")
+				}
+				return bestLambda, ms, max(bestL, z-1e-9*math.Abs(z)-1e-6)
 			}
 			a = 0 // mispricing: price at the duals themselves
 		}
-		if it%10 == 9 {
+		if rs == nil && it%10 == 9 {
 			st.repair(ms.heaviest(), "column generation heuristic")
 		}
-
 	}
-	return bestLambda, ms
+	return bestLambda, ms, bestL
 }
 
 // counts returns the number of blocks of each size in starts.

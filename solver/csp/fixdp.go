@@ -1,7 +1,6 @@
 package csp
 
 import (
-	"cmp"
 	"context"
 	"math/rand/v2"
 	"slices"
@@ -20,24 +19,7 @@ type block struct{ s, i int }
 // too large for the DP, more blocks are kept, heaviest first. It offers
 // the result and reports whether it improved the incumbent.
 func (st *search) fixAndSolve(ctx context.Context, ms *master, maxCells int) bool {
-	weight := map[block]float64{}
-	for r, j := range ms.basis {
-		if j < ms.nart || ms.x[r] <= 1e-9 {
-			continue
-		}
-		for s, is := range ms.starts[j] {
-			for _, i := range is {
-				weight[block{s, i}] += ms.x[r]
-			}
-		}
-	}
-	cands := make([]block, 0, len(weight))
-	for b := range weight {
-		cands = append(cands, b)
-	}
-	slices.SortFunc(cands, func(a, b block) int {
-		return cmp.Or(cmp.Compare(weight[b], weight[a]), a.s-b.s, a.i-b.i)
-	})
+	cands, weight := ms.weights()
 	nq := st.nq
 	used := make([]bool, nq)
 	left := slices.Clone(st.eps)

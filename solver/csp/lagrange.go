@@ -21,11 +21,13 @@ import (
 // packings seed the primal heuristic (repair). The subgradient's λ then
 // starts column generation (colgen, up to 40 % of the time left), which
 // solves the Lagrangian dual over packings of the cycle and whose master
-// solution gives the fix-and-place incumbent (fixAndSolve). When the gap
-// is small, an exact branch and bound on reduced costs (rcSearch) tries to
-// close it with 20 % of what is left; the rest goes to re-ordering blocks
-// exactly (segmentDescent) and large-neighbourhood moves (lns). It returns true when
-// the incumbent is proven optimal.
+// solution gives the fix-and-place incumbent (fixAndSolve). Branch-and-
+// price dives (dive, 60 % of what is left; one per fixing rate 1/8, 1/16,
+// … of the jobs per round) then fix blocks, re-solve the master and repeat.
+// When the gap is small, an exact branch and bound on reduced costs
+// (rcSearch) tries to close it with 20 % of what is left; the rest goes to
+// re-ordering blocks exactly (segmentDescent) and large-neighbourhood
+// moves (lns). It returns true when the incumbent is proven optimal.
 func (st *search) lagrange(ctx context.Context) bool {
 	g, nq, D := st.g, st.nq, len(st.eps)
 	lambda := st.trivialLambda()
@@ -111,6 +113,13 @@ func (st *search) lagrange(ctx context.Context) bool {
 		cancel()
 		if !st.provenOptimal() && ctx.Err() == nil {
 			st.fixAndSolve(ctx, ms, 2_000_000)
+		}
+		if !st.provenOptimal() && ctx.Err() == nil {
+			dctx, cancel := share(ctx, 6)
+			for fixDiv := 8; dctx.Err() == nil && !st.provenOptimal() && fixDiv <= 64; fixDiv *= 2 {
+				st.dive(dctx, ms, bestLambda, fixDiv, 2_000_000)
+			}
+			cancel()
 		}
 	}
 	// The exact search pays off when the gap is already small, or the
