@@ -16,7 +16,10 @@
 // bound — at least the LP bound of the strong M_SCAS program. The
 // incumbent comes from primal heuristics: the Lagrangian heuristic, the
 // master's weight-1 blocks completed by an exact residual DP
-// (fixAndSolve), exact re-ordering of runs of blocks (segmentDP) and
+// (fixAndSolve), branch-and-price dives that fix the master's heaviest
+// blocks, re-solve it by column generation on the positions left and
+// backtrack when the residual is infeasible or cannot win (dive), exact
+// re-ordering of runs of blocks (segmentDP) and
 // large-neighbourhood moves that re-place two runs of blocks exactly
 // (lns). When the gap is small, a branch and bound on reduced costs with
 // widening targets (rcSearch) tries to prove the optimum. The result is
