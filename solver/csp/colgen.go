@@ -57,9 +57,14 @@ func newCyclicPricer(st *search, rs *restriction) *cyclicPricer {
 		}
 		for i, c := range st.g.Cost[s] {
 			pr.cost[s*st.nq+i] = float64(c)
-			if taken != nil && (taken[i+r] > taken[i] || rs.banned[block{s, i}]) {
+			if taken != nil && taken[i+r] > taken[i] {
 				pr.cost[s*st.nq+i] = math.Inf(1)
 			}
+		}
+	}
+	if rs != nil {
+		for b := range rs.banned {
+			pr.cost[b.s*st.nq+b.i] = math.Inf(1)
 		}
 	}
 	return pr
