@@ -134,6 +134,52 @@ func BenchmarkPaperClass(b *testing.B) {
 	}
 }
 
+// BenchmarkLargeClass solves, per iteration, the next of the 40 windows of
+// the large class (k=32 fat-tree, 1,000–5,000 idle, 50–200 jobs) with a
+// 1 s limit, and reports the share of windows within the 0.1 % target
+// (proven optimal or gap ≤ 0.1 %), the share proven optimal and the mean
+// and largest gap to csp's own bound. Run with -benchtime 40x for the
+// class once.
+func BenchmarkLargeClass(b *testing.B) {
+	c := bench.LargeClass()
+	var ws []*model.Window
+	for k := range 40 {
+		w, err := c.Make(1, k)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ws = append(ws, w)
+	}
+	k, within, proven := 0, 0, 0
+	gapSum, gapMax := 0.0, 0.0
+	for b.Loop() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		res, err := solver.SolveWindow(ctx, ws[k%len(ws)], csp.Solver{}, solver.Options{})
+		cancel()
+		if err != nil {
+			b.Fatal(err)
+		}
+		g, ok := res.Gap()
+		if !ok {
+			b.Fatalf("window %d: no bound (status %v)", k%len(ws), res.Status)
+		}
+		gap := 100 * g
+		if res.Status == solver.Optimal {
+			proven++
+		}
+		if res.Status == solver.Optimal || gap <= 0.1 {
+			within++
+		}
+		gapSum += gap
+		gapMax = max(gapMax, gap)
+		k++
+	}
+	b.ReportMetric(100*float64(within)/float64(k), "%within0.1")
+	b.ReportMetric(100*float64(proven)/float64(k), "%proven")
+	b.ReportMetric(gapSum/float64(k), "meangap%")
+	b.ReportMetric(gapMax, "maxgap%")
+}
+
 // BenchmarkShipped solves each shipped paper-scale window (max 5 jobs).
 func BenchmarkShipped(b *testing.B) {
 	for _, name := range instances.Names() {
