@@ -130,19 +130,23 @@ const diveTol = 1e-4
 // the blocks of weight 1 and the heaviest fractional ones (a share
 // 1/fixDiv of the jobs left, at least one), re-solves the master on the
 // residual problem by column generation (warm-started from the previous
-// duals and packings), and repeats until the residual problem is small
+// multipliers and basis), and repeats until the residual problem is small
 // enough for the exact residual DP, which places the rest. Re-solving
 // after each fixing is what makes the kept blocks agree with each other,
 // where fixAndSolve keeps fractional blocks from one LP solution.
 //
 // On tight windows a round's blocks often leave runs of free positions
 // that no combination of the jobs left fills exactly (the residual LP is
-// infeasible). The dive then backtracks: it undoes the round, halves the
-// number of fractional blocks it keeps, and once a single block fails it
-// bans that block (the other branch of the dive) and re-solves. It stops
-// when the residual's Lagrangian bound plus the kept blocks' cost cannot
-// beat the incumbent, after maxBacktracks failures, or at ctx's deadline.
-// It reports whether it improved the incumbent.
+// infeasible), or a residual whose Lagrangian bound plus the kept blocks'
+// cost cannot beat the incumbent. The dive then backtracks: it undoes the
+// round, halves the number of fractional blocks it keeps, and once a
+// single block fails it bans that block (the other branch of the dive)
+// and re-solves. It stops when the residual DP has placed the rest, when
+// the banned branch cannot win either, after maxBacktracks failures, or at
+// ctx's deadline. It reports whether it improved the incumbent. (Deeper
+// backtracking, which goes on after a placement and undoes earlier rounds,
+// did worse on the large class in the same time: 39/37/39 of 40 windows
+// within 0.1 % on three seeds, against 40/39/39.)
 func (st *search) dive(ctx context.Context, ms *master, lambda []float64, fixDiv, maxCells int) bool {
 	const maxBacktracks = 24
 	st.stats["dives"]++
