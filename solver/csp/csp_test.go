@@ -180,6 +180,57 @@ func BenchmarkLargeClass(b *testing.B) {
 	b.ReportMetric(gapMax, "maxgap%")
 }
 
+// TestLargeCBCOptima holds csp to optima that CBC 2.10 proved on the
+// exported strong M_SCAS programs of five tight large-class windows
+// (5–19 free positions out of 1,060–1,621; CBC took 14–138 s each): with
+// half a second, csp's bound must not exceed the optimum and its
+// allocation (checked by SolveWindow with model.Check) must not cost less.
+// The bound is the part of csp that no other solver can check at this
+// size, so this is its test on large windows.
+func TestLargeCBCOptima(t *testing.T) {
+	if testing.Short() {
+		t.Skip("five large windows at 0.5 s each")
+	}
+	cases := []struct {
+		seed uint64
+		k    int
+		opt  int64
+	}{
+		{1, 35, 997_871},   // LP integral
+		{1, 34, 1_266_447}, // LP 1,266,362
+		{1, 27, 806_356},   // LP 806,203
+		{1, 24, 957_137},   // LP 957,065
+		{3, 36, 1_218_502}, // LP 1,217,465; 2,052 nodes
+	}
+	c := bench.LargeClass()
+	reached := 0
+	for _, tc := range cases {
+		w, err := c.Make(tc.seed, tc.k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		res, err := solver.SolveWindow(ctx, w, csp.Solver{}, solver.Options{})
+		cancel()
+		if err != nil {
+			t.Fatalf("seed %d window %d: %v", tc.seed, tc.k, err)
+		}
+		if res.Bound > float64(tc.opt)+1e-6 {
+			t.Errorf("seed %d window %d: bound %.1f above CBC's optimum %d", tc.seed, tc.k, res.Bound, tc.opt)
+		}
+		if res.Objective < tc.opt {
+			t.Errorf("seed %d window %d: objective %d below CBC's optimum %d", tc.seed, tc.k, res.Objective, tc.opt)
+		}
+		if res.Status == solver.Optimal && res.Objective != tc.opt {
+			t.Errorf("seed %d window %d: proven optimal at %d, CBC's optimum is %d", tc.seed, tc.k, res.Objective, tc.opt)
+		}
+		if res.Objective == tc.opt {
+			reached++
+		}
+	}
+	t.Logf("csp reached CBC's optimum on %d of %d windows in 0.5 s", reached, len(cases))
+}
+
 // BenchmarkShipped solves each shipped paper-scale window (max 5 jobs).
 func BenchmarkShipped(b *testing.B) {
 	for _, name := range instances.Names() {
