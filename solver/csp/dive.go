@@ -5,6 +5,7 @@ import (
 	"context"
 	"maps"
 	"math"
+	"math/rand/v2"
 	"slices"
 )
 
@@ -148,6 +149,12 @@ const diveTol = 1e-4
 // did worse on the large class in the same time: 39/37/39 of 40 windows
 // within 0.1 % on three seeds, against 40/39/39.)
 func (st *search) dive(ctx context.Context, ms *master, lambda []float64, fixDiv, maxCells int) bool {
+	return st.diveNoisy(ctx, ms, lambda, fixDiv, maxCells, nil)
+}
+
+// diveNoisy is dive with the fractional blocks ranked by weight times a
+// random factor in [1 − noise, 1 + noise] when rng is not nil.
+func (st *search) diveNoisy(ctx context.Context, ms *master, lambda []float64, fixDiv, maxCells int, rng *rand.Rand) bool {
 	const maxBacktracks = 24
 	st.stats["dives"]++
 	rs := newRestriction(st)
@@ -158,6 +165,16 @@ func (st *search) dive(ctx context.Context, ms *master, lambda []float64, fixDiv
 		st.stats["dive_rounds"]++
 		snap := rs.clone()
 		cands, weight := ms.weights()
+		if rng != nil {
+			key := make(map[block]float64, len(cands))
+			for _, b := range cands {
+				key[b] = weight[b]
+				if weight[b] < 1-1e-6 {
+					key[b] *= 1 + diveNoise*(2*rng.Float64()-1)
+				}
+			}
+			slices.SortStableFunc(cands, func(a, b block) int { return cmp.Compare(key[b], key[a]) })
+		}
 		quota := min(capQuota, max(1, rs.jobs()/fixDiv))
 		took, frac := false, 0
 		var last block // the last fractional block kept
@@ -218,3 +235,7 @@ func (st *search) dive(ctx context.Context, ms *master, lambda []float64, fixDiv
 	}
 	return false
 }
+
+// diveNoise is the spread of the random factor on fractional weights in
+// the dives that follow the deterministic ones (diveNoisy).
+const diveNoise = 0.3
