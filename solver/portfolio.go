@@ -10,8 +10,9 @@ import (
 // and, unless it proves optimality, a fallback heuristic (warm-started
 // from the exact solver's incumbent when it has one) within the reserve.
 // It returns the better allocation: status Optimal when the exact solver
-// proved it, Fallback otherwise, with the exact solver's bound in both
-// cases. The deadline is honoured even when the exact solver does not
+// proved it, Fallback when the fallback supplied or improved the answer,
+// and the exact solver's own status (Feasible) when its incumbent stands,
+// with the exact solver's bound in every case. The deadline is honoured even when the exact solver does not
 // return in time (a cgo solver mid-solve): it is abandoned Grace after its
 // share of the budget, and its goroutine finishes in the background.
 //
@@ -106,10 +107,12 @@ func (pf Portfolio) Solve(ctx context.Context, p *Problem) (*Result, error) {
 		return nil, fmt.Errorf("fallback %s: %w", fb.Name(), err)
 	}
 	out := *h
+	out.Status = Fallback
 	if ex != nil && len(ex.Allocations) > 0 && ex.Objective <= h.Objective {
+		// The fallback found nothing better: the answer is the exact
+		// solver's incumbent, with its status (feasible), not "fallback".
 		out = *ex
 	}
-	out.Status = Fallback
 	out.Solver = pf.Name()
 	out.Bound = NoBound
 	out.Stats = map[string]float64{"exact_objective": -1, "fallback_objective": float64(h.Objective)}

@@ -54,7 +54,9 @@ checked (model.Check) before it is printed.
 An exact solver runs within the time limit minus a reserve; if it has not
 proved optimality by then, the fallback (--fallback sa, warm-started from
 the exact solver's incumbent) uses the reserve, and the better answer is
-returned with status "fallback", the exact solver's bound and the gap.
+returned with the exact solver's bound and the gap: status "fallback" when
+the heuristic supplied or improved it, "feasible" when the exact solver's
+incumbent stood.
 
 Solvers and heuristics (--solver, or --heuristic):
 ` + solverHelp() + `
