@@ -59,6 +59,20 @@ func LargeClass() Class {
 	}}
 }
 
+// LargeLayoutClass: the large class on the 10,000-node 25×40×10 layout
+// (pods of 40 leaves of 10 nodes) instead of the fat-tree.
+func LargeLayoutClass() Class {
+	return Class{Name: "large-layout", Make: func(seed uint64, k int) (*model.Window, error) {
+		rng := rand.New(rand.NewPCG(seed, uint64(k)))
+		cfg := instances.PaperGenConfig()
+		cfg.Seed = seed*1_000_003 + uint64(k)
+		cfg.Layout = &model.LayoutSpec{Pods: 25, LeavesPerPod: 40, NodesPerLeaf: 10}
+		cfg.Idle = 1000 + rng.IntN(4001)
+		cfg.Jobs = 50 + rng.IntN(151)
+		return instances.Generate(cfg)
+	}}
+}
+
 // SCASConfig configures RunSCAS.
 type SCASConfig struct {
 	Classes []Class

@@ -49,14 +49,16 @@ func newBenchSCASCmd(s *streams, runF func(*benchSCASOptions) error) *cobra.Comm
 	cmd := &cobra.Command{
 		Use:   "scas",
 		Short: "Latency and optimality gap of SCAS solvers on generated window classes",
-		Long: `Bench scas generates windows of two classes and solves each with every chosen
+		Long: `Bench scas generates windows of the chosen classes and solves each with every chosen
 solver, then prints per class and solver the median and p99 latency (of the
 whole window pipeline, checks included), the share proven optimal, and the
 mean and max gap to the best lower bound any solver proved on the window.
 
   paper  the NSA paper's 1000-node 25×4×10 layout, 50–1000 idle nodes,
          at most 5 multi-node jobs of 2–40 nodes
-  large  10,240-node k=32 fat-trees, 1,000–5,000 idle nodes, 50–200 jobs`,
+  large  10,240-node k=32 fat-trees, 1,000–5,000 idle nodes, 50–200 jobs
+  large-layout
+         the same on the 10,000-node 25×40×10 layout (not run by default)`,
 		Example: `  optsched bench scas --windows 200 --classes paper
   optsched bench scas --solvers csp,lpsolve,clp,seq --time-limit 1s --export-dir mps/
   optsched bench scas --classes paper --solvers csp,seq,sa-500,sa-1000,portfolio@10ms`,
@@ -74,7 +76,7 @@ mean and max gap to the best lower bound any solver proved on the window.
 	f.DurationVar(&opts.timeLimit, "time-limit", time.Second, "time limit per solve")
 	f.StringSliceVar(&opts.solvers, "solvers", []string{"csp", "lpsolve", "clp", "seq"},
 		"solvers to compare, in table order: registered names, sa-STEPS, portfolio@LIMIT (csp + SA fallback at that limit)")
-	f.StringSliceVar(&opts.classes, "classes", []string{"paper", "large"}, "window classes: paper, large")
+	f.StringSliceVar(&opts.classes, "classes", []string{"paper", "large"}, "window classes: paper, large (k=32 fat-tree), large-layout (10,000-node 25×40×10 layout)")
 	f.StringVar(&opts.exportDir, "export-dir", "", "write each class's first window as MPS into this folder")
 	f.BoolVarP(&opts.verbose, "verbose", "v", false, "print a line per solve on stderr")
 	f.StringVar(&opts.jsonPath, "json", "", "also write the rows and every sample as JSON to this file (input of bench merge)")
@@ -145,8 +147,10 @@ func runBenchSCAS(ctx context.Context, opts *benchSCASOptions) error {
 			cfg.Classes = append(cfg.Classes, bench.PaperClass())
 		case "large":
 			cfg.Classes = append(cfg.Classes, bench.LargeClass())
+		case "large-layout":
+			cfg.Classes = append(cfg.Classes, bench.LargeLayoutClass())
 		default:
-			return usageError{fmt.Errorf("--classes: unknown class %q (want paper or large)", c)}
+			return usageError{fmt.Errorf("--classes: unknown class %q (want paper, large or large-layout)", c)}
 		}
 	}
 	for _, name := range opts.solvers {

@@ -59,3 +59,17 @@ func TestBenchShardAndMerge(t *testing.T) {
 		t.Fatalf("bad report: exit %d: %s", code, errs)
 	}
 }
+
+// TestBenchLayoutClass: the large-layout class runs (seq alone, one
+// window: generating it is the test) and an unknown class is a usage
+// error naming the flag and the classes.
+func TestBenchLayoutClass(t *testing.T) {
+	code, out, errs := optsched(t, "", "bench", "scas", "--classes", "large-layout", "--windows", "1", "--solvers", "seq")
+	if code != 0 || !strings.Contains(out, "large-layout") {
+		t.Fatalf("exit %d: %s %s", code, out, errs)
+	}
+	code, _, errs = optsched(t, "", "bench", "scas", "--classes", "huge", "--windows", "1", "--solvers", "seq")
+	if code != exitUsage || !strings.Contains(errs, "--classes") || !strings.Contains(errs, "large-layout") {
+		t.Fatalf("unknown class: exit %d: %s", code, errs)
+	}
+}
