@@ -39,6 +39,38 @@ func mediumProblems(t *testing.T, n int, seed uint64) (ps []*solver.Problem, opt
 	return ps, opt
 }
 
+// optimalSearch returns a search on p whose incumbent is the exact DP's
+// optimum, which must be opt.
+func optimalSearch(t *testing.T, p *solver.Problem, opt int64) *search {
+	t.Helper()
+	st, err := newSearch(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := 1
+	for _, e := range st.eps {
+		states *= e + 1
+	}
+	st.exact(context.Background(), states)
+	if st.best != opt {
+		t.Fatalf("DP %d, optimum %d", st.best, opt)
+	}
+	return st
+}
+
+// colgenSearch returns a search on p after column generation from the
+// trivial multipliers, with the multipliers of its best bound and its
+// master.
+func colgenSearch(t *testing.T, p *solver.Problem) (*search, []float64, *master) {
+	t.Helper()
+	st, err := newSearch(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lambda, ms := st.colgen(context.Background(), st.trivialLambda())
+	return st, lambda, ms
+}
+
 // checkIncumbent verifies st's incumbent with model.Check and its cost.
 func checkIncumbent(t *testing.T, st *search, p *solver.Problem, opt int64, what string) {
 	t.Helper()
@@ -134,18 +166,7 @@ func TestResidualDP(t *testing.T) {
 	ps, opt := mediumProblems(t, 80, 51)
 	rng := rand.New(rand.NewPCG(3, 4))
 	for k, p := range ps {
-		st, err := newSearch(p, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		states := 1
-		for _, e := range st.eps {
-			states *= e + 1
-		}
-		st.exact(context.Background(), states)
-		if st.best != opt[k] {
-			t.Fatalf("window %d: DP %d, optimum %d", k, st.best, opt[k])
-		}
+		st := optimalSearch(t, p, opt[k])
 		used := make([]bool, st.nq)
 		left := make([]int, len(st.eps))
 		var keptCost int64

@@ -23,18 +23,7 @@ func TestRestrictedColgen(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	tight := 0
 	for k, p := range ps {
-		st, err := newSearch(p, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		states := 1
-		for _, e := range st.eps {
-			states *= e + 1
-		}
-		st.exact(context.Background(), states)
-		if st.best != opt[k] {
-			t.Fatalf("window %d: DP %d, optimum %d", k, st.best, opt[k])
-		}
+		st := optimalSearch(t, p, opt[k])
 		rs := newRestriction(st)
 		inOpt := map[block]bool{}
 		for s, is := range st.starts {
@@ -80,11 +69,7 @@ func TestDive(t *testing.T) {
 	ps, opt := mediumProblems(t, 120, 71)
 	dived, reached := 0, 0
 	for k, p := range ps {
-		st, err := newSearch(p, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lambda, ms := st.colgen(context.Background(), st.trivialLambda())
+		st, lambda, ms := colgenSearch(t, p)
 		if st.provenOptimal() {
 			continue
 		}
@@ -125,11 +110,7 @@ func TestDiveBeatsFixing(t *testing.T) {
 		}
 		sel := model.SelectJobs(w, 0)
 		p := solver.NewProblem(w, sel.Multi)
-		st, err := newSearch(p, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lambda, ms := st.colgen(context.Background(), st.trivialLambda())
+		st, lambda, ms := colgenSearch(t, p)
 		if st.provenOptimal() {
 			continue
 		}
