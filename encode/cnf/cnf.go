@@ -101,7 +101,8 @@ type Encoder struct {
 	nvars   int
 	clauses int
 	t       Lit
-	y       [][]Lit    // y[i][s−Lo_i] = [s_i ≤ s], s in [Lo_i, Hi_i)
+	y       [][]Lit    // y[i][s−Lo_i] = [s_i ≤ s], s in [Lo_i, Hi_i); after Compress y[i][k] = [s_i ≤ cand[i][k]]
+	cand    [][]int    // Compress's candidate starts; nil: every slot of the grid
 	x       [][][]Lit  // x[i][o][k−1] = [units of i on option o ≥ k]
 	onNode  [][][2]int // per node: (job, option) pairs
 	act     map[[2]int]Lit
@@ -172,6 +173,13 @@ func (e *Encoder) Start(i, s int) Lit {
 	case s >= e.Hi[i]:
 		return e.t
 	}
+	if e.cand != nil {
+		k, ok := slices.BinarySearch(e.cand[i], s)
+		if !ok {
+			k-- // the largest candidate below s
+		}
+		return e.y[i][k]
+	}
 	return e.y[i][s-e.Lo[i]]
 }
 
@@ -198,7 +206,11 @@ func (e *Encoder) Base() {
 	e.y = make([][]Lit, len(m.Jobs))
 	e.x = make([][][]Lit, len(m.Jobs))
 	for i, j := range m.Jobs {
-		e.y[i] = make([]Lit, e.Hi[i]-e.Lo[i])
+		if e.cand != nil {
+			e.y[i] = make([]Lit, len(e.cand[i])-1)
+		} else {
+			e.y[i] = make([]Lit, e.Hi[i]-e.Lo[i])
+		}
 		for k := range e.y[i] {
 			e.y[i][k] = e.newVar()
 			if k > 0 {
@@ -366,7 +378,7 @@ func (e *Encoder) actLit(i, j int) Lit {
 	d := e.M.Jobs[i].Dur
 	lo := max(e.Lo[j], e.Lo[i])
 	hi := min(e.Hi[j], e.Hi[i]+d-1)
-	for s := lo; s <= hi; s++ {
+	for _, s := range e.candidatesIn(j, lo, hi) {
 		e.add(-e.Start(j, s), e.Start(j, s-1), -e.Start(i, s), e.Start(i, s-d), a)
 	}
 	return a
@@ -474,11 +486,12 @@ func (e *Encoder) Decode(val func(Lit) bool) (slots []int, units [][]int) {
 	slots = make([]int, len(m.Jobs))
 	units = make([][]int, len(m.Jobs))
 	for i := range m.Jobs {
-		s := e.Lo[i]
-		for s < e.Hi[i] && !val(e.Start(i, s)) {
-			s++
+		cands := e.Candidates(i)
+		k := 0
+		for k < len(cands)-1 && !val(e.Start(i, cands[k])) {
+			k++
 		}
-		slots[i] = s
+		slots[i] = cands[k]
 		units[i] = make([]int, len(m.Jobs[i].Options))
 		for o := range m.Jobs[i].Options {
 			for k := 1; k <= len(e.x[i][o]); k++ {
@@ -492,7 +505,8 @@ func (e *Encoder) Decode(val func(Lit) bool) (slots []int, units [][]int) {
 }
 
 // Fix returns the assumptions that fix job i to start slot s with
-// units[o] units on each option o.
+// units[o] units on each option o. After Compress, s must be one of the
+// job's candidates (IsCandidate), else the assumptions contradict.
 func (e *Encoder) Fix(i, s int, units []int) []Lit {
 	out := []Lit{e.Start(i, s), -e.Start(i, s-1)}
 	for o, u := range units {
@@ -509,7 +523,10 @@ func (e *Encoder) Fix(i, s int, units []int) []Lit {
 func (e *Encoder) Assignment(slots []int, units [][]int) []Lit {
 	var out []Lit
 	for i := range e.M.Jobs {
-		for s := e.Lo[i]; s < e.Hi[i]; s++ {
+		for _, s := range e.Candidates(i) {
+			if s == e.Hi[i] {
+				break
+			}
 			if slots[i] <= s {
 				out = append(out, e.Start(i, s))
 			} else {

@@ -46,6 +46,15 @@
 // objective diagram group by group and make a node false when its budget
 // is below the bounds of the groups still ahead.
 //
+// The compressed time domain (Closure, Compress) keeps of each job's
+// start slots only the event slots: Lo_i, the ends of the running jobs
+// and reservations on its nodes, and the ends of the other jobs sharing
+// a node with it at their own candidates — the slots at which a
+// left-justified schedule can start a job, so the optimum and every
+// bound's answer are kept. The order encoding then has one variable per
+// candidate, and the pair blocks, dominance clauses and objective
+// diagrams visit candidates only.
+//
 // The per-(job, node) cumulative/noOverlap blocks can be emitted all at
 // once (EncodeAll, a complete CNF as DIMACS needs) or on demand
 // (NodeBlock), as solver/sat does: it adds a block when a candidate

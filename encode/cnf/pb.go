@@ -119,6 +119,10 @@ type diagram struct {
 	order  []int
 	suffix []int64
 	memo   [][]memoEntry
+	// qs[t] are the possible delays of level t's job in units of coarse
+	// slots, increasing from 0: every slot on the grid, the candidates
+	// after Compress.
+	qs [][]int
 	// coarse counts delays in units of coarse slots, rounded up: a job
 	// delayed by δ slots weighs ω·coarse·⌈δ/coarse⌉ ≥ ω·δ.
 	coarse int
@@ -184,14 +188,29 @@ func (e *Encoder) newDiagram(jobs []int, coarse int) *diagram {
 		}
 		return (e.Hi[b] - e.Lo[b]) - (e.Hi[a] - e.Lo[a])
 	})
+	e.levels(d)
+	return d
+}
+
+// levels sets d's delays per level, suffix sums and empty memo for its
+// order.
+func (e *Encoder) levels(d *diagram) {
+	c := d.coarse
+	d.qs = make([][]int, len(d.order))
 	d.suffix = make([]int64, len(d.order)+1)
 	for t := len(d.order) - 1; t >= 0; t-- {
 		i := d.order[t]
-		span := (e.Hi[i] - e.Lo[i] + coarse - 1) / coarse
-		d.suffix[t] = d.suffix[t+1] + m.Jobs[i].Weight*int64(coarse)*int64(span)
+		var qs []int
+		for _, s := range e.Candidates(i) {
+			q := (s - e.Lo[i] + c - 1) / c
+			if len(qs) == 0 || qs[len(qs)-1] != q {
+				qs = append(qs, q)
+			}
+		}
+		d.qs[t] = qs
+		d.suffix[t] = d.suffix[t+1] + e.M.Jobs[i].Weight*int64(c)*int64(qs[len(qs)-1])
 	}
 	d.memo = make([][]memoEntry, len(d.order))
-	return d
 }
 
 // AtMost returns a literal that implies Σ_i ω_i·(s_i − Lo_i) ≤ b over all
@@ -237,13 +256,7 @@ func (e *Encoder) groupDiagram(coarse int) *diagram {
 	}
 	d := e.newDiagram(nil, coarse)
 	d.order = order
-	d.suffix = make([]int64, len(order)+1)
-	for t := len(order) - 1; t >= 0; t-- {
-		i := order[t]
-		span := (e.Hi[i] - e.Lo[i] + coarse - 1) / coarse
-		d.suffix[t] = d.suffix[t+1] + e.M.Jobs[i].Weight*int64(coarse)*int64(span)
-	}
-	d.memo = make([][]memoEntry, len(order))
+	e.levels(d)
 	d.least = make([]int64, len(order)+1)
 	for t := range d.least {
 		for g, st := range starts {
@@ -297,10 +310,10 @@ func (e *Encoder) atMostDiagram(d *diagram, b int64, maxWork int) (Lit, error) {
 		i := d.order[t]
 		c := d.coarse
 		w := m.Jobs[i].Weight * int64(c)
-		span := (e.Hi[i] - e.Lo[i] + c - 1) / c
+		qs := d.qs[t]
 		n := memoEntry{lo: negInf, hi: posInf}
 		var kids []memoEntry
-		for v := 0; v <= span; v++ {
+		for _, v := range qs {
 			if work++; work%4096 == 0 && e.Stop != nil && e.Stop() {
 				tooLarge, interrupted = true, true
 			}
@@ -330,9 +343,10 @@ func (e *Encoder) atMostDiagram(d *diagram, b int64, maxWork int) (Lit, error) {
 		} else {
 			n.lit = e.newVar()
 			e.add(-n.lit, kids[0].lit)
-			for v := 1; v < len(kids); v++ {
-				if kids[v].lit != kids[v-1].lit {
-					e.add(-n.lit, -e.delayAtLeast(i, c*(v-1)+1), kids[v].lit)
+			for x := 1; x < len(kids); x++ {
+				if kids[x].lit != kids[x-1].lit {
+					// A coarse delay above qs[x−1] is at least qs[x].
+					e.add(-n.lit, -e.delayAtLeast(i, c*qs[x-1]+1), kids[x].lit)
 				}
 			}
 		}

@@ -48,6 +48,10 @@ type Solver struct {
 	// NoLNS switches off the large-neighbourhood moves that improve a
 	// resisting incumbent.
 	NoLNS bool
+	// Grid keeps every slot of the grid in the start domains instead of
+	// the compressed time domain (cnf.Closure: the window time, the
+	// running jobs' and reservations' ends and the sums of durations).
+	Grid bool
 }
 
 var _ solver.Scheduler = Solver{}
@@ -70,6 +74,9 @@ const (
 	// keeps.
 	poolShare     = 15
 	poolResources = 3
+	// closureWork bounds the work of cnf.Closure; beyond it the search
+	// keeps the grid (stats "closure_fallback").
+	closureWork = 4_000_000
 	// poolMaxJobs: beyond it the pool's capacity diagrams, over all jobs
 	// on its one node, take longer than its share (measured on 30-job
 	// Eurora windows: four times over, with no bound).
@@ -285,6 +292,36 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 		return nil, 0, err
 	}
 	enc.Stop = func() bool { return ctx.Err() != nil }
+	if !s.Grid {
+		// The compressed time domain, holding the incumbent's starts.
+		var extra [][]int
+		if best != nil {
+			extra = make([][]int, len(m.Jobs))
+			for i := range extra {
+				extra[i] = []int{best.slots[i]}
+			}
+		}
+		grid := 0
+		for i := range lo {
+			grid += hi[i] - lo[i] + 1
+		}
+		stats["domain_slots"] += float64(grid)
+		cands, err := cnf.Closure(m, lo, hi, extra, closureWork)
+		switch {
+		case errors.Is(err, cnf.ErrClosureTooLarge):
+			stats["closure_fallback"]++
+			stats["domain_candidates"] += float64(grid)
+		case err != nil:
+			return nil, 0, err
+		default:
+			if err := enc.Compress(cands); err != nil {
+				return nil, 0, err
+			}
+			for _, c := range cands {
+				stats["domain_candidates"] += float64(len(c))
+			}
+		}
+	}
 	enc.Base()
 	if !s.NoDominance {
 		enc.LeftJustified()
@@ -711,6 +748,11 @@ func (s Solver) lns(ctx context.Context, m *cp.Model, enc *cnf.Encoder, g *gini.
 			return da - db
 		})
 		free := append([]int{seed}, others[:k-1]...)
+		for _, i := range others[k-1:] {
+			if !enc.IsCandidate(i, best.slots[i]) {
+				free = append(free, i) // outside the compressed domain: it cannot be fixed
+			}
+		}
 		var cur int64
 		isFree := make([]bool, len(m.Jobs))
 		for _, i := range free {

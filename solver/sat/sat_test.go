@@ -26,15 +26,18 @@ func listSchedulers() []solver.Scheduler {
 // times, with and without the list schedulers' and the serial schedules'
 // first incumbent, with every node block written up front, and without
 // the pool and group bounds (computed here from two jobs on) and the
-// left-justified dominance; every schedule passes
+// left-justified dominance, and on the grid instead of the compressed
+// time domain (which must leave out slots on some windows, so that the
+// comparison bites); every schedule passes
 // solver.ScheduleWindow's checks (model.Check, grid, objective, bound).
 func TestSATEqualsBruteForce(t *testing.T) {
 	defer sat.BoundsFromJobs(1)() // pool and group bounds on these tiny windows too
 	rng := rand.New(rand.NewPCG(8, 8))
 	const g = 10
 	solvers := []sat.Solver{{Initial: listSchedulers(), NoSGS: true}, {}, {Initial: listSchedulers(), Eager: true}, {Initial: listSchedulers()},
-		{Initial: listSchedulers(), NoGroups: true, NoPool: true, NoDominance: true}}
-	improved := 0
+		{Initial: listSchedulers(), NoGroups: true, NoPool: true, NoDominance: true},
+		{Initial: listSchedulers(), Grid: true}, {Grid: true, NoDominance: true}}
+	improved, compressed := 0, 0
 	for i := range 240 {
 		w, err := instances.RandomCPWindow(rng, 1+rng.IntN(3), 1+rng.IntN(4), g)
 		if err != nil {
@@ -64,12 +67,19 @@ func TestSATEqualsBruteForce(t *testing.T) {
 			if si == 0 && res.Stats["incumbent_from_sat"] == 1 {
 				improved++
 			}
+			if si == 1 && res.Stats["domain_candidates"] < res.Stats["domain_slots"] {
+				compressed++
+			}
 		}
 	}
 	// The test must exercise the search, not just the list schedules.
 	if improved < 20 {
 		t.Errorf("SAT improved the list schedule on only %d windows", improved)
 	}
+	if compressed < 20 {
+		t.Errorf("the compressed time domain left out slots on only %d windows", compressed)
+	}
+	t.Logf("SAT improved the list schedule on %d windows; the compressed domain left out slots on %d", improved, compressed)
 }
 
 // TestSATTinyTimeLimit: a 1 µs limit still returns a valid status and a
