@@ -103,6 +103,7 @@ type Encoder struct {
 	t       Lit
 	y       [][]Lit    // y[i][s−Lo_i] = [s_i ≤ s], s in [Lo_i, Hi_i); after Compress y[i][k] = [s_i ≤ cand[i][k]]
 	cand    [][]int    // Compress's candidate starts; nil: every slot of the grid
+	ch      []*chJob   // CHTerm's encoding per job (nil: none)
 	x       [][][]Lit  // x[i][o][k−1] = [units of i on option o ≥ k]
 	onNode  [][][2]int // per node: (job, option) pairs
 	act     map[[2]int]Lit
@@ -271,12 +272,29 @@ func (e *Encoder) static(i int) {
 // with the class's nodes c_1 < c_2 < … and the jobs in index order, some
 // optimal schedule has each node's first user (the lowest job index on
 // it) no later than the next node's, so a job on c_k (k ≥ 2) implies that
-// a job of no higher index is on c_{k−1}.
+// a job of no higher index is on c_{k−1}. With the CH term (cp.Model.
+// SetCHWeight) exchanging nodes must also keep every hop distance, so the
+// classes are split by leaf switch (siblings under one leaf are
+// interchangeable in the tree).
 func (e *Encoder) symmetry() {
 	m := e.M
 	byClass := map[int][]int{}
+	leaf := map[[2]int]int{} // (class, leaf switch) → split class
 	for ni, nd := range m.Nodes {
-		byClass[nd.Class] = append(byClass[nd.Class], ni)
+		c := nd.Class
+		if m.CHKappa > 0 {
+			sw := -1
+			if anc := m.Window.Topology.Ancestors(nd.ID); len(anc) > 0 {
+				sw = int(anc[0])
+			}
+			k, ok := leaf[[2]int{c, sw}]
+			if !ok {
+				k = len(leaf)
+				leaf[[2]int{c, sw}] = k
+			}
+			c = k
+		}
+		byClass[c] = append(byClass[c], ni)
 	}
 	optOn := func(i, ni int) int {
 		for o, opt := range m.Jobs[i].Options {

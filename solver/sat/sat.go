@@ -48,6 +48,10 @@ type Solver struct {
 	// NoLNS switches off the large-neighbourhood moves that improve a
 	// resisting incumbent.
 	NoLNS bool
+	// CHWeight, when positive, adds CHWeight times the CH cost of every
+	// job's node set (model.CostModel.Cost) to Eq. (2) as the objective
+	// (cp.Model.SetCHWeight, cnf.Encoder.CHTerm).
+	CHWeight float64
 	// Grid keeps every slot of the grid in the start domains instead of
 	// the compressed time domain (cnf.Closure: the window time, the
 	// running jobs' and reservations' ends and the sums of durations).
@@ -135,8 +139,11 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 	if err != nil {
 		return nil, err
 	}
+	if err := m.SetCHWeight(s.CHWeight); err != nil {
+		return nil, err
+	}
 	out := &solver.Schedule{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "cp", Solver: s.Name(),
-		Deferred: slices.Clone(m.Deferred), Stats: map[string]float64{}}
+		Deferred: slices.Clone(m.Deferred), Stats: map[string]float64{}, CHWeight: m.CHWeight}
 	if len(m.Jobs) == 0 {
 		out.Status, out.Bound = solver.Optimal, 0
 		return out, nil
@@ -205,7 +212,7 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 			pctx, cancel = context.WithDeadline(ctx, te.Add(time.Until(dl)*poolShare/100))
 		}
 		pm := m.Pool(poolResources)
-		pinc := &incumbent{slots: best.slots, units: make([][]int, len(m.Jobs)), w: best.w, from: best.from}
+		pinc := &incumbent{slots: best.slots, units: make([][]int, len(m.Jobs)), w: m.Weighted(best.slots), from: best.from}
 		for i, j := range m.Jobs {
 			pinc.units[i] = []int{j.Units}
 		}
@@ -323,6 +330,9 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 		}
 	}
 	enc.Base()
+	if err := enc.CHTerm(); err != nil {
+		return nil, 0, err
+	}
 	if !s.NoDominance {
 		enc.LeftJustified()
 	}
@@ -525,7 +535,7 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 			encodeTime += time.Since(te)
 			continue
 		}
-		inc := &incumbent{slots: slots, units: units, w: m.Weighted(slots), from: s.Name()}
+		inc := &incumbent{slots: slots, units: units, w: m.Total(slots, units), from: s.Name()}
 		if best != nil && inc.w-lb > b {
 			return nil, 0, fmt.Errorf("sat: model with W − LB = %d under the bound %d (a bug)", inc.w-lb, b)
 		}
@@ -562,6 +572,13 @@ func (s Solver) result(m *cp.Model, out *solver.Schedule, best *incumbent, prove
 			Start: w.Time + int64(best.slots[i])*m.Grid, Units: units})
 	}
 	out.Objective = model.WeightedQueueTime(w, out.Allocations)
+	if m.CHWeight > 0 {
+		var ch int64
+		for _, a := range out.Allocations {
+			ch += w.Cost.Cost(w.Topology, a.Nodes)
+		}
+		out.Objective += m.CHWeight * float64(ch)
+	}
 	switch {
 	case proven && m.ExactWeights:
 		out.Status, out.Bound = solver.Optimal, out.Objective
@@ -653,7 +670,7 @@ func fromSchedule(m *cp.Model, sch *solver.Schedule) (*incumbent, error) {
 			inc.units[i][o] = u
 		}
 	}
-	inc.w = m.Weighted(inc.slots)
+	inc.w = m.Total(inc.slots, inc.units)
 	return inc, nil
 }
 
@@ -757,7 +774,7 @@ func (s Solver) lns(ctx context.Context, m *cp.Model, enc *cnf.Encoder, g *gini.
 		isFree := make([]bool, len(m.Jobs))
 		for _, i := range free {
 			isFree[i] = true
-			cur += m.Jobs[i].Weight * int64(best.slots[i]-enc.Lo[i])
+			cur += m.Jobs[i].Weight*int64(best.slots[i]-enc.Lo[i]) + m.CHKappa*m.CH(i, best.units[i])
 		}
 		if cur == 0 {
 			continue
@@ -790,7 +807,7 @@ func (s Solver) lns(ctx context.Context, m *cp.Model, enc *cnf.Encoder, g *gini.
 			slots, units := enc.Decode(func(l cnf.Lit) bool { return g.Value(z.Dimacs2Lit(int(l))) })
 			viol := violations(m, slots, units)
 			if len(viol) == 0 {
-				inc := &incumbent{slots: slots, units: units, w: m.Weighted(slots), from: s.Name()}
+				inc := &incumbent{slots: slots, units: units, w: m.Total(slots, units), from: s.Name()}
 				if inc.w >= best.w {
 					return nil, fmt.Errorf("sat: neighbourhood model with W = %d, not below %d (a bug)", inc.w, best.w)
 				}
