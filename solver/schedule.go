@@ -207,6 +207,7 @@ func (r *ScheduleResult) Doc(w *model.Window) model.ScheduleDoc {
 		Solver:      r.Solver,
 		ElapsedMS:   float64(r.Elapsed.Microseconds()) / 1000,
 		Granularity: r.Granularity,
+		CHWeight:    r.CHWeight,
 	}
 	if r.Status != Unknown && r.Status != Infeasible {
 		obj := r.Objective
