@@ -55,6 +55,12 @@
 // candidate, and the pair blocks, dominance clauses and objective
 // diagrams visit candidates only.
 //
+// The optional CH term (CHTerm, for cp.Model.SetCHWeight) counts a job's
+// nodes and its nodes below each switch with totalizers; the pair hop
+// sum is then a linear function of those counts' literals, and one
+// reduced BDD forces [CH_i ≥ v] for every value v the cost can take; the
+// objective diagrams add κ·(CH_i − 1) as one more level per job.
+//
 // The per-(job, node) cumulative/noOverlap blocks can be emitted all at
 // once (EncodeAll, a complete CNF as DIMACS needs) or on demand
 // (NodeBlock), as solver/sat does: it adds a block when a candidate

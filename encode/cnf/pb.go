@@ -247,7 +247,8 @@ func (e *Encoder) levels(d *diagram) {
 }
 
 // AtMost returns a literal that implies Σ_i ω_i·(s_i − Lo_i) ≤ b over all
-// jobs (the objective bound; assume it). Successive calls share the
+// jobs (the objective bound; assume it), plus κ·Σ_i (CH_i − 1) after
+// CHTerm. Successive calls share the
 // diagram's nodes.
 func (e *Encoder) AtMost(b int64) (Lit, error) {
 	return e.AtMostCoarse(b, 1, MaxObjectiveWork)
