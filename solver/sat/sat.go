@@ -299,7 +299,14 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 		return nil, 0, err
 	}
 	enc.Stop = func() bool { return ctx.Err() != nil }
-	if !s.Grid {
+	grid := 0
+	for i := range lo {
+		grid += hi[i] - lo[i] + 1
+	}
+	stats["domain_slots"] += float64(grid)
+	if s.Grid {
+		stats["domain_candidates"] += float64(grid)
+	} else {
 		// The compressed time domain, holding the incumbent's starts.
 		var extra [][]int
 		if best != nil {
@@ -308,11 +315,6 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 				extra[i] = []int{best.slots[i]}
 			}
 		}
-		grid := 0
-		for i := range lo {
-			grid += hi[i] - lo[i] + 1
-		}
-		stats["domain_slots"] += float64(grid)
 		cands, err := cnf.Closure(m, lo, hi, extra, closureWork)
 		switch {
 		case errors.Is(err, cnf.ErrClosureTooLarge):
