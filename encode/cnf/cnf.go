@@ -563,3 +563,45 @@ func (e *Encoder) Assignment(slots []int, units [][]int) []Lit {
 	}
 	return out
 }
+
+// PoolCuts writes the constraints of a counting relaxation of the model
+// (p = M.Pool(keep), whose jobs are M's in the same order) as redundant
+// clauses: for every job j and pooled resource l that j uses, at j's
+// start, Σ_{i≠j} q_{i,l}·act_{i@j} + q_{j,l} + Σ_held use_l·[s_j < end] ≤
+// cap_l, with q_{i,l} = u_i·r_{i,l} of the pool. Every schedule of M is a
+// schedule of its pool with the same starts (cp.Model.Pool), so these
+// cut off no schedule; they give the solver the cluster-wide counting
+// arguments that per-node placement hides. Call after Base.
+func (e *Encoder) PoolCuts(p *cp.Model) error {
+	m := e.M
+	if len(p.Jobs) != len(m.Jobs) || len(p.Nodes) != 1 {
+		return fmt.Errorf("cnf: pool cuts from a model of %d jobs and %d nodes", len(p.Jobs), len(p.Nodes))
+	}
+	nd := &p.Nodes[0]
+	for j := range m.Jobs {
+		pj := &p.Jobs[j]
+		for l, need := range pj.Req {
+			if need <= 0 {
+				continue
+			}
+			var terms []term
+			for i := range m.Jobs {
+				q := int64(p.Jobs[i].Units) * p.Jobs[i].Req[l]
+				if i == j || q <= 0 || !e.mayRunAt(i, j) {
+					continue
+				}
+				terms = append(terms, term{q, e.actLit(i, j)})
+			}
+			if len(terms) == 0 {
+				continue
+			}
+			for _, r := range nd.Running {
+				if r.Use[l] > 0 && r.EndSlot > e.Lo[j] {
+					terms = append(terms, term{r.Use[l], e.Start(j, r.EndSlot-1)})
+				}
+			}
+			e.add(e.atMost(terms, nd.Cap[l]-int64(pj.Units)*need))
+		}
+	}
+	return nil
+}

@@ -28,7 +28,8 @@ func listSchedulers() []solver.Scheduler {
 // the pool and group bounds (computed here from two jobs on) and the
 // left-justified dominance, and on the grid instead of the compressed
 // time domain (which must leave out slots on some windows, so that the
-// comparison bites); every schedule passes
+// comparison bites), and without the pool cuts of the last search; every
+// schedule passes
 // solver.ScheduleWindow's checks (model.Check, grid, objective, bound).
 func TestSATEqualsBruteForce(t *testing.T) {
 	defer sat.BoundsFromJobs(1)() // pool and group bounds on these tiny windows too
@@ -36,7 +37,7 @@ func TestSATEqualsBruteForce(t *testing.T) {
 	const g = 10
 	solvers := []sat.Solver{{Initial: listSchedulers(), NoSGS: true}, {}, {Initial: listSchedulers(), Eager: true}, {Initial: listSchedulers()},
 		{Initial: listSchedulers(), NoGroups: true, NoPool: true, NoDominance: true},
-		{Initial: listSchedulers(), Grid: true}, {Grid: true, NoDominance: true}}
+		{Initial: listSchedulers(), Grid: true}, {Grid: true, NoDominance: true}, {Initial: listSchedulers(), NoPoolCuts: true}}
 	improved, compressed := 0, 0
 	for i := range 240 {
 		w, err := instances.RandomCPWindow(rng, 1+rng.IntN(3), 1+rng.IntN(4), g)
