@@ -55,6 +55,11 @@
 // candidate, and the pair blocks, dominance clauses and objective
 // diagrams visit candidates only.
 //
+// PoolCuts adds the constraints of a counting relaxation (cp.Model.Pool)
+// as redundant clauses: at each job's start, the pooled use of the jobs
+// then running within the pooled capacity — implied by the model, so no
+// schedule is lost.
+//
 // The optional CH term (CHTerm, for cp.Model.SetCHWeight) counts a job's
 // nodes and its nodes below each switch with totalizers; the pair hop
 // sum is then a linear function of those counts' literals, and one

@@ -34,7 +34,10 @@
 //     work limit — stats "closure_fallback"). Some optimal schedule is
 //     left-justified and lies there, so this keeps the optimum and every
 //     UNSAT proof; the stats "domain_slots" and "domain_candidates" count
-//     the slots of the domains before and after.
+//     the slots of the domains before and after. The last search (after
+//     the bounds) also holds the counting relaxation's constraints as
+//     redundant clauses (cnf.Encoder.PoolCuts): cluster-wide counts that
+//     per-node placement hides from the solver.
 //  3. Bound tightening under assumptions: the solver is asked for a
 //     schedule with Σ ω_i (s_i − EST_i) ≤ b (one assumed literal of the
 //     objective diagram), first b = W_UB − LB − 1 (linear SAT-UNSAT
