@@ -8,8 +8,8 @@ import (
 	"github.com/optsched/optsched/model"
 )
 
-// chJob is the CH term of one job: its possible values of CH − 1 and the
-// literals lits[x] ⇐ [CH − 1 ≥ vals[x]] (lits[0] true).
+// chJob is the CH term of one job: its possible values of CH − 1 − CHMin
+// and the literals lits[x] ⇐ [CH − 1 − CHMin ≥ vals[x]] (lits[0] true).
 type chJob struct {
 	vals []int64
 	lits []Lit
@@ -125,12 +125,12 @@ func (e *Encoder) CHTerm() error {
 			}
 		}
 		slices.Sort(vals)
-		cj := &chJob{vals: vals, lits: make([]Lit, len(vals))}
-		cj.lits[0] = e.t
+		lits := make([]Lit, len(vals))
+		lits[0] = e.t
 		for x := 1; x < len(vals); x++ {
-			cj.lits[x] = e.newVar()
+			lits[x] = e.newVar()
 			if x > 1 {
-				e.add(-cj.lits[x], cj.lits[x-1])
+				e.add(-lits[x], lits[x-1])
 			}
 		}
 		// n, and B = β Σ_s C(cnt_s, 2) as Σ w·l over the counts' literals,
@@ -176,7 +176,18 @@ func (e *Encoder) CHTerm() error {
 				q := A[k] - T // B ≤ q ⇔ P ≥ T
 				// B ≥ q + 1 ⇔ Σ w·(¬l) ≤ wsum − q − 1.
 				g := pb.atMost(e, wsum-q-1)
-				e.add(-isK, above, g, cj.lits[x])
+				e.add(-isK, above, g, lits[x])
+			}
+		}
+		// The diagram's levels count CH − 1 above the job's least
+		// (cp.Model.CHMin, part of the lower bound LB); the literals of
+		// values up to it are true in every schedule.
+		least := m.CHMin(i)
+		cj := &chJob{vals: []int64{0}, lits: []Lit{e.t}}
+		for x, v := range vals {
+			if v > least {
+				cj.vals = append(cj.vals, v-least)
+				cj.lits = append(cj.lits, lits[x])
 			}
 		}
 		e.ch[i] = cj
@@ -192,10 +203,10 @@ func (e *Encoder) CHAtLeast(i int, val func(Lit) bool) int64 {
 		return 0
 	}
 	cj := e.ch[i]
-	var v int64
+	v := e.M.CHMin(i)
 	for x := 1; x < len(cj.vals); x++ {
 		if val(cj.lits[x]) {
-			v = cj.vals[x]
+			v = e.M.CHMin(i) + cj.vals[x]
 		}
 	}
 	return v

@@ -113,3 +113,28 @@ func (m *Model) Total(slots []int, units [][]int) int64 {
 	}
 	return W
 }
+
+// CHMin returns a lower bound on CH_i − 1 over every placement of job i:
+// the job needs at least n nodes (one with place=pack, u_i with scatter
+// or whole nodes, else ⌈u_i / the most units one node takes⌉), every pair
+// of distinct nodes is at least 2 hops apart, and the cost model's price
+// rises with the node count and the hops (model.CostModel.FromHops).
+func (m *Model) CHMin(i int) int64 {
+	if m.CHKappa == 0 {
+		return 0
+	}
+	j := &m.Jobs[i]
+	most := 0
+	for _, o := range j.Options {
+		most = max(most, o.MaxUnits)
+	}
+	n := 1
+	if !j.Pack && most > 0 {
+		n = (j.Units + most - 1) / most
+	}
+	if n <= 1 {
+		return 0
+	}
+	pairs := int64(n) * int64(n-1) / 2
+	return m.Window.Cost.FromHops(n, 2*pairs) - 1
+}

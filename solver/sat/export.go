@@ -33,12 +33,12 @@ func SerialHorizon(m *cp.Model) int {
 	return h
 }
 
-// LowerBound returns LB = Σ_i ω_i·EST_i, the least W = Σ_i ω_i·s_i any
-// schedule can have.
+// LowerBound returns LB = Σ_i ω_i·EST_i (plus κ·Σ_i cp.Model.CHMin(i)
+// with the CH term), the least W any schedule can have.
 func LowerBound(m *cp.Model) int64 {
 	var lb int64
-	for _, j := range m.Jobs {
-		lb += j.Weight * int64(j.EST)
+	for i, j := range m.Jobs {
+		lb += j.Weight*int64(j.EST) + m.CHKappa*m.CHMin(i)
 	}
 	return lb
 }

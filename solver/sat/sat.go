@@ -790,7 +790,7 @@ func (s Solver) lns(ctx context.Context, m *cp.Model, enc *cnf.Encoder, g *gini.
 		isFree := make([]bool, len(m.Jobs))
 		for _, i := range free {
 			isFree[i] = true
-			cur += m.Jobs[i].Weight*int64(best.slots[i]-enc.Lo[i]) + m.CHKappa*m.CH(i, best.units[i])
+			cur += m.Jobs[i].Weight*int64(best.slots[i]-enc.Lo[i]) + m.CHKappa*(m.CH(i, best.units[i])-m.CHMin(i))
 		}
 		if cur == 0 {
 			continue
