@@ -194,20 +194,3 @@ func (e *Encoder) CHTerm() error {
 	}
 	return nil
 }
-
-// CHAtLeast reports the CH − 1 value job i's literals force in a model
-// (val gives each literal's value): the largest vals[x] whose literal is
-// true, 0 without a CH term. For tests.
-func (e *Encoder) CHAtLeast(i int, val func(Lit) bool) int64 {
-	if e.ch == nil || e.ch[i] == nil {
-		return 0
-	}
-	cj := e.ch[i]
-	v := e.M.CHMin(i)
-	for x := 1; x < len(cj.vals); x++ {
-		if val(cj.lits[x]) {
-			v = e.M.CHMin(i) + cj.vals[x]
-		}
-	}
-	return v
-}
