@@ -64,6 +64,12 @@ func Domains(m *cp.Model, bound int64) (lo, hi []int) {
 // its work limit). It is satisfiable exactly when such a schedule exists
 // (on the grid); enc.Decode reads a model back.
 func EncodeBounded(m *cp.Model, bound int64, s cnf.Sink) (*cnf.Encoder, error) {
+	return EncodeBoundedGrid(m, bound, s, false)
+}
+
+// EncodeBoundedGrid is EncodeBounded, on every slot of the grid when grid
+// is true.
+func EncodeBoundedGrid(m *cp.Model, bound int64, s cnf.Sink, grid bool) (*cnf.Encoder, error) {
 	lo, hi := Domains(m, bound)
 	enc, err := cnf.New(m, s, lo, hi)
 	if err != nil {
@@ -71,6 +77,7 @@ func EncodeBounded(m *cp.Model, bound int64, s cnf.Sink) (*cnf.Encoder, error) {
 	}
 	cands, err := cnf.Closure(m, lo, hi, nil, closureWork)
 	switch {
+	case grid:
 	case err == nil:
 		if err := enc.Compress(cands); err != nil {
 			return nil, err
