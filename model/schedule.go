@@ -28,6 +28,10 @@ type ScheduleDoc struct {
 	ElapsedMS float64 `json:"elapsed_ms"`
 	// Granularity is the time grid of the starts, in seconds.
 	Granularity int64 `json:"granularity_s"`
+	// CHWeight, when positive, is the weight W of the CH term the
+	// objective and bound include: weighted queue time + W·Σ CH cost of
+	// the allocations' node sets (CostModel.Cost).
+	CHWeight float64 `json:"ch_weight,omitempty"`
 	// Allocations give every scheduled job its start, nodes and units.
 	Allocations []AllocationDoc `json:"allocations"`
 	// Deferred are the jobs without a start (they never fit, or no

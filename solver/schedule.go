@@ -64,8 +64,13 @@ type Schedule struct {
 	// (their units fit on no set of usable nodes), with the reason.
 	Deferred []model.Deferral
 	// Objective is the weighted queue time of Allocations
-	// (model.WeightedQueueTime).
+	// (model.WeightedQueueTime), plus CHWeight times the CH cost of their
+	// node sets (model.CostModel.Cost of the window's cost model, summed
+	// over the allocations) when CHWeight is positive.
 	Objective float64
+	// CHWeight is the weight of the CH term that Objective and Bound
+	// include; 0 for the weighted queue time alone.
+	CHWeight float64
 	// Bound is a proven lower bound on the objective over the schedules of
 	// the same jobs on the same grid; NaN when unknown.
 	Bound float64
@@ -175,6 +180,16 @@ func VerifySchedule(w *model.Window, opt ScheduleOptions, s *Schedule) error {
 		return err
 	}
 	got := model.WeightedQueueTime(w, s.Allocations)
+	if s.CHWeight != 0 {
+		if !(s.CHWeight > 0) || math.IsInf(s.CHWeight, 0) || w.Topology == nil {
+			return fmt.Errorf("CH weight %v (topology: %v)", s.CHWeight, w.Topology != nil)
+		}
+		var ch int64
+		for _, a := range s.Allocations {
+			ch += w.Cost.Cost(w.Topology, a.Nodes)
+		}
+		got += s.CHWeight * float64(ch)
+	}
 	if math.Abs(got-s.Objective) > 1e-9*math.Max(1, math.Abs(got)) {
 		return fmt.Errorf("reported objective %g, recomputed %g", s.Objective, got)
 	}
@@ -192,6 +207,7 @@ func (r *ScheduleResult) Doc(w *model.Window) model.ScheduleDoc {
 		Solver:      r.Solver,
 		ElapsedMS:   float64(r.Elapsed.Microseconds()) / 1000,
 		Granularity: r.Granularity,
+		CHWeight:    r.CHWeight,
 	}
 	if r.Status != Unknown && r.Status != Infeasible {
 		obj := r.Objective

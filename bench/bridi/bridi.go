@@ -31,7 +31,9 @@ type Config struct {
 	Grid int64
 	// TimeLimit bounds each CP/SAT decision (default 1 s).
 	TimeLimit time.Duration
-	// Policies to run, among "cp", "pbs-fifo" and "pbs-walltime" (default
+	// Policies to run, among "cp", "pbs-fifo" and "pbs-walltime", and
+	// "cp-grid" (CP/SAT on every grid slot instead of the compressed time
+	// domain, for comparison) (default
 	// all three).
 	Policies []string
 	// Progress, when set, receives a line per policy as it finishes.
@@ -99,6 +101,11 @@ type PolicyResult struct {
 	Gaps []float64
 	// Queue are the numbers of waiting jobs at the decisions.
 	Queue []int
+	// Slots and Candidates are, per CP/SAT decision that searched, the
+	// grid slots of the jobs' start domains and the candidates the
+	// compressed time domain kept of them (equal for cp-grid); Clauses the
+	// clauses of its last search.
+	Slots, Candidates, Clauses []float64
 }
 
 // MeanOverhead returns the mean wall time of a decision.
@@ -127,12 +134,14 @@ func scheduler(name string, g int64) (solver.Scheduler, error) {
 	switch name {
 	case "cp":
 		return sat.Solver{Initial: []solver.Scheduler{heuristics.PBSWalltime(), heuristics.PBSFifo()}}, nil
+	case "cp-grid":
+		return sat.Solver{Initial: []solver.Scheduler{heuristics.PBSWalltime(), heuristics.PBSFifo()}, Grid: true}, nil
 	case "pbs-fifo":
 		return heuristics.PBSFifo(), nil
 	case "pbs-walltime":
 		return heuristics.PBSWalltime(), nil
 	}
-	return nil, fmt.Errorf("bridi: unknown policy %q (want cp, pbs-fifo or pbs-walltime)", name)
+	return nil, fmt.Errorf("bridi: unknown policy %q (want cp, cp-grid, pbs-fifo or pbs-walltime)", name)
 }
 
 // Run simulates the workload under every policy of cfg.
@@ -204,6 +213,15 @@ func simulate(ctx context.Context, jobs []Job, s solver.Scheduler, opt solver.Sc
 			res.Statuses[sr.Status.String()]++
 			if g, ok := sr.Gap(); ok && s.Name() == "sat" {
 				res.Gaps = append(res.Gaps, g)
+			}
+			if n := sr.Stats["domain_slots"]; n > 0 {
+				res.Slots = append(res.Slots, n)
+				c := sr.Stats["domain_candidates"]
+				if c == 0 {
+					c = n // the grid (cp-grid)
+				}
+				res.Candidates = append(res.Candidates, c)
+				res.Clauses = append(res.Clauses, sr.Stats["clauses"])
 			}
 			wake = -1
 			startNow := map[int]bool{}

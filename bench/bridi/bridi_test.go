@@ -46,3 +46,31 @@ func TestWorkloadDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestRunGridPolicy: the cp-grid policy (CP/SAT without the compressed
+// time domain) runs, keeps every slot of its domains, and the compressed
+// cp policy keeps no more slots than the grid on the same workload.
+func TestRunGridPolicy(t *testing.T) {
+	cfg := Config{Seed: 5, Jobs: 100, MeanInterarrival: 15, TimeLimit: 50 * time.Millisecond, Policies: []string{"cp", "cp-grid"}}
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if r.Summary.Jobs != 100 || len(r.Slots) == 0 {
+			t.Errorf("%s: %d jobs, %d decisions that searched (%v, queues %v)", r.Policy, r.Summary.Jobs, len(r.Slots), r.Statuses, r.Queue)
+		}
+		for k := range r.Slots {
+			if r.Candidates[k] > r.Slots[k] || (r.Policy == "cp-grid" && r.Candidates[k] != r.Slots[k]) {
+				t.Errorf("%s decision %d: %v candidates of %v slots", r.Policy, k, r.Candidates[k], r.Slots[k])
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if err := WriteReport(&buf, cfg, res); err != nil || !strings.Contains(buf.String(), "cp start domains") || !strings.Contains(buf.String(), "cp-grid start domains") {
+		t.Errorf("report (%v):\n%s", err, buf.String())
+	}
+	if _, err := Run(context.Background(), Config{Jobs: 5, Policies: []string{"cp-fancy"}}); err == nil {
+		t.Error("unknown policy accepted")
+	}
+}

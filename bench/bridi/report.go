@@ -3,6 +3,7 @@ package bridi
 import (
 	"fmt"
 	"io"
+	"slices"
 	"text/tabwriter"
 )
 
@@ -51,7 +52,7 @@ func WriteReport(out io.Writer, cfg Config, results []PolicyResult) error {
 		return err
 	}
 	for _, r := range results {
-		if r.Policy != "cp" {
+		if r.Policy != "cp" && r.Policy != "cp-grid" {
 			continue
 		}
 		mean, worst := 0.0, 0.0
@@ -70,8 +71,17 @@ func WriteReport(out io.Writer, cfg Config, results []PolicyResult) error {
 		if len(r.Queue) > 0 {
 			qmean /= float64(len(r.Queue))
 		}
-		fmt.Fprintf(out, "\ncp decisions: %d optimal, %d feasible, %d fallback, %d unknown; gap on Eq. (2) mean %.3f %%, max %.3f %% (limit %v per decision); waiting jobs per decision: mean %.1f, max %d\n",
-			r.Statuses["optimal"], r.Statuses["feasible"], r.Statuses["fallback"], r.Statuses["unknown"], 100*mean, 100*worst, cfg.TimeLimit, qmean, qmax)
+		fmt.Fprintf(out, "\n%s decisions: %d optimal, %d feasible, %d fallback, %d unknown; gap on Eq. (2) mean %.3f %%, max %.3f %% (limit %v per decision); waiting jobs per decision: mean %.1f, max %d\n",
+			r.Policy, r.Statuses["optimal"], r.Statuses["feasible"], r.Statuses["fallback"], r.Statuses["unknown"], 100*mean, 100*worst, cfg.TimeLimit, qmean, qmax)
+		if len(r.Slots) > 0 {
+			var slots, cands float64
+			for k := range r.Slots {
+				slots += r.Slots[k]
+				cands += r.Candidates[k]
+			}
+			fmt.Fprintf(out, "%s start domains (%d searched decisions): %.0f grid slots, %.0f kept (%.1f %%); clauses of the last search: median %.0f, max %.0f\n",
+				r.Policy, len(r.Slots), slots, cands, 100*cands/slots, median(r.Clauses), slices.Max(r.Clauses))
+		}
 	}
 	fmt.Fprintf(out, `
 Workload: %d jobs of the synthetic Eurora-like workload (instances.EuroraJob), Poisson
@@ -83,6 +93,12 @@ CP solver's per-decision time (with its own time limit); ours is the wall time o
 solver.ScheduleWindow per decision on this machine.
 `, cfg.Jobs, cfg.MeanInterarrival, cfg.Seed, cfg.Grid)
 	return nil
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
 
 func fmtDur(d interface{ Seconds() float64 }) string {

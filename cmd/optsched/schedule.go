@@ -22,10 +22,13 @@ import (
 
 // cpSchedulers are the schedulers of the time-and-resource model, by the
 // name --solver or --heuristic gives.
-func cpScheduler(name string, initial bool, progress io.Writer) (solver.Scheduler, error) {
+func cpScheduler(name string, initial bool, progress io.Writer, chWeight float64) (solver.Scheduler, error) {
+	if chWeight != 0 && name != "sat" {
+		return nil, usageError{fmt.Errorf("--ch-weight applies to the sat solver, not %s", name)}
+	}
 	switch name {
 	case "sat":
-		s := sat.Solver{Progress: progress}
+		s := sat.Solver{Progress: progress, CHWeight: chWeight}
 		if initial {
 			s.Initial = []solver.Scheduler{heuristics.PBSWalltime(), heuristics.PBSFifo()}
 		}
@@ -79,13 +82,19 @@ func runSchedule(ctx context.Context, opts *solveOptions, format string) error {
 	if opts.fallback != "sa" && opts.fallback != "none" && opts.fallback != "pbs" {
 		return usageError{fmt.Errorf("--fallback must be sa, pbs or none, got %q", opts.fallback)}
 	}
-	s, err := cpScheduler(name, opts.fallback != "none", progress)
+	if math.IsNaN(opts.chWeight) || math.IsInf(opts.chWeight, 0) || opts.chWeight < 0 {
+		return usageError{fmt.Errorf("--ch-weight must be a finite number at least 0, got %v", opts.chWeight)}
+	}
+	s, err := cpScheduler(name, opts.fallback != "none", progress, opts.chWeight)
 	if err != nil {
 		return err
 	}
 	w, err := loadWindow(opts.window, opts.streams.in)
 	if err != nil {
 		return err
+	}
+	if opts.chWeight > 0 && w.Topology == nil {
+		return fmt.Errorf("--ch-weight: the window has no topology, so its CH cost is undefined")
 	}
 	if ctx == nil {
 		ctx = context.Background()
@@ -101,6 +110,14 @@ func runSchedule(ctx context.Context, opts *solveOptions, format string) error {
 		}
 	} else {
 		printScheduleTable(opts.streams.out, w, &doc)
+		if res.CHWeight > 0 && res.Status != solver.Unknown {
+			var ch int64
+			for _, a := range res.Allocations {
+				ch += w.Cost.Cost(w.Topology, a.Nodes)
+			}
+			fmt.Fprintf(opts.streams.out, "\nobjective = weighted queue time %.6g + %g x CH cost %d (%s)\n",
+				model.WeightedQueueTime(w, res.Allocations), res.CHWeight, ch, w.Cost.Kind)
+		}
 	}
 	if res.Status == solver.Unknown {
 		return fmt.Errorf("no schedule found within %v", opts.timeLimit)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -139,5 +140,92 @@ func TestBenchBridi(t *testing.T) {
 	}
 	if code, _, _ := optsched(t, "", "bench", "bridi", "--jobs", "0"); code != exitUsage {
 		t.Errorf("--jobs 0: exit %d", code)
+	}
+}
+
+// TestSolveCPCHWeight: --ch-weight adds W times the CH cost of the node
+// sets to the objective (the JSON says ch_weight), validate recomputes
+// the combined objective and rejects a tampered one, a weight that makes
+// the CH term dominant packs the multi-unit jobs onto fewer or closer
+// nodes than without it, and bad uses are usage errors.
+func TestSolveCPCHWeight(t *testing.T) {
+	data, err := os.ReadFile(euroraExample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := model.ParseWindow(data, model.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cost := func(d model.ScheduleDoc) int64 {
+		var ch int64
+		for _, a := range d.Allocations {
+			var ids []int
+			for _, n := range a.Nodes {
+				id, ok := w.Topology.Lookup(n)
+				if !ok {
+					t.Fatalf("node %s", n)
+				}
+				ids = append(ids, id)
+			}
+			slices.Sort(ids)
+			ch += w.Cost.Cost(w.Topology, ids)
+		}
+		return ch
+	}
+	solve := func(args ...string) (model.ScheduleDoc, string) {
+		code, out, errs := optsched(t, "", append([]string{"solve", "--encoding", "cp", "--time-limit", "20s", "-o", "json"}, append(args, euroraExample)...)...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		var d model.ScheduleDoc
+		if err := json.Unmarshal([]byte(out), &d); err != nil {
+			t.Fatal(err)
+		}
+		return d, out
+	}
+	plain, _ := solve()
+	d, out := solve("--ch-weight", "0.01")
+	if d.CHWeight != 0.01 || d.Objective == nil || d.Status != "optimal" {
+		t.Fatalf("doc %+v", d)
+	}
+	if plain.CHWeight != 0 || !strings.Contains(out, `"ch_weight": 0.01`) {
+		t.Errorf("ch_weight: plain %v, %q", plain.CHWeight, out[:200])
+	}
+	if got, want := cost(d), cost(plain); got >= want {
+		t.Errorf("CH cost with --ch-weight 0.01: %d, without: %d; want less", got, want)
+	}
+	// The plain optimum is a schedule of the combined objective, and no
+	// schedule beats the plain optimum's queue time or costs under 1 a job.
+	if hi := *plain.Objective + 0.01*float64(cost(plain)); *d.Objective > hi+1e-6 {
+		t.Errorf("combined optimum %.9g above the plain optimum's combined value %.9g", *d.Objective, hi)
+	}
+	if lo := *plain.Objective + 0.01*float64(len(d.Allocations)); *d.Objective < lo-1e-6 {
+		t.Errorf("combined optimum %.9g below %.9g", *d.Objective, lo)
+	}
+	p := filepath.Join(t.TempDir(), "s.json")
+	os.WriteFile(p, []byte(out), 0o644)
+	if code, out, errs := optsched(t, "", "validate", euroraExample, p); code != exitOK || !strings.Contains(out, "schedule ok") {
+		t.Errorf("validate: exit %d %s %s", code, out, errs)
+	}
+	d.CHWeight = 0.02
+	data, _ = json.Marshal(d)
+	os.WriteFile(p, data, 0o644)
+	if code, _, errs := optsched(t, "", "validate", euroraExample, p); code != exitInfeasible || !strings.Contains(errs, "CH cost") {
+		t.Errorf("validate with a tampered ch_weight: exit %d %s", code, errs)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"solve", "--encoding", "cp", "--ch-weight", "-1", euroraExample}, "--ch-weight must be a finite number at least 0"},
+		{[]string{"solve", "--encoding", "cp", "--ch-weight", "NaN", euroraExample}, "--ch-weight must be a finite number at least 0"},
+		{[]string{"solve", "--heuristic", "pbs-fifo", "--ch-weight", "1", euroraExample}, "--ch-weight applies to the sat solver"},
+		{[]string{"solve", "--ch-weight", "1", "../../instances/example-window.json"}, "--ch-weight applies to the time-and-resource model"},
+	} {
+		code, out, errs := optsched(t, "", c.args...)
+		if code != exitUsage || !strings.Contains(out+errs, c.want) {
+			t.Errorf("%v: exit %d, want usage and %q; err %s", c.args, code, c.want, errs)
+		}
 	}
 }

@@ -38,6 +38,8 @@ type solveOptions struct {
 	// granularity and solverSet serve the cp encoding (schedule.go).
 	granularity time.Duration
 	solverSet   bool
+	// chWeight is --ch-weight (cp encoding, sat solver).
+	chWeight float64
 }
 
 func newSolveCmd(s *streams, runF func(*solveOptions) error) *cobra.Command {
@@ -71,7 +73,8 @@ reservations, minimising the weighted queue time sum (start - submit) /
 expected_wait. The exact sat solver (the default there) starts from the
 best of the pbs-walltime and pbs-fifo list schedules and returns it as
 "fallback" when it finds nothing better in time; --granularity sets the
-grid of the starts.
+grid of the starts; --ch-weight W adds W times the CH cost of every job's
+node set (the window's cost model) to that objective.
 
 Exit codes: 0 solved, 1 error, 2 usage, 3 infeasible.`,
 		Example: `  optsched solve instances/example-window.json
@@ -104,6 +107,7 @@ Exit codes: 0 solved, 1 error, 2 usage, 3 infeasible.`,
 	f.StringVar(&opts.heuristic, "heuristic", "", "heuristic to run instead of a solver (seq, sa, nsa, slurm, mishra-greedy, mishra-balanced, mishra-adaptive; cp encoding: pbs-fifo, pbs-walltime)")
 	f.StringVar(&opts.encoding, "encoding", "", "formulation family: csp or scas (default: the solver's own); cp for the time-and-resource model (when and where every job starts)")
 	f.DurationVar(&opts.granularity, "granularity", 60*time.Second, "cp encoding: time grid of the starts (whole seconds)")
+	f.Float64Var(&opts.chWeight, "ch-weight", 0, "cp encoding, sat solver: weight W of the CH cost of the jobs' node sets; the objective becomes weighted queue time + W * sum of CH costs (0: weighted queue time alone)")
 	f.StringVar(&opts.formulation, "formulation", "strong", "M_SCAS program form for scas solvers: strong or paper")
 	f.BoolVarP(&opts.verbose, "verbose", "v", false, "log incumbents and bounds as they improve, on stderr")
 	f.StringVar(&opts.fallback, "fallback", "sa", "heuristic that takes over when the exact solver runs out of time: sa, nsa or none (cp encoding: the best PBS list schedule unless none)")
@@ -133,6 +137,9 @@ func runSolve(ctx context.Context, opts *solveOptions) error {
 	}
 	if opts.isCP() {
 		return runSchedule(ctx, opts, format)
+	}
+	if opts.chWeight != 0 {
+		return usageError{fmt.Errorf("--ch-weight applies to the time-and-resource model (--encoding cp)")}
 	}
 	s, err := opts.newSolver()
 	if err != nil {

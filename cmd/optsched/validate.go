@@ -115,8 +115,20 @@ func validateSchedule(opts *validateOptions, w *model.Window, data []byte) error
 		return err
 	}
 	obj := model.WeightedQueueTime(w, allocs)
+	what := "weighted queue time"
+	if doc.CHWeight != 0 {
+		if !(doc.CHWeight > 0) || math.IsInf(doc.CHWeight, 0) {
+			return fmt.Errorf("%s: ch_weight: must be a finite number at least 0, got %v", opts.result, doc.CHWeight)
+		}
+		var ch int64
+		for _, a := range allocs {
+			ch += w.Cost.Cost(w.Topology, a.Nodes)
+		}
+		obj += doc.CHWeight * float64(ch)
+		what = fmt.Sprintf("weighted queue time + %g x CH cost", doc.CHWeight)
+	}
 	if doc.Objective != nil && math.Abs(*doc.Objective-obj) > 1e-6*math.Max(1, math.Abs(obj)) {
-		return infeasibleError{fmt.Errorf("objective: reported %.9g, the schedule's weighted queue time is %.9g", *doc.Objective, obj)}
+		return infeasibleError{fmt.Errorf("objective: reported %.9g, the schedule's %s is %.9g", *doc.Objective, what, obj)}
 	}
 	if doc.Bound != nil && doc.Objective != nil && *doc.Bound > *doc.Objective+1e-6*math.Max(1, math.Abs(*doc.Objective)) {
 		return infeasibleError{fmt.Errorf("bound: %.9g is above the objective %.9g", *doc.Bound, *doc.Objective)}

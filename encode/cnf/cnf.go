@@ -101,7 +101,9 @@ type Encoder struct {
 	nvars   int
 	clauses int
 	t       Lit
-	y       [][]Lit    // y[i][s−Lo_i] = [s_i ≤ s], s in [Lo_i, Hi_i)
+	y       [][]Lit    // y[i][s−Lo_i] = [s_i ≤ s], s in [Lo_i, Hi_i); after Compress y[i][k] = [s_i ≤ cand[i][k]]
+	cand    [][]int    // Compress's candidate starts; nil: every slot of the grid
+	ch      []*chJob   // CHTerm's encoding per job (nil: none)
 	x       [][][]Lit  // x[i][o][k−1] = [units of i on option o ≥ k]
 	onNode  [][][2]int // per node: (job, option) pairs
 	act     map[[2]int]Lit
@@ -172,6 +174,13 @@ func (e *Encoder) Start(i, s int) Lit {
 	case s >= e.Hi[i]:
 		return e.t
 	}
+	if e.cand != nil {
+		k, ok := slices.BinarySearch(e.cand[i], s)
+		if !ok {
+			k-- // the largest candidate below s
+		}
+		return e.y[i][k]
+	}
 	return e.y[i][s-e.Lo[i]]
 }
 
@@ -198,7 +207,11 @@ func (e *Encoder) Base() {
 	e.y = make([][]Lit, len(m.Jobs))
 	e.x = make([][][]Lit, len(m.Jobs))
 	for i, j := range m.Jobs {
-		e.y[i] = make([]Lit, e.Hi[i]-e.Lo[i])
+		if e.cand != nil {
+			e.y[i] = make([]Lit, len(e.cand[i])-1)
+		} else {
+			e.y[i] = make([]Lit, e.Hi[i]-e.Lo[i])
+		}
 		for k := range e.y[i] {
 			e.y[i][k] = e.newVar()
 			if k > 0 {
@@ -259,12 +272,29 @@ func (e *Encoder) static(i int) {
 // with the class's nodes c_1 < c_2 < … and the jobs in index order, some
 // optimal schedule has each node's first user (the lowest job index on
 // it) no later than the next node's, so a job on c_k (k ≥ 2) implies that
-// a job of no higher index is on c_{k−1}.
+// a job of no higher index is on c_{k−1}. With the CH term (cp.Model.
+// SetCHWeight) exchanging nodes must also keep every hop distance, so the
+// classes are split by leaf switch (siblings under one leaf are
+// interchangeable in the tree).
 func (e *Encoder) symmetry() {
 	m := e.M
 	byClass := map[int][]int{}
+	leaf := map[[2]int]int{} // (class, leaf switch) → split class
 	for ni, nd := range m.Nodes {
-		byClass[nd.Class] = append(byClass[nd.Class], ni)
+		c := nd.Class
+		if m.CHKappa > 0 {
+			sw := -1
+			if anc := m.Window.Topology.Ancestors(nd.ID); len(anc) > 0 {
+				sw = int(anc[0])
+			}
+			k, ok := leaf[[2]int{c, sw}]
+			if !ok {
+				k = len(leaf)
+				leaf[[2]int{c, sw}] = k
+			}
+			c = k
+		}
+		byClass[c] = append(byClass[c], ni)
 	}
 	optOn := func(i, ni int) int {
 		for o, opt := range m.Jobs[i].Options {
@@ -366,7 +396,7 @@ func (e *Encoder) actLit(i, j int) Lit {
 	d := e.M.Jobs[i].Dur
 	lo := max(e.Lo[j], e.Lo[i])
 	hi := min(e.Hi[j], e.Hi[i]+d-1)
-	for s := lo; s <= hi; s++ {
+	for _, s := range e.candidatesIn(j, lo, hi) {
 		e.add(-e.Start(j, s), e.Start(j, s-1), -e.Start(i, s), e.Start(i, s-d), a)
 	}
 	return a
@@ -474,11 +504,12 @@ func (e *Encoder) Decode(val func(Lit) bool) (slots []int, units [][]int) {
 	slots = make([]int, len(m.Jobs))
 	units = make([][]int, len(m.Jobs))
 	for i := range m.Jobs {
-		s := e.Lo[i]
-		for s < e.Hi[i] && !val(e.Start(i, s)) {
-			s++
+		cands := e.Candidates(i)
+		k := 0
+		for k < len(cands)-1 && !val(e.Start(i, cands[k])) {
+			k++
 		}
-		slots[i] = s
+		slots[i] = cands[k]
 		units[i] = make([]int, len(m.Jobs[i].Options))
 		for o := range m.Jobs[i].Options {
 			for k := 1; k <= len(e.x[i][o]); k++ {
@@ -492,7 +523,8 @@ func (e *Encoder) Decode(val func(Lit) bool) (slots []int, units [][]int) {
 }
 
 // Fix returns the assumptions that fix job i to start slot s with
-// units[o] units on each option o.
+// units[o] units on each option o. After Compress, s must be one of the
+// job's candidates (IsCandidate), else the assumptions contradict.
 func (e *Encoder) Fix(i, s int, units []int) []Lit {
 	out := []Lit{e.Start(i, s), -e.Start(i, s-1)}
 	for o, u := range units {
@@ -509,7 +541,10 @@ func (e *Encoder) Fix(i, s int, units []int) []Lit {
 func (e *Encoder) Assignment(slots []int, units [][]int) []Lit {
 	var out []Lit
 	for i := range e.M.Jobs {
-		for s := e.Lo[i]; s < e.Hi[i]; s++ {
+		for _, s := range e.Candidates(i) {
+			if s == e.Hi[i] {
+				break
+			}
 			if slots[i] <= s {
 				out = append(out, e.Start(i, s))
 			} else {
@@ -527,4 +562,46 @@ func (e *Encoder) Assignment(slots []int, units [][]int) []Lit {
 		}
 	}
 	return out
+}
+
+// PoolCuts writes the constraints of a counting relaxation of the model
+// (p = M.Pool(keep), whose jobs are M's in the same order) as redundant
+// clauses: for every job j and pooled resource l that j uses, at j's
+// start, Σ_{i≠j} q_{i,l}·act_{i@j} + q_{j,l} + Σ_held use_l·[s_j < end] ≤
+// cap_l, with q_{i,l} = u_i·r_{i,l} of the pool. Every schedule of M is a
+// schedule of its pool with the same starts (cp.Model.Pool), so these
+// cut off no schedule; they give the solver the cluster-wide counting
+// arguments that per-node placement hides. Call after Base.
+func (e *Encoder) PoolCuts(p *cp.Model) error {
+	m := e.M
+	if len(p.Jobs) != len(m.Jobs) || len(p.Nodes) != 1 {
+		return fmt.Errorf("cnf: pool cuts from a model of %d jobs and %d nodes", len(p.Jobs), len(p.Nodes))
+	}
+	nd := &p.Nodes[0]
+	for j := range m.Jobs {
+		pj := &p.Jobs[j]
+		for l, need := range pj.Req {
+			if need <= 0 {
+				continue
+			}
+			var terms []term
+			for i := range m.Jobs {
+				q := int64(p.Jobs[i].Units) * p.Jobs[i].Req[l]
+				if i == j || q <= 0 || !e.mayRunAt(i, j) {
+					continue
+				}
+				terms = append(terms, term{q, e.actLit(i, j)})
+			}
+			if len(terms) == 0 {
+				continue
+			}
+			for _, r := range nd.Running {
+				if r.Use[l] > 0 && r.EndSlot > e.Lo[j] {
+					terms = append(terms, term{r.Use[l], e.Start(j, r.EndSlot-1)})
+				}
+			}
+			e.add(e.atMost(terms, nd.Cap[l]-int64(pj.Units)*need))
+		}
+	}
+	return nil
 }

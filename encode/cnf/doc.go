@@ -46,6 +46,26 @@
 // objective diagram group by group and make a node false when its budget
 // is below the bounds of the groups still ahead.
 //
+// The compressed time domain (Closure, Compress) keeps of each job's
+// start slots only the event slots: Lo_i, the ends of the running jobs
+// and reservations on its nodes, and the ends of the other jobs sharing
+// a node with it at their own candidates — the slots at which a
+// left-justified schedule can start a job, so the optimum and every
+// bound's answer are kept. The order encoding then has one variable per
+// candidate, and the pair blocks, dominance clauses and objective
+// diagrams visit candidates only.
+//
+// PoolCuts adds the constraints of a counting relaxation (cp.Model.Pool)
+// as redundant clauses: at each job's start, the pooled use of the jobs
+// then running within the pooled capacity — implied by the model, so no
+// schedule is lost.
+//
+// The optional CH term (CHTerm, for cp.Model.SetCHWeight) counts a job's
+// nodes and its nodes below each switch with totalizers; the pair hop
+// sum is then a linear function of those counts' literals, and one
+// reduced BDD forces [CH_i ≥ v] for every value v the cost can take; the
+// objective diagrams add κ·(CH_i − 1) as one more level per job.
+//
 // The per-(job, node) cumulative/noOverlap blocks can be emitted all at
 // once (EncodeAll, a complete CNF as DIMACS needs) or on demand
 // (NodeBlock), as solver/sat does: it adds a block when a candidate

@@ -15,7 +15,9 @@ import "slices"
 // running on them at s − 1 still runs at s, so i fits at s − 1 as well
 // (capacities, exclusivity, reservations), and moving it there lowers
 // ω_i·s_i. They are therefore safe for optimisation and for UNSAT proofs
-// of bounds (not for enumerating all schedules). Call after Base.
+// of bounds (not for enumerating all schedules). After Compress only the
+// candidate slots need a clause (the others are outside the domain), and
+// only the other jobs' candidate starts appear in it. Call after Base.
 func (e *Encoder) LeftJustified() {
 	m := e.M
 	eq := map[[2]int]Lit{} // [s_j = x]
@@ -72,14 +74,13 @@ func (e *Encoder) LeftJustified() {
 				others = append(others, k)
 			}
 		}
-		for s := e.Lo[i] + 1; s <= e.Hi[i]; s++ {
+		for _, s := range e.candidatesIn(i, e.Lo[i]+1, e.Hi[i]) {
 			if events[s] {
 				continue
 			}
 			clause := []Lit{-e.Start(i, s), e.Start(i, s-1)}
 			for _, k := range others {
-				x := s - m.Jobs[k].Dur
-				if x >= e.Lo[k] && x <= e.Hi[k] {
+				if x := s - m.Jobs[k].Dur; e.IsCandidate(k, x) {
 					clause = append(clause, startsAt(k, x))
 				}
 			}

@@ -60,12 +60,31 @@ const (
 // term i) and node ∧ l_i → (rest ≤ K − w_i); bounds K that share one
 // Boolean function share one node.
 func (e *Encoder) atMost(terms []term, k int64) Lit {
-	slices.SortStableFunc(terms, func(a, b term) int { return cmp.Compare(b.w, a.w) })
-	suffix := make([]int64, len(terms)+1)
-	for i := len(terms) - 1; i >= 0; i-- {
-		suffix[i] = suffix[i+1] + terms[i].w
+	return e.newPB(terms).atMost(e, k)
+}
+
+// A pbSum is the reduced BDD of one sum Σ w·l, whose nodes the bounds
+// asked of it (atMost) share.
+type pbSum struct {
+	terms  []term
+	suffix []int64
+	memo   [][]memoEntry
+}
+
+func (e *Encoder) newPB(terms []term) *pbSum {
+	p := &pbSum{terms: slices.Clone(terms)}
+	slices.SortStableFunc(p.terms, func(a, b term) int { return cmp.Compare(b.w, a.w) })
+	p.suffix = make([]int64, len(p.terms)+1)
+	for i := len(p.terms) - 1; i >= 0; i-- {
+		p.suffix[i] = p.suffix[i+1] + p.terms[i].w
 	}
-	memo := make([][]memoEntry, len(terms))
+	p.memo = make([][]memoEntry, len(p.terms))
+	return p
+}
+
+// atMost returns a literal that implies Σ w·l ≤ k.
+func (p *pbSum) atMost(e *Encoder, k int64) Lit {
+	terms, suffix, memo := p.terms, p.suffix, p.memo
 	var build func(i int, k int64) memoEntry
 	build = func(i int, k int64) memoEntry {
 		if k < 0 {
@@ -116,9 +135,17 @@ func (e *Encoder) delayAtLeast(i, v int) Lit {
 // largest remaining weighted delay from each level, and the memo of
 // reduced nodes per level.
 type diagram struct {
+	// order lists the levels: a job i ≥ 0 for its delay, −1 − i for
+	// job i's CH term (CHTerm), which comes after the delays.
 	order  []int
 	suffix []int64
 	memo   [][]memoEntry
+	// qs[t] are the possible values of level t, increasing from 0: a
+	// job's delays in units of coarse slots (every slot on the grid, the
+	// candidates after Compress), or its CH − 1 values; w[t] weighs them
+	// (ω·coarse, or κ).
+	qs [][]int64
+	w  []int64
 	// coarse counts delays in units of coarse slots, rounded up: a job
 	// delayed by δ slots weighs ω·coarse·⌈δ/coarse⌉ ≥ ω·δ.
 	coarse int
@@ -184,18 +211,44 @@ func (e *Encoder) newDiagram(jobs []int, coarse int) *diagram {
 		}
 		return (e.Hi[b] - e.Lo[b]) - (e.Hi[a] - e.Lo[a])
 	})
-	d.suffix = make([]int64, len(d.order)+1)
-	for t := len(d.order) - 1; t >= 0; t-- {
-		i := d.order[t]
-		span := (e.Hi[i] - e.Lo[i] + coarse - 1) / coarse
-		d.suffix[t] = d.suffix[t+1] + m.Jobs[i].Weight*int64(coarse)*int64(span)
+	for _, i := range jobs {
+		if e.ch != nil && e.ch[i] != nil {
+			d.order = append(d.order, -1-i)
+		}
 	}
-	d.memo = make([][]memoEntry, len(d.order))
+	e.levels(d)
 	return d
 }
 
+// levels sets d's delays per level, suffix sums and empty memo for its
+// order.
+func (e *Encoder) levels(d *diagram) {
+	c := d.coarse
+	d.qs = make([][]int64, len(d.order))
+	d.w = make([]int64, len(d.order))
+	d.suffix = make([]int64, len(d.order)+1)
+	for t := len(d.order) - 1; t >= 0; t-- {
+		i := d.order[t]
+		if i < 0 {
+			d.qs[t], d.w[t] = e.ch[-1-i].vals, e.M.CHKappa
+		} else {
+			var qs []int64
+			for _, s := range e.Candidates(i) {
+				q := int64((s - e.Lo[i] + c - 1) / c)
+				if len(qs) == 0 || qs[len(qs)-1] != q {
+					qs = append(qs, q)
+				}
+			}
+			d.qs[t], d.w[t] = qs, e.M.Jobs[i].Weight*int64(c)
+		}
+		d.suffix[t] = d.suffix[t+1] + d.w[t]*d.qs[t][len(d.qs[t])-1]
+	}
+	d.memo = make([][]memoEntry, len(d.order))
+}
+
 // AtMost returns a literal that implies Σ_i ω_i·(s_i − Lo_i) ≤ b over all
-// jobs (the objective bound; assume it). Successive calls share the
+// jobs (the objective bound; assume it), plus κ·Σ_i (CH_i − 1) after
+// CHTerm. Successive calls share the
 // diagram's nodes.
 func (e *Encoder) AtMost(b int64) (Lit, error) {
 	return e.AtMostCoarse(b, 1, MaxObjectiveWork)
@@ -237,13 +290,7 @@ func (e *Encoder) groupDiagram(coarse int) *diagram {
 	}
 	d := e.newDiagram(nil, coarse)
 	d.order = order
-	d.suffix = make([]int64, len(order)+1)
-	for t := len(order) - 1; t >= 0; t-- {
-		i := order[t]
-		span := (e.Hi[i] - e.Lo[i] + coarse - 1) / coarse
-		d.suffix[t] = d.suffix[t+1] + e.M.Jobs[i].Weight*int64(coarse)*int64(span)
-	}
-	d.memo = make([][]memoEntry, len(order))
+	e.levels(d)
 	d.least = make([]int64, len(order)+1)
 	for t := range d.least {
 		for g, st := range starts {
@@ -270,7 +317,6 @@ func (e *Encoder) AtMostJobs(jobs []int, b int64) (Lit, error) {
 }
 
 func (e *Encoder) atMostDiagram(d *diagram, b int64, maxWork int) (Lit, error) {
-	m := e.M
 	nodes := 0
 	var tooLarge, interrupted bool
 	work := 0
@@ -296,21 +342,21 @@ func (e *Encoder) atMostDiagram(d *diagram, b int64, maxWork int) (Lit, error) {
 		}
 		i := d.order[t]
 		c := d.coarse
-		w := m.Jobs[i].Weight * int64(c)
-		span := (e.Hi[i] - e.Lo[i] + c - 1) / c
+		w := d.w[t]
+		qs := d.qs[t]
 		n := memoEntry{lo: negInf, hi: posInf}
 		var kids []memoEntry
-		for v := 0; v <= span; v++ {
+		for _, v := range qs {
 			if work++; work%4096 == 0 && e.Stop != nil && e.Stop() {
 				tooLarge, interrupted = true, true
 			}
 			if work > maxWork {
 				tooLarge = true
 			}
-			c := build(t+1, k-w*int64(v))
+			c := build(t+1, k-w*v)
 			kids = append(kids, c)
-			n.lo = max(n.lo, c.lo+w*int64(v))
-			n.hi = min(n.hi, c.hi+w*int64(v))
+			n.lo = max(n.lo, c.lo+w*v)
+			n.hi = min(n.hi, c.hi+w*v)
 			if c.lit == -e.t {
 				break // larger delays are as forbidden
 			}
@@ -330,9 +376,16 @@ func (e *Encoder) atMostDiagram(d *diagram, b int64, maxWork int) (Lit, error) {
 		} else {
 			n.lit = e.newVar()
 			e.add(-n.lit, kids[0].lit)
-			for v := 1; v < len(kids); v++ {
-				if kids[v].lit != kids[v-1].lit {
-					e.add(-n.lit, -e.delayAtLeast(i, c*(v-1)+1), kids[v].lit)
+			for x := 1; x < len(kids); x++ {
+				if kids[x].lit == kids[x-1].lit {
+					continue
+				}
+				if i < 0 {
+					// CH − 1 ≥ qs[x].
+					e.add(-n.lit, -e.ch[-1-i].lits[x], kids[x].lit)
+				} else {
+					// A coarse delay above qs[x−1] is at least qs[x].
+					e.add(-n.lit, -e.delayAtLeast(i, c*int(qs[x-1])+1), kids[x].lit)
 				}
 			}
 		}

@@ -28,6 +28,11 @@ type Model struct {
 	// multiple small enough; the weights are then rounded and the
 	// objective Σ ω_i s_i only approximates Eq. (2).
 	ExactWeights bool
+	// CHWeight is W, the weight of the CH term (SetCHWeight; 0: Eq. (2)
+	// alone), and CHKappa its integer coefficient κ in the weighted
+	// objective Σ ω_i s_i + κ·Σ_i (CH_i − 1).
+	CHWeight float64
+	CHKappa  int64
 	// GridExact reports that walltimes, running jobs' ends and reservation
 	// bounds are all multiples of Grid from the window time, so that an
 	// optimum on the grid is an optimum over all start times.
@@ -446,8 +451,10 @@ func (m *Model) Objective(s []int) float64 {
 
 // ObjectiveOfWeighted returns the Eq. (2) value that corresponds to
 // Σ ω_i s_i = W, for exact weights: Σ (t − submit_i)/ewt_i + g·W/Scale.
+// With the CH term, W is Σ ω_i s_i + κ·Σ_i (CH_i − 1), and the value is
+// Eq. (2) + CHWeight·Σ_i CH_i (the 1 per job added here).
 func (m *Model) ObjectiveOfWeighted(W float64) float64 {
-	var c float64
+	c := m.CHWeight * float64(len(m.Jobs))
 	for _, j := range m.Jobs {
 		wj := &m.Window.Jobs[j.Index]
 		c += float64(m.Window.Time-wj.Submit) / float64(m.Window.ExpectedWait(wj.Queue))

@@ -1,11 +1,13 @@
 package cp_test
 
 import (
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/optsched/optsched/encode/cp"
+	"github.com/optsched/optsched/instances"
 	"github.com/optsched/optsched/model"
 )
 
@@ -117,5 +119,54 @@ func TestBuild(t *testing.T) {
 	// A 30 s grid: walltimes of 100 and 50 s are off it.
 	if m := build(t, 30); m.GridExact || m.Jobs[0].Dur != 4 {
 		t.Errorf("grid 30: exact %v, a's duration %d slots (want 4)", m.GridExact, m.Jobs[0].Dur)
+	}
+}
+
+// TestCHMin: on random node sets of random jobs of Eurora-like windows,
+// CHMin is at most the cost model's price (less 1) of every node set that
+// can hold the job's units, and positive for jobs that need several
+// nodes.
+func TestCHMin(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	positive := 0
+	for seed := range uint64(6) {
+		w, err := instances.Eurora(instances.EuroraConfig{Seed: seed, Jobs: 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, kind := range []model.CostKind{model.CostLanCode, model.CostLanPaper} {
+			w.Cost.Kind = kind
+			m, err := cp.Build(w, 60)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := m.SetCHWeight(0.001); err != nil {
+				t.Fatal(err)
+			}
+			for i, j := range m.Jobs {
+				least := m.CHMin(i)
+				if least > 0 {
+					positive++
+				}
+				for range 50 {
+					// Random units per option adding up to the job's units.
+					units := make([]int, len(j.Options))
+					left := j.Units
+					for left > 0 {
+						o := rng.IntN(len(j.Options))
+						if units[o] < j.Options[o].MaxUnits && (!j.Pack || units[o] > 0 || slices.Max(units) == 0) {
+							units[o]++
+							left--
+						}
+					}
+					if got := m.CH(i, units); got < least {
+						t.Fatalf("job %s (%d units): CH − 1 = %d of %v below CHMin %d", j.ID, j.Units, got, m.CHNodes(i, units), least)
+					}
+				}
+			}
+		}
+	}
+	if positive < 10 {
+		t.Errorf("CHMin positive for only %d jobs", positive)
 	}
 }

@@ -39,6 +39,11 @@
 // common multiple of the expected waits), which is what encode/cnf
 // bounds.
 //
+// Model.SetCHWeight optionally adds W·Σ_i CH_i, the communication-hop
+// cost of each job's node set as the window's cost model prices it
+// (model.CostModel.Cost, the SCAS side's definition), to the objective;
+// the weights are scaled so that its coefficient κ is an integer too.
+//
 // Model.Pool derives a counting relaxation of a Model — one pseudo-node,
 // per resource, threshold c and node set the pooled counts Σ_n ⌊free/c⌋,
 // no placement — whose optimum bounds the model's from below (solver/sat

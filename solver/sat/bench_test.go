@@ -2,11 +2,14 @@ package sat_test
 
 import (
 	"context"
+	"errors"
+	"math"
 	"fmt"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/optsched/optsched/encode/cnf"
 	"github.com/optsched/optsched/encode/cp"
 	"github.com/optsched/optsched/instances"
 	"github.com/optsched/optsched/solver"
@@ -75,6 +78,93 @@ func BenchmarkEurora(b *testing.B) {
 			b.ReportMetric(100*maxGap, "max-gap-%")
 			b.ReportMetric(100*dgap/float64(n), "delay-gap-%")
 			b.ReportMetric(100*maxDgap, "max-delay-gap-%")
+		})
+	}
+}
+
+// BenchmarkEuroraCNF writes the complete CNF (sat.EncodeBounded: every
+// node block, the objective bound) of Eurora-like windows at the bound of
+// the better PBS list schedule (as optsched export does), once on the grid
+// and once on the compressed time domain, and reports the median clause
+// and variable counts of each over the seeded windows (20 per size) whose
+// objective diagram stays within cnf's work limit both ways, and how many
+// did not (deterministic: no search); with the default load (running jobs
+// holding 85 % of the cores) and a loaded cluster (98 %), where the jobs
+// wait longer and the start domains grow. One iteration encodes all
+// windows of a size both ways:
+//
+//	go test -run '^$' -bench EuroraCNF -benchtime 1x ./solver/sat
+func BenchmarkEuroraCNF(b *testing.B) {
+	for _, c := range []struct {
+		jobs int
+		load float64
+	}{{10, 0.85}, {20, 0.85}, {10, 0.98}, {20, 0.98}} {
+		jobs := c.jobs
+		b.Run(fmt.Sprintf("jobs=%d/load=%.2f", jobs, c.load), func(b *testing.B) {
+			var cl, vars [2][]float64
+			tooLarge := 0
+			for b.Loop() {
+				cl, vars, tooLarge = [2][]float64{}, [2][]float64{}, 0
+				for seed := range uint64(20) {
+					w, err := instances.Eurora(instances.EuroraConfig{Seed: seed, Jobs: jobs, Load: c.load})
+					if err != nil {
+						b.Fatal(err)
+					}
+					m, err := cp.Build(w, solver.DefaultGranularity)
+					if err != nil {
+						b.Fatal(err)
+					}
+					bound := int64(math.MaxInt64)
+					for _, h := range listSchedulers() {
+						sch, err := h.Schedule(context.Background(), w, solver.ScheduleOptions{})
+						if err != nil {
+							b.Fatal(err)
+						}
+						var W int64
+						for _, a := range sch.Allocations {
+							for _, j := range m.Jobs {
+								if j.Index == a.Job {
+									W += j.Weight * ((a.Start - w.Time) / solver.DefaultGranularity)
+								}
+							}
+						}
+						bound = min(bound, W)
+					}
+					var fs [2]cnf.Formula
+					large := false
+					for k, grid := range []bool{true, false} {
+						enc, err := sat.EncodeBoundedGrid(m, bound, &fs[k], grid)
+						if errors.Is(err, cnf.ErrTooLarge) {
+							large = true
+							break
+						}
+						if err != nil {
+							b.Fatal(err)
+						}
+						if enc.Compressed() == grid {
+							b.Fatalf("seed %d: compressed %v on the grid setting %v", seed, enc.Compressed(), grid)
+						}
+					}
+					if large {
+						tooLarge++
+						continue
+					}
+					for k := range fs {
+						cl[k] = append(cl[k], float64(fs[k].NumClauses()))
+						vars[k] = append(vars[k], float64(fs[k].NumVars))
+					}
+				}
+			}
+			med := func(v []float64) float64 {
+				s := slices.Clone(v)
+				slices.Sort(s)
+				return s[len(s)/2]
+			}
+			b.ReportMetric(med(cl[0]), "clauses-grid")
+			b.ReportMetric(med(cl[1]), "clauses-compressed")
+			b.ReportMetric(med(vars[0]), "vars-grid")
+			b.ReportMetric(med(vars[1]), "vars-compressed")
+			b.ReportMetric(float64(tooLarge), "too-large")
 		})
 	}
 }

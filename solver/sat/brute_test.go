@@ -20,6 +20,15 @@ import (
 // schedule lies in E.
 func bruteForce(t *testing.T, w *model.Window) (float64, map[int]bool) {
 	t.Helper()
+	return bruteForceCH(t, w, 0)
+}
+
+// bruteForceCH is bruteForce for the objective Eq. (2) + chWeight·Σ_j
+// CH_j, CH_j the window's cost model's price of job j's node set
+// (model.CostModel.Cost; at least 1). Moving a job earlier keeps its
+// nodes, so the same starts E suffice.
+func bruteForceCH(t *testing.T, w *model.Window, chWeight float64) (float64, map[int]bool) {
+	t.Helper()
 	var usable []int
 	for k := range w.Topology.NumNodes() {
 		if w.IsIdle(k) || slices.ContainsFunc(w.Running, func(r model.RunningJob) bool { return slices.Contains(r.Nodes, k) }) {
@@ -103,7 +112,14 @@ func bruteForce(t *testing.T, w *model.Window) (float64, map[int]bool) {
 		cands = slices.Compact(cands)
 	}
 	cost := func(j int, start int64) float64 {
-		return float64(start-w.Jobs[j].Submit) / float64(w.ExpectedWait(w.Jobs[j].Queue))
+		return float64(start-w.Jobs[j].Submit)/float64(w.ExpectedWait(w.Jobs[j].Queue)) + chWeight // CH ≥ 1
+	}
+	chExtra := make([][]float64, len(w.Jobs)) // chWeight·(CH − 1) per placement
+	for j := range w.Jobs {
+		for _, p := range placements[j] {
+			a := alloc(j, 0, p)
+			chExtra[j] = append(chExtra[j], chWeight*float64(w.Cost.Cost(w.Topology, a.Nodes)-1))
+		}
 	}
 	best := math.Inf(1)
 	var allocs []model.Allocation
@@ -122,10 +138,14 @@ func bruteForce(t *testing.T, w *model.Window) (float64, map[int]bool) {
 			if obj+cost(j, c)+rest >= best-1e-12 {
 				break
 			}
-			for _, p := range placements[j] {
+			for pi, p := range placements[j] {
+				extra := chExtra[j][pi]
+				if obj+cost(j, c)+extra+rest >= best-1e-12 {
+					continue
+				}
 				allocs = append(allocs, alloc(j, c, p))
 				if model.Check(w, allocs) == nil {
-					dfs(k+1, obj+cost(j, c))
+					dfs(k+1, obj+cost(j, c)+extra)
 				}
 				allocs = allocs[:len(allocs)-1]
 			}

@@ -26,7 +26,18 @@
 //     second search, and narrow the start domains: a schedule better than
 //     W_UB leaves a job of group g at most W_UB − LB − (the other groups'
 //     bounds) of weighted delay. Every search also writes cnf.LeftJustified's
-//     dominance clauses.
+//     dominance clauses, and restricts each job's start to its
+//     candidates in the compressed time domain (cnf.Closure: the window
+//     time, the running jobs' and reservations' ends, and the ends of the
+//     other jobs sharing its nodes at their own candidates, within its
+//     domain; the grid with Solver.Grid, or when the closure is over its
+//     work limit — stats "closure_fallback"). Some optimal schedule is
+//     left-justified and lies there, so this keeps the optimum and every
+//     UNSAT proof; the stats "domain_slots" and "domain_candidates" count
+//     the slots of the domains before and after. The last search (after
+//     the bounds) also holds the counting relaxation's constraints as
+//     redundant clauses (cnf.Encoder.PoolCuts): cluster-wide counts that
+//     per-node placement hides from the solver.
 //  3. Bound tightening under assumptions: the solver is asked for a
 //     schedule with Σ ω_i (s_i − EST_i) ≤ b (one assumed literal of the
 //     objective diagram), first b = W_UB − LB − 1 (linear SAT-UNSAT
@@ -51,6 +62,11 @@
 //     or fallback when no SAT model improved the list or serial
 //     schedule); with no
 //     incumbent at all, status unknown.
+//
+// With Solver.CHWeight W > 0 the objective is Eq. (2) + W·Σ_i CH_i, CH_i
+// the window's cost model's price of job i's node set (cp.Model.
+// SetCHWeight, cnf.Encoder.CHTerm): the same search, whose diagrams add
+// the CH levels; the lower bounds above stay valid (every CH_i ≥ 1).
 //
 // Optimality is over starts on the time grid (cp.Model.GridExact tells
 // when that is optimality over all start times) and for the jobs that can

@@ -1,7 +1,9 @@
 package sat
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/optsched/optsched/encode/cnf"
 	"github.com/optsched/optsched/encode/cp"
@@ -31,12 +33,12 @@ func SerialHorizon(m *cp.Model) int {
 	return h
 }
 
-// LowerBound returns LB = Σ_i ω_i·EST_i, the least W = Σ_i ω_i·s_i any
-// schedule can have.
+// LowerBound returns LB = Σ_i ω_i·EST_i (plus κ·Σ_i cp.Model.CHMin(i)
+// with the CH term), the least W any schedule can have.
 func LowerBound(m *cp.Model) int64 {
 	var lb int64
-	for _, j := range m.Jobs {
-		lb += j.Weight * int64(j.EST)
+	for i, j := range m.Jobs {
+		lb += j.Weight*int64(j.EST) + m.CHKappa*m.CHMin(i)
 	}
 	return lb
 }
@@ -57,12 +59,30 @@ func Domains(m *cp.Model, bound int64) (lo, hi []int) {
 
 // EncodeBounded writes to s the complete CNF of "a schedule of m's jobs
 // with W = Σ_i ω_i·s_i ≤ bound": the base, every node block, and the
-// objective bound as a unit clause. It is satisfiable exactly when such a
-// schedule exists (on the grid); enc.Decode reads a model back.
+// objective bound as a unit clause, the starts restricted to the
+// compressed time domain (cnf.Closure; the grid when the closure is over
+// its work limit). It is satisfiable exactly when such a schedule exists
+// (on the grid); enc.Decode reads a model back.
 func EncodeBounded(m *cp.Model, bound int64, s cnf.Sink) (*cnf.Encoder, error) {
+	return EncodeBoundedGrid(m, bound, s, false)
+}
+
+// EncodeBoundedGrid is EncodeBounded, on every slot of the grid when grid
+// is true.
+func EncodeBoundedGrid(m *cp.Model, bound int64, s cnf.Sink, grid bool) (*cnf.Encoder, error) {
 	lo, hi := Domains(m, bound)
 	enc, err := cnf.New(m, s, lo, hi)
 	if err != nil {
+		return nil, err
+	}
+	cands, err := cnf.Closure(m, lo, hi, nil, closureWork)
+	switch {
+	case grid:
+	case err == nil:
+		if err := enc.Compress(cands); err != nil {
+			return nil, err
+		}
+	case !errors.Is(err, cnf.ErrClosureTooLarge):
 		return nil, err
 	}
 	enc.Base()
@@ -88,14 +108,33 @@ func Comments(m *cp.Model, enc *cnf.Encoder, bound int64) []string {
 		out = append(out, fmt.Sprintf("that is, weighted queue time (Eq. 2) <= %.9g", m.ObjectiveOfWeighted(float64(bound))))
 	}
 	for i, j := range m.Jobs {
-		out = append(out, fmt.Sprintf("job %s weight %d start slots [%d, %d]: [s <= s'] for s' = %d.. is %s",
-			j.ID, j.Weight, enc.Lo[i], enc.Hi[i], enc.Lo[i], litRange(enc, func(s int) cnf.Lit { return enc.Start(i, s) }, enc.Lo[i], enc.Hi[i])))
+		if c := enc.Candidates(i); enc.Compressed() {
+			out = append(out, fmt.Sprintf("job %s weight %d start slots %s: [s <= s'] for s' = %s is %s",
+				j.ID, j.Weight, ints(c), ints(c[:len(c)-1]), litRange(enc, func(k int) cnf.Lit { return enc.Start(i, c[k]) }, 0, len(c)-1)))
+		} else {
+			out = append(out, fmt.Sprintf("job %s weight %d start slots [%d, %d]: [s <= s'] for s' = %d.. is %s",
+				j.ID, j.Weight, enc.Lo[i], enc.Hi[i], enc.Lo[i], litRange(enc, func(s int) cnf.Lit { return enc.Start(i, s) }, enc.Lo[i], enc.Hi[i])))
+		}
 		for o, opt := range j.Options {
 			out = append(out, fmt.Sprintf("job %s units on %s: [units >= k] for k = 1.. is %s", j.ID,
 				w.Topology.Name(m.Nodes[opt.Node].ID), litRange(enc, func(k int) cnf.Lit { return enc.Units(i, o, k) }, 1, opt.MaxUnits+1)))
 		}
 	}
 	return out
+}
+
+// ints writes a list of slots as {a b c}.
+func ints(v []int) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for k, x := range v {
+		if k > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprint(&b, x)
+	}
+	b.WriteByte('}')
+	return b.String()
 }
 
 // litRange writes the literals f(a), …, f(b−1) compactly.

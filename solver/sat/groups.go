@@ -149,7 +149,7 @@ func (s Solver) groupBounds(ctx context.Context, m *cp.Model, best *incumbent, s
 				}
 			}
 			if inc != nil {
-				inc.w = sub.Weighted(inc.slots)
+				inc.w = sub.Total(inc.slots, inc.units)
 			}
 			_, proven, err := Solver{}.search(gctx, &sub, inc, 0, nil, map[string]float64{}, start)
 			gcancel()

@@ -48,6 +48,21 @@ type Solver struct {
 	// NoLNS switches off the large-neighbourhood moves that improve a
 	// resisting incumbent.
 	NoLNS bool
+	// CHWeight, when positive, adds CHWeight times the CH cost of every
+	// job's node set (model.CostModel.Cost) to Eq. (2) as the objective
+	// (cp.Model.SetCHWeight, cnf.Encoder.CHTerm).
+	CHWeight float64
+	// NoPoolCuts leaves out the counting relaxation's constraints
+	// (cnf.Encoder.PoolCuts, the poolResources most contended pooled
+	// resources) that the last search — after the pool and group bounds —
+	// otherwise adds as redundant clauses.
+	NoPoolCuts bool
+	// cuts marks that last search.
+	cuts bool
+	// Grid keeps every slot of the grid in the start domains instead of
+	// the compressed time domain (cnf.Closure: the window time, the
+	// running jobs' and reservations' ends and the sums of durations).
+	Grid bool
 }
 
 var _ solver.Scheduler = Solver{}
@@ -70,6 +85,9 @@ const (
 	// keeps.
 	poolShare     = 15
 	poolResources = 3
+	// closureWork bounds the work of cnf.Closure; beyond it the search
+	// keeps the grid (stats "closure_fallback").
+	closureWork = 4_000_000
 	// poolMaxJobs: beyond it the pool's capacity diagrams, over all jobs
 	// on its one node, take longer than its share (measured on 30-job
 	// Eurora windows: four times over, with no bound).
@@ -128,8 +146,11 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 	if err != nil {
 		return nil, err
 	}
+	if err := m.SetCHWeight(s.CHWeight); err != nil {
+		return nil, err
+	}
 	out := &solver.Schedule{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "cp", Solver: s.Name(),
-		Deferred: slices.Clone(m.Deferred), Stats: map[string]float64{}}
+		Deferred: slices.Clone(m.Deferred), Stats: map[string]float64{}, CHWeight: m.CHWeight}
 	if len(m.Jobs) == 0 {
 		out.Status, out.Bound = solver.Optimal, 0
 		return out, nil
@@ -198,7 +219,7 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 			pctx, cancel = context.WithDeadline(ctx, te.Add(time.Until(dl)*poolShare/100))
 		}
 		pm := m.Pool(poolResources)
-		pinc := &incumbent{slots: best.slots, units: make([][]int, len(m.Jobs)), w: best.w, from: best.from}
+		pinc := &incumbent{slots: best.slots, units: make([][]int, len(m.Jobs)), w: m.Weighted(best.slots), from: best.from}
 		for i, j := range m.Jobs {
 			pinc.units[i] = []int{j.Units}
 		}
@@ -239,7 +260,9 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 		proven, groups = pooled, &groupBounds{groups: [][]int{all}, delta: []int64{pooled}, total: pooled}
 		s.progress(m, start, "counting relaxation", best.w, lb+proven)
 	}
-	best, proven, err = s.search(ctx, m, best, proven, groups, out.Stats, start)
+	main := s
+	main.cuts = true // measured: more proofs than with cuts in every search
+	best, proven, err = main.search(ctx, m, best, proven, groups, out.Stats, start)
 	if err != nil {
 		return nil, err
 	}
@@ -285,9 +308,49 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 		return nil, 0, err
 	}
 	enc.Stop = func() bool { return ctx.Err() != nil }
+	grid := 0
+	for i := range lo {
+		grid += hi[i] - lo[i] + 1
+	}
+	stats["domain_slots"] += float64(grid)
+	if s.Grid {
+		stats["domain_candidates"] += float64(grid)
+	} else {
+		// The compressed time domain, holding the incumbent's starts.
+		var extra [][]int
+		if best != nil {
+			extra = make([][]int, len(m.Jobs))
+			for i := range extra {
+				extra[i] = []int{best.slots[i]}
+			}
+		}
+		cands, err := cnf.Closure(m, lo, hi, extra, closureWork)
+		switch {
+		case errors.Is(err, cnf.ErrClosureTooLarge):
+			stats["closure_fallback"]++
+			stats["domain_candidates"] += float64(grid)
+		case err != nil:
+			return nil, 0, err
+		default:
+			if err := enc.Compress(cands); err != nil {
+				return nil, 0, err
+			}
+			for _, c := range cands {
+				stats["domain_candidates"] += float64(len(c))
+			}
+		}
+	}
 	enc.Base()
+	if err := enc.CHTerm(); err != nil {
+		return nil, 0, err
+	}
 	if !s.NoDominance {
 		enc.LeftJustified()
+	}
+	if s.cuts && !s.NoPoolCuts && len(m.Nodes) > 1 && len(m.Jobs) > 1 {
+		if err := enc.PoolCuts(m.Pool(poolResources)); err != nil {
+			return nil, 0, err
+		}
 	}
 	if groups != nil {
 		if err := enc.ObjectiveGroups(groups.groups, groups.delta); err != nil {
@@ -488,7 +551,7 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 			encodeTime += time.Since(te)
 			continue
 		}
-		inc := &incumbent{slots: slots, units: units, w: m.Weighted(slots), from: s.Name()}
+		inc := &incumbent{slots: slots, units: units, w: m.Total(slots, units), from: s.Name()}
 		if best != nil && inc.w-lb > b {
 			return nil, 0, fmt.Errorf("sat: model with W − LB = %d under the bound %d (a bug)", inc.w-lb, b)
 		}
@@ -525,6 +588,13 @@ func (s Solver) result(m *cp.Model, out *solver.Schedule, best *incumbent, prove
 			Start: w.Time + int64(best.slots[i])*m.Grid, Units: units})
 	}
 	out.Objective = model.WeightedQueueTime(w, out.Allocations)
+	if m.CHWeight > 0 {
+		var ch int64
+		for _, a := range out.Allocations {
+			ch += w.Cost.Cost(w.Topology, a.Nodes)
+		}
+		out.Objective += m.CHWeight * float64(ch)
+	}
 	switch {
 	case proven && m.ExactWeights:
 		out.Status, out.Bound = solver.Optimal, out.Objective
@@ -616,7 +686,7 @@ func fromSchedule(m *cp.Model, sch *solver.Schedule) (*incumbent, error) {
 			inc.units[i][o] = u
 		}
 	}
-	inc.w = m.Weighted(inc.slots)
+	inc.w = m.Total(inc.slots, inc.units)
 	return inc, nil
 }
 
@@ -711,11 +781,16 @@ func (s Solver) lns(ctx context.Context, m *cp.Model, enc *cnf.Encoder, g *gini.
 			return da - db
 		})
 		free := append([]int{seed}, others[:k-1]...)
+		for _, i := range others[k-1:] {
+			if !enc.IsCandidate(i, best.slots[i]) {
+				free = append(free, i) // outside the compressed domain: it cannot be fixed
+			}
+		}
 		var cur int64
 		isFree := make([]bool, len(m.Jobs))
 		for _, i := range free {
 			isFree[i] = true
-			cur += m.Jobs[i].Weight * int64(best.slots[i]-enc.Lo[i])
+			cur += m.Jobs[i].Weight*int64(best.slots[i]-enc.Lo[i]) + m.CHKappa*(m.CH(i, best.units[i])-m.CHMin(i))
 		}
 		if cur == 0 {
 			continue
@@ -748,7 +823,7 @@ func (s Solver) lns(ctx context.Context, m *cp.Model, enc *cnf.Encoder, g *gini.
 			slots, units := enc.Decode(func(l cnf.Lit) bool { return g.Value(z.Dimacs2Lit(int(l))) })
 			viol := violations(m, slots, units)
 			if len(viol) == 0 {
-				inc := &incumbent{slots: slots, units: units, w: m.Weighted(slots), from: s.Name()}
+				inc := &incumbent{slots: slots, units: units, w: m.Total(slots, units), from: s.Name()}
 				if inc.w >= best.w {
 					return nil, fmt.Errorf("sat: neighbourhood model with W = %d, not below %d (a bug)", inc.w, best.w)
 				}

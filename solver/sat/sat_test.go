@@ -26,15 +26,19 @@ func listSchedulers() []solver.Scheduler {
 // times, with and without the list schedulers' and the serial schedules'
 // first incumbent, with every node block written up front, and without
 // the pool and group bounds (computed here from two jobs on) and the
-// left-justified dominance; every schedule passes
+// left-justified dominance, and on the grid instead of the compressed
+// time domain (which must leave out slots on some windows, so that the
+// comparison bites), and without the pool cuts of the last search; every
+// schedule passes
 // solver.ScheduleWindow's checks (model.Check, grid, objective, bound).
 func TestSATEqualsBruteForce(t *testing.T) {
 	defer sat.BoundsFromJobs(1)() // pool and group bounds on these tiny windows too
 	rng := rand.New(rand.NewPCG(8, 8))
 	const g = 10
 	solvers := []sat.Solver{{Initial: listSchedulers(), NoSGS: true}, {}, {Initial: listSchedulers(), Eager: true}, {Initial: listSchedulers()},
-		{Initial: listSchedulers(), NoGroups: true, NoPool: true, NoDominance: true}}
-	improved := 0
+		{Initial: listSchedulers(), NoGroups: true, NoPool: true, NoDominance: true},
+		{Initial: listSchedulers(), Grid: true}, {Grid: true, NoDominance: true}, {Initial: listSchedulers(), NoPoolCuts: true}}
+	improved, compressed := 0, 0
 	for i := range 240 {
 		w, err := instances.RandomCPWindow(rng, 1+rng.IntN(3), 1+rng.IntN(4), g)
 		if err != nil {
@@ -64,12 +68,19 @@ func TestSATEqualsBruteForce(t *testing.T) {
 			if si == 0 && res.Stats["incumbent_from_sat"] == 1 {
 				improved++
 			}
+			if si == 1 && res.Stats["domain_candidates"] < res.Stats["domain_slots"] {
+				compressed++
+			}
 		}
 	}
 	// The test must exercise the search, not just the list schedules.
 	if improved < 20 {
 		t.Errorf("SAT improved the list schedule on only %d windows", improved)
 	}
+	if compressed < 20 {
+		t.Errorf("the compressed time domain left out slots on only %d windows", compressed)
+	}
+	t.Logf("SAT improved the list schedule on %d windows; the compressed domain left out slots on %d", improved, compressed)
 }
 
 // TestSATTinyTimeLimit: a 1 µs limit still returns a valid status and a
@@ -229,4 +240,91 @@ func TestPoolBoundBelowBruteForce(t *testing.T) {
 		t.Errorf("the counting relaxation rose above LB on only %d windows", above)
 	}
 	t.Logf("counting relaxation above LB on %d (window, keep) pairs", above)
+}
+
+// chWindow draws a small random window (instances.RandomCPWindow) on a
+// topology with several switches — 2–4 nodes as one leaf, one node per
+// leaf, or two pods — some of whose jobs get 3 one-core units, priced by
+// lan-code or lan-paper with hop cost 1000 or 7.
+func chWindow(t *testing.T, rng *rand.Rand, g int64) *model.Window {
+	t.Helper()
+	nodes := 2 + rng.IntN(3)
+	w, err := instances.RandomCPWindow(rng, nodes, 1+rng.IntN(3), g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := [][3]int{{1, 1, nodes}, {1, nodes, 1}, {nodes, 1, 1}}[rng.IntN(3)]
+	if nodes == 4 && rng.IntN(2) == 0 {
+		spec = [3]int{2, 1, 2}
+	}
+	if w.Topology, err = model.NewLayout(spec[0], spec[1], spec[2]); err != nil {
+		t.Fatal(err)
+	}
+	w.TopologySpec = model.TopologySpec{Layout: &model.LayoutSpec{Pods: spec[0], LeavesPerPod: spec[1], NodesPerLeaf: spec[2]}}
+	w.Cost = model.CostModel{Kind: []model.CostKind{model.CostLanCode, model.CostLanPaper}[rng.IntN(2)], HopCost: []int64{1000, 7}[rng.IntN(2)]}
+	for j := range w.Jobs {
+		if s := w.Jobs[j].Select; s != nil && rng.IntN(3) == 0 {
+			s[0].Count, s[0].Amounts = 3, model.Resources{"ncpus": 1}
+			w.Jobs[j].Nodes = 3
+		}
+	}
+	return w
+}
+
+// TestSATCHEqualsBruteForce: with the CH term (Solver.CHWeight W > 0),
+// on 240 seeded random small windows with multi-switch topologies and
+// jobs of up to 3 units, the SAT optimum of Eq. (2) + W·Σ CH equals the
+// brute-force optimum (bruteForceCH, which prices node sets with
+// model.CostModel.Cost), with and without the list schedules, on the
+// grid and compressed, with every node block written up front;
+// solver.ScheduleWindow recomputes the combined objective. The CH term
+// must change the optimal placement on some windows (against W = 0), so
+// that the comparison bites.
+func TestSATCHEqualsBruteForce(t *testing.T) {
+	defer sat.BoundsFromJobs(1)()
+	rng := rand.New(rand.NewPCG(81, 82))
+	const g = 10
+	changed := 0
+	for i := range 240 {
+		w := chWindow(t, rng, g)
+		W := []float64{0.001, 0.004, 1.0 / 300, 0.0005}[rng.IntN(4)]
+		if w.Cost.HopCost == 7 {
+			W *= 100
+		}
+		want, _ := bruteForceCH(t, w, W)
+		for si, s := range []sat.Solver{{Initial: listSchedulers(), CHWeight: W}, {CHWeight: W, Grid: true},
+			{Initial: listSchedulers(), CHWeight: W, Eager: true, NoDominance: true}} {
+			res, err := solver.ScheduleWindow(context.Background(), w, s, solver.ScheduleOptions{Granularity: g}, 0)
+			if err != nil {
+				data, _ := w.MarshalJSON()
+				t.Fatalf("window %d (W %v), solver %d: %v\n%s", i, W, si, err, data)
+			}
+			if res.Status != solver.Optimal || res.CHWeight != W {
+				t.Fatalf("window %d, solver %d: status %s, CH weight %v", i, si, res.Status, res.CHWeight)
+			}
+			if math.Abs(res.Objective-want) > 1e-9*max(1, want) {
+				data, _ := w.MarshalJSON()
+				t.Fatalf("window %d (W %v, cost %v), solver %d: objective %.9g, brute force %.9g\n%s", i, W, w.Cost, si, res.Objective, want, data)
+			}
+		}
+		plain, _ := bruteForceCH(t, w, 0)
+		res0, err := solver.ScheduleWindow(context.Background(), w, sat.Solver{}, solver.ScheduleOptions{Granularity: g}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(res0.Objective-plain) > 1e-9 {
+			t.Fatalf("window %d: W = 0 objective %.9g, brute force %.9g", i, res0.Objective, plain)
+		}
+		var ch int64
+		for _, a := range res0.Allocations {
+			ch += w.Cost.Cost(w.Topology, a.Nodes)
+		}
+		if res0.Objective+W*float64(ch) > want+1e-9*max(1, want) {
+			changed++ // the W = 0 optimum is not optimal with the CH term
+		}
+	}
+	if changed < 10 {
+		t.Errorf("the CH term changed the optimum on only %d windows", changed)
+	}
+	t.Logf("the CH term changed the optimum on %d of 240 windows", changed)
 }

@@ -142,7 +142,7 @@ func serialSchedule(m *cp.Model, order []int, horizon int) *incumbent {
 			return nil
 		}
 	}
-	inc.w = m.Weighted(inc.slots)
+	inc.w = m.Total(inc.slots, inc.units)
 	return inc
 }
 
