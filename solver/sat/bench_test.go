@@ -3,8 +3,8 @@ package sat_test
 import (
 	"context"
 	"errors"
-	"math"
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 	"time"
