@@ -184,11 +184,7 @@ func VerifySchedule(w *model.Window, opt ScheduleOptions, s *Schedule) error {
 		if !(s.CHWeight > 0) || math.IsInf(s.CHWeight, 0) || w.Topology == nil {
 			return fmt.Errorf("CH weight %v (topology: %v)", s.CHWeight, w.Topology != nil)
 		}
-		var ch int64
-		for _, a := range s.Allocations {
-			ch += w.Cost.Cost(w.Topology, a.Nodes)
-		}
-		got += s.CHWeight * float64(ch)
+		got += s.CHWeight * float64(Objective(w, s.Allocations))
 	}
 	if math.Abs(got-s.Objective) > 1e-9*math.Max(1, math.Abs(got)) {
 		return fmt.Errorf("reported objective %g, recomputed %g", s.Objective, got)

@@ -111,12 +111,8 @@ func runSchedule(ctx context.Context, opts *solveOptions, format string) error {
 	} else {
 		printScheduleTable(opts.streams.out, w, &doc)
 		if res.CHWeight > 0 && res.Status != solver.Unknown {
-			var ch int64
-			for _, a := range res.Allocations {
-				ch += w.Cost.Cost(w.Topology, a.Nodes)
-			}
 			fmt.Fprintf(opts.streams.out, "\nobjective = weighted queue time %.6g + %g x CH cost %d (%s)\n",
-				model.WeightedQueueTime(w, res.Allocations), res.CHWeight, ch, w.Cost.Kind)
+				model.WeightedQueueTime(w, res.Allocations), res.CHWeight, solver.Objective(w, res.Allocations), w.Cost.Kind)
 		}
 	}
 	if res.Status == solver.Unknown {

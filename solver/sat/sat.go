@@ -589,11 +589,7 @@ func (s Solver) result(m *cp.Model, out *solver.Schedule, best *incumbent, prove
 	}
 	out.Objective = model.WeightedQueueTime(w, out.Allocations)
 	if m.CHWeight > 0 {
-		var ch int64
-		for _, a := range out.Allocations {
-			ch += w.Cost.Cost(w.Topology, a.Nodes)
-		}
-		out.Objective += m.CHWeight * float64(ch)
+		out.Objective += m.CHWeight * float64(solver.Objective(w, out.Allocations))
 	}
 	switch {
 	case proven && m.ExactWeights:
