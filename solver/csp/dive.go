@@ -190,11 +190,8 @@ func (st *search) diveNoisy(ctx context.Context, ms *master, lambda []float64, f
 			st.stats["dive_end_stuck"]++
 			return false // nothing in the master's support fits any more
 		}
-		starts, ok := st.residualDP(ctx, rs.used, rs.left, maxCells)
+		starts, ok := st.placeRest(ctx, rs, maxCells)
 		if ok {
-			for s := range starts {
-				starts[s] = append(starts[s], rs.kept[s]...)
-			}
 			st.stats["dive_end_dp"]++
 			return st.offer(starts, "branch-and-price dive")
 		}

@@ -20,52 +20,42 @@ type block struct{ s, i int }
 // the result and reports whether it improved the incumbent.
 func (st *search) fixAndSolve(ctx context.Context, ms *master, maxCells int) bool {
 	cands, weight := ms.weights()
-	nq := st.nq
-	used := make([]bool, nq)
-	left := slices.Clone(st.eps)
-	kept := make([][]int, len(st.eps))
-	take := func(b block) bool {
-		r := st.g.Sizes[b.s]
-		if left[b.s] == 0 {
-			return false
-		}
-		for d := range r {
-			if used[(b.i+d)%nq] {
-				return false
-			}
-		}
-		for d := range r {
-			used[(b.i+d)%nq] = true
-		}
-		left[b.s]--
-		kept[b.s] = append(kept[b.s], b.i)
-		return true
-	}
+	rs := newRestriction(st)
 	k := 0
 	for ; k < len(cands) && weight[cands[k]] >= 1-1e-6; k++ {
-		take(cands[k])
+		rs.take(st, cands[k])
 	}
 	st.stats["fix_kept_integral"] = float64(k)
 	for {
 		if ctx.Err() != nil {
 			return false
 		}
-		starts, ok := st.residualDP(ctx, used, left, maxCells)
+		starts, ok := st.placeRest(ctx, rs, maxCells)
 		if ok {
-			for s := range starts {
-				starts[s] = append(starts[s], kept[s]...)
-			}
 			return st.offer(starts, "column generation, fixed and placed")
 		}
 		if starts != nil || k >= len(cands) {
 			return false // infeasible residual, or nothing left to keep
 		}
 		// Too large: keep the next heaviest block that fits.
-		for k < len(cands) && !take(cands[k]) {
+		for k < len(cands) && !rs.take(st, cands[k]) {
 			k++
 		}
 		k++
 	}
+}
+
+// placeRest places the jobs rs leaves with the exact residual DP and
+// returns the whole allocation, the kept blocks included. ok and a nil or
+// non-nil starts on failure mean what they mean for residualDP.
+func (st *search) placeRest(ctx context.Context, rs *restriction, maxCells int) ([][]int, bool) {
+	starts, ok := st.residualDP(ctx, rs.used, rs.left, maxCells)
+	if ok {
+		for s := range starts {
+			starts[s] = append(starts[s], rs.kept[s]...)
+		}
+	}
+	return starts, ok
 }
 
 // residualDP places left[s] jobs of each size s in the positions of Q not
