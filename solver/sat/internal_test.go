@@ -23,6 +23,79 @@ func GroupBound(m *cp.Model, size int) (int64, error) {
 	return LowerBound(m) + gb.total, nil
 }
 
+// GroupBoundFrom is GroupBound with a serial schedule as the incumbent,
+// so that its partitions (contention, blocking) come first and only the
+// groups it delays are searched.
+func GroupBoundFrom(m *cp.Model, size int) (int64, error) {
+	best := sgsIncumbent(context.Background(), m, 50, rand.New(rand.NewPCG(uint64(len(m.Jobs)), 1)))
+	if best == nil {
+		return LowerBound(m), nil
+	}
+	gb, err := Solver{}.groupBounds(context.Background(), m, best, size, time.Now())
+	if err != nil || gb == nil {
+		return LowerBound(m), err
+	}
+	return LowerBound(m) + gb.total, nil
+}
+
+// TestContention: the contention partition of serial schedules of
+// Eurora-like windows and random small windows puts every job in exactly
+// one group of at most size jobs, and joins at least one pair (a delayed
+// job and a job holding a node it fits on) on most windows.
+func TestContention(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	joined, windows := 0, 0
+	for k := range 60 {
+		var w *model.Window
+		var err error
+		g := int64(10)
+		if k < 20 {
+			w, err = instances.Eurora(instances.EuroraConfig{Seed: uint64(k), Jobs: 10 + 10*(k%3)})
+			g = 60
+		} else {
+			w, err = instances.RandomCPWindow(rng, 1+rng.IntN(3), 1+rng.IntN(4), 10)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := cp.Build(w, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		best := sgsIncumbent(context.Background(), m, 20, rng)
+		if best == nil {
+			continue
+		}
+		for _, size := range []int{2, 8} {
+			seen := make([]int, len(m.Jobs))
+			part := contention(m, best, size)
+			for _, g := range part {
+				if len(g) > size {
+					t.Fatalf("window %d: group %v over size %d", k, g, size)
+				}
+				for _, i := range g {
+					seen[i]++
+				}
+			}
+			for i, c := range seen {
+				if c != 1 {
+					t.Fatalf("window %d: job %d in %d groups of %v", k, i, c, part)
+				}
+			}
+			if size == 8 {
+				windows++
+				if len(part) < len(m.Jobs) {
+					joined++
+				}
+			}
+		}
+	}
+	if joined < windows/2 {
+		t.Errorf("contention joined jobs on %d of %d windows", joined, windows)
+	}
+	t.Logf("contention joined jobs on %d of %d windows", joined, windows)
+}
+
 // TestSerialSchedule: the serial schedule generation scheme, in the
 // weight order, its reverse and random orders, places every job of
 // Eurora-like windows (10–40 jobs) and of 200 random small windows, with
