@@ -18,9 +18,11 @@
 //     3–5 below) proves many windows at once. Otherwise, lower bounds:
 //     the optimum of the counting relaxation cp.Model.Pool (up to 24 jobs),
 //     and group bounds — the jobs partitioned (by the incumbent's
-//     blocking pairs, by queue weight, by node set; groups of 8, then 12
-//     and 16), each group solved alone by this same search (the others
-//     removed: a relaxation), the groups' proven bounds added. The larger
+//     contention: a delayed job with the jobs holding, before its start,
+//     nodes it fits on, which gets half the time; by its blocking pairs,
+//     by queue weight, by node set; groups of 8, then 12 and 16), each
+//     group the incumbent delays solved alone by this same search (the
+//     others removed: a relaxation), the groups' proven bounds added. The larger
 //     starts the proof, and the groups (or one group with the pool's
 //     bound) go into the objective diagrams (cnf.ObjectiveGroups) of a
 //     second search, and narrow the start domains: a schedule better than
