@@ -211,15 +211,7 @@ func blocking(m *cp.Model, best *incumbent, size int) [][]int {
 		w    int64
 	}
 	var edges []edge
-	onNode := make([][]int, len(m.Nodes))
-	for j := range m.Jobs {
-		for o, u := range best.units[j] {
-			if u > 0 {
-				n := m.Jobs[j].Options[o].Node
-				onNode[n] = append(onNode[n], j)
-			}
-		}
-	}
+	onNode := jobsOnNodes(m, best)
 	for i, ji := range m.Jobs {
 		s := best.slots[i]
 		if s <= ji.EST {
@@ -236,40 +228,11 @@ func blocking(m *cp.Model, best *incumbent, size int) [][]int {
 		}
 	}
 	slices.SortStableFunc(edges, func(a, b edge) int { return cmp.Compare(b.w, a.w) })
-	parent := make([]int, len(m.Jobs))
-	count := make([]int, len(m.Jobs))
-	for i := range parent {
-		parent[i], count[i] = i, 1
+	pairs := make([][2]int, len(edges))
+	for k, e := range edges {
+		pairs[k] = [2]int{e.i, e.j}
 	}
-	var find func(int) int
-	find = func(x int) int {
-		for parent[x] != x {
-			parent[x] = parent[parent[x]]
-			x = parent[x]
-		}
-		return x
-	}
-	for _, e := range edges {
-		a, b := find(e.i), find(e.j)
-		if a != b && count[a]+count[b] <= size {
-			parent[b] = a
-			count[a] += count[b]
-		}
-	}
-	groups := map[int][]int{}
-	var roots []int
-	for i := range m.Jobs {
-		r := find(i)
-		if groups[r] == nil {
-			roots = append(roots, r)
-		}
-		groups[r] = append(groups[r], i)
-	}
-	var out [][]int
-	for _, r := range roots {
-		out = append(out, groups[r])
-	}
-	return out
+	return joinPairs(len(m.Jobs), pairs, size)
 }
 
 // contention partitions the jobs by the incumbent: job i, delayed in
@@ -284,15 +247,7 @@ func contention(m *cp.Model, best *incumbent, size int) [][]int {
 		i, j   int
 		wi, wj int64
 	}
-	onNode := make([][]int, len(m.Nodes))
-	for j := range m.Jobs {
-		for o, u := range best.units[j] {
-			if u > 0 {
-				n := m.Jobs[j].Options[o].Node
-				onNode[n] = append(onNode[n], j)
-			}
-		}
-	}
+	onNode := jobsOnNodes(m, best)
 	var edges []edge
 	for i, ji := range m.Jobs {
 		s := best.slots[i]
@@ -330,21 +285,45 @@ func contention(m *cp.Model, best *incumbent, size int) [][]int {
 		}
 		return cmp.Compare(a.j, b.j)
 	})
-	parent := make([]int, len(m.Jobs))
-	count := make([]int, len(m.Jobs))
+	pairs := make([][2]int, len(edges))
+	for k, e := range edges {
+		pairs[k] = [2]int{e.i, e.j}
+	}
+	return joinPairs(len(m.Jobs), pairs, size)
+}
+
+// jobsOnNodes lists, per node of m, the jobs best places units on.
+func jobsOnNodes(m *cp.Model, best *incumbent) [][]int {
+	onNode := make([][]int, len(m.Nodes))
+	for j := range m.Jobs {
+		for o, u := range best.units[j] {
+			if u > 0 {
+				n := m.Jobs[j].Options[o].Node
+				onNode[n] = append(onNode[n], j)
+			}
+		}
+	}
+	return onNode
+}
+
+// joinPairs partitions jobs 0..n−1: the pairs, in order, join their
+// groups while these stay within size jobs; groups in the order of their
+// first job, jobs never joined alone.
+func joinPairs(n int, pairs [][2]int, size int) [][]int {
+	parent := make([]int, n)
+	count := make([]int, n)
 	for i := range parent {
 		parent[i], count[i] = i, 1
 	}
-	var find func(int) int
-	find = func(x int) int {
+	find := func(x int) int {
 		for parent[x] != x {
 			parent[x] = parent[parent[x]]
 			x = parent[x]
 		}
 		return x
 	}
-	for _, e := range edges {
-		a, b := find(e.i), find(e.j)
+	for _, p := range pairs {
+		a, b := find(p[0]), find(p[1])
 		if a != b && count[a]+count[b] <= size {
 			parent[b] = a
 			count[a] += count[b]
@@ -352,14 +331,14 @@ func contention(m *cp.Model, best *incumbent, size int) [][]int {
 	}
 	groups := map[int][]int{}
 	var roots []int
-	for i := range m.Jobs {
+	for i := range n {
 		r := find(i)
 		if groups[r] == nil {
 			roots = append(roots, r)
 		}
 		groups[r] = append(groups[r], i)
 	}
-	var out [][]int
+	out := make([][]int, 0, len(roots))
 	for _, r := range roots {
 		out = append(out, groups[r])
 	}
