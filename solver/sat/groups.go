@@ -84,12 +84,14 @@ func partitions(m *cp.Model, size int) [][][]int {
 	return out
 }
 
-// groupBounds computes the group bound of every partition — blocking
-// (from best, when there is one) and partitions — into groups of at most
-// size, then 1.5·size (and partitions also 2·size) jobs until ctx ends and returns the largest (nil when there is
-// no partition). Each group is
-// searched alone from best's schedule of its jobs; a group cut short by
-// the deadline contributes its proven bound so far. best may be nil.
+// groupBounds computes the group bound of every partition — contention
+// and blocking (from best, when there is one) and partitions — into
+// groups of at most size, then 1.5·size (and partitions also 2·size) jobs
+// until ctx ends and returns the largest (nil when there is no
+// partition). Each group is searched alone from best's schedule of its
+// jobs, with time in proportion to best's excess on it (groups best does
+// not delay are skipped: their bound is 0); a group cut short by the
+// deadline contributes its proven bound so far. best may be nil.
 func (s Solver) groupBounds(ctx context.Context, m *cp.Model, best *incumbent, size int, start time.Time) (*groupBounds, error) {
 	var out *groupBounds
 	var parts [][][]int
