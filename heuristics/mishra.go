@@ -1,6 +1,7 @@
 package heuristics
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/bits"
@@ -222,20 +223,10 @@ func (m *mishra) cmpRatio(a, b int) int {
 	h2, l2 := bits.Mul64(bn, ad)
 	switch {
 	case h1 != h2:
-		return cmpU(h1, h2)
+		return cmp.Compare(h1, h2)
 	default:
-		return cmpU(l1, l2)
+		return cmp.Compare(l1, l2)
 	}
-}
-
-func cmpU(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // before reports whether leaf a ranks before leaf b for a job (comm says

@@ -1,6 +1,7 @@
 package heuristics
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -124,9 +125,9 @@ func (p PBSList) Schedule(ctx context.Context, w *model.Window, opt solver.Sched
 	slices.SortStableFunc(order, func(a, b int) int {
 		ja, jb := &w.Jobs[a], &w.Jobs[b]
 		if p.ByWalltime && ja.Walltime != jb.Walltime {
-			return cmp64(ja.Walltime, jb.Walltime)
+			return cmp.Compare(ja.Walltime, jb.Walltime)
 		}
-		return cmp64(ja.Submit, jb.Submit)
+		return cmp.Compare(ja.Submit, jb.Submit)
 	})
 
 	out := &solver.Schedule{Status: solver.Feasible, Bound: solver.NoBound, Encoding: "cp", Solver: p.Name()}
@@ -204,16 +205,6 @@ func (p PBSList) Schedule(ctx context.Context, w *model.Window, opt solver.Sched
 	}
 	out.Objective = model.WeightedQueueTime(w, out.Allocations)
 	return out, nil
-}
-
-func cmp64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // ceilGrid rounds x up to the grid t0 + k·g (x ≥ t0).

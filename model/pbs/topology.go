@@ -1,6 +1,7 @@
 package pbs
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -158,34 +159,24 @@ func NaturalCompare(a, b string) int {
 			na := strings.TrimLeft(a[si:i], "0")
 			nb := strings.TrimLeft(b[sj:j], "0")
 			if len(na) != len(nb) {
-				return cmpInt(len(na), len(nb))
+				return cmp.Compare(len(na), len(nb))
 			}
 			if c := strings.Compare(na, nb); c != 0 {
 				return c
 			}
 			// Equal numbers: fewer leading zeros first, for a total order.
-			if c := cmpInt(i-si, j-sj); c != 0 {
+			if c := cmp.Compare(i-si, j-sj); c != 0 {
 				return c
 			}
 			continue
 		}
 		if ca != cb {
-			return cmpInt(int(ca), int(cb))
+			return cmp.Compare(int(ca), int(cb))
 		}
 		i++
 		j++
 	}
-	return cmpInt(len(a)-i, len(b)-j)
+	return cmp.Compare(len(a)-i, len(b)-j)
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-func cmpInt(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}

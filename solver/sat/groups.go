@@ -37,13 +37,7 @@ func partitions(m *cp.Model, size int) [][][]int {
 		byWeight[i] = i
 	}
 	slices.SortStableFunc(byWeight, func(a, b int) int {
-		switch wa, wb := m.Jobs[a].Weight, m.Jobs[b].Weight; {
-		case wa > wb:
-			return -1
-		case wa < wb:
-			return 1
-		}
-		return 0
+		return cmp.Compare(m.Jobs[b].Weight, m.Jobs[a].Weight) // heaviest first
 	})
 	split := func(key func(i int) string) [][]int {
 		classes := map[string][]int{}

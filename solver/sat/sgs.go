@@ -1,6 +1,7 @@
 package sat
 
 import (
+	"cmp"
 	"context"
 	"math/rand/v2"
 	"slices"
@@ -168,13 +169,7 @@ func sgsImprove(ctx context.Context, m *cp.Model, from *incumbent, tries int, rn
 		if d := from.slots[a] - from.slots[b]; d != 0 {
 			return d
 		}
-		switch wa, wb := m.Jobs[a].Weight, m.Jobs[b].Weight; {
-		case wa > wb:
-			return -1
-		case wa < wb:
-			return 1
-		}
-		return 0
+		return cmp.Compare(m.Jobs[b].Weight, m.Jobs[a].Weight) // heaviest first
 	})
 	if inc := sgsSearch(ctx, m, order, tries, rng); inc != nil && inc.w < from.w {
 		return inc
@@ -192,28 +187,19 @@ func sgsSearch(ctx context.Context, m *cp.Model, start []int, tries int, rng *ra
 	for i := range base {
 		base[i] = i
 	}
-	cmp := func(key func(i int) float64) []int {
+	orderBy := func(key func(i int) float64) []int {
 		o := slices.Clone(base)
-		slices.SortStableFunc(o, func(a, b int) int {
-			ka, kb := key(a), key(b)
-			switch {
-			case ka < kb:
-				return -1
-			case ka > kb:
-				return 1
-			}
-			return 0
-		})
+		slices.SortStableFunc(o, func(a, b int) int { return cmp.Compare(key(a), key(b)) })
 		return o
 	}
-	byWeight := cmp(func(i int) float64 {
+	byWeight := orderBy(func(i int) float64 {
 		j := m.Jobs[i]
 		return -float64(j.Weight)*1e9 + float64(j.EST)*1e4 + float64(j.Dur)
 	})
 	orders := [][]int{
 		byWeight,
-		cmp(func(i int) float64 { return -float64(m.Jobs[i].Weight) / float64(m.Jobs[i].Dur) }),
-		cmp(func(i int) float64 { return float64(m.Jobs[i].EST)*1e9 - float64(m.Jobs[i].Weight) }),
+		orderBy(func(i int) float64 { return -float64(m.Jobs[i].Weight) / float64(m.Jobs[i].Dur) }),
+		orderBy(func(i int) float64 { return float64(m.Jobs[i].EST)*1e9 - float64(m.Jobs[i].Weight) }),
 	}
 	var best *incumbent
 	var bestOrder []int
