@@ -151,6 +151,20 @@ func plan(ctx context.Context, c *cluster, opt planOptions) (*pbsPlan, error) {
 	wholeNeed, multi := 0, 0
 	var partial []*pbsStart
 	var cpCands []*candidate
+	// firstFit places cand by the first fit on what the whole-node jobs
+	// leave; a job that does not fit is deferred and stops the selection:
+	// it returns the reason for the jobs behind it ("" when cand fits).
+	firstFit := func(cand *candidate, why string) string {
+		chunks, usedIdle, reason := fit.place(cand, idleLeft-wholeNeed)
+		if reason != "" {
+			p.Deferred = append(p.Deferred, pbsReason{cand.job.ID, reason})
+			return fmt.Sprintf("queued behind job %s, which does not fit (selection stops at the first job that does not fit)", cand.job.ID)
+		}
+		idleLeft -= usedIdle
+		partial = append(partial, &pbsStart{Job: cand.job.ID, Queue: cand.job.Queue, Path: pathPartial,
+			Placement: "first-fit", Why: why, Chunks: chunks, Cost: -1})
+		return ""
+	}
 	stopped := ""
 	for _, i := range order {
 		cand := c.cands[i]
@@ -192,15 +206,7 @@ func plan(ctx context.Context, c *cluster, opt planOptions) (*pbsPlan, error) {
 			}
 			ffWhy += "; first fit, since the cp scheduler cannot take it: " + why
 		}
-		chunks, usedIdle, why := fit.place(cand, idleLeft-wholeNeed)
-		if why != "" {
-			p.Deferred = append(p.Deferred, pbsReason{cand.job.ID, why})
-			stopped = fmt.Sprintf("queued behind job %s, which does not fit (selection stops at the first job that does not fit)", cand.job.ID)
-			continue
-		}
-		idleLeft -= usedIdle
-		partial = append(partial, &pbsStart{Job: cand.job.ID, Queue: cand.job.Queue, Path: pathPartial,
-			Placement: "first-fit", Why: ffWhy, Chunks: chunks, Cost: -1})
+		stopped = firstFit(cand, ffWhy)
 	}
 
 	// The partial-node cp schedule, first on every free vnode; kept when
@@ -221,15 +227,7 @@ func plan(ctx context.Context, c *cluster, opt planOptions) (*pbsPlan, error) {
 					p.Deferred = append(p.Deferred, pbsReason{cand.job.ID, stopped})
 					continue
 				}
-				chunks, usedIdle, why := fit.place(cand, idleLeft-wholeNeed)
-				if why != "" {
-					p.Deferred = append(p.Deferred, pbsReason{cand.job.ID, why})
-					stopped = fmt.Sprintf("queued behind job %s, which does not fit (selection stops at the first job that does not fit)", cand.job.ID)
-					continue
-				}
-				idleLeft -= usedIdle
-				partial = append(partial, &pbsStart{Job: cand.job.ID, Queue: cand.job.Queue, Path: pathPartial,
-					Placement: "first-fit", Why: cand.path, Chunks: chunks, Cost: -1})
+				stopped = firstFit(cand, cand.path)
 			}
 		} else {
 			used := map[*vnode]bool{}
