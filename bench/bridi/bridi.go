@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"time"
@@ -38,6 +40,10 @@ type Config struct {
 	Policies []string
 	// Progress, when set, receives a line per policy as it finishes.
 	Progress io.Writer
+	// DumpDir, when set, receives every CP/SAT decision window the search
+	// did not prove optimal, as window JSON named <policy>-t<time>.json,
+	// for study with optsched solve --encoding cp.
+	DumpDir string
 }
 
 // A Job of the workload.
@@ -148,6 +154,11 @@ func scheduler(name string, g int64) (solver.Scheduler, error) {
 func Run(ctx context.Context, cfg Config) ([]PolicyResult, error) {
 	cfg = cfg.withDefaults()
 	jobs := Workload(cfg)
+	if cfg.DumpDir != "" {
+		if err := os.MkdirAll(cfg.DumpDir, 0o755); err != nil {
+			return nil, fmt.Errorf("bridi: %w", err)
+		}
+	}
 	var out []PolicyResult
 	for _, p := range cfg.Policies {
 		s, err := scheduler(p, cfg.Grid)
@@ -158,7 +169,17 @@ func Run(ctx context.Context, cfg Config) ([]PolicyResult, error) {
 		if p != "cp" {
 			g = 1 // the PBS list schedulers work in seconds, as PBS does
 		}
-		r, err := simulate(ctx, jobs, s, solver.ScheduleOptions{Granularity: g}, cfg.TimeLimit)
+		var dump func(*model.Window, int64) error
+		if cfg.DumpDir != "" && s.Name() == "sat" {
+			dump = func(w *model.Window, t int64) error {
+				data, err := w.MarshalJSON()
+				if err != nil {
+					return err
+				}
+				return os.WriteFile(filepath.Join(cfg.DumpDir, fmt.Sprintf("%s-t%d.json", p, t)), append(data, '\n'), 0o644)
+			}
+		}
+		r, err := simulate(ctx, jobs, s, solver.ScheduleOptions{Granularity: g}, cfg.TimeLimit, dump)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p, err)
 		}
@@ -179,8 +200,9 @@ type running struct {
 	units      map[int]int
 }
 
-// simulate runs jobs under s.
-func simulate(ctx context.Context, jobs []Job, s solver.Scheduler, opt solver.ScheduleOptions, limit time.Duration) (*PolicyResult, error) {
+// simulate runs jobs under s; dump, when set, receives the windows of the
+// decisions not proven optimal.
+func simulate(ctx context.Context, jobs []Job, s solver.Scheduler, opt solver.ScheduleOptions, limit time.Duration, dump func(*model.Window, int64) error) (*PolicyResult, error) {
 	res := &PolicyResult{Statuses: map[string]int{}}
 	started := make([]*running, len(jobs))
 	var run []*running
@@ -208,6 +230,11 @@ func simulate(ctx context.Context, jobs []Job, s solver.Scheduler, opt solver.Sc
 				return nil, fmt.Errorf("t=%d: %w", t, err)
 			}
 			res.Decisions++
+			if dump != nil && sr.Status != solver.Optimal {
+				if err := dump(w, t); err != nil {
+					return nil, fmt.Errorf("t=%d: dump: %w", t, err)
+				}
+			}
 			res.Queue = append(res.Queue, len(queue))
 			res.Overheads = append(res.Overheads, sr.Elapsed)
 			res.Statuses[sr.Status.String()]++

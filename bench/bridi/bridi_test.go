@@ -3,9 +3,12 @@ package bridi
 import (
 	"bytes"
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/optsched/optsched/model"
 )
 
 // TestRunSmall runs a small workload under all three policies: every
@@ -72,5 +75,37 @@ func TestRunGridPolicy(t *testing.T) {
 	}
 	if _, err := Run(context.Background(), Config{Jobs: 5, Policies: []string{"cp-fancy"}}); err == nil {
 		t.Error("unknown policy accepted")
+	}
+}
+
+// TestRunDumpUnproven: with DumpDir, every CP/SAT decision not proven
+// optimal leaves its window there, one file per decision, and each reads
+// back as a window with waiting jobs and the Eurora-like cluster.
+func TestRunDumpUnproven(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "unproven")
+	cfg := Config{Seed: 5, Jobs: 100, MeanInterarrival: 15, TimeLimit: 20 * time.Millisecond, Policies: []string{"cp", "pbs-fifo"}, DumpDir: dir}
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := res[0].Decisions - res[0].Statuses["optimal"]
+	if want == 0 || len(files) != want {
+		t.Fatalf("%d files for %d decisions not proven optimal (%v)", len(files), want, res[0].Statuses)
+	}
+	for _, f := range files {
+		if !strings.HasPrefix(filepath.Base(f), "cp-t") {
+			t.Errorf("%s: not a cp decision", f)
+		}
+		w, err := model.LoadWindow(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(w.Jobs) == 0 || w.Topology.NumNodes() != 65 {
+			t.Errorf("%s: %d jobs, %d nodes", f, len(w.Jobs), w.Topology.NumNodes())
+		}
 	}
 }
