@@ -8,24 +8,30 @@ import (
 )
 
 // Pool returns a counting relaxation of m with one pseudo-node and no
-// placement: for every resource l, every threshold c (a per-unit
-// requirement of l some job has) and every set N of nodes (all usable
-// nodes, and each job's set of option nodes), a cumulative resource
-// "l ≥ c on N" whose capacity at a time is Σ_{n∈N} ⌊free_{n,l}/c⌋ (free:
-// what the running jobs leave of n's capacity then), and which a job
-// confined to N uses with u_i·⌊r_{i,l}/c⌋ while it runs (one of several
-// with the same counts). Of these it keeps the keep most contended (keep
-// ≤ 0: all): the largest ratio of the
-// demand of the jobs that can have started by a running job's end to the
-// capacity then.
+// placement: for every threshold c — a vector of per-unit requirements:
+// each requirement of one resource some job's unit has (that resource
+// alone), and each job's unit as a whole (all its resources at once) —
+// and every set N of nodes (all usable nodes, and each job's set of
+// option nodes), a cumulative resource "c on N" whose capacity at a time
+// is Σ_{n∈N} min_{l: c_l>0} ⌊free_{n,l}/c_l⌋ (free: what the running
+// jobs leave of n's capacity then; the units of size c that fit on n),
+// and which a job confined to N uses with u_i·min_{l: c_l>0}
+// ⌊r_{i,l}/c_l⌋ while it runs (one of several with the same counts). Of
+// these it keeps the keep most contended (keep ≤ 0: all): the largest
+// ratio of the demand of the jobs that can have started by a running
+// job's end to the capacity then.
 //
 // It is a relaxation: the units on a node n use Σ_u r_{u,l} ≤ free_{n,l},
-// so Σ_u ⌊r_{u,l}/c⌋ ≤ ⌊free_{n,l}/c⌋, and summing over N's nodes every
-// schedule of m is a schedule of the pool with the same starts (all units
-// on the pseudo-node); leaving resources out relaxes it further. The
-// floors keep what a plain sum of capacities loses — that a unit needs
-// its c on one node (fragmentation) — without the per-node placement
-// whose pigeonhole-like UNSAT proofs are hard for a SAT solver.
+// so for every l, Σ_u min_k ⌊r_{u,k}/c_k⌋ ≤ Σ_u ⌊r_{u,l}/c_l⌋ ≤
+// ⌊free_{n,l}/c_l⌋, hence Σ_u min_k ⌊r_{u,k}/c_k⌋ ≤ min_l
+// ⌊free_{n,l}/c_l⌋; summing over N's nodes every schedule of m is a
+// schedule of the pool with the same starts (all units on the
+// pseudo-node); leaving resources out relaxes it further. The floors keep
+// what a plain sum of capacities loses — that a unit needs its c on one
+// node (fragmentation) — and the whole-unit thresholds that it needs all
+// of c on the same node (GPUs free on one node, cores on another, fit
+// no unit of both), without the per-node placement whose
+// pigeonhole-like UNSAT proofs are hard for a SAT solver.
 // Exclusivity between waiting jobs, pack, scatter and future reservations
 // are dropped; a running exclusive job and a reservation under way at the
 // window time hold their nodes whole; a job of whole nodes counts the
@@ -116,20 +122,42 @@ func (m *Model) Pool(keep int) *Model {
 	}
 	slices.Sort(slots)
 	slots = slices.Compact(slots)
-	// count(k, l, c, from): ⌊free/c⌋ on node k once its holds before
-	// index from have ended.
-	count := func(k, l int, c int64, from int) int64 {
-		capN, used := m.Nodes[k].Cap[l], int64(0)
-		for _, h := range holds[k][from:] {
-			if h.excl {
-				used = capN
-				break
+	// count(k, c, from): min_l ⌊free_l/c_l⌋ over the resources l with
+	// c_l > 0 on node k once its holds before index from have ended.
+	count := func(k int, c []int64, from int) int64 {
+		out := int64(-1)
+		for l, cl := range c {
+			if cl <= 0 {
+				continue
 			}
-			used += h.use[l]
+			capN, used := m.Nodes[k].Cap[l], int64(0)
+			for _, h := range holds[k][from:] {
+				if h.excl {
+					used = capN
+					break
+				}
+				used += h.use[l]
+			}
+			if n := max(0, capN-used) / cl; out < 0 || n < out {
+				out = n
+			}
 		}
-		return max(0, capN-used) / c
+		return max(0, out)
 	}
-	capAt := func(set, l int, c int64, s int) int64 { // pooled count at slot s
+	// use(i, c): min_l ⌊r_{i,l}/c_l⌋, the counts a unit of job i takes.
+	use := func(i int, c []int64) int64 {
+		out := int64(-1)
+		for l, cl := range c {
+			if cl <= 0 {
+				continue
+			}
+			if n := unitUse(i, l) / cl; out < 0 || n < out {
+				out = n
+			}
+		}
+		return max(0, out)
+	}
+	capAt := func(set int, c []int64, s int) int64 { // pooled count at slot s
 		var sum int64
 		for k := range m.Nodes {
 			if sets[set][k] {
@@ -137,61 +165,81 @@ func (m *Model) Pool(keep int) *Model {
 				for from < len(holds[k]) && holds[k][from].end <= s {
 					from++
 				}
-				sum += count(k, l, c, from)
+				sum += count(k, c, from)
 			}
 		}
 		return sum
 	}
 
-	type pres struct {
-		set, l int
-		c      int64
-		score  float64
-	}
-	var res []pres
+	// The thresholds: every per-unit requirement c of one resource l
+	// (c on l, 0 elsewhere), and every job's unit as a whole (all its
+	// requirements at once, when it has two or more).
+	var thresholds [][]int64
 	for l := range m.Resources {
-		var thresholds []int64
+		var cs []int64
 		for i := range m.Jobs {
 			if r := unitUse(i, l); r > 0 {
-				thresholds = append(thresholds, r)
+				cs = append(cs, r)
 			}
 		}
-		slices.Sort(thresholds)
-		for _, c := range slices.Compact(thresholds) {
-			for s := range sets {
-				r := pres{set: s, l: l, c: c, score: -1}
-				for _, at := range slots {
-					var demand int64
-					for i, j := range m.Jobs {
-						if j.EST <= at && within(jobSets[i], sets[s]) {
-							demand += int64(j.Units) * (unitUse(i, l) / c)
-						}
+		slices.Sort(cs)
+		for _, c := range slices.Compact(cs) {
+			v := make([]int64, len(m.Resources))
+			v[l] = c
+			thresholds = append(thresholds, v)
+		}
+	}
+	for i := range m.Jobs {
+		v, n := make([]int64, len(m.Resources)), 0
+		for l := range v {
+			if v[l] = unitUse(i, l); v[l] > 0 {
+				n++
+			}
+		}
+		if n >= 2 {
+			thresholds = append(thresholds, v)
+		}
+	}
+	type pres struct {
+		set   int
+		c     []int64
+		score float64
+	}
+	var res []pres
+	for _, c := range thresholds {
+		for s := range sets {
+			r := pres{set: s, c: c, score: -1}
+			for _, at := range slots {
+				var demand int64
+				for i, j := range m.Jobs {
+					if j.EST <= at && within(jobSets[i], sets[s]) {
+						demand += int64(j.Units) * use(i, c)
 					}
-					if demand == 0 {
-						continue
-					}
-					r.score = max(r.score, float64(demand)/float64(max(1, capAt(s, l, c, at))))
 				}
-				if r.score < 0 {
+				if demand == 0 {
 					continue
 				}
-				// The same counts as a resource already kept (memory in
-				// proportion to cores, say) add nothing.
-				var sig strings.Builder
-				for _, at := range slots {
-					fmt.Fprintf(&sig, "%d,", capAt(s, l, c, at))
+				r.score = max(r.score, float64(demand)/float64(max(1, capAt(s, c, at))))
+			}
+			if r.score < 0 {
+				continue
+			}
+			// The same counts as a resource already kept (memory in
+			// proportion to cores, say) add nothing.
+			var sig strings.Builder
+			for _, at := range slots {
+				fmt.Fprintf(&sig, "%d,", capAt(s, c, at))
+			}
+			for i := range m.Jobs {
+				if within(jobSets[i], sets[s]) {
+					fmt.Fprintf(&sig, "/%d", use(i, c))
+				} else {
+					sig.WriteString("/0")
 				}
-				for i := range m.Jobs {
-					if within(jobSets[i], sets[s]) {
-						fmt.Fprintf(&sig, "/%d", unitUse(i, l)/c)
-					} else {
-						sig.WriteString("/0")
-					}
-				}
-				if k := sig.String(); !seen[k] {
-					seen[k] = true
-					res = append(res, r)
-				}
+			}
+			if k := sig.String(); !seen[k] {
+				seen[k] = true
+				res = append(res, r)
 			}
 		}
 	}
@@ -201,7 +249,13 @@ func (m *Model) Pool(keep int) *Model {
 	}
 	p := &Model{Window: m.Window, Grid: m.Grid, Scale: m.Scale, ExactWeights: m.ExactWeights, GridExact: m.GridExact}
 	for _, r := range res {
-		p.Resources = append(p.Resources, fmt.Sprintf("%s>=%d@%d", m.Resources[r.l], r.c, r.set))
+		var name []string
+		for l, c := range r.c {
+			if c > 0 {
+				name = append(name, fmt.Sprintf("%s>=%d", m.Resources[l], c))
+			}
+		}
+		p.Resources = append(p.Resources, fmt.Sprintf("%s@%d", strings.Join(name, "&"), r.set))
 	}
 
 	// The pseudo-node: capacities Σ ⌊cap/c⌋, and the holds as what they
@@ -213,9 +267,9 @@ func (m *Model) Pool(keep int) *Model {
 			if !sets[r.set][k] {
 				continue
 			}
-			nd.Cap[ri] += m.Nodes[k].Cap[r.l] / r.c
+			nd.Cap[ri] += count(k, r.c, len(holds[k]))
 			for h := range holds[k] {
-				if rise := count(k, r.l, r.c, h+1) - count(k, r.l, r.c, h); rise > 0 {
+				if rise := count(k, r.c, h+1) - count(k, r.c, h); rise > 0 {
 					e := holds[k][h].end
 					if ends[e] == nil {
 						ends[e] = make([]int64, len(res))
@@ -236,7 +290,7 @@ func (m *Model) Pool(keep int) *Model {
 		q := Job{Index: j.Index, ID: j.ID, Units: j.Units, Req: make([]int64, len(res)), Dur: j.Dur, Weight: j.Weight, EST: j.EST}
 		for ri, r := range res {
 			if within(jobSets[i], sets[r.set]) {
-				q.Req[ri] = unitUse(i, r.l) / r.c
+				q.Req[ri] = use(i, r.c)
 			}
 		}
 		o := Option{Node: 0, MaxUnits: j.Units}
