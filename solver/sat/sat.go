@@ -252,12 +252,18 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 		}
 	}
 	if pooled > proven {
-		// One group of all jobs with the pool's bound.
-		all := make([]int, len(m.Jobs))
-		for i := range all {
-			all[i] = i
+		proven = pooled
+		if groups == nil {
+			// One group of all jobs with the pool's bound. (With
+			// groups, their diagrams stay: the search starts from the
+			// pool's bound, and the groups' structure still raises it
+			// — measured on simulated Eurora windows.)
+			all := make([]int, len(m.Jobs))
+			for i := range all {
+				all[i] = i
+			}
+			groups = &groupBounds{groups: [][]int{all}, delta: []int64{pooled}, total: pooled}
 		}
-		proven, groups = pooled, &groupBounds{groups: [][]int{all}, delta: []int64{pooled}, total: pooled}
 		s.progress(m, start, "counting relaxation", best.w, lb+proven)
 	}
 	main := s
