@@ -32,10 +32,13 @@ import (
 // of c on the same node (GPUs free on one node, cores on another, fit
 // no unit of both), without the per-node placement whose
 // pigeonhole-like UNSAT proofs are hard for a SAT solver.
-// Exclusivity between waiting jobs, pack, scatter and future reservations
-// are dropped; a running exclusive job and a reservation under way at the
-// window time hold their nodes whole; a job of whole nodes counts the
-// least capacity among its nodes per unit. Jobs keep their indices,
+// Pack, scatter and future reservations are dropped; a running exclusive
+// job and a reservation under way at the window time hold their nodes
+// whole; a job of whole nodes counts the least capacity among its nodes
+// per unit; a waiting exclusive job (place=excl) takes at least
+// ⌈u_i / (most units on one node)⌉ empty nodes, each with the least count
+// of an empty node among its options, when that is more than its units'
+// counts (one pool unit then carries the whole demand). Jobs keep their indices,
 // weights, durations and EST (m's, not the pool's), so the pool's least
 // Σ ω_i s_i is a lower bound on m's.
 func (m *Model) Pool(keep int) *Model {
@@ -157,6 +160,25 @@ func (m *Model) Pool(keep int) *Model {
 		}
 		return max(0, out)
 	}
+	// demand(i, c): what job i takes of the counts c while it runs,
+	// u_i·use(i, c); an exclusive job takes its nodes whole, at least
+	// ⌈u_i / (most units on a node)⌉ of them, each with the count of an
+	// empty node (the least among its options).
+	demand := func(i int, c []int64) int64 {
+		j := &m.Jobs[i]
+		d := int64(j.Units) * use(i, c)
+		if !j.Excl || j.Whole {
+			return d
+		}
+		most, full := 1, int64(-1)
+		for _, o := range j.Options {
+			most = max(most, o.MaxUnits)
+			if n := count(o.Node, c, len(holds[o.Node])); full < 0 || n < full {
+				full = n
+			}
+		}
+		return max(d, int64((j.Units+most-1)/most)*max(0, full))
+	}
 	capAt := func(set int, c []int64, s int) int64 { // pooled count at slot s
 		var sum int64
 		for k := range m.Nodes {
@@ -210,16 +232,16 @@ func (m *Model) Pool(keep int) *Model {
 		for s := range sets {
 			r := pres{set: s, c: c, score: -1}
 			for _, at := range slots {
-				var demand int64
+				var dem int64
 				for i, j := range m.Jobs {
 					if j.EST <= at && within(jobSets[i], sets[s]) {
-						demand += int64(j.Units) * use(i, c)
+						dem += demand(i, c)
 					}
 				}
-				if demand == 0 {
+				if dem == 0 {
 					continue
 				}
-				r.score = max(r.score, float64(demand)/float64(max(1, capAt(s, c, at))))
+				r.score = max(r.score, float64(dem)/float64(max(1, capAt(s, c, at))))
 			}
 			if r.score < 0 {
 				continue
@@ -232,7 +254,7 @@ func (m *Model) Pool(keep int) *Model {
 			}
 			for i := range m.Jobs {
 				if within(jobSets[i], sets[s]) {
-					fmt.Fprintf(&sig, "/%d", use(i, c))
+					fmt.Fprintf(&sig, "/%d", demand(i, c))
 				} else {
 					sig.WriteString("/0")
 				}
@@ -288,13 +310,21 @@ func (m *Model) Pool(keep int) *Model {
 
 	for i, j := range m.Jobs {
 		q := Job{Index: j.Index, ID: j.ID, Units: j.Units, Req: make([]int64, len(res)), Dur: j.Dur, Weight: j.Weight, EST: j.EST}
+		whole := j.Excl && !j.Whole
+		if whole {
+			q.Units = 1 // its demand as one unit: it may exceed u_i per-unit uses
+		}
 		for ri, r := range res {
 			if within(jobSets[i], sets[r.set]) {
-				q.Req[ri] = use(i, r.c)
+				if whole {
+					q.Req[ri] = demand(i, r.c)
+				} else {
+					q.Req[ri] = use(i, r.c)
+				}
 			}
 		}
-		o := Option{Node: 0, MaxUnits: j.Units}
-		for k := 1; k <= j.Units; k++ {
+		o := Option{Node: 0, MaxUnits: q.Units}
+		for k := 1; k <= q.Units; k++ {
 			rel := j.EST // a fit on m's nodes is a fit of the pool
 			for _, s := range slots {
 				if s < rel && p.fitsBesideRunning(&q, &nd, k, s) {

@@ -1,6 +1,7 @@
 package cp_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -43,5 +44,37 @@ func TestPoolWholeUnit(t *testing.T) {
 	}
 	if got := p.Jobs[0].Options[0].Release[0]; got != 10 {
 		t.Errorf("the pool releases a at slot %d, want 10 (m's EST)\n%s", got, p.Describe())
+	}
+}
+
+// TestPoolExclusive: a waiting job with place=excl takes its nodes whole,
+// so its demand on the pooled count of one-core units is an empty node's
+// 16, not its 2 units' 2; a job that shares counts its units.
+func TestPoolExclusive(t *testing.T) {
+	const doc = `{"time": 0, "topology": {"layout": {"pods": 1, "leaves_per_pod": 1, "nodes_per_leaf": 2}},
+ "idle": "n[0-1]",
+ "queues": {"q": {"expected_wait": 60}},
+ "jobs": [{"id": "x", "nodes": 1, "walltime": 60, "select": "2:ncpus=1", "place": "excl", "queue": "q"},
+          {"id": "y", "nodes": 1, "walltime": 60, "select": "1:ncpus=1", "queue": "q"}],
+ "node_resources": {"default": {"ncpus": 16}}}`
+	w, err := model.ParseWindow([]byte(doc), model.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := cp.Build(w, 60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := m.Pool(0)
+	r := slices.Index(p.Resources, "ncpus>=1@0")
+	if r < 0 {
+		t.Fatalf("no ncpus>=1 on all nodes among %v", p.Resources)
+	}
+	x, y := p.Jobs[0], p.Jobs[1]
+	if got := int64(x.Units) * x.Req[r]; got != 16 {
+		t.Errorf("excl job x takes %d one-core units, want 16 (a whole node)\n%s", got, p.Describe())
+	}
+	if got := int64(y.Units) * y.Req[r]; got != 1 {
+		t.Errorf("job y takes %d one-core units, want 1", got)
 	}
 }
