@@ -23,9 +23,9 @@
 //     by queue weight, by node set; groups of 8, then 12 and 16), each
 //     group the incumbent delays solved alone by this same search (the
 //     others removed: a relaxation), the groups' proven bounds added. The larger
-//     starts the proof, and the groups (or one group with the pool's
-//     bound) go into the objective diagrams (cnf.ObjectiveGroups) of a
-//     second search, and narrow the start domains: a schedule better than
+//     starts the proof, and the groups (or, without a partition, one
+//     group with the pool's bound) go into the objective diagrams
+//     (cnf.ObjectiveGroups) of a second search, and narrow the start domains: a schedule better than
 //     W_UB leaves a job of group g at most W_UB − LB − (the other groups'
 //     bounds) of weighted delay. Every search also writes cnf.LeftJustified's
 //     dominance clauses, and restricts each job's start to its
