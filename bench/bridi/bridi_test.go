@@ -83,7 +83,7 @@ func TestRunGridPolicy(t *testing.T) {
 // back as a window with waiting jobs and the Eurora-like cluster.
 func TestRunDumpUnproven(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "unproven")
-	cfg := Config{Seed: 5, Jobs: 100, MeanInterarrival: 15, TimeLimit: 20 * time.Millisecond, Policies: []string{"cp", "pbs-fifo"}, DumpDir: dir}
+	cfg := Config{Seed: 5, Jobs: 100, MeanInterarrival: 15, TimeLimit: 2 * time.Millisecond, Policies: []string{"cp", "pbs-fifo"}, DumpDir: dir}
 	res, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

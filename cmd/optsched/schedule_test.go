@@ -143,6 +143,26 @@ func TestBenchBridi(t *testing.T) {
 	}
 }
 
+// TestBenchBridiDumpUnproven: --dump-unproven writes the windows of the
+// CP/SAT decisions not proven optimal, and optsched solve --encoding cp
+// reads each back and schedules it.
+func TestBenchBridiDumpUnproven(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "hard")
+	code, _, errs := optsched(t, "", "bench", "bridi", "--jobs", "100", "--seed", "5", "--interarrival", "15", "--time-limit", "2ms", "--policies", "cp", "--dump-unproven", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d %s", code, errs)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "cp-t*.json"))
+	if len(files) == 0 {
+		t.Fatal("no window dumped with a 2 ms limit")
+	}
+	for _, f := range files[:min(3, len(files))] {
+		if code, out, errs := optsched(t, "", "solve", "--encoding", "cp", "--time-limit", "200ms", "-o", "json", f); code != exitOK || !strings.Contains(out, `"allocations"`) {
+			t.Errorf("%s: exit %d %s\n%.300s", f, code, errs, out)
+		}
+	}
+}
+
 // TestSolveCPCHWeight: --ch-weight adds W times the CH cost of the node
 // sets to the objective (the JSON says ch_weight), validate recomputes
 // the combined objective and rejects a tampered one, a weight that makes
