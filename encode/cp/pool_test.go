@@ -23,14 +23,7 @@ func TestPoolWholeUnit(t *testing.T) {
  "queues": {"q": {"expected_wait": 60}},
  "jobs": [{"id": "a", "nodes": 1, "walltime": 60, "select": "1:ncpus=8:ngpus=2", "queue": "q"}],
  "node_resources": {"default": {"ncpus": 16, "ngpus": 2}}}`
-	w, err := model.ParseWindow([]byte(doc), model.ParseOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := cp.Build(w, 60)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := buildDoc(t, doc)
 	if got := m.Jobs[0].EST; got != 10 {
 		t.Fatalf("EST of a = %d, want 10", got)
 	}
@@ -57,14 +50,7 @@ func TestPoolExclusive(t *testing.T) {
  "jobs": [{"id": "x", "nodes": 1, "walltime": 60, "select": "2:ncpus=1", "place": "excl", "queue": "q"},
           {"id": "y", "nodes": 1, "walltime": 60, "select": "1:ncpus=1", "queue": "q"}],
  "node_resources": {"default": {"ncpus": 16}}}`
-	w, err := model.ParseWindow([]byte(doc), model.ParseOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := cp.Build(w, 60)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := buildDoc(t, doc)
 	p := m.Pool(0)
 	r := slices.Index(p.Resources, "ncpus>=1@0")
 	if r < 0 {
@@ -77,4 +63,18 @@ func TestPoolExclusive(t *testing.T) {
 	if got := int64(y.Units) * y.Req[r]; got != 1 {
 		t.Errorf("job y takes %d one-core units, want 1", got)
 	}
+}
+
+// buildDoc reads the window doc on the 60 s grid.
+func buildDoc(t *testing.T, doc string) *cp.Model {
+	t.Helper()
+	w, err := model.ParseWindow([]byte(doc), model.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := cp.Build(w, 60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
