@@ -125,41 +125,54 @@ func (m *Model) Pool(keep int) *Model {
 	}
 	slices.Sort(slots)
 	slots = slices.Compact(slots)
-	// count(k, c, from): min_l ⌊free_l/c_l⌋ over the resources l with
-	// c_l > 0 on node k once its holds before index from have ended.
-	count := func(k int, c []int64, from int) int64 {
-		out := int64(-1)
-		for l, cl := range c {
-			if cl <= 0 {
-				continue
-			}
-			capN, used := m.Nodes[k].Cap[l], int64(0)
+	// free[k][from][l]: what node k has of resource l once its holds
+	// before index from have ended (an exclusive hold keeps it all).
+	free := make([][][]int64, len(m.Nodes))
+	for k := range m.Nodes {
+		free[k] = make([][]int64, len(holds[k])+1)
+		for from := range free[k] {
+			f := slices.Clone(m.Nodes[k].Cap)
 			for _, h := range holds[k][from:] {
-				if h.excl {
-					used = capN
-					break
+				for l := range f {
+					if h.excl {
+						f[l] = 0
+					} else {
+						f[l] -= h.use[l]
+					}
 				}
-				used += h.use[l]
 			}
-			if n := max(0, capN-used) / cl; out < 0 || n < out {
-				out = n
+			for l := range f {
+				f[l] = max(0, f[l])
 			}
+			free[k][from] = f
 		}
-		return max(0, out)
 	}
-	// use(i, c): min_l ⌊r_{i,l}/c_l⌋, the counts a unit of job i takes.
-	use := func(i int, c []int64) int64 {
+	// minFloor(c, v): min_l ⌊v_l/c_l⌋ over the resources l with c_l > 0.
+	minFloor := func(c, v []int64) int64 {
 		out := int64(-1)
 		for l, cl := range c {
 			if cl <= 0 {
 				continue
 			}
-			if n := unitUse(i, l) / cl; out < 0 || n < out {
+			if n := v[l] / cl; out < 0 || n < out {
 				out = n
 			}
 		}
 		return max(0, out)
 	}
+	// count(k, c, from): the units of size c that fit on node k once its
+	// holds before index from have ended.
+	count := func(k int, c []int64, from int) int64 { return minFloor(c, free[k][from]) }
+	// unitUses[i][l] = unitUse(i, l); use(i, c): the counts a unit of job
+	// i takes.
+	unitUses := make([][]int64, len(m.Jobs))
+	for i := range unitUses {
+		unitUses[i] = make([]int64, len(m.Resources))
+		for l := range unitUses[i] {
+			unitUses[i][l] = unitUse(i, l)
+		}
+	}
+	use := func(i int, c []int64) int64 { return minFloor(c, unitUses[i]) }
 	// demand(i, c): what job i takes of the counts c while it runs,
 	// u_i·use(i, c); an exclusive job takes its nodes whole, at least
 	// ⌈u_i / (most units on a node)⌉ of them, each with the count of an
@@ -231,35 +244,31 @@ func (m *Model) Pool(keep int) *Model {
 	for _, c := range thresholds {
 		for s := range sets {
 			r := pres{set: s, c: c, score: -1}
-			for _, at := range slots {
-				var dem int64
+			dem := make([]int64, len(m.Jobs)) // 0 for a job not confined to the set
+			for i := range m.Jobs {
+				if within(jobSets[i], sets[s]) {
+					dem[i] = demand(i, c)
+				}
+			}
+			caps := make([]int64, len(slots))
+			for k, at := range slots {
+				caps[k] = capAt(s, c, at)
+				var d int64
 				for i, j := range m.Jobs {
-					if j.EST <= at && within(jobSets[i], sets[s]) {
-						dem += demand(i, c)
+					if j.EST <= at {
+						d += dem[i]
 					}
 				}
-				if dem == 0 {
-					continue
+				if d > 0 {
+					r.score = max(r.score, float64(d)/float64(max(1, caps[k])))
 				}
-				r.score = max(r.score, float64(dem)/float64(max(1, capAt(s, c, at))))
 			}
 			if r.score < 0 {
 				continue
 			}
 			// The same counts as a resource already kept (memory in
 			// proportion to cores, say) add nothing.
-			var sig strings.Builder
-			for _, at := range slots {
-				fmt.Fprintf(&sig, "%d,", capAt(s, c, at))
-			}
-			for i := range m.Jobs {
-				if within(jobSets[i], sets[s]) {
-					fmt.Fprintf(&sig, "/%d", demand(i, c))
-				} else {
-					sig.WriteString("/0")
-				}
-			}
-			if k := sig.String(); !seen[k] {
+			if k := fmt.Sprint(caps, dem); !seen[k] {
 				seen[k] = true
 				res = append(res, r)
 			}
