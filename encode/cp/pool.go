@@ -81,19 +81,25 @@ func (m *Model) Pool(keep int) *Model {
 		}
 		return true
 	}
-	// Per-unit use of job i of resource l.
-	unitUse := func(i, l int) int64 {
+	// unitUse[i][l]: the per-unit use of job i of resource l (a job of
+	// whole nodes: the least capacity among its nodes).
+	unitUse := make([][]int64, len(m.Jobs))
+	for i := range m.Jobs {
 		j := &m.Jobs[i]
 		if !j.Whole {
-			return j.Req[l]
+			unitUse[i] = j.Req
+			continue
 		}
-		least := int64(-1)
-		for _, o := range j.Options {
-			if c := m.Nodes[o.Node].Cap[l]; least < 0 || c < least {
-				least = c
+		unitUse[i] = make([]int64, len(m.Resources))
+		for l := range unitUse[i] {
+			least := int64(-1)
+			for _, o := range j.Options {
+				if c := m.Nodes[o.Node].Cap[l]; least < 0 || c < least {
+					least = c
+				}
 			}
+			unitUse[i][l] = max(0, least)
 		}
-		return max(0, least)
 	}
 
 	// What holds each node until a slot: running jobs, and a reservation
@@ -163,16 +169,8 @@ func (m *Model) Pool(keep int) *Model {
 	// count(k, c, from): the units of size c that fit on node k once its
 	// holds before index from have ended.
 	count := func(k int, c []int64, from int) int64 { return minFloor(c, free[k][from]) }
-	// unitUses[i][l] = unitUse(i, l); use(i, c): the counts a unit of job
-	// i takes.
-	unitUses := make([][]int64, len(m.Jobs))
-	for i := range unitUses {
-		unitUses[i] = make([]int64, len(m.Resources))
-		for l := range unitUses[i] {
-			unitUses[i][l] = unitUse(i, l)
-		}
-	}
-	use := func(i int, c []int64) int64 { return minFloor(c, unitUses[i]) }
+	// use(i, c): the counts a unit of job i takes.
+	use := func(i int, c []int64) int64 { return minFloor(c, unitUse[i]) }
 	// demand(i, c): what job i takes of the counts c while it runs,
 	// u_i·use(i, c); an exclusive job takes its nodes whole, at least
 	// ⌈u_i / (most units on a node)⌉ of them, each with the count of an
@@ -213,7 +211,7 @@ func (m *Model) Pool(keep int) *Model {
 	for l := range m.Resources {
 		var cs []int64
 		for i := range m.Jobs {
-			if r := unitUse(i, l); r > 0 {
+			if r := unitUse[i][l]; r > 0 {
 				cs = append(cs, r)
 			}
 		}
@@ -225,14 +223,14 @@ func (m *Model) Pool(keep int) *Model {
 		}
 	}
 	for i := range m.Jobs {
-		v, n := make([]int64, len(m.Resources)), 0
-		for l := range v {
-			if v[l] = unitUse(i, l); v[l] > 0 {
+		n := 0
+		for _, r := range unitUse[i] {
+			if r > 0 {
 				n++
 			}
 		}
 		if n >= 2 {
-			thresholds = append(thresholds, v)
+			thresholds = append(thresholds, unitUse[i])
 		}
 	}
 	type pres struct {
@@ -319,13 +317,13 @@ func (m *Model) Pool(keep int) *Model {
 
 	for i, j := range m.Jobs {
 		q := Job{Index: j.Index, ID: j.ID, Units: j.Units, Req: make([]int64, len(res)), Dur: j.Dur, Weight: j.Weight, EST: j.EST}
-		whole := j.Excl && !j.Whole
-		if whole {
+		excl := j.Excl && !j.Whole
+		if excl {
 			q.Units = 1 // its demand as one unit: it may exceed u_i per-unit uses
 		}
 		for ri, r := range res {
 			if within(jobSets[i], sets[r.set]) {
-				if whole {
+				if excl {
 					q.Req[ri] = demand(i, r.c)
 				} else {
 					q.Req[ri] = use(i, r.c)
