@@ -122,6 +122,8 @@ func registry() *solver.Registry {
 		func(solver.Config) (solver.Solver, error) { return heuristics.MishraBalanced{}, nil })
 	r.Register("sat", "cp", "exact: Bridi et al.'s CP model (alternative, cumulative, noOverlap) on gini, bound tightening from the PBS list schedules (--encoding cp)",
 		func(solver.Config) (solver.Solver, error) { return notWholeNode{"sat"}, nil })
+	r.Register("bnb", "cp", "exact: a branch and bound over start-ordered schedules of the same CP model, sharing no code with sat; slower, for cross-checks (--encoding cp)",
+		func(solver.Config) (solver.Solver, error) { return notWholeNode{"bnb"}, nil })
 	r.Register("pbs-fifo", "cp", "heuristic: PBSFifo list schedule — submission order, backfilling limited to 10 (--encoding cp)",
 		func(solver.Config) (solver.Solver, error) { return notWholeNode{"pbs-fifo"}, nil })
 	r.Register("pbs-walltime", "cp", "heuristic: PBSWalltime list schedule — increasing walltime, backfilling limited to 400 (--encoding cp)",

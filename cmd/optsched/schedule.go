@@ -14,6 +14,7 @@ import (
 	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/solver"
+	"github.com/optsched/optsched/solver/cpbnb"
 	"github.com/optsched/optsched/solver/sat"
 )
 
@@ -33,12 +34,18 @@ func cpScheduler(name string, initial bool, progress io.Writer, chWeight float64
 			s.Initial = []solver.Scheduler{heuristics.PBSWalltime(), heuristics.PBSFifo()}
 		}
 		return s, nil
+	case "bnb":
+		s := cpbnb.Solver{Progress: progress}
+		if initial {
+			s.Initial = []solver.Scheduler{heuristics.PBSWalltime(), heuristics.PBSFifo()}
+		}
+		return s, nil
 	case "pbs-fifo":
 		return heuristics.PBSFifo(), nil
 	case "pbs-walltime":
 		return heuristics.PBSWalltime(), nil
 	}
-	return nil, usageError{fmt.Errorf("%q does not schedule the cp encoding (use sat, pbs-fifo or pbs-walltime)", name)}
+	return nil, usageError{fmt.Errorf("%q does not schedule the cp encoding (use sat, bnb, pbs-fifo or pbs-walltime)", name)}
 }
 
 // notWholeNode is the registry's face of a scheduler of the cp encoding:

@@ -73,6 +73,8 @@ func TestSolveCPOptions(t *testing.T) {
 		{[]string{"solve", "--encoding", "cp", "-o", "table", euroraExample}, exitOK, "status optimal"},
 		{[]string{"solve", "--solver", "sat", "-o", "table", euroraExample}, exitOK, "encoding cp"},
 		{[]string{"solve", "--heuristic", "pbs-fifo", "-o", "table", euroraExample}, exitOK, "solver pbs-fifo"},
+		{[]string{"solve", "--solver", "bnb", "--time-limit", "2s", "-o", "json", euroraExample}, exitOK, `"solver": "bnb"`},
+		{[]string{"solve", "--solver", "bnb", "--ch-weight", "1", euroraExample}, exitUsage, "--ch-weight applies to the sat solver"},
 		{[]string{"solve", "--heuristic", "pbs-walltime", "--encoding", "cp", "-o", "json", euroraExample}, exitOK, `"solver": "pbs-walltime"`},
 		{[]string{"solve", "--encoding", "cp", "--granularity", "30s", "-o", "json", euroraExample}, exitOK, `"granularity_s": 30`},
 		{[]string{"solve", "--encoding", "cp", "--fallback", "none", "--time-limit", "1s", "-o", "json", euroraExample}, exitOK, `"solver": "sat"`},

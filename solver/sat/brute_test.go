@@ -1,11 +1,16 @@
 package sat_test
 
 import (
+	"context"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
+	"github.com/optsched/optsched/instances"
 	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/solver"
+	"github.com/optsched/optsched/solver/cpbnb"
 )
 
 // bruteForce returns the least weighted queue time of any feasible
@@ -156,4 +161,50 @@ func bruteForceCH(t *testing.T, w *model.Window, chWeight float64) (float64, map
 		best = 0
 	}
 	return best, never
+}
+
+// TestBnBEqualsBruteForce cross-checks the second exact scheduler,
+// cpbnb (a branch and bound sharing no code with this package's SAT
+// search), against brute force on 240 seeded random small windows (the
+// generator of TestSATEqualsBruteForce): with and without the list
+// schedules' first incumbent it proves the brute-force optimum, and
+// stopped after a few nodes its bound stays at or below it.
+func TestBnBEqualsBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	const g = 10
+	stoppedBelow := 0
+	for i := range 240 {
+		w, err := instances.RandomCPWindow(rng, 1+rng.IntN(3), 1+rng.IntN(4), g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, never := bruteForce(t, w)
+		for si, s := range []cpbnb.Solver{{}, {Initial: listSchedulers()}, {NodeLimit: 3}} {
+			res, err := solver.ScheduleWindow(context.Background(), w, s, solver.ScheduleOptions{Granularity: g}, 0)
+			if err != nil {
+				t.Fatalf("window %d, bnb %d: %v", i, si, err)
+			}
+			if len(res.Deferred) != len(never) && res.Status != solver.Unknown {
+				t.Fatalf("window %d: deferred %v, brute force finds %d jobs that never start", i, res.Deferred, len(never))
+			}
+			if s.NodeLimit > 0 {
+				if res.HasBound() && res.Bound > want+1e-9 {
+					data, _ := w.MarshalJSON()
+					t.Fatalf("window %d: bound %.9g after %v nodes above the brute-force optimum %.9g\n%s", i, res.Bound, res.Stats["nodes"], want, data)
+				}
+				if res.Status == solver.Feasible && res.Bound < want-1e-9 {
+					stoppedBelow++
+				}
+				continue
+			}
+			if res.Status != solver.Optimal || math.Abs(res.Objective-want) > 1e-9 {
+				data, _ := w.MarshalJSON()
+				t.Fatalf("window %d, bnb %d: %s %.9g, brute force %.9g\n%s", i, si, res.Status, res.Objective, want, data)
+			}
+		}
+	}
+	if stoppedBelow < 10 {
+		t.Errorf("the node limit stopped the search with a bound below the optimum on only %d windows", stoppedBelow)
+	}
+	t.Logf("stopped searches with a bound below the optimum: %d", stoppedBelow)
 }

@@ -1,0 +1,143 @@
+package cpbnb
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/optsched/optsched/encode/cp"
+	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/solver"
+)
+
+// Solver is the branch and bound over start-ordered schedules (see the
+// package doc). It implements solver.Scheduler.
+type Solver struct {
+	// Initial are list schedulers whose best schedule is the first
+	// incumbent; it is returned as status fallback when the search finds
+	// nothing better before the deadline.
+	Initial []solver.Scheduler
+	// NodeLimit stops the search after this many nodes (0: none).
+	NodeLimit int64
+	// Progress, when set, receives the result line.
+	Progress io.Writer
+}
+
+// Name returns "bnb".
+func (Solver) Name() string { return "bnb" }
+
+// schedule is a schedule in model terms.
+type schedule struct {
+	slots []int
+	units [][]int // per job, per option
+	w     int64   // Σ ω_i s_i
+}
+
+// Schedule schedules every waiting job of w that can ever start; see the
+// package doc. Windows with a CH weight are not its business (the sat
+// solver's): it schedules Eq. (2) alone.
+func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.ScheduleOptions) (*solver.Schedule, error) {
+	start := time.Now()
+	m, err := cp.Build(w, opt.Grid())
+	if err != nil {
+		return nil, err
+	}
+	out := &solver.Schedule{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "cp", Solver: s.Name(),
+		Deferred: slices.Clone(m.Deferred), Stats: map[string]float64{}}
+	if len(m.Jobs) == 0 {
+		out.Status, out.Bound = solver.Optimal, 0
+		return out, nil
+	}
+	var first *schedule
+	for _, h := range s.Initial {
+		sch, err := h.Schedule(ctx, w, opt)
+		if err != nil {
+			return nil, fmt.Errorf("initial %s: %w", h.Name(), err)
+		}
+		if sch.Status == solver.Unknown || sch.Status == solver.Infeasible {
+			continue
+		}
+		inc, err := fromAllocations(m, sch.Allocations)
+		if err != nil {
+			return nil, fmt.Errorf("initial %s: %w", h.Name(), err)
+		}
+		if first == nil || inc.w < first.w {
+			first = inc
+		}
+	}
+	ub := int64(math.MaxInt64)
+	if first != nil {
+		ub = first.w
+	}
+	best, bound, done, visited := search(ctx, m, ub, s.NodeLimit)
+	out.Stats["nodes"] = float64(visited)
+	out.Stats["elapsed_ms"] = float64(time.Since(start).Microseconds()) / 1000
+	status := solver.Feasible
+	if best == nil {
+		best, status = first, solver.Fallback
+	}
+	if best == nil {
+		return out, nil // stopped before a first schedule
+	}
+	for i, j := range m.Jobs {
+		units := map[int]int{}
+		var nodes []int
+		for o, u := range best.units[i] {
+			if u > 0 {
+				id := m.Nodes[j.Options[o].Node].ID
+				units[id] = u
+				nodes = append(nodes, id)
+			}
+		}
+		slices.Sort(nodes)
+		out.Allocations = append(out.Allocations, model.Allocation{Job: j.Index, Nodes: nodes,
+			Start: w.Time + int64(best.slots[i])*m.Grid, Units: units})
+	}
+	out.Objective = model.WeightedQueueTime(w, out.Allocations)
+	out.Status = status
+	if m.ExactWeights {
+		out.Bound = min(out.Objective, m.ObjectiveOfWeighted(float64(bound)))
+		if done {
+			out.Status, out.Bound = solver.Optimal, out.Objective
+		}
+	}
+	if s.Progress != nil {
+		fmt.Fprintf(s.Progress, "bnb: %8.3f ms  %s  objective %.6g  bound %.6g  %d nodes\n",
+			float64(time.Since(start).Microseconds())/1000, out.Status, out.Objective, out.Bound, visited)
+	}
+	return out, nil
+}
+
+// fromAllocations reads a list scheduler's allocations as start slots and
+// units per option; every job of m must have one, on the grid.
+func fromAllocations(m *cp.Model, allocs []model.Allocation) (*schedule, error) {
+	byJob := map[int]*model.Allocation{}
+	for k := range allocs {
+		byJob[allocs[k].Job] = &allocs[k]
+	}
+	out := &schedule{slots: make([]int, len(m.Jobs)), units: make([][]int, len(m.Jobs))}
+	for i, j := range m.Jobs {
+		a := byJob[j.Index]
+		if a == nil {
+			return nil, fmt.Errorf("job %s has no allocation", j.ID)
+		}
+		d := a.Start - m.Window.Time
+		if d < 0 || d%m.Grid != 0 {
+			return nil, fmt.Errorf("job %s starts at %d, off the %d s grid from %d", j.ID, a.Start, m.Grid, m.Window.Time)
+		}
+		out.slots[i] = int(d / m.Grid)
+		out.units[i] = make([]int, len(j.Options))
+		for id, u := range a.Units {
+			o := slices.IndexFunc(j.Options, func(o cp.Option) bool { return m.Nodes[o.Node].ID == id })
+			if o < 0 {
+				return nil, fmt.Errorf("job %s has units on node %d, not one of its options", j.ID, id)
+			}
+			out.units[i][o] = u
+		}
+	}
+	out.w = m.Weighted(out.slots)
+	return out, nil
+}
