@@ -532,3 +532,61 @@ func cmpPair(a, b [2]int64) int {
 	}
 	return 0
 }
+
+// Allocations decodes a schedule in model terms — per job of m.Jobs its
+// start slot and its units per option — as the window's allocations
+// (start in seconds, nodes by topology id, units per node).
+func (m *Model) Allocations(slots []int, units [][]int) []model.Allocation {
+	out := make([]model.Allocation, 0, len(m.Jobs))
+	for i, j := range m.Jobs {
+		byNode := map[int]int{}
+		var nodes []int
+		for o, u := range units[i] {
+			if u > 0 {
+				id := m.Nodes[j.Options[o].Node].ID
+				byNode[id] = u
+				nodes = append(nodes, id)
+			}
+		}
+		slices.Sort(nodes)
+		out = append(out, model.Allocation{Job: j.Index, Nodes: nodes,
+			Start: m.Window.Time + int64(slots[i])*m.Grid, Units: byNode})
+	}
+	return out
+}
+
+// Encode reads allocations of the window's jobs (units allocations, one
+// for each job of m.Jobs) as start slots and units per option, the
+// inverse of Allocations. It fails when a job has no allocation, starts
+// off the grid or before its EST, or puts units where the model allows
+// none.
+func (m *Model) Encode(allocs []model.Allocation) (slots []int, units [][]int, err error) {
+	w := m.Window
+	byJob := map[int]*model.Allocation{}
+	for k := range allocs {
+		byJob[allocs[k].Job] = &allocs[k]
+	}
+	slots, units = make([]int, len(m.Jobs)), make([][]int, len(m.Jobs))
+	for i, j := range m.Jobs {
+		a, ok := byJob[j.Index]
+		if !ok {
+			return nil, nil, fmt.Errorf("job %s is not scheduled", j.ID)
+		}
+		if (a.Start-w.Time)%m.Grid != 0 || a.Start < w.Time {
+			return nil, nil, fmt.Errorf("job %s starts at %d, off the grid", j.ID, a.Start)
+		}
+		slots[i] = int((a.Start - w.Time) / m.Grid)
+		if slots[i] < j.EST {
+			return nil, nil, fmt.Errorf("job %s starts at slot %d, before its earliest %d", j.ID, slots[i], j.EST)
+		}
+		units[i] = make([]int, len(j.Options))
+		for id, u := range a.Units {
+			o := slices.IndexFunc(j.Options, func(o Option) bool { return m.Nodes[o.Node].ID == id })
+			if o < 0 || u > j.Options[o].MaxUnits {
+				return nil, nil, fmt.Errorf("job %s: %d units on node %s, which the model does not allow", j.ID, u, w.Topology.Name(id))
+			}
+			units[i][o] = u
+		}
+	}
+	return slots, units, nil
+}

@@ -170,3 +170,58 @@ func TestCHMin(t *testing.T) {
 		t.Errorf("CHMin positive for only %d jobs", positive)
 	}
 }
+
+// TestAllocationsEncodeRoundTrip: Encode inverts Allocations on Eurora
+// windows (each job at its EST, its units on its first options), and
+// refuses a start off the grid, a start before the EST, units on a node
+// the job may not use, and a missing job, naming the job.
+func TestAllocationsEncodeRoundTrip(t *testing.T) {
+	for seed := range uint64(5) {
+		w, err := instances.Eurora(instances.EuroraConfig{Seed: seed, Jobs: 12})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := cp.Build(w, 60)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slots, units := make([]int, len(m.Jobs)), make([][]int, len(m.Jobs))
+		for i, j := range m.Jobs {
+			slots[i], units[i] = j.EST, make([]int, len(j.Options))
+			left := j.Units
+			for o := range j.Options {
+				u := min(left, j.Options[o].MaxUnits)
+				units[i][o], left = u, left-u
+			}
+		}
+		allocs := m.Allocations(slots, units)
+		s2, u2, err := m.Encode(allocs)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if !slices.Equal(s2, slots) || !slices.EqualFunc(u2, units, slices.Equal) {
+			t.Fatalf("seed %d: round trip changed the schedule", seed)
+		}
+		if len(m.Jobs) == 0 {
+			continue
+		}
+		id := m.Jobs[0].ID
+		bad := func(name, want string, edit func(a []model.Allocation) []model.Allocation) {
+			a := edit(m.Allocations(slots, units))
+			if _, _, err := m.Encode(a); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), id) {
+				t.Errorf("seed %d, %s: error %v, want %q about job %s", seed, name, err, want, id)
+			}
+		}
+		bad("off the grid", "off the grid", func(a []model.Allocation) []model.Allocation { a[0].Start++; return a })
+		bad("missing", "not scheduled", func(a []model.Allocation) []model.Allocation { return a[1:] })
+		bad("too many units", "does not allow", func(a []model.Allocation) []model.Allocation {
+			for n := range a[0].Units {
+				a[0].Units[n] = 1 << 20
+			}
+			return a
+		})
+		if m.Jobs[0].EST > 0 {
+			bad("before EST", "before its earliest", func(a []model.Allocation) []model.Allocation { a[0].Start = w.Time; return a })
+		}
+	}
+}

@@ -60,12 +60,12 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 		if sch.Status == solver.Unknown || sch.Status == solver.Infeasible {
 			continue
 		}
-		inc, err := fromAllocations(m, sch.Allocations)
+		slots, units, err := m.Encode(sch.Allocations)
 		if err != nil {
 			return nil, fmt.Errorf("initial %s: %w", h.Name(), err)
 		}
-		if first == nil || inc.w < first.w {
-			first = inc
+		if w := m.Weighted(slots); first == nil || w < first.w {
+			first = &schedule{slots: slots, units: units, w: w}
 		}
 	}
 	ub := int64(math.MaxInt64)
@@ -82,20 +82,7 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 	if best == nil {
 		return out, nil // stopped before a first schedule
 	}
-	for i, j := range m.Jobs {
-		units := map[int]int{}
-		var nodes []int
-		for o, u := range best.units[i] {
-			if u > 0 {
-				id := m.Nodes[j.Options[o].Node].ID
-				units[id] = u
-				nodes = append(nodes, id)
-			}
-		}
-		slices.Sort(nodes)
-		out.Allocations = append(out.Allocations, model.Allocation{Job: j.Index, Nodes: nodes,
-			Start: w.Time + int64(best.slots[i])*m.Grid, Units: units})
-	}
+	out.Allocations = m.Allocations(best.slots, best.units)
 	out.Objective = model.WeightedQueueTime(w, out.Allocations)
 	out.Status = status
 	if m.ExactWeights {
@@ -108,36 +95,5 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 		fmt.Fprintf(s.Progress, "bnb: %8.3f ms  %s  objective %.6g  bound %.6g  %d nodes\n",
 			float64(time.Since(start).Microseconds())/1000, out.Status, out.Objective, out.Bound, visited)
 	}
-	return out, nil
-}
-
-// fromAllocations reads a list scheduler's allocations as start slots and
-// units per option; every job of m must have one, on the grid.
-func fromAllocations(m *cp.Model, allocs []model.Allocation) (*schedule, error) {
-	byJob := map[int]*model.Allocation{}
-	for k := range allocs {
-		byJob[allocs[k].Job] = &allocs[k]
-	}
-	out := &schedule{slots: make([]int, len(m.Jobs)), units: make([][]int, len(m.Jobs))}
-	for i, j := range m.Jobs {
-		a := byJob[j.Index]
-		if a == nil {
-			return nil, fmt.Errorf("job %s has no allocation", j.ID)
-		}
-		d := a.Start - m.Window.Time
-		if d < 0 || d%m.Grid != 0 {
-			return nil, fmt.Errorf("job %s starts at %d, off the %d s grid from %d", j.ID, a.Start, m.Grid, m.Window.Time)
-		}
-		out.slots[i] = int(d / m.Grid)
-		out.units[i] = make([]int, len(j.Options))
-		for id, u := range a.Units {
-			o := slices.IndexFunc(j.Options, func(o cp.Option) bool { return m.Nodes[o.Node].ID == id })
-			if o < 0 {
-				return nil, fmt.Errorf("job %s has units on node %d, not one of its options", j.ID, id)
-			}
-			out.units[i][o] = u
-		}
-	}
-	out.w = m.Weighted(out.slots)
 	return out, nil
 }

@@ -579,20 +579,7 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 // result fills out from the incumbent.
 func (s Solver) result(m *cp.Model, out *solver.Schedule, best *incumbent, proven bool, lb int64, start time.Time) *solver.Schedule {
 	w := m.Window
-	for i, j := range m.Jobs {
-		units := map[int]int{}
-		var nodes []int
-		for o, u := range best.units[i] {
-			if u > 0 {
-				id := m.Nodes[j.Options[o].Node].ID
-				units[id] = u
-				nodes = append(nodes, id)
-			}
-		}
-		slices.Sort(nodes)
-		out.Allocations = append(out.Allocations, model.Allocation{Job: j.Index, Nodes: nodes,
-			Start: w.Time + int64(best.slots[i])*m.Grid, Units: units})
-	}
+	out.Allocations = m.Allocations(best.slots, best.units)
 	out.Objective = model.WeightedQueueTime(w, out.Allocations)
 	if m.CHWeight > 0 {
 		out.Objective += m.CHWeight * float64(solver.Objective(w, out.Allocations))
@@ -659,37 +646,13 @@ func solve(ctx context.Context, g *gini.Gini, assume []cnf.Lit) int {
 }
 
 // fromSchedule reads a scheduler's schedule of w as slots and units per
-// option of m's jobs.
+// option of m's jobs (cp.Model.Encode).
 func fromSchedule(m *cp.Model, sch *solver.Schedule) (*incumbent, error) {
-	w := m.Window
-	byJob := map[int]*model.Allocation{}
-	for k := range sch.Allocations {
-		byJob[sch.Allocations[k].Job] = &sch.Allocations[k]
+	slots, units, err := m.Encode(sch.Allocations)
+	if err != nil {
+		return nil, err
 	}
-	inc := &incumbent{slots: make([]int, len(m.Jobs)), units: make([][]int, len(m.Jobs))}
-	for i, j := range m.Jobs {
-		a, ok := byJob[j.Index]
-		if !ok {
-			return nil, fmt.Errorf("job %s is not scheduled", j.ID)
-		}
-		if (a.Start-w.Time)%m.Grid != 0 || a.Start < w.Time {
-			return nil, fmt.Errorf("job %s starts at %d, off the grid", j.ID, a.Start)
-		}
-		inc.slots[i] = int((a.Start - w.Time) / m.Grid)
-		if inc.slots[i] < j.EST {
-			return nil, fmt.Errorf("job %s starts at slot %d, before its earliest %d", j.ID, inc.slots[i], j.EST)
-		}
-		inc.units[i] = make([]int, len(j.Options))
-		for id, u := range a.Units {
-			o := slices.IndexFunc(j.Options, func(o cp.Option) bool { return m.Nodes[o.Node].ID == id })
-			if o < 0 || u > j.Options[o].MaxUnits {
-				return nil, fmt.Errorf("job %s: %d units on node %s, which the model does not allow", j.ID, u, w.Topology.Name(id))
-			}
-			inc.units[i][o] = u
-		}
-	}
-	inc.w = m.Total(inc.slots, inc.units)
-	return inc, nil
+	return &incumbent{slots: slots, units: units, w: m.Total(slots, units)}, nil
 }
 
 // violations returns the (job, node) pairs whose start-time check fails:
