@@ -2,7 +2,6 @@ package cpbnb
 
 import (
 	"context"
-	"hash/maphash"
 	"math"
 	"slices"
 
@@ -35,7 +34,6 @@ type bnb struct {
 	base  []int       // per node: class by capacities and reservations
 	same  []int       // per job: the first job with the same data
 	ends  []int       // forbid ends (hi+1) of every option, sorted
-	seed  maphash.Seed
 
 	placed []bool
 	slots  []int
@@ -52,6 +50,8 @@ type bnb struct {
 	visited, limit int64
 	stopped        bool
 	free           []int64
+	keyBuf         []byte   // nodeKey's scratch
+	keyItems       []string // nodeKey's scratch
 }
 
 // search runs the branch and bound on m below ub (Σ ω_i s_i of the
@@ -61,7 +61,7 @@ type bnb struct {
 // Σ ω_i s_i (the optimum when done), whether it finished, and the nodes
 // it visited. The CH term (κ > 0) is not handled: the caller refuses it.
 func search(ctx context.Context, m *cp.Model, ub int64, limit int64) (*schedule, int64, bool, int64) {
-	b := &bnb{ctx: ctx, m: m, best: ub, limit: limit, seed: maphash.MakeSeed(), bound: math.MaxInt64}
+	b := &bnb{ctx: ctx, m: m, best: ub, limit: limit, bound: math.MaxInt64}
 	n := len(m.Jobs)
 	b.items = make([][]bnbItem, len(m.Nodes))
 	b.base = make([]int, len(m.Nodes))
@@ -348,30 +348,30 @@ func (b *bnb) unplace(c bnbChild) {
 	}
 }
 
-// nodeKey hashes node k's state from slot s on.
-func (b *bnb) nodeKey(k, s int) uint64 {
-	var h maphash.Hash
-	h.SetSeed(b.seed)
-	var buf []byte
-	buf = appendInts(buf, []int64{int64(b.base[k])})
-	var its [][]byte
+// nodeKey returns node k's state from slot s on, exactly (a hash could
+// merge two nodes that differ): its capacity class and the uses still
+// running after s, sorted. The buffers are reused across calls.
+func (b *bnb) nodeKey(k, s int) string {
+	b.keyItems = b.keyItems[:0]
 	for _, it := range b.items[k] {
 		if it.end > s {
-			x := appendInts(nil, []int64{int64(it.end)})
+			x := appendInts(b.keyBuf[:0], []int64{int64(it.end)})
 			x = appendInts(x, it.use)
 			if it.excl {
 				x = append(x, 1)
 			}
-			its = append(its, x)
+			b.keyItems = append(b.keyItems, string(x))
+			b.keyBuf = x
 		}
 	}
-	slices.SortFunc(its, func(x, y []byte) int { return slices.Compare(x, y) })
-	for _, x := range its {
+	slices.Sort(b.keyItems)
+	buf := appendInts(b.keyBuf[:0], []int64{int64(b.base[k])})
+	for _, x := range b.keyItems {
 		buf = append(buf, x...)
 		buf = append(buf, 0xff)
 	}
-	h.Write(buf)
-	return h.Sum64()
+	b.keyBuf = buf
+	return string(buf)
 }
 
 // choices returns job j's units per option at slot s: one per class
@@ -383,7 +383,7 @@ func (b *bnb) choices(j, s, t int, ev []int) [][]int {
 		fit  int
 	}
 	var cls []class
-	byKey := map[uint64]int{}
+	byKey := map[string]int{}
 	for o := range job.Options {
 		k := b.fit(j, o, s)
 		if k == 0 {
