@@ -16,7 +16,12 @@
 //     domain.
 //  2. A first short search (5 % of the time limit, at least 20 ms; steps
 //     3–5 below) proves many windows at once. Otherwise, lower bounds:
-//     the optimum of the counting relaxation cp.Model.Pool (up to 24 jobs),
+//     the Lagrangian bound of the time-indexed relaxation (timeIndexed:
+//     a start variable per candidate slot and a unit variable per node,
+//     node capacities at every candidate slot, solved by subgradient
+//     steps on the capacity rows; up to 14 jobs, 20 % of the remaining
+//     time), the
+//     optimum of the counting relaxation cp.Model.Pool (up to 24 jobs),
 //     and group bounds — the jobs partitioned (by the incumbent's
 //     contention: a delayed job with the jobs holding, before its start,
 //     nodes it fits on, which gets half the time; by its blocking pairs,

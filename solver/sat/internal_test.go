@@ -182,3 +182,16 @@ func BoundsFromJobs(n int) (restore func()) {
 	boundsMinJobs = n
 	return func() { boundsMinJobs = old }
 }
+
+// TimeIndexedBound exposes the time-indexed relaxation's Lagrangian bound
+// to the external tests: LB + its bound on optimum − LB, with a serial
+// schedule as the incumbent that sets the start domains, and the starts
+// on the grid (grid) or in the compressed time domain.
+func TimeIndexedBound(m *cp.Model, grid bool) (int64, error) {
+	best := sgsIncumbent(context.Background(), m, 50, rand.New(rand.NewPCG(uint64(len(m.Jobs)), 1)))
+	if best == nil {
+		return LowerBound(m), nil
+	}
+	b, err := Solver{Grid: grid}.timeIndexedBound(context.Background(), m, best)
+	return LowerBound(m) + b, err
+}

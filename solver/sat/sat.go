@@ -45,6 +45,10 @@ type Solver struct {
 	// NoDominance leaves out the clauses that restrict the search to
 	// left-justified schedules (cnf.Encoder.LeftJustified).
 	NoDominance bool
+	// NoTimeIndexed skips the time-indexed relaxation (timeIndexed, its
+	// Lagrangian bound) that otherwise bounds the search from below
+	// before the pool and group bounds.
+	NoTimeIndexed bool
 	// NoLNS switches off the large-neighbourhood moves that improve a
 	// resisting incumbent.
 	NoLNS bool
@@ -85,6 +89,17 @@ const (
 	// keeps.
 	poolShare     = 15
 	poolResources = 3
+	// tiShare is the share of the remaining time, in percent, the
+	// time-indexed relaxation may take; tiIters bounds its subgradient
+	// iterations and tiMaxStarts the start candidates it takes on (its
+	// work per iteration grows with them).
+	tiShare     = 20
+	tiIters     = 3000
+	tiMaxStarts = 20_000
+	// tiMaxJobs: beyond it the time-indexed relaxation's share cost the
+	// search more than its bound gave (measured on simulated 15–26-job
+	// windows: median gap 31.5 → 34.6 %).
+	tiMaxJobs = 14
 	// closureWork bounds the work of cnf.Closure; beyond it the search
 	// keeps the grid (stats "closure_fallback").
 	closureWork = 4_000_000
@@ -209,6 +224,29 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 		}
 		out.Stats["quick_ms"] = float64(time.Since(start).Microseconds()) / 1000
 	}
+	var ti int64
+	if bounds && !s.NoTimeIndexed && len(m.Jobs) <= tiMaxJobs {
+		// The time-indexed relaxation's Lagrangian bound.
+		te := time.Now()
+		tctx, cancel := ctx, context.CancelFunc(func() {})
+		if dl, ok := ctx.Deadline(); ok {
+			tctx, cancel = context.WithDeadline(ctx, te.Add(time.Until(dl)*tiShare/100))
+		}
+		ti, err = s.timeIndexedBound(tctx, m, best)
+		cancel()
+		if err != nil {
+			return nil, err
+		}
+		out.Stats["ti_ms"] = float64(time.Since(te).Microseconds()) / 1000
+		out.Stats["ti_proven_delta"] = float64(ti)
+		if ti > proven {
+			proven = ti
+			s.progress(m, start, "time-indexed relaxation", best.w, lb+proven)
+		}
+		if proven >= best.w-lb {
+			return s.result(m, out, best, true, lb+proven, start), nil
+		}
+	}
 	var groups *groupBounds
 	var pooled int64
 	if bounds && !s.NoPool && len(m.Jobs) <= poolMaxJobs {
@@ -251,20 +289,24 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 			s.progress(m, start, "group bounds", best.w, lb+proven)
 		}
 	}
-	if pooled > proven {
-		proven = pooled
-		if groups == nil {
-			// One group of all jobs with the pool's bound. (With
-			// groups, their diagrams stay: the search starts from the
-			// pool's bound, and the groups' structure still raises it
-			// — measured on simulated Eurora windows.)
-			all := make([]int, len(m.Jobs))
-			for i := range all {
-				all[i] = i
-			}
-			groups = &groupBounds{groups: [][]int{all}, delta: []int64{pooled}, total: pooled}
+	// The larger whole-window bound (one group of all jobs when there
+	// are no groups; with groups, their diagrams stay: the search starts
+	// from the larger bound, and the groups' structure still raises it —
+	// measured on simulated Eurora windows).
+	whole, from := pooled, "counting relaxation"
+	if ti > whole {
+		whole, from = ti, "time-indexed relaxation"
+	}
+	if whole > 0 && whole >= proven && groups == nil {
+		all := make([]int, len(m.Jobs))
+		for i := range all {
+			all[i] = i
 		}
-		s.progress(m, start, "counting relaxation", best.w, lb+proven)
+		groups = &groupBounds{groups: [][]int{all}, delta: []int64{whole}, total: whole}
+	}
+	if whole > proven {
+		proven = whole
+		s.progress(m, start, from, best.w, lb+proven)
 	}
 	main := s
 	main.cuts = true // measured: more proofs than with cuts in every search

@@ -1,0 +1,387 @@
+package sat
+
+import (
+	"context"
+	"errors"
+	"math"
+	"slices"
+
+	"github.com/optsched/optsched/encode/cnf"
+	"github.com/optsched/optsched/encode/cp"
+)
+
+// timeIndexed is the time-indexed relaxation of m over given start
+// candidates C_i, a linear program with a unit variable per node:
+//
+//	x_{i,s} ≥ 0 (s ∈ C_i), Σ_s x_{i,s} = 1              job i starts at s
+//	0 ≤ y_{i,s,o} ≤ min(UnitsAt_o(s), u_i)·x_{i,s}        its units on option o
+//	Σ_o y_{i,s,o} = u_i·x_{i,s}
+//	Σ_{i,s: s ≤ τ < s+D_i} Σ_{o on n} a_{i,o,l}·y_{i,s,o} ≤ free_{n,l}(τ)
+//	    for every node n, resource l and check time τ ∈ T = ∪_i C_i
+//	minimise Σ_{i,s} ω_i·(s − EST_i)·x_{i,s}
+//
+// with a_{i,o,l} = r_{i,l}, or for an exclusive job (which holds the
+// whole node: no running job may be on it, and nothing else joins)
+// cap_{n,l}/min(MaxUnits_o, u_i), and free_{n,l}(τ) what the running
+// jobs leave of n at τ (nothing under an exclusive one). Every schedule
+// of m with its starts in C_i is a 0-1 point of it (a unit needs
+// UnitsAt beside the running jobs; the capacity rows hold at every time,
+// here at the starts only; reservations enter through UnitsAt, pack
+// through the count alone), so its optimum bounds Σ ω_i·(s_i − EST_i)
+// from below. Unlike the counting relaxation (cp.Model.Pool) a unit stays
+// on one node for the job's whole run, which bounds the windows whose
+// delays come from nodes freed at different times; unlike the group
+// bounds every job competes with every other.
+//
+// It is solved by Lagrangian relaxation of the capacity rows (bound):
+// for multipliers λ ≥ 0 each job alone picks the start and the cheapest
+// units, and L(λ) = Σ_i min_s (ω_i(s − EST_i) + Σ_o y_o·price_{i,o}(s))
+// − Σ λ·free ≤ LP optimum for every λ ≥ 0 (weak duality), so every
+// iterate's value is a valid bound whether or not the subgradient
+// method has converged.
+type timeIndexed struct {
+	m     *cp.Model
+	cands [][]int // C_i, ascending
+	times []int   // T, ascending
+	// span[i][c] = [a, b): the check times T[a:b] job i covers when it
+	// starts at cands[i][c].
+	span [][][2]int
+	// room[i][c][o]: min(UnitsAt_o(cands[i][c]), u_i).
+	room [][][]int
+	// use[i][o][l]: a_{i,o,l}.
+	use [][][]float64
+	// free[n][l][k]: free_{n,l}(T[k]).
+	free [][][]float64
+	// rows are the node-resource pairs (n, l) whose capacity some
+	// choice of the jobs can exceed at some check time; the others'
+	// multipliers stay 0 (their best value).
+	rows [][2]int
+}
+
+// newTimeIndexed builds the relaxation of m with start candidates cands
+// (each ascending and within the job's domain).
+func newTimeIndexed(m *cp.Model, cands [][]int) *timeIndexed {
+	t := &timeIndexed{m: m, cands: cands}
+	for _, c := range cands {
+		t.times = append(t.times, c...)
+	}
+	slices.Sort(t.times)
+	t.times = slices.Compact(t.times)
+	index := func(s int) int { k, _ := slices.BinarySearch(t.times, s); return k }
+	nl := len(m.Resources)
+	t.span = make([][][2]int, len(m.Jobs))
+	t.room = make([][][]int, len(m.Jobs))
+	t.use = make([][][]float64, len(m.Jobs))
+	for i, j := range m.Jobs {
+		t.span[i] = make([][2]int, len(cands[i]))
+		t.room[i] = make([][]int, len(cands[i]))
+		for c, s := range cands[i] {
+			t.span[i][c] = [2]int{index(s), index(s + j.Dur)}
+			t.room[i][c] = make([]int, len(j.Options))
+			for o := range j.Options {
+				t.room[i][c][o] = min(j.Options[o].UnitsAt(s), j.Units)
+			}
+		}
+		t.use[i] = make([][]float64, len(j.Options))
+		for o, opt := range j.Options {
+			t.use[i][o] = make([]float64, nl)
+			for l, c := range m.Nodes[opt.Node].Cap {
+				switch {
+				case c == 0:
+				case j.Excl:
+					t.use[i][o][l] = 1 / float64(min(opt.MaxUnits, j.Units))
+				default:
+					t.use[i][o][l] = float64(j.Req[l]) / float64(c)
+				}
+			}
+		}
+	}
+	t.free = make([][][]float64, len(m.Nodes))
+	for n, nd := range m.Nodes {
+		t.free[n] = make([][]float64, nl)
+		for l := range nl {
+			t.free[n][l] = make([]float64, len(t.times))
+			for k, tau := range t.times {
+				f := nd.Cap[l]
+				for _, r := range nd.Running {
+					if tau < r.EndSlot {
+						if r.Excl {
+							f = 0
+							break
+						}
+						f -= r.Use[l]
+					}
+				}
+				if nd.Cap[l] > 0 {
+					t.free[n][l][k] = float64(max(f, 0)) / float64(nd.Cap[l])
+				}
+			}
+		}
+	}
+	// The rows: the units' most use at each check time against free.
+	demand := make([][][]float64, len(m.Nodes))
+	for i, j := range m.Jobs {
+		if len(t.cands[i]) == 0 {
+			continue
+		}
+		a, b := t.span[i][0][0], t.span[i][len(t.cands[i])-1][1]
+		for o, opt := range j.Options {
+			most := 0
+			for c := range t.cands[i] {
+				most = max(most, t.room[i][c][o])
+			}
+			for l, u := range t.use[i][o] {
+				if u == 0 || most == 0 {
+					continue
+				}
+				if demand[opt.Node] == nil {
+					demand[opt.Node] = make([][]float64, nl)
+				}
+				d := demand[opt.Node]
+				if d[l] == nil {
+					d[l] = make([]float64, len(t.times))
+				}
+				for k := a; k < b; k++ {
+					d[l][k] += float64(most) * u
+				}
+			}
+		}
+	}
+	for n, d := range demand {
+		for l, dl := range d {
+			for k, v := range dl {
+				if v > t.free[n][l][k]+1e-9 {
+					t.rows = append(t.rows, [2]int{n, l})
+					break
+				}
+			}
+		}
+	}
+	return t
+}
+
+// prices sets price[o] to the Lagrangian price of one unit of job i on
+// option o over the check times its start candidate c covers, from the
+// multipliers' prefix sums cum; +Inf where no unit fits.
+func (t *timeIndexed) prices(i, c int, cum [][][]float64, price []float64) {
+	a, b := t.span[i][c][0], t.span[i][c][1]
+	for o, opt := range t.m.Jobs[i].Options {
+		if t.room[i][c][o] == 0 {
+			price[o] = math.Inf(1)
+			continue
+		}
+		var q float64
+		for l, u := range t.use[i][o] {
+			if u != 0 && cum[opt.Node] != nil && cum[opt.Node][l] != nil {
+				q += u * (cum[opt.Node][l][b] - cum[opt.Node][l][a])
+			}
+		}
+		price[o] = q
+	}
+}
+
+// place returns the least price of job i's units at start candidate c —
+// the cheapest options first, each up to its room — and records the
+// units per option in units when not nil. It stops early with a value
+// of at least limit once the price reaches limit, and returns +Inf when
+// the units do not fit.
+func (t *timeIndexed) place(i, c int, price []float64, taken []bool, limit float64, units []int) float64 {
+	clear(taken)
+	if units != nil {
+		clear(units)
+	}
+	var v float64
+	for left := t.m.Jobs[i].Units; left > 0 && v < limit; {
+		pick := -1
+		for o, q := range price {
+			if !taken[o] && !math.IsInf(q, 1) && (pick < 0 || q < price[pick]) {
+				pick = o
+			}
+		}
+		if pick < 0 {
+			return math.Inf(1)
+		}
+		taken[pick] = true
+		k := min(left, t.room[i][c][pick])
+		v += float64(k) * price[pick]
+		left -= k
+		if units != nil {
+			units[pick] = k
+		}
+	}
+	return v
+}
+
+// stallIters: iterations without a better L(λ) before θ is halved.
+const stallIters = 20
+
+// choice is one job's answer to its Lagrangian subproblem: the start
+// candidate and the units per option.
+type choice struct {
+	c     int
+	units []int
+}
+
+// bound runs the subgradient method (Held, Wolfe and Crowder's step
+// θ·(ub − L)/‖g‖², θ halved after stallIters iterations without a better L)
+// on the multipliers until ctx ends, iters iterations are done, L
+// reaches ub (the incumbent's Σ ω_i (s_i − EST_i): nothing better
+// exists) or θ vanishes, and returns the best L(λ) rounded down to a
+// bound on the integer optimum: ⌈L − ε⌉ with ε covering the rounding of
+// its floating-point sum. ok is false when some job has no start at all
+// in the relaxation (no schedule within the candidates).
+func (t *timeIndexed) bound(ctx context.Context, ub int64, iters int) (lb int64, ok bool) {
+	m := t.m
+	nl, nk := len(m.Resources), len(t.times)
+	// λ, its prefix sums and the slack, for t.rows only (nil
+	// elsewhere).
+	lambda := make([][][]float64, len(m.Nodes))
+	slack := make([][][]float64, len(m.Nodes))
+	cum := make([][][]float64, len(m.Nodes))
+	for _, r := range t.rows {
+		n, l := r[0], r[1]
+		if lambda[n] == nil {
+			lambda[n], slack[n], cum[n] = make([][]float64, nl), make([][]float64, nl), make([][]float64, nl)
+		}
+		lambda[n][l], slack[n][l], cum[n][l] = make([]float64, nk), make([]float64, nk), make([]float64, nk+1)
+	}
+	choices := make([]choice, len(m.Jobs))
+	for i, j := range m.Jobs {
+		choices[i].units = make([]int, len(j.Options))
+	}
+	var price []float64
+	var taken []bool
+	best, bestMag := math.Inf(-1), 0.0
+	theta, stall := 2.0, 0
+	for it := 0; it < iters && ctx.Err() == nil; it++ {
+		// L(λ) = Σ_i (job i's subproblem) − Σ λ·free; mag bounds the
+		// magnitude of its terms for the rounding error.
+		var val, mag float64
+		for _, r := range t.rows {
+			n, l := r[0], r[1]
+			c := cum[n][l] // c[k] = Σ_{k' < k} λ_{n,l,T[k']}
+			for k, v := range lambda[n][l] {
+				val -= v * t.free[n][l][k]
+				mag += v * t.free[n][l][k]
+				c[k+1] = c[k] + v
+			}
+		}
+		for i, j := range m.Jobs {
+			if cap(price) < len(j.Options) {
+				price, taken = make([]float64, len(j.Options)), make([]bool, len(j.Options))
+			}
+			price, taken = price[:len(j.Options)], taken[:len(j.Options)]
+			jobBest, jobC := math.Inf(1), -1
+			for c, s := range t.cands[i] {
+				t.prices(i, c, cum, price)
+				v := float64(j.Weight)*float64(s-j.EST) + t.place(i, c, price, taken, jobBest, nil)
+				if v < jobBest {
+					jobBest, jobC = v, c
+				}
+			}
+			if jobC < 0 {
+				return 0, false
+			}
+			val += jobBest
+			mag += math.Abs(jobBest)
+			// The argmin's units, for the subgradient.
+			choices[i].c = jobC
+			t.prices(i, jobC, cum, price)
+			t.place(i, jobC, price, taken, math.Inf(1), choices[i].units)
+		}
+		if val > best {
+			best, bestMag, stall = val, mag, 0
+		} else if stall++; stall >= stallIters {
+			theta, stall = theta/2, 0
+		}
+		if best >= float64(ub) || theta < 1e-4 {
+			break
+		}
+		// The slack free − usage of the subproblems' answer (minus a
+		// subgradient of L), projected: rows at λ = 0 with slack stay.
+		for _, r := range t.rows {
+			copy(slack[r[0]][r[1]], t.free[r[0]][r[1]])
+		}
+		for i, j := range m.Jobs {
+			ch := choices[i]
+			a, b := t.span[i][ch.c][0], t.span[i][ch.c][1]
+			for o, u := range ch.units {
+				if u == 0 {
+					continue
+				}
+				n := j.Options[o].Node
+				for l, g := range slack[n] {
+					if x := t.use[i][o][l] * float64(u); x != 0 && g != nil {
+						for k := a; k < b; k++ {
+							g[k] -= x
+						}
+					}
+				}
+			}
+		}
+		var norm float64
+		for _, r := range t.rows {
+			n, l := r[0], r[1]
+			for k, g := range slack[n][l] {
+				if g > 0 && lambda[n][l][k] == 0 {
+					slack[n][l][k] = 0
+					continue
+				}
+				norm += g * g
+			}
+		}
+		if norm == 0 {
+			break // no row violated and none to relax: λ cannot move
+		}
+		step := theta * max(float64(ub)-val, 1) / norm
+		for _, r := range t.rows {
+			n, l := r[0], r[1]
+			for k, g := range slack[n][l] {
+				lambda[n][l][k] = max(0, lambda[n][l][k]-step*g)
+			}
+		}
+	}
+	if math.IsInf(best, -1) {
+		return 0, true
+	}
+	return int64(math.Ceil(best - 1e-9*bestMag - 1e-6)), true
+}
+
+// timeIndexedBound returns the time-indexed relaxation's Lagrangian
+// bound on optimum − LowerBound(m) (0 when it is too large to take on):
+// the starts are those of the search (cnf.Closure within the incumbent's
+// Domains, or the grid with Solver.Grid or when the closure is over its
+// work limit), which hold an optimal schedule.
+func (s Solver) timeIndexedBound(ctx context.Context, m *cp.Model, best *incumbent) (int64, error) {
+	lo, hi := Domains(m, best.w)
+	var cands [][]int
+	if !s.Grid {
+		c, err := cnf.Closure(m, lo, hi, nil, closureWork)
+		if err != nil && !errors.Is(err, cnf.ErrClosureTooLarge) {
+			return 0, err
+		}
+		cands = c
+	}
+	if cands == nil {
+		cands = make([][]int, len(m.Jobs))
+		for i := range cands {
+			for t := lo[i]; t <= hi[i] && t-lo[i] < tiMaxStarts; t++ {
+				cands[i] = append(cands[i], t)
+			}
+		}
+	}
+	n := 0
+	for _, c := range cands {
+		n += len(c)
+	}
+	if n > tiMaxStarts {
+		return 0, nil
+	}
+	b, ok := newTimeIndexed(m, cands).bound(ctx, best.w-LowerBound(m), tiIters)
+	if !ok {
+		// Cannot happen (an optimal schedule lies within the starts);
+		// no bound rather than a wrong one.
+		return 0, nil
+	}
+	return b, nil
+}
