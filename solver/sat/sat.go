@@ -228,10 +228,7 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 	if bounds && !s.NoTimeIndexed && len(m.Jobs) <= tiMaxJobs {
 		// The time-indexed relaxation's Lagrangian bound.
 		te := time.Now()
-		tctx, cancel := ctx, context.CancelFunc(func() {})
-		if dl, ok := ctx.Deadline(); ok {
-			tctx, cancel = context.WithDeadline(ctx, te.Add(time.Until(dl)*tiShare/100))
-		}
+		tctx, cancel := withShare(ctx, tiShare)
 		ti, err = s.timeIndexedBound(tctx, m, best)
 		cancel()
 		if err != nil {
@@ -252,10 +249,7 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 	if bounds && !s.NoPool && len(m.Jobs) <= poolMaxJobs {
 		// The counting relaxation (cp.Model.Pool): its optimum is a bound.
 		te := time.Now()
-		pctx, cancel := ctx, context.CancelFunc(func() {})
-		if dl, ok := ctx.Deadline(); ok {
-			pctx, cancel = context.WithDeadline(ctx, te.Add(time.Until(dl)*poolShare/100))
-		}
+		pctx, cancel := withShare(ctx, poolShare)
 		pm := m.Pool(poolResources)
 		pinc := &incumbent{slots: best.slots, units: make([][]int, len(m.Jobs)), w: m.Weighted(best.slots), from: best.from}
 		for i, j := range m.Jobs {
@@ -273,10 +267,7 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 	if bounds && !s.NoGroups {
 		// Lower bounds of job groups, each solved alone, start the proof.
 		te := time.Now()
-		gctx, cancel := ctx, context.CancelFunc(func() {})
-		if dl, ok := ctx.Deadline(); ok {
-			gctx, cancel = context.WithDeadline(ctx, te.Add(time.Until(dl)*groupShare/100))
-		}
+		gctx, cancel := withShare(ctx, groupShare)
 		groups, err = s.groupBounds(gctx, m, best, groupSize, start)
 		cancel()
 		if err != nil {
@@ -318,6 +309,16 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 		return out, nil
 	}
 	return s.result(m, out, best, proven >= best.w-lb, lb+proven, start), nil
+}
+
+// withShare returns ctx with its deadline cut to percent of the time it
+// has left (ctx itself, with a no-op cancel, when it has no deadline).
+func withShare(ctx context.Context, percent int64) (context.Context, context.CancelFunc) {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return ctx, func() {}
+	}
+	return context.WithDeadline(ctx, time.Now().Add(time.Until(dl)*time.Duration(percent)/100))
 }
 
 // search improves best (nil: none yet) and raises proven, a proven lower
