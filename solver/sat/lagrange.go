@@ -33,7 +33,7 @@ import (
 // delays come from nodes freed at different times; unlike the group
 // bounds every job competes with every other.
 //
-// It is solved by Lagrangian relaxation of the capacity rows (bound):
+// It is solved by Lagrangian relaxation of the capacity rows (method bound):
 // for multipliers λ ≥ 0 each job alone picks the start and the cheapest
 // units, and L(λ) = Σ_i min_s (ω_i(s − EST_i) + Σ_o y_o·price_{i,o}(s))
 // − Σ λ·free ≤ LP optimum for every λ ≥ 0 (weak duality), so every
