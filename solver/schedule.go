@@ -224,3 +224,30 @@ func (r *ScheduleResult) Doc(w *model.Window) model.ScheduleDoc {
 	d.Deferred = deferralDocs(w, r.Deferred)
 	return d
 }
+
+// BestInitial runs the schedulers hs on w in turn (the first incumbent
+// of an exact scheduler) and returns the best of their schedules, read
+// into the caller's terms by read with its cost, and the name of the
+// scheduler that gave it; ok is false when none gave a schedule (status
+// unknown or infeasible). A scheduler's or read's error is returned,
+// naming the scheduler.
+func BestInitial[T any](ctx context.Context, w *model.Window, opt ScheduleOptions, hs []Scheduler, read func(*Schedule) (T, int64, error)) (best T, from string, ok bool, err error) {
+	var bestCost int64
+	for _, h := range hs {
+		sch, err := h.Schedule(ctx, w, opt)
+		if err != nil {
+			return best, "", false, fmt.Errorf("initial %s: %w", h.Name(), err)
+		}
+		if sch.Status == Unknown || sch.Status == Infeasible {
+			continue
+		}
+		v, cost, err := read(sch)
+		if err != nil {
+			return best, "", false, fmt.Errorf("initial %s: %w", h.Name(), err)
+		}
+		if !ok || cost < bestCost {
+			best, bestCost, from, ok = v, cost, h.Name(), true
+		}
+	}
+	return best, from, ok, nil
+}

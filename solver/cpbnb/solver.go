@@ -51,22 +51,16 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 		out.Status, out.Bound = solver.Optimal, 0
 		return out, nil
 	}
-	var first *schedule
-	for _, h := range s.Initial {
-		sch, err := h.Schedule(ctx, w, opt)
-		if err != nil {
-			return nil, fmt.Errorf("initial %s: %w", h.Name(), err)
-		}
-		if sch.Status == solver.Unknown || sch.Status == solver.Infeasible {
-			continue
-		}
+	first, _, _, err := solver.BestInitial(ctx, w, opt, s.Initial, func(sch *solver.Schedule) (*schedule, int64, error) {
 		slots, units, err := m.Encode(sch.Allocations)
 		if err != nil {
-			return nil, fmt.Errorf("initial %s: %w", h.Name(), err)
+			return nil, 0, err
 		}
-		if w := m.Weighted(slots); first == nil || w < first.w {
-			first = &schedule{slots: slots, units: units, w: w}
-		}
+		w := m.Weighted(slots)
+		return &schedule{slots: slots, units: units, w: w}, w, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	ub := int64(math.MaxInt64)
 	if first != nil {

@@ -173,23 +173,18 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 	lb := LowerBound(m)
 
 	// The first incumbent: the best list schedule.
-	var best *incumbent
-	for _, h := range s.Initial {
-		sch, err := h.Schedule(ctx, w, opt)
-		if err != nil {
-			return nil, fmt.Errorf("initial %s: %w", h.Name(), err)
-		}
-		if sch.Status == solver.Unknown || sch.Status == solver.Infeasible {
-			continue
-		}
+	best, from, ok, err := solver.BestInitial(ctx, w, opt, s.Initial, func(sch *solver.Schedule) (*incumbent, int64, error) {
 		inc, err := fromSchedule(m, sch)
 		if err != nil {
-			return nil, fmt.Errorf("initial %s: %w", h.Name(), err)
+			return nil, 0, err
 		}
-		inc.from = h.Name()
-		if best == nil || inc.w < best.w {
-			best = inc
-		}
+		return inc, inc.w, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		best.from = from
 	}
 	if len(s.Initial) > 0 && !s.NoSGS {
 		// Serial schedules with weight-aware priorities.
