@@ -536,6 +536,25 @@ func (e *Encoder) Fix(i, s int, units []int) []Lit {
 	return out
 }
 
+// Exclude returns a fresh literal r with the clauses
+//
+//	r → ¬[s_i = s]   for every job i and slot s of starts[i]
+//
+// (slots outside job i's domain, or not among its candidates after
+// Compress, need none): assumed, it keeps the jobs off those starts for
+// one solve, as reduced-cost fixing against a probe's bound does.
+func (e *Encoder) Exclude(starts [][]int) Lit {
+	r := e.newVar()
+	for i, ss := range starts {
+		for _, s := range ss {
+			if e.IsCandidate(i, s) {
+				e.add(-r, -e.Start(i, s), e.Start(i, s-1))
+			}
+		}
+	}
+	return r
+}
+
 // Assignment returns the literals that fix a schedule (slots and units
 // per option, as Decode returns them): for a warm start or a test.
 func (e *Encoder) Assignment(slots []int, units [][]int) []Lit {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/go-air/gini"
+	"github.com/go-air/gini/z"
 	"github.com/optsched/optsched/encode/cnf"
 	"github.com/optsched/optsched/encode/cp"
 	"github.com/optsched/optsched/instances"
@@ -161,5 +163,90 @@ func TestCompressRejects(t *testing.T) {
 	enc.Base()
 	if err := enc.Compress([][]int{{l}}); err == nil {
 		t.Error("Compress after Base accepted")
+	}
+}
+
+// giniSink feeds clauses to gini.
+type giniSink struct{ g *gini.Gini }
+
+func (s giniSink) Add(c []cnf.Lit) {
+	for _, l := range c {
+		s.g.Add(z.Dimacs2Lit(int(l)))
+	}
+	s.g.Add(0)
+}
+
+// TestExclude: on 200 random windows, on the grid and compressed, with
+// the literal of Exclude of some of a job's slots assumed, its start s is
+// satisfiable exactly when it is without the literal and s is not
+// excluded (slots outside the domain and non-candidates in the list are
+// ignored).
+func TestExclude(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	bites := 0
+	for wi := range 200 {
+		w, err := instances.RandomCPWindow(rng, 1+rng.IntN(2), 1+rng.IntN(3), 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := cp.Build(w, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(m.Jobs) == 0 {
+			continue
+		}
+		lo, hi := make([]int, len(m.Jobs)), make([]int, len(m.Jobs))
+		for i, j := range m.Jobs {
+			lo[i], hi[i] = j.EST, j.EST+6
+		}
+		g := gini.New()
+		enc, err := cnf.New(m, giniSink{g}, lo, hi)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if wi%2 == 1 {
+			cands := make([][]int, len(m.Jobs))
+			for i := range cands {
+				cands[i] = []int{lo[i]}
+				for s := lo[i] + 1; s <= hi[i]; s++ {
+					if rng.IntN(2) == 0 {
+						cands[i] = append(cands[i], s)
+					}
+				}
+			}
+			if err := enc.Compress(cands); err != nil {
+				t.Fatal(err)
+			}
+		}
+		enc.Base()
+		enc.EncodeAll()
+		for i := range m.Jobs {
+			// One job's starts at a time: the others' could leave no
+			// schedule at all.
+			ex := make([][]int, len(m.Jobs))
+			for s := lo[i] - 1; s <= hi[i]+1; s++ {
+				if rng.IntN(3) == 0 {
+					ex[i] = append(ex[i], s)
+				}
+			}
+			r := enc.Exclude(ex)
+			for _, s := range enc.Candidates(i) {
+				at := []z.Lit{z.Dimacs2Lit(int(enc.Start(i, s))), z.Dimacs2Lit(int(-enc.Start(i, s-1)))}
+				g.Assume(at...)
+				plain := g.Solve() == 1
+				g.Assume(append(at, z.Dimacs2Lit(int(r)))...)
+				got := g.Solve() == 1
+				if want := plain && !slices.Contains(ex[i], s); got != want {
+					t.Fatalf("window %d, job %d, start %d (excluded %v): satisfiable %v with the literal, %v without", wi, i, s, ex[i], got, plain)
+				}
+				if plain && !got {
+					bites++
+				}
+			}
+		}
+	}
+	if bites < 50 {
+		t.Errorf("only %d feasible starts excluded", bites)
 	}
 }

@@ -20,7 +20,11 @@
 //     a start variable per candidate slot and a unit variable per node,
 //     node capacities at every candidate slot, solved by subgradient
 //     steps on the capacity rows; up to 14 jobs, 20 % of the remaining
-//     time), the
+//     time, with reduced-cost fixing: a start whose bound with the job
+//     held there reaches the incumbent leaves the last search's domain,
+//     and one whose bound exceeds a probe's b is excluded for that probe,
+//     cnf.Encoder.Exclude — some better schedule, if any, is
+//     left-justified and starts no job there), the
 //     optimum of the counting relaxation cp.Model.Pool (up to 24 jobs),
 //     and group bounds — the jobs partitioned (by the incumbent's
 //     contention: a delayed job with the jobs holding, before its start,

@@ -1,6 +1,7 @@
 package sat
 
 import (
+	"cmp"
 	"context"
 	"math/rand/v2"
 	"slices"
@@ -192,6 +193,52 @@ func TimeIndexedBound(m *cp.Model, grid bool) (int64, error) {
 	if best == nil {
 		return LowerBound(m), nil
 	}
-	b, err := Solver{Grid: grid}.timeIndexedBound(context.Background(), m, best)
+	b, _, err := Solver{Grid: grid}.timeIndexedBound(context.Background(), m, best, map[string]float64{})
 	return LowerBound(m) + b, err
+}
+
+// FixedOptimum exposes the time-indexed reduced-cost fixing to the
+// external tests. It searches m to the end for its optimum W*; fixes
+// starts against an incumbent one worse (W* + 1: every optimal schedule
+// must survive) and searches again from no incumbent, the fixing
+// applied to every probe; then fixes against a serial schedule of the
+// lightest jobs first and searches from it, the fixing applied to the domains as well. It
+// returns W*, the two searches' optima and the starts the fixing ruled
+// out for W* + 1 (starts on the grid or in the compressed time domain).
+func FixedOptimum(m *cp.Model, grid bool) (opt, fromNone, fromSerial int64, ruledOut int, err error) {
+	ctx, now := context.Background(), time.Now()
+	s := Solver{Grid: grid}
+	best, _, err := s.search(ctx, m, nil, 0, nil, map[string]float64{}, now)
+	if err != nil || best == nil {
+		return 0, 0, 0, 0, err
+	}
+	opt = best.w
+	stats := map[string]float64{}
+	_, s.fix, err = s.timeIndexedBound(ctx, m, &incumbent{w: opt + 1}, stats)
+	if err != nil || s.fix == nil {
+		return opt, opt, opt, 0, err
+	}
+	got, _, err := s.search(ctx, m, nil, 0, nil, map[string]float64{}, now)
+	if err != nil || got == nil {
+		return opt, 0, 0, 0, err
+	}
+	fromNone, ruledOut = got.w, int(stats["ti_fixed"])
+	// A poor serial schedule: the lightest jobs first.
+	order := make([]int, len(m.Jobs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(m.Jobs[a].Weight, m.Jobs[b].Weight) })
+	inc := serialSchedule(m, order, SerialHorizon(m))
+	if inc == nil {
+		return opt, fromNone, opt, ruledOut, nil
+	}
+	if _, s.fix, err = s.timeIndexedBound(ctx, m, inc, map[string]float64{}); err != nil {
+		return opt, fromNone, 0, ruledOut, err
+	}
+	got, _, err = s.search(ctx, m, inc, 0, nil, map[string]float64{}, now)
+	if err != nil || got == nil {
+		return opt, fromNone, 0, ruledOut, err
+	}
+	return opt, fromNone, got.w, ruledOut, nil
 }

@@ -230,7 +230,14 @@ type choice struct {
 // bound on the integer optimum: ⌈L − ε⌉ with ε covering the rounding of
 // its floating-point sum. ok is false when some job has no start at all
 // in the relaxation (no schedule within the candidates).
-func (t *timeIndexed) bound(ctx context.Context, ub int64, iters int) (lb int64, ok bool) {
+//
+// It also bounds every start by reduced cost: with job i held at
+// candidate c, L(λ) − v_i + v_i(c) (v_i its subproblem's least value,
+// v_i(c) its least at c) still bounds every schedule within the
+// candidates that starts i at c. fixLB[i][c] is the largest such bound,
+// rounded as above, over the iterates that raised the best L (see
+// fixing).
+func (t *timeIndexed) bound(ctx context.Context, ub int64, iters int) (lb int64, fixLB [][]int64, ok bool) {
 	m := t.m
 	nl, nk := len(m.Resources), len(t.times)
 	// λ, its prefix sums and the slack, for t.rows only (nil
@@ -246,8 +253,11 @@ func (t *timeIndexed) bound(ctx context.Context, ub int64, iters int) (lb int64,
 		lambda[n][l], slack[n][l], cum[n][l] = make([]float64, nk), make([]float64, nk), make([]float64, nk+1)
 	}
 	choices := make([]choice, len(m.Jobs))
+	jobVal := make([]float64, len(m.Jobs)) // v_i
+	fixLB = make([][]int64, len(m.Jobs))
 	for i, j := range m.Jobs {
 		choices[i].units = make([]int, len(j.Options))
+		fixLB[i] = make([]int64, len(t.cands[i]))
 	}
 	var price []float64
 	var taken []bool
@@ -280,8 +290,9 @@ func (t *timeIndexed) bound(ctx context.Context, ub int64, iters int) (lb int64,
 				}
 			}
 			if jobC < 0 {
-				return 0, false
+				return 0, nil, false
 			}
+			jobVal[i] = jobBest
 			val += jobBest
 			mag += math.Abs(jobBest)
 			// The argmin's units, for the subgradient.
@@ -291,6 +302,7 @@ func (t *timeIndexed) bound(ctx context.Context, ub int64, iters int) (lb int64,
 		}
 		if val > best {
 			best, bestMag, stall = val, mag, 0
+			t.fix(val, mag, jobVal, cum, fixLB)
 		} else if stall++; stall >= stallIters {
 			theta, stall = theta/2, 0
 		}
@@ -342,23 +354,106 @@ func (t *timeIndexed) bound(ctx context.Context, ub int64, iters int) (lb int64,
 		}
 	}
 	if math.IsInf(best, -1) {
-		return 0, true
+		return 0, fixLB, true
 	}
-	return int64(math.Ceil(best - 1e-9*bestMag - 1e-6)), true
+	return int64(math.Ceil(best - 1e-9*bestMag - 1e-6)), fixLB, true
+}
+
+// fix raises fixLB[i][c] to the iterate's bound with job i held at
+// candidate c, ⌈L − v_i + v_i(c) − ε⌉ for the iterate's L = val (terms
+// of magnitude at most mag) and v_i = jobVal[i] (see bound).
+func (t *timeIndexed) fix(val, mag float64, jobVal []float64, cum [][][]float64, fixLB [][]int64) {
+	for i, j := range t.m.Jobs {
+		price, taken := make([]float64, len(j.Options)), make([]bool, len(j.Options))
+		rest := val - jobVal[i]
+		for c, s := range t.cands[i] {
+			t.prices(i, c, cum, price)
+			v := float64(j.Weight)*float64(s-j.EST) + t.place(i, c, price, taken, math.Inf(1), nil)
+			if math.IsInf(v, 1) {
+				fixLB[i][c] = math.MaxInt64 // no room at c: no schedule starts i there
+				continue
+			}
+			fixLB[i][c] = max(fixLB[i][c], int64(math.Ceil(rest+v-1e-9*(mag+math.Abs(v))-1e-6)))
+		}
+	}
+}
+
+// fixing is the time-indexed relaxation's reduced-cost fixing: lb[i][c]
+// bounds Σ ω_k (s_k − EST_k) of every schedule within the relaxation's
+// candidates that starts job i at cands[i][c]. Since those candidates
+// hold every left-justified schedule no worse than the incumbent the
+// relaxation saw (tiCandidates), a search for a schedule with that sum
+// at most b below it may leave out every start whose bound exceeds b:
+// some such schedule, if any, is left-justified and starts no job there.
+type fixing struct {
+	cands [][]int
+	lb    [][]int64
+}
+
+// at returns the bound for job i starting at slot t: 0 (nothing known)
+// when t is not one of the relaxation's candidates.
+func (f *fixing) at(i, t int) int64 {
+	if k, ok := slices.BinarySearch(f.cands[i], t); ok {
+		return f.lb[i][k]
+	}
+	return 0
+}
+
+// over returns per job the slots of starts[i] whose bound exceeds b,
+// and how many there are.
+func (f *fixing) over(starts func(i int) []int, b int64) ([][]int, int) {
+	out, n := make([][]int, len(f.cands)), 0
+	for i := range f.cands {
+		for _, t := range starts(i) {
+			if f.at(i, t) > b {
+				out[i] = append(out[i], t)
+				n++
+			}
+		}
+	}
+	return out, n
 }
 
 // timeIndexedBound returns the time-indexed relaxation's Lagrangian
-// bound on optimum − LowerBound(m) (0 when it is too large to take on):
-// the starts are those of the search (cnf.Closure within the incumbent's
-// Domains, or the grid with Solver.Grid or when the closure is over its
-// work limit), which hold an optimal schedule.
-func (s Solver) timeIndexedBound(ctx context.Context, m *cp.Model, best *incumbent) (int64, error) {
-	lo, hi := Domains(m, best.w)
+// bound on optimum − LowerBound(m) (0 when it is too large to take on)
+// and its reduced-cost fixing (nil when it did not run; see
+// timeIndexed.bound), over tiCandidates's starts for the incumbent best;
+// stats gets their number (ti_candidates) and how many the incumbent
+// rules out (ti_fixed).
+func (s Solver) timeIndexedBound(ctx context.Context, m *cp.Model, best *incumbent, stats map[string]float64) (int64, *fixing, error) {
+	cands, err := s.tiCandidates(m, best.w)
+	if err != nil || cands == nil {
+		return 0, nil, err
+	}
+	u := best.w - LowerBound(m)
+	b, lb, ok := newTimeIndexed(m, cands).bound(ctx, u, tiIters)
+	if !ok {
+		// Cannot happen (an optimal schedule lies within the starts);
+		// no bound rather than a wrong one.
+		return 0, nil, nil
+	}
+	f := &fixing{cands: cands, lb: lb}
+	_, n := f.over(func(i int) []int { return cands[i] }, u-1)
+	for _, c := range cands {
+		stats["ti_candidates"] += float64(len(c))
+	}
+	stats["ti_fixed"] += float64(n)
+	return b, f, nil
+}
+
+// tiCandidates returns the time-indexed relaxation's start candidates
+// for an incumbent of weighted queue time w, those of the search
+// (cnf.Closure within Domains(m, w), or the grid with Solver.Grid or when
+// the closure is over its work limit): they hold every left-justified
+// schedule no worse than w, so if a schedule better than w exists one
+// of them is optimal. nil when there are more than tiMaxStarts.
+func (s Solver) tiCandidates(m *cp.Model, w int64) ([][]int, error) {
+	lo, hi := Domains(m, w)
 	var cands [][]int
 	if !s.Grid {
 		c, err := cnf.Closure(m, lo, hi, nil, closureWork)
 		if err != nil && !errors.Is(err, cnf.ErrClosureTooLarge) {
-			return 0, err
+			return nil, err
 		}
 		cands = c
 	}
@@ -375,13 +470,7 @@ func (s Solver) timeIndexedBound(ctx context.Context, m *cp.Model, best *incumbe
 		n += len(c)
 	}
 	if n > tiMaxStarts {
-		return 0, nil
+		return nil, nil
 	}
-	b, ok := newTimeIndexed(m, cands).bound(ctx, best.w-LowerBound(m), tiIters)
-	if !ok {
-		// Cannot happen (an optimal schedule lies within the starts);
-		// no bound rather than a wrong one.
-		return 0, nil
-	}
-	return b, nil
+	return cands, nil
 }

@@ -49,6 +49,10 @@ type Solver struct {
 	// Lagrangian bound) that otherwise bounds the search from below
 	// before the pool and group bounds.
 	NoTimeIndexed bool
+	// NoFixing keeps in the last search the start candidates that the
+	// time-indexed relaxation's reduced costs rule out (timeIndexed.bound:
+	// no schedule better than the incumbent starts a job there).
+	NoFixing bool
 	// NoLNS switches off the large-neighbourhood moves that improve a
 	// resisting incumbent.
 	NoLNS bool
@@ -63,6 +67,9 @@ type Solver struct {
 	NoPoolCuts bool
 	// cuts marks that last search.
 	cuts bool
+	// fix, when not nil, is the time-indexed relaxation's reduced-cost
+	// fixing, which the last search applies to its domains and probes.
+	fix *fixing
 	// Grid keeps every slot of the grid in the start domains instead of
 	// the compressed time domain (cnf.Closure: the window time, the
 	// running jobs' and reservations' ends and the sums of durations).
@@ -220,17 +227,28 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 		out.Stats["quick_ms"] = float64(time.Since(start).Microseconds()) / 1000
 	}
 	var ti int64
+	var fix *fixing
 	if bounds && !s.NoTimeIndexed && len(m.Jobs) <= tiMaxJobs {
-		// The time-indexed relaxation's Lagrangian bound.
+		// The time-indexed relaxation's Lagrangian bound and its
+		// reduced-cost fixing.
 		te := time.Now()
 		tctx, cancel := withShare(ctx, tiShare)
-		ti, err = s.timeIndexedBound(tctx, m, best)
+		ti, fix, err = s.timeIndexedBound(tctx, m, best, out.Stats)
 		cancel()
 		if err != nil {
 			return nil, err
 		}
 		out.Stats["ti_ms"] = float64(time.Since(te).Microseconds()) / 1000
 		out.Stats["ti_proven_delta"] = float64(ti)
+		if fix != nil {
+			dead, _ := fix.over(func(i int) []int { return fix.cands[i] }, best.w-lb-1)
+			for i, d := range dead {
+				if len(d) == len(fix.cands[i]) {
+					// Job i has no start in a schedule better than best.
+					ti = best.w - lb
+				}
+			}
+		}
 		if ti > proven {
 			proven = ti
 			s.progress(m, start, "time-indexed relaxation", best.w, lb+proven)
@@ -296,6 +314,9 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 	}
 	main := s
 	main.cuts = true // measured: more proofs than with cuts in every search
+	if !s.NoFixing {
+		main.fix = fix
+	}
 	best, proven, err = main.search(ctx, m, best, proven, groups, out.Stats, start)
 	if err != nil {
 		return nil, err
@@ -304,6 +325,22 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 		return out, nil
 	}
 	return s.result(m, out, best, proven >= best.w-lb, lb+proven, start), nil
+}
+
+// kept returns cands less the starts that s.fix rules out for a
+// schedule better than best (LB = lb): each job keeps its first
+// candidate (Lo_i, which cnf.Encoder.Compress needs) and the incumbent's
+// start.
+func (s Solver) kept(cands [][]int, best *incumbent, lb int64) [][]int {
+	out := make([][]int, len(cands))
+	for i, c := range cands {
+		for k, t := range c {
+			if k == 0 || t == best.slots[i] || s.fix.at(i, t) < best.w-lb {
+				out[i] = append(out[i], t)
+			}
+		}
+	}
+	return out
 }
 
 // withShare returns ctx with its deadline cut to percent of the time it
@@ -337,6 +374,18 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 				room := best.w - lb - (groups.total - groups.delta[g])
 				for _, i := range jobs {
 					hi[i] = min(hi[i], lo[i]+int(max(0, room)/m.Jobs[i].Weight))
+				}
+			}
+		}
+		if s.fix != nil {
+			// Past its last candidate that the fixing leaves, no better
+			// schedule starts job i.
+			for i, c := range s.fix.cands {
+				for k := len(c) - 1; k >= 0; k-- {
+					if s.fix.lb[i][k] < best.w-lb {
+						hi[i] = max(lo[i], min(hi[i], c[k]))
+						break
+					}
 				}
 			}
 		}
@@ -376,6 +425,9 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 		case err != nil:
 			return nil, 0, err
 		default:
+			if s.fix != nil && best != nil {
+				cands = s.kept(cands, best, lb)
+			}
 			if err := enc.Compress(cands); err != nil {
 				return nil, 0, err
 			}
@@ -420,6 +472,7 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 	var step int64
 	high, timeouts := true, 0
 	roots := map[[2]int64]cnf.Lit{}
+	excluded := map[int64]cnf.Lit{} // Encoder.Exclude's literal per probe bound (0: none)
 	coarse, startCoarse := 1, 1
 	rng := rand.New(rand.NewPCG(uint64(len(m.Jobs)), 0x5a7))
 	lnsSize := 6
@@ -502,6 +555,21 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 			}
 			if coarse > 1 {
 				stats["coarse_probes"]++
+			}
+			if s.fix != nil {
+				// Reduced-cost fixing against the probe's bound.
+				r, ok := excluded[b]
+				if !ok {
+					starts, n := s.fix.over(enc.Candidates, b)
+					if n > 0 {
+						r = enc.Exclude(starts)
+						stats["fix_probe_starts"] += float64(n)
+					}
+					excluded[b] = r
+				}
+				if r != 0 {
+					assume = append(assume, r)
+				}
 			}
 		}
 		calls++

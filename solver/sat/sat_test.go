@@ -280,6 +280,42 @@ func TestTimeIndexedBoundBelowBruteForce(t *testing.T) {
 	t.Logf("time-indexed bound above LB on %d (window, grid) pairs, %d of them at the optimum", above, tight)
 }
 
+// TestFixingKeepsAnOptimum: on 240 seeded random small windows, on the
+// grid and in the compressed time domain, fixing starts by the
+// time-indexed relaxation's reduced costs — against an incumbent one
+// above the optimum (the least margin the solver uses), the fixing
+// applied to every probe of a search from no incumbent; and against a
+// serial schedule, applied to the domains and probes of a search from
+// it — still lets both searches find the brute-force optimum, and rules
+// out starts on some windows so that the comparison bites.
+func TestFixingKeepsAnOptimum(t *testing.T) {
+	windows, ruled := 0, 0
+	forSmallCPWindows(t, 15, func(i int, w *model.Window, m *cp.Model, want float64) {
+		for _, grid := range []bool{false, true} {
+			opt, none, serial, out, err := sat.FixedOptimum(m, grid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := m.ObjectiveOfWeighted(float64(opt)); math.Abs(got-want) > 1e-9 {
+				t.Fatalf("window %d, grid %v: search optimum %.9g, brute force %.9g", i, grid, got, want)
+			}
+			if none != opt || serial != opt {
+				data, _ := w.MarshalJSON()
+				t.Fatalf("window %d, grid %v: %d starts ruled out, optimum %d from no incumbent and %d from a serial one, want %d\n%s\n%s",
+					i, grid, out, none, serial, opt, data, m.Describe())
+			}
+			if out > 0 {
+				windows++
+				ruled += out
+			}
+		}
+	})
+	if windows < 20 {
+		t.Errorf("fixing ruled out starts on only %d (window, grid) pairs", windows)
+	}
+	t.Logf("fixing ruled out %d starts on %d (window, grid) pairs", ruled, windows)
+}
+
 // chWindow draws a small random window (instances.RandomCPWindow) on a
 // topology with several switches — 2–4 nodes as one leaf, one node per
 // leaf, or two pods — some of whose jobs get 3 one-core units, priced by
