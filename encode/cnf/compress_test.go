@@ -29,14 +29,7 @@ func TestClosure(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
 	smaller := 0
 	for n := range 300 {
-		w, err := instances.RandomCPWindow(rng, 1+rng.IntN(3), 1+rng.IntN(5), 10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := cp.Build(w, 10)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := randomModel(t, rng, 1+rng.IntN(3), 1+rng.IntN(5))
 		if len(m.Jobs) == 0 {
 			continue
 		}
@@ -166,6 +159,21 @@ func TestCompressRejects(t *testing.T) {
 	}
 }
 
+// randomModel builds the model, on a 10 s grid, of a random window
+// (instances.RandomCPWindow) of the given nodes and waiting jobs.
+func randomModel(t *testing.T, rng *rand.Rand, nodes, jobs int) *cp.Model {
+	t.Helper()
+	w, err := instances.RandomCPWindow(rng, nodes, jobs, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := cp.Build(w, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // giniSink feeds clauses to gini.
 type giniSink struct{ g *gini.Gini }
 
@@ -185,14 +193,7 @@ func TestExclude(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	bites := 0
 	for wi := range 200 {
-		w, err := instances.RandomCPWindow(rng, 1+rng.IntN(2), 1+rng.IntN(3), 10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := cp.Build(w, 10)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := randomModel(t, rng, 1+rng.IntN(2), 1+rng.IntN(3))
 		if len(m.Jobs) == 0 {
 			continue
 		}
