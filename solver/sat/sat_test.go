@@ -28,7 +28,9 @@ func listSchedulers() []solver.Scheduler {
 // the pool and group bounds (computed here from two jobs on) and the
 // left-justified dominance, and on the grid instead of the compressed
 // time domain (which must leave out slots on some windows, so that the
-// comparison bites), and without the pool cuts of the last search; every
+// comparison bites), and without the pool cuts of the last search, and
+// without the time-indexed relaxation or its fixing (so that the group
+// bounds, which small windows skip after fixing, run too); every
 // schedule passes
 // solver.ScheduleWindow's checks (model.Check, grid, objective, bound).
 func TestSATEqualsBruteForce(t *testing.T) {
@@ -37,7 +39,8 @@ func TestSATEqualsBruteForce(t *testing.T) {
 	const g = 10
 	solvers := []sat.Solver{{Initial: listSchedulers(), NoSGS: true}, {}, {Initial: listSchedulers(), Eager: true}, {Initial: listSchedulers()},
 		{Initial: listSchedulers(), NoGroups: true, NoPool: true, NoDominance: true},
-		{Initial: listSchedulers(), Grid: true}, {Grid: true, NoDominance: true}, {Initial: listSchedulers(), NoPoolCuts: true}}
+		{Initial: listSchedulers(), Grid: true}, {Grid: true, NoDominance: true}, {Initial: listSchedulers(), NoPoolCuts: true},
+		{Initial: listSchedulers(), NoSGS: true, NoTimeIndexed: true}, {Initial: listSchedulers(), NoSGS: true, NoFixing: true}}
 	improved, compressed := 0, 0
 	for i := range 240 {
 		w, err := instances.RandomCPWindow(rng, 1+rng.IntN(3), 1+rng.IntN(4), g)
