@@ -26,7 +26,8 @@
 //     cnf.Encoder.Exclude — some better schedule, if any, is
 //     left-justified and starts no job there), the
 //     optimum of the counting relaxation cp.Model.Pool (up to 24 jobs),
-//     and group bounds — the jobs partitioned (by the incumbent's
+//     and group bounds (skipped by windows of up to 9 jobs once the
+//     fixing ran) — the jobs partitioned (by the incumbent's
 //     contention: a delayed job with the jobs holding, before its start,
 //     nodes it fits on, which gets half the time; by its blocking pairs,
 //     by queue weight, by node set; groups of 8, then 12 and 16), each
