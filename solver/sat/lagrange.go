@@ -363,8 +363,13 @@ func (t *timeIndexed) bound(ctx context.Context, ub int64, iters int) (lb int64,
 // candidate c, ⌈L − v_i + v_i(c) − ε⌉ for the iterate's L = val (terms
 // of magnitude at most mag) and v_i = jobVal[i] (see bound).
 func (t *timeIndexed) fix(val, mag float64, jobVal []float64, cum [][][]float64, fixLB [][]int64) {
+	var price []float64
+	var taken []bool
 	for i, j := range t.m.Jobs {
-		price, taken := make([]float64, len(j.Options)), make([]bool, len(j.Options))
+		if cap(price) < len(j.Options) {
+			price, taken = make([]float64, len(j.Options)), make([]bool, len(j.Options))
+		}
+		price, taken = price[:len(j.Options)], taken[:len(j.Options)]
 		rest := val - jobVal[i]
 		for c, s := range t.cands[i] {
 			t.prices(i, c, cum, price)
