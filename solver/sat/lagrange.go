@@ -422,7 +422,8 @@ func (f *fixing) over(starts func(i int) []int, b int64) ([][]int, int) {
 // timeIndexedBound returns the time-indexed relaxation's Lagrangian
 // bound on optimum − LowerBound(m) (0 when it is too large to take on)
 // and its reduced-cost fixing (nil when it did not run; see
-// timeIndexed.bound), over tiCandidates's starts for the incumbent best;
+// timeIndexed.bound), over tiCandidates's starts for the incumbent best
+// (the bound is best's own when the fixing leaves some job no start);
 // stats gets their number (ti_candidates) and how many the incumbent
 // rules out (ti_fixed).
 func (s Solver) timeIndexedBound(ctx context.Context, m *cp.Model, best *incumbent, stats map[string]float64) (int64, *fixing, error) {
@@ -438,9 +439,12 @@ func (s Solver) timeIndexedBound(ctx context.Context, m *cp.Model, best *incumbe
 		return 0, nil, nil
 	}
 	f := &fixing{cands: cands, lb: lb}
-	_, n := f.over(func(i int) []int { return cands[i] }, u-1)
-	for _, c := range cands {
+	dead, n := f.over(func(i int) []int { return cands[i] }, u-1)
+	for i, c := range cands {
 		stats["ti_candidates"] += float64(len(c))
+		if len(dead[i]) == len(c) {
+			b = u // job i has no start in a schedule better than best
+		}
 	}
 	stats["ti_fixed"] += float64(n)
 	return b, f, nil

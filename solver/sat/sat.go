@@ -248,15 +248,6 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 		}
 		out.Stats["ti_ms"] = float64(time.Since(te).Microseconds()) / 1000
 		out.Stats["ti_proven_delta"] = float64(ti)
-		if fix != nil {
-			dead, _ := fix.over(func(i int) []int { return fix.cands[i] }, best.w-lb-1)
-			for i, d := range dead {
-				if len(d) == len(fix.cands[i]) {
-					// Job i has no start in a schedule better than best.
-					ti = best.w - lb
-				}
-			}
-		}
 		if ti > proven {
 			proven = ti
 			s.progress(m, start, "time-indexed relaxation", best.w, lb+proven)
