@@ -169,14 +169,16 @@ func Run(ctx context.Context, cfg Config) ([]PolicyResult, error) {
 		if p != "cp" {
 			g = 1 // the PBS list schedulers work in seconds, as PBS does
 		}
-		var dump func(*model.Window, int64) error
+		var dump func(*model.Window, int64, *solver.ScheduleResult) error
 		if cfg.DumpDir != "" && s.Name() == "sat" {
-			dump = func(w *model.Window, t int64) error {
-				data, err := w.MarshalJSON()
-				if err != nil {
-					return err
+			dump = func(w *model.Window, t int64, sr *solver.ScheduleResult) error {
+				if sr.Status == solver.Optimal {
+					return nil
 				}
-				return os.WriteFile(filepath.Join(cfg.DumpDir, fmt.Sprintf("%s-t%d.json", p, t)), append(data, '\n'), 0o644)
+				if err := writeWindow(filepath.Join(cfg.DumpDir, fmt.Sprintf("%s-t%d.json", p, t)), w); err != nil {
+					return fmt.Errorf("dump: %w", err)
+				}
+				return nil
 			}
 		}
 		r, err := simulate(ctx, jobs, s, solver.ScheduleOptions{Granularity: g}, cfg.TimeLimit, dump)
@@ -192,6 +194,15 @@ func Run(ctx context.Context, cfg Config) ([]PolicyResult, error) {
 	return out, nil
 }
 
+// writeWindow writes w as window JSON to path.
+func writeWindow(path string, w *model.Window) error {
+	data, err := w.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
+
 // running is a started job.
 type running struct {
 	job        int
@@ -200,9 +211,9 @@ type running struct {
 	units      map[int]int
 }
 
-// simulate runs jobs under s; dump, when set, receives the windows of the
-// decisions not proven optimal.
-func simulate(ctx context.Context, jobs []Job, s solver.Scheduler, opt solver.ScheduleOptions, limit time.Duration, dump func(*model.Window, int64) error) (*PolicyResult, error) {
+// simulate runs jobs under s; observe, when set, receives every decision:
+// its window, time and result.
+func simulate(ctx context.Context, jobs []Job, s solver.Scheduler, opt solver.ScheduleOptions, limit time.Duration, observe func(*model.Window, int64, *solver.ScheduleResult) error) (*PolicyResult, error) {
 	res := &PolicyResult{Statuses: map[string]int{}}
 	started := make([]*running, len(jobs))
 	var run []*running
@@ -230,9 +241,9 @@ func simulate(ctx context.Context, jobs []Job, s solver.Scheduler, opt solver.Sc
 				return nil, fmt.Errorf("t=%d: %w", t, err)
 			}
 			res.Decisions++
-			if dump != nil && sr.Status != solver.Optimal {
-				if err := dump(w, t); err != nil {
-					return nil, fmt.Errorf("t=%d: dump: %w", t, err)
+			if observe != nil {
+				if err := observe(w, t, sr); err != nil {
+					return nil, fmt.Errorf("t=%d: %w", t, err)
 				}
 			}
 			res.Queue = append(res.Queue, len(queue))

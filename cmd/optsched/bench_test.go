@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,5 +72,46 @@ func TestBenchLayoutClass(t *testing.T) {
 	code, _, errs = optsched(t, "", "bench", "scas", "--classes", "huge", "--windows", "1", "--solvers", "seq")
 	if code != exitUsage || !strings.Contains(errs, "--classes") || !strings.Contains(errs, "large-layout") {
 		t.Fatalf("unknown class: exit %d: %s", code, errs)
+	}
+}
+
+// TestBenchCP draws a small corpus, solves it, saves its windows and
+// reads them back, and refuses bad flags with usage errors.
+func TestBenchCP(t *testing.T) {
+	dir := t.TempDir()
+	saved, js := filepath.Join(dir, "w"), filepath.Join(dir, "cp.json")
+	args := []string{"bench", "cp", "--seed", "4", "--jobs", "80", "--interarrival", "20", "--min-jobs", "3", "--sample", "3", "--time-limit", "100ms"}
+	code, out, errs := optsched(t, "", append(args, "--solvers", "sat,pbs-fifo", "--json", js, "--save-windows", saved)...)
+	if code != 0 || !strings.Contains(out, "3 decision windows with ≥ 3 waiting jobs") || strings.Count(out, " all ") != 2 {
+		t.Fatalf("exit %d: %s%s", code, out, errs)
+	}
+	var res []struct {
+		Window, Solver, Status string
+		Gap                    *float64
+	}
+	if b, err := os.ReadFile(js); err != nil || json.Unmarshal(b, &res) != nil || len(res) != 6 || res[0].Gap == nil {
+		t.Fatalf("json: %v %+v", err, res)
+	}
+	files, _ := filepath.Glob(filepath.Join(saved, "*.json"))
+	if len(files) != 3 {
+		t.Fatalf("saved %v", files)
+	}
+	code, out, errs = optsched(t, "", "bench", "cp", "--solvers", "pbs-walltime", "--time-limit", "100ms", saved)
+	if code != 0 || !strings.Contains(out, "3 window files") || !strings.Contains(out, "pbs-walltime") {
+		t.Fatalf("from files: exit %d: %s%s", code, out, errs)
+	}
+	for _, bad := range [][]string{
+		{"--sample", "-1"}, {"--min-jobs", "-2"}, {"--jobs", "0"}, {"--interarrival", "NaN"},
+		{"--time-limit", "0s"}, {"--solvers", "csp"}, {"--granularity", "0s"},
+	} {
+		if code, _, errs := optsched(t, "", append(args, bad...)...); code != exitUsage || !strings.Contains(errs, bad[0]) {
+			t.Errorf("%v: exit %d: %s", bad, code, errs)
+		}
+	}
+	if code, _, errs := optsched(t, "", "bench", "cp", filepath.Join(dir, "nope.json")); code == 0 || !strings.Contains(errs, "nope.json") {
+		t.Errorf("missing file: exit %d: %s", code, errs)
+	}
+	if code, _, errs := optsched(t, "", append(args, "--min-jobs", "1000")...); code == 0 || !strings.Contains(errs, "corpus is empty") {
+		t.Errorf("empty corpus: exit %d: %s", code, errs)
 	}
 }
