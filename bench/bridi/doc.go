@@ -18,6 +18,13 @@
 // walltime. Every schedule goes through solver.ScheduleWindow, that is
 // model.Check.
 //
+// A corpus (Corpus, ReadCorpus) is a set of decision windows solved one
+// by one rather than simulated: every scheduler answers each window within
+// the time limit, and SolveCorpus measures each answer's gap to the best
+// bound any of them proved (optsched bench cp). The corpus drawn from the
+// workload follows PBSWalltime's path, which depends on neither the solver
+// nor the machine, so two versions of a solver meet the same windows.
+//
 // [Bridi16]: T. Bridi, A. Bartolini, M. Lombardi, M. Milano, L. Benini,
 // "A Constraint Programming Scheduler for Heterogeneous High-Performance
 // Computing Machines", IEEE TPDS 27(10), 2016.
