@@ -62,10 +62,11 @@
 //     above b.
 //  4. Every probe has a time slice. When a probe from above runs out of
 //     it, serial schedules around the incumbent (its start order,
-//     perturbed) and then large-neighbourhood moves try to improve the
-//     incumbent for a slice — a few jobs freed (a delayed job and the jobs starting
-//     nearest to it), the others fixed by assumptions, an objective
-//     diagram over the freed jobs only — and then one probe from below,
+//     perturbed) and then — with Solver.LNS or a CH term only —
+//     large-neighbourhood moves try to improve the incumbent for a slice
+//     (a few jobs freed: a delayed job and the jobs starting nearest to
+//     it; the others fixed by assumptions; an objective diagram over the
+//     freed jobs only), and then one probe from below,
 //     b = proven + step − 1, tries to raise the proven bound (the step
 //     doubles after UNSAT, halves after a timeout). The slice doubles
 //     when probes from above and below both time out.

@@ -132,37 +132,50 @@ func TestSATExample(t *testing.T) {
 }
 
 // TestSATLargeWindows runs the full search — coarse bound diagrams, probes
-// from below, neighbourhood moves — on Eurora-like windows of 30 and 40
-// waiting jobs under a short limit: every answer passes
+// from below, and with Solver.LNS neighbourhood moves (which must run on
+// some of them, and never without it) — on Eurora-like windows of 30 and
+// 40 waiting jobs under a short limit: every answer passes
 // solver.ScheduleWindow's checks, its bound is below its objective, and it
 // is never worse than the best list schedule.
 func TestSATLargeWindows(t *testing.T) {
+	lnsRan := 0
 	for seed := range uint64(4) {
 		w, err := instances.Eurora(instances.EuroraConfig{Seed: seed, Jobs: 30 + 10*int(seed%2)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := solver.ScheduleWindow(context.Background(), w, sat.Solver{Initial: listSchedulers()}, solver.ScheduleOptions{}, 400*time.Millisecond)
-		if err != nil {
-			t.Fatalf("seed %d: %v", seed, err)
-		}
-		switch res.Status {
-		case solver.Optimal, solver.Feasible, solver.Fallback:
-		default:
-			t.Fatalf("seed %d: status %s", seed, res.Status)
-		}
-		for _, h := range listSchedulers() {
-			l, err := solver.ScheduleWindow(context.Background(), w, h, solver.ScheduleOptions{}, 0)
+		for _, s := range []sat.Solver{{Initial: listSchedulers()}, {Initial: listSchedulers(), LNS: true}} {
+			res, err := solver.ScheduleWindow(context.Background(), w, s, solver.ScheduleOptions{}, 400*time.Millisecond)
 			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("seed %d, LNS %v: %v", seed, s.LNS, err)
 			}
-			if res.Objective > l.Objective+1e-9 {
-				t.Errorf("seed %d: sat %.6f worse than %s %.6f", seed, res.Objective, h.Name(), l.Objective)
+			switch res.Status {
+			case solver.Optimal, solver.Feasible, solver.Fallback:
+			default:
+				t.Fatalf("seed %d, LNS %v: status %s", seed, s.LNS, res.Status)
+			}
+			for _, h := range listSchedulers() {
+				l, err := solver.ScheduleWindow(context.Background(), w, h, solver.ScheduleOptions{}, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Objective > l.Objective+1e-9 {
+					t.Errorf("seed %d, LNS %v: sat %.6f worse than %s %.6f", seed, s.LNS, res.Objective, h.Name(), l.Objective)
+				}
+			}
+			if !res.HasBound() || res.Bound > res.Objective+1e-9 {
+				t.Errorf("seed %d, LNS %v: bound %v, objective %v", seed, s.LNS, res.Bound, res.Objective)
+			}
+			if res.Stats["lns_ms"] > 0 && !s.LNS {
+				t.Errorf("seed %d, LNS %v: %v ms of neighbourhood moves", seed, s.LNS, res.Stats["lns_ms"])
+			}
+			if s.LNS && res.Stats["lns_ms"] > 0 {
+				lnsRan++
 			}
 		}
-		if !res.HasBound() || res.Bound > res.Objective+1e-9 {
-			t.Errorf("seed %d: bound %v, objective %v", seed, res.Bound, res.Objective)
-		}
+	}
+	if lnsRan == 0 {
+		t.Error("the neighbourhood moves never ran")
 	}
 }
 
