@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -107,14 +108,16 @@ func ReadCorpus(paths []string) ([]CorpusWindow, error) {
 	return out, nil
 }
 
-// WriteCorpus writes every window of c to dir as <name>.json (for study
-// with optsched solve --encoding cp).
+// WriteCorpus writes every window of c to dir as <name>.json, the base
+// name of a window read from a file kept as it was (for study with
+// optsched solve --encoding cp).
 func WriteCorpus(dir string, c []CorpusWindow) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	for _, cw := range c {
-		if err := writeWindow(filepath.Join(dir, filepath.Base(cw.Name)+".json"), cw.Window); err != nil {
+		name := strings.TrimSuffix(filepath.Base(cw.Name), ".json") + ".json"
+		if err := writeWindow(filepath.Join(dir, name), cw.Window); err != nil {
 			return err
 		}
 	}

@@ -93,6 +93,13 @@ func TestCorpusDeterministicAndSampled(t *testing.T) {
 			t.Errorf("%s: changed in the round trip", b.Name)
 		}
 	}
+	again2 := t.TempDir()
+	if err := WriteCorpus(again2, back); err != nil {
+		t.Fatal(err)
+	}
+	if files, _ := filepath.Glob(filepath.Join(again2, "t*.json")); len(files) != len(back) || strings.HasSuffix(files[0], ".json.json") {
+		t.Errorf("rewritten as %v", files)
+	}
 	if _, err := ReadCorpus([]string{t.TempDir()}); err == nil || !strings.Contains(err.Error(), "no *.json") {
 		t.Errorf("empty directory: %v", err)
 	}
