@@ -242,3 +242,90 @@ func FixedOptimum(m *cp.Model, grid bool) (opt, fromNone, fromSerial int64, rule
 	}
 	return opt, fromNone, got.w, ruledOut, nil
 }
+
+// tiFixture returns the time-indexed relaxation of an Eurora-like
+// window (seed, jobs, the running jobs' load) over the search's
+// candidates for a serial schedule, and that schedule's W − LB; nil
+// when the window needs no bound.
+func tiFixture(tb testing.TB, seed uint64, jobs int, load float64) (*timeIndexed, int64) {
+	tb.Helper()
+	w, err := instances.Eurora(instances.EuroraConfig{Seed: seed, Jobs: jobs, Load: load})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	m, err := cp.Build(w, 60)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	best := sgsIncumbent(context.Background(), m, 50, rand.New(rand.NewPCG(seed, 1)))
+	if best == nil || best.w == LowerBound(m) {
+		return nil, 0
+	}
+	cands, err := Solver{}.tiCandidates(m, best.w)
+	if err != nil || cands == nil {
+		tb.Fatalf("seed %d: candidates: %v (nil: too many)", seed, err)
+	}
+	return newTimeIndexed(m, cands), best.w - LowerBound(m)
+}
+
+// TestTimeIndexedPruning: leaving out the start candidates whose delay
+// alone settles them (a job's subproblem past its best value, the
+// fixing past the incumbent) changes neither the Lagrangian bound nor
+// any fixing decision: on loaded Eurora-like windows the pruned and the
+// exhaustive subgradient runs give the same bound, and every start
+// either both rule out against the incumbent or both bound alike.
+func TestTimeIndexedPruning(t *testing.T) {
+	runs := 0
+	for seed := uint64(1); seed <= 8; seed++ {
+		for _, jobs := range []int{8, 12} {
+			ti, ub := tiFixture(t, seed, jobs, 0.95)
+			if ti == nil {
+				continue
+			}
+			runs++
+			b, fix, ok := ti.bound(context.Background(), ub, 150)
+			ti.exhaustive = true
+			eb, efix, eok := ti.bound(context.Background(), ub, 150)
+			if b != eb || ok != eok {
+				t.Fatalf("seed %d, %d jobs: pruned bound %d (%v), exhaustive %d (%v)", seed, jobs, b, ok, eb, eok)
+			}
+			for i := range fix {
+				for c := range fix[i] {
+					p, e := fix[i][c], efix[i][c]
+					if (p >= ub) != (e >= ub) || (e < ub && p != e) {
+						t.Fatalf("seed %d, %d jobs: job %d at candidate %d: pruned fixing %d, exhaustive %d (ub %d)", seed, jobs, i, c, p, e, ub)
+					}
+				}
+			}
+		}
+	}
+	if runs < 8 {
+		t.Fatalf("only %d windows needed a bound", runs)
+	}
+}
+
+// BenchmarkTimeIndexed runs 200 subgradient iterations of the
+// time-indexed relaxation on loaded Eurora-like windows of 12 jobs,
+// pruned (as the solver does) and exhaustive (the baseline):
+//
+//	go test -run '^$' -bench TimeIndexed -count 5 ./solver/sat
+func BenchmarkTimeIndexed(b *testing.B) {
+	for _, mode := range []string{"pruned", "exhaustive"} {
+		b.Run(mode, func(b *testing.B) {
+			var tis []*timeIndexed
+			var ubs []int64
+			for seed := uint64(1); seed <= 4; seed++ {
+				if ti, ub := tiFixture(b, seed, 12, 0.95); ti != nil {
+					ti.exhaustive = mode == "exhaustive"
+					tis, ubs = append(tis, ti), append(ubs, ub)
+				}
+			}
+			b.ResetTimer()
+			for range b.N {
+				for k, ti := range tis {
+					ti.bound(context.Background(), ubs[k], 200)
+				}
+			}
+		})
+	}
+}

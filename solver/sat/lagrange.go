@@ -56,6 +56,9 @@ type timeIndexed struct {
 	// choice of the jobs can exceed at some check time; the others'
 	// multipliers stay 0 (their best value).
 	rows [][2]int
+	// exhaustive turns off the pruning of start candidates whose delay
+	// alone settles them (for the tests and the benchmark baseline).
+	exhaustive bool
 }
 
 // newTimeIndexed builds the relaxation of m with start candidates cands
@@ -263,19 +266,13 @@ func (t *timeIndexed) bound(ctx context.Context, ub int64, iters int) (lb int64,
 	var taken []bool
 	best, bestMag := math.Inf(-1), 0.0
 	theta, stall := 2.0, 0
+	freeTerm := 0.0 // Σ λ·free
 	for it := 0; it < iters && ctx.Err() == nil; it++ {
 		// L(λ) = Σ_i (job i's subproblem) − Σ λ·free; mag bounds the
 		// magnitude of its terms for the rounding error.
-		var val, mag float64
-		for _, r := range t.rows {
-			n, l := r[0], r[1]
-			c := cum[n][l] // c[k] = Σ_{k' < k} λ_{n,l,T[k']}
-			for k, v := range lambda[n][l] {
-				val -= v * t.free[n][l][k]
-				mag += v * t.free[n][l][k]
-				c[k+1] = c[k] + v
-			}
-		}
+		// (The multipliers' part, Σ λ·free, and their prefix sums cum
+		// came with the last update.)
+		val, mag := -freeTerm, freeTerm
 		for i, j := range m.Jobs {
 			if cap(price) < len(j.Options) {
 				price, taken = make([]float64, len(j.Options)), make([]bool, len(j.Options))
@@ -283,8 +280,12 @@ func (t *timeIndexed) bound(ctx context.Context, ub int64, iters int) (lb int64,
 			price, taken = price[:len(j.Options)], taken[:len(j.Options)]
 			jobBest, jobC := math.Inf(1), -1
 			for c, s := range t.cands[i] {
+				d := float64(j.Weight) * float64(s-j.EST)
+				if d >= jobBest && !t.exhaustive {
+					break // prices are never negative, and the candidates ascend
+				}
 				t.prices(i, c, cum, price)
-				v := float64(j.Weight)*float64(s-j.EST) + t.place(i, c, price, taken, jobBest, nil)
+				v := d + t.place(i, c, price, taken, jobBest, nil)
 				if v < jobBest {
 					jobBest, jobC = v, c
 				}
@@ -302,7 +303,7 @@ func (t *timeIndexed) bound(ctx context.Context, ub int64, iters int) (lb int64,
 		}
 		if val > best {
 			best, bestMag, stall = val, mag, 0
-			t.fix(val, mag, jobVal, cum, fixLB)
+			t.fix(val, mag, jobVal, cum, ub, fixLB)
 		} else if stall++; stall >= stallIters {
 			theta, stall = theta/2, 0
 		}
@@ -346,10 +347,15 @@ func (t *timeIndexed) bound(ctx context.Context, ub int64, iters int) (lb int64,
 			break // no row violated and none to relax: λ cannot move
 		}
 		step := theta * max(float64(ub)-val, 1) / norm
+		freeTerm = 0
 		for _, r := range t.rows {
 			n, l := r[0], r[1]
+			lam, c, free := lambda[n][l], cum[n][l], t.free[n][l]
 			for k, g := range slack[n][l] {
-				lambda[n][l][k] = max(0, lambda[n][l][k]-step*g)
+				v := max(0, lam[k]-step*g)
+				lam[k] = v
+				freeTerm += v * free[k]
+				c[k+1] = c[k] + v // c[k] = Σ_{k' < k} λ_{n,l,T[k']}
 			}
 		}
 	}
@@ -361,8 +367,10 @@ func (t *timeIndexed) bound(ctx context.Context, ub int64, iters int) (lb int64,
 
 // fix raises fixLB[i][c] to the iterate's bound with job i held at
 // candidate c, ⌈L − v_i + v_i(c) − ε⌉ for the iterate's L = val (terms
-// of magnitude at most mag) and v_i = jobVal[i] (see bound).
-func (t *timeIndexed) fix(val, mag float64, jobVal []float64, cum [][][]float64, fixLB [][]int64) {
+// of magnitude at most mag) and v_i = jobVal[i] (see bound); where
+// L − v_i plus the delay of c alone reaches ub, to that (prices are
+// never negative, and any bound from ub up rules the start out).
+func (t *timeIndexed) fix(val, mag float64, jobVal []float64, cum [][][]float64, ub int64, fixLB [][]int64) {
 	var price []float64
 	var taken []bool
 	for i, j := range t.m.Jobs {
@@ -372,8 +380,13 @@ func (t *timeIndexed) fix(val, mag float64, jobVal []float64, cum [][][]float64,
 		price, taken = price[:len(j.Options)], taken[:len(j.Options)]
 		rest := val - jobVal[i]
 		for c, s := range t.cands[i] {
-			t.prices(i, c, cum, price)
-			v := float64(j.Weight)*float64(s-j.EST) + t.place(i, c, price, taken, math.Inf(1), nil)
+			v := float64(j.Weight) * float64(s-j.EST)
+			if rest+v < float64(ub) || t.exhaustive {
+				// (Past ub the delay alone bounds it high enough: no
+				// schedule better than the incumbent starts i there.)
+				t.prices(i, c, cum, price)
+				v += t.place(i, c, price, taken, math.Inf(1), nil)
+			}
 			if math.IsInf(v, 1) {
 				fixLB[i][c] = math.MaxInt64 // no room at c: no schedule starts i there
 				continue
