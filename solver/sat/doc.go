@@ -19,15 +19,14 @@
 //     the Lagrangian bound of the time-indexed relaxation (timeIndexed:
 //     a start variable per candidate slot and a unit variable per node,
 //     node capacities at every candidate slot, solved by subgradient
-//     steps on the capacity rows; up to 14 jobs, 20 % of the remaining
+//     steps on the capacity rows; up to 14 jobs, 30 % of the remaining
 //     time, with reduced-cost fixing: a start whose bound with the job
 //     held there reaches the incumbent leaves the last search's domain,
 //     and one whose bound exceeds a probe's b is excluded for that probe,
 //     cnf.Encoder.Exclude — some better schedule, if any, is
-//     left-justified and starts no job there), the
+//     left-justified and starts no job there); where it did not run, the
 //     optimum of the counting relaxation cp.Model.Pool (up to 24 jobs),
-//     and group bounds (skipped by windows of up to 9 jobs once the
-//     fixing ran) — the jobs partitioned (by the incumbent's
+//     and group bounds — the jobs partitioned (by the incumbent's
 //     contention: a delayed job with the jobs holding, before its start,
 //     nodes it fits on, which gets half the time; by its blocking pairs,
 //     by queue weight, by node set; groups of 8, then 12 and 16), each
