@@ -19,8 +19,8 @@
 //     the Lagrangian bound of the time-indexed relaxation (timeIndexed:
 //     a start variable per candidate slot and a unit variable per node,
 //     node capacities at every candidate slot, solved by subgradient
-//     steps on the capacity rows; up to 14 jobs, 30 % of the remaining
-//     time, with reduced-cost fixing: a start whose bound with the job
+//     steps on the capacity rows; up to 26 jobs and 80,000 candidate
+//     starts, 30 % of the remaining time, with reduced-cost fixing: a start whose bound with the job
 //     held there reaches the incumbent leaves the last search's domain,
 //     and one whose bound exceeds a probe's b is excluded for that probe,
 //     cnf.Encoder.Exclude — some better schedule, if any, is
