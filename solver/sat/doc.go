@@ -68,7 +68,12 @@
 //     freed jobs only), and then one probe from below,
 //     b = proven + step − 1, tries to raise the proven bound (the step
 //     doubles after UNSAT, halves after a timeout). The slice doubles
-//     when probes from above and below both time out.
+//     when probes from above and below both time out. With two threads
+//     (GOMAXPROCS ≥ 2; not with Solver.Sequential) the last search has a
+//     prover beside it: a second encoding on its own gini instance that
+//     only probes from below, b = proven + step − 1 capped below the
+//     incumbent; both share the incumbent and the proven bound as either
+//     improves them, and the prover stops with the proof or the deadline.
 //  5. UNSAT right below the incumbent proves it optimal. At the deadline
 //     the incumbent is returned with the proven bound (status feasible,
 //     or fallback when no SAT model improved the list or serial

@@ -7,7 +7,9 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/go-air/gini"
@@ -70,8 +72,18 @@ type Solver struct {
 	// resources) that the last search — after the pool and group bounds —
 	// otherwise adds as redundant clauses.
 	NoPoolCuts bool
+	// Sequential keeps the last search on one goroutine. Otherwise, when
+	// GOMAXPROCS allows two, a second search on its own SAT solver
+	// probes from below only (exact bounds b = proven + step − 1), while
+	// the first probes from above and improves the incumbent; they share
+	// the incumbent and the proven bound as either improves them.
+	Sequential bool
 	// cuts marks that last search.
 	cuts bool
+	// prover marks the search that probes from below only, and share the
+	// state both searches see (nil: one search).
+	prover bool
+	share  *shared
 	// fix, when not nil, is the time-indexed relaxation's reduced-cost
 	// fixing, which the last search applies to its domains and probes.
 	fix *fixing
@@ -329,7 +341,7 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 	if !s.NoFixing {
 		main.fix = fix
 	}
-	best, proven, err = main.search(ctx, m, best, proven, groups, out.Stats, start)
+	best, proven, err = main.lastSearch(ctx, m, best, proven, groups, out.Stats, start)
 	if err != nil {
 		return nil, err
 	}
@@ -489,8 +501,17 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 	rng := rand.New(rand.NewPCG(uint64(len(m.Jobs)), 0x5a7))
 	lnsSize := 6
 	var lnsTime time.Duration
-	for best == nil || proven < best.w-lb {
+	for {
+		if s.share != nil {
+			best, proven = s.share.merge(best, proven)
+		}
+		if best != nil && proven >= best.w-lb {
+			break
+		}
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= 0 {
+			break
+		}
+		if ctx.Err() != nil {
 			break
 		}
 		var assume []cnf.Lit
@@ -502,7 +523,9 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 				step = max(1, (u-proven)/2)
 			}
 			step = min(step, max(1, (u-proven)/2))
-			if high || u-1 <= proven+step-1 || proven+step-1 > u/2 {
+			if s.prover {
+				b = min(proven+step-1, u-1)
+			} else if high || u-1 <= proven+step-1 || proven+step-1 > u/2 {
 				// A little below the incumbent: a model then improves it
 				// by more than one, and UNSAT raises the bound.
 				b = u - 1 - (u-1-proven)/8
@@ -513,7 +536,7 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 			// else coarser (doubling c) — a sufficient constraint whose
 			// models still improve the incumbent, but whose UNSAT proves
 			// nothing. Low probes are always exact.
-			isHigh = b == u-1-(u-1-proven)/8
+			isHigh = !s.prover && b == u-1-(u-1-proven)/8
 			limit := highWork
 			if !isHigh {
 				limit = lowWork
@@ -557,6 +580,12 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 				roots[key] = root
 				assume = append(assume, root)
 				break
+			}
+			if len(assume) == 0 && s.prover {
+				if b > proven && ctx.Err() == nil {
+					continue // a smaller step
+				}
+				break // no exact diagram even one above the bound
 			}
 			if len(assume) == 0 && !isHigh && step >= 1 && stats["objective_too_large"] == 0 && ctx.Err() == nil {
 				high = true
@@ -607,6 +636,10 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 			if timeouts++; timeouts >= 2 {
 				slice, timeouts = slice*2, 0
 			}
+			if s.prover {
+				step = max(1, step/2)
+				continue
+			}
 			if isHigh && len(s.Initial) > 0 && !s.NoSGS {
 				// Serial schedules around the incumbent, for a while.
 				sctx, cancel := context.WithTimeout(ctx, slice/2)
@@ -652,6 +685,9 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 				step *= 2
 			}
 			high = true
+			if s.share != nil {
+				best, proven = s.share.merge(best, proven)
+			}
 			continue
 		}
 		slots, units := enc.Decode(func(l cnf.Lit) bool { return g.Value(z.Dimacs2Lit(int(l))) })
@@ -682,6 +718,9 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 		best = inc
 		high = true
 		s.progress(m, start, "sat", best.w, lb+proven)
+		if s.share != nil {
+			best, proven = s.share.merge(best, proven)
+		}
 	}
 	stats["proven_delta"] = float64(proven)
 	stats["lns_ms"] = float64(lnsTime.Microseconds()) / 1000
@@ -732,12 +771,77 @@ func (s Solver) progress(m *cp.Model, start time.Time, from string, w, lb int64)
 	if s.Progress == nil {
 		return
 	}
+	if s.share != nil {
+		s.share.out.Lock()
+		defer s.share.out.Unlock()
+	}
 	obj, bound := math.NaN(), math.NaN()
 	if m.ExactWeights {
 		obj, bound = m.ObjectiveOfWeighted(float64(w)), m.ObjectiveOfWeighted(float64(lb))
 	}
 	fmt.Fprintf(s.Progress, "sat: %8.3f ms  incumbent %.6g (%s)  bound %.6g\n",
 		float64(time.Since(start).Microseconds())/1000, obj, from, bound)
+}
+
+// shared is what the two workers of the last search share (see
+// Solver.Sequential): the best incumbent and the largest proven bound on
+// optimum − LB either has found.
+type shared struct {
+	mu     sync.Mutex
+	best   *incumbent
+	proven int64
+	out    sync.Mutex // Solver.Progress's lines
+}
+
+// merge offers a worker's incumbent and proven bound and returns the
+// best of both workers'.
+func (sh *shared) merge(best *incumbent, proven int64) (*incumbent, int64) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if best != nil && (sh.best == nil || best.w < sh.best.w) {
+		sh.best = best
+	}
+	sh.proven = max(sh.proven, proven)
+	return sh.best, sh.proven
+}
+
+// lastSearch runs the last search: on one goroutine with
+// Solver.Sequential or when GOMAXPROCS is 1, else beside a prover that
+// probes from below (see Solver.Sequential); the prover's counters go
+// into stats with the prefix "prover_".
+func (s Solver) lastSearch(ctx context.Context, m *cp.Model, best *incumbent, proven int64, groups *groupBounds, stats map[string]float64, start time.Time) (*incumbent, int64, error) {
+	if s.Sequential || best == nil || runtime.GOMAXPROCS(0) < 2 {
+		return s.search(ctx, m, best, proven, groups, stats, start)
+	}
+	sh := &shared{best: best, proven: proven}
+	s.share = sh
+	prover := s
+	prover.prover = true
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	pstats := map[string]float64{}
+	var perr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _, perr = prover.search(pctx, m, best, proven, groups, pstats, start)
+	}()
+	_, _, err := s.search(ctx, m, best, proven, groups, stats, start)
+	if b, p := sh.merge(nil, 0); err != nil || p >= b.w-LowerBound(m) {
+		cancel() // proven: the prover may be inside a slice
+	}
+	<-done // else until the deadline, or its own end
+	for k, v := range pstats {
+		stats["prover_"+k] = v
+	}
+	if err == nil {
+		err = perr
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	best, proven = sh.merge(nil, 0)
+	return best, proven, nil
 }
 
 // solve runs gini under assumptions until ctx ends: 1 SAT, −1 UNSAT, 0

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 	"time"
 
@@ -30,8 +31,10 @@ func listSchedulers() []solver.Scheduler {
 // time domain (which must leave out slots on some windows, so that the
 // comparison bites), and without the pool cuts of the last search, and
 // without the time-indexed relaxation or its fixing (so that the group
-// bounds, which small windows skip after fixing, run too); every
-// schedule passes
+// bounds, which small windows skip after fixing, run too), and with the
+// last search's prover beside it (the default with two threads; it must
+// run on some windows) and without (Solver.Sequential); every schedule
+// passes
 // solver.ScheduleWindow's checks (model.Check, grid, objective, bound).
 func TestSATEqualsBruteForce(t *testing.T) {
 	defer sat.BoundsFromJobs(1)() // pool and group bounds on these tiny windows too
@@ -40,8 +43,9 @@ func TestSATEqualsBruteForce(t *testing.T) {
 	solvers := []sat.Solver{{Initial: listSchedulers(), NoSGS: true}, {}, {Initial: listSchedulers(), Eager: true}, {Initial: listSchedulers()},
 		{Initial: listSchedulers(), NoGroups: true, NoPool: true, NoDominance: true},
 		{Initial: listSchedulers(), Grid: true}, {Grid: true, NoDominance: true}, {Initial: listSchedulers(), NoPoolCuts: true},
-		{Initial: listSchedulers(), NoSGS: true, NoTimeIndexed: true}, {Initial: listSchedulers(), NoSGS: true, NoFixing: true}}
-	improved, compressed := 0, 0
+		{Initial: listSchedulers(), NoSGS: true, NoTimeIndexed: true}, {Initial: listSchedulers(), NoSGS: true, NoFixing: true},
+		{Initial: listSchedulers(), Sequential: true}}
+	improved, compressed, proverRan := 0, 0, 0
 	for i := range 240 {
 		w, err := instances.RandomCPWindow(rng, 1+rng.IntN(3), 1+rng.IntN(4), g)
 		if err != nil {
@@ -74,6 +78,12 @@ func TestSATEqualsBruteForce(t *testing.T) {
 			if si == 1 && res.Stats["domain_candidates"] < res.Stats["domain_slots"] {
 				compressed++
 			}
+			if res.Stats["prover_sat_calls"] > 0 {
+				if s.Sequential {
+					t.Fatalf("window %d, solver %d: sequential, but a prover ran", i, si)
+				}
+				proverRan++
+			}
 		}
 	}
 	// The test must exercise the search, not just the list schedules.
@@ -83,7 +93,11 @@ func TestSATEqualsBruteForce(t *testing.T) {
 	if compressed < 20 {
 		t.Errorf("the compressed time domain left out slots on only %d windows", compressed)
 	}
-	t.Logf("SAT improved the list schedule on %d windows; the compressed domain left out slots on %d", improved, compressed)
+	// With two threads the last search has a prover beside it.
+	if runtime.GOMAXPROCS(0) >= 2 && proverRan < 20 {
+		t.Errorf("the prover ran on only %d searches", proverRan)
+	}
+	t.Logf("SAT improved the list schedule on %d windows; the compressed domain left out slots on %d; the prover ran %d times", improved, compressed, proverRan)
 }
 
 // TestSATTinyTimeLimit: a 1 µs limit still returns a valid status and a
