@@ -503,6 +503,7 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 	var lnsTime time.Duration
 	for {
 		if s.share != nil {
+			// Offer this search's incumbent and bound, take the other's.
 			best, proven = s.share.merge(best, proven)
 		}
 		if best != nil && proven >= best.w-lb {
@@ -685,9 +686,6 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 				step *= 2
 			}
 			high = true
-			if s.share != nil {
-				best, proven = s.share.merge(best, proven)
-			}
 			continue
 		}
 		slots, units := enc.Decode(func(l cnf.Lit) bool { return g.Value(z.Dimacs2Lit(int(l))) })
@@ -718,9 +716,6 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 		best = inc
 		high = true
 		s.progress(m, start, "sat", best.w, lb+proven)
-		if s.share != nil {
-			best, proven = s.share.merge(best, proven)
-		}
 	}
 	stats["proven_delta"] = float64(proven)
 	stats["lns_ms"] = float64(lnsTime.Microseconds()) / 1000
