@@ -41,8 +41,10 @@ type Config struct {
 	// Progress, when set, receives a line per policy as it finishes.
 	Progress io.Writer
 	// DumpDir, when set, receives every CP/SAT decision window the search
-	// did not prove optimal, as window JSON named <policy>-t<time>.json,
-	// for study with optsched solve --encoding cp.
+	// did not prove optimal, as window JSON named
+	// <policy>-s<seed>-a<interarrival>-t<time>.json (runs of other seeds
+	// or loads into one directory keep each other's windows), for study
+	// with optsched solve --encoding cp.
 	DumpDir string
 }
 
@@ -175,7 +177,7 @@ func Run(ctx context.Context, cfg Config) ([]PolicyResult, error) {
 				if sr.Status == solver.Optimal {
 					return nil
 				}
-				if err := writeWindow(filepath.Join(cfg.DumpDir, fmt.Sprintf("%s-t%d.json", p, t)), w); err != nil {
+				if err := writeWindow(filepath.Join(cfg.DumpDir, fmt.Sprintf("%s-s%d-a%g-t%d.json", p, cfg.Seed, cfg.MeanInterarrival, t)), w); err != nil {
 					return fmt.Errorf("dump: %w", err)
 				}
 				return nil

@@ -49,7 +49,7 @@ published Test 1 figures.`,
 	f.DurationVar(&opts.grid, "granularity", 60*time.Second, "time grid of the CP/SAT scheduler")
 	f.StringSliceVar(&opts.cfg.Policies, "policies", []string{"cp", "pbs-fifo", "pbs-walltime"}, "policies to run")
 	f.StringVar(&opts.jsonPath, "json", "", "also write the results as JSON to this file")
-	f.StringVar(&opts.cfg.DumpDir, "dump-unproven", "", "write every CP/SAT decision window not proven optimal to this directory (window JSON, <policy>-t<time>.json)")
+	f.StringVar(&opts.cfg.DumpDir, "dump-unproven", "", "write every CP/SAT decision window not proven optimal to this directory (window JSON, <policy>-s<seed>-a<interarrival>-t<time>.json)")
 	f.BoolVarP(&opts.verbose, "verbose", "v", false, "a line per policy as it finishes, on stderr")
 	return cmd
 }

@@ -154,7 +154,7 @@ func TestBenchBridiDumpUnproven(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d %s", code, errs)
 	}
-	files, _ := filepath.Glob(filepath.Join(dir, "cp-t*.json"))
+	files, _ := filepath.Glob(filepath.Join(dir, "cp-s5-a15-t*.json"))
 	if len(files) == 0 {
 		t.Fatal("no window dumped with a 2 ms limit")
 	}
