@@ -159,7 +159,7 @@ func TestSATLargeWindows(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, s := range []sat.Solver{{Initial: listSchedulers()}, {Initial: listSchedulers(), LNS: true}} {
-			res, err := solver.ScheduleWindow(context.Background(), w, s, solver.ScheduleOptions{}, 400*time.Millisecond)
+			res, err := solver.ScheduleWindow(context.Background(), w, s, solver.ScheduleOptions{}, raceSlowdown*400*time.Millisecond)
 			if err != nil {
 				t.Fatalf("seed %d, LNS %v: %v", seed, s.LNS, err)
 			}
