@@ -80,7 +80,8 @@ func TestRunGridPolicy(t *testing.T) {
 
 // TestRunDumpUnproven: with DumpDir, every CP/SAT decision not proven
 // optimal leaves its window there, one file per decision, and each reads
-// back as a window with waiting jobs and the Eurora-like cluster.
+// back as a window with waiting jobs and the Eurora-like cluster; a run
+// of another seed into the same directory adds its own files.
 func TestRunDumpUnproven(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "unproven")
 	cfg := Config{Seed: 5, Jobs: 100, MeanInterarrival: 15, TimeLimit: 2 * time.Millisecond, Policies: []string{"cp", "pbs-fifo"}, DumpDir: dir}
@@ -97,7 +98,7 @@ func TestRunDumpUnproven(t *testing.T) {
 		t.Fatalf("%d files for %d decisions not proven optimal (%v)", len(files), want, res[0].Statuses)
 	}
 	for _, f := range files {
-		if !strings.HasPrefix(filepath.Base(f), "cp-t") {
+		if !strings.HasPrefix(filepath.Base(f), "cp-s5-a15-t") {
 			t.Errorf("%s: not a cp decision", f)
 		}
 		w, err := model.LoadWindow(f)
@@ -107,5 +108,17 @@ func TestRunDumpUnproven(t *testing.T) {
 		if len(w.Jobs) == 0 || w.Topology.NumNodes() != 65 {
 			t.Errorf("%s: %d jobs, %d nodes", f, len(w.Jobs), w.Topology.NumNodes())
 		}
+	}
+	cfg.Seed = 6
+	res6, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want6 := res6[0].Decisions - res6[0].Statuses["optimal"]; want6 == 0 || len(all) != len(files)+want6 {
+		t.Errorf("after a seed-6 run: %d files, want %d of seed 5 and %d of seed 6", len(all), len(files), want6)
 	}
 }
