@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/optsched/optsched/model"
 )
@@ -77,7 +78,7 @@ func TestSolveCPOptions(t *testing.T) {
 		{[]string{"solve", "--solver", "bnb", "--ch-weight", "1", euroraExample}, exitUsage, "--ch-weight applies to the sat solver"},
 		{[]string{"solve", "--heuristic", "pbs-walltime", "--encoding", "cp", "-o", "json", euroraExample}, exitOK, `"solver": "pbs-walltime"`},
 		{[]string{"solve", "--encoding", "cp", "--granularity", "30s", "-o", "json", euroraExample}, exitOK, `"granularity_s": 30`},
-		{[]string{"solve", "--encoding", "cp", "--fallback", "none", "--time-limit", "1s", "-o", "json", euroraExample}, exitOK, `"solver": "sat"`},
+		{[]string{"solve", "--encoding", "cp", "--fallback", "none", "--time-limit", (raceSlowdown * time.Second).String(), "-o", "json", euroraExample}, exitOK, `"solver": "sat"`},
 		{[]string{"solve", "--encoding", "cp", "--granularity", "1500ms", euroraExample}, exitUsage, "--granularity must be a whole number of seconds"},
 		{[]string{"solve", "--encoding", "cp", "--max-jobs", "3", euroraExample}, exitUsage, "--max-jobs applies to the whole-node model"},
 		{[]string{"solve", "--encoding", "cp", "--solver", "csp", euroraExample}, exitUsage, "does not schedule the cp encoding"},
@@ -196,7 +197,7 @@ func TestSolveCPCHWeight(t *testing.T) {
 		return ch
 	}
 	solve := func(args ...string) (model.ScheduleDoc, string) {
-		code, out, errs := optsched(t, "", append([]string{"solve", "--encoding", "cp", "--time-limit", "20s", "-o", "json"}, append(args, euroraExample)...)...)
+		code, out, errs := optsched(t, "", append([]string{"solve", "--encoding", "cp", "--time-limit", (raceSlowdown * 20 * time.Second).String(), "-o", "json"}, append(args, euroraExample)...)...)
 		if code != exitOK {
 			t.Fatalf("%v: exit %d: %s", args, code, errs)
 		}
