@@ -329,3 +329,102 @@ func BenchmarkTimeIndexed(b *testing.B) {
 		})
 	}
 }
+
+// TestStrengthenKeepsEveryPoint: on random nodes (cores, memory, GPUs
+// free) and jobs of 1–3 units (some exclusive), every integer choice of
+// the jobs' units on the node that fits — each job at most its units, an
+// exclusive one alone — satisfies every strengthened row
+// Σ_j a'_{j,l}·y_j ≤ F_l, with an exclusive job's units counted as the
+// original coefficients; on a node with 16 cores and 2 GPUs free, a unit
+// of 8 cores and 2 GPUs counts 16 cores when no other job's units fit in
+// the 8 cores it leaves (and 8 when they do); and some coefficient rises on most of the random nodes, so
+// the check is not vacuous.
+func TestStrengthenKeepsEveryPoint(t *testing.T) {
+	// The named case.
+	gpu := &cp.Model{Jobs: []cp.Job{
+		{Units: 4, Req: []int64{8, 2}},
+		{Units: 2, Req: []int64{2, 1}},
+		{Units: 1, Req: []int64{16, 0}},
+	}}
+	var st strengthener
+	coef := st.strengthen(gpu, []int{0, 1, 2}, []int64{16, 2})
+	if coef[0][0] != 16 || coef[0][1] != 2 || !slices.Equal(coef[1], []int64{2, 1}) {
+		t.Errorf("node (16 cores, 2 GPUs): coefficients %v, want job 0 at 16 cores and job 1 (two units fit) unchanged", coef)
+	}
+	// With a job of 8 one-core units beside it, the 8 cores a GPU unit
+	// leaves can be used: nothing rises.
+	gpu.Jobs[2] = cp.Job{Units: 8, Req: []int64{1, 0}}
+	if coef := st.strengthen(gpu, []int{0, 1, 2}, []int64{16, 2}); coef[0][0] != 8 {
+		t.Errorf("with one-core units beside: coefficients %v, want job 0 at its 8 cores", coef)
+	}
+	rng := rand.New(rand.NewPCG(7, 7))
+	raised := 0
+	const nodes = 300
+	for range nodes {
+		F := []int64{int64(rng.IntN(17)), int64(rng.IntN(17)), int64(rng.IntN(3))}
+		m := &cp.Model{}
+		jobs := []int{}
+		for i := range 2 + rng.IntN(4) {
+			j := cp.Job{Units: 1 + rng.IntN(3), Req: []int64{int64(1 + rng.IntN(12)), int64(rng.IntN(10)), int64(rng.IntN(3))}, Excl: rng.IntN(8) == 0}
+			m.Jobs = append(m.Jobs, j)
+			jobs = append(jobs, i)
+		}
+		coef := st.strengthen(m, jobs, F)
+		for _, i := range jobs {
+			if !slices.Equal(coef[i], m.Jobs[i].Req) {
+				raised++
+				break
+			}
+		}
+		// Every point y of the node's knapsack.
+		y := make([]int, len(jobs))
+		var walk func(d int)
+		walk = func(d int) {
+			if d < len(jobs) {
+				for v := 0; v <= m.Jobs[d].Units; v++ {
+					y[d] = v
+					walk(d + 1)
+				}
+				return
+			}
+			use := make([]int64, len(F))
+			excl, units := false, 0
+			for i, v := range y {
+				units += v
+				excl = excl || (v > 0 && m.Jobs[i].Excl)
+				for l := range use {
+					use[l] += int64(v) * m.Jobs[i].Req[l]
+				}
+			}
+			if excl && slices.ContainsFunc(y, func(v int) bool { return v > 0 }) && func() bool {
+				n := 0
+				for _, v := range y {
+					if v > 0 {
+						n++
+					}
+				}
+				return n > 1
+			}() {
+				return // an exclusive job shares the node with no other
+			}
+			for l := range use {
+				if use[l] > F[l] {
+					return // does not fit
+				}
+			}
+			for l := range F {
+				var lhs int64
+				for i, v := range y {
+					lhs += int64(v) * coef[i][l]
+				}
+				if lhs > F[l] {
+					t.Fatalf("free %v, jobs %+v: units %v fit but the strengthened row %d gives %d > %d (coefficients %v)", F, m.Jobs, y, l, lhs, F[l], coef)
+				}
+			}
+		}
+		walk(0)
+	}
+	if raised < nodes/4 {
+		t.Errorf("a coefficient rose on %d of %d random nodes", raised, nodes)
+	}
+}
