@@ -401,6 +401,11 @@ func (t *timeIndexed) place(i, c int, price []float64, taken []bool, limit float
 // stallIters: iterations without a better L(λ) before θ is halved.
 const stallIters = 20
 
+// deflect is the Camerini–Fratta–Maffioli factor γ: the step follows
+// d = g + β·d_prev with β = γ·max(0, −g·d_prev)/‖d_prev‖², which damps
+// the zigzag of plain subgradient steps.
+const deflect = 1.5
+
 // choice is one job's answer to its Lagrangian subproblem: the start
 // candidate and the units per option.
 type choice struct {
@@ -409,7 +414,9 @@ type choice struct {
 }
 
 // bound runs the subgradient method (Held, Wolfe and Crowder's step
-// θ·(ub − L)/‖g‖², θ halved after stallIters iterations without a better L)
+// θ·(ub − L)/‖d‖² along the deflected direction d of Camerini, Fratta
+// and Maffioli (see deflect), θ halved after stallIters iterations
+// without a better L)
 // on the multipliers until ctx ends, iters iterations are done, L
 // reaches ub (the incumbent's Σ ω_i (s_i − EST_i): nothing better
 // exists) or θ vanishes, and returns the best L(λ) rounded down to a
@@ -431,12 +438,17 @@ func (t *timeIndexed) bound(ctx context.Context, ub int64, iters int) (lb int64,
 	lambda := make([][][]float64, len(m.Nodes))
 	slack := make([][][]float64, len(m.Nodes))
 	cum := make([][][]float64, len(m.Nodes))
+	dir := make([][][]float64, len(m.Nodes)) // the deflected direction
 	for _, r := range t.rows {
 		n, l := r[0], r[1]
 		if lambda[n] == nil {
 			lambda[n], slack[n], cum[n] = make([][]float64, nl), make([][]float64, nl), make([][]float64, nl)
 		}
 		lambda[n][l], slack[n][l], cum[n][l] = make([]float64, nk), make([]float64, nk), make([]float64, nk+1)
+		if dir[n] == nil {
+			dir[n] = make([][]float64, nl)
+		}
+		dir[n][l] = make([]float64, nk)
 	}
 	choices := make([]choice, len(m.Jobs))
 	jobVal := make([]float64, len(m.Jobs)) // v_i
@@ -520,7 +532,7 @@ func (t *timeIndexed) bound(ctx context.Context, ub int64, iters int) (lb int64,
 				})
 			}
 		}
-		var norm float64
+		var norm, dot, dnorm float64
 		for _, r := range t.rows {
 			n, l := r[0], r[1]
 			for k, g := range slack[n][l] {
@@ -529,17 +541,32 @@ func (t *timeIndexed) bound(ctx context.Context, ub int64, iters int) (lb int64,
 					continue
 				}
 				norm += g * g
+				dot += g * dir[n][l][k]
+				dnorm += dir[n][l][k] * dir[n][l][k]
 			}
 		}
 		if norm == 0 {
 			break // no row violated and none to relax: λ cannot move
+		}
+		beta := 0.0
+		if dot < 0 && dnorm > 0 {
+			beta = -deflect * dot / dnorm
+		}
+		norm = 0
+		for _, r := range t.rows {
+			n, l := r[0], r[1]
+			d := dir[n][l]
+			for k, g := range slack[n][l] {
+				d[k] = g + beta*d[k]
+				norm += d[k] * d[k]
+			}
 		}
 		step := theta * max(float64(ub)-val, 1) / norm
 		freeTerm = 0
 		for _, r := range t.rows {
 			n, l := r[0], r[1]
 			lam, c, free := lambda[n][l], cum[n][l], t.free[n][l]
-			for k, g := range slack[n][l] {
+			for k, g := range dir[n][l] {
 				v := max(0, lam[k]-step*g)
 				lam[k] = v
 				freeTerm += v * free[k]
