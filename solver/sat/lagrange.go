@@ -56,7 +56,8 @@ type timeIndexed struct {
 	use [][][][]float64
 	// segs[n] splits the check times into the segments T[segs[n][g]:
 	// segs[n][g+1]] over which what the running jobs leave of node n is
-	// the same (segs[n][0] = 0, the last entry len(T)).
+	// the same (segs[n][0] = 0, the last entry len(T)): they start where
+	// a running job ends.
 	segs [][]int
 	// free[n][l][k]: free_{n,l}(T[k]).
 	free [][][]float64
@@ -109,20 +110,29 @@ func newTimeIndexed(m *cp.Model, cands [][]int) *timeIndexed {
 		for l := range nl {
 			t.free[n][l] = make([]float64, len(t.times))
 		}
-		var prev []int64
-		for k, tau := range t.times {
-			f := freeAt(nd, tau)
+		// What the running jobs leave changes only where one of them
+		// ends: the segments start there.
+		if len(t.times) > 0 {
+			t.segs[n] = append(t.segs[n], 0)
+		}
+		for _, r := range nd.Running {
+			if k := index(r.EndSlot); k > 0 && k < len(t.times) {
+				t.segs[n] = append(t.segs[n], k)
+			}
+		}
+		slices.Sort(t.segs[n])
+		t.segs[n] = append(slices.Compact(t.segs[n]), len(t.times))
+		for g := 0; g+1 < len(t.segs[n]); g++ {
+			ka, kb := t.segs[n][g], t.segs[n][g+1]
+			f := freeAt(nd, t.times[ka])
 			for l, c := range nd.Cap {
 				if c > 0 {
-					t.free[n][l][k] = float64(f[l]) / float64(c)
+					for k := ka; k < kb; k++ {
+						t.free[n][l][k] = float64(f[l]) / float64(c)
+					}
 				}
 			}
-			if k > 0 && slices.Equal(f, prev) {
-				continue
-			}
-			// A new segment: the coefficients of the jobs on n over it.
-			t.segs[n] = append(t.segs[n], k)
-			prev = f
+			// The coefficients of the jobs on n over the segment.
 			coef := st.strengthen(m, onNode[n], f)
 			for _, i := range onNode[n] {
 				j := m.Jobs[i]
@@ -144,17 +154,6 @@ func newTimeIndexed(m *cp.Model, cands [][]int) *timeIndexed {
 				}
 			}
 		}
-		if len(t.times) == 0 {
-			t.segs[n] = append(t.segs[n], 0)
-			for _, i := range onNode[n] {
-				for o, opt := range m.Jobs[i].Options {
-					if opt.Node == n {
-						t.use[i][o] = append(t.use[i][o], make([]float64, nl))
-					}
-				}
-			}
-		}
-		t.segs[n] = append(t.segs[n], len(t.times))
 	}
 	// The rows: the units' most use at each check time against free.
 	demand := make([][][]float64, len(m.Nodes))
@@ -261,10 +260,11 @@ type strengthener struct {
 }
 
 // strengthen returns coef[i][l], the strengthened a_{i,l} of every job i
-// of jobs (non-exclusive ones; exclusive jobs keep their own
-// coefficients) on a node with free amounts F.
-func (st *strengthener) strengthen(m *cp.Model, jobs []int, F []int64) map[int][]int64 {
-	coef := make(map[int][]int64, len(jobs))
+// of jobs (each once; non-exclusive ones; exclusive jobs keep their own
+// coefficients) on a node with free amounts F; coef[i] is nil for the
+// jobs not in jobs.
+func (st *strengthener) strengthen(m *cp.Model, jobs []int, F []int64) [][]int64 {
+	coef := make([][]int64, len(m.Jobs))
 	for _, i := range jobs {
 		coef[i] = slices.Clone(m.Jobs[i].Req)
 	}
@@ -276,7 +276,7 @@ func (st *strengthener) strengthen(m *cp.Model, jobs []int, F []int64) map[int][
 		}
 		st.others = st.others[:0]
 		for _, j := range jobs {
-			if j != k && !m.Jobs[j].Excl && !slices.Contains(st.others, j) {
+			if j != k && !m.Jobs[j].Excl {
 				st.others = append(st.others, j)
 			}
 		}
@@ -300,7 +300,7 @@ func (st *strengthener) strengthen(m *cp.Model, jobs []int, F []int64) map[int][
 // most returns the largest Σ coef[j][l]·y_j, from cur on, over the units
 // y_j ≤ u_j of the jobs others[d:] that fit in rest, or a value of at
 // least stop once it finds one; ok is false past strengthenWork steps.
-func (st *strengthener) most(m *cp.Model, coef map[int][]int64, l, d int, cur int64, rest []int64, stop int64) (int64, bool) {
+func (st *strengthener) most(m *cp.Model, coef [][]int64, l, d int, cur int64, rest []int64, stop int64) (int64, bool) {
 	if st.work++; st.work > strengthenWork {
 		return 0, false
 	}
