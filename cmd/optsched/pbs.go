@@ -89,7 +89,7 @@ func (o *pbsOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.snapshot, "snapshot", "", "pbs_snapshot folder: reads job/qstat_f_F_json.out, node/pbsnodes_avFjson.out, server/qstat_Qf.out")
 	f.StringSliceVar(&o.execQueues, "exec-queues", nil, "schedule only jobs of these execution queues; without a queue list they are taken to be started execution queues")
 	f.StringVar(&o.timezone, "timezone", "Local", "time zone of the server's ctime strings (qtime, stime): Local, UTC or an IANA name")
-	f.StringVar(&o.nodes, "nodes", "", "hostlist of the vnodes optsched may start jobs on (default: every vnode of pbsnodes)")
+	f.StringVar(&o.nodes, "nodes", "", "vnodes optsched may start jobs on: names ('pbshost[0],pbshost[1]') and hostlists ('cn[00-07]'; 'pbshost[0-7]' also names pbshost[0]…pbshost[7]) (default: every vnode of pbsnodes)")
 	f.StringSliceVar(&o.levels, "topology-levels", []string{"tier0", "tier1"}, "vnode resources naming switch levels (any order: nesting decides)")
 	f.StringVar(&o.topologyConf, "topology-conf", "", "Slurm-style topology.conf mapping vnode names to switches (instead of --topology-levels)")
 	f.DurationVar(&o.period, "period", 0, "waiting period counted by NWP (default: --interval for run, 60s for plan)")
@@ -219,16 +219,7 @@ func (o *pbsOptions) scope() (*pbsScope, error) {
 			sc.execQueues[strings.TrimSpace(q)] = true
 		}
 	}
-	if o.nodes != "" {
-		names, err := model.ExpandHostlist(o.nodes)
-		if err != nil {
-			return nil, usageError{fmt.Errorf("--nodes: %w", err)}
-		}
-		sc.owned = map[string]bool{}
-		for _, n := range names {
-			sc.owned[n] = true
-		}
-	}
+	sc.nodeList = o.nodes
 	if o.topologyConf != "" {
 		data, err := os.ReadFile(o.topologyConf)
 		if err != nil {
@@ -365,7 +356,7 @@ func (o *pbsOptions) readState(ctx context.Context) (*pbsState, error) {
 		return nil, usageError{fmt.Errorf("--timezone: %w", err)}
 	}
 	h := sha256.New()
-	jobsData, jobsSrc, err := o.readDoc(ctx, "--qstat", o.qstatFile, "job/qstat_f_F_json.out", []string{"qstat", "-f", "-F", "json"})
+	jobsData, jobsSrc, err := o.readDoc(ctx, "--qstat", o.qstatFile, "job/qstat_f_F_json.out", []string{"qstat", "-f", "-t", "-F", "json"})
 	if err != nil {
 		return nil, err
 	}
@@ -441,6 +432,9 @@ func (o *pbsOptions) cycle(ctx context.Context, apply bool) (*pbsPlan, *pbsState
 	}
 	st, err := o.readState(ctx)
 	if err != nil {
+		return nil, st, err
+	}
+	if err := sc.resolveNodes(st.nodes); err != nil {
 		return nil, st, err
 	}
 	c, err := buildCluster(st, sc)

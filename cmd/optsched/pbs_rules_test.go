@@ -205,3 +205,70 @@ func describeStarts(ss []*pbsStart) []string {
 	}
 	return out
 }
+
+// TestPBSUnofferedResourceNotChecked: a resource no vnode lists (vmem on
+// most systems) is not a vnode matter: a job asking for it is placed, on
+// every path, and passes the plan check.
+func TestPBSUnofferedResourceNotChecked(t *testing.T) {
+	for _, partial := range []string{partialCP, partialFirstFit} {
+		for _, sel := range []string{"1:ncpus=4:vmem=2gb", "2:ncpus=64:vmem=8gb"} {
+			place := "free"
+			if strings.Contains(sel, "ncpus=64") {
+				place = "excl"
+			}
+			cl := smallCluster(t, vnodes(2, "", ""), queued("1.s", sel, place))
+			opt := testPlan()
+			opt.partial = partial
+			p, err := plan(context.Background(), cl, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p.Starts) != 1 {
+				t.Errorf("%s %s: starts %+v, deferred %+v", partial, sel, p.Starts, p.Deferred)
+				continue
+			}
+			if err := checkPlan(cl.st, cl.scope, p); err != nil {
+				t.Errorf("%s %s: %v", partial, sel, err)
+			}
+		}
+	}
+}
+
+// TestPBSExecVnodeCountsWhenPbsnodesLags: pbsnodes taken before a job
+// started shows its vnode free with nothing assigned, while qstat already
+// lists the job's exec_vnode there. What exec_vnode names counts as used
+// on every path, and the plan check rejects a plan that ignores it.
+func TestPBSExecVnodeCountsWhenPbsnodesLags(t *testing.T) {
+	// u0 looks empty in pbsnodes, but 9.s runs there with 60 of its 64 CPUs.
+	lagging := `"u0":{"state":"free","resources_available":{"ncpus":64,"mem":"256gb"},"resources_assigned":{}}`
+	run := `"9.s":{"job_state":"R","queue":"workq","exec_vnode":"(u0:ncpus=60:mem=8gb)","Resource_List":{"select":"1:ncpus=60:mem=8gb","walltime":"02:00:00"}}`
+	for _, partial := range []string{partialCP, partialFirstFit} {
+		cl := smallCluster(t, lagging+","+vnodes(1, "", ""), run+","+queued("1.s", "1:ncpus=8", "free")+","+queued("2.s", "1:ncpus=2", "free"))
+		opt := testPlan()
+		opt.partial = partial
+		p, err := plan(context.Background(), cl, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := checkPlan(cl.st, cl.scope, p); err != nil {
+			t.Errorf("%s: %v", partial, err)
+		}
+		onU0 := 0
+		for _, s := range p.Starts {
+			for _, ch := range s.Chunks {
+				if ch.Vnode == "u0" {
+					onU0 += int(ch.Amounts["ncpus"])
+				}
+			}
+		}
+		if onU0 > 4 {
+			t.Errorf("%s: %d CPUs planned on u0, where 60 of 64 are in use: %v", partial, onU0, describeStarts(p.Starts))
+		}
+		// The independent check catches a plan that oversubscribes u0.
+		bad := *p
+		bad.Starts = []*pbsStart{{Job: "1.s", Queue: "workq", Path: pathPartial, Chunks: []pbsVChunk{{Vnode: "u0", Amounts: map[string]int64{"ncpus": 8}}}}}
+		if err := checkPlan(cl.st, cl.scope, &bad); err == nil || !strings.Contains(err.Error(), "u0") {
+			t.Errorf("%s: checkPlan accepted 8 CPUs on u0: %v", partial, err)
+		}
+	}
+}

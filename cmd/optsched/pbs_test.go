@@ -150,7 +150,7 @@ func mapKeysOf[V any](m map[string]V) func(func(string) bool) {
 }
 
 // fixtureOptions returns plan options reading the fixtures.
-func fixtureOptions(t *testing.T) *pbsOptions {
+func fixtureOptions(testing.TB) *pbsOptions {
 	return &pbsOptions{streams: &streams{in: strings.NewReader(""), out: &strings.Builder{}, err: &strings.Builder{}},
 		qstatFile: fixture("qstat.json"), nodesFile: fixture("pbsnodes.json"), queuesFile: fixture("queues.json"),
 		timezone: "UTC", levels: []string{"tier0", "tier1"}, period: time.Minute, timeLimit: 2 * time.Second,
@@ -355,7 +355,7 @@ func TestPBSApplyFromPATH(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	got := readCalls(t, calls)
-	if len(got) < 3 || got[0] != "qstat -f -F json" || got[1] != "pbsnodes -av -F json" || got[2] != "qstat -Q -f -F json" {
+	if len(got) < 3 || got[0] != "qstat -f -t -F json" || got[1] != "pbsnodes -av -F json" || got[2] != "qstat -Q -f -F json" {
 		t.Fatalf("calls %q", got)
 	}
 	var doc pbsPlanDoc

@@ -27,8 +27,10 @@ var errUnsafePlan = errors.New("pbs: unsafe plan")
 //     unit's resources;
 //   - every vnode exists, is optsched's (--nodes), is in state "free"
 //     exactly, and belongs to no other queue;
-//   - on every vnode, what is assigned plus what the plan adds stays
-//     within what is available, for each resource some owned vnode has;
+//   - on every vnode, what is in use (resources_assigned, or what the
+//     running jobs' exec_vnode names there when pbsnodes lags qstat,
+//     whichever is larger) plus what the plan adds stays within what is
+//     available, for each resource some owned vnode has;
 //     a unit without ncpus counts one CPU;
 //   - a vnode given whole (a whole-node job, or a job exclusive there by
 //     its place or the vnode's sharing) runs nothing, has nothing
@@ -87,11 +89,18 @@ func checkPlan(st *pbsState, scope *pbsScope, p *pbsPlan) error {
 			}
 		}
 	}
-	named := map[string]bool{} // vnodes in some running job's exec_vnode
+	named := map[string]bool{}             // vnodes in some running job's exec_vnode
+	inExec := map[string]model.Resources{} // vnode -> what exec_vnodes name there
 	for i := range st.jobs.Jobs {
 		for _, c := range st.jobs.Jobs[i].ExecVnode {
 			for _, u := range c {
 				named[u.Vnode] = true
+				if inExec[u.Vnode] == nil {
+					inExec[u.Vnode] = model.Resources{}
+				}
+				for k, v := range u.Amounts {
+					inExec[u.Vnode][k] += v
+				}
 			}
 		}
 	}
@@ -217,8 +226,14 @@ func checkPlan(st *pbsState, scope *pbsScope, p *pbsPlan) error {
 			if !known[k] {
 				continue
 			}
-			if total := n.Assigned[k] + add2; total > n.Available[k] {
-				add("vnode %s: %s: %d assigned + %d planned > %d available", name, k, n.Assigned[k], add2, n.Available[k])
+			// In use: resources_assigned, or what the running jobs'
+			// exec_vnode names there when pbsnodes lags behind qstat.
+			inUse, source := n.Assigned[k], "assigned"
+			if e := inExec[name][k]; e > inUse {
+				inUse, source = e, "in exec_vnode"
+			}
+			if total := inUse + add2; total > n.Available[k] {
+				add("vnode %s: %s: %d %s + %d planned > %d available", name, k, inUse, source, add2, n.Available[k])
 			}
 		}
 		if j, ok := whole[name]; ok {

@@ -87,7 +87,7 @@ func (c *cluster) cpEligible(cand *candidate) string {
 func (c *cluster) cpAmounts(u chunkReq) model.Resources {
 	out := model.Resources{}
 	for k, a := range u.amounts {
-		if c.checked[k] || knownConsumables[k] {
+		if c.checks(k) {
 			out[k] = a
 		}
 	}

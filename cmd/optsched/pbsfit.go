@@ -45,7 +45,7 @@ func newFitState(c *cluster, pristine bool) *fitState {
 			continue
 		}
 		r := maps.Clone(v.n.Available)
-		for k, a := range v.n.Assigned {
+		for k, a := range c.used(v) {
 			r[k] -= a
 		}
 		f.left[v] = r
@@ -107,7 +107,7 @@ func (f *fitState) place(cand *candidate, idleBudget int) (chunks []pbsVChunk, u
 			r = f.left[v]
 		}
 		for k, want := range u.amounts {
-			if !f.c.checked[k] && !knownConsumables[k] {
+			if !f.c.checks(k) {
 				continue
 			}
 			if r[k] < want {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -31,14 +32,43 @@ type pbsScope struct {
 	// candidates.
 	execQueues map[string]bool
 	// owned, when not nil, lists the only vnodes optsched may start jobs
-	// on (--nodes).
-	owned map[string]bool
+	// on: --nodes (nodeList) resolved against pbsnodes by resolveNodes.
+	owned    map[string]bool
+	nodeList string
+	// notes are remarks on the scope for the plan (--nodes entries that
+	// name no vnode).
+	notes []string
 	// levels are the vnode resources naming switch levels; topologyConf
 	// is the text of a Slurm topology.conf (overrides levels).
 	levels       []string
 	topologyConf string
 	// period is the waiting period of NWP, in seconds.
 	period int64
+}
+
+// resolveNodes turns --nodes into the owned vnodes, against the vnodes
+// of pbsnodes (pbs.ResolveVnodes: names with brackets are taken
+// literally, hostlists expanded).
+func (sc *pbsScope) resolveNodes(nodes *pbs.Nodes) error {
+	if sc.nodeList == "" {
+		return nil
+	}
+	exists := make(map[string]bool, len(nodes.Nodes))
+	for i := range nodes.Nodes {
+		exists[nodes.Nodes[i].Name] = true
+	}
+	names, unmatched, err := pbs.ResolveVnodes(sc.nodeList, func(n string) bool { return exists[n] })
+	if err != nil {
+		return usageError{fmt.Errorf("--nodes: %w", err)}
+	}
+	sc.owned = make(map[string]bool, len(names))
+	for _, n := range names {
+		sc.owned[n] = true
+	}
+	if len(unmatched) > 0 {
+		sc.notes = append(sc.notes, fmt.Sprintf("--nodes: %s name no vnode of pbsnodes: %s", plural(len(unmatched), "entry"), abbreviate(unmatched, 5)))
+	}
+	return nil
 }
 
 // defaultWalltime stands in for a job without Resource_List.walltime: a
@@ -116,6 +146,9 @@ type cluster struct {
 	skipped []pbsReason
 	// ignored counts vnodes of pbsnodes outside optsched's part.
 	ignored int
+	// execUse sums, per vnode, the amounts the running jobs' exec_vnode
+	// names there: used whatever pbsnodes' resources_assigned says.
+	execUse map[string]model.Resources
 	// ref caches reference(); exclAll, misfit, minCPUs and maxCPUs cache
 	// facts about it for classify (by place; by queue and chunk).
 	ref              []*vnode
@@ -137,17 +170,33 @@ type pbsReason struct {
 // partial-node path. Input that cannot be trusted is an error naming the
 // job or vnode and the attribute.
 func buildCluster(st *pbsState, scope *pbsScope) (*cluster, error) {
-	c := &cluster{st: st, scope: scope, byName: map[string]*vnode{}, consumable: map[string]bool{}, checked: map[string]bool{}}
+	c := &cluster{st: st, scope: scope, byName: map[string]*vnode{}, consumable: map[string]bool{}, checked: map[string]bool{},
+		notes: slices.Clone(scope.notes)}
 	var owned []*pbs.Node
+	var noCPUs []string
 	for i := range st.nodes.Nodes {
 		n := &st.nodes.Nodes[i]
 		if scope.owned != nil && !scope.owned[n.Name] {
 			c.ignored++
 			continue
 		}
+		if n.Available["ncpus"] <= 0 {
+			// The natural vnode of a multi-vnode host (ncpus=0, no
+			// custom resources): no chunk runs there.
+			c.ignored++
+			noCPUs = append(noCPUs, n.Name)
+			continue
+		}
 		owned = append(owned, n)
 	}
+	if len(noCPUs) > 0 {
+		c.notes = append(c.notes, fmt.Sprintf("%s with no CPUs (resources_available.ncpus 0 or absent, as the natural vnode of a multi-vnode host) ignored: %s",
+			plural(len(noCPUs), "vnode"), abbreviate(noCPUs, 5)))
+	}
 	if len(owned) == 0 {
+		if len(noCPUs) > 0 {
+			return nil, fmt.Errorf("pbsnodes: none of the %d vnodes is optsched's to schedule: the ones it may use have no CPUs (%s)", len(st.nodes.Nodes), abbreviate(noCPUs, 5))
+		}
 		return nil, fmt.Errorf("pbsnodes: none of the %d vnodes is optsched's to schedule (check --nodes)", len(st.nodes.Nodes))
 	}
 	if a, b := st.jobs.Timestamp, st.nodes.Timestamp; a > 0 && b > 0 && max(a-b, b-a) > 300 {
@@ -166,10 +215,27 @@ func buildCluster(st *pbsState, scope *pbsScope) (*cluster, error) {
 	}
 	// Vnodes named by a running job's exec_vnode are busy whatever
 	// pbsnodes says (the two documents are read a moment apart).
+	// What they use there counts as used even when pbsnodes shows
+	// nothing assigned (execUse).
 	busy := map[string]bool{}
+	c.execUse = map[string]model.Resources{}
 	for i := range st.jobs.Jobs {
-		for _, v := range pbs.Vnodes(st.jobs.Jobs[i].ExecVnode) {
-			busy[v] = true
+		for _, ch := range st.jobs.Jobs[i].ExecVnode {
+			for _, u := range ch {
+				busy[u.Vnode] = true
+				r := c.execUse[u.Vnode]
+				if r == nil {
+					r = model.Resources{}
+					c.execUse[u.Vnode] = r
+				}
+				for k, a := range u.Amounts {
+					r[k] += a
+				}
+				if _, ok := u.Amounts["ncpus"]; !ok && len(u.Amounts) == 0 {
+					// A bare vnode name in exec_vnode: at least a CPU.
+					r["ncpus"] = max(r["ncpus"], 1)
+				}
+			}
 		}
 	}
 	for _, n := range inTopo {
@@ -180,6 +246,7 @@ func buildCluster(st *pbsState, scope *pbsScope) (*cluster, error) {
 		c.byName[n.Name] = v
 		for k := range n.Assigned {
 			c.consumable[k] = true
+			c.checked[k] = true
 		}
 		for k := range n.Text {
 			c.checked[k] = true
@@ -247,6 +314,20 @@ func (c *cluster) buildTopology(owned []*pbs.Node) error {
 	return nil
 }
 
+// used returns what is in use on v: per resource, the larger of
+// resources_assigned and the running jobs' exec_vnode amounts there (the
+// two documents are read a moment apart, and pbsnodes may lag qstat).
+func (c *cluster) used(v *vnode) model.Resources {
+	r := maps.Clone(v.n.Assigned)
+	if r == nil {
+		r = model.Resources{}
+	}
+	for k, a := range c.execUse[v.n.Name] {
+		r[k] = max(r[k], a)
+	}
+	return r
+}
+
 func allZero(r model.Resources) bool {
 	for _, v := range r {
 		if v != 0 {
@@ -309,7 +390,7 @@ func (c *cluster) readCandidates() error {
 // notCandidate says why a queued job is not optsched's to start, or "".
 func (c *cluster) notCandidate(j *pbs.Job) string {
 	if j.Array {
-		return "job array: qrun cannot start an array as a whole (its subjobs are not listed without qstat -t)"
+		return "job array: qrun starts its subjobs one by one, each a job of its own in qstat -t (read without -t, they are not listed)"
 	}
 	if c.scope.execQueues != nil && !c.scope.execQueues[j.Queue] {
 		return fmt.Sprintf("queue %s is not one optsched schedules (--exec-queues)", j.Queue)
@@ -514,7 +595,7 @@ func unitMisfit(c *cluster, v *vnode, u chunkReq, j *pbs.Job) string {
 		return "vnode belongs to queue " + v.n.Queue
 	}
 	for k, want := range u.amounts {
-		if !c.checked[k] && !knownConsumables[k] {
+		if !c.checks(k) {
 			continue
 		}
 		if have := v.n.Available[k]; have < want {
@@ -543,6 +624,12 @@ func labelMatches(c *cluster, v *vnode, k, want string) bool {
 	return ok && (have == want || strings.EqualFold(have, want) && isBoolWord(have))
 }
 
+// checks reports whether the amounts of resource k are checked against
+// the vnodes: only when some owned vnode lists k in resources_available
+// or resources_assigned. A resource no vnode offers (vmem on most
+// systems, a server-level licence) is not a vnode matter.
+func (c *cluster) checks(k string) bool { return c.checked[k] }
+
 func isBoolWord(s string) bool {
 	switch strings.ToLower(s) {
 	case "true", "false":
@@ -566,4 +653,12 @@ func fmtAmount(k string, v int64) string {
 		}
 	}
 	return fmt.Sprintf("%db", v)
+}
+
+// abbreviate lists names, at most n of them and how many more.
+func abbreviate(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }
