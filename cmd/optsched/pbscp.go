@@ -308,8 +308,21 @@ func schedulePartialCP(ctx context.Context, c *cluster, cands []*candidate, held
 		}
 		starts = append(starts, st)
 	}
+	usable := 0
+	for _, r := range w.Resources {
+		if r != nil {
+			usable++
+		}
+	}
 	for _, df := range res.Deferred {
-		deferred = append(deferred, pbsReason{w.Jobs[df.Job].ID, "no start in the partial-node schedule: " + df.Reason})
+		why := df.Reason
+		if strings.Contains(why, "never fit") {
+			// The job fits the owned vnodes when they are empty (plan
+			// checked that): what stops it is which vnodes are free now.
+			why = fmt.Sprintf("its chunks fit none of the %s the partial-node schedule may use (free, in no queue, not held by this cycle's whole-node starts), even empty: %s",
+				plural(usable, "vnode"), why)
+		}
+		deferred = append(deferred, pbsReason{w.Jobs[df.Job].ID, "no start in the partial-node schedule: " + why})
 	}
 	return starts, deferred, "", true
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -158,3 +160,75 @@ func TestPBSPartialCPFallsBackToFirstFit(t *testing.T) {
 }
 
 var _ = pbs.Vnodes
+
+// TestPBSPartialCPKeepsQueueOrder: with --partial cp, a whole-node job
+// does not overtake older partial-node jobs that fit now, and a job that
+// waits is told the true reason.
+func TestPBSPartialCPKeepsQueueOrder(t *testing.T) {
+	job := func(id, qtime, sel, place, wall string) string {
+		return fmt.Sprintf(`"%s":{"job_state":"Q","queue":"workq","qtime":"%s","Resource_List":{"select":"%s","place":"%s","walltime":"%s"}}`, id, qtime, sel, place, wall)
+	}
+	const older, newer = "Tue Nov 14 20:00:00 2023", "Tue Nov 14 22:00:00 2023"
+	for _, c := range []struct {
+		name        string
+		jobs        []string
+		start, wait []string
+		why         string
+	}{
+		{"older 4-CPU job before a newer exclusive one",
+			[]string{job("1.s", older, "1:ncpus=4", "free", "01:00:00"), job("2.s", newer, "2:ncpus=64", "excl", "10:00:00")},
+			[]string{"1.s"}, []string{"2.s"}, "1 idle vnode left after higher-priority jobs"},
+		{"many older small jobs before a newer exclusive one",
+			[]string{job("1.s", older, "1:ncpus=2", "free", "01:00:00"), job("2.s", older, "1:ncpus=2", "free", "01:00:00"),
+				job("3.s", older, "1:ncpus=2", "free", "01:00:00"), job("4.s", newer, "2:ncpus=64", "excl", "10:00:00")},
+			[]string{"1.s", "2.s", "3.s"}, []string{"4.s"}, "left after higher-priority jobs"},
+		{"an older exclusive job before newer small ones",
+			[]string{job("1.s", older, "1:ncpus=64", "excl", "01:00:00"), job("2.s", newer, "1:ncpus=2", "free", "01:00:00"),
+				job("3.s", newer, "1:ncpus=2", "free", "01:00:00")},
+			[]string{"1.s", "2.s", "3.s"}, nil, ""},
+		{"an older partial job that does not fit stops a newer exclusive one",
+			[]string{job("1.s", older, "2:ncpus=40", "free", "01:00:00"), job("2.s", newer, "1:ncpus=64", "excl", "01:00:00")},
+			nil, []string{"1.s", "2.s"}, "queued behind job 1.s, which does not fit now"},
+	} {
+		nodes, jobs := vnodes(2, "", ""), strings.Join(c.jobs, ",")
+		if strings.Contains(c.name, "does not fit") {
+			// u0 has 16 of its 64 CPUs left, v0 is idle: two 40-CPU
+			// chunks fit the vnodes empty, not now.
+			nodes = `"u0":{"state":"free","jobs":["9.s/0"],"resources_available":{"ncpus":64,"mem":"256gb"},"resources_assigned":{"ncpus":48}},` + vnodes(1, "", "")
+			jobs += `,"9.s":{"job_state":"R","queue":"workq","exec_vnode":"(u0:ncpus=48)","Resource_List":{"select":"1:ncpus=48","walltime":"02:00:00"}}`
+		}
+		cl := smallCluster(t, nodes, jobs)
+		opt := testPlan()
+		opt.partial = partialCP
+		p, err := plan(context.Background(), cl, opt)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if err := checkPlan(cl.st, cl.scope, p); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+		}
+		var started, waiting []string
+		for _, s := range p.Starts {
+			started = append(started, s.Job)
+		}
+		reasons := map[string]string{}
+		for _, d := range p.Deferred {
+			waiting = append(waiting, d.Job)
+			reasons[d.Job] = d.Reason
+		}
+		slices.Sort(started)
+		slices.Sort(waiting)
+		if !slices.Equal(started, c.start) || !slices.Equal(waiting, c.wait) {
+			t.Errorf("%s: started %v, waiting %v (%v); want %v, %v", c.name, started, waiting, reasons, c.start, c.wait)
+			continue
+		}
+		if c.why != "" && !strings.Contains(reasons[c.wait[len(c.wait)-1]], c.why) {
+			t.Errorf("%s: reason %q, want it to say %q", c.name, reasons[c.wait[len(c.wait)-1]], c.why)
+		}
+		for j, r := range reasons {
+			if strings.Contains(r, "never fit") {
+				t.Errorf("%s: %s deferred as %q", c.name, j, r)
+			}
+		}
+	}
+}

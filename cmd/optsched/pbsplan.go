@@ -123,13 +123,17 @@ type planOptions struct {
 // solver error or an empty answer falls back to the heuristics.
 //
 // With opt.partial == partialCP the partial-node jobs the time-and-resource
-// model can express (cpEligible) do not take the first fit and do not stop
-// the selection: they go through the cp schedule of pbscp.go on every free
-// vnode, before the whole-node window. Its starts of now are kept when
-// they leave the selected whole-node jobs enough idle vnodes; otherwise
-// the whole-node window goes first and the cp schedule is redone on the
-// vnodes it leaves. When every cp scheduler fails, the first fit places
-// those jobs as without --partial cp.
+// model can express (cpEligible) go through the cp schedule of pbscp.go,
+// which decides when and where they start. Queue order holds across the
+// paths: in selection order each cp job holds, by the first fit, the room
+// it needs now (so the whole-node jobs behind it get only the idle vnodes
+// it leaves), and a cp job that does not fit now stops the whole-node and
+// first-fit jobs behind it, as any job that does not fit does; the cp jobs
+// behind it still go to the cp schedule, which plans every cp job's start.
+// The whole-node window then solves on the idle vnodes nobody holds, and
+// the cp schedule runs on every free vnode the whole-node starts leave —
+// at least the room the first fit held. When every cp scheduler fails, the
+// cp jobs start where the first fit held room for them.
 func plan(ctx context.Context, c *cluster, opt planOptions) (*pbsPlan, error) {
 	opt.deadline = time.Now().Add(opt.timeLimit)
 	p := &pbsPlan{c: c, Notes: slices.Clone(c.notes), Digest: c.st.digest}
@@ -151,6 +155,13 @@ func plan(ctx context.Context, c *cluster, opt planOptions) (*pbsPlan, error) {
 	wholeNeed, multi := 0, 0
 	var partial []*pbsStart
 	var cpCands []*candidate
+	// reserved is, for each cp candidate, where the first fit held room
+	// for it in selection order, or why it could not.
+	type reservation struct {
+		chunks []pbsVChunk
+		why    string
+	}
+	reserved := map[*candidate]reservation{}
 	// firstFit places cand by the first fit on what the whole-node jobs
 	// leave; a job that does not fit is deferred and stops the selection:
 	// it returns the reason for the jobs behind it ("" when cand fits).
@@ -165,7 +176,9 @@ func plan(ctx context.Context, c *cluster, opt planOptions) (*pbsPlan, error) {
 			Placement: "first-fit", Why: why, Chunks: chunks, Cost: -1})
 		return ""
 	}
-	stopped := ""
+	// stopped defers every job behind; stoppedNonCP the whole-node and
+	// first-fit jobs behind a cp job that does not fit now.
+	stopped, stoppedNonCP := "", ""
 	for _, i := range order {
 		cand := c.cands[i]
 		if stopped != "" {
@@ -177,6 +190,10 @@ func plan(ctx context.Context, c *cluster, opt planOptions) (*pbsPlan, error) {
 			continue
 		}
 		n := len(cand.units)
+		if cand.whole && stoppedNonCP != "" {
+			p.Deferred = append(p.Deferred, pbsReason{cand.job.ID, stoppedNonCP})
+			continue
+		}
 		if cand.whole {
 			if n >= 2 && opt.maxJobs > 0 && multi == opt.maxJobs {
 				p.Deferred = append(p.Deferred, pbsReason{cand.job.ID, fmt.Sprintf("the window already holds the maximum of %d multi-node jobs (--max-jobs)", opt.maxJobs)})
@@ -200,61 +217,36 @@ func plan(ctx context.Context, c *cluster, opt planOptions) (*pbsPlan, error) {
 		if opt.partial == partialCP {
 			why := c.cpEligible(cand)
 			if why == "" {
-				// Scheduled by the cp schedule below.
+				// Scheduled by the cp schedule below. In selection order
+				// it holds, by the first fit, what it needs now, so that
+				// lower-priority jobs cannot take it; when it does not fit
+				// now, the whole-node and first-fit jobs behind it wait
+				// (as behind any job that does not fit), while the cp
+				// jobs behind it go on to the cp schedule, which plans
+				// its start and theirs.
 				cpCands = append(cpCands, cand)
+				r := reservation{why: stoppedNonCP}
+				if r.why == "" {
+					var usedIdle int
+					r.chunks, usedIdle, r.why = fit.place(cand, idleLeft-wholeNeed)
+					if r.why == "" {
+						idleLeft -= usedIdle
+					} else {
+						stoppedNonCP = fmt.Sprintf("queued behind job %s, which does not fit now (selection stops at the first job that does not fit)", cand.job.ID)
+					}
+				}
+				reserved[cand] = r
 				continue
 			}
 			ffWhy += "; first fit, since the cp scheduler cannot take it: " + why
 		}
+		if stoppedNonCP != "" {
+			p.Deferred = append(p.Deferred, pbsReason{cand.job.ID, stoppedNonCP})
+			continue
+		}
 		stopped = firstFit(cand, ffWhy)
 	}
 
-	// The partial-node cp schedule, first on every free vnode; kept when
-	// its starts leave the whole-node jobs enough idle vnodes, else redone
-	// after the whole-node window on the vnodes that leaves.
-	cpDone := false
-	if len(cpCands) > 0 {
-		starts, deferred, why, ok := schedulePartialCP(ctx, c, cpCands, nil, partial, opt, p)
-		if !ok {
-			// Every scheduler failed: the first fit, before the
-			// whole-node window as with --partial first-fit.
-			cpDone = true
-			p.Notes = append(p.Notes, "partial-node schedulers failed ("+why+"); the first fit placed those jobs")
-			p.CP.Fallback = why + "; the first fit placed the jobs"
-			stopped := ""
-			for _, cand := range cpCands {
-				if stopped != "" {
-					p.Deferred = append(p.Deferred, pbsReason{cand.job.ID, stopped})
-					continue
-				}
-				stopped = firstFit(cand, cand.path)
-			}
-		} else {
-			used := map[*vnode]bool{}
-			for _, st := range starts {
-				for _, n := range st.Nodes() {
-					used[c.byName[n]] = true
-				}
-			}
-			free := 0
-			for _, v := range c.vnodes {
-				if fit.idleNow(v) && !used[v] {
-					free++
-				}
-			}
-			if free >= wholeNeed {
-				cpDone = true
-				for v := range used {
-					fit.touched[v] = true
-				}
-				partial = append(partial, starts...)
-				p.Deferred = append(p.Deferred, deferred...)
-			} else {
-				p.Notes = append(p.Notes, fmt.Sprintf("the partial-node schedule on every free vnode left %s for %s of whole-node jobs; rescheduled after the whole-node window",
-					plural(free, "idle vnode"), plural(wholeNeed, "vnode")))
-			}
-		}
-	}
 	// The whole-node window.
 	p.Solve = pbsSolveDoc{Status: "none", Solver: "none"}
 	var wholeStarts []*pbsStart
@@ -296,7 +288,7 @@ func plan(ctx context.Context, c *cluster, opt planOptions) (*pbsPlan, error) {
 			wholeStarts = append(wholeStarts, st)
 		}
 	}
-	if len(cpCands) > 0 && !cpDone {
+	if len(cpCands) > 0 {
 		held := map[string]bool{}
 		for _, st := range wholeStarts {
 			for _, v := range st.Nodes() {
@@ -308,27 +300,22 @@ func plan(ctx context.Context, c *cluster, opt planOptions) (*pbsPlan, error) {
 			partial = append(partial, starts...)
 			p.Deferred = append(p.Deferred, deferred...)
 		} else {
+			// Every cp scheduler failed: the jobs start where the first
+			// fit held room for them in selection order (the whole-node
+			// window took none of it); the others wait with the first
+			// fit's reason.
 			p.Notes = append(p.Notes, "partial-node schedulers failed ("+why+"); the first fit placed those jobs")
 			if p.CP != nil {
 				p.CP.Fallback = why + "; the first fit placed the jobs"
 			}
-			for v := range held {
-				fit.take(c.byName[v])
-			}
-			stopped := ""
 			for _, cand := range cpCands {
-				if stopped != "" {
-					p.Deferred = append(p.Deferred, pbsReason{cand.job.ID, stopped})
-					continue
-				}
-				chunks, _, why := fit.place(cand, math.MaxInt)
-				if why != "" {
-					p.Deferred = append(p.Deferred, pbsReason{cand.job.ID, why})
-					stopped = fmt.Sprintf("queued behind job %s, which does not fit (selection stops at the first job that does not fit)", cand.job.ID)
+				r := reserved[cand]
+				if r.why != "" {
+					p.Deferred = append(p.Deferred, pbsReason{cand.job.ID, r.why})
 					continue
 				}
 				partial = append(partial, &pbsStart{Job: cand.job.ID, Queue: cand.job.Queue, Path: pathPartial,
-					Placement: "first-fit", Why: cand.path, Chunks: chunks, Cost: -1})
+					Placement: "first-fit", Why: cand.path, Chunks: r.chunks, Cost: -1})
 			}
 		}
 	}
