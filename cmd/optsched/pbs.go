@@ -160,8 +160,10 @@ func newPBSRunCmd(s *streams, runF func(*pbsOptions) error) *cobra.Command {
 run qrun (with --apply), append the cycle to the audit log. A cycle that
 fails (bad input, a failed qrun) is logged and reported on stderr, and the
 next cycle runs as planned; with --once the failure is the exit status.
-Each cycle holds the lock file, so two runs never act at once. SIGINT and
-SIGTERM end the daemon between cycles.`,
+Each cycle holds the lock file, so two runs never act at once. SIGINT or
+SIGTERM stops the daemon after the cycle in flight, whose qrun commands
+all run and are logged; a second signal aborts that cycle (the qrun in
+flight is killed, the others do not run).`,
 		Example: `  optsched pbs run --apply --interval 60s --nodes 'n[001-128]' --exec-queues opt
   optsched pbs run --apply --once     # from cron or a PBS periodic hook`,
 		Args: argsBetween(0, 0),
@@ -520,6 +522,9 @@ func runPBSPlan(ctx context.Context, o *pbsOptions) error {
 	var err error
 	switch {
 	case o.apply:
+		var release func()
+		ctx, _, release = gracefulSignals(ctx, o.streams.err)
+		defer release()
 		p, err = o.lockedCycle(ctx, "plan --apply")
 	case o.logPath != "":
 		// A dry run is logged only when asked to be.
@@ -568,7 +573,45 @@ func (o *pbsOptions) writePlan(p *pbsPlan) error {
 		_, err := fmt.Fprintln(out, p.summary(o.apply))
 		return err
 	}
-	return p.writeScript(out, o.qrunName())
+	return p.writeScript(out, o.qrunName(), o.apply)
+}
+
+// gracefulSignals handles SIGINT and SIGTERM for cycles that act: the
+// first signal closes stopping (the daemon stops after the cycle in
+// flight, whose qrun commands all run and are logged), the second ends
+// the returned context (the qrun in flight is killed, the rest are not
+// run, the cycle is logged as interrupted). release restores the default
+// handling.
+func gracefulSignals(parent context.Context, errOut io.Writer) (ctx context.Context, stopping <-chan struct{}, release func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	stop := make(chan struct{})
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-done:
+				return
+			case s := <-sigs:
+				n++
+				if n == 1 {
+					fmt.Fprintf(errOut, "optsched: %v: finishing the cycle in flight, then stopping (again to abort it)\n", s)
+					close(stop)
+					continue
+				}
+				fmt.Fprintf(errOut, "optsched: %v again: aborting the cycle\n", s)
+				cancel(fmt.Errorf("aborted by a second %v", s))
+				return
+			}
+		}
+	}()
+	return ctx, stop, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel(nil)
+	}
 }
 
 // runPBSDaemon repeats cycles every interval until the context ends, the
@@ -591,8 +634,8 @@ func runPBSDaemon(ctx context.Context, o *pbsOptions) error {
 	if o.cycles < 0 {
 		return usageError{fmt.Errorf("--cycles must be at least 0, got %d", o.cycles)}
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, stopping, release := gracefulSignals(ctx, o.streams.err)
+	defer release()
 	for n := 1; ; n++ {
 		start := time.Now()
 		p, err := o.lockedCycle(ctx, "run")
@@ -614,6 +657,13 @@ func runPBSDaemon(ctx context.Context, o *pbsOptions) error {
 			return nil
 		}
 		select {
+		case <-stopping:
+			return nil
+		default:
+		}
+		select {
+		case <-stopping:
+			return nil
 		case <-ctx.Done():
 			return nil
 		case <-time.After(max(0, o.interval-time.Since(start))):

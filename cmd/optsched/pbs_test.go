@@ -289,6 +289,7 @@ echo "qrun $*" >> "$FAKE_CALLS"
 for j in $QRUN_FAIL; do
   if [ "$3" = "$j" ]; then echo "qrun: Request invalid for state of job $3" >&2; exit 2; fi
 done
+if [ -n "$QRUN_SLEEP" ]; then sleep "$QRUN_SLEEP"; echo "qrun-done $3" >> "$FAKE_CALLS"; fi
 exit 0
 `,
 	}

@@ -13,21 +13,39 @@ import (
 	"time"
 )
 
-// qrunTimeout bounds one qrun call.
-const qrunTimeout = 60 * time.Second
+// qrunTimeout bounds one qrun call; qrunWaitDelay how long after it the
+// cycle still waits for the output pipes of what qrun left behind.
+var (
+	qrunTimeout   = 60 * time.Second
+	qrunWaitDelay = 2 * time.Second
+)
 
 // applyPlan runs `qrun -H SPEC JOB` for every start of the plan, in order.
 // A failing qrun does not stop the others: each start records its exit
 // code and error, and the returned error lists the jobs whose qrun failed.
+// Each qrun runs for at most qrunTimeout (its process group is killed
+// then) and the cycle waits at most qrunWaitDelay more for its pipes.
+// When ctx ends, the qrun in flight is killed and the starts not yet run
+// are left unapplied (recorded as such).
 func applyPlan(ctx context.Context, p *pbsPlan, qrun string) error {
 	var failed []string
-	for _, s := range p.Starts {
+	for i, s := range p.Starts {
+		if ctx.Err() != nil {
+			failed = append(failed, fmt.Sprintf("%d starts not run: %v", len(p.Starts)-i, context.Cause(ctx)))
+			break
+		}
 		cctx, cancel := context.WithTimeout(ctx, qrunTimeout)
 		cmd := exec.CommandContext(cctx, qrun, "-H", s.ExecVnode(), s.Job)
+		boundProcess(cmd)
+		cmd.WaitDelay = qrunWaitDelay
 		var stderr bytes.Buffer
-		cmd.Stdout = &stderr
-		cmd.Stderr = &stderr
+		cmd.Stdout = &headWriter{b: &stderr, n: 1 << 16}
+		cmd.Stderr = cmd.Stdout
 		err := cmd.Run()
+		if err != nil && cctx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
+			err = fmt.Errorf("qrun did not finish within %v and was killed: %w", qrunTimeout, err)
+			stderr.Reset()
+		}
 		cancel()
 		s.Applied = true
 		if err == nil {
@@ -52,6 +70,19 @@ func applyPlan(ctx context.Context, p *pbsPlan, qrun string) error {
 		return fmt.Errorf("qrun failed for %d of %d jobs: %s", len(failed), len(p.Starts), strings.Join(failed, "; "))
 	}
 	return nil
+}
+
+// headWriter keeps the first n bytes written to it and drops the rest.
+type headWriter struct {
+	b *bytes.Buffer
+	n int
+}
+
+func (h *headWriter) Write(p []byte) (int, error) {
+	if room := h.n - h.b.Len(); room > 0 {
+		h.b.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
 }
 
 // auditEntry is one line of the audit log: a cycle's input digest, its

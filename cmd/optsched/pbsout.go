@@ -116,10 +116,19 @@ func (c *cluster) nodeCounts() pbsNodesDoc {
 // per start, each with a comment saying what it is, every deferred and
 // skipped job with why it waits, and an exit status that is non-zero when
 // any qrun failed (the script goes on after a failure).
-func (p *pbsPlan) writeScript(out io.Writer, qrun string) error {
-	d := p.doc(qrun, true)
+//
+// With applied (--apply: the qrun commands have run) it writes the same
+// plan as a record instead, every line a comment, each start with the
+// command that ran and its exit status: run by sh, it does nothing, so
+// that piping it to sh by habit cannot start the jobs twice.
+func (p *pbsPlan) writeScript(out io.Writer, qrun string, applied bool) error {
+	d := p.doc(qrun, !applied)
 	var b strings.Builder
-	fmt.Fprintln(&b, "#!/bin/sh")
+	if applied {
+		fmt.Fprintln(&b, "# APPLIED: optsched already ran the qrun commands below; this is a record, not a script")
+	} else {
+		fmt.Fprintln(&b, "#!/bin/sh")
+	}
 	server := d.Server
 	if d.PBSVersion != "" {
 		server += " (PBS " + d.PBSVersion + ")"
@@ -143,7 +152,9 @@ func (p *pbsPlan) writeScript(out io.Writer, qrun string) error {
 	for _, n := range d.Notes {
 		fmt.Fprintf(&b, "# note: %s\n", n)
 	}
-	fmt.Fprintln(&b, "rc=0")
+	if !applied {
+		fmt.Fprintln(&b, "rc=0")
+	}
 	if len(d.Starts) == 0 {
 		fmt.Fprintln(&b, "# nothing starts this cycle")
 	}
@@ -153,7 +164,17 @@ func (p *pbsPlan) writeScript(out io.Writer, qrun string) error {
 			cost = fmt.Sprintf(", CH cost %d", *s.Cost)
 		}
 		fmt.Fprintf(&b, "# %s (queue %s): %s, placed by %s (%s), %s%s\n", s.Job, s.Queue, s.Path, s.Placement, s.Why, plural(len(s.Nodes), "vnode"), cost)
-		fmt.Fprintf(&b, "%s -H %s %s || rc=1\n", shellQuote(qrun), shellQuote(s.ExecVnode), shellQuote(s.Job))
+		cmd := fmt.Sprintf("%s -H %s %s", shellQuote(qrun), shellQuote(s.ExecVnode), shellQuote(s.Job))
+		switch {
+		case !applied:
+			fmt.Fprintf(&b, "%s || rc=1\n", cmd)
+		case s.ExitCode == nil:
+			fmt.Fprintf(&b, "#   not run: %s\n", cmd)
+		case *s.ExitCode == 0:
+			fmt.Fprintf(&b, "#   ran: %s (exit 0)\n", cmd)
+		default:
+			fmt.Fprintf(&b, "#   FAILED: %s (exit %d: %s)\n", cmd, *s.ExitCode, s.Error)
+		}
 	}
 	if len(d.Deferred) > 0 {
 		fmt.Fprintf(&b, "# deferred (%d):\n", len(d.Deferred))
@@ -167,7 +188,9 @@ func (p *pbsPlan) writeScript(out io.Writer, qrun string) error {
 			fmt.Fprintf(&b, "#   %s: %s\n", r.Job, r.Reason)
 		}
 	}
-	fmt.Fprintln(&b, `exit "$rc"`)
+	if !applied {
+		fmt.Fprintln(&b, `exit "$rc"`)
+	}
 	_, err := io.WriteString(out, b.String())
 	return err
 }

@@ -1,0 +1,154 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestMain lets a test run the command in a process of its own (for
+// signals): with OPTSCHED_TEST_ARGS set, the test binary is optsched.
+func TestMain(m *testing.M) {
+	if args := os.Getenv("OPTSCHED_TEST_ARGS"); args != "" {
+		os.Exit(run(strings.Split(args, "\x1f"), os.Stdin, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// startOptsched runs optsched with args in a process of its own.
+func startOptsched(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "OPTSCHED_TEST_ARGS="+strings.Join(args, "\x1f"))
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, &out
+}
+
+// waitFor polls until cond holds (generously: the machine may be busy).
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(60 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+	}
+}
+
+// TestPBSSigtermFinishesTheApply: SIGTERM while a cycle's qrun commands
+// run lets every one of them run to its end, logs the cycle, starts no
+// other cycle and exits 0; a second signal aborts: the qrun in flight is
+// killed and the others do not run, and the log says so.
+func TestPBSSigtermFinishesTheApply(t *testing.T) {
+	_, calls := fakePBS(t, fixture("qstat.json"), fixture("pbsnodes.json"), fixture("queues.json"))
+	t.Setenv("QRUN_SLEEP", "0.5")
+	for _, signals := range []int{1, 2} {
+		dir := t.TempDir()
+		log := filepath.Join(dir, "audit.jsonl")
+		os.Remove(calls)
+		cmd, out := startOptsched(t, "pbs", "run", "--apply", "--interval", "1s", "--cycles", "3", "--timezone", "UTC",
+			"--lock", filepath.Join(dir, "l"), "--log", log)
+		waitFor(t, "the first qrun", func() bool { return len(qrunCalls(t, calls)) > 0 })
+		for range signals {
+			cmd.Process.Signal(syscall.SIGTERM)
+			time.Sleep(50 * time.Millisecond)
+		}
+		err := cmd.Wait()
+		runs, done := qrunCalls(t, calls), 0
+		for _, c := range readCalls(t, calls) {
+			if strings.HasPrefix(c, "qrun-done") {
+				done++
+			}
+		}
+		entries := readAudit(t, log)
+		if len(entries) != 1 || entries[0].Plan == nil {
+			t.Fatalf("%d signals: audit %+v\n%s", signals, entries, out)
+		}
+		applied := 0
+		for _, s := range entries[0].Plan.Starts {
+			if s.ExitCode != nil {
+				applied++
+			}
+		}
+		if signals == 1 {
+			if err != nil || len(runs) != 4 || done != 4 || applied != 4 || entries[0].Error != "" {
+				t.Errorf("one SIGTERM: exit %v, %d qruns, %d finished, %d applied, error %q\n%s", err, len(runs), done, applied, entries[0].Error, out)
+			}
+			continue
+		}
+		if len(runs) != 1 || done != 0 || !strings.Contains(entries[0].Error, "not run") {
+			t.Errorf("two SIGTERMs: %d qruns, %d finished, error %q\n%s", len(runs), done, entries[0].Error, out)
+		}
+	}
+}
+
+// TestPBSQrunTimeoutBoundsItsChildren: a qrun that hangs, with a child
+// holding its output pipe, is killed with its children at the timeout and
+// the cycle goes on.
+func TestPBSQrunTimeoutBoundsItsChildren(t *testing.T) {
+	dir := t.TempDir()
+	qrun := filepath.Join(dir, "qrun")
+	script := "#!/bin/sh\n(sleep 120; echo late) &\nsleep 120\n"
+	if err := os.WriteFile(qrun, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old := qrunTimeout
+	qrunTimeout = 300 * time.Millisecond
+	t.Cleanup(func() { qrunTimeout = old })
+	p := &pbsPlan{Starts: []*pbsStart{{Job: "1.s", Chunks: []pbsVChunk{{Vnode: "a"}}}, {Job: "2.s", Chunks: []pbsVChunk{{Vnode: "b"}}}}}
+	start := time.Now()
+	err := applyPlan(context.Background(), p, qrun)
+	// The limit under test: 2 × (timeout + wait delay), generously.
+	if el := time.Since(start); el > 20*time.Second {
+		t.Errorf("applyPlan took %v", el)
+	}
+	if err == nil || !strings.Contains(err.Error(), "did not finish") {
+		t.Errorf("error %v", err)
+	}
+	if !slices.ContainsFunc(p.Starts, func(s *pbsStart) bool { return s.Applied && s.ExitCode != 0 }) || !p.Starts[1].Applied {
+		t.Errorf("starts %+v", p.Starts)
+	}
+}
+
+// TestPBSAppliedOutputIsNotAScript: what `plan --apply` prints records
+// the commands that ran, but piped to sh by habit it runs nothing, while
+// the dry run's script does run them.
+func TestPBSAppliedOutputIsNotAScript(t *testing.T) {
+	_, calls := fakePBS(t, fixture("qstat.json"), fixture("pbsnodes.json"), fixture("queues.json"))
+	dir := t.TempDir()
+	for _, apply := range []bool{true, false} {
+		args := []string{"pbs", "plan", "--timezone", "UTC", "--lock", filepath.Join(dir, "l"), "--log", filepath.Join(dir, "a.jsonl")}
+		if apply {
+			args = append(args, "--apply")
+		}
+		code, out, errs := optsched(t, "", args...)
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		before := len(qrunCalls(t, calls))
+		sh := exec.Command("sh")
+		sh.Stdin = strings.NewReader(out)
+		if msg, err := sh.CombinedOutput(); err != nil {
+			t.Errorf("apply %v: sh: %v %s", apply, err, msg)
+		}
+		ran := len(qrunCalls(t, calls)) - before
+		switch {
+		case apply && (ran != 0 || !strings.Contains(out, "ran: qrun -H")):
+			t.Errorf("the --apply output piped to sh ran %d qrun commands:\n%s", ran, out)
+		case !apply && ran != 4:
+			t.Errorf("the dry run's script ran %d qrun commands, want 4", ran)
+		}
+	}
+}
