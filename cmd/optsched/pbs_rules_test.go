@@ -272,3 +272,95 @@ func TestPBSExecVnodeCountsWhenPbsnodesLags(t *testing.T) {
 		}
 	}
 }
+
+// multiHost writes two multi-vnode hosts, h0 and h1, of two 8-CPU vnodes
+// each (h0[0], h0[1], h1[0], h1[1]) and their natural vnodes (ncpus=0).
+func multiHost(busy string) string {
+	var parts []string
+	for h := range 2 {
+		parts = append(parts, fmt.Sprintf(`"h%d":{"state":"free","resources_available":{"ncpus":0,"host":"h%d","vnode":"h%d"}}`, h, h, h))
+		for i := range 2 {
+			name := fmt.Sprintf("h%d[%d]", h, i)
+			extra := `"resources_assigned":{}`
+			if name == busy {
+				extra = `"jobs":["9.s/0"],"resources_assigned":{"ncpus":1}`
+			}
+			parts = append(parts, fmt.Sprintf(`"%s":{"state":"free",%s,"resources_available":{"ncpus":8,"mem":"16gb","host":"h%d","vnode":"%s"}}`, name, extra, h, name))
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// TestPBSMultiVnodeHosts: on hosts with several vnodes, place=scatter
+// means one chunk per host and exclhost the whole host, as in PBS, on
+// every path; the plan check holds the planner to it.
+func TestPBSMultiVnodeHosts(t *testing.T) {
+	hostOf := func(v string) string { return v[:2] }
+	for _, partial := range []string{partialCP, partialFirstFit} {
+		opt := testPlan()
+		opt.partial = partial
+		run := func(nodes, jobs string) (*cluster, *pbsPlan) {
+			cl := smallCluster(t, nodes, jobs)
+			p, err := plan(context.Background(), cl, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := checkPlan(cl.st, cl.scope, p); err != nil {
+				t.Errorf("%s: %v", partial, err)
+			}
+			return cl, p
+		}
+		// scatter: two chunks on two hosts; three chunks never fit.
+		_, p := run(multiHost(""), queued("1.s", "2:ncpus=1", "scatter")+","+queued("2.s", "3:ncpus=1", "scatter"))
+		if len(p.Starts) != 1 || p.Starts[0].Job != "1.s" || hostOf(p.Starts[0].Chunks[0].Vnode) == hostOf(p.Starts[0].Chunks[1].Vnode) {
+			t.Errorf("%s scatter: %v", partial, describeStarts(p.Starts))
+		}
+		if len(p.Deferred) != 1 || p.Deferred[0].Job != "2.s" || !strings.Contains(p.Deferred[0].Reason, "never") {
+			t.Errorf("%s scatter over 3 hosts: deferred %+v", partial, p.Deferred)
+		}
+		// vscatter is about vnodes: three chunks fit.
+		if _, p := run(multiHost(""), queued("1.s", "3:ncpus=1", "vscatter")); len(p.Starts) != 1 {
+			t.Errorf("%s vscatter: %v %+v", partial, describeStarts(p.Starts), p.Deferred)
+		}
+		// exclhost takes a whole host; the job behind gets the other host
+		// only, and with both taken the third waits.
+		_, p = run(multiHost(""), queued("1.s", "1:ncpus=1", "exclhost")+","+queued("2.s", "1:ncpus=1", "exclhost")+","+queued("3.s", "1:ncpus=1", "free"))
+		hosts := map[string]string{}
+		for _, s := range p.Starts {
+			for _, c := range s.Chunks {
+				if other, ok := hosts[hostOf(c.Vnode)]; ok && other != s.Job {
+					t.Errorf("%s exclhost: %s and %s on host %s", partial, other, s.Job, hostOf(c.Vnode))
+				}
+				hosts[hostOf(c.Vnode)] = s.Job
+			}
+		}
+		if len(p.Starts) != 2 {
+			t.Errorf("%s exclhost: %v, deferred %+v", partial, describeStarts(p.Starts), p.Deferred)
+		}
+		// A host with a job on one vnode is not free for exclhost; a
+		// running exclhost job holds its host's other vnode.
+		_, p = run(multiHost("h0[0]"), `"9.s":{"job_state":"R","queue":"workq","exec_vnode":"(h0[0]:ncpus=1)","Resource_List":{"select":"1:ncpus=1","place":"exclhost","walltime":"01:00:00"}}`+","+
+			queued("1.s", "1:ncpus=1", "exclhost")+","+queued("2.s", "1:ncpus=1", "free")+","+queued("3.s", "1:ncpus=1", "free"))
+		for _, s := range p.Starts {
+			for _, c := range s.Chunks {
+				if hostOf(c.Vnode) == "h0" {
+					t.Errorf("%s: job %s on %s, a host held by exclhost job 9.s", partial, s.Job, c.Vnode)
+				}
+			}
+		}
+		if len(p.Starts) != 1 || p.Starts[0].Job != "1.s" {
+			t.Errorf("%s running exclhost: %v, deferred %+v", partial, describeStarts(p.Starts), p.Deferred)
+		}
+	}
+	// The check catches what the planner must not do.
+	cl := smallCluster(t, multiHost(""), queued("1.s", "2:ncpus=1", "scatter")+","+queued("2.s", "1:ncpus=1", "exclhost")+","+queued("3.s", "1:ncpus=1", "free"))
+	for name, starts := range map[string][]*pbsStart{
+		"scatter on one host": {{Job: "1.s", Queue: "workq", Path: pathPartial, Chunks: []pbsVChunk{{Vnode: "h0[0]", Amounts: model.Resources{"ncpus": 1}}, {Vnode: "h0[1]", Amounts: model.Resources{"ncpus": 1}}}}},
+		"beside exclhost": {{Job: "2.s", Queue: "workq", Path: pathPartial, Chunks: []pbsVChunk{{Vnode: "h1[0]", Amounts: model.Resources{"ncpus": 1}}}},
+			{Job: "3.s", Queue: "workq", Path: pathPartial, Chunks: []pbsVChunk{{Vnode: "h1[1]", Amounts: model.Resources{"ncpus": 1}}}}},
+	} {
+		if err := checkPlan(cl.st, cl.scope, &pbsPlan{c: cl, Starts: starts}); err == nil {
+			t.Errorf("checkPlan accepted %s", name)
+		}
+	}
+}

@@ -220,6 +220,7 @@ func checkPlan(st *pbsState, scope *pbsScope, p *pbsPlan) error {
 			}
 		}
 	}
+	checkHosts(st, p, jobs, named, add)
 	for _, name := range slices.Sorted(maps.Keys(planned)) {
 		n := nodes[name]
 		for k, add2 := range planned[name] {
@@ -253,6 +254,108 @@ func checkPlan(st *pbsState, scope *pbsScope, p *pbsPlan) error {
 		return nil
 	}
 	return fmt.Errorf("%w: %w", errUnsafePlan, errors.Join(problems...))
+}
+
+// checkHosts checks what a job's place says of hosts (a host is a
+// vnode's resources_available.host, else its name; a multi-vnode host
+// has several vnodes):
+//
+//   - place=scatter puts each chunk on a host of its own; place=pack all
+//     chunks on one host;
+//   - a start that is exclusive on a host (place=exclhost, or the vnode's
+//     sharing force_exclhost, or default_exclhost without place=shared)
+//     is the only start on it, and no vnode of the host runs a job, has
+//     resources assigned or is in a running job's exec_vnode;
+//   - no start goes to a host that a running job holds exclusively.
+func checkHosts(st *pbsState, p *pbsPlan, jobs map[string]*pbs.Job, named map[string]bool, add func(string, ...any)) {
+	host := map[string]string{}
+	members := map[string][]*pbs.Node{}
+	for i := range st.nodes.Nodes {
+		n := &st.nodes.Nodes[i]
+		h, ok := n.Text["host"]
+		if !ok || h == "" {
+			h = n.Name
+		}
+		host[n.Name] = h
+		members[h] = append(members[h], n)
+	}
+	nodeByName := map[string]*pbs.Node{}
+	for i := range st.nodes.Nodes {
+		nodeByName[st.nodes.Nodes[i].Name] = &st.nodes.Nodes[i]
+	}
+	hostExcl := func(n *pbs.Node, pl pbs.Place) bool {
+		switch n.Sharing {
+		case "force_exclhost":
+			return true
+		case "default_exclhost":
+			return pl.Sharing != "shared"
+		case "ignore_excl", "force_excl":
+			return false
+		}
+		return pl.Sharing == "exclhost"
+	}
+	// Hosts held exclusively by running jobs.
+	heldBy := map[string]string{}
+	for i := range st.jobs.Jobs {
+		j := &st.jobs.Jobs[i]
+		for _, ch := range j.ExecVnode {
+			for _, u := range ch {
+				if n := nodeByName[u.Vnode]; n != nil && hostExcl(n, j.Place) {
+					heldBy[host[u.Vnode]] = j.ID
+				}
+			}
+		}
+	}
+	startsOn := map[string][]string{} // host -> jobs starting there
+	exclHosts := map[string]string{}  // host -> job holding it whole
+	for _, s := range p.Starts {
+		j := jobs[s.Job]
+		if j == nil {
+			continue
+		}
+		hosts := map[string]bool{}
+		var order []string
+		for _, c := range s.Chunks {
+			h, ok := host[c.Vnode]
+			if !ok {
+				continue
+			}
+			if hosts[h] && j.Place.Arrangement == "scatter" {
+				add("job %s: place=scatter, but two chunks on host %s", j.ID, h)
+			}
+			if !hosts[h] {
+				order = append(order, h)
+			}
+			hosts[h] = true
+			if hostExcl(nodeByName[c.Vnode], j.Place) {
+				exclHosts[h] = j.ID
+			}
+		}
+		if j.Place.Arrangement == "pack" && len(hosts) > 1 {
+			add("job %s: place=pack, but chunks on hosts %v", j.ID, order)
+		}
+		for _, h := range order {
+			startsOn[h] = append(startsOn[h], j.ID)
+			if by, ok := heldBy[h]; ok {
+				add("job %s: host %s is held exclusively by running job %s", j.ID, h, by)
+			}
+		}
+	}
+	for _, h := range slices.Sorted(maps.Keys(exclHosts)) {
+		j := exclHosts[h]
+		if len(startsOn[h]) > 1 {
+			add("host %s: held exclusively by job %s but also given to %v", h, j, startsOn[h])
+		}
+		for _, n := range members[h] {
+			busy := len(n.Jobs) > 0 || named[n.Name]
+			for _, v := range n.Assigned {
+				busy = busy || v != 0
+			}
+			if busy {
+				add("host %s: held exclusively by job %s but its vnode %s runs jobs or has resources assigned", h, j, n.Name)
+			}
+		}
+	}
 }
 
 func chunkVnodes(chunks []pbsVChunk) []string {

@@ -79,6 +79,9 @@ func (c *cluster) cpEligible(cand *candidate) string {
 			return "it is exclusive on vnode " + v.n.Name
 		}
 	}
+	if why := c.hostRules(cand, c.vnodes); why != "" {
+		return why
+	}
 	return ""
 }
 

@@ -58,6 +58,35 @@ func (f *fitState) idleNow(v *vnode) bool {
 	return (f.pristine || v.idle) && !f.taken[v] && !f.touched[v]
 }
 
+// hostFree reports whether a job may take host h whole: every vnode of
+// it with CPUs is optsched's, idle now and usable (vnodes without CPUs,
+// such as the natural vnode, only need to run nothing).
+func (f *fitState) hostFree(h string) bool {
+	for _, n := range f.c.hostNodes[h] {
+		v := f.c.byName[n.Name]
+		switch {
+		case v != nil:
+			if !f.usable(v) || !f.idleNow(v) {
+				return false
+			}
+		case n.Available["ncpus"] > 0 || len(n.Jobs) > 0 || !allZero(n.Assigned):
+			return false
+		}
+	}
+	return true
+}
+
+// idleOn counts the owned vnodes of host h that are idle now.
+func (f *fitState) idleOn(h string) int {
+	n := 0
+	for _, m := range f.c.hostNodes[h] {
+		if v := f.c.byName[m.Name]; v != nil && f.idleNow(v) {
+			n++
+		}
+	}
+	return n
+}
+
 // take marks vnode v as held whole by a job of the window solve.
 func (f *fitState) take(v *vnode) { f.taken[v] = true }
 
@@ -85,11 +114,22 @@ func (f *fitState) place(cand *candidate, idleBudget int) (chunks []pbsVChunk, u
 		return r
 	}
 	mine := map[*vnode]bool{}
+	mineHost := map[string]bool{}
 	excl := map[*vnode]bool{}
 	var assign []*vnode
+	hostScatter := j.Place.Arrangement == "scatter"
 	fits := func(v *vnode, u chunkReq) bool {
 		if !f.usable(v) || v.n.Queue != "" && v.n.Queue != j.Queue {
 			return false
+		}
+		h := f.c.hostOf[v.n.Name]
+		if f.c.multiVnodeHost(h) {
+			if hostScatter && mineHost[h] && !mine[v] {
+				return false // one chunk per host; the vnode case is below
+			}
+			if hostExclusiveOn(v.n, j.Place) && !mineHost[h] && (!f.hostFree(h) || usedIdle+f.idleOn(h) > idleBudget) {
+				return false
+			}
 		}
 		if exclusiveOn(v.n, j.Place) && !mine[v] && !f.idleNow(v) {
 			return false
@@ -123,6 +163,7 @@ func (f *fitState) place(cand *candidate, idleBudget int) (chunks []pbsVChunk, u
 		}
 		if !mine[v] {
 			mine[v] = true
+			mineHost[f.c.hostOf[v.n.Name]] = true
 			if f.idleNow(v) {
 				usedIdle++
 			}
@@ -210,6 +251,19 @@ func (f *fitState) place(cand *candidate, idleBudget int) (chunks []pbsVChunk, u
 				f.taken[v] = true
 			} else {
 				f.touched[v] = true
+			}
+		}
+	}
+	// A job exclusive on a multi-vnode host holds all of it.
+	for v := range mine {
+		if h := f.c.hostOf[v.n.Name]; f.c.multiVnodeHost(h) && hostExclusiveOn(v.n, j.Place) {
+			for _, n := range f.c.hostNodes[h] {
+				if w := f.c.byName[n.Name]; w != nil && !f.taken[w] {
+					if !mine[w] && f.idleNow(w) {
+						usedIdle++
+					}
+					f.taken[w] = true
+				}
 			}
 		}
 	}

@@ -289,11 +289,17 @@ func plan(ctx context.Context, c *cluster, opt planOptions) (*pbsPlan, error) {
 		}
 	}
 	if len(cpCands) > 0 {
+		// Held from the cp schedule: the whole-node starts' vnodes and
+		// what first-fit jobs hold exclusively (a vnode, or every vnode
+		// of a host).
 		held := map[string]bool{}
 		for _, st := range wholeStarts {
 			for _, v := range st.Nodes() {
 				held[v] = true
 			}
+		}
+		for v := range fit.taken {
+			held[v.n.Name] = true
 		}
 		starts, deferred, why, ok := schedulePartialCP(ctx, c, cpCands, held, partial, opt, p)
 		if ok {

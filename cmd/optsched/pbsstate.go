@@ -146,6 +146,14 @@ type cluster struct {
 	skipped []pbsReason
 	// ignored counts vnodes of pbsnodes outside optsched's part.
 	ignored int
+	// hostOf maps every vnode of pbsnodes to its host
+	// (resources_available.host, else its own name); cpuVnodes counts the
+	// vnodes with CPUs of each host. A host with several is a
+	// multi-vnode host, where place=scatter and exclhost are about hosts,
+	// not vnodes.
+	hostOf    map[string]string
+	cpuVnodes map[string]int
+	hostNodes map[string][]*pbs.Node
 	// execUse sums, per vnode, the amounts the running jobs' exec_vnode
 	// names there: used whatever pbsnodes' resources_assigned says.
 	execUse map[string]model.Resources
@@ -202,6 +210,19 @@ func buildCluster(st *pbsState, scope *pbsScope) (*cluster, error) {
 	if a, b := st.jobs.Timestamp, st.nodes.Timestamp; a > 0 && b > 0 && max(a-b, b-a) > 300 {
 		c.notes = append(c.notes, fmt.Sprintf("qstat and pbsnodes were taken %d s apart: the state may be stale", max(a-b, b-a)))
 	}
+	c.hostOf, c.cpuVnodes, c.hostNodes = map[string]string{}, map[string]int{}, map[string][]*pbs.Node{}
+	for i := range st.nodes.Nodes {
+		n := &st.nodes.Nodes[i]
+		h := n.Text["host"]
+		if h == "" {
+			h = n.Name
+		}
+		c.hostOf[n.Name] = h
+		c.hostNodes[h] = append(c.hostNodes[h], n)
+		if n.Available["ncpus"] > 0 {
+			c.cpuVnodes[h]++
+		}
+	}
 	if err := c.buildTopology(owned); err != nil {
 		return nil, err
 	}
@@ -238,9 +259,26 @@ func buildCluster(st *pbsState, scope *pbsScope) (*cluster, error) {
 			}
 		}
 	}
+	// A running job exclusive on a multi-vnode host holds every vnode of
+	// it, also those its exec_vnode does not name.
+	hostHeld := map[string]string{}
+	for i := range st.jobs.Jobs {
+		j := &st.jobs.Jobs[i]
+		for _, name := range pbs.Vnodes(j.ExecVnode) {
+			h := c.hostOf[name]
+			if n := c.nodeNamed(name); n != nil && c.multiVnodeHost(h) && hostExclusiveOn(n, j.Place) {
+				hostHeld[h] = j.ID
+			}
+		}
+	}
+	held := 0
 	for _, n := range inTopo {
 		id, _ := c.topo.Lookup(n.Name)
 		v := &vnode{n: n, id: id, free: n.Free()}
+		if _, ok := hostHeld[c.hostOf[n.Name]]; ok && v.free {
+			v.free = false
+			held++
+		}
 		v.idle = v.free && len(n.Jobs) == 0 && !busy[n.Name] && allZero(n.Assigned)
 		c.vnodes = append(c.vnodes, v)
 		c.byName[n.Name] = v
@@ -254,6 +292,9 @@ func buildCluster(st *pbsState, scope *pbsScope) (*cluster, error) {
 		for k := range n.Available {
 			c.checked[k] = true
 		}
+	}
+	if held > 0 {
+		c.notes = append(c.notes, fmt.Sprintf("%s on hosts held exclusively (exclhost) by running jobs taken as not free", plural(held, "free vnode")))
 	}
 	for k := range knownConsumables {
 		c.consumable[k] = true
@@ -477,6 +518,53 @@ func firstNonZero(vs ...int64) int64 {
 	return 0
 }
 
+// nodeNamed returns the vnode of pbsnodes with that name, or nil.
+func (c *cluster) nodeNamed(name string) *pbs.Node {
+	for _, n := range c.hostNodes[c.hostOf[name]] {
+		if n.Name == name {
+			return n
+		}
+	}
+	return nil
+}
+
+// multiVnodeHost reports whether host h has several vnodes with CPUs.
+func (c *cluster) multiVnodeHost(h string) bool { return c.cpuVnodes[h] > 1 }
+
+// hostExclusiveOn reports whether a job with place p gets the whole host
+// of vnode n to itself ([PBS 2022.1 RG] pbs_node_attributes, sharing:
+// force_exclhost always, default_exclhost unless the job asks for
+// shared, otherwise place=exclhost; ignore_excl never).
+func hostExclusiveOn(n *pbs.Node, p pbs.Place) bool {
+	switch n.Sharing {
+	case "force_exclhost":
+		return true
+	case "ignore_excl", "force_excl":
+		return false
+	case "default_exclhost":
+		return p.Sharing != "shared"
+	}
+	return p.Sharing == "exclhost"
+}
+
+// hostRules reports whether a job's place asks for something of hosts
+// that differs from vnodes on this cluster: scatter (one chunk per host)
+// or host exclusivity, on a multi-vnode host among vs.
+func (c *cluster) hostRules(cand *candidate, vs []*vnode) string {
+	for _, v := range vs {
+		if !c.multiVnodeHost(c.hostOf[v.n.Name]) {
+			continue
+		}
+		if cand.job.Place.Arrangement == "scatter" && len(cand.units) > 1 {
+			return "place=scatter on multi-vnode hosts: one chunk per host"
+		}
+		if hostExclusiveOn(v.n, cand.job.Place) {
+			return "exclusive on multi-vnode host " + c.hostOf[v.n.Name] + ": the whole host"
+		}
+	}
+	return ""
+}
+
 // exclusiveOn reports whether a job with place p gets vnode n to itself,
 // following the vnode sharing attribute ([PBS 2022.1 RG] pbs_node_attributes,
 // sharing): force_* always, ignore_excl never, default_excl* unless the
@@ -514,6 +602,9 @@ func (c *cluster) classify(cand *candidate) (bool, string) {
 		return false, "place=pack: all chunks on one host"
 	}
 	idle := c.reference()
+	if why := c.hostRules(cand, idle); why != "" {
+		return false, why
+	}
 	if c.exclAll == nil {
 		// Facts about the reference vnodes that many jobs share.
 		c.exclAll, c.misfit = map[pbs.Place]bool{}, map[string]string{}
