@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -461,11 +462,50 @@ func (o *pbsOptions) cycle(ctx context.Context, apply bool) (*pbsPlan, *pbsState
 		return p, st, err
 	}
 	if apply && len(p.Starts) > 0 {
+		if o.live() {
+			// The plan applier's re-check: the state is read again just
+			// before qrun, and only the starts it still allows run.
+			fresh, err := o.readState(ctx)
+			if err != nil {
+				return p, st, fmt.Errorf("re-reading the state before qrun (nothing was started): %w", err)
+			}
+			recheckPlan(fresh, sc, p)
+		}
 		if err := applyPlan(ctx, p, qrun); err != nil {
 			return p, st, err
 		}
 	}
 	return p, st, nil
+}
+
+// live reports whether the state comes from the server's commands (not
+// from files or a snapshot), so that it can be read again before qrun.
+func (o *pbsOptions) live() bool {
+	return o.qstatFile == "" && o.nodesFile == "" && o.queuesFile == "" && o.snapshot == ""
+}
+
+// recheckPlan checks the plan's starts against a state read again just
+// before qrun (a vnode may have gone offline, a job been deleted or
+// started by someone else since the plan was made). When checkPlan
+// rejects the plan on the fresh state, the starts are taken one by one in
+// order and each is kept only when the kept ones with it still pass;
+// those dropped are deferred with the reason.
+func recheckPlan(fresh *pbsState, sc *pbsScope, p *pbsPlan) {
+	probe := &pbsPlan{c: p.c, Starts: p.Starts}
+	if checkPlan(fresh, sc, probe) == nil {
+		return
+	}
+	var kept []*pbsStart
+	for _, s := range p.Starts {
+		probe.Starts = append(slices.Clip(kept), s)
+		if err := checkPlan(fresh, sc, probe); err != nil {
+			p.Deferred = append(p.Deferred, pbsReason{s.Job, "not started: the state read again just before qrun no longer allows it: " + err.Error()})
+			continue
+		}
+		kept = append(kept, s)
+	}
+	p.Notes = append(p.Notes, fmt.Sprintf("the state read again before qrun changed: %d of %d starts dropped", len(p.Starts)-len(kept), len(p.Starts)))
+	p.Starts = kept
 }
 
 // lockedCycle runs a cycle under the lock and appends it to the audit log.

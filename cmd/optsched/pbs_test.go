@@ -282,6 +282,9 @@ case "$*" in *-Q*) cat "$FAKE_QUEUES" ;; *) cat "$FAKE_QSTAT" ;; esac
 `,
 		"pbsnodes": `#!/bin/sh
 echo "pbsnodes $*" >> "$FAKE_CALLS"
+if [ -n "$FAKE_NODES_LATER" ] && grep -q '^pbsnodes' "$FAKE_CALLS" && [ "$(grep -c '^pbsnodes' "$FAKE_CALLS")" -gt 1 ]; then
+  cat "$FAKE_NODES_LATER"; exit 0
+fi
 cat "$FAKE_NODES"
 `,
 		"qrun": `#!/bin/sh
@@ -300,6 +303,7 @@ exit 0
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	t.Setenv("QRUN_FAIL", "")
+	t.Setenv("FAKE_NODES_LATER", "")
 	return bin, calls
 }
 
@@ -688,5 +692,50 @@ func TestPBSStdin(t *testing.T) {
 		"--queues", fixture("queues.json"), "--timezone", "UTC")
 	if code != exitOK || len(scriptCommands(t, out)) != 4 {
 		t.Errorf("exit %d, %s\n%s", code, errs, out)
+	}
+}
+
+// TestPBSRecheckBeforeQrun: the state is read again just before qrun; a
+// start whose vnode went offline meanwhile is dropped with the reason,
+// the others run.
+func TestPBSRecheckBeforeQrun(t *testing.T) {
+	_, calls := fakePBS(t, fixture("qstat.json"), fixture("pbsnodes.json"), fixture("queues.json"))
+	data, err := os.ReadFile(fixture("pbsnodes.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// n013 goes offline between the two reads.
+	i := strings.Index(string(data), `"n013":{`)
+	j := i + strings.Index(string(data)[i:], `"state":"free"`)
+	later := string(data)[:j] + `"state":"offline"` + string(data)[j+len(`"state":"free"`):]
+	if later == string(data) {
+		t.Fatal("fixture n013 not found")
+	}
+	laterPath := filepath.Join(t.TempDir(), "later.json")
+	if err := os.WriteFile(laterPath, []byte(later), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("FAKE_NODES_LATER", laterPath)
+	dir := t.TempDir()
+	code, out, errs := optsched(t, "", "pbs", "plan", "--apply", "--timezone", "UTC", "--lock", filepath.Join(dir, "l"), "--log", filepath.Join(dir, "a"), "-o", "json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	runs := qrunCalls(t, calls)
+	for _, r := range runs {
+		if strings.Contains(r, "n013") {
+			t.Errorf("qrun on the vnode that went offline: %s", r)
+		}
+	}
+	var doc pbsPlanDoc
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	dropped := false
+	for _, d := range doc.Deferred {
+		dropped = dropped || strings.Contains(d.Reason, "read again just before qrun") && strings.Contains(d.Reason, "n013")
+	}
+	if len(runs) != 3 || len(doc.Starts) != 3 || !dropped {
+		t.Errorf("%d qruns, %d starts, deferred %+v", len(runs), len(doc.Starts), doc.Deferred)
 	}
 }
