@@ -364,3 +364,36 @@ func TestPBSMultiVnodeHosts(t *testing.T) {
 		}
 	}
 }
+
+// TestPBSPlaceGroup: place=group=tier1 puts every chunk on vnodes with one
+// tier1 value, trying the groups in turn, and the check holds to it.
+func TestPBSPlaceGroup(t *testing.T) {
+	var nodes []string
+	for i := range 4 {
+		// g0 has v0, v1 (v0 partly used); g1 has v2, v3.
+		extra := ""
+		if i == 0 {
+			extra = `,"resources_assigned":{"ncpus":60}`
+		}
+		nodes = append(nodes, fmt.Sprintf(`"v%d":{"state":"free","resources_available":{"ncpus":64,"tier0":"t0","tier1":"g%d"}%s}`, i, i/2, extra))
+	}
+	cl := smallCluster(t, strings.Join(nodes, ","), queued("1.s", "2:ncpus=40", "group=tier1")+","+queued("2.s", "3:ncpus=40", "group=tier1"))
+	p, err := plan(context.Background(), cl, testPlan())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkPlan(cl.st, cl.scope, p); err != nil {
+		t.Error(err)
+	}
+	if len(p.Starts) != 1 || p.Starts[0].ExecVnode() != "(v2:ncpus=40)+(v3:ncpus=40)" {
+		t.Errorf("starts %v, deferred %+v", describeStarts(p.Starts), p.Deferred)
+	}
+	if len(p.Deferred) != 1 || !strings.Contains(p.Deferred[0].Reason, "group=tier1") {
+		t.Errorf("deferred %+v", p.Deferred)
+	}
+	bad := &pbsPlan{c: cl, Starts: []*pbsStart{{Job: "1.s", Queue: "workq", Path: pathPartial,
+		Chunks: []pbsVChunk{{Vnode: "v1", Amounts: model.Resources{"ncpus": 40}}, {Vnode: "v2", Amounts: model.Resources{"ncpus": 40}}}}}}
+	if err := checkPlan(cl.st, cl.scope, bad); err == nil || !strings.Contains(err.Error(), "group=tier1") {
+		t.Errorf("checkPlan accepted chunks in two groups: %v", err)
+	}
+}

@@ -261,7 +261,8 @@ func checkPlan(st *pbsState, scope *pbsScope, p *pbsPlan) error {
 // has several vnodes):
 //
 //   - place=scatter puts each chunk on a host of its own; place=pack all
-//     chunks on one host;
+//     chunks on one host; place=group=r all chunks on vnodes with one
+//     value of r;
 //   - a start that is exclusive on a host (place=exclhost, or the vnode's
 //     sharing force_exclhost, or default_exclhost without place=shared)
 //     is the only start on it, and no vnode of the host runs a job, has
@@ -333,6 +334,17 @@ func checkHosts(st *pbsState, p *pbsPlan, jobs map[string]*pbs.Job, named map[st
 		}
 		if j.Place.Arrangement == "pack" && len(hosts) > 1 {
 			add("job %s: place=pack, but chunks on hosts %v", j.ID, order)
+		}
+		if g := j.Place.Group; g != "" {
+			vals := map[string]bool{}
+			for _, c := range s.Chunks {
+				if n := nodeByName[c.Vnode]; n != nil {
+					vals[n.Text[g]] = true
+				}
+			}
+			if len(vals) != 1 || vals[""] {
+				add("job %s: place=group=%s, but its vnodes have %s values %v", j.ID, g, g, slices.Sorted(maps.Keys(vals)))
+			}
 		}
 		for _, h := range order {
 			startsOn[h] = append(startsOn[h], j.ID)

@@ -102,7 +102,35 @@ type pbsVChunk struct {
 // that are idle now. On success the placement is committed and returned
 // with one chunk per unit; otherwise nothing changes and why says what did
 // not fit.
+//
+// place=group=resource puts every chunk on vnodes with the same value of
+// that resource: the groups are tried in the order of their values, and
+// the first where the whole job fits is taken.
 func (f *fitState) place(cand *candidate, idleBudget int) (chunks []pbsVChunk, usedIdle int, why string) {
+	g := cand.job.Place.Group
+	if g == "" {
+		return f.placeIn(cand, idleBudget, nil)
+	}
+	values := map[string]bool{}
+	for _, v := range f.c.vnodes {
+		if val, ok := v.n.Text[g]; ok && val != "" {
+			values[val] = true
+		}
+	}
+	if len(values) == 0 {
+		return nil, 0, fmt.Sprintf("place=group=%s: no vnode has resource %s", g, g)
+	}
+	for _, val := range slices.Sorted(maps.Keys(values)) {
+		chunks, usedIdle, why = f.placeIn(cand, idleBudget, func(v *vnode) bool { return v.n.Text[g] == val })
+		if why == "" {
+			return chunks, usedIdle, ""
+		}
+	}
+	return nil, 0, fmt.Sprintf("place=group=%s: no group of vnodes with one %s takes every chunk (%s)", g, g, why)
+}
+
+// placeIn is place restricted to the vnodes allow accepts (all when nil).
+func (f *fitState) placeIn(cand *candidate, idleBudget int, allow func(*vnode) bool) (chunks []pbsVChunk, usedIdle int, why string) {
 	j := cand.job
 	left := map[*vnode]model.Resources{} // tentative capacities
 	capOf := func(v *vnode) model.Resources {
@@ -119,7 +147,7 @@ func (f *fitState) place(cand *candidate, idleBudget int) (chunks []pbsVChunk, u
 	var assign []*vnode
 	hostScatter := j.Place.Arrangement == "scatter"
 	fits := func(v *vnode, u chunkReq) bool {
-		if !f.usable(v) || v.n.Queue != "" && v.n.Queue != j.Queue {
+		if !f.usable(v) || v.n.Queue != "" && v.n.Queue != j.Queue || allow != nil && !allow(v) {
 			return false
 		}
 		h := f.c.hostOf[v.n.Name]
