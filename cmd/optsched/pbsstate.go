@@ -601,6 +601,9 @@ func (c *cluster) classify(cand *candidate) (bool, string) {
 	if j.Place.Arrangement == "pack" && len(cand.units) > 1 {
 		return false, "place=pack: all chunks on one host"
 	}
+	if j.Place.Group != "" && len(cand.units) > 1 {
+		return false, "place=group=" + j.Place.Group + ": all chunks in one group"
+	}
 	idle := c.reference()
 	if why := c.hostRules(cand, idle); why != "" {
 		return false, why
