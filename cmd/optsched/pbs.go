@@ -13,7 +13,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/model/pbs"
+	"github.com/optsched/optsched/pbsched"
 	"github.com/optsched/optsched/solver"
 )
 
@@ -99,7 +99,7 @@ func (o *pbsOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.cost, "cost", "lan-code", "CH cost model: lan-code or lan-paper")
 	f.StringVar(&o.solver, "solver", "csp", "exact window solver ("+strings.Join(registry().Names(), ", ")+")")
 	f.StringVar(&o.fallback, "fallback", "sa", "heuristic that takes over when the exact solver runs out of time: sa or none")
-	f.StringVar(&o.partial, "partial", partialCP, "placement of the jobs whose chunks share vnodes: cp (CP/SAT time-and-resource schedule, list schedule and first fit as fallbacks) or first-fit")
+	f.StringVar(&o.partial, "partial", pbsched.PartialCP, "placement of the jobs whose chunks share vnodes: cp (CP/SAT time-and-resource schedule, list schedule and first fit as fallbacks) or first-fit")
 	f.BoolVar(&o.apply, "apply", false, "run the qrun commands (default: a dry run that only prints them)")
 	f.StringVar(&o.qrun, "qrun", "", "qrun binary (default: qrun found on PATH)")
 	f.StringVar(&o.lockPath, "lock", "", "lock file that keeps cycles one at a time (default: $XDG_STATE_HOME/optsched/pbs.lock, or ~/.local/state/optsched/pbs.lock)")
@@ -192,7 +192,7 @@ func (o *pbsOptions) validate() error {
 	if o.timeLimit <= 0 {
 		return usageError{fmt.Errorf("--time-limit must be positive, got %v", o.timeLimit)}
 	}
-	if o.partial != "" && o.partial != partialCP && o.partial != partialFirstFit {
+	if o.partial != "" && o.partial != pbsched.PartialCP && o.partial != pbsched.PartialFirstFit {
 		return usageError{fmt.Errorf("--partial must be cp or first-fit, got %q", o.partial)}
 	}
 	if o.maxJobs < 0 {
@@ -214,21 +214,21 @@ func (o *pbsOptions) validate() error {
 }
 
 // scope returns what the flags say optsched schedules.
-func (o *pbsOptions) scope() (*pbsScope, error) {
-	sc := &pbsScope{levels: o.levels, period: int64(o.period / time.Second)}
+func (o *pbsOptions) scope() (*pbsched.Scope, error) {
+	sc := &pbsched.Scope{Levels: o.levels, Period: int64(o.period / time.Second)}
 	if len(o.execQueues) > 0 {
-		sc.execQueues = map[string]bool{}
+		sc.ExecQueues = map[string]bool{}
 		for _, q := range o.execQueues {
-			sc.execQueues[strings.TrimSpace(q)] = true
+			sc.ExecQueues[strings.TrimSpace(q)] = true
 		}
 	}
-	sc.nodeList = o.nodes
+	sc.NodeList = o.nodes
 	if o.topologyConf != "" {
 		data, err := os.ReadFile(o.topologyConf)
 		if err != nil {
 			return nil, fmt.Errorf("--topology-conf: %w", err)
 		}
-		sc.topologyConf = string(data)
+		sc.TopologyConf = string(data)
 	}
 	return sc, nil
 }
@@ -353,7 +353,7 @@ func (l *limitedWriter) Write(p []byte) (int, error) {
 }
 
 // readState reads and parses the three documents.
-func (o *pbsOptions) readState(ctx context.Context) (*pbsState, error) {
+func (o *pbsOptions) readState(ctx context.Context) (*pbsched.State, error) {
 	loc, err := loadLocation(o.timezone)
 	if err != nil {
 		return nil, usageError{fmt.Errorf("--timezone: %w", err)}
@@ -386,25 +386,25 @@ func (o *pbsOptions) readState(ctx context.Context) (*pbsState, error) {
 		fmt.Fprintf(h, "%d\n", len(part))
 		h.Write(part)
 	}
-	st := &pbsState{digest: hex.EncodeToString(h.Sum(nil))}
-	if st.jobs, err = pbs.ParseJobs(jobsData, loc); err != nil {
+	st := &pbsched.State{Digest: hex.EncodeToString(h.Sum(nil))}
+	if st.Jobs, err = pbs.ParseJobs(jobsData, loc); err != nil {
 		return st, fmt.Errorf("%s: %w", jobsSrc, err)
 	}
-	if st.nodes, err = pbs.ParseNodes(nodesData); err != nil {
+	if st.Nodes, err = pbs.ParseNodes(nodesData); err != nil {
 		return st, fmt.Errorf("%s: %w", nodesSrc, err)
 	}
 	if queuesData != nil {
-		if st.queues, err = pbs.ParseQueues(queuesData); err != nil {
+		if st.Queues, err = pbs.ParseQueues(queuesData); err != nil {
 			return st, fmt.Errorf("%s: %w", queuesSrc, err)
 		}
 	}
 	switch {
-	case st.jobs.Timestamp > 0:
-		st.now = st.jobs.Timestamp
-	case st.nodes.Timestamp > 0:
-		st.now = st.nodes.Timestamp
+	case st.Jobs.Timestamp > 0:
+		st.Now = st.Jobs.Timestamp
+	case st.Nodes.Timestamp > 0:
+		st.Now = st.Nodes.Timestamp
 	default:
-		st.now = time.Now().Unix()
+		st.Now = time.Now().Unix()
 	}
 	return st, nil
 }
@@ -420,8 +420,8 @@ func loadLocation(name string) (*time.Location, error) {
 }
 
 // cycle runs one read–decide–check–act cycle. With apply it runs the qrun
-// commands; it never runs one unless the whole plan passed checkPlan.
-func (o *pbsOptions) cycle(ctx context.Context, apply bool) (*pbsPlan, *pbsState, error) {
+// commands; it never runs one unless the whole plan passed pbsched.Check.
+func (o *pbsOptions) cycle(ctx context.Context, apply bool) (*pbsched.Plan, *pbsched.State, error) {
 	sc, err := o.scope()
 	if err != nil {
 		return nil, nil, err
@@ -437,28 +437,21 @@ func (o *pbsOptions) cycle(ctx context.Context, apply bool) (*pbsPlan, *pbsState
 	if err != nil {
 		return nil, st, err
 	}
-	if err := sc.resolveNodes(st.nodes); err != nil {
-		return nil, st, err
+	if err := sc.ResolveNodes(st.Nodes); err != nil {
+		return nil, st, usageError{err}
 	}
-	c, err := buildCluster(st, sc)
-	if err != nil {
-		return nil, st, err
-	}
-	po := planOptions{timeLimit: o.timeLimit, maxJobs: o.maxJobs, cost: o.cost, newSolver: o.newSolver, fallbacks: o.fallbacks,
-		partial: o.partial, newSchedulers: o.newSchedulers}
-	if po.newSolver == nil {
+	po := pbsched.Options{TimeLimit: o.timeLimit, MaxJobs: o.maxJobs, Cost: o.cost, NewSolver: o.newSolver, Fallbacks: o.fallbacks,
+		Partial: o.partial, NewSchedulers: o.newSchedulers}
+	if po.NewSolver == nil {
 		so := &solveOptions{streams: o.streams, solver: o.solver, formulation: "strong", fallback: o.fallback, seed: 1,
 			sa: solver.SAParams{Tmax: 2500, Tmin: 2.5, Steps: 500, Destroy: 2, Q: 100}}
-		po.newSolver = so.newSolver
+		po.NewSolver = so.newSolver
 	}
-	if po.fallbacks == nil {
-		po.fallbacks = defaultFallbacks()
-	}
-	p, err := plan(ctx, c, po)
+	p, err := pbsched.Decide(ctx, st, sc, po)
 	if err != nil {
 		return nil, st, err
 	}
-	if err := checkPlan(st, sc, p); err != nil {
+	if err := pbsched.Check(st, sc, p); err != nil {
 		return p, st, err
 	}
 	if apply && len(p.Starts) > 0 {
@@ -469,9 +462,9 @@ func (o *pbsOptions) cycle(ctx context.Context, apply bool) (*pbsPlan, *pbsState
 			if err != nil {
 				return p, st, fmt.Errorf("re-reading the state before qrun (nothing was started): %w", err)
 			}
-			recheckPlan(fresh, sc, p)
+			pbsched.Recheck(fresh, sc, p)
 		}
-		if err := applyPlan(ctx, p, qrun); err != nil {
+		if err := pbsched.Apply(ctx, p, pbsched.Qrun{Path: qrun}); err != nil {
 			return p, st, err
 		}
 	}
@@ -484,32 +477,8 @@ func (o *pbsOptions) live() bool {
 	return o.qstatFile == "" && o.nodesFile == "" && o.queuesFile == "" && o.snapshot == ""
 }
 
-// recheckPlan checks the plan's starts against a state read again just
-// before qrun (a vnode may have gone offline, a job been deleted or
-// started by someone else since the plan was made). When checkPlan
-// rejects the plan on the fresh state, the starts are taken one by one in
-// order and each is kept only when the kept ones with it still pass;
-// those dropped are deferred with the reason.
-func recheckPlan(fresh *pbsState, sc *pbsScope, p *pbsPlan) {
-	probe := &pbsPlan{c: p.c, Starts: p.Starts}
-	if checkPlan(fresh, sc, probe) == nil {
-		return
-	}
-	var kept []*pbsStart
-	for _, s := range p.Starts {
-		probe.Starts = append(slices.Clip(kept), s)
-		if err := checkPlan(fresh, sc, probe); err != nil {
-			p.Deferred = append(p.Deferred, pbsReason{s.Job, "not started: the state read again just before qrun no longer allows it: " + err.Error()})
-			continue
-		}
-		kept = append(kept, s)
-	}
-	p.Notes = append(p.Notes, fmt.Sprintf("the state read again before qrun changed: %d of %d starts dropped", len(p.Starts)-len(kept), len(p.Starts)))
-	p.Starts = kept
-}
-
 // lockedCycle runs a cycle under the lock and appends it to the audit log.
-func (o *pbsOptions) lockedCycle(ctx context.Context, command string) (*pbsPlan, error) {
+func (o *pbsOptions) lockedCycle(ctx context.Context, command string) (*pbsched.Plan, error) {
 	lockPath, logPath, err := o.paths()
 	if err != nil {
 		return nil, err
@@ -523,10 +492,10 @@ func (o *pbsOptions) lockedCycle(ctx context.Context, command string) (*pbsPlan,
 	defer lock.unlock()
 	p, st, cerr := o.cycle(ctx, o.apply)
 	if st != nil {
-		e.InputSHA256 = st.digest
+		e.InputSHA256 = st.Digest
 	}
 	if p != nil {
-		d := p.doc(o.qrunName(), !o.apply)
+		d := p.Doc(o.qrunName(), !o.apply)
 		e.Plan = &d
 	}
 	if cerr != nil {
@@ -558,7 +527,7 @@ func runPBSPlan(ctx context.Context, o *pbsOptions) error {
 	default:
 		return usageError{fmt.Errorf("-o must be script or json, got %q", o.output)}
 	}
-	var p *pbsPlan
+	var p *pbsched.Plan
 	var err error
 	switch {
 	case o.apply:
@@ -568,14 +537,14 @@ func runPBSPlan(ctx context.Context, o *pbsOptions) error {
 		p, err = o.lockedCycle(ctx, "plan --apply")
 	case o.logPath != "":
 		// A dry run is logged only when asked to be.
-		var st *pbsState
+		var st *pbsched.State
 		p, st, err = o.cycle(ctx, false)
 		e := auditEntry{LoggedAt: time.Now().UTC().Format(time.RFC3339Nano), Command: "plan"}
 		if st != nil {
-			e.InputSHA256 = st.digest
+			e.InputSHA256 = st.Digest
 		}
 		if p != nil {
-			d := p.doc(o.qrunName(), true)
+			d := p.Doc(o.qrunName(), true)
 			e.Plan = &d
 		}
 		if err != nil {
@@ -585,7 +554,7 @@ func runPBSPlan(ctx context.Context, o *pbsOptions) error {
 	default:
 		p, _, err = o.cycle(ctx, false)
 	}
-	if p != nil && (err == nil || p.applied()) {
+	if p != nil && (err == nil || p.Applied()) {
 		if werr := o.writePlan(p); werr != nil {
 			return werr
 		}
@@ -593,27 +562,17 @@ func runPBSPlan(ctx context.Context, o *pbsOptions) error {
 	return err
 }
 
-// applied reports whether qrun ran for any start.
-func (p *pbsPlan) applied() bool {
-	for _, s := range p.Starts {
-		if s.Applied {
-			return true
-		}
-	}
-	return false
-}
-
 // writePlan prints a plan in the chosen output.
-func (o *pbsOptions) writePlan(p *pbsPlan) error {
+func (o *pbsOptions) writePlan(p *pbsched.Plan) error {
 	out := o.streams.out
 	switch o.output {
 	case "json":
-		return writeJSON(out, p.doc(o.qrunName(), !o.apply))
+		return writeJSON(out, p.Doc(o.qrunName(), !o.apply))
 	case "summary":
-		_, err := fmt.Fprintln(out, p.summary(o.apply))
+		_, err := fmt.Fprintln(out, p.Summary(o.apply))
 		return err
 	}
-	return p.writeScript(out, o.qrunName(), o.apply)
+	return p.WriteScript(out, o.qrunName(), o.apply)
 }
 
 // gracefulSignals handles SIGINT and SIGTERM for cycles that act: the
@@ -681,7 +640,7 @@ func runPBSDaemon(ctx context.Context, o *pbsOptions) error {
 		p, err := o.lockedCycle(ctx, "run")
 		if p != nil {
 			if o.output == "json" {
-				line, _ := json.Marshal(p.doc(o.qrunName(), !o.apply))
+				line, _ := json.Marshal(p.Doc(o.qrunName(), !o.apply))
 				fmt.Fprintln(o.streams.out, string(line))
 			} else if werr := o.writePlan(p); werr != nil {
 				return werr

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/optsched/optsched/pbsched"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -65,13 +66,14 @@ func polarisLike(nodes, queued int, seed uint64) (qstat, pbsnodes []byte) {
 // solve dominates when it cannot prove optimality quickly.
 func BenchmarkPBSCycle(b *testing.B) {
 	queues, _ := pbs.ParseQueues([]byte(`{"Queue":{"prod-exec":{"queue_type":"Execution","started":"True"}}}`))
-	solvers := map[string]planOptions{"csp@1s": testPlan(), "slurm": testPlan()}
+	csp := pbsched.Options{TimeLimit: time.Second, NewSolver: cspSolver}
+	solvers := map[string]pbsched.Options{"csp@1s": csp, "slurm": csp}
 	sl := solvers["slurm"]
-	sl.newSolver = func() (solver.Solver, error) { return heuristics.Slurm{}, nil }
+	sl.NewSolver = func() (solver.Solver, error) { return heuristics.Slurm{}, nil }
 	solvers["slurm"] = sl
 	for _, name := range []string{"csp@1s", "slurm"} {
 		o := solvers[name]
-		o.partial = partialCP
+		o.Partial = pbsched.PartialCP
 		solvers[name+"+cp"] = o
 	}
 	for _, size := range []struct{ nodes, jobs int }{{560, 200}, {2240, 800}} {
@@ -89,17 +91,13 @@ func BenchmarkPBSCycle(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					st := &pbsState{jobs: js, nodes: ns, queues: queues, now: js.Timestamp, digest: "bench"}
-					sc := &pbsScope{levels: []string{"tier0", "tier1"}, period: 60}
-					c, err := buildCluster(st, sc)
+					st := &pbsched.State{Jobs: js, Nodes: ns, Queues: queues, Now: js.Timestamp, Digest: "bench"}
+					sc := &pbsched.Scope{Levels: []string{"tier0", "tier1"}, Period: 60}
+					p, err := pbsched.Decide(context.Background(), st, sc, opt)
 					if err != nil {
 						b.Fatal(err)
 					}
-					p, err := plan(context.Background(), c, opt)
-					if err != nil {
-						b.Fatal(err)
-					}
-					if err := checkPlan(st, sc, p); err != nil {
+					if err := pbsched.Check(st, sc, p); err != nil {
 						b.Fatal(err)
 					}
 					starts = len(p.Starts)
@@ -129,4 +127,12 @@ func BenchmarkPBSParse(b *testing.B) {
 			}
 		}
 	})
+}
+
+// cspSolver is the whole-node window solver of a cycle as the command
+// sets it up: csp with SA in the reserve.
+func cspSolver() (solver.Solver, error) {
+	o := &solveOptions{solver: "csp", formulation: "strong", fallback: "sa", seed: 1}
+	o.sa.Tmax, o.sa.Tmin, o.sa.Steps, o.sa.Destroy, o.sa.Q = 2500, 2.5, 500, 2, 100
+	return o.newSolver()
 }

@@ -70,7 +70,7 @@ func TestPBSNodesWithBrackets(t *testing.T) {
 		if err != nil {
 			t.Fatalf("--nodes %s: %v", c.nodes, err)
 		}
-		if got := p.c.nodeCounts().Owned; got != len(c.want) {
+		if got := p.Doc("qrun", true).Nodes.Owned; got != len(c.want) {
 			t.Errorf("--nodes %s: %d owned, want %d", c.nodes, got, len(c.want))
 		}
 		if len(p.Starts) == 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/optsched/optsched/pbsched"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -172,7 +173,7 @@ func (rc *randomCluster) write(t *testing.T) (qstat, nodes, queues string) {
 // whole-node starts on vnodes running nothing and shared with no other
 // start; CPUs within capacity. It returns the numbers of whole- and
 // partial-node starts.
-func (rc *randomCluster) verify(t *testing.T, seed uint64, starts []pbsStartDoc) (whole, partial int) {
+func (rc *randomCluster) verify(t *testing.T, seed uint64, starts []pbsched.StartDoc) (whole, partial int) {
 	t.Helper()
 	seen := map[string]bool{}
 	cpus := map[string]int64{}
@@ -203,14 +204,14 @@ func (rc *randomCluster) verify(t *testing.T, seed uint64, starts []pbsStartDoc)
 			if len(holders[v]) == 0 || holders[v][len(holders[v])-1] != s.Job {
 				holders[v] = append(holders[v], s.Job)
 			}
-			if s.Path == pathWhole {
+			if s.Path == pbsched.PathWhole {
 				wholeOn[v] = true
 				if rc.busy[v] || rc.usedCPUs[v] > 0 {
 					t.Errorf("seed %d: whole-node job %s on busy vnode %s", seed, s.Job, v)
 				}
 			}
 		}
-		if s.Path == pathWhole {
+		if s.Path == pbsched.PathWhole {
 			whole++
 		} else {
 			partial++
@@ -233,7 +234,7 @@ func (rc *randomCluster) verify(t *testing.T, seed uint64, starts []pbsStartDoc)
 // execution queue, or overfills a vnode. (The cycle's own checkPlan must
 // pass too: it returns an error otherwise.)
 func TestPBSNeverNamesUnavailableVnodes(t *testing.T) {
-	for _, mode := range []string{partialFirstFit, partialCP} {
+	for _, mode := range []string{pbsched.PartialFirstFit, pbsched.PartialCP} {
 		var whole, partial, deferred int
 		for seed := uint64(1); seed <= 300; seed++ {
 			rc := newRandomCluster(rand.New(rand.NewPCG(seed, 6)))
@@ -245,7 +246,7 @@ func TestPBSNeverNamesUnavailableVnodes(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: seed %d: %v", mode, seed, err)
 			}
-			d := p.doc("qrun", true)
+			d := p.Doc("qrun", true)
 			w, pa := rc.verify(t, seed, d.Starts)
 			whole, partial, deferred = whole+w, partial+pa, deferred+len(d.Deferred)
 		}
@@ -271,13 +272,13 @@ func TestPBSFakeQrunNeverGetsUnavailableVnodes(t *testing.T) {
 		if code != exitOK {
 			t.Fatalf("seed %d: exit %d: %s", seed, code, errs)
 		}
-		var starts []pbsStartDoc
+		var starts []pbsched.StartDoc
 		for _, c := range qrunCalls(t, callsFile) {
 			f := strings.Fields(c)
 			if len(f) != 4 || f[1] != "-H" {
 				t.Fatalf("seed %d: qrun called as %q", seed, c)
 			}
-			starts = append(starts, pbsStartDoc{Job: f[3], ExecVnode: f[2], Path: pathPartial})
+			starts = append(starts, pbsched.StartDoc{Job: f[3], ExecVnode: f[2], Path: pbsched.PathPartial})
 		}
 		calls += len(starts)
 		rc.verify(t, seed, starts)
@@ -285,51 +286,4 @@ func TestPBSFakeQrunNeverGetsUnavailableVnodes(t *testing.T) {
 	if calls < 20 {
 		t.Errorf("only %d qrun calls on 30 random clusters", calls)
 	}
-}
-
-// FuzzPBSCycle feeds arbitrary qstat and pbsnodes documents through the
-// whole decision: parse, build the view, plan, check. Nothing may panic,
-// and any plan that comes out must pass checkPlan.
-func FuzzPBSCycle(f *testing.F) {
-	// Small seeds: the fuzzer minimises every new input, which takes long
-	// on documents of many kilobytes (the readers' own fuzz targets take
-	// the full fixtures).
-	f.Add([]byte(`{"timestamp":1700000000,"Jobs":{"1.s":{"job_state":"Q","queue":"workq","eligible_time":"0:10:00","Resource_List":{"select":"2:ncpus=4","place":"excl","walltime":"1:00:00"}},`+
-		`"2.s":{"job_state":"Q","queue":"workq","Resource_List":{"select":"2:ncpus=2:mem=1gb","place":"scatter"}},`+
-		`"3.s":{"job_state":"R","queue":"workq","exec_vnode":"(a2:ncpus=2)","Resource_List":{"select":"1:ncpus=2","walltime":"1:00"}}}}`),
-		[]byte(`{"nodes":{"a0":{"state":"free","resources_available":{"ncpus":4,"mem":"8gb","tier0":"r0","tier1":"c0"}},`+
-			`"a1":{"state":"free","sharing":"default_excl","resources_available":{"ncpus":4,"mem":"8192mb","tier0":"r0","tier1":"c0"}},`+
-			`"a2":{"state":"free","jobs":["3.s/0"],"resources_available":{"ncpus":4,"mem":"8388608kb","tier0":"r0","tier1":"c1"},"resources_assigned":{"ncpus":2}},`+
-			`"a3":{"state":"down,offline","resources_available":{"ncpus":4,"tier0":"r1","tier1":"c2"}}}}`))
-	f.Add([]byte(`{"Jobs":{"1.s":{"job_state":"Q","queue":"batch","Resource_List":{"select":"1:ncpus=1:ngpus=1+2:ncpus=8","place":"pack"}}}}`),
-		[]byte(`{"nodes":{"g":{"state":"free","queue":"batch","resources_available":{"ncpus":16,"ngpus":2}},"h":{"state":"job-busy","resources_available":{"ncpus":16}}}}`))
-	queues, _ := pbs.ParseQueues([]byte(`{"Queue":{"workq":{"queue_type":"Execution","started":"True"},"batch":{"queue_type":"Execution","started":"True"}}}`))
-	f.Fuzz(func(t *testing.T, qstat, pbsnodes []byte) {
-		js, err := pbs.ParseJobs(qstat, time.UTC)
-		if err != nil {
-			return
-		}
-		ns, err := pbs.ParseNodes(pbsnodes)
-		if err != nil {
-			return
-		}
-		st := &pbsState{jobs: js, nodes: ns, queues: queues, now: max(js.Timestamp, 1), digest: "fuzz"}
-		sc := &pbsScope{levels: []string{"tier0", "tier1"}, period: 60}
-		for _, mode := range []string{partialFirstFit, partialCP} {
-			c, err := buildCluster(st, sc) // plan marks candidates
-			if err != nil {
-				return
-			}
-			opt := testPlan()
-			opt.timeLimit = 20 * time.Millisecond
-			opt.partial = mode
-			p, err := plan(context.Background(), c, opt)
-			if err != nil {
-				continue
-			}
-			if err := checkPlan(st, sc, p); err != nil {
-				t.Fatalf("--partial %s: plan refused by its own check: %v", mode, err)
-			}
-		}
-	})
 }

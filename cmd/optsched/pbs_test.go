@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/optsched/optsched/pbsched"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -185,73 +186,6 @@ func TestPBSWholeNodeWindowIsOptimal(t *testing.T) {
 	}
 }
 
-// TestPBSCheckPlanCatchesUnsafePlans tampers with a valid plan: each
-// change must be refused before any qrun.
-func TestPBSCheckPlanCatchesUnsafePlans(t *testing.T) {
-	o := fixtureOptions(t)
-	sc, _ := o.scope()
-	fresh := func() (*pbsPlan, *pbsState) {
-		p, st, err := o.cycle(context.Background(), false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := checkPlan(st, sc, p); err != nil {
-			t.Fatalf("valid plan refused: %v", err)
-		}
-		return p, st
-	}
-	start := func(p *pbsPlan, job string) *pbsStart {
-		for _, s := range p.Starts {
-			if s.Job == job {
-				return s
-			}
-		}
-		t.Fatalf("no start for %s", job)
-		return nil
-	}
-	cases := []struct {
-		name string
-		edit func(p *pbsPlan)
-		want string
-	}{
-		{"down vnode", func(p *pbsPlan) { start(p, "103.pbs01").Chunks[0].Vnode = "n006" }, "vnode n006 is down, not free"},
-		{"offline vnode", func(p *pbsPlan) { start(p, "103.pbs01").Chunks[0].Vnode = "n007" }, "vnode n007 is offline"},
-		{"busy vnode", func(p *pbsPlan) { start(p, "103.pbs01").Chunks[0].Vnode = "n015" }, "vnode n015 is job-busy"},
-		{"unknown vnode", func(p *pbsPlan) { start(p, "103.pbs01").Chunks[0].Vnode = "zz9" }, "not in pbsnodes"},
-		{"twice", func(p *pbsPlan) { p.Starts = append(p.Starts, start(p, "103.pbs01")) }, "started twice"},
-		{"held job", func(p *pbsPlan) { s := *start(p, "103.pbs01"); s.Job = "105.pbs01"; p.Starts = append(p.Starts, &s) }, "state H"},
-		{"routing queue", func(p *pbsPlan) { s := *start(p, "103.pbs01"); s.Job = "104.pbs01"; p.Starts = append(p.Starts, &s) }, "not a started execution queue"},
-		{"too many cpus", func(p *pbsPlan) {
-			s := *start(p, "103.pbs01")
-			s.Job = "112.pbs01" // a queued job; its queue is stopped too
-			s.Chunks = []pbsVChunk{{Vnode: "n005", Amounts: model.Resources{"ncpus": 1}}}
-			p.Starts = append(p.Starts, &s)
-			start(p, "103.pbs01").Chunks[0].Amounts = model.Resources{"ncpus": 60, "mem": 16 << 30}
-		}, "the select asks 8"},
-		{"over capacity", func(p *pbsPlan) {
-			// Move the GPU job onto n010 twice over with another GPU chunk.
-			s := start(p, "106.pbs01")
-			s.Chunks[1].Vnode = "n005"
-		}, "vnode n005: ngpus"},
-		{"whole vnode shared", func(p *pbsPlan) {
-			w := start(p, "101.pbs01")
-			start(p, "103.pbs01").Chunks[0].Vnode = w.Chunks[0].Vnode
-		}, "held whole by job 101.pbs01"},
-		{"whole-node start off the checked allocation", func(p *pbsPlan) {
-			start(p, "102.pbs01").Chunks[0].Vnode = "n010"
-		}, "not the checked allocation"},
-		{"missing chunk", func(p *pbsPlan) { s := start(p, "106.pbs01"); s.Chunks = s.Chunks[:1] }, "1 vnode chunks for 2 select units"},
-	}
-	for _, c := range cases {
-		p, st := fresh()
-		c.edit(p)
-		err := checkPlan(st, sc, p)
-		if err == nil || !errors.Is(err, errUnsafePlan) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: checkPlan = %v, want %q", c.name, err, c.want)
-		}
-	}
-}
-
 // fakePBS puts fake qstat, pbsnodes and qrun on PATH. qstat and pbsnodes
 // print the given files; every call is appended to the returned calls
 // file; qrun fails (exit 2, a PBS-like message) for the jobs in
@@ -363,7 +297,7 @@ func TestPBSApplyFromPATH(t *testing.T) {
 	if len(got) < 3 || got[0] != "qstat -f -t -F json" || got[1] != "pbsnodes -av -F json" || got[2] != "qstat -Q -f -F json" {
 		t.Fatalf("calls %q", got)
 	}
-	var doc pbsPlanDoc
+	var doc pbsched.PlanDoc
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
@@ -408,7 +342,7 @@ func TestPBSQrunFailureOthersStillRun(t *testing.T) {
 	if len(runs) != 4 {
 		t.Fatalf("qrun calls %q: every start must be attempted", runs)
 	}
-	var doc pbsPlanDoc
+	var doc pbsched.PlanDoc
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -548,7 +482,7 @@ func TestPBSSolverFailureFallsBack(t *testing.T) {
 		}
 		whole := 0
 		for _, st := range p.Starts {
-			if st.Path == pathWhole {
+			if st.Path == pbsched.PathWhole {
 				whole++
 			}
 		}
@@ -647,7 +581,7 @@ func TestPBSTopologyConf(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	var doc pbsPlanDoc
+	var doc pbsched.PlanDoc
 	json.Unmarshal([]byte(out), &doc)
 	if !strings.HasPrefix(doc.Topology, "topology.conf: 4 switches, 2 levels") || len(doc.Starts) != 4 {
 		t.Errorf("topology %q, %d starts", doc.Topology, len(doc.Starts))
@@ -727,7 +661,7 @@ func TestPBSRecheckBeforeQrun(t *testing.T) {
 			t.Errorf("qrun on the vnode that went offline: %s", r)
 		}
 	}
-	var doc pbsPlanDoc
+	var doc pbsched.PlanDoc
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}

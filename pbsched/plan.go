@@ -1,4 +1,4 @@
-package main
+package pbsched
 
 import (
 	"context"
@@ -11,23 +11,24 @@ import (
 	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/solver"
+	"github.com/optsched/optsched/solver/csp"
 )
 
-// The two paths a job can take to a start.
+// The two paths a job can take to a start (StartDoc.Path).
 const (
-	pathWhole   = "whole-node"
-	pathPartial = "partial-node"
+	PathWhole   = "whole-node"
+	PathPartial = "partial-node"
 )
 
-// pbsStart is one job that starts this cycle.
-type pbsStart struct {
+// Start is one job that starts this cycle.
+type Start struct {
 	Job   string
 	Queue string
-	// Path is pathWhole or pathPartial; Placement names what placed it
+	// Path is PathWhole or PathPartial; Placement names what placed it
 	// (the window solver, or "first-fit"); Why says why the job took
 	// this path.
 	Path, Placement, Why string
-	Chunks               []pbsVChunk
+	Chunks               []VChunk
 	// Cost is the CH cost of a whole-node job's vnode set; -1 for a
 	// partial-node job.
 	Cost int64
@@ -38,10 +39,10 @@ type pbsStart struct {
 }
 
 // ExecVnode returns the start's qrun -H vnode specification.
-func (s *pbsStart) ExecVnode() string { return execVnode(s.Chunks) }
+func (s *Start) ExecVnode() string { return execVnode(s.Chunks) }
 
 // Nodes returns the distinct vnodes of the start, in order.
-func (s *pbsStart) Nodes() []string {
+func (s *Start) Nodes() []string {
 	var out []string
 	for _, c := range s.Chunks {
 		if !slices.Contains(out, c.Vnode) {
@@ -51,29 +52,29 @@ func (s *pbsStart) Nodes() []string {
 	return out
 }
 
-// pbsPlan is a cycle's decision.
-type pbsPlan struct {
+// Plan is a cycle's decision.
+type Plan struct {
 	c        *cluster
-	Starts   []*pbsStart
-	Deferred []pbsReason
+	Starts   []*Start
+	Deferred []Reason
 	// Window is the whole-node jobs' window (nil when there were none),
 	// Allocs their allocations as the solver gave them, checked by
 	// model.Check.
 	Window *model.Window
 	Allocs []model.Allocation
 	// Solve summarises the window solve.
-	Solve pbsSolveDoc
+	Solve SolveDoc
 	// CP summarises the partial-node cp schedule (nil when there was
 	// none); CPWindow and CPAllocs are its window and checked schedule.
-	CP       *cpDoc
+	CP       *CPDoc
 	CPWindow *model.Window
 	CPAllocs []model.Allocation
 	Notes    []string
 	Digest   string
 }
 
-// pbsSolveDoc reports the whole-node window solve.
-type pbsSolveDoc struct {
+// SolveDoc reports the whole-node window solve.
+type SolveDoc struct {
 	Jobs      int      `json:"jobs"`
 	Status    string   `json:"status"`
 	Solver    string   `json:"solver"`
@@ -85,25 +86,89 @@ type pbsSolveDoc struct {
 	Fallback string `json:"fallback,omitempty"`
 }
 
-// planOptions are the decision settings of a cycle.
-type planOptions struct {
-	timeLimit time.Duration
-	maxJobs   int
-	cost      string
-	// newSolver makes the window solver (the exact solver in the
-	// time-limited portfolio with its fallback).
-	newSolver func() (solver.Solver, error)
-	// fallbacks are tried in order when the solver fails or finds
-	// nothing.
-	fallbacks []solver.Solver
-	// partial is partialCP or partialFirstFit ("" is first fit).
-	partial string
+// Options are the decision settings of a cycle.
+type Options struct {
+	// TimeLimit bounds the cycle's solves together.
+	TimeLimit time.Duration
+	// MaxJobs caps the multi-node whole-node jobs of a cycle; 0 = no cap.
+	MaxJobs int
+	// Cost is the CH cost model of the whole-node window (lan-code or
+	// lan-paper; "" is the default).
+	Cost string
+	// NewSolver makes the window solver (the exact solver in the
+	// time-limited portfolio with its fallback; DefaultSolver when nil).
+	NewSolver func() (solver.Solver, error)
+	// Fallbacks are tried in order when the solver fails or finds
+	// nothing (DefaultFallbacks when nil).
+	Fallbacks []solver.Solver
+	// Partial is PartialCP or PartialFirstFit ("" is first fit).
+	Partial string
+	// NewSchedulers, when set, replaces DefaultCPSchedulers.
+	NewSchedulers func() []solver.Scheduler
 	// deadline ends the cycle's solves: plan sets it to timeLimit from
 	// its start, so the CP/SAT schedule (at most half of it per run) and
 	// the whole-node window share one time limit.
 	deadline time.Time
-	// newSchedulers, when set, replaces defaultCPSchedulers (tests).
-	newSchedulers func() []solver.Scheduler
+}
+
+// Decide builds the scheduling view of a state within a scope and decides
+// one cycle: which queued jobs start now and on which vnodes, and why
+// every other waits. Input that cannot be trusted is an error naming the
+// job or vnode and the attribute; the plan still has to pass Check before
+// anything runs.
+func Decide(ctx context.Context, st *State, sc *Scope, opt Options) (*Plan, error) {
+	c, err := buildCluster(st, sc)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Fallbacks == nil {
+		opt.Fallbacks = DefaultFallbacks()
+	}
+	if opt.NewSolver == nil {
+		opt.NewSolver = func() (solver.Solver, error) { return DefaultSolver(), nil }
+	}
+	return plan(ctx, c, opt)
+}
+
+// DefaultSolver is the whole-node window solver of a cycle: csp within
+// the time limit, with simulated annealing (heuristics.DefaultAnneal) in
+// the reserve — what `optsched pbs` runs by default.
+func DefaultSolver() solver.Solver {
+	return solver.Portfolio{Exact: csp.Solver{}, Fallback: heuristics.DefaultAnneal()}
+}
+
+// Applied reports whether qrun ran for any start.
+func (p *Plan) Applied() bool {
+	for _, s := range p.Starts {
+		if s.Applied {
+			return true
+		}
+	}
+	return false
+}
+
+// Recheck checks the plan's starts against a state read again just
+// before qrun (a vnode may have gone offline, a job been deleted or
+// started by someone else since the plan was made) — the plan applier's
+// check. When Check rejects the plan on the fresh state, the starts are
+// taken one by one in order and each is kept only when the kept ones
+// with it still pass; those dropped are deferred with the reason.
+func Recheck(fresh *State, sc *Scope, p *Plan) {
+	probe := &Plan{c: p.c, Starts: p.Starts}
+	if Check(fresh, sc, probe) == nil {
+		return
+	}
+	var kept []*Start
+	for _, s := range p.Starts {
+		probe.Starts = append(slices.Clip(kept), s)
+		if err := Check(fresh, sc, probe); err != nil {
+			p.Deferred = append(p.Deferred, Reason{s.Job, "not started: the state read again just before qrun no longer allows it: " + err.Error()})
+			continue
+		}
+		kept = append(kept, s)
+	}
+	p.Notes = append(p.Notes, fmt.Sprintf("the state read again before qrun changed: %d of %d starts dropped", len(p.Starts)-len(kept), len(p.Starts)))
+	p.Starts = kept
 }
 
 // plan decides one cycle: which candidates start and where.
@@ -122,7 +187,7 @@ type planOptions struct {
 // exact solver within the time limit, its fallback, model.Check), and a
 // solver error or an empty answer falls back to the heuristics.
 //
-// With opt.partial == partialCP the partial-node jobs the time-and-resource
+// With opt.Partial == PartialCP the partial-node jobs the time-and-resource
 // model can express (cpEligible) go through the cp schedule of pbscp.go,
 // which decides when and where they start. Queue order holds across the
 // paths: in selection order each cp job holds, by the first fit, the room
@@ -134,9 +199,9 @@ type planOptions struct {
 // the cp schedule runs on every free vnode the whole-node starts leave —
 // at least the room the first fit held. When every cp scheduler fails, the
 // cp jobs start where the first fit held room for them.
-func plan(ctx context.Context, c *cluster, opt planOptions) (*pbsPlan, error) {
-	opt.deadline = time.Now().Add(opt.timeLimit)
-	p := &pbsPlan{c: c, Notes: slices.Clone(c.notes), Digest: c.st.digest}
+func plan(ctx context.Context, c *cluster, opt Options) (*Plan, error) {
+	opt.deadline = time.Now().Add(opt.TimeLimit)
+	p := &Plan{c: c, Notes: slices.Clone(c.notes), Digest: c.st.Digest}
 	// Selection order: model.Order over the candidates.
 	ow := &model.Window{Jobs: make([]model.Job, len(c.cands))}
 	for i, cand := range c.cands {
@@ -153,12 +218,12 @@ func plan(ctx context.Context, c *cluster, opt planOptions) (*pbsPlan, error) {
 	}
 	var whole []*candidate
 	wholeNeed, multi := 0, 0
-	var partial []*pbsStart
+	var partial []*Start
 	var cpCands []*candidate
 	// reserved is, for each cp candidate, where the first fit held room
 	// for it in selection order, or why it could not.
 	type reservation struct {
-		chunks []pbsVChunk
+		chunks []VChunk
 		why    string
 	}
 	reserved := map[*candidate]reservation{}
@@ -168,11 +233,11 @@ func plan(ctx context.Context, c *cluster, opt planOptions) (*pbsPlan, error) {
 	firstFit := func(cand *candidate, why string) string {
 		chunks, usedIdle, reason := fit.place(cand, idleLeft-wholeNeed)
 		if reason != "" {
-			p.Deferred = append(p.Deferred, pbsReason{cand.job.ID, reason})
+			p.Deferred = append(p.Deferred, Reason{cand.job.ID, reason})
 			return fmt.Sprintf("queued behind job %s, which does not fit (selection stops at the first job that does not fit)", cand.job.ID)
 		}
 		idleLeft -= usedIdle
-		partial = append(partial, &pbsStart{Job: cand.job.ID, Queue: cand.job.Queue, Path: pathPartial,
+		partial = append(partial, &Start{Job: cand.job.ID, Queue: cand.job.Queue, Path: PathPartial,
 			Placement: "first-fit", Why: why, Chunks: chunks, Cost: -1})
 		return ""
 	}
@@ -182,26 +247,26 @@ func plan(ctx context.Context, c *cluster, opt planOptions) (*pbsPlan, error) {
 	for _, i := range order {
 		cand := c.cands[i]
 		if stopped != "" {
-			p.Deferred = append(p.Deferred, pbsReason{cand.job.ID, stopped})
+			p.Deferred = append(p.Deferred, Reason{cand.job.ID, stopped})
 			continue
 		}
 		if why := c.neverFits(cand); why != "" {
-			p.Deferred = append(p.Deferred, pbsReason{cand.job.ID, "can never run on optsched's vnodes: " + why})
+			p.Deferred = append(p.Deferred, Reason{cand.job.ID, "can never run on optsched's vnodes: " + why})
 			continue
 		}
 		n := len(cand.units)
 		if cand.whole && stoppedNonCP != "" {
-			p.Deferred = append(p.Deferred, pbsReason{cand.job.ID, stoppedNonCP})
+			p.Deferred = append(p.Deferred, Reason{cand.job.ID, stoppedNonCP})
 			continue
 		}
 		if cand.whole {
-			if n >= 2 && opt.maxJobs > 0 && multi == opt.maxJobs {
-				p.Deferred = append(p.Deferred, pbsReason{cand.job.ID, fmt.Sprintf("the window already holds the maximum of %d multi-node jobs (--max-jobs)", opt.maxJobs)})
+			if n >= 2 && opt.MaxJobs > 0 && multi == opt.MaxJobs {
+				p.Deferred = append(p.Deferred, Reason{cand.job.ID, fmt.Sprintf("the window already holds the maximum of %d multi-node jobs (--max-jobs)", opt.MaxJobs)})
 				stopped = fmt.Sprintf("queued behind job %s (selection stops at the first job that does not start)", cand.job.ID)
 				continue
 			}
 			if wholeNeed+n > idleLeft {
-				p.Deferred = append(p.Deferred, pbsReason{cand.job.ID,
+				p.Deferred = append(p.Deferred, Reason{cand.job.ID,
 					fmt.Sprintf("needs %s, %s left after higher-priority jobs", plural(n, "whole vnode"), plural(idleLeft-wholeNeed, "idle vnode"))})
 				stopped = fmt.Sprintf("queued behind job %s, which does not fit (selection stops at the first job that does not fit)", cand.job.ID)
 				continue
@@ -214,7 +279,7 @@ func plan(ctx context.Context, c *cluster, opt planOptions) (*pbsPlan, error) {
 			continue
 		}
 		ffWhy := cand.path
-		if opt.partial == partialCP {
+		if opt.Partial == PartialCP {
 			why := c.cpEligible(cand)
 			if why == "" {
 				// Scheduled by the cp schedule below. In selection order
@@ -241,21 +306,21 @@ func plan(ctx context.Context, c *cluster, opt planOptions) (*pbsPlan, error) {
 			ffWhy += "; first fit, since the cp scheduler cannot take it: " + why
 		}
 		if stoppedNonCP != "" {
-			p.Deferred = append(p.Deferred, pbsReason{cand.job.ID, stoppedNonCP})
+			p.Deferred = append(p.Deferred, Reason{cand.job.ID, stoppedNonCP})
 			continue
 		}
 		stopped = firstFit(cand, ffWhy)
 	}
 
 	// The whole-node window.
-	p.Solve = pbsSolveDoc{Status: "none", Solver: "none"}
-	var wholeStarts []*pbsStart
+	p.Solve = SolveDoc{Status: "none", Solver: "none"}
+	var wholeStarts []*Start
 	if len(whole) > 0 {
-		w := &model.Window{Time: c.st.now, Topology: c.topo, Cost: model.DefaultCostModel, Running: c.running}
-		if opt.cost != "" {
-			k, err := model.ParseCostKind(opt.cost)
+		w := &model.Window{Time: c.st.Now, Topology: c.topo, Cost: model.DefaultCostModel, Running: c.running}
+		if opt.Cost != "" {
+			k, err := model.ParseCostKind(opt.Cost)
 			if err != nil {
-				return nil, usageError{fmt.Errorf("--cost: %w", err)}
+				return nil, fmt.Errorf("cost model: %w", err)
 			}
 			w.Cost.Kind = k
 		}
@@ -276,14 +341,14 @@ func plan(ctx context.Context, c *cluster, opt planOptions) (*pbsPlan, error) {
 		p.Window = w
 		p.Allocs = res.Allocations
 		for _, d := range res.Deferred {
-			p.Deferred = append(p.Deferred, pbsReason{w.Jobs[d.Job].ID, d.Reason})
+			p.Deferred = append(p.Deferred, Reason{w.Jobs[d.Job].ID, d.Reason})
 		}
 		for _, a := range res.Allocations {
 			cand := whole[a.Job]
-			st := &pbsStart{Job: cand.job.ID, Queue: cand.job.Queue, Path: pathWhole, Placement: res.Solver,
+			st := &Start{Job: cand.job.ID, Queue: cand.job.Queue, Path: PathWhole, Placement: res.Solver,
 				Why: cand.path, Cost: w.Cost.Cost(w.Topology, a.Nodes)}
 			for u, id := range a.Nodes {
-				st.Chunks = append(st.Chunks, pbsVChunk{Vnode: w.Topology.Name(id), Amounts: cand.units[u].written, Labels: cand.units[u].wlabels})
+				st.Chunks = append(st.Chunks, VChunk{Vnode: w.Topology.Name(id), Amounts: cand.units[u].written, Labels: cand.units[u].wlabels})
 			}
 			wholeStarts = append(wholeStarts, st)
 		}
@@ -317,10 +382,10 @@ func plan(ctx context.Context, c *cluster, opt planOptions) (*pbsPlan, error) {
 			for _, cand := range cpCands {
 				r := reserved[cand]
 				if r.why != "" {
-					p.Deferred = append(p.Deferred, pbsReason{cand.job.ID, r.why})
+					p.Deferred = append(p.Deferred, Reason{cand.job.ID, r.why})
 					continue
 				}
-				partial = append(partial, &pbsStart{Job: cand.job.ID, Queue: cand.job.Queue, Path: pathPartial,
+				partial = append(partial, &Start{Job: cand.job.ID, Queue: cand.job.Queue, Path: PathPartial,
 					Placement: "first-fit", Why: cand.path, Chunks: r.chunks, Cost: -1})
 			}
 		}
@@ -331,8 +396,8 @@ func plan(ctx context.Context, c *cluster, opt planOptions) (*pbsPlan, error) {
 		rank[c.cands[i].job.ID] = r
 	}
 	p.Starts = slices.Concat(wholeStarts, partial)
-	slices.SortStableFunc(p.Starts, func(a, b *pbsStart) int { return rank[a.Job] - rank[b.Job] })
-	slices.SortStableFunc(p.Deferred, func(a, b pbsReason) int { return rank[a.Job] - rank[b.Job] })
+	slices.SortStableFunc(p.Starts, func(a, b *Start) int { return rank[a.Job] - rank[b.Job] })
+	slices.SortStableFunc(p.Deferred, func(a, b Reason) int { return rank[a.Job] - rank[b.Job] })
 	return p, nil
 }
 
@@ -356,11 +421,11 @@ func (c *cluster) neverFits(cand *candidate) string {
 // solver and, when it fails or finds nothing, with each fallback
 // heuristic in turn; the plan records what happened. It returns an error
 // only when every one of them failed.
-func solveWithFallback(ctx context.Context, w *model.Window, opt planOptions, p *pbsPlan) (*solver.WindowResult, error) {
+func solveWithFallback(ctx context.Context, w *model.Window, opt Options, p *Plan) (*solver.WindowResult, error) {
 	p.Solve.Jobs = len(w.Jobs)
 	var failures []error
 	try := func(s solver.Solver) *solver.WindowResult {
-		res, err := solver.SolveWindow(ctx, w, s, solver.Options{TimeLimit: opt.left(opt.timeLimit)})
+		res, err := solver.SolveWindow(ctx, w, s, solver.Options{TimeLimit: opt.left(opt.TimeLimit)})
 		switch {
 		case err != nil:
 			failures = append(failures, fmt.Errorf("%s: %w", s.Name(), err))
@@ -372,12 +437,12 @@ func solveWithFallback(ctx context.Context, w *model.Window, opt planOptions, p 
 		return res
 	}
 	var res *solver.WindowResult
-	if s, err := opt.newSolver(); err != nil {
+	if s, err := opt.NewSolver(); err != nil {
 		return nil, err
 	} else {
 		res = try(s)
 	}
-	for _, fb := range opt.fallbacks {
+	for _, fb := range opt.Fallbacks {
 		if res != nil {
 			break
 		}
@@ -395,16 +460,16 @@ func solveWithFallback(ctx context.Context, w *model.Window, opt planOptions, p 
 	return res, nil
 }
 
-// defaultFallbacks are the heuristics a cycle falls back to: Slurm's
+// DefaultFallbacks are the heuristics a cycle falls back to: Slurm's
 // topology-aware best fit, then Lan et al.'s Seq.
-func defaultFallbacks() []solver.Solver {
+func DefaultFallbacks() []solver.Solver {
 	return []solver.Solver{heuristics.Slurm{}, heuristics.Seq{}}
 }
 
 // left returns the time limit of one solve of the cycle: at most want,
 // and no more than what is left before the cycle's deadline (1 ms at
 // least, so that a late solve still answers with its heuristic).
-func (o planOptions) left(want time.Duration) time.Duration {
+func (o Options) left(want time.Duration) time.Duration {
 	if o.deadline.IsZero() {
 		return want
 	}

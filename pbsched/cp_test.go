@@ -1,9 +1,12 @@
-package main
+package pbsched
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -16,19 +19,20 @@ import (
 
 // TestPBSPartialCPFixture: with --partial cp (the default) the fixture's
 // partial-node jobs are scheduled by sat, every qrun names only free
-// vnodes, and the cycle's independent checkPlan passes (cycle runs it).
+// vnodes, and the cycle's independent Check passes (cycle runs it).
 func TestPBSPartialCPFixture(t *testing.T) {
-	o := fixtureOptions(t)
-	o.partial = partialCP
-	p, st, err := o.cycle(context.Background(), false)
+	st, sc := fixtureState(t)
+	opt := testPlan()
+	opt.Partial = PartialCP
+	p, err := Decide(context.Background(), st, sc, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := checkPlan(st, &pbsScope{levels: o.levels, period: 60}, p); err != nil {
+	if err := Check(st, sc, p); err != nil {
 		t.Fatal(err)
 	}
 	states := fixtureNodeStates(t)
-	got := map[string]*pbsStart{}
+	got := map[string]*Start{}
 	for _, s := range p.Starts {
 		got[s.Job] = s
 		for _, v := range s.Nodes() {
@@ -43,7 +47,7 @@ func TestPBSPartialCPFixture(t *testing.T) {
 		}
 	}
 	for _, j := range []string{"103.pbs01", "106.pbs01"} {
-		if s := got[j]; s != nil && (s.Path != pathPartial || s.Placement != "sat") {
+		if s := got[j]; s != nil && (s.Path != PathPartial || s.Placement != "sat") {
 			t.Errorf("job %s: path %s placed by %s, want partial-node by sat", j, s.Path, s.Placement)
 		}
 	}
@@ -74,19 +78,19 @@ func backfillCluster(t *testing.T) *cluster {
 
 func TestPBSPartialCPBeatsFirstFit(t *testing.T) {
 	starts := map[string][]string{}
-	for _, mode := range []string{partialFirstFit, partialCP} {
+	for _, mode := range []string{PartialFirstFit, PartialCP} {
 		c := backfillCluster(t)
-		p, err := plan(context.Background(), c, planOptions{timeLimit: 2 * time.Second, partial: mode})
+		p, err := plan(context.Background(), c, Options{TimeLimit: 2 * time.Second, Partial: mode})
 		if err != nil {
 			t.Fatalf("%s: %v", mode, err)
 		}
-		if err := checkPlan(c.st, c.scope, p); err != nil {
+		if err := Check(c.st, c.scope, p); err != nil {
 			t.Fatalf("%s: %v", mode, err)
 		}
 		for _, s := range p.Starts {
 			starts[mode] = append(starts[mode], s.Job+" "+s.ExecVnode())
 		}
-		if mode == partialCP {
+		if mode == PartialCP {
 			if p.CP == nil || p.CP.Objective == nil || *p.CP.Objective != 3600 {
 				t.Errorf("cp objective %+v, want 3600", p.CP)
 			}
@@ -99,11 +103,11 @@ func TestPBSPartialCPBeatsFirstFit(t *testing.T) {
 			}
 		}
 	}
-	if len(starts[partialFirstFit]) != 0 {
-		t.Errorf("first fit started %v, want nothing", starts[partialFirstFit])
+	if len(starts[PartialFirstFit]) != 0 {
+		t.Errorf("first fit started %v, want nothing", starts[PartialFirstFit])
 	}
-	if want := []string{"B.s (v0:ncpus=16)"}; strings.Join(starts[partialCP], ";") != strings.Join(want, ";") {
-		t.Errorf("cp started %v, want %v", starts[partialCP], want)
+	if want := []string{"B.s (v0:ncpus=16)"}; strings.Join(starts[PartialCP], ";") != strings.Join(want, ";") {
+		t.Errorf("cp started %v, want %v", starts[PartialCP], want)
 	}
 }
 
@@ -121,16 +125,17 @@ func (b brokenScheduler) Schedule(context.Context, *model.Window, solver.Schedul
 // TestPBSPartialCPFallsBackToFirstFit: when every partial-node scheduler
 // fails, the first fit places the jobs and the plan says so.
 func TestPBSPartialCPFallsBackToFirstFit(t *testing.T) {
-	o := fixtureOptions(t)
-	o.partial = partialCP
-	o.newSchedulers = func() []solver.Scheduler { return []solver.Scheduler{brokenScheduler{err: true}, brokenScheduler{}} }
-	p, _, err := o.cycle(context.Background(), false)
+	st, sc := fixtureState(t)
+	opt := testPlan()
+	opt.Partial = PartialCP
+	opt.NewSchedulers = func() []solver.Scheduler { return []solver.Scheduler{brokenScheduler{err: true}, brokenScheduler{}} }
+	p, err := Decide(context.Background(), st, sc, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	n := 0
 	for _, s := range p.Starts {
-		if s.Path == pathPartial {
+		if s.Path == PathPartial {
 			n++
 			if s.Placement != "first-fit" {
 				t.Errorf("%s placed by %s after the schedulers failed", s.Job, s.Placement)
@@ -145,12 +150,10 @@ func TestPBSPartialCPFallsBackToFirstFit(t *testing.T) {
 		t.Errorf("notes %q", note)
 	}
 	// One scheduler failing and the next answering uses the next.
-	o = fixtureOptions(t)
-	o.partial = partialCP
-	o.newSchedulers = func() []solver.Scheduler {
-		return []solver.Scheduler{brokenScheduler{err: true}, defaultCPSchedulers()[1]}
+	opt.NewSchedulers = func() []solver.Scheduler {
+		return []solver.Scheduler{brokenScheduler{err: true}, DefaultCPSchedulers()[1]}
 	}
-	p, _, err = o.cycle(context.Background(), false)
+	p, err = Decide(context.Background(), st, sc, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,12 +202,12 @@ func TestPBSPartialCPKeepsQueueOrder(t *testing.T) {
 		}
 		cl := smallCluster(t, nodes, jobs)
 		opt := testPlan()
-		opt.partial = partialCP
+		opt.Partial = PartialCP
 		p, err := plan(context.Background(), cl, opt)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		if err := checkPlan(cl.st, cl.scope, p); err != nil {
+		if err := Check(cl.st, cl.scope, p); err != nil {
 			t.Errorf("%s: %v", c.name, err)
 		}
 		var started, waiting []string
@@ -231,4 +234,56 @@ func TestPBSPartialCPKeepsQueueOrder(t *testing.T) {
 			}
 		}
 	}
+}
+
+// fixtureState reads the PBS 2022-shaped test documents of model/pbs
+// (times in UTC) with the scope the command's defaults give.
+func fixtureState(t testing.TB) (*State, *Scope) {
+	t.Helper()
+	read := func(name string) []byte {
+		data, err := os.ReadFile(filepath.Join("..", "model", "pbs", "testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	js, err := pbs.ParseJobs(read("qstat.json"), time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns, err := pbs.ParseNodes(read("pbsnodes.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs, err := pbs.ParseQueues(read("queues.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &State{Jobs: js, Nodes: ns, Queues: qs, Now: js.Timestamp, Digest: "fixture"}, &Scope{Levels: []string{"tier0", "tier1"}, Period: 60}
+}
+
+// fixtureNodeStates reads each fixture vnode's state with encoding/json
+// (not model/pbs), "+jobs" added when it runs jobs.
+func fixtureNodeStates(t *testing.T) map[string]string {
+	data, err := os.ReadFile(filepath.Join("..", "model", "pbs", "testdata", "pbsnodes.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Nodes map[string]struct {
+			State string   `json:"state"`
+			Jobs  []string `json:"jobs"`
+		} `json:"nodes"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for n, v := range doc.Nodes {
+		out[n] = v.State
+		if len(v.Jobs) > 0 {
+			out[n] += "+jobs"
+		}
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package main
+package pbsched
 
 import (
 	"errors"
@@ -11,11 +11,11 @@ import (
 	"github.com/optsched/optsched/model/pbs"
 )
 
-// errUnsafePlan is wrapped by checkPlan's errors: a plan that must not be
+// ErrUnsafePlan is wrapped by Check's errors: a plan that must not be
 // acted on.
-var errUnsafePlan = errors.New("pbs: unsafe plan")
+var ErrUnsafePlan = errors.New("pbs: unsafe plan")
 
-// checkPlan is the last gate before any qrun: it re-derives from the raw
+// Check is the last gate before any qrun: it re-derives from the raw
 // PBS documents, sharing no code with the placement, that every start is
 // allowed. The whole-node jobs' allocations go through model.Check on
 // their window. Then, for every start:
@@ -38,7 +38,7 @@ var errUnsafePlan = errors.New("pbs: unsafe plan")
 //   - the vnode has every property the unit names.
 //
 // It returns nil or an error listing every problem found.
-func checkPlan(st *pbsState, scope *pbsScope, p *pbsPlan) error {
+func Check(st *State, scope *Scope, p *Plan) error {
 	var problems []error
 	add := func(format string, args ...any) { problems = append(problems, fmt.Errorf(format, args...)) }
 
@@ -52,7 +52,7 @@ func checkPlan(st *pbsState, scope *pbsScope, p *pbsPlan) error {
 			want[p.Window.Jobs[a.Job].ID] = p.Window.NodeNames(a.Nodes)
 		}
 		for _, s := range p.Starts {
-			if s.Path != pathWhole {
+			if s.Path != PathWhole {
 				continue
 			}
 			nodes, ok := want[s.Job]
@@ -67,17 +67,17 @@ func checkPlan(st *pbsState, scope *pbsScope, p *pbsPlan) error {
 	}
 
 	jobs := map[string]*pbs.Job{}
-	for i := range st.jobs.Jobs {
-		jobs[st.jobs.Jobs[i].ID] = &st.jobs.Jobs[i]
+	for i := range st.Jobs.Jobs {
+		jobs[st.Jobs.Jobs[i].ID] = &st.Jobs.Jobs[i]
 	}
 	nodes := map[string]*pbs.Node{}
 	known := map[string]bool{}     // resources and properties some owned vnode has
 	consumable := map[string]bool{ // capacities: assigned on some owned vnode, or the usual ones
 		"ncpus": true, "mem": true, "vmem": true, "ngpus": true, "nmics": true, "naccelerators": true}
-	for i := range st.nodes.Nodes {
-		n := &st.nodes.Nodes[i]
+	for i := range st.Nodes.Nodes {
+		n := &st.Nodes.Nodes[i]
 		nodes[n.Name] = n
-		if scope.owned == nil || scope.owned[n.Name] {
+		if scope.Owned == nil || scope.Owned[n.Name] {
 			for k := range n.Available {
 				known[k] = true
 			}
@@ -91,8 +91,8 @@ func checkPlan(st *pbsState, scope *pbsScope, p *pbsPlan) error {
 	}
 	named := map[string]bool{}             // vnodes in some running job's exec_vnode
 	inExec := map[string]model.Resources{} // vnode -> what exec_vnodes name there
-	for i := range st.jobs.Jobs {
-		for _, c := range st.jobs.Jobs[i].ExecVnode {
+	for i := range st.Jobs.Jobs {
+		for _, c := range st.Jobs.Jobs[i].ExecVnode {
 			for _, u := range c {
 				named[u.Vnode] = true
 				if inExec[u.Vnode] == nil {
@@ -125,11 +125,11 @@ func checkPlan(st *pbsState, scope *pbsScope, p *pbsPlan) error {
 			add("job %s: state %s, not queued", j.ID, j.State)
 		case j.Array || strings.Contains(j.ID, "[]"):
 			add("job %s: a job array", j.ID)
-		case scope.execQueues != nil && !scope.execQueues[j.Queue]:
+		case scope.ExecQueues != nil && !scope.ExecQueues[j.Queue]:
 			add("job %s: queue %s is not in --exec-queues", j.ID, j.Queue)
 		}
-		if st.queues != nil {
-			q, ok := st.queues.Lookup(j.Queue)
+		if st.Queues != nil {
+			q, ok := st.Queues.Lookup(j.Queue)
 			if !ok || !q.Execution() || !q.Started {
 				add("job %s: queue %s is not a started execution queue", j.ID, j.Queue)
 			}
@@ -155,7 +155,7 @@ func checkPlan(st *pbsState, scope *pbsScope, p *pbsPlan) error {
 				add("job %s: vnode %s is not in pbsnodes", j.ID, vc.Vnode)
 				continue
 			}
-			if scope.owned != nil && !scope.owned[n.Name] {
+			if scope.Owned != nil && !scope.Owned[n.Name] {
 				add("job %s: vnode %s is not optsched's (--nodes)", j.ID, n.Name)
 			}
 			if strings.Join(n.State, ",") != "free" {
@@ -196,7 +196,7 @@ func checkPlan(st *pbsState, scope *pbsScope, p *pbsPlan) error {
 			if !slices.Contains(users[n.Name], j.ID) {
 				users[n.Name] = append(users[n.Name], j.ID)
 			}
-			holdsWhole := s.Path == pathWhole
+			holdsWhole := s.Path == PathWhole
 			switch n.Sharing {
 			case "force_excl", "force_exclhost":
 				holdsWhole = true
@@ -253,7 +253,7 @@ func checkPlan(st *pbsState, scope *pbsScope, p *pbsPlan) error {
 	if len(problems) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%w: %w", errUnsafePlan, errors.Join(problems...))
+	return fmt.Errorf("%w: %w", ErrUnsafePlan, errors.Join(problems...))
 }
 
 // checkHosts checks what a job's place says of hosts (a host is a
@@ -268,11 +268,11 @@ func checkPlan(st *pbsState, scope *pbsScope, p *pbsPlan) error {
 //     is the only start on it, and no vnode of the host runs a job, has
 //     resources assigned or is in a running job's exec_vnode;
 //   - no start goes to a host that a running job holds exclusively.
-func checkHosts(st *pbsState, p *pbsPlan, jobs map[string]*pbs.Job, named map[string]bool, add func(string, ...any)) {
+func checkHosts(st *State, p *Plan, jobs map[string]*pbs.Job, named map[string]bool, add func(string, ...any)) {
 	host := map[string]string{}
 	members := map[string][]*pbs.Node{}
-	for i := range st.nodes.Nodes {
-		n := &st.nodes.Nodes[i]
+	for i := range st.Nodes.Nodes {
+		n := &st.Nodes.Nodes[i]
 		h, ok := n.Text["host"]
 		if !ok || h == "" {
 			h = n.Name
@@ -281,8 +281,8 @@ func checkHosts(st *pbsState, p *pbsPlan, jobs map[string]*pbs.Job, named map[st
 		members[h] = append(members[h], n)
 	}
 	nodeByName := map[string]*pbs.Node{}
-	for i := range st.nodes.Nodes {
-		nodeByName[st.nodes.Nodes[i].Name] = &st.nodes.Nodes[i]
+	for i := range st.Nodes.Nodes {
+		nodeByName[st.Nodes.Nodes[i].Name] = &st.Nodes.Nodes[i]
 	}
 	hostExcl := func(n *pbs.Node, pl pbs.Place) bool {
 		switch n.Sharing {
@@ -297,8 +297,8 @@ func checkHosts(st *pbsState, p *pbsPlan, jobs map[string]*pbs.Job, named map[st
 	}
 	// Hosts held exclusively by running jobs.
 	heldBy := map[string]string{}
-	for i := range st.jobs.Jobs {
-		j := &st.jobs.Jobs[i]
+	for i := range st.Jobs.Jobs {
+		j := &st.Jobs.Jobs[i]
 		for _, ch := range j.ExecVnode {
 			for _, u := range ch {
 				if n := nodeByName[u.Vnode]; n != nil && hostExcl(n, j.Place) {
@@ -370,7 +370,7 @@ func checkHosts(st *pbsState, p *pbsPlan, jobs map[string]*pbs.Job, named map[st
 	}
 }
 
-func chunkVnodes(chunks []pbsVChunk) []string {
+func chunkVnodes(chunks []VChunk) []string {
 	out := make([]string, len(chunks))
 	for i, c := range chunks {
 		out[i] = c.Vnode

@@ -1,4 +1,4 @@
-package main
+package pbsched
 
 import (
 	"fmt"
@@ -11,59 +11,61 @@ import (
 	"github.com/optsched/optsched/model/pbs"
 )
 
-// pbsState is one snapshot of a PBS server, parsed: what a cycle decides
+// State is one snapshot of a PBS server, parsed: what a cycle decides
 // from.
-type pbsState struct {
-	jobs  *pbs.Jobs
-	nodes *pbs.Nodes
-	// queues is nil when the execution queues were named on the command
-	// line (--exec-queues) instead of read from qstat -Q -f.
-	queues *pbs.Queues
-	// now is the decision time: qstat's timestamp, else pbsnodes', else
+type State struct {
+	Jobs  *pbs.Jobs
+	Nodes *pbs.Nodes
+	// Queues is nil when the execution queues are named by the scope
+	// (Scope.ExecQueues) instead of read from qstat -Q -f.
+	Queues *pbs.Queues
+	// Now is the decision time: qstat's timestamp, else pbsnodes', else
 	// the clock.
-	now int64
-	// digest is the SHA-256 of the input documents.
-	digest string
+	Now int64
+	// Digest is the SHA-256 of the input documents.
+	Digest string
 }
 
-// pbsScope says which part of the server optsched schedules.
-type pbsScope struct {
-	// execQueues, when not nil, lists the only queues whose jobs are
+// Scope says which part of the server optsched schedules.
+type Scope struct {
+	// ExecQueues, when not nil, lists the only queues whose jobs are
 	// candidates.
-	execQueues map[string]bool
-	// owned, when not nil, lists the only vnodes optsched may start jobs
-	// on: --nodes (nodeList) resolved against pbsnodes by resolveNodes.
-	owned    map[string]bool
-	nodeList string
+	ExecQueues map[string]bool
+	// Owned, when not nil, lists the only vnodes optsched may start jobs
+	// on; NodeList (--nodes) sets it when resolved against pbsnodes by
+	// ResolveNodes.
+	Owned    map[string]bool
+	NodeList string
 	// notes are remarks on the scope for the plan (--nodes entries that
 	// name no vnode).
 	notes []string
-	// levels are the vnode resources naming switch levels; topologyConf
-	// is the text of a Slurm topology.conf (overrides levels).
-	levels       []string
-	topologyConf string
-	// period is the waiting period of NWP, in seconds.
-	period int64
+	// Levels are the vnode resources naming switch levels; TopologyConf
+	// is the text of a Slurm topology.conf (overrides Levels).
+	Levels       []string
+	TopologyConf string
+	// Period is the waiting period of NWP, in seconds.
+	Period int64
 }
 
-// resolveNodes turns --nodes into the owned vnodes, against the vnodes
-// of pbsnodes (pbs.ResolveVnodes: names with brackets are taken
-// literally, hostlists expanded).
-func (sc *pbsScope) resolveNodes(nodes *pbs.Nodes) error {
-	if sc.nodeList == "" {
+// ResolveNodes sets Owned from NodeList, against the vnodes of pbsnodes
+// (pbs.ResolveVnodes: names with brackets are taken literally, hostlists
+// expanded); entries that name no vnode become a note of the plan. It
+// does nothing when NodeList is empty.
+func (sc *Scope) ResolveNodes(nodes *pbs.Nodes) error {
+	if sc.NodeList == "" {
 		return nil
 	}
 	exists := make(map[string]bool, len(nodes.Nodes))
 	for i := range nodes.Nodes {
 		exists[nodes.Nodes[i].Name] = true
 	}
-	names, unmatched, err := pbs.ResolveVnodes(sc.nodeList, func(n string) bool { return exists[n] })
+	names, unmatched, err := pbs.ResolveVnodes(sc.NodeList, func(n string) bool { return exists[n] })
 	if err != nil {
-		return usageError{fmt.Errorf("--nodes: %w", err)}
+		return fmt.Errorf("--nodes: %w", err)
 	}
-	sc.owned = make(map[string]bool, len(names))
+	sc.Owned = make(map[string]bool, len(names))
 	for _, n := range names {
-		sc.owned[n] = true
+		sc.Owned[n] = true
 	}
 	if len(unmatched) > 0 {
 		sc.notes = append(sc.notes, fmt.Sprintf("--nodes: %s name no vnode of pbsnodes: %s", plural(len(unmatched), "entry"), abbreviate(unmatched, 5)))
@@ -125,8 +127,8 @@ type candidate struct {
 
 // cluster is the scheduling view of a state.
 type cluster struct {
-	st    *pbsState
-	scope *pbsScope
+	st    *State
+	scope *Scope
 	topo  *model.Topology
 	// topoNote says how the topology was built.
 	topoNote string
@@ -143,7 +145,7 @@ type cluster struct {
 	// cands are the candidate jobs in document order; skipped the queued
 	// jobs that are not candidates, with reasons.
 	cands   []*candidate
-	skipped []pbsReason
+	skipped []Reason
 	// ignored counts vnodes of pbsnodes outside optsched's part.
 	ignored int
 	// hostOf maps every vnode of pbsnodes to its host
@@ -166,8 +168,8 @@ type cluster struct {
 	notes            []string
 }
 
-// pbsReason is a job and why something about it.
-type pbsReason struct {
+// Reason is a job and why something about it.
+type Reason struct {
 	Job    string `json:"job"`
 	Reason string `json:"reason"`
 }
@@ -177,14 +179,14 @@ type pbsReason struct {
 // jobs, and the candidate jobs classified for the whole-node or the
 // partial-node path. Input that cannot be trusted is an error naming the
 // job or vnode and the attribute.
-func buildCluster(st *pbsState, scope *pbsScope) (*cluster, error) {
+func buildCluster(st *State, scope *Scope) (*cluster, error) {
 	c := &cluster{st: st, scope: scope, byName: map[string]*vnode{}, consumable: map[string]bool{}, checked: map[string]bool{},
 		notes: slices.Clone(scope.notes)}
 	var owned []*pbs.Node
 	var noCPUs []string
-	for i := range st.nodes.Nodes {
-		n := &st.nodes.Nodes[i]
-		if scope.owned != nil && !scope.owned[n.Name] {
+	for i := range st.Nodes.Nodes {
+		n := &st.Nodes.Nodes[i]
+		if scope.Owned != nil && !scope.Owned[n.Name] {
 			c.ignored++
 			continue
 		}
@@ -203,16 +205,16 @@ func buildCluster(st *pbsState, scope *pbsScope) (*cluster, error) {
 	}
 	if len(owned) == 0 {
 		if len(noCPUs) > 0 {
-			return nil, fmt.Errorf("pbsnodes: none of the %d vnodes is optsched's to schedule: the ones it may use have no CPUs (%s)", len(st.nodes.Nodes), abbreviate(noCPUs, 5))
+			return nil, fmt.Errorf("pbsnodes: none of the %d vnodes is optsched's to schedule: the ones it may use have no CPUs (%s)", len(st.Nodes.Nodes), abbreviate(noCPUs, 5))
 		}
-		return nil, fmt.Errorf("pbsnodes: none of the %d vnodes is optsched's to schedule (check --nodes)", len(st.nodes.Nodes))
+		return nil, fmt.Errorf("pbsnodes: none of the %d vnodes is optsched's to schedule (check --nodes)", len(st.Nodes.Nodes))
 	}
-	if a, b := st.jobs.Timestamp, st.nodes.Timestamp; a > 0 && b > 0 && max(a-b, b-a) > 300 {
+	if a, b := st.Jobs.Timestamp, st.Nodes.Timestamp; a > 0 && b > 0 && max(a-b, b-a) > 300 {
 		c.notes = append(c.notes, fmt.Sprintf("qstat and pbsnodes were taken %d s apart: the state may be stale", max(a-b, b-a)))
 	}
 	c.hostOf, c.cpuVnodes, c.hostNodes = map[string]string{}, map[string]int{}, map[string][]*pbs.Node{}
-	for i := range st.nodes.Nodes {
-		n := &st.nodes.Nodes[i]
+	for i := range st.Nodes.Nodes {
+		n := &st.Nodes.Nodes[i]
 		h := n.Text["host"]
 		if h == "" {
 			h = n.Name
@@ -240,8 +242,8 @@ func buildCluster(st *pbsState, scope *pbsScope) (*cluster, error) {
 	// nothing assigned (execUse).
 	busy := map[string]bool{}
 	c.execUse = map[string]model.Resources{}
-	for i := range st.jobs.Jobs {
-		for _, ch := range st.jobs.Jobs[i].ExecVnode {
+	for i := range st.Jobs.Jobs {
+		for _, ch := range st.Jobs.Jobs[i].ExecVnode {
 			for _, u := range ch {
 				busy[u.Vnode] = true
 				r := c.execUse[u.Vnode]
@@ -262,8 +264,8 @@ func buildCluster(st *pbsState, scope *pbsScope) (*cluster, error) {
 	// A running job exclusive on a multi-vnode host holds every vnode of
 	// it, also those its exec_vnode does not name.
 	hostHeld := map[string]string{}
-	for i := range st.jobs.Jobs {
-		j := &st.jobs.Jobs[i]
+	for i := range st.Jobs.Jobs {
+		j := &st.Jobs.Jobs[i]
 		for _, name := range pbs.Vnodes(j.ExecVnode) {
 			h := c.hostOf[name]
 			if n := c.nodeNamed(name); n != nil && c.multiVnodeHost(h) && hostExclusiveOn(n, j.Place) {
@@ -313,8 +315,8 @@ func (c *cluster) buildTopology(owned []*pbs.Node) error {
 	for i, n := range owned {
 		names[i] = n.Name
 	}
-	if c.scope.topologyConf != "" {
-		t, err := model.ParseSlurmTopology(c.scope.topologyConf)
+	if c.scope.TopologyConf != "" {
+		t, err := model.ParseSlurmTopology(c.scope.TopologyConf)
 		if err != nil {
 			return fmt.Errorf("--topology-conf: %w", err)
 		}
@@ -338,11 +340,11 @@ func (c *cluster) buildTopology(owned []*pbs.Node) error {
 	for i, n := range owned {
 		nodes[i] = *n
 	}
-	t, err := pbs.TierTopology(nodes, c.scope.levels)
+	t, err := pbs.TierTopology(nodes, c.scope.Levels)
 	switch {
 	case err == nil:
 		c.topo = t
-		c.topoNote = fmt.Sprintf("vnode resources %s: %d switches, %d levels", strings.Join(c.scope.levels, ", "), t.NumSwitches(), t.Height())
+		c.topoNote = fmt.Sprintf("vnode resources %s: %d switches, %d levels", strings.Join(c.scope.Levels, ", "), t.NumSwitches(), t.Height())
 		return nil
 	case err != pbs.ErrNoTiers:
 		return err
@@ -350,7 +352,7 @@ func (c *cluster) buildTopology(owned []*pbs.Node) error {
 	if c.topo, err = pbs.FlatTopology(names); err != nil {
 		return fmt.Errorf("pbsnodes: %w", err)
 	}
-	c.topoNote = "flat: no vnode has " + strings.Join(c.scope.levels, " or ") + " and no --topology-conf was given"
+	c.topoNote = "flat: no vnode has " + strings.Join(c.scope.Levels, " or ") + " and no --topology-conf was given"
 	c.notes = append(c.notes, "no topology: every pair of vnodes is taken to be equally far apart ("+c.topoNote+")")
 	return nil
 }
@@ -380,8 +382,8 @@ func allZero(r model.Resources) bool {
 
 // readRunning collects the running jobs on owned vnodes for the window.
 func (c *cluster) readRunning() error {
-	for i := range c.st.jobs.Jobs {
-		j := &c.st.jobs.Jobs[i]
+	for i := range c.st.Jobs.Jobs {
+		j := &c.st.Jobs.Jobs[i]
 		if len(j.ExecVnode) == 0 {
 			continue
 		}
@@ -400,9 +402,9 @@ func (c *cluster) readRunning() error {
 		}
 		start := j.STime
 		if start == 0 {
-			start = c.st.now
+			start = c.st.Now
 		}
-		c.running = append(c.running, model.RunningJob{ID: j.ID, Nodes: ids, End: max(start+wall, c.st.now+1)})
+		c.running = append(c.running, model.RunningJob{ID: j.ID, Nodes: ids, End: max(start+wall, c.st.Now+1)})
 	}
 	return nil
 }
@@ -410,13 +412,13 @@ func (c *cluster) readRunning() error {
 // readCandidates picks the queued jobs optsched may start and classifies
 // them; the other queued jobs are skipped with a reason.
 func (c *cluster) readCandidates() error {
-	for i := range c.st.jobs.Jobs {
-		j := &c.st.jobs.Jobs[i]
+	for i := range c.st.Jobs.Jobs {
+		j := &c.st.Jobs.Jobs[i]
 		if j.State != "Q" {
 			continue
 		}
 		if why := c.notCandidate(j); why != "" {
-			c.skipped = append(c.skipped, pbsReason{j.ID, why})
+			c.skipped = append(c.skipped, Reason{j.ID, why})
 			continue
 		}
 		cand, err := c.newCandidate(j)
@@ -433,11 +435,11 @@ func (c *cluster) notCandidate(j *pbs.Job) string {
 	if j.Array {
 		return "job array: qrun starts its subjobs one by one, each a job of its own in qstat -t (read without -t, they are not listed)"
 	}
-	if c.scope.execQueues != nil && !c.scope.execQueues[j.Queue] {
+	if c.scope.ExecQueues != nil && !c.scope.ExecQueues[j.Queue] {
 		return fmt.Sprintf("queue %s is not one optsched schedules (--exec-queues)", j.Queue)
 	}
-	if c.st.queues != nil {
-		q, ok := c.st.queues.Lookup(j.Queue)
+	if c.st.Queues != nil {
+		q, ok := c.st.Queues.Lookup(j.Queue)
 		switch {
 		case !ok:
 			return fmt.Sprintf("queue %s is not in the queue list", j.Queue)
@@ -456,13 +458,13 @@ func (c *cluster) newCandidate(j *pbs.Job) (*candidate, error) {
 	if cand.walltime == 0 {
 		cand.walltime = defaultWalltime
 	}
-	cand.submit = min(max(firstNonZero(j.QTime, j.CTime, c.st.now), 0), c.st.now)
-	wait := c.st.now - firstNonZero(j.ETime, j.QTime, j.CTime, c.st.now)
+	cand.submit = min(max(firstNonZero(j.QTime, j.CTime, c.st.Now), 0), c.st.Now)
+	wait := c.st.Now - firstNonZero(j.ETime, j.QTime, j.CTime, c.st.Now)
 	if j.HasEligibleTime {
 		wait = j.EligibleTime
 	}
-	if wait > 0 && c.scope.period > 0 {
-		cand.nwp = int(min(wait/c.scope.period, 1<<31-1))
+	if wait > 0 && c.scope.Period > 0 {
+		cand.nwp = int(min(wait/c.scope.Period, 1<<31-1))
 	}
 	sel := j.Select
 	if sel == nil {

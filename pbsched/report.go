@@ -1,4 +1,4 @@
-package main
+package pbsched
 
 import (
 	"fmt"
@@ -9,28 +9,28 @@ import (
 	"time"
 )
 
-// pbsPlanDoc is the JSON form of a cycle (`optsched pbs plan -o json`, and
+// PlanDoc is the JSON form of a cycle (`optsched pbs plan -o json`, and
 // each line of the audit log). Field names are a contract.
-type pbsPlanDoc struct {
-	Version     int           `json:"version"`
-	Server      string        `json:"pbs_server"`
-	PBSVersion  string        `json:"pbs_version"`
-	Time        int64         `json:"time"`
-	InputSHA256 string        `json:"input_sha256"`
-	DryRun      bool          `json:"dry_run"`
-	Topology    string        `json:"topology"`
-	Nodes       pbsNodesDoc   `json:"nodes"`
-	WholeNode   pbsSolveDoc   `json:"whole_node"`
-	PartialNode *cpDoc        `json:"partial_node,omitempty"`
-	Starts      []pbsStartDoc `json:"starts"`
-	Deferred    []pbsReason   `json:"deferred"`
-	Skipped     []pbsReason   `json:"skipped"`
-	Notes       []string      `json:"notes"`
-	Failed      []pbsReason   `json:"failed,omitempty"`
+type PlanDoc struct {
+	Version     int        `json:"version"`
+	Server      string     `json:"pbs_server"`
+	PBSVersion  string     `json:"pbs_version"`
+	Time        int64      `json:"time"`
+	InputSHA256 string     `json:"input_sha256"`
+	DryRun      bool       `json:"dry_run"`
+	Topology    string     `json:"topology"`
+	Nodes       NodesDoc   `json:"nodes"`
+	WholeNode   SolveDoc   `json:"whole_node"`
+	PartialNode *CPDoc     `json:"partial_node,omitempty"`
+	Starts      []StartDoc `json:"starts"`
+	Deferred    []Reason   `json:"deferred"`
+	Skipped     []Reason   `json:"skipped"`
+	Notes       []string   `json:"notes"`
+	Failed      []Reason   `json:"failed,omitempty"`
 }
 
-// pbsNodesDoc counts the vnodes of a cycle.
-type pbsNodesDoc struct {
+// NodesDoc counts the vnodes of a cycle.
+type NodesDoc struct {
 	// Owned are the vnodes optsched schedules (in the topology); Idle
 	// and PartlyUsed the free ones among them; NotFree counts the others
 	// by state; Ignored are the vnodes outside --nodes or the topology.
@@ -41,8 +41,8 @@ type pbsNodesDoc struct {
 	Ignored    int            `json:"ignored"`
 }
 
-// pbsStartDoc is one start of the plan.
-type pbsStartDoc struct {
+// StartDoc is one start of the plan.
+type StartDoc struct {
 	Job       string   `json:"job"`
 	Queue     string   `json:"queue"`
 	Path      string   `json:"path"`
@@ -59,18 +59,18 @@ type pbsStartDoc struct {
 	Error    string `json:"error,omitempty"`
 }
 
-// doc returns the JSON form of the plan; qrun is the command written.
-func (p *pbsPlan) doc(qrun string, dryRun bool) pbsPlanDoc {
+// Doc returns the JSON form of the plan; qrun is the command written.
+func (p *Plan) Doc(qrun string, dryRun bool) PlanDoc {
 	st := p.c.st
-	d := pbsPlanDoc{Version: 1, Server: st.jobs.Server, PBSVersion: st.jobs.Version, Time: st.now,
-		InputSHA256: st.digest, DryRun: dryRun, Topology: p.c.topoNote, WholeNode: p.Solve, PartialNode: p.CP,
-		Starts: []pbsStartDoc{}, Deferred: nonNil(p.Deferred), Skipped: nonNil(p.c.skipped), Notes: nonNil(p.Notes)}
+	d := PlanDoc{Version: 1, Server: st.Jobs.Server, PBSVersion: st.Jobs.Version, Time: st.Now,
+		InputSHA256: st.Digest, DryRun: dryRun, Topology: p.c.topoNote, WholeNode: p.Solve, PartialNode: p.CP,
+		Starts: []StartDoc{}, Deferred: nonNil(p.Deferred), Skipped: nonNil(p.c.skipped), Notes: nonNil(p.Notes)}
 	if d.Server == "" {
-		d.Server = st.nodes.Server
+		d.Server = st.Nodes.Server
 	}
 	d.Nodes = p.c.nodeCounts()
 	for _, s := range p.Starts {
-		sd := pbsStartDoc{Job: s.Job, Queue: s.Queue, Path: s.Path, Placement: s.Placement, Why: s.Why,
+		sd := StartDoc{Job: s.Job, Queue: s.Queue, Path: s.Path, Placement: s.Placement, Why: s.Why,
 			Nodes: s.Nodes(), ExecVnode: s.ExecVnode(), Command: []string{qrun, "-H", s.ExecVnode(), s.Job}}
 		if s.Cost >= 0 {
 			c := s.Cost
@@ -81,7 +81,7 @@ func (p *pbsPlan) doc(qrun string, dryRun bool) pbsPlanDoc {
 			sd.ExitCode = &code
 			sd.Error = s.Error
 			if s.ExitCode != 0 {
-				d.Failed = append(d.Failed, pbsReason{s.Job, s.Error})
+				d.Failed = append(d.Failed, Reason{s.Job, s.Error})
 			}
 		}
 		d.Starts = append(d.Starts, sd)
@@ -97,8 +97,8 @@ func nonNil[T any](s []T) []T {
 }
 
 // nodeCounts counts the owned vnodes by what they can take.
-func (c *cluster) nodeCounts() pbsNodesDoc {
-	d := pbsNodesDoc{Owned: len(c.vnodes), NotFree: map[string]int{}, Ignored: c.ignored}
+func (c *cluster) nodeCounts() NodesDoc {
+	d := NodesDoc{Owned: len(c.vnodes), NotFree: map[string]int{}, Ignored: c.ignored}
 	for _, v := range c.vnodes {
 		switch {
 		case v.idle:
@@ -112,7 +112,7 @@ func (c *cluster) nodeCounts() pbsNodesDoc {
 	return d
 }
 
-// writeScript writes the plan as a POSIX shell script: one qrun -H line
+// WriteScript writes the plan as a POSIX shell script: one qrun -H line
 // per start, each with a comment saying what it is, every deferred and
 // skipped job with why it waits, and an exit status that is non-zero when
 // any qrun failed (the script goes on after a failure).
@@ -121,8 +121,8 @@ func (c *cluster) nodeCounts() pbsNodesDoc {
 // plan as a record instead, every line a comment, each start with the
 // command that ran and its exit status: run by sh, it does nothing, so
 // that piping it to sh by habit cannot start the jobs twice.
-func (p *pbsPlan) writeScript(out io.Writer, qrun string, applied bool) error {
-	d := p.doc(qrun, !applied)
+func (p *Plan) WriteScript(out io.Writer, qrun string, applied bool) error {
+	d := p.Doc(qrun, !applied)
 	var b strings.Builder
 	if applied {
 		fmt.Fprintln(&b, "# APPLIED: optsched already ran the qrun commands below; this is a record, not a script")
@@ -203,7 +203,7 @@ func plural(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-func solveFigures(s pbsSolveDoc) string {
+func solveFigures(s SolveDoc) string {
 	var parts []string
 	if s.Objective != nil {
 		parts = append(parts, fmt.Sprintf("CH cost %d", *s.Objective))
@@ -268,8 +268,8 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// summary is the one-line report of a cycle, for `optsched pbs run`.
-func (p *pbsPlan) summary(applied bool) string {
+// Summary is the one-line report of a cycle, for `optsched pbs run`.
+func (p *Plan) Summary(applied bool) string {
 	failed := 0
 	for _, s := range p.Starts {
 		if s.Applied && s.ExitCode != 0 {
@@ -281,7 +281,7 @@ func (p *pbsPlan) summary(applied bool) string {
 		verb = "started"
 	}
 	ok := len(p.Starts) - failed
-	line := fmt.Sprintf("%s: %s %d jobs", time.Unix(p.c.st.now, 0).UTC().Format(time.RFC3339), verb, ok)
+	line := fmt.Sprintf("%s: %s %d jobs", time.Unix(p.c.st.Now, 0).UTC().Format(time.RFC3339), verb, ok)
 	if failed > 0 {
 		line += fmt.Sprintf(", qrun failed for %d", failed)
 	}

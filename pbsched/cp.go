@@ -1,4 +1,4 @@
-package main
+package pbsched
 
 import (
 	"context"
@@ -18,8 +18,8 @@ import (
 
 // The partial-node placements of `optsched pbs plan --partial`.
 const (
-	partialFirstFit = "first-fit"
-	partialCP       = "cp"
+	PartialFirstFit = "first-fit"
+	PartialCP       = "cp"
 )
 
 // This file is the cp path of the partial-node jobs: instead of the first
@@ -57,7 +57,7 @@ const (
 // Solvers, in order: sat (seeded by the PBS list schedules) within the
 // time limit, then the PBS FIFO list schedule, then the first fit. Every
 // schedule passes solver.ScheduleWindow's checks (model.Check) before it
-// is used, and the qrun commands then pass checkPlan like every other.
+// is used, and the qrun commands then pass Check like every other.
 
 // cpEligible says why a partial-node candidate cannot go to the cp
 // scheduler, or "".
@@ -100,8 +100,8 @@ func (c *cluster) cpAmounts(u chunkReq) model.Resources {
 // cpWindow builds the time-and-resource window of the cp candidates (see
 // the reduction above). held are the vnodes the whole-node starts take;
 // ff the first-fit starts of this cycle.
-func (c *cluster) cpWindow(cands []*candidate, held map[string]bool, ff []*pbsStart) *model.Window {
-	now := c.st.now
+func (c *cluster) cpWindow(cands []*candidate, held map[string]bool, ff []*Start) *model.Window {
+	now := c.st.Now
 	w := &model.Window{Time: now, Topology: c.topo, Cost: model.DefaultCostModel,
 		Resources: make([]model.Resources, c.topo.NumNodes())}
 	keys := map[string]bool{}
@@ -156,8 +156,8 @@ func (c *cluster) cpWindow(cands []*candidate, held map[string]bool, ff []*pbsSt
 			Place: model.Place{Exclusive: exclusiveOn(v.n, place)}})
 		busy[v.id] = true
 	}
-	for i := range c.st.jobs.Jobs {
-		j := &c.st.jobs.Jobs[i]
+	for i := range c.st.Jobs.Jobs {
+		j := &c.st.Jobs.Jobs[i]
 		if len(j.ExecVnode) == 0 {
 			continue
 		}
@@ -233,17 +233,17 @@ func (c *cluster) cpWindow(cands []*candidate, held map[string]bool, ff []*pbsSt
 // returns a schedule wins.
 type cpScheduleFunc func() []solver.Scheduler
 
-// defaultCPSchedulers is sat seeded by the PBS list schedules, then the
+// DefaultCPSchedulers is sat seeded by the PBS list schedules, then the
 // PBS FIFO list schedule alone.
-func defaultCPSchedulers() []solver.Scheduler {
+func DefaultCPSchedulers() []solver.Scheduler {
 	return []solver.Scheduler{
 		sat.Solver{Initial: []solver.Scheduler{heuristics.PBSWalltime(), heuristics.PBSFifo()}},
 		heuristics.PBSFifo(),
 	}
 }
 
-// cpDoc summarises the partial-node cp schedule of a cycle.
-type cpDoc struct {
+// CPDoc summarises the partial-node cp schedule of a cycle.
+type CPDoc struct {
 	Jobs      int      `json:"jobs"`
 	Status    string   `json:"status"`
 	Solver    string   `json:"solver"`
@@ -257,18 +257,18 @@ type cpDoc struct {
 // now and the deferrals (later starts with their planned time); ok is
 // false when every scheduler failed (the caller falls back to the first
 // fit), with the failures in why.
-func schedulePartialCP(ctx context.Context, c *cluster, cands []*candidate, held map[string]bool, ff []*pbsStart,
-	opt planOptions, p *pbsPlan) (starts []*pbsStart, deferred []pbsReason, why string, ok bool) {
+func schedulePartialCP(ctx context.Context, c *cluster, cands []*candidate, held map[string]bool, ff []*Start,
+	opt Options, p *Plan) (starts []*Start, deferred []Reason, why string, ok bool) {
 	w := c.cpWindow(cands, held, ff)
-	scheds := defaultCPSchedulers()
-	if opt.newSchedulers != nil {
-		scheds = opt.newSchedulers()
+	scheds := DefaultCPSchedulers()
+	if opt.NewSchedulers != nil {
+		scheds = opt.NewSchedulers()
 	}
-	p.CP = &cpDoc{Jobs: len(w.Jobs), Status: "none", Solver: "none"}
+	p.CP = &CPDoc{Jobs: len(w.Jobs), Status: "none", Solver: "none"}
 	var failures []error
 	var res *solver.ScheduleResult
 	for _, s := range scheds {
-		r, err := solver.ScheduleWindow(ctx, w, s, solver.ScheduleOptions{}, opt.left(opt.timeLimit/2))
+		r, err := solver.ScheduleWindow(ctx, w, s, solver.ScheduleOptions{}, opt.left(opt.TimeLimit/2))
 		switch {
 		case err != nil:
 			failures = append(failures, fmt.Errorf("%s: %w", s.Name(), err))
@@ -299,14 +299,14 @@ func schedulePartialCP(ctx context.Context, c *cluster, cands []*candidate, held
 			for _, id := range nodes {
 				on = append(on, fmt.Sprintf("%s×%d", w.Topology.Name(id), a.Units[id]))
 			}
-			deferred = append(deferred, pbsReason{cand.job.ID, fmt.Sprintf("planned start %s (in %s) on %s by the %s schedule of the partial-node jobs",
+			deferred = append(deferred, Reason{cand.job.ID, fmt.Sprintf("planned start %s (in %s) on %s by the %s schedule of the partial-node jobs",
 				time.Unix(a.Start, 0).UTC().Format(time.RFC3339), time.Duration(a.Start-w.Time)*time.Second, strings.Join(on, ", "), res.Solver)})
 			continue
 		}
-		st := &pbsStart{Job: cand.job.ID, Queue: cand.job.Queue, Path: pathPartial, Placement: res.Solver, Why: cand.path, Cost: -1}
+		st := &Start{Job: cand.job.ID, Queue: cand.job.Queue, Path: PathPartial, Placement: res.Solver, Why: cand.path, Cost: -1}
 		for _, id := range nodes {
 			for range a.Units[id] {
-				st.Chunks = append(st.Chunks, pbsVChunk{Vnode: w.Topology.Name(id), Amounts: cand.units[0].written, Labels: cand.units[0].wlabels})
+				st.Chunks = append(st.Chunks, VChunk{Vnode: w.Topology.Name(id), Amounts: cand.units[0].written, Labels: cand.units[0].wlabels})
 			}
 		}
 		starts = append(starts, st)
@@ -325,7 +325,7 @@ func schedulePartialCP(ctx context.Context, c *cluster, cands []*candidate, held
 			why = fmt.Sprintf("its chunks fit none of the %s the partial-node schedule may use (free, in no queue, not held by this cycle's whole-node starts), even empty: %s",
 				plural(usable, "vnode"), why)
 		}
-		deferred = append(deferred, pbsReason{w.Jobs[df.Job].ID, "no start in the partial-node schedule: " + why})
+		deferred = append(deferred, Reason{w.Jobs[df.Job].ID, "no start in the partial-node schedule: " + why})
 	}
 	return starts, deferred, "", true
 }

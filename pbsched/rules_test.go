@@ -1,4 +1,4 @@
-package main
+package pbsched
 
 import (
 	"context"
@@ -25,8 +25,8 @@ func smallCluster(t *testing.T, nodes, jobs string) *cluster {
 		t.Fatal(err)
 	}
 	qs, _ := pbs.ParseQueues([]byte(`{"Queue":{"workq":{"queue_type":"Execution","started":"True"}}}`))
-	c, err := buildCluster(&pbsState{jobs: js, nodes: ns, queues: qs, now: 1700000000, digest: "x"},
-		&pbsScope{levels: []string{"tier0", "tier1"}, period: 60})
+	c, err := buildCluster(&State{Jobs: js, Nodes: ns, Queues: qs, Now: 1700000000, Digest: "x"},
+		&Scope{Levels: []string{"tier0", "tier1"}, Period: 60})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestPBSPartialPlacement(t *testing.T) {
 			t.Errorf("%s: %+v, want %s", c.name, p.Starts, c.want)
 			continue
 		}
-		if err := checkPlan(cl.st, cl.scope, p); err != nil {
+		if err := Check(cl.st, cl.scope, p); err != nil {
 			t.Errorf("%s: %v", c.name, err)
 		}
 	}
@@ -139,15 +139,11 @@ func TestPBSPartialPlacement(t *testing.T) {
 }
 
 // testPlan is the planning of a cycle as the command sets it up.
-func testPlan() planOptions {
-	return planOptions{timeLimit: time.Second, newSolver: cspSolver, fallbacks: defaultFallbacks()}
+func testPlan() Options {
+	return Options{TimeLimit: time.Second, NewSolver: cspSolver, Fallbacks: DefaultFallbacks()}
 }
 
-func cspSolver() (solver.Solver, error) {
-	o := &solveOptions{solver: "csp", formulation: "strong", fallback: "sa", seed: 1}
-	o.sa.Tmax, o.sa.Tmin, o.sa.Steps, o.sa.Destroy, o.sa.Q = 2500, 2.5, 500, 2, 100
-	return o.newSolver()
-}
+func cspSolver() (solver.Solver, error) { return DefaultSolver(), nil }
 
 // TestPBSNWP: waiting periods come from eligible_time when PBS keeps it,
 // else from the time since the job became eligible (etime), over the
@@ -169,7 +165,7 @@ func TestPBSNWP(t *testing.T) {
 }
 
 func TestPBSExecVnodeAndQuoting(t *testing.T) {
-	chunks := []pbsVChunk{
+	chunks := []VChunk{
 		{Vnode: "n1", Amounts: model.Resources{"ncpus": 16, "mem": 64 << 30, "mpiprocs": 16}},
 		{Vnode: "host[1]", Amounts: model.Resources{"mem": 1536 << 20}, Labels: map[string]string{"arch": "linux"}},
 		{Vnode: "n3"},
@@ -198,7 +194,7 @@ func TestPBSExecVnodeAndQuoting(t *testing.T) {
 	}
 }
 
-func describeStarts(ss []*pbsStart) []string {
+func describeStarts(ss []*Start) []string {
 	var out []string
 	for _, s := range ss {
 		out = append(out, s.Job+" "+s.ExecVnode())
@@ -210,7 +206,7 @@ func describeStarts(ss []*pbsStart) []string {
 // most systems) is not a vnode matter: a job asking for it is placed, on
 // every path, and passes the plan check.
 func TestPBSUnofferedResourceNotChecked(t *testing.T) {
-	for _, partial := range []string{partialCP, partialFirstFit} {
+	for _, partial := range []string{PartialCP, PartialFirstFit} {
 		for _, sel := range []string{"1:ncpus=4:vmem=2gb", "2:ncpus=64:vmem=8gb"} {
 			place := "free"
 			if strings.Contains(sel, "ncpus=64") {
@@ -218,7 +214,7 @@ func TestPBSUnofferedResourceNotChecked(t *testing.T) {
 			}
 			cl := smallCluster(t, vnodes(2, "", ""), queued("1.s", sel, place))
 			opt := testPlan()
-			opt.partial = partial
+			opt.Partial = partial
 			p, err := plan(context.Background(), cl, opt)
 			if err != nil {
 				t.Fatal(err)
@@ -227,7 +223,7 @@ func TestPBSUnofferedResourceNotChecked(t *testing.T) {
 				t.Errorf("%s %s: starts %+v, deferred %+v", partial, sel, p.Starts, p.Deferred)
 				continue
 			}
-			if err := checkPlan(cl.st, cl.scope, p); err != nil {
+			if err := Check(cl.st, cl.scope, p); err != nil {
 				t.Errorf("%s %s: %v", partial, sel, err)
 			}
 		}
@@ -242,15 +238,15 @@ func TestPBSExecVnodeCountsWhenPbsnodesLags(t *testing.T) {
 	// u0 looks empty in pbsnodes, but 9.s runs there with 60 of its 64 CPUs.
 	lagging := `"u0":{"state":"free","resources_available":{"ncpus":64,"mem":"256gb"},"resources_assigned":{}}`
 	run := `"9.s":{"job_state":"R","queue":"workq","exec_vnode":"(u0:ncpus=60:mem=8gb)","Resource_List":{"select":"1:ncpus=60:mem=8gb","walltime":"02:00:00"}}`
-	for _, partial := range []string{partialCP, partialFirstFit} {
+	for _, partial := range []string{PartialCP, PartialFirstFit} {
 		cl := smallCluster(t, lagging+","+vnodes(1, "", ""), run+","+queued("1.s", "1:ncpus=8", "free")+","+queued("2.s", "1:ncpus=2", "free"))
 		opt := testPlan()
-		opt.partial = partial
+		opt.Partial = partial
 		p, err := plan(context.Background(), cl, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := checkPlan(cl.st, cl.scope, p); err != nil {
+		if err := Check(cl.st, cl.scope, p); err != nil {
 			t.Errorf("%s: %v", partial, err)
 		}
 		onU0 := 0
@@ -266,9 +262,9 @@ func TestPBSExecVnodeCountsWhenPbsnodesLags(t *testing.T) {
 		}
 		// The independent check catches a plan that oversubscribes u0.
 		bad := *p
-		bad.Starts = []*pbsStart{{Job: "1.s", Queue: "workq", Path: pathPartial, Chunks: []pbsVChunk{{Vnode: "u0", Amounts: map[string]int64{"ncpus": 8}}}}}
-		if err := checkPlan(cl.st, cl.scope, &bad); err == nil || !strings.Contains(err.Error(), "u0") {
-			t.Errorf("%s: checkPlan accepted 8 CPUs on u0: %v", partial, err)
+		bad.Starts = []*Start{{Job: "1.s", Queue: "workq", Path: PathPartial, Chunks: []VChunk{{Vnode: "u0", Amounts: map[string]int64{"ncpus": 8}}}}}
+		if err := Check(cl.st, cl.scope, &bad); err == nil || !strings.Contains(err.Error(), "u0") {
+			t.Errorf("%s: Check accepted 8 CPUs on u0: %v", partial, err)
 		}
 	}
 }
@@ -296,16 +292,16 @@ func multiHost(busy string) string {
 // every path; the plan check holds the planner to it.
 func TestPBSMultiVnodeHosts(t *testing.T) {
 	hostOf := func(v string) string { return v[:2] }
-	for _, partial := range []string{partialCP, partialFirstFit} {
+	for _, partial := range []string{PartialCP, PartialFirstFit} {
 		opt := testPlan()
-		opt.partial = partial
-		run := func(nodes, jobs string) (*cluster, *pbsPlan) {
+		opt.Partial = partial
+		run := func(nodes, jobs string) (*cluster, *Plan) {
 			cl := smallCluster(t, nodes, jobs)
 			p, err := plan(context.Background(), cl, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := checkPlan(cl.st, cl.scope, p); err != nil {
+			if err := Check(cl.st, cl.scope, p); err != nil {
 				t.Errorf("%s: %v", partial, err)
 			}
 			return cl, p
@@ -354,13 +350,13 @@ func TestPBSMultiVnodeHosts(t *testing.T) {
 	}
 	// The check catches what the planner must not do.
 	cl := smallCluster(t, multiHost(""), queued("1.s", "2:ncpus=1", "scatter")+","+queued("2.s", "1:ncpus=1", "exclhost")+","+queued("3.s", "1:ncpus=1", "free"))
-	for name, starts := range map[string][]*pbsStart{
-		"scatter on one host": {{Job: "1.s", Queue: "workq", Path: pathPartial, Chunks: []pbsVChunk{{Vnode: "h0[0]", Amounts: model.Resources{"ncpus": 1}}, {Vnode: "h0[1]", Amounts: model.Resources{"ncpus": 1}}}}},
-		"beside exclhost": {{Job: "2.s", Queue: "workq", Path: pathPartial, Chunks: []pbsVChunk{{Vnode: "h1[0]", Amounts: model.Resources{"ncpus": 1}}}},
-			{Job: "3.s", Queue: "workq", Path: pathPartial, Chunks: []pbsVChunk{{Vnode: "h1[1]", Amounts: model.Resources{"ncpus": 1}}}}},
+	for name, starts := range map[string][]*Start{
+		"scatter on one host": {{Job: "1.s", Queue: "workq", Path: PathPartial, Chunks: []VChunk{{Vnode: "h0[0]", Amounts: model.Resources{"ncpus": 1}}, {Vnode: "h0[1]", Amounts: model.Resources{"ncpus": 1}}}}},
+		"beside exclhost": {{Job: "2.s", Queue: "workq", Path: PathPartial, Chunks: []VChunk{{Vnode: "h1[0]", Amounts: model.Resources{"ncpus": 1}}}},
+			{Job: "3.s", Queue: "workq", Path: PathPartial, Chunks: []VChunk{{Vnode: "h1[1]", Amounts: model.Resources{"ncpus": 1}}}}},
 	} {
-		if err := checkPlan(cl.st, cl.scope, &pbsPlan{c: cl, Starts: starts}); err == nil {
-			t.Errorf("checkPlan accepted %s", name)
+		if err := Check(cl.st, cl.scope, &Plan{c: cl, Starts: starts}); err == nil {
+			t.Errorf("Check accepted %s", name)
 		}
 	}
 }
@@ -382,7 +378,7 @@ func TestPBSPlaceGroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := checkPlan(cl.st, cl.scope, p); err != nil {
+	if err := Check(cl.st, cl.scope, p); err != nil {
 		t.Error(err)
 	}
 	if len(p.Starts) != 1 || p.Starts[0].ExecVnode() != "(v2:ncpus=40)+(v3:ncpus=40)" {
@@ -394,9 +390,9 @@ func TestPBSPlaceGroup(t *testing.T) {
 	if len(p.Deferred) != 2 || p.Deferred[0].Job != "3.s" || !strings.Contains(p.Deferred[0].Reason, "group=tier1") || cl.cands[2].whole {
 		t.Errorf("deferred %+v", p.Deferred)
 	}
-	bad := &pbsPlan{c: cl, Starts: []*pbsStart{{Job: "1.s", Queue: "workq", Path: pathPartial,
-		Chunks: []pbsVChunk{{Vnode: "v1", Amounts: model.Resources{"ncpus": 40}}, {Vnode: "v2", Amounts: model.Resources{"ncpus": 40}}}}}}
-	if err := checkPlan(cl.st, cl.scope, bad); err == nil || !strings.Contains(err.Error(), "group=tier1") {
-		t.Errorf("checkPlan accepted chunks in two groups: %v", err)
+	bad := &Plan{c: cl, Starts: []*Start{{Job: "1.s", Queue: "workq", Path: PathPartial,
+		Chunks: []VChunk{{Vnode: "v1", Amounts: model.Resources{"ncpus": 40}}, {Vnode: "v2", Amounts: model.Resources{"ncpus": 40}}}}}}
+	if err := Check(cl.st, cl.scope, bad); err == nil || !strings.Contains(err.Error(), "group=tier1") {
+		t.Errorf("Check accepted chunks in two groups: %v", err)
 	}
 }

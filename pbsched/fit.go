@@ -1,4 +1,4 @@
-package main
+package pbsched
 
 import (
 	"fmt"
@@ -90,9 +90,9 @@ func (f *fitState) idleOn(h string) int {
 // take marks vnode v as held whole by a job of the window solve.
 func (f *fitState) take(v *vnode) { f.taken[v] = true }
 
-// pbsVChunk is one chunk of a qrun -H vnode specification: a vnode and the
+// VChunk is one chunk of a qrun -H vnode specification: a vnode and the
 // resources the chunk uses on it.
-type pbsVChunk struct {
+type VChunk struct {
 	Vnode   string
 	Amounts model.Resources
 	Labels  map[string]string
@@ -106,7 +106,7 @@ type pbsVChunk struct {
 // place=group=resource puts every chunk on vnodes with the same value of
 // that resource: the groups are tried in the order of their values, and
 // the first where the whole job fits is taken.
-func (f *fitState) place(cand *candidate, idleBudget int) (chunks []pbsVChunk, usedIdle int, why string) {
+func (f *fitState) place(cand *candidate, idleBudget int) (chunks []VChunk, usedIdle int, why string) {
 	g := cand.job.Place.Group
 	if g == "" {
 		return f.placeIn(cand, idleBudget, nil)
@@ -130,7 +130,7 @@ func (f *fitState) place(cand *candidate, idleBudget int) (chunks []pbsVChunk, u
 }
 
 // placeIn is place restricted to the vnodes allow accepts (all when nil).
-func (f *fitState) placeIn(cand *candidate, idleBudget int, allow func(*vnode) bool) (chunks []pbsVChunk, usedIdle int, why string) {
+func (f *fitState) placeIn(cand *candidate, idleBudget int, allow func(*vnode) bool) (chunks []VChunk, usedIdle int, why string) {
 	j := cand.job
 	left := map[*vnode]model.Resources{} // tentative capacities
 	capOf := func(v *vnode) model.Resources {
@@ -296,7 +296,7 @@ func (f *fitState) placeIn(cand *candidate, idleBudget int, allow func(*vnode) b
 		}
 	}
 	for i, v := range assign {
-		chunks = append(chunks, pbsVChunk{Vnode: v.n.Name, Amounts: cand.units[i].written, Labels: cand.units[i].wlabels})
+		chunks = append(chunks, VChunk{Vnode: v.n.Name, Amounts: cand.units[i].written, Labels: cand.units[i].wlabels})
 	}
 	return chunks, usedIdle, ""
 }
@@ -329,7 +329,7 @@ func describeUnit(u chunkReq) string {
 // "(n1:ncpus=16:mem=64gb)+(n2:ncpus=16:mem=64gb)", numeric resources in
 // sorted order, then string-valued ones; a chunk without resources is
 // just "(n1)".
-func execVnode(chunks []pbsVChunk) string {
+func execVnode(chunks []VChunk) string {
 	var b strings.Builder
 	for i, ch := range chunks {
 		if i > 0 {

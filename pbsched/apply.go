@@ -1,0 +1,107 @@
+package pbsched
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// A Runner starts one job on the vnodes of a qrun -H specification. It
+// returns the command's exit code (0 on success, -1 when it did not run
+// to an exit) and, when that is not 0, what the command said.
+type Runner interface {
+	Run(ctx context.Context, execVnode, job string) (exitCode int, msg string)
+}
+
+// Qrun is the Runner that runs `qrun -H SPEC JOB`. Each call runs for at
+// most Timeout (60 s when 0): then qrun and every process of its process
+// group are killed, and the call waits at most WaitDelay (2 s when 0)
+// more for the output pipes that something qrun left behind may hold.
+type Qrun struct {
+	// Path is the qrun binary.
+	Path               string
+	Timeout, WaitDelay time.Duration
+}
+
+// Run implements Runner.
+func (q Qrun) Run(ctx context.Context, execVnode, job string) (int, string) {
+	timeout, delay := q.Timeout, q.WaitDelay
+	if timeout <= 0 {
+		timeout = 60 * time.Second
+	}
+	if delay <= 0 {
+		delay = 2 * time.Second
+	}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(cctx, q.Path, "-H", execVnode, job)
+	boundProcess(cmd)
+	cmd.WaitDelay = delay
+	var out bytes.Buffer
+	cmd.Stdout = &headWriter{b: &out, n: 1 << 16}
+	cmd.Stderr = cmd.Stdout
+	err := cmd.Run()
+	if err == nil {
+		return 0, ""
+	}
+	code := -1
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() >= 0 {
+		code = ee.ExitCode()
+	}
+	msg := strings.TrimSpace(out.String())
+	if cctx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
+		msg = fmt.Sprintf("qrun did not finish within %v and was killed: %v", timeout, err)
+	}
+	if msg == "" {
+		msg = err.Error()
+	}
+	if len(msg) > 500 {
+		msg = msg[:497] + "..."
+	}
+	return code, msg
+}
+
+// headWriter keeps the first n bytes written to it and drops the rest.
+type headWriter struct {
+	b *bytes.Buffer
+	n int
+}
+
+func (h *headWriter) Write(p []byte) (int, error) {
+	if room := h.n - h.b.Len(); room > 0 {
+		h.b.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+// Apply starts the plan's jobs in order through r. A failing start does
+// not stop the others: each records its exit code and message, and the
+// returned error lists the jobs that failed. When ctx ends, the start in
+// flight is the Runner's to stop and the starts not yet run stay
+// unapplied (and are counted in the error). Apply never runs a plan that
+// Check has not passed: callers check first.
+func Apply(ctx context.Context, p *Plan, r Runner) error {
+	var failed []string
+	for i, s := range p.Starts {
+		if ctx.Err() != nil {
+			failed = append(failed, fmt.Sprintf("%d starts not run: %v", len(p.Starts)-i, context.Cause(ctx)))
+			break
+		}
+		code, msg := r.Run(ctx, s.ExecVnode(), s.Job)
+		s.Applied, s.ExitCode, s.Error = true, code, ""
+		if code == 0 {
+			continue
+		}
+		s.Error = msg
+		failed = append(failed, fmt.Sprintf("%s (exit %d: %s)", s.Job, code, msg))
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("qrun failed for %d of %d jobs: %s", len(failed), len(p.Starts), strings.Join(failed, "; "))
+	}
+	return nil
+}

@@ -1,0 +1,28 @@
+// Package pbsched is optsched's scheduler for OpenPBS / PBS Professional:
+// it owns one cycle's decision from a parsed server state to the qrun
+// commands that start jobs.
+//
+// A cycle is a pipeline, each stage a function of this package:
+//
+//		State, Scope ──Decide──▶ Plan ──Check──▶ (Recheck on fresh state) ──Apply(Runner)──▶ started jobs
+//
+//	  - State is the parsed qstat -f -t, pbsnodes -av and qstat -Q -f
+//	    documents (model/pbs parses them); Scope says which queues and
+//	    vnodes are optsched's and how the topology is read.
+//	  - Decide builds the scheduling view (which vnodes are idle or partly
+//	    used, which jobs are candidates, which path each takes) and plans:
+//	    whole-node jobs go through the topology-aware window solve of
+//	    package solver (SCAS/CSP, [Lan23]); partial-node jobs through the
+//	    CP/SAT time-and-resource schedule of solver/sat ([Bridi16]) or a
+//	    documented first fit. Queue order holds across the paths.
+//	  - Check re-derives every rule from the raw PBS documents, sharing no
+//	    code with Decide (N-version checking): a plan it rejects must not
+//	    run. Recheck applies it to a state read again just before qrun.
+//	  - Apply starts the jobs through a Runner; Qrun runs qrun -H with a
+//	    timeout that bounds qrun's children and pipes.
+//
+// The plan's documents (Plan.Doc, the JSON of `optsched pbs plan -o
+// json` and of the audit log; Plan.WriteScript; Plan.Summary) are
+// rendered here too. Reading the documents, flags, the lock, the audit
+// log and the daemon loop belong to cmd/optsched.
+package pbsched
