@@ -15,102 +15,174 @@ import (
 // acted on.
 var ErrUnsafePlan = errors.New("pbs: unsafe plan")
 
-// Check is the last gate before any qrun: it re-derives from the raw
-// PBS documents, sharing no code with the placement, that every start is
-// allowed. The whole-node jobs' allocations go through model.Check on
-// their window. Then, for every start:
-//
-//   - the job exists, is queued (Q), is not an array, sits in an execution
-//     queue that is started (and in --exec-queues when given), and starts
-//     once;
-//   - it has one vnode chunk per unit of its select, each repeating the
-//     unit's resources;
-//   - every vnode exists, is optsched's (--nodes), is in state "free"
-//     exactly, and belongs to no other queue;
-//   - on every vnode, what is in use (resources_assigned, or what the
-//     running jobs' exec_vnode names there when pbsnodes lags qstat,
-//     whichever is larger) plus what the plan adds stays within what is
-//     available, for each resource some owned vnode has;
-//     a unit without ncpus counts one CPU;
-//   - a vnode given whole (a whole-node job, or a job exclusive there by
-//     its place or the vnode's sharing) runs nothing, has nothing
-//     assigned, and gets no other start;
-//   - the vnode has every property the unit names.
-//
-// It returns nil or an error listing every problem found.
+// Check is the last gate before any qrun: it re-derives from the raw PBS
+// documents, sharing no code with the placement (Decide), that every
+// start is allowed. It applies every rule of CheckRules and returns nil
+// or an error listing every problem found, each prefixed with its rule's
+// name, wrapping ErrUnsafePlan.
 func Check(st *State, scope *Scope, p *Plan) error {
+	in := newCheckInput(st, scope, p)
 	var problems []error
-	add := func(format string, args ...any) { problems = append(problems, fmt.Errorf(format, args...)) }
-
-	if p.Window != nil {
-		if err := model.Check(p.Window, p.Allocs); err != nil {
-			add("whole-node allocation: %v", err)
-		}
-		// The starts must be exactly the checked allocations.
-		want := map[string][]string{}
-		for _, a := range p.Allocs {
-			want[p.Window.Jobs[a.Job].ID] = p.Window.NodeNames(a.Nodes)
-		}
-		for _, s := range p.Starts {
-			if s.Path != PathWhole {
-				continue
-			}
-			nodes, ok := want[s.Job]
-			if !ok || !slices.Equal(nodes, chunkVnodes(s.Chunks)) {
-				add("job %s: whole-node start on %v is not the checked allocation %v", s.Job, chunkVnodes(s.Chunks), nodes)
-			}
-			delete(want, s.Job)
-		}
-		for j := range want {
-			add("job %s: allocated by the window solve but not in the plan", j)
-		}
+	for _, r := range checkRules {
+		r.check(in, func(format string, args ...any) {
+			problems = append(problems, fmt.Errorf(r.name+": "+format, args...))
+		})
 	}
+	if len(problems) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %w", ErrUnsafePlan, errors.Join(problems...))
+}
 
-	jobs := map[string]*pbs.Job{}
+// A checkRule is one named rule of Check, in the manner of a
+// kube-scheduler filter: it reads the plan and the raw documents and
+// reports every violation through add.
+type checkRule struct {
+	name, doc string
+	check     func(in *checkInput, add func(format string, args ...any))
+}
+
+// checkRules are Check's rules, in the order they report.
+var checkRules = []checkRule{
+	{"window", "the whole-node starts are exactly the allocations that model.Check accepts on their window", ruleWindow},
+	{"job", "the job exists, is queued (Q), is not an array, sits in a started execution queue (and in --exec-queues when given), and starts once", ruleJob},
+	{"chunks", "one vnode chunk per unit of the select, each repeating the unit's resources and properties", ruleChunks},
+	{"vnode", "every vnode exists, is optsched's (--nodes), is in state free exactly, and belongs to no other queue", ruleVnode},
+	{"properties", "the vnode has every property the unit names", ruleProperties},
+	{"capacity", "on every vnode, in use (resources_assigned, or what running jobs' exec_vnode names there when pbsnodes lags, whichever is larger) plus planned stays within available, for each resource some owned vnode has; a unit without ncpus counts one CPU", ruleCapacity},
+	{"whole", "a vnode given whole (a whole-node job, or a job exclusive there by its place or the vnode's sharing) runs nothing, has nothing assigned and gets no other start", ruleWhole},
+	{"hosts", "place=scatter: a host per chunk; pack: one host; group=r: one value of r; exclhost: the host runs nothing else; no start on a host a running job holds exclusively", ruleHosts},
+}
+
+// CheckRules lists the names and descriptions of Check's rules, in order.
+func CheckRules() [][2]string {
+	out := make([][2]string, len(checkRules))
+	for i, r := range checkRules {
+		out[i] = [2]string{r.name, r.doc}
+	}
+	return out
+}
+
+// checkInput is the raw documents indexed once for the rules.
+type checkInput struct {
+	st    *State
+	scope *Scope
+	p     *Plan
+	jobs  map[string]*pbs.Job
+	nodes map[string]*pbs.Node
+	// known are the resources and properties some owned vnode has;
+	// consumable the capacities (assigned on some owned vnode, or the
+	// usual ones).
+	known, consumable map[string]bool
+	// named are the vnodes in some running job's exec_vnode; inExec what
+	// the exec_vnodes name there.
+	named  map[string]bool
+	inExec map[string]model.Resources
+}
+
+func newCheckInput(st *State, scope *Scope, p *Plan) *checkInput {
+	in := &checkInput{st: st, scope: scope, p: p, jobs: map[string]*pbs.Job{}, nodes: map[string]*pbs.Node{},
+		known: map[string]bool{}, named: map[string]bool{}, inExec: map[string]model.Resources{},
+		consumable: map[string]bool{"ncpus": true, "mem": true, "vmem": true, "ngpus": true, "nmics": true, "naccelerators": true}}
 	for i := range st.Jobs.Jobs {
-		jobs[st.Jobs.Jobs[i].ID] = &st.Jobs.Jobs[i]
+		in.jobs[st.Jobs.Jobs[i].ID] = &st.Jobs.Jobs[i]
 	}
-	nodes := map[string]*pbs.Node{}
-	known := map[string]bool{}     // resources and properties some owned vnode has
-	consumable := map[string]bool{ // capacities: assigned on some owned vnode, or the usual ones
-		"ncpus": true, "mem": true, "vmem": true, "ngpus": true, "nmics": true, "naccelerators": true}
 	for i := range st.Nodes.Nodes {
 		n := &st.Nodes.Nodes[i]
-		nodes[n.Name] = n
+		in.nodes[n.Name] = n
 		if scope.Owned == nil || scope.Owned[n.Name] {
 			for k := range n.Available {
-				known[k] = true
+				in.known[k] = true
 			}
 			for k := range n.Text {
-				known[k] = true
+				in.known[k] = true
 			}
 			for k := range n.Assigned {
-				consumable[k] = true
+				in.consumable[k] = true
 			}
 		}
 	}
-	named := map[string]bool{}             // vnodes in some running job's exec_vnode
-	inExec := map[string]model.Resources{} // vnode -> what exec_vnodes name there
 	for i := range st.Jobs.Jobs {
 		for _, c := range st.Jobs.Jobs[i].ExecVnode {
 			for _, u := range c {
-				named[u.Vnode] = true
-				if inExec[u.Vnode] == nil {
-					inExec[u.Vnode] = model.Resources{}
+				in.named[u.Vnode] = true
+				if in.inExec[u.Vnode] == nil {
+					in.inExec[u.Vnode] = model.Resources{}
 				}
 				for k, v := range u.Amounts {
-					inExec[u.Vnode][k] += v
+					in.inExec[u.Vnode][k] += v
 				}
 			}
 		}
 	}
+	return in
+}
 
-	planned := map[string]model.Resources{} // vnode -> amounts added by the plan
-	users := map[string][]string{}          // vnode -> jobs starting there
-	whole := map[string]string{}            // vnode -> the job holding it whole
-	started := map[string]bool{}
+// units returns the select units of job j, one per chunk count.
+func (in *checkInput) units(j *pbs.Job) []model.Chunk {
+	sel := j.Select
+	if sel == nil {
+		sel = model.Select{{Count: max(j.NodeCount, 1)}}
+	}
+	var flat []model.Chunk
+	for _, ch := range sel {
+		for range ch.Count {
+			flat = append(flat, ch)
+		}
+	}
+	return flat
+}
+
+// eachChunk calls fn for every chunk of every start whose job is in qstat
+// and whose chunks match its select units one to one (the job and chunks
+// rules report the others), with the vnode when pbsnodes has it.
+func (in *checkInput) eachChunk(fn func(s *Start, j *pbs.Job, i int, vc VChunk, unit model.Chunk, n *pbs.Node)) {
+	for _, s := range in.p.Starts {
+		j := in.jobs[s.Job]
+		if j == nil {
+			continue
+		}
+		units := in.units(j)
+		if len(units) != len(s.Chunks) {
+			continue
+		}
+		for i, vc := range s.Chunks {
+			fn(s, j, i, vc, units[i], in.nodes[vc.Vnode])
+		}
+	}
+}
+
+func ruleWindow(in *checkInput, add func(string, ...any)) {
+	p := in.p
+	if p.Window == nil {
+		return
+	}
+	if err := model.Check(p.Window, p.Allocs); err != nil {
+		add("whole-node allocation: %v", err)
+	}
+	want := map[string][]string{}
+	for _, a := range p.Allocs {
+		want[p.Window.Jobs[a.Job].ID] = p.Window.NodeNames(a.Nodes)
+	}
 	for _, s := range p.Starts {
-		j, ok := jobs[s.Job]
+		if s.Path != PathWhole {
+			continue
+		}
+		nodes, ok := want[s.Job]
+		if !ok || !slices.Equal(nodes, chunkVnodes(s.Chunks)) {
+			add("job %s: whole-node start on %v is not the checked allocation %v", s.Job, chunkVnodes(s.Chunks), nodes)
+		}
+		delete(want, s.Job)
+	}
+	for _, j := range slices.Sorted(maps.Keys(want)) {
+		add("job %s: allocated by the window solve but not in the plan", j)
+	}
+}
+
+func ruleJob(in *checkInput, add func(string, ...any)) {
+	started := map[string]bool{}
+	for _, s := range in.p.Starts {
+		j, ok := in.jobs[s.Job]
 		if !ok {
 			add("job %s: not in qstat", s.Job)
 			continue
@@ -125,135 +197,168 @@ func Check(st *State, scope *Scope, p *Plan) error {
 			add("job %s: state %s, not queued", j.ID, j.State)
 		case j.Array || strings.Contains(j.ID, "[]"):
 			add("job %s: a job array", j.ID)
-		case scope.ExecQueues != nil && !scope.ExecQueues[j.Queue]:
+		case in.scope.ExecQueues != nil && !in.scope.ExecQueues[j.Queue]:
 			add("job %s: queue %s is not in --exec-queues", j.ID, j.Queue)
 		}
-		if st.Queues != nil {
-			q, ok := st.Queues.Lookup(j.Queue)
+		if in.st.Queues != nil {
+			q, ok := in.st.Queues.Lookup(j.Queue)
 			if !ok || !q.Execution() || !q.Started {
 				add("job %s: queue %s is not a started execution queue", j.ID, j.Queue)
 			}
 		}
-		units := j.Select
-		if units == nil {
-			units = model.Select{{Count: max(j.NodeCount, 1)}}
-		}
-		var flat []model.Chunk
-		for _, ch := range units {
-			for range ch.Count {
-				flat = append(flat, ch)
-			}
-		}
-		if len(s.Chunks) != len(flat) {
-			add("job %s: %d vnode chunks for %d select units", j.ID, len(s.Chunks), len(flat))
+	}
+}
+
+func ruleChunks(in *checkInput, add func(string, ...any)) {
+	for _, s := range in.p.Starts {
+		j := in.jobs[s.Job]
+		if j == nil {
 			continue
 		}
-		for i, vc := range s.Chunks {
-			unit := flat[i]
-			n, ok := nodes[vc.Vnode]
-			if !ok {
-				add("job %s: vnode %s is not in pbsnodes", j.ID, vc.Vnode)
-				continue
-			}
-			if scope.Owned != nil && !scope.Owned[n.Name] {
-				add("job %s: vnode %s is not optsched's (--nodes)", j.ID, n.Name)
-			}
-			if strings.Join(n.State, ",") != "free" {
-				add("job %s: vnode %s is %s, not free", j.ID, n.Name, strings.Join(n.State, ","))
-			}
-			if n.Queue != "" && n.Queue != j.Queue {
-				add("job %s: vnode %s belongs to queue %s", j.ID, n.Name, n.Queue)
-			}
-			// The chunk repeats the unit's resources, no more, no fewer.
-			for k, v := range unit.Amounts {
-				if vc.Amounts[k] != v {
-					add("job %s: chunk %d on %s has %s=%d, the select asks %d", j.ID, i+1, n.Name, k, vc.Amounts[k], v)
-				}
-			}
-			for k := range vc.Amounts {
-				if _, ok := unit.Amounts[k]; !ok {
-					add("job %s: chunk %d on %s adds %s, which the select does not ask", j.ID, i+1, n.Name, k)
-				}
-			}
-			if !maps.Equal(vc.Labels, unit.Labels) && len(vc.Labels)+len(unit.Labels) > 0 {
-				add("job %s: chunk %d on %s has properties %v, the select asks %v", j.ID, i+1, n.Name, vc.Labels, unit.Labels)
-			}
-			if planned[n.Name] == nil {
-				planned[n.Name] = model.Resources{}
-			}
-			for k, v := range vc.Amounts {
-				switch {
-				case k == "mpiprocs" || k == "ompthreads":
-				case consumable[k]:
-					planned[n.Name][k] += v
-				case known[k] && n.Text[k] != fmt.Sprint(v):
-					add("job %s: vnode %s has %s=%q, the select asks %d", j.ID, n.Name, k, n.Text[k], v)
-				}
-			}
-			if _, ok := vc.Amounts["ncpus"]; !ok {
-				planned[n.Name]["ncpus"]++
-			}
-			if !slices.Contains(users[n.Name], j.ID) {
-				users[n.Name] = append(users[n.Name], j.ID)
-			}
-			holdsWhole := s.Path == PathWhole
-			switch n.Sharing {
-			case "force_excl", "force_exclhost":
-				holdsWhole = true
-			case "default_excl", "default_exclhost":
-				holdsWhole = holdsWhole || j.Place.Sharing != "shared"
-			case "ignore_excl":
-			default:
-				holdsWhole = holdsWhole || j.Place.Sharing == "excl" || j.Place.Sharing == "exclhost"
-			}
-			if holdsWhole {
-				whole[n.Name] = j.ID
-			}
-			for k, want := range unit.Labels {
-				if (k == "host" || k == "vnode") && want == n.Name || !known[k] {
-					continue
-				}
-				have, ok := n.Text[k]
-				if !ok || !(have == want || strings.EqualFold(have, want) && (strings.EqualFold(have, "true") || strings.EqualFold(have, "false"))) {
-					add("job %s: vnode %s has %s=%q, the select asks %q", j.ID, n.Name, k, have, want)
-				}
-			}
+		if units := in.units(j); len(s.Chunks) != len(units) {
+			add("job %s: %d vnode chunks for %d select units", j.ID, len(s.Chunks), len(units))
 		}
 	}
-	checkHosts(st, p, jobs, named, add)
-	for _, name := range slices.Sorted(maps.Keys(planned)) {
-		n := nodes[name]
-		for k, add2 := range planned[name] {
-			if !known[k] {
+	in.eachChunk(func(s *Start, j *pbs.Job, i int, vc VChunk, unit model.Chunk, _ *pbs.Node) {
+		// The chunk repeats the unit's resources, no more, no fewer.
+		for _, k := range slices.Sorted(maps.Keys(unit.Amounts)) {
+			if v := unit.Amounts[k]; vc.Amounts[k] != v {
+				add("job %s: chunk %d on %s has %s=%d, the select asks %d", j.ID, i+1, vc.Vnode, k, vc.Amounts[k], v)
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(vc.Amounts)) {
+			if _, ok := unit.Amounts[k]; !ok {
+				add("job %s: chunk %d on %s adds %s, which the select does not ask", j.ID, i+1, vc.Vnode, k)
+			}
+		}
+		if !maps.Equal(vc.Labels, unit.Labels) && len(vc.Labels)+len(unit.Labels) > 0 {
+			add("job %s: chunk %d on %s has properties %v, the select asks %v", j.ID, i+1, vc.Vnode, vc.Labels, unit.Labels)
+		}
+	})
+}
+
+func ruleVnode(in *checkInput, add func(string, ...any)) {
+	in.eachChunk(func(s *Start, j *pbs.Job, i int, vc VChunk, unit model.Chunk, n *pbs.Node) {
+		if n == nil {
+			add("job %s: vnode %s is not in pbsnodes", j.ID, vc.Vnode)
+			return
+		}
+		if in.scope.Owned != nil && !in.scope.Owned[n.Name] {
+			add("job %s: vnode %s is not optsched's (--nodes)", j.ID, n.Name)
+		}
+		if strings.Join(n.State, ",") != "free" {
+			add("job %s: vnode %s is %s, not free", j.ID, n.Name, strings.Join(n.State, ","))
+		}
+		if n.Queue != "" && n.Queue != j.Queue {
+			add("job %s: vnode %s belongs to queue %s", j.ID, n.Name, n.Queue)
+		}
+	})
+}
+
+func ruleProperties(in *checkInput, add func(string, ...any)) {
+	in.eachChunk(func(s *Start, j *pbs.Job, i int, vc VChunk, unit model.Chunk, n *pbs.Node) {
+		if n == nil {
+			return
+		}
+		// A numeric value of a resource that is not a capacity is a
+		// property to match (tier1=7).
+		for _, k := range slices.Sorted(maps.Keys(vc.Amounts)) {
+			if k == "mpiprocs" || k == "ompthreads" || in.consumable[k] {
 				continue
 			}
-			// In use: resources_assigned, or what the running jobs'
-			// exec_vnode names there when pbsnodes lags behind qstat.
+			if v := vc.Amounts[k]; in.known[k] && n.Text[k] != fmt.Sprint(v) {
+				add("job %s: vnode %s has %s=%q, the select asks %d", j.ID, n.Name, k, n.Text[k], v)
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(unit.Labels)) {
+			want := unit.Labels[k]
+			if (k == "host" || k == "vnode") && want == n.Name || !in.known[k] {
+				continue
+			}
+			have, ok := n.Text[k]
+			if !ok || !(have == want || strings.EqualFold(have, want) && (strings.EqualFold(have, "true") || strings.EqualFold(have, "false"))) {
+				add("job %s: vnode %s has %s=%q, the select asks %q", j.ID, n.Name, k, have, want)
+			}
+		}
+	})
+}
+
+func ruleCapacity(in *checkInput, add func(string, ...any)) {
+	planned := map[string]model.Resources{} // vnode -> amounts added by the plan
+	in.eachChunk(func(s *Start, j *pbs.Job, i int, vc VChunk, unit model.Chunk, n *pbs.Node) {
+		if n == nil {
+			return
+		}
+		if planned[n.Name] == nil {
+			planned[n.Name] = model.Resources{}
+		}
+		for k, v := range vc.Amounts {
+			if in.consumable[k] && k != "mpiprocs" && k != "ompthreads" {
+				planned[n.Name][k] += v
+			}
+		}
+		if _, ok := vc.Amounts["ncpus"]; !ok {
+			planned[n.Name]["ncpus"]++
+		}
+	})
+	for _, name := range slices.Sorted(maps.Keys(planned)) {
+		n := in.nodes[name]
+		for _, k := range slices.Sorted(maps.Keys(planned[name])) {
+			if !in.known[k] {
+				continue
+			}
 			inUse, source := n.Assigned[k], "assigned"
-			if e := inExec[name][k]; e > inUse {
+			if e := in.inExec[name][k]; e > inUse {
 				inUse, source = e, "in exec_vnode"
 			}
-			if total := inUse + add2; total > n.Available[k] {
+			if add2 := planned[name][k]; inUse+add2 > n.Available[k] {
 				add("vnode %s: %s: %d %s + %d planned > %d available", name, k, inUse, source, add2, n.Available[k])
 			}
 		}
-		if j, ok := whole[name]; ok {
-			if len(users[name]) > 1 {
-				add("vnode %s: held whole by job %s but also given to %v", name, j, users[name])
-			}
-			busy := len(n.Jobs) > 0 || named[name]
-			for _, v := range n.Assigned {
-				busy = busy || v != 0
-			}
-			if busy {
-				add("vnode %s: held whole by job %s but it runs jobs %v or has resources assigned", name, j, n.Jobs)
-			}
+	}
+}
+
+func ruleWhole(in *checkInput, add func(string, ...any)) {
+	users := map[string][]string{} // vnode -> jobs starting there
+	whole := map[string]string{}   // vnode -> the job holding it whole
+	in.eachChunk(func(s *Start, j *pbs.Job, i int, vc VChunk, unit model.Chunk, n *pbs.Node) {
+		if n == nil {
+			return
+		}
+		if !slices.Contains(users[n.Name], j.ID) {
+			users[n.Name] = append(users[n.Name], j.ID)
+		}
+		holdsWhole := s.Path == PathWhole
+		switch n.Sharing {
+		case "force_excl", "force_exclhost":
+			holdsWhole = true
+		case "default_excl", "default_exclhost":
+			holdsWhole = holdsWhole || j.Place.Sharing != "shared"
+		case "ignore_excl":
+		default:
+			holdsWhole = holdsWhole || j.Place.Sharing == "excl" || j.Place.Sharing == "exclhost"
+		}
+		if holdsWhole {
+			whole[n.Name] = j.ID
+		}
+	})
+	for _, name := range slices.Sorted(maps.Keys(whole)) {
+		j, n := whole[name], in.nodes[name]
+		if len(users[name]) > 1 {
+			add("vnode %s: held whole by job %s but also given to %v", name, j, users[name])
+		}
+		busy := len(n.Jobs) > 0 || in.named[name]
+		for _, v := range n.Assigned {
+			busy = busy || v != 0
+		}
+		if busy {
+			add("vnode %s: held whole by job %s but it runs jobs %v or has resources assigned", name, j, n.Jobs)
 		}
 	}
-	if len(problems) == 0 {
-		return nil
-	}
-	return fmt.Errorf("%w: %w", ErrUnsafePlan, errors.Join(problems...))
+}
+
+func ruleHosts(in *checkInput, add func(string, ...any)) {
+	checkHosts(in.st, in.p, in.jobs, in.named, add)
 }
 
 // checkHosts checks what a job's place says of hosts (a host is a
