@@ -26,47 +26,86 @@ const (
 	ArrangeScatter = "scatter"
 )
 
-// ParsePlace parses a PBS place statement: up to one arrangement (free,
-// pack, scatter; vscatter is read as scatter, a vnode being a node here)
-// and up to one sharing value (shared, excl; exclhost is read as excl),
-// joined by ':' in any order. Grouping (group=resource) is not supported
-// and is an error.
-func ParsePlace(s string) (Place, error) {
-	var p Place
+// A PlaceStatement is a PBS place statement as written ([PBS 2022.1 RG]
+// pbs_resources, place): the one parser of that syntax is
+// ParsePlaceStatement; ParsePlace reduces a statement to a Place, and
+// model/pbs keeps statements as they are for the PBS scheduler.
+type PlaceStatement struct {
+	// Arrangement is "free" (the default), "pack" (all chunks on one
+	// host), "scatter" (one chunk per host) or "vscatter" (one per vnode).
+	Arrangement string
+	// Sharing is "excl", "exclhost", "shared" or "" (the vnodes' sharing
+	// attribute decides).
+	Sharing string
+	// Group is the resource of group=<resource>, "" when absent.
+	Group string
+}
+
+// Exclusive reports whether the statement asks for its vnodes (or hosts)
+// to itself.
+func (p PlaceStatement) Exclusive() bool { return p.Sharing == "excl" || p.Sharing == "exclhost" }
+
+// ParsePlaceStatement parses a place statement such as "scatter:excl",
+// "pack:group=switch" or "free": up to one arrangement (free, pack,
+// scatter, vscatter), up to one sharing value (excl, exclhost, shared)
+// and up to one group=resource, joined by ':' in any order. The empty
+// string is the default: free, sharing decided by the vnodes.
+func ParsePlaceStatement(s string) (PlaceStatement, error) {
+	p := PlaceStatement{Arrangement: "free"}
 	t := strings.TrimSpace(s)
 	if t == "" {
-		return p, fmt.Errorf("empty place statement")
+		return p, nil
 	}
-	var arr, share string
-	for _, f := range strings.Split(t, ":") {
-		f = strings.TrimSpace(f)
-		switch f {
-		case "free", "pack", "scatter", "vscatter":
-			if arr != "" {
-				return Place{}, fmt.Errorf("%q gives two arrangements (%s and %s)", s, arr, f)
+	var haveArr, haveShare, haveGroup bool
+	for _, tok := range strings.Split(t, ":") {
+		tok = strings.TrimSpace(tok)
+		switch {
+		case tok == "free" || tok == "pack" || tok == "scatter" || tok == "vscatter":
+			if haveArr {
+				return PlaceStatement{}, fmt.Errorf("%q gives two arrangements (%s and %s)", s, p.Arrangement, tok)
 			}
-			arr = f
-		case "shared", "excl", "exclhost":
-			if share != "" {
-				return Place{}, fmt.Errorf("%q gives two sharing values (%s and %s)", s, share, f)
+			p.Arrangement, haveArr = tok, true
+		case tok == "excl" || tok == "exclhost" || tok == "shared":
+			if haveShare {
+				return PlaceStatement{}, fmt.Errorf("%q gives two sharing values (%s and %s)", s, p.Sharing, tok)
 			}
-			share = f
+			p.Sharing, haveShare = tok, true
+		case strings.HasPrefix(tok, "group="):
+			g := strings.TrimPrefix(tok, "group=")
+			if haveGroup || g == "" {
+				return PlaceStatement{}, fmt.Errorf("%q: bad group", s)
+			}
+			p.Group, haveGroup = g, true
 		default:
-			if strings.HasPrefix(f, "group=") {
-				return Place{}, fmt.Errorf("%q: grouping (group=…) is not supported", s)
-			}
-			return Place{}, fmt.Errorf("%q: unknown value %q (want free, pack, scatter, vscatter, shared, excl or exclhost)", s, f)
+			return PlaceStatement{}, fmt.Errorf("%q: unknown value %q (want free, pack, scatter or vscatter; excl, exclhost or shared; group=resource)", s, tok)
 		}
 	}
-	switch arr {
-	case "", "free":
-		p.Arrangement = "" // ArrangeFree, stored as the zero value
+	return p, nil
+}
+
+// ParsePlace parses a PBS place statement (ParsePlaceStatement) for the
+// time-and-resource model: vscatter is read as scatter (a vnode being a
+// node here), exclhost as excl. An empty statement and grouping
+// (group=resource) are errors.
+func ParsePlace(s string) (Place, error) {
+	if strings.TrimSpace(s) == "" {
+		return Place{}, fmt.Errorf("empty place statement")
+	}
+	st, err := ParsePlaceStatement(s)
+	if err != nil {
+		return Place{}, err
+	}
+	if st.Group != "" {
+		return Place{}, fmt.Errorf("%q: grouping (group=…) is not supported", s)
+	}
+	var p Place
+	switch st.Arrangement {
 	case "pack":
 		p.Arrangement = ArrangePack
-	default:
+	case "scatter", "vscatter":
 		p.Arrangement = ArrangeScatter
 	}
-	p.Exclusive = share == "excl" || share == "exclhost"
+	p.Exclusive = st.Exclusive()
 	return p, nil
 }
 

@@ -65,58 +65,16 @@ func ParseTime(s string, loc *time.Location) (int64, error) {
 	}
 }
 
-// A Place is a job's Resource_List.place: how its chunks are arranged on
-// vnodes and whether it shares them ([PBS 2022.1 RG] pbs_resources, place).
-type Place struct {
-	// Arrangement is "free" (the default), "pack" (all chunks on one
-	// host), "scatter" (one chunk per host) or "vscatter" (one per vnode).
-	Arrangement string
-	// Sharing is "excl", "exclhost", "shared" or "" (the vnode's sharing
-	// attribute decides).
-	Sharing string
-	// Group is the resource of place=group=<resource>, "" when absent.
-	Group string
-}
-
-// Exclusive reports whether the job asks for its vnodes (or hosts) to
-// itself.
-func (p Place) Exclusive() bool { return p.Sharing == "excl" || p.Sharing == "exclhost" }
+// A Place is a job's Resource_List.place as written: how its chunks are
+// arranged on vnodes and whether it shares them ([PBS 2022.1 RG]
+// pbs_resources, place). It is model.PlaceStatement, whose parser is the
+// one of the PBS place syntax.
+type Place = model.PlaceStatement
 
 // ParsePlace parses a place statement such as "scatter:excl",
-// "pack:group=switch" or "free". The empty string is the default
-// (free, sharing decided by the vnodes).
-func ParsePlace(s string) (Place, error) {
-	p := Place{Arrangement: "free"}
-	t := strings.TrimSpace(s)
-	if t == "" {
-		return p, nil
-	}
-	var haveArr, haveShare, haveGroup bool
-	for _, tok := range strings.Split(t, ":") {
-		tok = strings.TrimSpace(tok)
-		switch {
-		case tok == "free" || tok == "pack" || tok == "scatter" || tok == "vscatter":
-			if haveArr {
-				return p, fmt.Errorf("%q gives the arrangement twice", s)
-			}
-			p.Arrangement, haveArr = tok, true
-		case tok == "excl" || tok == "exclhost" || tok == "shared":
-			if haveShare {
-				return p, fmt.Errorf("%q gives the sharing twice", s)
-			}
-			p.Sharing, haveShare = tok, true
-		case strings.HasPrefix(tok, "group="):
-			g := strings.TrimPrefix(tok, "group=")
-			if haveGroup || g == "" {
-				return p, fmt.Errorf("%q: bad group", s)
-			}
-			p.Group, haveGroup = g, true
-		default:
-			return p, fmt.Errorf("%q: unknown place %q (want free, pack, scatter or vscatter; excl, exclhost or shared; group=resource)", s, tok)
-		}
-	}
-	return p, nil
-}
+// "pack:group=switch" or "free" (model.ParsePlaceStatement). The empty
+// string is the default (free, sharing decided by the vnodes).
+func ParsePlace(s string) (Place, error) { return model.ParsePlaceStatement(s) }
 
 // A VnodeUse is one vnode of an exec_vnode chunk with the resources the
 // job uses there: numeric amounts (integers and sizes in bytes) and, in a
