@@ -54,6 +54,10 @@ func ExpandHostlist(s string) ([]string, error) {
 	return out, nil
 }
 
+// SplitHostlist splits a hostlist at the commas that are not inside
+// brackets: its expressions, unexpanded.
+func SplitHostlist(s string) []string { return splitTopLevel(s) }
+
 // splitTopLevel splits s at commas that are not inside brackets.
 func splitTopLevel(s string) []string {
 	var parts []string

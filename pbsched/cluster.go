@@ -380,6 +380,20 @@ func allZero(r model.Resources) bool {
 	return true
 }
 
+// runningEnd is when running job j is expected to end: stime (now when
+// unknown) plus its walltime (a year without one), and after now.
+func (c *cluster) runningEnd(j *pbs.Job) int64 {
+	wall := j.Walltime
+	if wall == 0 {
+		wall = defaultWalltime
+	}
+	start := j.STime
+	if start == 0 {
+		start = c.st.Now
+	}
+	return max(start+wall, c.st.Now+1)
+}
+
 // readRunning collects the running jobs on owned vnodes for the window.
 func (c *cluster) readRunning() error {
 	for i := range c.st.Jobs.Jobs {
@@ -396,15 +410,7 @@ func (c *cluster) readRunning() error {
 		if len(ids) == 0 {
 			continue
 		}
-		wall := j.Walltime
-		if wall == 0 {
-			wall = defaultWalltime
-		}
-		start := j.STime
-		if start == 0 {
-			start = c.st.Now
-		}
-		c.running = append(c.running, model.RunningJob{ID: j.ID, Nodes: ids, End: max(start+wall, c.st.Now+1)})
+		c.running = append(c.running, model.RunningJob{ID: j.ID, Nodes: ids, End: c.runningEnd(j)})
 	}
 	return nil
 }

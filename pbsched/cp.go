@@ -161,14 +161,7 @@ func (c *cluster) cpWindow(cands []*candidate, held map[string]bool, ff []*Start
 		if len(j.ExecVnode) == 0 {
 			continue
 		}
-		wall := j.Walltime
-		if wall == 0 {
-			wall = defaultWalltime
-		}
-		start := j.STime
-		if start == 0 {
-			start = now
-		}
+		end := c.runningEnd(j)
 		per := map[string]model.Resources{}
 		for _, ch := range j.ExecVnode {
 			for _, vu := range ch {
@@ -181,7 +174,7 @@ func (c *cluster) cpWindow(cands []*candidate, held map[string]bool, ff []*Start
 			}
 		}
 		for _, vn := range slices.Sorted(maps.Keys(per)) {
-			addUse(j.ID, vn, per[vn], start+wall, j.Place)
+			addUse(j.ID, vn, per[vn], end, j.Place)
 		}
 	}
 	// Residual resources_assigned: jobs qstat did not list.

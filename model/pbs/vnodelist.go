@@ -37,7 +37,7 @@ func ResolveVnodes(list string, exists func(string) bool) (names, unmatched []st
 		}
 		return true
 	}
-	for _, entry := range splitOutsideBrackets(list) {
+	for _, entry := range model.SplitHostlist(list) {
 		entry = strings.TrimSpace(entry)
 		if entry == "" {
 			return nil, nil, fmt.Errorf("vnode list %q: empty entry", list)
@@ -70,25 +70,4 @@ func ResolveVnodes(list string, exists func(string) bool) (names, unmatched []st
 		}
 	}
 	return names, unmatched, nil
-}
-
-// splitOutsideBrackets splits s at the commas that are not inside
-// brackets.
-func splitOutsideBrackets(s string) []string {
-	var parts []string
-	depth, start := 0, 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '[':
-			depth++
-		case ']':
-			depth--
-		case ',':
-			if depth == 0 {
-				parts = append(parts, s[start:i])
-				start = i + 1
-			}
-		}
-	}
-	return append(parts, s[start:])
 }
