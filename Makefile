@@ -23,7 +23,8 @@ FUZZTIME ?= 30s
 REPO_ROOT := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
 PBS_SHARED ?= $(abspath $(REPO_ROOT)/../shared/pbs)
 # The server configurations (see the itest recipe); each runs in its own
-# pbs-up.sh with OPTSCHED_ITEST_CONFIG=NAME.
+# pbs-up.sh with OPTSCHED_ITEST_CONFIG=NAME. ITEST_FLAGS go to the test
+# binary after the configuration's -test.run (a -test.run there wins).
 ITEST_CONFIGS ?= default hosts
 ITEST_FLAGS ?= -test.v -test.timeout 10m
 ITEST_DATA := $(REPO_ROOT)/pbsched/itest/testdata
@@ -106,13 +107,13 @@ itest: ## OpenPBS integration suite in private namespaces (root; PBS_SHARED=…/
 	set +e; start=$$(date +%s); failed=""; \
 	for cfg in $(ITEST_CONFIGS); do \
 	  case $$cfg in \
-	    default) env="" ;; \
-	    hosts) env="PBSNS_VNODEDEF=$(ITEST_DATA)/hosts.vnodedef PBSNS_QMGR=$(ITEST_DATA)/hosts.qmgr" ;; \
+	    default) env=""; tests='^TestDefault' ;; \
+	    hosts) env="PBSNS_VNODEDEF=$(ITEST_DATA)/hosts.vnodedef PBSNS_QMGR=$(ITEST_DATA)/hosts.qmgr"; tests='^TestHosts' ;; \
 	    *) echo "itest: unknown configuration $$cfg"; failed="$$failed $$cfg"; continue ;; \
 	  esac; \
 	  echo "== itest: configuration $$cfg"; \
 	  $$sudo env $$env PBSNS_QUIET=1 OPTSCHED_ITEST_CONFIG=$$cfg OPTSCHED_BIN=$(REPO_ROOT)/$(BIN) \
-	    "$(PBS_SHARED)/pbs-up.sh" $(REPO_ROOT)/bin/pbsitest $(ITEST_FLAGS) || failed="$$failed $$cfg"; \
+	    "$(PBS_SHARED)/pbs-up.sh" $(REPO_ROOT)/bin/pbsitest -test.run "$$tests" $(ITEST_FLAGS) || failed="$$failed $$cfg"; \
 	done; \
 	echo "itest: $$(( $$(date +%s) - start )) s"; \
 	if [ -n "$$failed" ]; then echo "itest: FAILED in:$$failed"; exit 1; fi; \

@@ -31,8 +31,8 @@ func TestDefaultFaults(t *testing.T) {
 		}
 		qf, nf := capture(t, t.TempDir())
 		const off = "pbshost[5]"
-		pbsRun(t, "pbsnodes", "-o", off)
-		t.Cleanup(func() { runCmd(30*time.Second, "pbsnodes", "-r", off) })
+		setOffline(t, off)
+		t.Cleanup(func() { runCmd(30*time.Second, "qmgr", "-c", "set node "+off+" state -= offline") })
 		o := newOptsched(t)
 		o.run(append([]string{"pbs", "plan", "--apply", "--qstat", qf, "--pbsnodes", nf}, defaultArgs...)...)
 		time.Sleep(time.Second)

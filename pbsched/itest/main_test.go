@@ -526,7 +526,7 @@ func reset(t *testing.T) {
 	}
 	for name, v := range vnodes(t) {
 		if strings.Contains(v.State, "offline") {
-			pbsRun(t, "pbsnodes", "-r", name)
+			setOnline(t, name)
 		}
 	}
 	waitUntil(t, 60*time.Second, "reset: every job finished and every vnode free", func() (bool, string) {
@@ -714,4 +714,20 @@ func capture(t *testing.T, dir string) (qstatFile, nodesFile string) {
 		t.Fatal(err)
 	}
 	return qstatFile, nodesFile
+}
+
+// setOffline marks a vnode offline. pbsnodes -o answers "Unknown node"
+// for a vnode name with brackets (pbshost[3]) on OpenPBS 23.06, and
+// pbsnodes -o pbshost offlines every vnode of the mom; qmgr takes any
+// vnode name.
+func setOffline(t *testing.T, v string) {
+	t.Helper()
+	qmgr(t, "set node "+v+" state = offline")
+}
+
+// setOnline clears a vnode's offline state (pbsnodes -r has the same
+// trouble with brackets as -o).
+func setOnline(t *testing.T, v string) {
+	t.Helper()
+	qmgr(t, "set node "+v+" state -= offline")
 }

@@ -15,14 +15,14 @@ import (
 // --cycles N` while jobs are submitted in waves and finish: every job
 // that fits runs and ends F with Exit_status 0; pbsnodes, polled all
 // along, never shows a vnode with more ncpus or mem assigned than
-// available; nothing starts on the offline vnode pbshost[3] or on the
+// available; nothing starts on the offline vnode pbshost[3] (set with qmgr) or on the
 // natural vnode; the audit log agrees with the server's job history.
 func TestDefaultRunLoop(t *testing.T) {
 	need(t, cfgDefault)
 	reset(t)
 	const off = "pbshost[3]"
-	pbsRun(t, "pbsnodes", "-o", off)
-	t.Cleanup(func() { runCmd(30*time.Second, "pbsnodes", "-r", off) })
+	setOffline(t, off)
+	t.Cleanup(func() { runCmd(30*time.Second, "qmgr", "-c", "set node "+off+" state -= offline") })
 
 	const cycles = 20
 	o := newOptsched(t)
