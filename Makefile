@@ -98,6 +98,7 @@ itest: ## OpenPBS integration suite in private namespaces (root; PBS_SHARED=…/
 	$(MAKE) --no-print-directory deps; \
 	echo "itest: building $(BIN) and bin/pbsitest"; \
 	$(GO) build -o $(BIN) ./cmd/optsched; \
+	$(GO) vet -tags pbsitest ./pbsched/itest; \
 	$(GO) test -c -tags pbsitest -o bin/pbsitest ./pbsched/itest; \
 	sudo=""; [ "$$(id -u)" -ne 0 ] && sudo="sudo"; \
 	if [ ! -x /opt/pbs/sbin/pbs_server.bin ]; then \
