@@ -556,8 +556,9 @@ func hostExclusiveOn(n *pbs.Node, p pbs.Place) bool {
 }
 
 // hostRules reports whether a job's place asks for something of hosts
-// that differs from vnodes on this cluster: scatter (one chunk per host)
-// or host exclusivity, on a multi-vnode host among vs.
+// that differs from vnodes on this cluster: scatter (one chunk per host),
+// pack (one host, not one vnode) or host exclusivity, on a multi-vnode
+// host among vs.
 func (c *cluster) hostRules(cand *candidate, vs []*vnode) string {
 	for _, v := range vs {
 		if !c.multiVnodeHost(c.hostOf[v.n.Name]) {
@@ -565,6 +566,9 @@ func (c *cluster) hostRules(cand *candidate, vs []*vnode) string {
 		}
 		if cand.job.Place.Arrangement == "scatter" && len(cand.units) > 1 {
 			return "place=scatter on multi-vnode hosts: one chunk per host"
+		}
+		if cand.job.Place.Arrangement == "pack" && len(cand.units) > 1 {
+			return "place=pack on multi-vnode hosts: all chunks on one host, over its vnodes"
 		}
 		if hostExclusiveOn(v.n, cand.job.Place) {
 			return "exclusive on multi-vnode host " + c.hostOf[v.n.Name] + ": the whole host"

@@ -18,8 +18,10 @@ import (
 // jobs: each unit of a job, in order, goes to the first vnode where it
 // fits, trying vnodes already partly used (by running jobs or by this
 // cycle) before idle ones, each group in topology order, so that idle
-// vnodes stay whole for the window solve. place=scatter and vscatter put
-// units on distinct vnodes, place=pack all of them on one; a job that is
+// vnodes stay whole for the window solve. place=scatter puts units on
+// distinct hosts and vscatter on distinct vnodes, place=pack all of them
+// on one host (over its vnodes), place=group=r on vnodes with one value
+// of r; a job that is
 // exclusive on a vnode (see exclusiveOn) may only use vnodes that are idle
 // and then holds them. A unit fits a vnode when the vnode is free, not
 // held, belongs to no other queue, has every property the unit names and
@@ -107,24 +109,57 @@ type VChunk struct {
 // that resource: the groups are tried in the order of their values, and
 // the first where the whole job fits is taken.
 func (f *fitState) place(cand *candidate, idleBudget int) (chunks []VChunk, usedIdle int, why string) {
-	g := cand.job.Place.Group
-	if g == "" {
+	j := cand.job
+	pack := j.Place.Arrangement == "pack" && len(cand.units) > 1
+	g := j.Place.Group
+	if g == "" && !pack {
 		return f.placeIn(cand, idleBudget, nil)
 	}
-	values := map[string]bool{}
-	for _, v := range f.c.vnodes {
-		if val, ok := v.n.Text[g]; ok && val != "" {
-			values[val] = true
+	// The restrictions to try in turn: each host (place=pack: every chunk
+	// on one host, partly used hosts first), each value of the group
+	// resource (place=group), or both.
+	var hosts []string
+	if pack {
+		seen := map[string]bool{}
+		for _, idle := range []bool{false, true} {
+			for _, v := range f.c.vnodes {
+				if h := f.c.hostOf[v.n.Name]; !seen[h] && f.usable(v) && f.idleNow(v) == idle {
+					seen[h] = true
+					hosts = append(hosts, h)
+				}
+			}
+		}
+	} else {
+		hosts = []string{""}
+	}
+	values := []string{""}
+	if g != "" {
+		set := map[string]bool{}
+		for _, v := range f.c.vnodes {
+			if val, ok := v.n.Text[g]; ok && val != "" {
+				set[val] = true
+			}
+		}
+		if len(set) == 0 {
+			return nil, 0, fmt.Sprintf("place=group=%s: no vnode has resource %s", g, g)
+		}
+		values = slices.Sorted(maps.Keys(set))
+	}
+	for _, h := range hosts {
+		for _, val := range values {
+			chunks, usedIdle, why = f.placeIn(cand, idleBudget, func(v *vnode) bool {
+				return (h == "" || f.c.hostOf[v.n.Name] == h) && (g == "" || v.n.Text[g] == val)
+			})
+			if why == "" {
+				return chunks, usedIdle, ""
+			}
 		}
 	}
-	if len(values) == 0 {
-		return nil, 0, fmt.Sprintf("place=group=%s: no vnode has resource %s", g, g)
-	}
-	for _, val := range slices.Sorted(maps.Keys(values)) {
-		chunks, usedIdle, why = f.placeIn(cand, idleBudget, func(v *vnode) bool { return v.n.Text[g] == val })
-		if why == "" {
-			return chunks, usedIdle, ""
-		}
+	switch {
+	case pack && f.pristine:
+		return nil, 0, fmt.Sprintf("place=pack: no host has room for all %d chunks even when empty", len(cand.units))
+	case pack:
+		return nil, 0, fmt.Sprintf("place=pack: no free host has room for all %d chunks now", len(cand.units))
 	}
 	return nil, 0, fmt.Sprintf("place=group=%s: no group of vnodes with one %s takes every chunk (%s)", g, g, why)
 }
@@ -221,31 +256,7 @@ func (f *fitState) placeIn(cand *candidate, idleBudget int, allow func(*vnode) b
 		}
 		return slices.Concat(own, partly, idle)
 	}
-	switch arr := j.Place.Arrangement; {
-	case arr == "pack" && len(cand.units) > 1:
-		ok := false
-		for _, v := range order(false) {
-			need := model.Resources{}
-			for _, u := range cand.units {
-				for k, a := range u.amounts {
-					need[k] += a
-				}
-			}
-			whole := chunkReq{amounts: need, labels: cand.units[0].labels}
-			if allLabels(f.c, v, cand.units) && fits(v, whole) {
-				for _, u := range cand.units {
-					use(v, u)
-				}
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			if f.pristine {
-				return nil, 0, fmt.Sprintf("place=pack: no vnode has room for all %d chunks even when empty", len(cand.units))
-			}
-			return nil, 0, fmt.Sprintf("place=pack: no free vnode has room for all %d chunks now", len(cand.units))
-		}
+	switch {
 	default:
 		scatter := j.Place.Arrangement == "scatter" || j.Place.Arrangement == "vscatter"
 		for i, u := range cand.units {
@@ -299,18 +310,6 @@ func (f *fitState) placeIn(cand *candidate, idleBudget int, allow func(*vnode) b
 		chunks = append(chunks, VChunk{Vnode: v.n.Name, Amounts: cand.units[i].written, Labels: cand.units[i].wlabels})
 	}
 	return chunks, usedIdle, ""
-}
-
-// allLabels reports whether vnode v has the properties of every unit.
-func allLabels(c *cluster, v *vnode, units []chunkReq) bool {
-	for _, u := range units {
-		for k, want := range u.labels {
-			if !labelMatches(c, v, k, want) {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // describeUnit writes a unit's request as a select chunk.

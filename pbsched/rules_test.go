@@ -314,6 +314,12 @@ func TestPBSMultiVnodeHosts(t *testing.T) {
 		if len(p.Deferred) != 1 || p.Deferred[0].Job != "2.s" || !strings.Contains(p.Deferred[0].Reason, "never") {
 			t.Errorf("%s scatter over 3 hosts: deferred %+v", partial, p.Deferred)
 		}
+		// pack is about hosts: two 6-CPU chunks on one host's two 8-CPU
+		// vnodes.
+		if _, p := run(multiHost(""), queued("1.s", "2:ncpus=6", "pack")); len(p.Starts) != 1 ||
+			hostOf(p.Starts[0].Chunks[0].Vnode) != hostOf(p.Starts[0].Chunks[1].Vnode) || p.Starts[0].Chunks[0].Vnode == p.Starts[0].Chunks[1].Vnode {
+			t.Errorf("%s pack: %v %+v", partial, describeStarts(p.Starts), p.Deferred)
+		}
 		// vscatter is about vnodes: three chunks fit.
 		if _, p := run(multiHost(""), queued("1.s", "3:ncpus=1", "vscatter")); len(p.Starts) != 1 {
 			t.Errorf("%s vscatter: %v %+v", partial, describeStarts(p.Starts), p.Deferred)

@@ -455,15 +455,14 @@ func (o *pbsOptions) cycle(ctx context.Context, apply bool) (*pbsched.Plan, *pbs
 		return p, st, err
 	}
 	if apply && len(p.Starts) > 0 {
-		if o.live() {
-			// The plan applier's re-check: the state is read again just
-			// before qrun, and only the starts it still allows run.
-			fresh, err := o.readState(ctx)
-			if err != nil {
-				return p, st, fmt.Errorf("re-reading the state before qrun (nothing was started): %w", err)
-			}
-			pbsched.Recheck(fresh, sc, p)
+		// The plan applier's re-check: the server's state is read again
+		// just before qrun (also when the plan was made from files), and
+		// only the starts it still allows run.
+		fresh, err := o.readFresh(ctx, st)
+		if err != nil {
+			return p, st, fmt.Errorf("reading the server's state again before qrun (nothing was started): %w", err)
 		}
+		pbsched.Recheck(fresh, sc, p)
 		if err := pbsched.Apply(ctx, p, pbsched.Qrun{Path: qrun}); err != nil {
 			return p, st, err
 		}
@@ -471,10 +470,33 @@ func (o *pbsOptions) cycle(ctx context.Context, apply bool) (*pbsched.Plan, *pbs
 	return p, st, nil
 }
 
-// live reports whether the state comes from the server's commands (not
-// from files or a snapshot), so that it can be read again before qrun.
-func (o *pbsOptions) live() bool {
-	return o.qstatFile == "" && o.nodesFile == "" && o.queuesFile == "" && o.snapshot == ""
+// readFresh reads the jobs and vnodes from the server's commands (qstat
+// -f -t, pbsnodes -av), whatever the cycle's state was read from; the
+// queue list is the one the cycle read.
+func (o *pbsOptions) readFresh(ctx context.Context, prev *pbsched.State) (*pbsched.State, error) {
+	live := *o
+	live.snapshot = ""
+	jobsData, _, err := live.readDoc(ctx, "--qstat", "", "", []string{"qstat", "-f", "-t", "-F", "json"})
+	if err != nil {
+		return nil, err
+	}
+	nodesData, _, err := live.readDoc(ctx, "--pbsnodes", "", "", []string{"pbsnodes", "-av", "-F", "json"})
+	if err != nil {
+		return nil, err
+	}
+	loc, err := loadLocation(o.timezone)
+	if err != nil {
+		return nil, err
+	}
+	fresh := &pbsched.State{Queues: prev.Queues, Digest: prev.Digest}
+	if fresh.Jobs, err = pbs.ParseJobs(jobsData, loc); err != nil {
+		return nil, fmt.Errorf("qstat: %w", err)
+	}
+	if fresh.Nodes, err = pbs.ParseNodes(nodesData); err != nil {
+		return nil, fmt.Errorf("pbsnodes: %w", err)
+	}
+	fresh.Now = max(fresh.Jobs.Timestamp, prev.Now)
+	return fresh, nil
 }
 
 // lockedCycle runs a cycle under the lock and appends it to the audit log.
