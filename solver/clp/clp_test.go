@@ -228,7 +228,11 @@ func TestDeadlineHonoured(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if el > limit+time.Second {
+	// Generous (the test runs under -race beside other packages' tests on
+	// a shared 2-core machine; 1.1 s was seen under load): the LP solved
+	// to the end takes ≈10 s without the race detector, which is what
+	// this guards against.
+	if el > limit+3*time.Second {
 		t.Errorf("returned after %v with a %v deadline", el, limit)
 	}
 	t.Logf("%d cols, %d rows, %v deadline: %v, bound %g, after %v", enc.Program.NumVars(), len(enc.Program.Rows), limit, st, b, el)
