@@ -20,12 +20,12 @@ const unitsWindow = `{"time": 0, "topology": {"layout": {"pods": 1, "leaves_per_
  "idle": "n[0-1]",
  "running": [{"id": "r1", "nodes": "n2", "end": 100, "select": "1:ncpus=8", "units": {"n2": 1}},
              {"id": "r2", "nodes": "n3", "end": 50}],
- "jobs": [{"id": "a", "nodes": 1, "walltime": 100, "select": "2:ncpus=8"},
+ "jobs": [{"id": "a", "nodes": 2, "walltime": 100, "select": "2:ncpus=8"},
           {"id": "b", "nodes": 1, "walltime": 50, "select": "1:ncpus=8:ngpus=2", "place": "excl"},
           {"id": "c", "nodes": 2, "walltime": 10},
-          {"id": "d", "nodes": 1, "walltime": 10, "select": "1:ncpus=4+1:ncpus=2"},
-          {"id": "e", "nodes": 1, "walltime": 10, "select": "3:ncpus=1", "place": "scatter"},
-          {"id": "f", "nodes": 1, "walltime": 10, "select": "2:ncpus=1", "place": "pack"}],
+          {"id": "d", "nodes": 2, "walltime": 10, "select": "1:ncpus=4+1:ncpus=2"},
+          {"id": "e", "nodes": 3, "walltime": 10, "select": "3:ncpus=1", "place": "scatter"},
+          {"id": "f", "nodes": 2, "walltime": 10, "select": "2:ncpus=1", "place": "pack"}],
  "node_resources": {"default": {"ncpus": 16, "ngpus": 2}, "n1": {"ncpus": 8}},
  "reservations": [{"id": "maint", "nodes": "n0", "start": 200, "end": 300}]}`
 

@@ -455,6 +455,9 @@ func readJobs(root *jobj, w *Window, ids map[string]string) error {
 		if j.Select, err = readSelect(o, path); err != nil {
 			return err
 		}
+		if j.Select != nil && o.has("nodes") && j.Select.Units() != j.Nodes {
+			return fieldErr(path+".select", "asks for %d units, but nodes is %d: the two must agree (or give one of them)", j.Select.Units(), j.Nodes)
+		}
 		if j.Comm, err = readBool(o, "comm", true); err != nil {
 			return err
 		}

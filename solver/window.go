@@ -83,8 +83,15 @@ func SolveWindow(ctx context.Context, w *model.Window, s Solver, opt Options) (*
 			}
 		}
 	}
-	out.Allocations = append(slices.Clone(out.Result.Allocations), placeSingles(w, out.Result.Allocations, sel.Single)...)
+	singles, unplaced := placeSingles(w, out.Result.Allocations, sel.Single)
+	out.Allocations = append(slices.Clone(out.Result.Allocations), singles...)
+	for _, j := range unplaced {
+		out.Deferred = append(out.Deferred, model.Deferral{Job: j, Reason: "one-node job: no idle node left after the multi-node allocation"})
+	}
 	if err := model.Check(w, out.Allocations); err != nil {
+		return nil, fmt.Errorf("%w: solver %s: %w", ErrSolverBug, s.Name(), err)
+	}
+	if err := model.CheckAccounted(w, out.Allocations, out.Deferred); err != nil {
 		return nil, fmt.Errorf("%w: solver %s: %w", ErrSolverBug, s.Name(), err)
 	}
 	out.Elapsed = time.Since(start)
@@ -128,26 +135,27 @@ func verify(w *model.Window, jobs []int, res *Result) error {
 // placeSingles places one-node jobs first-fit on the lowest idle ids not
 // used by allocs, as the published code of [Lan23] does after the window's
 // solution.
-func placeSingles(w *model.Window, allocs []model.Allocation, singles []int) []model.Allocation {
+func placeSingles(w *model.Window, allocs []model.Allocation, singles []int) (placed []model.Allocation, unplaced []int) {
 	used := map[int]bool{}
 	for _, a := range allocs {
 		for _, k := range a.Nodes {
 			used[k] = true
 		}
 	}
-	var out []model.Allocation
 	next := 0
-	for _, j := range singles {
+	for i, j := range singles {
 		for next < len(w.Idle) && used[w.Idle[next]] {
 			next++
 		}
 		if next == len(w.Idle) {
-			break // cannot happen after SelectJobs; model.Check will not see it either
+			// Not after SelectJobs, which counts the singles in; a
+			// job that does not fit is deferred, never dropped.
+			return placed, singles[i:]
 		}
-		out = append(out, model.Allocation{Job: j, Nodes: []int{w.Idle[next]}, Start: w.Time})
+		placed = append(placed, model.Allocation{Job: j, Nodes: []int{w.Idle[next]}, Start: w.Time})
 		used[w.Idle[next]] = true
 	}
-	return out
+	return placed, nil
 }
 
 // Doc returns the JSON result document of r for window w.

@@ -73,6 +73,23 @@ func TestSolveExampleThenValidate(t *testing.T) {
 	tamper("objective", func(d *model.ResultDoc) { *d.Objective -= 1 }, exitInfeasible, "objective: reported")
 	tamper("unknown node", func(d *model.ResultDoc) { d.Allocations[0].Nodes[0] = "zz" }, exitError, `allocations[0].nodes[0]: node "zz"`)
 	tamper("unknown job", func(d *model.ResultDoc) { d.Allocations[0].Job = "nope" }, exitError, `allocations[0].job`)
+	// Results that account for the jobs wrongly or whose figures disagree.
+	tamper("nothing", func(d *model.ResultDoc) {
+		d.Allocations, d.Deferred, d.Objective, d.Bound, d.Gap = nil, nil, nil, nil, nil
+		d.Status = "unknown"
+	}, exitInfeasible, "8 missing")
+	tamper("three dropped", func(d *model.ResultDoc) {
+		for _, a := range d.Allocations[len(d.Allocations)-3:] {
+			*d.Objective -= a.Cost
+		}
+		d.Allocations = d.Allocations[:len(d.Allocations)-3]
+	}, exitInfeasible, "3 missing")
+	tamper("invented deferral", func(d *model.ResultDoc) {
+		d.Deferred = append(d.Deferred, model.DeferralDoc{Job: d.Allocations[0].Job, Reason: "made up"})
+	}, exitInfeasible, "appears 2 times")
+	tamper("infeasible with allocations", func(d *model.ResultDoc) { d.Status, d.Objective, d.Bound, d.Gap = "infeasible", nil, nil, nil },
+		exitInfeasible, "status infeasible with an allocation")
+	tamper("wrong gap", func(d *model.ResultDoc) { *d.Gap = 0.25 }, exitInfeasible, "gap 0.25")
 }
 
 // out0 returns a fresh JSON result of the example.

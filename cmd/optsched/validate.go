@@ -79,6 +79,10 @@ func runValidate(opts *validateOptions) error {
 	if err := model.Check(w, allocs); err != nil {
 		return err
 	}
+	if err := accounted(w, allocs, doc.Deferred); err != nil {
+		return infeasibleError{fmt.Errorf("%s: %w", opts.result, err)}
+	}
+
 	// The reported costs and objective must be those of the window's cost
 	// model. The objective covers the multi-node jobs.
 	var obj int64
@@ -98,6 +102,13 @@ func runValidate(opts *validateOptions) error {
 	if doc.Bound != nil && doc.Objective != nil && *doc.Bound > float64(*doc.Objective)+1e-6 {
 		return infeasibleError{fmt.Errorf("bound: %g is above the objective %d", *doc.Bound, *doc.Objective)}
 	}
+	multi := false
+	for _, a := range allocs {
+		multi = multi || len(a.Nodes) >= 2
+	}
+	if err := doc.CheckFigures(multi); err != nil {
+		return infeasibleError{fmt.Errorf("%s: %w", opts.result, err)}
+	}
 	fmt.Fprintf(out, "result ok: %d jobs allocated, %d deferred, objective %d, status %s\n",
 		len(allocs), len(doc.Deferred), obj, doc.Status)
 	return nil
@@ -114,6 +125,10 @@ func validateSchedule(opts *validateOptions, w *model.Window, data []byte) error
 	if err := model.Check(w, allocs); err != nil {
 		return err
 	}
+	if err := accounted(w, allocs, doc.Deferred); err != nil {
+		return infeasibleError{fmt.Errorf("%s: %w", opts.result, err)}
+	}
+
 	obj := model.WeightedQueueTime(w, allocs)
 	what := "weighted queue time"
 	if doc.CHWeight != 0 {
@@ -133,7 +148,21 @@ func validateSchedule(opts *validateOptions, w *model.Window, data []byte) error
 	if doc.Bound != nil && doc.Objective != nil && *doc.Bound > *doc.Objective+1e-6*math.Max(1, math.Abs(*doc.Objective)) {
 		return infeasibleError{fmt.Errorf("bound: %.9g is above the objective %.9g", *doc.Bound, *doc.Objective)}
 	}
+	if err := doc.CheckFigures(len(allocs) > 0); err != nil {
+		return infeasibleError{fmt.Errorf("%s: %w", opts.result, err)}
+	}
 	fmt.Fprintf(opts.streams.out, "schedule ok: %d jobs scheduled, %d deferred, objective %.6g, status %s\n",
 		len(allocs), len(doc.Deferred), obj, doc.Status)
 	return nil
+}
+
+// accounted checks that every waiting job of w is allocated or deferred
+// exactly once in a result document (model.CheckAccounted).
+func accounted(w *model.Window, allocs []model.Allocation, deferred []model.DeferralDoc) error {
+	ds := make([]model.Deferral, 0, len(deferred))
+	for _, d := range deferred {
+		j, _ := w.JobIndex(d.Job) // the parser checked that it waits
+		ds = append(ds, model.Deferral{Job: j, Reason: d.Reason})
+	}
+	return model.CheckAccounted(w, allocs, ds)
 }
