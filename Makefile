@@ -65,8 +65,12 @@ deps: ## install missing Debian packages (apt-get) and Go modules
 	@$(GO) version >/dev/null 2>&1 || { echo "deps: Go not found; install Go 1.26 (https://go.dev/dl)"; exit 1; }
 	$(GO) mod download
 
+# The commit optsched --version reports.
+COMMIT := $(shell git -C $(REPO_ROOT) describe --always --dirty --abbrev=12 2>/dev/null)
+LDFLAGS := -X main.commit=$(COMMIT)
+
 build: deps ## build bin/optsched
-	$(GO) build -o $(BIN) ./cmd/optsched
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/optsched
 
 run: build ## set up, build and solve the shipped example window
 	./$(BIN) solve -o table instances/example-window.json

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -245,7 +246,7 @@ merged epochs, equal to those of the unsharded run apart from the times.`,
 		Example: `  # 16 shards as an array job, then:
   optsched bench merge --json all.json scas-*.json
   optsched bench merge tables-*.json`,
-		Args: cobra.MinimumNArgs(1),
+		Args: argsBetween(1, math.MaxInt32),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.files = args
 			if runF != nil {

@@ -359,3 +359,25 @@ func TestSimulate(t *testing.T) {
 		}
 	}
 }
+
+// TestCLIConventions: --version, exit 2 for what cobra refuses, exit 1 for
+// an output that cannot be written.
+func TestCLIConventions(t *testing.T) {
+	if code, out, _ := optsched(t, "", "--version"); code != exitOK || !strings.HasPrefix(out, "optsched ") {
+		t.Errorf("--version: exit %d, %q", code, out)
+	}
+	for _, args := range [][]string{{"nope"}, {"bench", "merge"}, {"simulate", "--policy", "nope", "--trace", "x"}, {"solve", "--no-such-flag"}, {"pbs", "plan", "--solver", "sat"}} {
+		if code, _, errs := optsched(t, "", args...); code != exitUsage {
+			t.Errorf("%v: exit %d, want %d: %s", args, code, exitUsage, errs)
+		}
+	}
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip("no /dev/full")
+	}
+	defer full.Close()
+	var errb strings.Builder
+	if code := run([]string{"solve", "-o", "table", example}, strings.NewReader(""), full, &errb); code != exitError || !strings.Contains(errb.String(), "writing the output") {
+		t.Errorf("solve > /dev/full: exit %d, %q", code, errb.String())
+	}
+}

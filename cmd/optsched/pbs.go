@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -94,10 +95,10 @@ func (o *pbsOptions) addFlags(cmd *cobra.Command) {
 	f.StringSliceVar(&o.levels, "topology-levels", []string{"tier0", "tier1"}, "vnode resources naming switch levels (any order: nesting decides)")
 	f.StringVar(&o.topologyConf, "topology-conf", "", "Slurm-style topology.conf mapping vnode names to switches (instead of --topology-levels)")
 	f.DurationVar(&o.period, "period", 0, "waiting period counted by NWP (default: --interval for run, 60s for plan)")
-	f.DurationVar(&o.timeLimit, "time-limit", 5*time.Second, "wall-time limit of the whole-node window solve")
+	f.DurationVar(&o.timeLimit, "time-limit", 5*time.Second, "wall-time limit of the cycle's solves (the whole-node window and the partial-node schedule together)")
 	f.IntVar(&o.maxJobs, "max-jobs", 0, "cap on the multi-node whole-node jobs of a cycle; 0 = no cap")
 	f.StringVar(&o.cost, "cost", "lan-code", "CH cost model: lan-code or lan-paper")
-	f.StringVar(&o.solver, "solver", "csp", "exact window solver ("+strings.Join(registry().Names(), ", ")+")")
+	f.StringVar(&o.solver, "solver", "csp", "whole-node window solver ("+strings.Join(wholeNodeSolvers(), ", ")+")")
 	f.StringVar(&o.fallback, "fallback", "sa", "heuristic that takes over when the exact solver runs out of time: sa or none")
 	f.StringVar(&o.partial, "partial", pbsched.PartialCP, "placement of the jobs whose chunks share vnodes: cp (CP/SAT time-and-resource schedule, list schedule and first fit as fallbacks) or first-fit")
 	f.BoolVar(&o.apply, "apply", false, "run the qrun commands (default: a dry run that only prints them)")
@@ -187,6 +188,19 @@ flight is killed, the others do not run).`,
 	return cmd
 }
 
+// wholeNodeSolvers are the solvers of the catalogue that solve the
+// whole-node window (not the cp model).
+func wholeNodeSolvers() []string {
+	reg := registry()
+	var out []string
+	for _, n := range reg.Names() {
+		if reg.Encoding(n) != "cp" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // validate checks the flags that do not need the state.
 func (o *pbsOptions) validate() error {
 	if o.timeLimit <= 0 {
@@ -203,6 +217,15 @@ func (o *pbsOptions) validate() error {
 	}
 	if _, err := model.ParseCostKind(o.cost); err != nil {
 		return usageError{fmt.Errorf("--cost: %w", err)}
+	}
+	if o.newSolver == nil {
+		reg := registry()
+		switch {
+		case !slices.Contains(reg.Names(), o.solver):
+			return usageError{fmt.Errorf("--solver must be one of the whole-node window solvers (%s), got %q", strings.Join(wholeNodeSolvers(), ", "), o.solver)}
+		case reg.Encoding(o.solver) == "cp":
+			return usageError{fmt.Errorf("--solver %s schedules the time-and-resource (cp) model; the whole-node window takes %s, and the partial-node jobs go to the cp scheduler with --partial cp", o.solver, strings.Join(wholeNodeSolvers(), ", "))}
+		}
 	}
 	if o.qstatFile == "-" && o.nodesFile == "-" {
 		return usageError{errors.New("--qstat and --pbsnodes cannot both read stdin")}

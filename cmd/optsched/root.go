@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -47,10 +48,14 @@ type streams struct {
 
 // run executes optsched with args and returns the exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	s := &streams{in: stdin, out: stdout, err: stderr, outIsTerminal: isTerminal(stdout)}
+	out := &checkedWriter{w: stdout}
+	s := &streams{in: stdin, out: out, err: stderr, outIsTerminal: isTerminal(stdout)}
 	root := newRootCmd(s)
 	root.SetArgs(args)
 	err := root.Execute()
+	if err == nil && out.err != nil {
+		err = fmt.Errorf("writing the output: %w", out.err)
+	}
 	if err == nil {
 		return exitOK
 	}
@@ -58,13 +63,82 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var ue usageError
 	var ie infeasibleError
 	switch {
-	case errors.As(err, &ue):
+	case errors.As(err, &ue), isCobraUsage(err):
 		fmt.Fprintln(stderr, "Run 'optsched help' or add --help for usage.")
 		return exitUsage
 	case errors.As(err, &ie), errors.Is(err, model.ErrInfeasible):
 		return exitInfeasible
 	}
 	return exitError
+}
+
+// checkedWriter remembers the first write error (a full disk, a closed
+// pipe), so that the exit status reports it.
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	if err != nil && c.err == nil {
+		c.err = err
+	}
+	return n, err
+}
+
+// isCobraUsage reports the errors cobra itself returns for a command line
+// it cannot take (an unknown command or flag, a wrong number of
+// arguments): usage errors, exit 2.
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command ", "unknown flag: ", "unknown shorthand flag: ", "requires at least ", "requires at most ",
+		"accepts ", "invalid argument ", "flag needs an argument", "required flag(s) "} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// commit is the VCS commit the binary was built from, when the build
+// sets it (make build: -ldflags "-X main.commit=…"); otherwise the Go
+// toolchain's VCS stamp is used when present.
+var commit string
+
+// version is the module version and VCS commit the binary was built from.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown (no build information)"
+	}
+	v := bi.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	var rev, dirty, at string
+	for _, st := range bi.Settings {
+		switch st.Key {
+		case "vcs.revision":
+			rev = st.Value
+		case "vcs.modified":
+			if st.Value == "true" {
+				dirty = "+modified"
+			}
+		case "vcs.time":
+			at = st.Value
+		}
+	}
+	if commit != "" {
+		return v + ", commit " + commit + ", " + bi.GoVersion
+	}
+	if rev != "" {
+		v += fmt.Sprintf(", commit %.12s%s", rev, dirty)
+		if at != "" {
+			v += " of " + at
+		}
+	}
+	return v + ", " + bi.GoVersion
 }
 
 func newRootCmd(s *streams) *cobra.Command {
@@ -78,7 +152,9 @@ each job's node set on a fat-tree cluster (Lan et al., CLUSTER 2023).
 Windows are JSON files (see the README, "Window JSON v1").`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version(),
 	}
+	root.SetVersionTemplate("optsched {{.Version}}\n")
 	root.SetOut(s.out)
 	root.SetErr(s.err)
 	root.SetIn(s.in)

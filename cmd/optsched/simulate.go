@@ -165,6 +165,9 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	if opts.maxJobs < 0 || opts.maxTraceJobs < 0 || opts.procsPerNode < 0 {
 		return usageError{fmt.Errorf("--max-jobs, --max-trace-jobs and --procs-per-node must be at least 0")}
 	}
+	if opts.policy != "window" && !slices.Contains(sim.PolicyNames(), opts.policy) {
+		return usageError{fmt.Errorf("--policy must be window or one of %s, got %q", strings.Join(sim.PolicyNames(), ", "), opts.policy)}
+	}
 	if opts.allocator != "" && !slices.Contains(sim.AllocatorNames(), opts.allocator) {
 		return usageError{fmt.Errorf("--allocator must be one of %s, got %q", strings.Join(sim.AllocatorNames(), ", "), opts.allocator)}
 	}
