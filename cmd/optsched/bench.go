@@ -1,12 +1,12 @@
 package main
 
 import (
-	"math"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
