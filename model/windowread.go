@@ -3,7 +3,6 @@ package model
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -23,7 +22,7 @@ type ParseOptions struct {
 // LoadWindow reads and validates the window file at path. A slurm_file
 // topology is read relative to the window file's folder.
 func LoadWindow(path string) (*Window, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadFileLimited(path)
 	if err != nil {
 		return nil, err
 	}
@@ -32,7 +31,7 @@ func LoadWindow(path string) (*Window, error) {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(dir, p)
 		}
-		return os.ReadFile(p)
+		return ReadFileLimited(p)
 	}})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

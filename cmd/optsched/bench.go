@@ -5,9 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/optsched/optsched/model"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -264,7 +264,7 @@ func runBenchMerge(opts *benchMergeOptions) error {
 	var kind string
 	var datas [][]byte
 	for _, f := range opts.files {
-		b, err := os.ReadFile(f)
+		b, err := model.ReadFileLimited(f)
 		if err != nil {
 			return err
 		}

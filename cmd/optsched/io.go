@@ -20,7 +20,7 @@ func isTerminal(w io.Writer) bool {
 }
 
 // maxInput bounds what optsched reads from one file or stdin (256 MiB).
-const maxInput = 256 << 20
+const maxInput = model.MaxInputBytes
 
 // loadWindow reads a window from path, or from stdin when path is "-".
 func loadWindow(path string, stdin io.Reader) (*model.Window, error) {
@@ -34,7 +34,7 @@ func loadWindow(path string, stdin io.Reader) (*model.Window, error) {
 	if len(data) > maxInput {
 		return nil, fmt.Errorf("stdin: window larger than %d bytes", maxInput)
 	}
-	w, err := model.ParseWindow(data, model.ParseOptions{ReadFile: os.ReadFile})
+	w, err := model.ParseWindow(data, model.ParseOptions{ReadFile: model.ReadFileLimited})
 	if err != nil {
 		return nil, fmt.Errorf("stdin: %w", err)
 	}

@@ -247,7 +247,7 @@ func (o *pbsOptions) scope() (*pbsched.Scope, error) {
 	}
 	sc.NodeList = o.nodes
 	if o.topologyConf != "" {
-		data, err := os.ReadFile(o.topologyConf)
+		data, err := model.ReadFileLimited(o.topologyConf)
 		if err != nil {
 			return nil, fmt.Errorf("--topology-conf: %w", err)
 		}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -63,7 +62,7 @@ func runValidate(opts *validateOptions) error {
 	if opts.result == "-" {
 		data, err = io.ReadAll(io.LimitReader(opts.streams.in, maxInput))
 	} else {
-		data, err = os.ReadFile(opts.result)
+		data, err = model.ReadFileLimited(opts.result)
 	}
 	if err != nil {
 		return err
