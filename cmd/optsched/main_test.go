@@ -167,7 +167,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"gen", "--layout", "3x3"}, exitUsage, "--layout must be"},
 		{[]string{"gen", "--idle", "5000"}, exitUsage, "idle nodes must be between 0 and 1000"},
 		{[]string{"gen", "--fat-tree", "5"}, exitUsage, "even"},
-		{[]string{"nonsense"}, exitError, "unknown command"},
+		{[]string{"nonsense"}, exitUsage, "unknown command"},
 	}
 	for _, c := range cases {
 		code, _, errs := optsched(t, "", c.args...)
@@ -349,7 +349,7 @@ func TestSimulate(t *testing.T) {
 	}{
 		{[]string{"simulate"}, exitUsage, "--trace is required"},
 		{[]string{"simulate", "--trace", tr, "--tau", "1500ms"}, exitUsage, "whole number of seconds"},
-		{[]string{"simulate", "--trace", tr, "--policy", "lottery"}, exitError, "unknown policy"},
+		{[]string{"simulate", "--trace", tr, "--policy", "lottery"}, exitUsage, "--policy must be window or one of"},
 		{[]string{"simulate", "--trace", filepath.Join(dir, "bad.txt"), "--format", "lan"}, exitError, "lan line 1: want 4 fields"},
 	}
 	for _, c := range cases {
