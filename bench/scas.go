@@ -125,6 +125,9 @@ type Row struct {
 	// bound.
 	MaxGap float64 `json:"max_gap"`
 	MinGap float64 `json:"min_gap"`
+	// Gaps counts the windows the gaps are over (solved, with a bound);
+	// without any, the gap columns are empty.
+	Gaps int `json:"gaps"`
 	// Failed counts windows without an allocation (or with an error).
 	Failed int `json:"failed"`
 }
@@ -263,19 +266,24 @@ func summarise(class, name string, ss []Sample, best []float64) Row {
 		if s.Optimal {
 			r.Optimal++
 		}
-		if s.Objective == 0 {
-			gaps++ // an empty or zero-cost window: no gap
-			continue
-		}
-		if !math.IsInf(best[k], -1) && s.Objective > 0 {
+		g := 0.0 // an empty or zero-cost window: no gap
+		switch {
+		case s.Objective == 0:
+		case !math.IsInf(best[k], -1) && s.Objective > 0:
 			// Not clamped: a DCAS heuristic can beat the SCAS bound.
-			g := (float64(s.Objective) - best[k]) / float64(s.Objective)
-			r.MeanGap += g
-			r.MaxGap = max(r.MaxGap, g)
-			r.MinGap = min(r.MinGap, g)
-			gaps++
+			g = (float64(s.Objective) - best[k]) / float64(s.Objective)
+		default:
+			continue // no bound on this window
 		}
+		if gaps == 0 {
+			r.MinGap, r.MaxGap = g, g
+		}
+		r.MeanGap += g
+		r.MaxGap = max(r.MaxGap, g)
+		r.MinGap = min(r.MinGap, g)
+		gaps++
 	}
+	r.Gaps = gaps
 	if gaps > 0 {
 		r.MeanGap /= float64(gaps)
 	}
@@ -324,8 +332,14 @@ func PrintRows(out io.Writer, rows []Row) {
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "class\tsolver\twindows\tmedian\tp99\toptimal\tmean gap\tmin gap\tmax gap\tfailed\t")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%.0f%%\t%.4f%%\t%.4f%%\t%.4f%%\t%d\t\n", r.Class, r.Solver, r.Windows,
-			ms(r.Median), ms(r.P99), 100*r.Optimal, 100*r.MeanGap, 100*r.MinGap, 100*r.MaxGap, r.Failed)
+		pct := func(g float64) string {
+			if r.Gaps == 0 {
+				return "—"
+			}
+			return fmt.Sprintf("%.4f%%", 100*g)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%.0f%%\t%s\t%s\t%s\t%d\t\n", r.Class, r.Solver, r.Windows,
+			ms(r.Median), ms(r.P99), 100*r.Optimal, pct(r.MeanGap), pct(r.MinGap), pct(r.MaxGap), r.Failed)
 	}
 	tw.Flush()
 }

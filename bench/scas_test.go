@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -148,4 +149,24 @@ func TestPlotSCAS(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkFigures(t, files, 4) // latency and gap, PNG and SVG
+}
+
+// TestSummariseGaps: min and max gap are over the windows that have one
+// (a heuristic's 17.8 % and 19.6 % give min 17.8 %, not 0), and a solver
+// that failed on every window has no gap figures at all.
+func TestSummariseGaps(t *testing.T) {
+	best := []float64{822, 804}
+	seq := summarise("c", "seq", []Sample{{OK: true, Objective: 1000}, {OK: true, Objective: 1000}}, best)
+	if seq.Gaps != 2 || math.Abs(seq.MinGap-0.178) > 1e-9 || math.Abs(seq.MaxGap-0.196) > 1e-9 || math.Abs(seq.MeanGap-0.187) > 1e-9 {
+		t.Errorf("seq: %+v", seq)
+	}
+	failed := summarise("c", "broken", []Sample{{}, {}}, best)
+	if failed.Gaps != 0 || failed.Failed != 2 {
+		t.Errorf("failed: %+v", failed)
+	}
+	var b strings.Builder
+	PrintRows(&b, []Row{seq, failed})
+	if !strings.Contains(b.String(), "17.8000%") || strings.Count(b.String(), "—") != 3 {
+		t.Errorf("table:\n%s", b.String())
+	}
 }
