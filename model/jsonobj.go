@@ -176,18 +176,21 @@ func parseInt(path string, raw json.RawMessage, lo, hi int64) (int64, error) {
 	v, err := strconv.ParseInt(n.String(), 10, 64)
 	if err != nil {
 		if f, ferr := n.Float64(); ferr == nil && (f > float64(hi) || f < float64(lo)) {
-			return 0, rangeErr(path, lo, hi)
+			return 0, rangeErr(path, n.String(), f > float64(hi), lo, hi)
 		}
 		return 0, fieldErr(path, "must be an integer, got %s", n)
 	}
 	if v < lo || v > hi {
-		return 0, rangeErr(path, lo, hi)
+		return 0, rangeErr(path, n.String(), v > hi, lo, hi)
 	}
 	return v, nil
 }
 
-func rangeErr(path string, lo, hi int64) error {
+// rangeErr says that value (too large when high) is out of [lo, hi].
+func rangeErr(path, value string, high bool, lo, hi int64) error {
 	switch {
+	case hi == maxInt && high:
+		return fieldErr(path, "%s is too large (at most %d)", value, hi)
 	case hi == maxInt:
 		return fieldErr(path, "must be at least %d", lo)
 	default:
@@ -293,9 +296,9 @@ func (o *jobj) nodes(path string, t *Topology) ([]int, error) {
 }
 
 // duration parses a number of seconds or a "[[HH:]MM:]SS" string.
-func parseSeconds(path string, raw json.RawMessage, lo int64) (int64, error) {
+func parseSeconds(path string, raw json.RawMessage, lo, hi int64) (int64, error) {
 	if JSONKind(raw) != "a string" {
-		return parseInt(path, raw, lo, maxInt)
+		return parseInt(path, raw, lo, hi)
 	}
 	var s string
 	if err := decodeValue(path, raw, &s); err != nil {
@@ -305,8 +308,8 @@ func parseSeconds(path string, raw json.RawMessage, lo int64) (int64, error) {
 	if err != nil {
 		return 0, fieldErr(path, "%v", err)
 	}
-	if v < lo {
-		return 0, fieldErr(path, "must be at least %d s", lo)
+	if v < lo || v > hi {
+		return 0, fieldErr(path, "must be between %d and %d s", lo, hi)
 	}
 	return v, nil
 }

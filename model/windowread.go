@@ -49,9 +49,12 @@ func ParseWindow(data []byte, opt ParseOptions) (*Window, error) {
 		err := json.Unmarshal(data, &v)
 		return nil, &FieldError{Reason: fmt.Sprintf("not valid JSON: %v", err)}
 	}
+	if JSONKind(data) != "an object" {
+		return nil, &FieldError{Reason: fmt.Sprintf("a window must be a JSON object, got %s", JSONKind(data))}
+	}
 	root, err := newObj("", data)
 	if err != nil {
-		return nil, &FieldError{Reason: "a window must be a JSON object"}
+		return nil, err // a key given twice, named
 	}
 	w := &Window{}
 	if v, err := root.int("version", false, WindowVersion, 1, maxInt); err != nil {
@@ -426,7 +429,7 @@ func readJobs(root *jobj, w *Window, ids map[string]string) error {
 		if !ok {
 			return fieldErr(path+".walltime", "required")
 		}
-		if j.Walltime, err = parseSeconds(path+".walltime", wraw, 1); err != nil {
+		if j.Walltime, err = parseSeconds(path+".walltime", wraw, 1, maxTime); err != nil {
 			return err
 		}
 		if j.Walltime > maxTime {
