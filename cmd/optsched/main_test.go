@@ -381,3 +381,19 @@ func TestCLIConventions(t *testing.T) {
 		t.Errorf("solve > /dev/full: exit %d, %q", code, errb.String())
 	}
 }
+
+// TestErrorsNameTheFlagGiven: an error about a value the user gave names
+// the flag they gave, not the one it stood in for.
+func TestErrorsNameTheFlagGiven(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"pbs", "run", "--interval", "500ms", "--once"}, "--interval (the default --period) must be at least 1s"},
+		{[]string{"pbs", "run", "--interval", "5s", "--period", "500ms"}, "--period must be at least 1s"},
+	} {
+		if _, _, errs := optsched(t, "", c.args...); !strings.Contains(errs, c.want) {
+			t.Errorf("%v: %q, want %q", c.args, errs, c.want)
+		}
+	}
+}

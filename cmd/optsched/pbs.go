@@ -54,6 +54,8 @@ type pbsOptions struct {
 	interval time.Duration
 	once     bool
 	cycles   int
+	// periodFromInterval: --period was not given and is --interval.
+	periodFromInterval bool
 
 	// Hooks for tests: the window solver and the fallback heuristics.
 	newSolver func() (solver.Solver, error)
@@ -171,7 +173,7 @@ flight is killed, the others do not run).`,
 		Args: argsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.period == 0 {
-				o.period = o.interval
+				o.period, o.periodFromInterval = o.interval, true
 			}
 			if runF != nil {
 				return runF(o)
@@ -213,7 +215,11 @@ func (o *pbsOptions) validate() error {
 		return usageError{fmt.Errorf("--max-jobs must be at least 0, got %d", o.maxJobs)}
 	}
 	if o.period < time.Second {
-		return usageError{fmt.Errorf("--period must be at least 1s, got %v", o.period)}
+		flag := "--period"
+		if o.periodFromInterval {
+			flag = "--interval (the default --period)"
+		}
+		return usageError{fmt.Errorf("%s must be at least 1s, got %v", flag, o.period)}
 	}
 	if _, err := model.ParseCostKind(o.cost); err != nil {
 		return usageError{fmt.Errorf("--cost: %w", err)}
