@@ -19,7 +19,9 @@ type exportOptions struct {
 	format      string
 	formulation string
 	maxJobs     int
-	output      string
+	// output is the file to write (--out; "-" for stdout); format0 the
+	// -o value, a format or (deprecated) a file.
+	output, format0 string
 	// granularity and bound serve --format cnf (schedule.go).
 	granularity time.Duration
 	bound       float64
@@ -60,11 +62,15 @@ units.`,
 	f.Float64Var(&opts.bound, "bound", math.NaN(), "cnf: ask for a schedule with weighted queue time at most this (default: better than the best PBS list schedule)")
 	f.StringVar(&opts.formulation, "formulation", "strong", "strong or paper")
 	f.IntVar(&opts.maxJobs, "max-jobs", 0, "cap on the multi-node jobs, as for solve")
-	f.StringVarP(&opts.output, "output", "o", "-", "file to write, - for stdout")
+	f.StringVar(&opts.output, "out", "-", "file to write, - for stdout")
+	f.StringVarP(&opts.format0, "output", "o", "", "output format, as --format: lp, mps or cnf (-o FILE, the old spelling, still writes FILE)")
 	return cmd
 }
 
 func runExport(opts *exportOptions) error {
+	if err := outputFlag(opts.streams, "export", opts.format0, []string{"lp", "mps", "cnf"}, &opts.format, &opts.output); err != nil {
+		return err
+	}
 	if opts.format == "cnf" {
 		return runExportCNF(opts)
 	}

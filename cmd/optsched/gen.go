@@ -17,7 +17,9 @@ type genOptions struct {
 	layout  string
 	fatTree int
 	pods    int
-	output  string
+	// output is the file to write (--out; "-" for stdout); format0 the
+	// -o value, json or (deprecated) a file.
+	output, format0 string
 }
 
 func newGenCmd(s *streams, runF func(*genOptions) error) *cobra.Command {
@@ -53,11 +55,16 @@ would place them, so the idle nodes are fragmented realistically. The same
 	f.Int64Var(&opts.cfg.MaxWalltime, "max-walltime", opts.cfg.MaxWalltime, "longest walltime, s")
 	f.IntVar(&opts.cfg.MaxNWP, "max-nwp", 0, "waiting periods drawn from 0..MAX")
 	f.Int64Var(&opts.cfg.Time, "time", opts.cfg.Time, "decision time, s")
-	f.StringVarP(&opts.output, "output", "o", "-", "file to write, - for stdout")
+	f.StringVar(&opts.output, "out", "-", "file to write, - for stdout")
+	f.StringVarP(&opts.format0, "output", "o", "", "output format: json (-o FILE, the old spelling, still writes FILE)")
 	return cmd
 }
 
 func runGen(opts *genOptions) error {
+	format := "json"
+	if err := outputFlag(opts.streams, "gen", opts.format0, []string{"json"}, &format, &opts.output); err != nil {
+		return err
+	}
 	cfg := opts.cfg
 	if opts.fatTree != 0 {
 		cfg.Layout = nil

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/optsched/optsched/model"
 )
@@ -39,6 +41,25 @@ func loadWindow(path string, stdin io.Reader) (*model.Window, error) {
 		return nil, fmt.Errorf("stdin: %w", err)
 	}
 	return w, nil
+}
+
+// outputFlag resolves -o/--output for the commands that write a file
+// (gen, export): -o is the output format there as everywhere, and a value
+// that is not one of formats is the file of the old spelling (-o FILE),
+// which still works with a deprecation note. *format and *file are set.
+func outputFlag(s *streams, command, value string, formats []string, format, file *string) error {
+	switch {
+	case value == "":
+		return nil
+	case slices.Contains(formats, value):
+		*format = value
+		return nil
+	case *file != "-":
+		return usageError{fmt.Errorf("-o %q is not an output format of %s (%s), and --out is given", value, command, strings.Join(formats, ", "))}
+	}
+	fmt.Fprintf(s.err, "optsched %s: -o FILE is deprecated: -o is the output format (%s), --out FILE the file; writing %s\n", command, strings.Join(formats, ", "), value)
+	*file = value
+	return nil
 }
 
 // outputFormat resolves -o: explicit json or table, or table on a

@@ -397,3 +397,52 @@ func TestErrorsNameTheFlagGiven(t *testing.T) {
 		}
 	}
 }
+
+// TestFlagValueCompletion: shell completion offers the values of the
+// flags that take a name.
+func TestFlagValueCompletion(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"__complete", "solve", "--solver", ""}, "csp"},
+		{[]string{"__complete", "solve", "-o", ""}, "table"},
+		{[]string{"__complete", "pbs", "plan", "--partial", ""}, "first-fit"},
+		{[]string{"__complete", "pbs", "run", "-o", ""}, "summary"},
+		{[]string{"__complete", "simulate", "--policy", ""}, "easy"},
+		{[]string{"__complete", "export", "-o", ""}, "mps"},
+	} {
+		if _, out, _ := optsched(t, "", c.args...); !strings.Contains(out, c.want+"\n") {
+			t.Errorf("%v: %q lacks %s", c.args, out, c.want)
+		}
+	}
+	if _, out, _ := optsched(t, "", "__complete", "pbs", "plan", "--solver", ""); strings.Contains(out, "sat\n") {
+		t.Errorf("pbs plan --solver offers sat: %q", out)
+	}
+}
+
+// TestOutputFlag: -o is the output format of gen and export as of every
+// command; -o FILE, the old spelling, still writes the file with a note.
+func TestOutputFlag(t *testing.T) {
+	dir := t.TempDir()
+	old := filepath.Join(dir, "old.json")
+	if code, _, errs := optsched(t, "", "gen", "--jobs", "2", "-o", old); code != exitOK || !strings.Contains(errs, "deprecated") {
+		t.Errorf("gen -o FILE: exit %d, %q", code, errs)
+	}
+	if _, err := os.Stat(old); err != nil {
+		t.Error(err)
+	}
+	if code, out, _ := optsched(t, "", "gen", "--jobs", "2", "-o", "json"); code != exitOK || !strings.HasPrefix(out, "{") {
+		t.Errorf("gen -o json: exit %d, %.40q", code, out)
+	}
+	if _, err := os.Stat("json"); err == nil {
+		t.Error("gen -o json wrote a file named json")
+	}
+	lp := filepath.Join(dir, "w.lp")
+	if code, _, errs := optsched(t, "", "export", "-o", "lp", "--out", lp, example); code != exitOK {
+		t.Errorf("export -o lp --out: exit %d, %s", code, errs)
+	}
+	if data, _ := os.ReadFile(lp); !strings.Contains(string(data), "min:") {
+		t.Errorf("export -o lp wrote %.60q", data)
+	}
+}

@@ -8,7 +8,9 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"github.com/optsched/optsched/bench/sim"
 	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/solver"
@@ -160,7 +162,47 @@ Windows are JSON files (see the README, "Window JSON v1").`,
 	root.SetIn(s.in)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newSolveCmd(s, nil), newGenCmd(s, nil), newValidateCmd(s, nil), newExportCmd(s, nil), newBenchCmd(s), newSimulateCmd(s, nil), newPBSCmd(s), newTrainCmd(s))
+	registerCompletions(root)
 	return root
+}
+
+// flagValues lists the values shell completion offers for a flag, by the
+// command path ("optsched pbs plan") or "*" for every command with it.
+func flagValues() map[string]map[string][]string {
+	reg := registry()
+	return map[string]map[string][]string{
+		"*": {"solver": reg.Names(), "heuristic": reg.Names(), "cost": {"lan-code", "lan-paper"},
+			"formulation": {"strong", "paper"}, "fallback": {"sa", "nsa", "none"}, "partial": {"cp", "first-fit"},
+			"policy": append([]string{"window"}, sim.PolicyNames()...), "allocator": sim.AllocatorNames()},
+		"optsched solve":    {"output": {"json", "table"}, "encoding": {"csp", "scas", "cp"}},
+		"optsched gen":      {"output": {"json"}},
+		"optsched export":   {"output": {"lp", "mps", "cnf"}, "format": {"lp", "mps", "cnf"}, "encoding": {"csp", "scas", "cp"}},
+		"optsched pbs plan": {"output": {"script", "json"}, "solver": wholeNodeSolvers()},
+		"optsched pbs run":  {"output": {"summary", "json", "script"}, "solver": wholeNodeSolvers()},
+		"optsched simulate": {"format": {"lan", "swf"}},
+	}
+}
+
+// registerCompletions gives every flag of flagValues its values in shell
+// completion (optsched completion bash|zsh|fish).
+func registerCompletions(root *cobra.Command) {
+	vals := flagValues()
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			v, ok := vals[c.CommandPath()][f.Name]
+			if !ok {
+				v, ok = vals["*"][f.Name]
+			}
+			if ok {
+				c.RegisterFlagCompletionFunc(f.Name, cobra.FixedCompletions(v, cobra.ShellCompDirectiveNoFileComp))
+			}
+		})
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
 }
 
 // registry lists the solvers and heuristics `optsched solve` can run.
