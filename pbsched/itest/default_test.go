@@ -20,16 +20,14 @@ import (
 // natural is the natural vnode of the default complex's multi-vnode mom.
 const natural = "pbshost"
 
-// defaultArgs are the scope flags of the tests on the default complex
-// that are not about the natural vnode. --topology-levels flat names a
-// resource no vnode has, so the topology is flat: it works around known
-// bug (a) (the natural vnode pbshost has no tier0/tier1 and aborts every
-// cycle with "resources_available.tier0: missing"), which
-// TestDefaultNaturalVnode checks on its own. --nodes cannot be used
-// instead because of known bug (b).
-var defaultArgs = []string{"--exec-queues", "workq", "--topology-levels", "flat"}
+// defaultArgs are the scope flags of the tests on the default complex:
+// workq only. Everything else is optsched's default: every vnode (the
+// natural vnode pbshost, which has no CPUs, is ignored with a note) and
+// the tier0/tier1 topology, so whole-node jobs go through the window
+// solve.
+var defaultArgs = []string{"--exec-queues", "workq"}
 
-// plan runs one `optsched pbs plan --apply` cycle with the default scope
+// applyDefault runs one `optsched pbs plan --apply` cycle with the default scope
 // plus extra flags.
 func (o *optsched) applyDefault(extra ...string) result {
 	o.t.Helper()
@@ -53,9 +51,10 @@ func notStarted(t *testing.T, js map[string]job, ids ...string) {
 	}
 }
 
-// TestDefaultNaturalVnode: scenario 1 (known bug (a)). With no flag but
-// --exec-queues, a cycle must start the jobs on the child vnodes and
-// leave the natural vnode pbshost (ncpus=0, no tier0/tier1) alone.
+// TestDefaultNaturalVnode: scenario 1. With no flag but --exec-queues,
+// a cycle starts the jobs on the child vnodes and leaves the natural
+// vnode pbshost (ncpus=0, no tier0/tier1) alone: the audit log counts
+// the 8 children as optsched's vnodes and pbshost as ignored.
 func TestDefaultNaturalVnode(t *testing.T) {
 	need(t, cfgDefault)
 	reset(t)
@@ -65,24 +64,34 @@ func TestDefaultNaturalVnode(t *testing.T) {
 		sleepJob(t, "natx", 3, "select=2:ncpus=2", "place=excl"),
 	}
 	o := newOptsched(t)
-	r := o.run("pbs", "plan", "--apply", "--exec-queues", "workq")
-	if r.code != 0 {
-		t.Errorf("plan --apply --exec-queues workq: exit %d, want 0 (known bug (a): the natural vnode %s without tier0/tier1 aborts the cycle)", r.code, natural)
+	if r := o.run("pbs", "plan", "--apply", "--exec-queues", "workq"); r.code != 0 {
+		t.Errorf("plan --apply --exec-queues workq: exit %d, want 0", r.code)
 	}
-	js := jobs(t)
+	js := started(t, ids...)
 	for _, id := range ids {
-		if !js[id].ran() {
-			t.Errorf("job %s did not start: %v", id, js[id])
-		} else if ranOn(js[id])[natural] {
+		if ranOn(js[id])[natural] {
 			t.Errorf("job %s started on the natural vnode %s (ncpus=0): %v", id, natural, js[id])
 		}
 	}
 	checkNoOvercommit(t)
+	if e := o.audit(); len(e) != 1 || e[0].Plan == nil {
+		t.Errorf("audit log: %d lines, want 1 with a plan", len(e))
+	} else if n := e[0].Plan.Nodes; n.Owned != 8 || n.Ignored != 1 {
+		t.Errorf("audit log: %d vnodes owned, %d ignored; want the 8 children owned and the natural vnode %s ignored", n.Owned, n.Ignored, natural)
+	}
+	js = waitFinished(t, 60*time.Second, ids...)
+	for _, id := range ids {
+		if !js[id].finishedOK() {
+			t.Errorf("job %s did not end with Exit_status 0: %v", id, js[id])
+		}
+	}
 }
 
 // TestDefaultPlanApply: scenario 1. A dry run starts nothing; --apply
 // starts every job that fits, each finishes with Exit_status 0, and no
-// vnode is overcommitted.
+// vnode is overcommitted. The exclusive two-vnode job is a whole-node
+// job: the audit log has it placed by the window solve (path
+// whole-node), on the tier topology.
 func TestDefaultPlanApply(t *testing.T) {
 	need(t, cfgDefault)
 	reset(t)
@@ -108,6 +117,23 @@ func TestDefaultPlanApply(t *testing.T) {
 			t.Errorf("job %s started on the natural vnode: %v", id, js[id])
 		}
 	}
+	if len(ranOn(js[ids[2]])) != 2 {
+		t.Errorf("job %s (select=2:ncpus=4, place=excl): want 2 distinct vnodes: %v", ids[2], js[ids[2]])
+	}
+	// The dry run given --log is logged too: two lines.
+	if e := o.audit(); len(e) != 2 || !e[1].Apply || e[1].Plan == nil {
+		t.Errorf("audit log: %d lines, want 2 (the dry run, then --apply with a plan)", len(e))
+	} else {
+		path := ""
+		for _, s := range e[1].Plan.Starts {
+			if s.Job == ids[2] {
+				path = s.Path
+			}
+		}
+		if path != "whole-node" {
+			t.Errorf("audit log: job %s (select=2:ncpus=4, place=excl) has path %q, want whole-node (the window solve)", ids[2], path)
+		}
+	}
 	js = waitFinished(t, 60*time.Second, ids...)
 	for _, id := range ids {
 		if !js[id].finishedOK() {
@@ -116,26 +142,23 @@ func TestDefaultPlanApply(t *testing.T) {
 	}
 }
 
-// TestDefaultNodesBracketed: scenario 1 (known bug (b)). --nodes naming
-// bracketed vnodes literally restricts the starts to them; so does
-// --nodes-file, when this optsched has it.
+// TestDefaultNodesBracketed: scenario 1. --nodes takes bracketed vnode
+// names literally ('pbshost[0],pbshost[1]'), and a range that names no
+// vnode as a hostlist keeps its brackets ('pbshost[0-3]' is pbshost[0]..
+// pbshost[3]): the starts stay on those vnodes, one one-vnode job each.
 func TestDefaultNodesBracketed(t *testing.T) {
 	need(t, cfgDefault)
-	own := []string{"pbshost[0]", "pbshost[1]"}
-	check := func(t *testing.T, flags ...string) {
+	check := func(t *testing.T, nodes string, own []string) {
 		reset(t)
 		var ids []string
-		for i := range 4 {
+		for i := range len(own) + 2 {
 			ids = append(ids, sleepJob(t, fmt.Sprintf("br%d", i), 20, "select=1:ncpus=4"))
 		}
 		o := newOptsched(t)
-		r := o.run(append([]string{"pbs", "plan", "--apply", "--exec-queues", "workq"}, flags...)...)
-		if r.code == 2 && slices.Contains(flags, "--nodes-file") {
-			t.Skipf("this optsched does not take --nodes-file (exit 2)")
+		if r := o.run("pbs", "plan", "--apply", "--exec-queues", "workq", "--nodes", nodes); r.code != 0 {
+			t.Errorf("plan --apply --nodes %s: exit %d, want 0", shellQuote([]string{nodes}), r.code)
 		}
-		if r.code != 0 {
-			t.Errorf("plan --apply %s: exit %d, want 0 (known bug (b): --nodes reads pbshost[0] as the hostlist pbshost0)", shellQuote(flags), r.code)
-		}
+		time.Sleep(time.Second)
 		js := jobs(t)
 		n := 0
 		for _, id := range ids {
@@ -151,17 +174,18 @@ func TestDefaultNodesBracketed(t *testing.T) {
 			}
 		}
 		if n != len(own) {
-			t.Errorf("%d of the 4 one-vnode jobs started, want %d (one per vnode of %v)", n, len(own), own)
+			t.Errorf("%d of the %d one-vnode jobs started, want %d (one per vnode of %v)", n, len(ids), len(own), own)
 		}
 		checkNoOvercommit(t)
-	}
-	t.Run("nodes", func(t *testing.T) { check(t, "--nodes", strings.Join(own, ",")) })
-	t.Run("nodes-file", func(t *testing.T) {
-		f := filepath.Join(t.TempDir(), "nodes")
-		if err := os.WriteFile(f, []byte(strings.Join(own, "\n")+"\n"), 0o644); err != nil {
-			t.Fatal(err)
+		if e := o.audit(); len(e) == 1 && e[0].Plan != nil && e[0].Plan.Nodes.Owned != len(own) {
+			t.Errorf("audit log: %d vnodes owned, want %d (%v)", e[0].Plan.Nodes.Owned, len(own), own)
 		}
-		check(t, "--nodes-file", f)
+	}
+	t.Run("nodes", func(t *testing.T) {
+		check(t, "pbshost[0],pbshost[1]", []string{"pbshost[0]", "pbshost[1]"})
+	})
+	t.Run("nodes-range", func(t *testing.T) {
+		check(t, "pbshost[0-3]", []string{"pbshost[0]", "pbshost[1]", "pbshost[2]", "pbshost[3]"})
 	})
 }
 
@@ -294,23 +318,46 @@ func TestDefaultJobShapes(t *testing.T) {
 		waitFinished(t, 60*time.Second, h, ok)
 	})
 	t.Run("array", func(t *testing.T) {
-		// README: an array is skipped (qrun cannot start it as a whole);
-		// it must not stop the other jobs.
+		// README: an array's queued subjobs (qstat -t: 7[2].pbshost) are
+		// candidates, each started with a qrun of its own; the array
+		// (7[].pbshost) is not. All 4 subjobs and the other job fit.
 		reset(t)
 		arr := qsub(t, "-J", "1-4", "-N", "arr", "-l", "select=1:ncpus=1", "--", "/bin/sleep", "3")
 		ok := sleepJob(t, "notarr", 3, "select=1:ncpus=1")
-		if r := newOptsched(t).applyDefault(); r.code != 0 {
+		prefix, _, _ := strings.Cut(arr, "[")
+		_, suffix, _ := strings.Cut(arr, "]")
+		var subs []string
+		for i := 1; i <= 4; i++ {
+			subs = append(subs, fmt.Sprintf("%s[%d]%s", prefix, i, suffix))
+		}
+		o := newOptsched(t)
+		if r := o.applyDefault(); r.code != 0 {
 			t.Errorf("exit %d, want 0", r.code)
 		}
-		started(t, ok)
-		time.Sleep(time.Second)
-		prefix, _, _ := strings.Cut(arr, "[")
-		for id, j := range jobs(t) {
-			if strings.HasPrefix(id, prefix+"[") && j.ran() {
-				t.Errorf("array %s: %s started, but optsched skips arrays: %v", arr, id, j)
-			}
+		js := started(t, append([]string{ok}, subs...)...)
+		if j := js[arr]; j.ran() {
+			t.Errorf("the array %s itself was given vnodes: %v", arr, j)
 		}
 		checkNoOvercommit(t)
+		if e := o.audit(); len(e) != 1 || e[0].Plan == nil {
+			t.Errorf("audit log: %d lines, want 1 with a plan", len(e))
+		} else {
+			for _, s := range e[0].Plan.Starts {
+				if s.Job == arr {
+					t.Errorf("audit log: optsched ran qrun for the array %s itself", arr)
+				}
+			}
+			if !listed(e[0].Plan.Skipped, arr) {
+				t.Errorf("audit log: the array %s is not listed as skipped", arr)
+			}
+		}
+		js = waitFinished(t, 60*time.Second, append([]string{ok}, subs...)...)
+		for _, id := range append([]string{ok}, subs...) {
+			if !js[id].finishedOK() {
+				t.Errorf("%v: want Exit_status 0", js[id])
+			}
+		}
+		waitJobs(t, 60*time.Second, "the array should be finished once its subjobs are", []string{arr}, func(j job) bool { return j.State == "F" })
 	})
 	t.Run("never-fits", func(t *testing.T) {
 		reset(t)
@@ -325,36 +372,42 @@ func TestDefaultJobShapes(t *testing.T) {
 		notStarted(t, jobs(t), big, wide)
 	})
 	t.Run("vmem", func(t *testing.T) {
-		// known bug (c): no vnode lists vmem, so it is not a vnode matter
-		// (README) and the job must start.
+		// No vnode lists vmem, so it is not a vnode matter (README): it is
+		// not checked and the job starts.
 		reset(t)
 		v := sleepJob(t, "vmem", 3, "select=1:ncpus=1:vmem=1gb")
-		o := newOptsched(t)
-		for range 2 {
-			if r := o.applyDefault(); r.code != 0 {
-				t.Errorf("exit %d, want 0", r.code)
-			}
+		if r := newOptsched(t).applyDefault(); r.code != 0 {
+			t.Errorf("exit %d, want 0", r.code)
 		}
-		if j := getJob(t, v); !j.ran() {
-			t.Errorf("job asking for vmem (which no vnode lists) did not start after two cycles (known bug (c)): %v", j)
+		started(t, v)
+		if j := waitFinished(t, 60*time.Second, v)[v]; !j.finishedOK() {
+			t.Errorf("%v: want Exit_status 0", j)
 		}
 	})
 }
 
-// TestDefaultApplyOutput: known bug (d). What plan --apply prints must not
-// be a script that runs qrun again: an operator who pipes it to sh would
-// start the jobs a second time. The output is run by sh with a qrun on
-// PATH that only records its calls.
+// TestDefaultApplyOutput: scenario 1. What plan --apply prints is a
+// record of what it did, every line a comment: an operator who pipes it
+// to sh runs nothing (no job is started twice). The output is run by sh
+// with a qrun on PATH that only records its calls.
 func TestDefaultApplyOutput(t *testing.T) {
 	need(t, cfgDefault)
 	reset(t)
-	id := sleepJob(t, "out", 3, "select=1:ncpus=1")
+	ids := []string{sleepJob(t, "out0", 3, "select=1:ncpus=1"), sleepJob(t, "out1", 3, "select=2:ncpus=4", "place=excl")}
 	o := newOptsched(t)
 	r := o.applyDefault()
 	if r.code != 0 {
 		t.Fatalf("exit %d, want 0", r.code)
 	}
-	started(t, id)
+	started(t, ids...)
+	if strings.TrimSpace(r.stdout) == "" {
+		t.Errorf("plan --apply printed nothing on stdout, want its record")
+	}
+	for n, line := range strings.Split(r.stdout, "\n") {
+		if l := strings.TrimSpace(line); l != "" && !strings.HasPrefix(l, "#") {
+			t.Errorf("stdout of plan --apply, line %d is not a comment: %q", n+1, line)
+		}
+	}
 	dir := t.TempDir()
 	calls := filepath.Join(dir, "calls")
 	if err := os.WriteFile(filepath.Join(dir, "qrun"), []byte("#!/bin/sh\necho \"$*\" >>"+calls+"\n"), 0o755); err != nil {
@@ -366,7 +419,10 @@ func TestDefaultApplyOutput(t *testing.T) {
 	}
 	sh := runCmdEnv(30*time.Second, []string{"PATH=" + dir + ":" + os.Getenv("PATH")}, "sh", script)
 	t.Logf("sh (stdout of plan --apply): %v", sh)
+	if sh.code != 0 {
+		t.Errorf("sh on the stdout of plan --apply: %v, want exit 0 (a record of comments)", sh)
+	}
 	if data, err := os.ReadFile(calls); err == nil {
-		t.Errorf("the stdout of plan --apply, run by sh, runs qrun again (known bug (d)):\n%s", indent(string(data)))
+		t.Errorf("the stdout of plan --apply, run by sh, runs qrun again:\n%s", indent(string(data)))
 	}
 }

@@ -647,12 +647,30 @@ type auditEntry struct {
 	Apply   bool   `json:"apply"`
 	Error   string `json:"error"`
 	Plan    *struct {
+		Nodes struct {
+			Owned   int `json:"owned"`
+			Ignored int `json:"ignored"`
+		} `json:"nodes"`
 		Starts []struct {
 			Job       string `json:"job"`
+			Path      string `json:"path"` // whole-node or partial-node
 			ExecVnode string `json:"exec_vnode"`
 			ExitCode  *int   `json:"exit_code"`
 		} `json:"starts"`
+		Deferred []auditReason `json:"deferred"`
+		Skipped  []auditReason `json:"skipped"`
 	} `json:"plan"`
+}
+
+// auditReason is a deferred or skipped job of a logged plan.
+type auditReason struct {
+	Job    string `json:"job"`
+	Reason string `json:"reason"`
+}
+
+// listed reports whether job is in the reasons.
+func listed(rs []auditReason, job string) bool {
+	return slices.ContainsFunc(rs, func(r auditReason) bool { return r.Job == job })
 }
 
 // audit reads the audit log (every line must be one JSON object).
@@ -702,12 +720,13 @@ func ranOn(j job) map[string]bool {
 	return m
 }
 
-// capture writes what qstat -f -F json and pbsnodes -av -F json print
-// now into files of dir (for --qstat FILE --pbsnodes FILE).
+// capture writes what qstat -f -t -F json and pbsnodes -av -F json print
+// now into files of dir (for --qstat FILE --pbsnodes FILE), as optsched
+// reads them from the server.
 func capture(t *testing.T, dir string) (qstatFile, nodesFile string) {
 	t.Helper()
 	qstatFile, nodesFile = filepath.Join(dir, "qstat.json"), filepath.Join(dir, "pbsnodes.json")
-	if err := os.WriteFile(qstatFile, []byte(pbsRun(t, "qstat", "-f", "-F", "json")), 0o644); err != nil {
+	if err := os.WriteFile(qstatFile, []byte(pbsRun(t, "qstat", "-f", "-t", "-F", "json")), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(nodesFile, []byte(pbsRun(t, "pbsnodes", "-av", "-F", "json")), 0o644); err != nil {
