@@ -87,9 +87,10 @@ func (h *headWriter) Write(p []byte) (int, error) {
 // Check has not passed: callers check first.
 func Apply(ctx context.Context, p *Plan, r Runner) error {
 	var failed []string
+	notRun := ""
 	for i, s := range p.Starts {
 		if ctx.Err() != nil {
-			failed = append(failed, fmt.Sprintf("%d starts not run: %v", len(p.Starts)-i, context.Cause(ctx)))
+			notRun = fmt.Sprintf("%d of %d starts not run: %v", len(p.Starts)-i, len(p.Starts), context.Cause(ctx))
 			break
 		}
 		code, msg := r.Run(ctx, s.ExecVnode(), s.Job)
@@ -100,8 +101,15 @@ func Apply(ctx context.Context, p *Plan, r Runner) error {
 		s.Error = msg
 		failed = append(failed, fmt.Sprintf("%s (exit %d: %s)", s.Job, code, msg))
 	}
+	var errs []string
 	if len(failed) > 0 {
-		return fmt.Errorf("qrun failed for %d of %d jobs: %s", len(failed), len(p.Starts), strings.Join(failed, "; "))
+		errs = append(errs, fmt.Sprintf("qrun failed for %d of %d jobs: %s", len(failed), len(p.Starts), strings.Join(failed, "; ")))
+	}
+	if notRun != "" {
+		errs = append(errs, notRun)
+	}
+	if len(errs) > 0 {
+		return errors.New(strings.Join(errs, "; "))
 	}
 	return nil
 }

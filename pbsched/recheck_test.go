@@ -55,3 +55,23 @@ func TestRecheck(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryCountsWhatRan: after an aborted apply the summary counts the
+// starts that ran, failed and were not run apart.
+func TestSummaryCountsWhatRan(t *testing.T) {
+	cl := smallCluster(t, vnodes(3, "", ""), queued("1.s", "1:ncpus=4", "free")+","+queued("2.s", "1:ncpus=4", "free")+","+queued("3.s", "1:ncpus=4", "free"))
+	p, err := plan(context.Background(), cl, testPlan())
+	if err != nil || len(p.Starts) != 3 {
+		t.Fatalf("%v %v", err, describeStarts(p.Starts))
+	}
+	p.Starts[0].Applied, p.Starts[0].ExitCode = true, -1
+	got := p.Summary(true)
+	if !strings.Contains(got, "started 0 jobs, qrun failed for 1, 2 not run") {
+		t.Errorf("summary %q", got)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := Apply(ctx, p, &fakeRunner{}); err == nil || strings.Contains(err.Error(), "qrun failed") || !strings.Contains(err.Error(), "3 of 3 starts not run") {
+		t.Errorf("apply after cancel: %v", err)
+	}
+}

@@ -270,20 +270,27 @@ func shellQuote(s string) string {
 
 // Summary is the one-line report of a cycle, for `optsched pbs run`.
 func (p *Plan) Summary(applied bool) string {
-	failed := 0
+	ok, failed, notRun := 0, 0, 0
 	for _, s := range p.Starts {
-		if s.Applied && s.ExitCode != 0 {
+		switch {
+		case applied && !s.Applied:
+			notRun++
+		case s.Applied && s.ExitCode != 0:
 			failed++
+		default:
+			ok++
 		}
 	}
 	verb := "would start"
 	if applied {
 		verb = "started"
 	}
-	ok := len(p.Starts) - failed
 	line := fmt.Sprintf("%s: %s %d jobs", time.Unix(p.c.st.Now, 0).UTC().Format(time.RFC3339), verb, ok)
 	if failed > 0 {
 		line += fmt.Sprintf(", qrun failed for %d", failed)
+	}
+	if notRun > 0 {
+		line += fmt.Sprintf(", %d not run (cycle aborted)", notRun)
 	}
 	line += fmt.Sprintf(", %d deferred, %d skipped (input %.12s)", len(p.Deferred), len(p.c.skipped), p.Digest)
 	return line
