@@ -75,10 +75,22 @@ func (c *cluster) cpEligible(cand *candidate) string {
 			return "its chunks name vnode property " + k
 		}
 	}
-	for _, v := range c.vnodes {
-		if v.free && v.n.Queue == "" && exclusiveOn(v.n, j.Place) {
-			return "it is exclusive on vnode " + v.n.Name
+	// The first free vnode on which the place is exclusive, kept by place.
+	name, ok := c.exclFree[j.Place]
+	if !ok {
+		for _, v := range c.vnodes {
+			if v.free && v.n.Queue == "" && exclusiveOn(v.n, j.Place) {
+				name = v.n.Name
+				break
+			}
 		}
+		if c.exclFree == nil {
+			c.exclFree = map[pbs.Place]string{}
+		}
+		c.exclFree[j.Place] = name
+	}
+	if name != "" {
+		return "it is exclusive on vnode " + name
 	}
 	return ""
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/optsched/optsched/heuristics"
@@ -344,19 +346,67 @@ func plan(ctx context.Context, c *cluster, opt planOptions) (*pbsPlan, error) {
 }
 
 // neverFits says why a candidate could not run on the owned vnodes even
-// if all of them were free and empty, or "".
+// if all of them were free and empty, or "". The answer of the first fit
+// on the empty vnodes depends only on the job's queue, place and chunks,
+// so it is kept by those (fitKey): each fit costs a pass over every vnode
+// per unit.
 func (c *cluster) neverFits(cand *candidate) string {
-	f := newFitState(c, true)
 	if cand.whole {
 		if n := len(cand.units); n > len(c.vnodes) {
 			return fmt.Sprintf("needs %s, optsched has %d", plural(n, "whole vnode"), len(c.vnodes))
 		}
 		return ""
 	}
-	if _, _, why := f.place(cand, math.MaxInt); why != "" {
+	key := fitKey(cand)
+	if why, ok := c.never[key]; ok {
 		return why
 	}
-	return ""
+	f := newFitState(c, true)
+	_, _, why := f.place(cand, math.MaxInt)
+	if c.never == nil {
+		c.never = map[string]string{}
+	}
+	c.never[key] = why
+	return why
+}
+
+// fitKey writes what fitState.place reads of a candidate: its queue, its
+// place, and each chunk of its select (resources and properties) with
+// its count — or every unit, should the chunks not add up to them.
+func fitKey(cand *candidate) string {
+	j := cand.job
+	var b strings.Builder
+	fmt.Fprintf(&b, "%q %q %q %q", j.Queue, j.Place.Arrangement, j.Place.Sharing, j.Place.Group)
+	unit := func(count int, u chunkReq) {
+		fmt.Fprintf(&b, " %d", count)
+		for _, k := range slices.Sorted(maps.Keys(u.amounts)) {
+			fmt.Fprintf(&b, " a%q=%d", k, u.amounts[k])
+		}
+		for _, k := range slices.Sorted(maps.Keys(u.labels)) {
+			fmt.Fprintf(&b, " l%q=%q", k, u.labels[k])
+		}
+	}
+	counts := []int{len(cand.units)} // no select: one chunk
+	if j.Select != nil {
+		counts = counts[:0]
+		for _, ch := range j.Select {
+			counts = append(counts, ch.Count)
+		}
+	}
+	total := 0
+	for _, n := range counts {
+		total += n
+	}
+	if len(counts) != len(cand.chunks) || total != len(cand.units) {
+		for _, u := range cand.units {
+			unit(1, u)
+		}
+		return b.String()
+	}
+	for i, ch := range cand.chunks {
+		unit(counts[i], ch)
+	}
+	return b.String()
 }
 
 // solveWithFallback solves the whole-node window with the configured

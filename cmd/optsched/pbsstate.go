@@ -123,6 +123,11 @@ type cluster struct {
 	misfit           map[string]string
 	minCPUs, maxCPUs int64
 	notes            []string
+
+	// never caches neverFits by fitKey, exclFree cpEligible's first
+	// free vnode on which a place is exclusive ("" for none).
+	never    map[string]string
+	exclFree map[pbs.Place]string
 }
 
 // pbsReason is a job and why something about it.

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/optsched/optsched/model/pbs"
+)
+
+// TestPBSClusterCachesMatch: neverFits and cpEligible, which keep their
+// answers by job shape and place, answer what the uncached first fit on
+// the empty vnodes and the scan over the free vnodes answer, for every
+// candidate of random clusters (asked twice, so that the cached answers
+// are compared too).
+func TestPBSClusterCachesMatch(t *testing.T) {
+	compared := 0
+	for seed := range uint64(400) {
+		rc := newRandomCluster(rand.New(rand.NewPCG(seed, 77)))
+		st := &pbsState{digest: "test"}
+		var err error
+		if st.jobs, err = pbs.ParseJobs(rc.qstat, time.UTC); err != nil {
+			t.Fatal(err)
+		}
+		if st.nodes, err = pbs.ParseNodes(rc.nodes); err != nil {
+			t.Fatal(err)
+		}
+		if st.queues, err = pbs.ParseQueues(rc.queues); err != nil {
+			t.Fatal(err)
+		}
+		st.now = st.jobs.Timestamp
+		c, err := buildCluster(st, &pbsScope{levels: []string{"tier0", "tier1"}, period: 60})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			for _, cand := range c.cands {
+				want := ""
+				if cand.whole {
+					if n := len(cand.units); n > len(c.vnodes) {
+						want = fmt.Sprintf("needs %s, optsched has %d", plural(n, "whole vnode"), len(c.vnodes))
+					}
+				} else {
+					_, _, want = newFitState(c, true).place(cand, math.MaxInt)
+				}
+				if got := c.neverFits(cand); got != want {
+					t.Fatalf("seed %d, job %s: neverFits %q, uncached %q", seed, cand.job.ID, got, want)
+				}
+				want = ""
+				for _, v := range c.vnodes {
+					if v.free && v.n.Queue == "" && exclusiveOn(v.n, cand.job.Place) {
+						want = "it is exclusive on vnode " + v.n.Name
+						break
+					}
+				}
+				if got := c.cpEligible(cand); len(cand.chunks) == 1 && cand.job.Place.Group == "" && !strings.HasPrefix(got, "its chunks") && got != want {
+					t.Fatalf("seed %d, job %s: cpEligible %q, uncached %q", seed, cand.job.ID, got, want)
+				}
+				compared++
+			}
+		}
+	}
+	t.Logf("%d answers compared", compared)
+}
