@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/model/pbs"
 )
 
@@ -19,23 +21,7 @@ import (
 func TestPBSClusterCachesMatch(t *testing.T) {
 	compared := 0
 	for seed := range uint64(400) {
-		rc := newRandomCluster(rand.New(rand.NewPCG(seed, 77)))
-		st := &pbsState{digest: "test"}
-		var err error
-		if st.jobs, err = pbs.ParseJobs(rc.qstat, time.UTC); err != nil {
-			t.Fatal(err)
-		}
-		if st.nodes, err = pbs.ParseNodes(rc.nodes); err != nil {
-			t.Fatal(err)
-		}
-		if st.queues, err = pbs.ParseQueues(rc.queues); err != nil {
-			t.Fatal(err)
-		}
-		st.now = st.jobs.Timestamp
-		c, err := buildCluster(st, &pbsScope{levels: []string{"tier0", "tier1"}, period: 60})
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := randomClusterView(t, seed)
 		for range 2 {
 			for _, cand := range c.cands {
 				want := ""
@@ -64,4 +50,56 @@ func TestPBSClusterCachesMatch(t *testing.T) {
 		}
 	}
 	t.Logf("%d answers compared", compared)
+}
+
+// TestUnitFitsMatchesMisfit: unitFits answers unitMisfit(...) == "" for
+// every unit of every candidate (and the units of their packed chunks)
+// on every vnode of random clusters.
+func TestUnitFitsMatchesMisfit(t *testing.T) {
+	compared := 0
+	for seed := range uint64(300) {
+		c := randomClusterView(t, seed)
+		for _, cand := range c.cands {
+			units := slices.Clone(cand.chunks)
+			for _, u := range cand.chunks {
+				all := chunkReq{amounts: model.Resources{}, labels: u.labels}
+				for k, a := range u.amounts {
+					all.amounts[k] = 3 * a
+				}
+				units = append(units, all)
+			}
+			for _, u := range units {
+				for _, v := range c.vnodes {
+					if got, want := unitFits(c, v, u, cand.job), unitMisfit(c, v, u, cand.job); got != (want == "") {
+						t.Fatalf("seed %d, job %s, vnode %s: unitFits %v, unitMisfit %q", seed, cand.job.ID, v.n.Name, got, want)
+					}
+					compared++
+				}
+			}
+		}
+	}
+	t.Logf("%d answers compared", compared)
+}
+
+// randomClusterView builds the cluster of newRandomCluster(seed).
+func randomClusterView(t *testing.T, seed uint64) *cluster {
+	t.Helper()
+	rc := newRandomCluster(rand.New(rand.NewPCG(seed, 77)))
+	st := &pbsState{digest: "test"}
+	var err error
+	if st.jobs, err = pbs.ParseJobs(rc.qstat, time.UTC); err != nil {
+		t.Fatal(err)
+	}
+	if st.nodes, err = pbs.ParseNodes(rc.nodes); err != nil {
+		t.Fatal(err)
+	}
+	if st.queues, err = pbs.ParseQueues(rc.queues); err != nil {
+		t.Fatal(err)
+	}
+	st.now = st.jobs.Timestamp
+	c, err := buildCluster(st, &pbsScope{levels: []string{"tier0", "tier1"}, period: 60})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

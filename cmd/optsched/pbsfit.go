@@ -155,14 +155,14 @@ func (f *fitState) place(cand *candidate, idleBudget int) (chunks []pbsVChunk, u
 	switch arr := j.Place.Arrangement; {
 	case arr == "pack" && len(cand.units) > 1:
 		ok := false
-		for _, v := range order(false) {
-			need := model.Resources{}
-			for _, u := range cand.units {
-				for k, a := range u.amounts {
-					need[k] += a
-				}
+		need := model.Resources{}
+		for _, u := range cand.units {
+			for k, a := range u.amounts {
+				need[k] += a
 			}
-			whole := chunkReq{amounts: need, labels: cand.units[0].labels}
+		}
+		whole := chunkReq{amounts: need, labels: cand.units[0].labels}
+		for _, v := range order(false) {
 			if allLabels(f.c, v, cand.units) && fits(v, whole) {
 				for _, u := range cand.units {
 					use(v, u)

@@ -361,13 +361,62 @@ func (c *cluster) neverFits(cand *candidate) string {
 	if why, ok := c.never[key]; ok {
 		return why
 	}
-	f := newFitState(c, true)
-	_, _, why := f.place(cand, math.MaxInt)
 	if c.never == nil {
 		c.never = map[string]string{}
 	}
+	why := ""
+	switch fits, decided := c.fitsEmpty(cand); {
+	case fits:
+	case decided:
+		// No vnode takes the packed job: the first fit's reason
+		// depends on the number of chunks only (the key cannot be a
+		// fitKey, which starts with a quote).
+		pk := fmt.Sprintf("pack %d", len(cand.units))
+		var ok bool
+		if why, ok = c.never[pk]; !ok {
+			_, _, why = newFitState(c, true).place(cand, math.MaxInt)
+			c.never[pk] = why
+		}
+	default:
+		_, _, why = newFitState(c, true).place(cand, math.MaxInt)
+	}
 	c.never[key] = why
 	return why
+}
+
+// fitsEmpty answers, for a job of one kind of chunk, what the first fit
+// on the empty vnodes would, from unitFits (unitMisfit: the first fit's
+// test of an empty vnode) alone, without the first fit's pass over every
+// vnode per unit. A packed job fits when some vnode takes all its chunks
+// at once, and does not otherwise; any other job fits when each unit fits
+// a vnode of its own (the first fit fills the vnodes in turn, or puts one
+// unit on each for scatter), and is not decided otherwise (decided false).
+func (c *cluster) fitsEmpty(cand *candidate) (fits, decided bool) {
+	if len(cand.chunks) != 1 {
+		return false, false
+	}
+	u := cand.chunks[0]
+	if cand.job.Place.Arrangement == "pack" && len(cand.units) > 1 {
+		all := chunkReq{amounts: model.Resources{}, labels: u.labels}
+		for k, a := range u.amounts {
+			all.amounts[k] = a * int64(len(cand.units))
+		}
+		for _, v := range c.vnodes {
+			if unitFits(c, v, all, cand.job) {
+				return true, true
+			}
+		}
+		return false, true
+	}
+	n := 0
+	for _, v := range c.vnodes {
+		if unitFits(c, v, u, cand.job) {
+			if n++; n >= len(cand.units) {
+				return true, true
+			}
+		}
+	}
+	return false, false
 }
 
 // fitKey writes what fitState.place reads of a candidate: its queue, its

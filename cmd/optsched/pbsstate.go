@@ -534,6 +534,26 @@ func unitMisfit(c *cluster, v *vnode, u chunkReq, j *pbs.Job) string {
 	return ""
 }
 
+// unitFits reports unitMisfit(c, v, u, j) == "" without writing the
+// reason (neverFits asks it of every vnode; TestUnitFitsMatchesMisfit
+// keeps the two alike).
+func unitFits(c *cluster, v *vnode, u chunkReq, j *pbs.Job) bool {
+	if v.n.Queue != "" && v.n.Queue != j.Queue {
+		return false
+	}
+	for k, want := range u.amounts {
+		if (c.checked[k] || knownConsumables[k]) && v.n.Available[k] < want {
+			return false
+		}
+	}
+	for k, want := range u.labels {
+		if !labelMatches(c, v, k, want) {
+			return false
+		}
+	}
+	return true
+}
+
 // labelMatches reports whether vnode v has property k = want. host and
 // vnode match the vnode's name too; a property no owned vnode has is not
 // a vnode matter and matches.
