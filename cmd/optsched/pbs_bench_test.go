@@ -49,7 +49,7 @@ func polarisLike(nodes, queued int, seed uint64) (qstat, pbsnodes []byte) {
 		sel := fmt.Sprintf("%d:ncpus=64:ngpus=4", 1+r.IntN(min(64, nodes/8)))
 		place := "scatter"
 		if r.IntN(4) == 0 {
-			sel, place = fmt.Sprintf("%d:ncpus=%d:ngpus=1", 1+r.IntN(4), []int{4, 8, 16}[r.IntN(3)]), "free:shared"
+			sel, place = fmt.Sprintf("%d:ncpus=%d:ngpus=%d", 1+r.IntN(8), []int{8, 16, 32}[r.IntN(3)], 1+r.IntN(2)), "free:shared"
 		}
 		js[id] = map[string]any{"job_state": "Q", "queue": "prod-exec",
 			"eligible_time": fmt.Sprintf("%d:%02d:00", r.IntN(48), r.IntN(60)),
@@ -76,9 +76,10 @@ const (
 // exclusive or take every CPU); an eighth of the vnodes run a whole-node
 // job, an eighth are down or offline, and a quarter of the free shared
 // ones run a 16-CPU, 1-GPU job. The queued jobs (queued of them) are
-// whole-node (1 to min(64, nodes/8) vnodes, scatter), partial-node (1–4
-// chunks of 4, 8 or 16 CPUs and a GPU, free:shared, a few pack), or both
-// in equal parts, by mix; walltimes of 1–6 hours.
+// whole-node (1 to min(64, nodes/8) vnodes, scatter), partial-node (1–8
+// chunks of 8, 16 or 32 CPUs and 1 or 2 GPUs, free:shared, a tenth pack:
+// about a fifth more GPUs than the free vnodes have, so that some wait),
+// or both in equal parts, by mix; walltimes of 1–6 hours.
 func scaleDocs(nodes, queued int, mix string, seed uint64) (qstat, pbsnodes, queues []byte) {
 	r := rand.New(rand.NewPCG(seed, 0x5ca1e))
 	const now = 1700000000
@@ -132,7 +133,7 @@ func scaleDocs(nodes, queued int, mix string, seed uint64) (qstat, pbsnodes, que
 		sel := fmt.Sprintf("%d:ncpus=64:ngpus=4", 1+r.IntN(max(1, min(64, nodes/8))))
 		place := "scatter"
 		if partial {
-			sel, place = fmt.Sprintf("%d:ncpus=%d:ngpus=1", 1+r.IntN(4), []int{4, 8, 16}[r.IntN(3)]), "free:shared"
+			sel, place = fmt.Sprintf("%d:ncpus=%d:ngpus=%d", 1+r.IntN(8), []int{8, 16, 32}[r.IntN(3)], 1+r.IntN(2)), "free:shared"
 			if r.IntN(10) == 0 {
 				place = "pack:shared"
 			}

@@ -244,11 +244,14 @@ func (c *cluster) cpWindow(cands []*candidate, held map[string]bool, ff []*pbsSt
 type cpScheduleFunc func() []solver.Scheduler
 
 // defaultCPSchedulers is sat seeded by the PBS list schedules, then the
-// PBS FIFO list schedule alone.
+// PBS FIFO list schedule alone, which at the deadline keeps the jobs it
+// scheduled (the same starts as its whole schedule) and defers the rest.
 func defaultCPSchedulers() []solver.Scheduler {
+	fifo := heuristics.PBSFifo()
+	fifo.Truncate = true
 	return []solver.Scheduler{
 		sat.Solver{Initial: []solver.Scheduler{heuristics.PBSWalltime(), heuristics.PBSFifo()}},
-		heuristics.PBSFifo(),
+		fifo,
 	}
 }
 
@@ -277,8 +280,20 @@ func schedulePartialCP(ctx context.Context, c *cluster, cands []*candidate, held
 	p.CP = &cpDoc{Jobs: len(w.Jobs), Status: "none", Solver: "none"}
 	var failures []error
 	var res *solver.ScheduleResult
+	// The schedulers share four fifths of half the time limit (no more
+	// than the cycle has left); compacting their schedule takes the rest.
+	end := time.Now().Add(opt.left(opt.timeLimit / 2))
+	until := time.Now().Add(time.Until(end) * 4 / 5)
 	for _, s := range scheds {
-		r, err := solver.ScheduleWindow(ctx, w, s, solver.ScheduleOptions{}, opt.left(opt.timeLimit/2))
+		left := max(time.Millisecond, time.Until(until))
+		if ss, ok := s.(sat.Solver); ok && len(w.Jobs) > 0 && !sat.ModelFits(sat.ModelOptions(w), left) {
+			// sat would only run its list schedules, which do not stop
+			// with a partial schedule: the next scheduler takes the time.
+			failures = append(failures, fmt.Errorf("%s: the window of %d jobs on %d usable vnodes is too large to model within %v",
+				ss.Name(), len(w.Jobs), sat.ModelOptions(w)/len(w.Jobs), left.Round(time.Millisecond)))
+			continue
+		}
+		r, err := solver.ScheduleWindow(ctx, w, s, solver.ScheduleOptions{}, left)
 		switch {
 		case err != nil:
 			failures = append(failures, fmt.Errorf("%s: %w", s.Name(), err))
@@ -298,7 +313,7 @@ func schedulePartialCP(ctx context.Context, c *cluster, cands []*candidate, held
 		p.Notes = append(p.Notes, "partial-node scheduler failed, fallback used: "+p.CP.Fallback)
 	}
 	checked := slices.Clone(res.Allocations)
-	if !compactNow(w, res.Allocations, opt.deadline) {
+	if !compactNow(w, res.Allocations, end) {
 		p.Notes = append(p.Notes, "the time limit stopped the compaction of the partial-node starts onto vnodes in use")
 	}
 	if err := model.Check(w, res.Allocations); err != nil {
