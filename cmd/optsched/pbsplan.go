@@ -100,9 +100,10 @@ type planOptions struct {
 	fallbacks []solver.Solver
 	// partial is partialCP or partialFirstFit ("" is first fit).
 	partial string
-	// deadline ends the cycle's solves: plan sets it to timeLimit from
-	// its start, so the CP/SAT schedule (at most half of it per run) and
-	// the whole-node window share one time limit.
+	// deadline ends the cycle's solves, so that the CP/SAT schedule (at
+	// most half of the time limit) and the whole-node window share one
+	// time limit: the cycle sets it (cycleDeadline), else plan sets it
+	// to timeLimit from its start.
 	deadline time.Time
 	// newSchedulers, when set, replaces defaultCPSchedulers (tests).
 	newSchedulers func() []solver.Scheduler
@@ -133,7 +134,9 @@ type planOptions struct {
 // vnodes it leaves. When every cp scheduler fails, the first fit places
 // those jobs as without --partial cp.
 func plan(ctx context.Context, c *cluster, opt planOptions) (*pbsPlan, error) {
-	opt.deadline = time.Now().Add(opt.timeLimit)
+	if opt.deadline.IsZero() {
+		opt.deadline = time.Now().Add(opt.timeLimit)
+	}
 	p := &pbsPlan{c: c, Notes: slices.Clone(c.notes), Digest: c.st.digest}
 	// Selection order: model.Order over the candidates.
 	ow := &model.Window{Jobs: make([]model.Job, len(c.cands))}
