@@ -166,6 +166,14 @@ type cluster struct {
 	misfit           map[string]string
 	minCPUs, maxCPUs int64
 	notes            []string
+
+	// never caches neverFits by fitKey, exclFree cpEligible's first
+	// free vnode on which a place is exclusive ("" for none).
+	never    map[string]string
+	// multiHost caches anyMultiVnodeHost; hostRulesCache hostRules.
+	multiHost      *bool
+	hostRulesCache map[hostRulesKey]string
+	exclFree map[pbs.Place]string
 }
 
 // Reason is a job and why something about it.
@@ -536,6 +544,17 @@ func (c *cluster) nodeNamed(name string) *pbs.Node {
 	return nil
 }
 
+// anyMultiVnodeHost reports whether some host has several vnodes with
+// CPUs.
+func (c *cluster) anyMultiVnodeHost() bool {
+	for _, n := range c.cpuVnodes {
+		if n > 1 {
+			return true
+		}
+	}
+	return false
+}
+
 // multiVnodeHost reports whether host h has several vnodes with CPUs.
 func (c *cluster) multiVnodeHost(h string) bool { return c.cpuVnodes[h] > 1 }
 
@@ -560,6 +579,45 @@ func hostExclusiveOn(n *pbs.Node, p pbs.Place) bool {
 // pack (one host, not one vnode) or host exclusivity, on a multi-vnode
 // host among vs.
 func (c *cluster) hostRules(cand *candidate, vs []*vnode) string {
+	if !c.hasMultiVnodeHosts() {
+		return "" // every host has one vnode with CPUs: hosts are vnodes
+	}
+	// The answer depends on the place, whether the job has several
+	// units, and the vnode set (the reference vnodes or all): cached.
+	if len(vs) == 0 {
+		return ""
+	}
+	key := hostRulesKey{cand.job.Place, len(cand.units) > 1, len(vs), &vs[0]}
+	if r, ok := c.hostRulesCache[key]; ok {
+		return r
+	}
+	r := c.hostRulesOn(cand, vs)
+	if c.hostRulesCache == nil {
+		c.hostRulesCache = map[hostRulesKey]string{}
+	}
+	c.hostRulesCache[key] = r
+	return r
+}
+
+// hasMultiVnodeHosts is anyMultiVnodeHost, computed once.
+func (c *cluster) hasMultiVnodeHosts() bool {
+	if c.multiHost == nil {
+		m := c.anyMultiVnodeHost()
+		c.multiHost = &m
+	}
+	return *c.multiHost
+}
+
+// hostRulesKey keys hostRules' cache.
+type hostRulesKey struct {
+	place pbs.Place
+	multi bool
+	n     int
+	first **vnode
+}
+
+// hostRulesOn is hostRules without the cache.
+func (c *cluster) hostRulesOn(cand *candidate, vs []*vnode) string {
 	for _, v := range vs {
 		if !c.multiVnodeHost(c.hostOf[v.n.Name]) {
 			continue
@@ -714,6 +772,26 @@ func unitMisfit(c *cluster, v *vnode, u chunkReq, j *pbs.Job) string {
 		}
 	}
 	return ""
+}
+
+// unitFits reports unitMisfit(c, v, u, j) == "" without writing the
+// reason (neverFits asks it of every vnode; TestUnitFitsMatchesMisfit
+// keeps the two alike).
+func unitFits(c *cluster, v *vnode, u chunkReq, j *pbs.Job) bool {
+	if v.n.Queue != "" && v.n.Queue != j.Queue {
+		return false
+	}
+	for k, want := range u.amounts {
+		if (c.checked[k] || knownConsumables[k]) && v.n.Available[k] < want {
+			return false
+		}
+	}
+	for k, want := range u.labels {
+		if !labelMatches(c, v, k, want) {
+			return false
+		}
+	}
+	return true
 }
 
 // labelMatches reports whether vnode v has property k = want. host and

@@ -34,6 +34,29 @@ type fitState struct {
 	left     map[*vnode]model.Resources
 	taken    map[*vnode]bool
 	touched  map[*vnode]bool
+	// partly lists the usable vnodes that are not idle now, in topology
+	// order; idleFrom is the index (in c.vnodes) of the first vnode that
+	// is idle now. Vnodes only lose idleness during a cycle, so partly
+	// only grows and idleFrom only moves forward (advance): the first fit
+	// walks these instead of every vnode.
+	partly   []*vnode
+	idleFrom int
+}
+
+// advance brings partly and idleFrom up to date after vnodes were
+// touched or taken.
+func (f *fitState) advance(changed ...*vnode) {
+	for _, v := range changed {
+		if f.usable(v) && !f.idleNow(v) {
+			i, found := slices.BinarySearchFunc(f.partly, v, func(a, b *vnode) int { return a.id - b.id })
+			if !found {
+				f.partly = slices.Insert(f.partly, i, v)
+			}
+		}
+	}
+	for f.idleFrom < len(f.c.vnodes) && !f.idleNow(f.c.vnodes[f.idleFrom]) {
+		f.idleFrom++
+	}
 }
 
 // newFitState returns the capacity view at the start of a cycle.
@@ -52,6 +75,12 @@ func newFitState(c *cluster, pristine bool) *fitState {
 		}
 		f.left[v] = r
 	}
+	for _, v := range c.vnodes {
+		if f.usable(v) && !f.idleNow(v) {
+			f.partly = append(f.partly, v)
+		}
+	}
+	f.advance()
 	return f
 }
 
@@ -90,7 +119,7 @@ func (f *fitState) idleOn(h string) int {
 }
 
 // take marks vnode v as held whole by a job of the window solve.
-func (f *fitState) take(v *vnode) { f.taken[v] = true }
+func (f *fitState) take(v *vnode) { f.taken[v] = true; f.advance() }
 
 // VChunk is one chunk of a qrun -H vnode specification: a vnode and the
 // resources the chunk uses on it.
@@ -113,46 +142,57 @@ func (f *fitState) place(cand *candidate, idleBudget int) (chunks []VChunk, used
 	pack := j.Place.Arrangement == "pack" && len(cand.units) > 1
 	g := j.Place.Group
 	if g == "" && !pack {
-		return f.placeIn(cand, idleBudget, nil)
+		return f.placeIn(cand, idleBudget, f.c.vnodes)
 	}
-	// The restrictions to try in turn: each host (place=pack: every chunk
-	// on one host, partly used hosts first), each value of the group
-	// resource (place=group), or both.
-	var hosts []string
+	// The vnode sets to try in turn: each host (place=pack: every chunk
+	// on one host, partly used hosts first), split by the value of the
+	// group resource (place=group), or the groups alone.
+	var sets [][]*vnode
 	if pack {
-		seen := map[string]bool{}
+		byHost := map[string][]*vnode{}
+		var hosts []string
 		for _, idle := range []bool{false, true} {
 			for _, v := range f.c.vnodes {
-				if h := f.c.hostOf[v.n.Name]; !seen[h] && f.usable(v) && f.idleNow(v) == idle {
-					seen[h] = true
+				if h := f.c.hostOf[v.n.Name]; byHost[h] == nil && f.usable(v) && f.idleNow(v) == idle {
 					hosts = append(hosts, h)
+					byHost[h] = []*vnode{}
 				}
 			}
 		}
-	} else {
-		hosts = []string{""}
-	}
-	values := []string{""}
-	if g != "" {
-		set := map[string]bool{}
 		for _, v := range f.c.vnodes {
-			if val, ok := v.n.Text[g]; ok && val != "" {
-				set[val] = true
+			if h := f.c.hostOf[v.n.Name]; byHost[h] != nil {
+				byHost[h] = append(byHost[h], v)
 			}
 		}
-		if len(set) == 0 {
+		for _, h := range hosts {
+			sets = append(sets, byHost[h])
+		}
+	} else {
+		sets = [][]*vnode{f.c.vnodes}
+	}
+	if g != "" {
+		var split [][]*vnode
+		any := false
+		for _, set := range sets {
+			byVal := map[string][]*vnode{}
+			for _, v := range set {
+				if val := v.n.Text[g]; val != "" {
+					byVal[val] = append(byVal[val], v)
+					any = true
+				}
+			}
+			for _, val := range slices.Sorted(maps.Keys(byVal)) {
+				split = append(split, byVal[val])
+			}
+		}
+		if !any {
 			return nil, 0, fmt.Sprintf("place=group=%s: no vnode has resource %s", g, g)
 		}
-		values = slices.Sorted(maps.Keys(set))
+		sets = split
 	}
-	for _, h := range hosts {
-		for _, val := range values {
-			chunks, usedIdle, why = f.placeIn(cand, idleBudget, func(v *vnode) bool {
-				return (h == "" || f.c.hostOf[v.n.Name] == h) && (g == "" || v.n.Text[g] == val)
-			})
-			if why == "" {
-				return chunks, usedIdle, ""
-			}
+	for _, set := range sets {
+		if chunks, usedIdle, why = f.placeIn(cand, idleBudget, set); why == "" {
+			return chunks, usedIdle, ""
 		}
 	}
 	switch {
@@ -164,8 +204,8 @@ func (f *fitState) place(cand *candidate, idleBudget int) (chunks []VChunk, used
 	return nil, 0, fmt.Sprintf("place=group=%s: no group of vnodes with one %s takes every chunk (%s)", g, g, why)
 }
 
-// placeIn is place restricted to the vnodes allow accepts (all when nil).
-func (f *fitState) placeIn(cand *candidate, idleBudget int, allow func(*vnode) bool) (chunks []VChunk, usedIdle int, why string) {
+// placeIn is place on the vnodes of set (in topology order) only.
+func (f *fitState) placeIn(cand *candidate, idleBudget int, set []*vnode) (chunks []VChunk, usedIdle int, why string) {
 	j := cand.job
 	left := map[*vnode]model.Resources{} // tentative capacities
 	capOf := func(v *vnode) model.Resources {
@@ -179,14 +219,13 @@ func (f *fitState) placeIn(cand *candidate, idleBudget int, allow func(*vnode) b
 	mine := map[*vnode]bool{}
 	mineHost := map[string]bool{}
 	excl := map[*vnode]bool{}
-	var assign []*vnode
+	var assign, own []*vnode
 	hostScatter := j.Place.Arrangement == "scatter"
 	fits := func(v *vnode, u chunkReq) bool {
-		if !f.usable(v) || v.n.Queue != "" && v.n.Queue != j.Queue || allow != nil && !allow(v) {
+		if !f.usable(v) || v.n.Queue != "" && v.n.Queue != j.Queue {
 			return false
 		}
-		h := f.c.hostOf[v.n.Name]
-		if f.c.multiVnodeHost(h) {
+		if h := f.c.hostOf[v.n.Name]; f.c.hasMultiVnodeHosts() && f.c.multiVnodeHost(h) {
 			if hostScatter && mineHost[h] && !mine[v] {
 				return false // one chunk per host; the vnode case is below
 			}
@@ -227,6 +266,8 @@ func (f *fitState) placeIn(cand *candidate, idleBudget int, allow func(*vnode) b
 		if !mine[v] {
 			mine[v] = true
 			mineHost[f.c.hostOf[v.n.Name]] = true
+			own = append(own, v)
+			slices.SortFunc(own, func(a, b *vnode) int { return a.id - b.id })
 			if f.idleNow(v) {
 				usedIdle++
 			}
@@ -236,39 +277,40 @@ func (f *fitState) placeIn(cand *candidate, idleBudget int, allow func(*vnode) b
 		}
 		assign = append(assign, v)
 	}
-	// order lists the vnodes to try: this job's own first (except when
-	// scattering), then partly used ones, then idle ones, each in
-	// topology order.
-	order := func(scatter bool) []*vnode {
-		var own, partly, idle []*vnode
-		for _, v := range f.c.vnodes {
-			switch {
-			case mine[v]:
-				if !scatter {
-					own = append(own, v)
+	// tryUnit places u on the first vnode that takes it: this job's own
+	// first (except when scattering), then partly used ones, then idle
+	// ones, each in topology order; the passes stop at the first fit.
+	tryUnit := func(u chunkReq, scatter bool) bool {
+		if !scatter {
+			for _, v := range own {
+				if fits(v, u) {
+					use(v, u)
+					return true
 				}
-			case !f.usable(v):
-			case f.idleNow(v):
-				idle = append(idle, v)
-			default:
-				partly = append(partly, v)
 			}
 		}
-		return slices.Concat(own, partly, idle)
+		passes := [][]*vnode{set, set}
+		if len(set) == len(f.c.vnodes) {
+			passes = [][]*vnode{f.partly, f.c.vnodes[f.idleFrom:]}
+		}
+		for pass, idlePass := range []bool{false, true} {
+			for _, v := range passes[pass] {
+				if mine[v] || !f.usable(v) || f.idleNow(v) != idlePass {
+					continue
+				}
+				if fits(v, u) {
+					use(v, u)
+					return true
+				}
+			}
+		}
+		return false
 	}
 	switch {
 	default:
 		scatter := j.Place.Arrangement == "scatter" || j.Place.Arrangement == "vscatter"
 		for i, u := range cand.units {
-			placed := false
-			for _, v := range order(scatter) {
-				if fits(v, u) {
-					use(v, u)
-					placed = true
-					break
-				}
-			}
-			if !placed {
+			if !tryUnit(u, scatter) {
 				what := fmt.Sprintf("chunk %d (%s)", i+1, describeUnit(u))
 				switch {
 				case f.pristine && scatter && i > 0:
@@ -309,6 +351,7 @@ func (f *fitState) placeIn(cand *candidate, idleBudget int, allow func(*vnode) b
 	for i, v := range assign {
 		chunks = append(chunks, VChunk{Vnode: v.n.Name, Amounts: cand.units[i].written, Labels: cand.units[i].wlabels})
 	}
+	f.advance(slices.Collect(maps.Keys(mine))...)
 	return chunks, usedIdle, ""
 }
 

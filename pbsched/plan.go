@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/optsched/optsched/heuristics"
@@ -106,6 +108,11 @@ type Options struct {
 	Partial string
 	// NewSchedulers, when set, replaces DefaultCPSchedulers.
 	NewSchedulers func() []solver.Scheduler
+	// Start is when the cycle began (its documents were read from then
+	// on): TimeLimit counts from there (the zero time: from Decide's
+	// call). The solves end at cycleDeadline, which keeps a reserve for
+	// the work after them.
+	Start time.Time
 	// deadline ends the cycle's solves: plan sets it to timeLimit from
 	// its start, so the CP/SAT schedule (at most half of it per run) and
 	// the whole-node window share one time limit.
@@ -128,6 +135,10 @@ func Decide(ctx context.Context, st *State, sc *Scope, opt Options) (*Plan, erro
 	if opt.NewSolver == nil {
 		opt.NewSolver = func() (solver.Solver, error) { return DefaultSolver(), nil }
 	}
+	if opt.Start.IsZero() {
+		opt.Start = time.Now()
+	}
+	opt.deadline = cycleDeadline(opt.Start, opt.TimeLimit, c)
 	return plan(ctx, c, opt)
 }
 
@@ -251,7 +262,9 @@ const maxRecheckOneByOne = 200
 // at least the room the first fit held. When every cp scheduler fails, the
 // cp jobs start where the first fit held room for them.
 func plan(ctx context.Context, c *cluster, opt Options) (*Plan, error) {
-	opt.deadline = time.Now().Add(opt.TimeLimit)
+	if opt.deadline.IsZero() {
+		opt.deadline = time.Now().Add(opt.TimeLimit)
+	}
 	p := &Plan{c: c, Notes: slices.Clone(c.notes), Digest: c.st.Digest}
 	// Selection order: model.Order over the candidates.
 	ow := &model.Window{Jobs: make([]model.Job, len(c.cands))}
@@ -295,8 +308,16 @@ func plan(ctx context.Context, c *cluster, opt Options) (*Plan, error) {
 	// stopped defers every job behind; stoppedNonCP the whole-node and
 	// first-fit jobs behind a cp job that does not fit now.
 	stopped, stoppedNonCP := "", ""
+	// The selection (and the first fits in it) may take a quarter of the
+	// time left for the solves; the jobs it has not reached by then wait
+	// for the next cycle, in order.
+	selEnd := time.Now().Add(time.Until(opt.deadline) / 4)
 	for _, i := range order {
 		cand := c.cands[i]
+		if stopped == "" && time.Now().After(selEnd) {
+			stopped = "the cycle's time limit came before this job's turn in the selection (the next cycle takes it up)"
+			p.Notes = append(p.Notes, "the selection stopped at the cycle's time limit; the jobs it did not reach wait for the next cycle")
+		}
 		if stopped != "" {
 			p.Deferred = append(p.Deferred, Reason{cand.job.ID, stopped})
 			continue
@@ -453,19 +474,118 @@ func plan(ctx context.Context, c *cluster, opt Options) (*Plan, error) {
 }
 
 // neverFits says why a candidate could not run on the owned vnodes even
-// if all of them were free and empty, or "".
+// if all of them were free and empty, or "". The answer of the first fit
+// on the empty vnodes depends only on the job's queue, place and chunks,
+// so it is kept by those (fitKey): each fit costs a pass over every vnode
+// per unit.
 func (c *cluster) neverFits(cand *candidate) string {
-	f := newFitState(c, true)
 	if cand.whole {
 		if n := len(cand.units); n > len(c.vnodes) {
 			return fmt.Sprintf("needs %s, optsched has %d", plural(n, "whole vnode"), len(c.vnodes))
 		}
 		return ""
 	}
-	if _, _, why := f.place(cand, math.MaxInt); why != "" {
+	key := fitKey(cand)
+	if why, ok := c.never[key]; ok {
 		return why
 	}
-	return ""
+	if c.never == nil {
+		c.never = map[string]string{}
+	}
+	why := ""
+	switch fits, decided := c.fitsEmpty(cand); {
+	case fits:
+	case decided:
+		// No vnode takes the packed job: the first fit's reason
+		// depends on the number of chunks only (the key cannot be a
+		// fitKey, which starts with a quote).
+		pk := fmt.Sprintf("pack %d", len(cand.units))
+		var ok bool
+		if why, ok = c.never[pk]; !ok {
+			_, _, why = newFitState(c, true).place(cand, math.MaxInt)
+			c.never[pk] = why
+		}
+	default:
+		_, _, why = newFitState(c, true).place(cand, math.MaxInt)
+	}
+	c.never[key] = why
+	return why
+}
+
+// fitsEmpty answers, for a job of one kind of chunk, what the first fit
+// on the empty vnodes would, from unitFits (unitMisfit: the first fit's
+// test of an empty vnode) alone, without the first fit's pass over every
+// vnode per unit. A packed job fits when some vnode takes all its chunks
+// at once, and does not otherwise; any other job fits when each unit fits
+// a vnode of its own (the first fit fills the vnodes in turn, or puts one
+// unit on each for scatter), and is not decided otherwise (decided false).
+func (c *cluster) fitsEmpty(cand *candidate) (fits, decided bool) {
+	if len(cand.chunks) != 1 || cand.job.Place.Group != "" || c.anyMultiVnodeHost() {
+		// place=group, and scatter, pack and exclhost on multi-vnode
+		// hosts, are the first fit's to decide.
+		return false, false
+	}
+	u := cand.chunks[0]
+	if cand.job.Place.Arrangement == "pack" && len(cand.units) > 1 {
+		all := chunkReq{amounts: model.Resources{}, labels: u.labels}
+		for k, a := range u.amounts {
+			all.amounts[k] = a * int64(len(cand.units))
+		}
+		for _, v := range c.vnodes {
+			if unitFits(c, v, all, cand.job) {
+				return true, true
+			}
+		}
+		return false, true
+	}
+	n := 0
+	for _, v := range c.vnodes {
+		if unitFits(c, v, u, cand.job) {
+			if n++; n >= len(cand.units) {
+				return true, true
+			}
+		}
+	}
+	return false, false
+}
+
+// fitKey writes what fitState.place reads of a candidate: its queue, its
+// place, and each chunk of its select (resources and properties) with
+// its count — or every unit, should the chunks not add up to them.
+func fitKey(cand *candidate) string {
+	j := cand.job
+	var b strings.Builder
+	fmt.Fprintf(&b, "%q %q %q %q", j.Queue, j.Place.Arrangement, j.Place.Sharing, j.Place.Group)
+	unit := func(count int, u chunkReq) {
+		fmt.Fprintf(&b, " %d", count)
+		for _, k := range slices.Sorted(maps.Keys(u.amounts)) {
+			fmt.Fprintf(&b, " a%q=%d", k, u.amounts[k])
+		}
+		for _, k := range slices.Sorted(maps.Keys(u.labels)) {
+			fmt.Fprintf(&b, " l%q=%q", k, u.labels[k])
+		}
+	}
+	counts := []int{len(cand.units)} // no select: one chunk
+	if j.Select != nil {
+		counts = counts[:0]
+		for _, ch := range j.Select {
+			counts = append(counts, ch.Count)
+		}
+	}
+	total := 0
+	for _, n := range counts {
+		total += n
+	}
+	if len(counts) != len(cand.chunks) || total != len(cand.units) {
+		for _, u := range cand.units {
+			unit(1, u)
+		}
+		return b.String()
+	}
+	for i, ch := range cand.chunks {
+		unit(counts[i], ch)
+	}
+	return b.String()
 }
 
 // solveWithFallback solves the whole-node window with the configured

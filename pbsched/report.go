@@ -70,8 +70,9 @@ func (p *Plan) Doc(qrun string, dryRun bool) PlanDoc {
 	}
 	d.Nodes = p.c.nodeCounts()
 	for _, s := range p.Starts {
+		ev := s.ExecVnode()
 		sd := StartDoc{Job: s.Job, Queue: s.Queue, Path: s.Path, Placement: s.Placement, Why: s.Why,
-			Nodes: s.Nodes(), ExecVnode: s.ExecVnode(), Command: []string{qrun, "-H", s.ExecVnode(), s.Job}}
+			Nodes: s.Nodes(), ExecVnode: ev, Command: []string{qrun, "-H", ev, s.Job}}
 		if s.Cost >= 0 {
 			c := s.Cost
 			sd.Cost = &c

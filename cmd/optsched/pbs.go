@@ -97,7 +97,7 @@ func (o *pbsOptions) addFlags(cmd *cobra.Command) {
 	f.StringSliceVar(&o.levels, "topology-levels", []string{"tier0", "tier1"}, "vnode resources naming switch levels (any order: nesting decides)")
 	f.StringVar(&o.topologyConf, "topology-conf", "", "Slurm-style topology.conf mapping vnode names to switches (instead of --topology-levels)")
 	f.DurationVar(&o.period, "period", 0, "waiting period counted by NWP (default: --interval for run, 60s for plan)")
-	f.DurationVar(&o.timeLimit, "time-limit", 5*time.Second, "wall-time limit of the cycle's solves (the whole-node window and the partial-node schedule together)")
+	f.DurationVar(&o.timeLimit, "time-limit", 5*time.Second, "wall-time limit of the cycle, from reading the state to writing the plan (the solves share it)")
 	f.IntVar(&o.maxJobs, "max-jobs", 0, "cap on the multi-node whole-node jobs of a cycle; 0 = no cap")
 	f.StringVar(&o.cost, "cost", "lan-code", "CH cost model: lan-code or lan-paper")
 	f.StringVar(&o.solver, "solver", "csp", "whole-node window solver ("+strings.Join(wholeNodeSolvers(), ", ")+")")
@@ -451,6 +451,7 @@ func loadLocation(name string) (*time.Location, error) {
 // cycle runs one read–decide–check–act cycle. With apply it runs the qrun
 // commands; it never runs one unless the whole plan passed pbsched.Check.
 func (o *pbsOptions) cycle(ctx context.Context, apply bool) (*pbsched.Plan, *pbsched.State, error) {
+	start := time.Now() // the time limit counts from here
 	sc, err := o.scope()
 	if err != nil {
 		return nil, nil, err
@@ -470,7 +471,7 @@ func (o *pbsOptions) cycle(ctx context.Context, apply bool) (*pbsched.Plan, *pbs
 		return nil, st, usageError{err}
 	}
 	po := pbsched.Options{TimeLimit: o.timeLimit, MaxJobs: o.maxJobs, Cost: o.cost, NewSolver: o.newSolver, Fallbacks: o.fallbacks,
-		Partial: o.partial, NewSchedulers: o.newSchedulers}
+		Partial: o.partial, NewSchedulers: o.newSchedulers, Start: start}
 	if po.NewSolver == nil {
 		so := &solveOptions{streams: o.streams, solver: o.solver, formulation: "strong", fallback: o.fallback, seed: 1,
 			sa: solver.SAParams{Tmax: 2500, Tmin: 2.5, Steps: 500, Destroy: 2, Q: 100}}

@@ -70,6 +70,9 @@ func (e *Encoder) CHTerm() error {
 	}
 	e.ch = make([]*chJob, len(m.Jobs))
 	for i, j := range m.Jobs {
+		if e.stopped() {
+			return ErrInterrupted
+		}
 		K := min(j.Units, len(j.Options))
 		if K < 2 {
 			continue // one node: CH = 1

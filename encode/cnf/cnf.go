@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
 
 	"github.com/optsched/optsched/encode/cp"
@@ -94,8 +95,10 @@ type Encoder struct {
 	S Sink
 	// Lo and Hi bound each job's start slot: Lo_i ≤ s_i ≤ Hi_i.
 	Lo, Hi []int
-	// Stop, when set, is polled during long constructions (AtMost); when
-	// it returns true they give up with ErrInterrupted.
+	// Stop, when set, is polled during long constructions (Base,
+	// LeftJustified, PoolCuts, ObjectiveGroups, CHTerm, AtMost); when it
+	// returns true they give up with ErrInterrupted, and an encoder whose
+	// Base or constraint writing was interrupted must not be solved.
 	Stop func() bool
 
 	nvars   int
@@ -195,11 +198,24 @@ func (e *Encoder) Units(i, o, k int) Lit {
 	return e.x[i][o][k-1]
 }
 
+// stopped polls Stop.
+func (e *Encoder) stopped() bool { return e.Stop != nil && e.Stop() }
+
 // Base writes the variables and the constraints that do not relate two
 // waiting jobs: the order encoding of starts, alternative (unit counts,
 // pack), the static cumulative and noOverlap against running jobs and
-// reservations, and symmetry breaking between identical nodes.
-func (e *Encoder) Base() {
+// reservations, and symmetry breaking between identical nodes. It polls
+// Stop once per job (and per pair of symmetric nodes) and returns
+// ErrInterrupted when it says so.
+func (e *Encoder) Base() error {
+	if err := e.base(); err != nil {
+		return err
+	}
+	return e.symmetry()
+}
+
+// base is Base without the symmetry breaking.
+func (e *Encoder) base() error {
 	m := e.M
 	e.t = e.newVar()
 	e.S.Add([]Lit{e.t}) // not e.add, which drops clauses holding e.t
@@ -207,6 +223,9 @@ func (e *Encoder) Base() {
 	e.y = make([][]Lit, len(m.Jobs))
 	e.x = make([][][]Lit, len(m.Jobs))
 	for i, j := range m.Jobs {
+		if e.stopped() {
+			return ErrInterrupted
+		}
 		if e.cand != nil {
 			e.y[i] = make([]Lit, len(e.cand[i])-1)
 		} else {
@@ -230,10 +249,13 @@ func (e *Encoder) Base() {
 		}
 	}
 	for i := range m.Jobs {
+		if e.stopped() {
+			return ErrInterrupted
+		}
 		e.alternative(i)
 		e.static(i)
 	}
-	e.symmetry()
+	return nil
 }
 
 // alternative writes Σ_o units_{i,o} = u_i (and pack).
@@ -276,7 +298,7 @@ func (e *Encoder) static(i int) {
 // SetCHWeight) exchanging nodes must also keep every hop distance, so the
 // classes are split by leaf switch (siblings under one leaf are
 // interchangeable in the tree).
-func (e *Encoder) symmetry() {
+func (e *Encoder) symmetry() error {
 	m := e.M
 	byClass := map[int][]int{}
 	leaf := map[[2]int]int{} // (class, leaf switch) → split class
@@ -296,29 +318,48 @@ func (e *Encoder) symmetry() {
 		}
 		byClass[c] = append(byClass[c], ni)
 	}
-	optOn := func(i, ni int) int {
-		for o, opt := range m.Jobs[i].Options {
-			if opt.Node == ni {
-				return o
+	// on(ni) lists the (job, option) pairs of node ni by job, the first
+	// option of each job only (onNode is in job order).
+	on := func(ni int) [][2]int {
+		var out [][2]int
+		for _, p := range e.onNode[ni] {
+			if len(out) == 0 || out[len(out)-1][0] != p[0] {
+				out = append(out, p)
 			}
 		}
-		return -1
+		return out
 	}
 	for _, c := range slices.Sorted(maps.Keys(byClass)) {
 		nodes := byClass[c]
 		for k := 1; k < len(nodes); k++ {
-			prev, cur := nodes[k-1], nodes[k]
+			if e.stopped() {
+				return ErrInterrupted
+			}
+			// The jobs in index order, those on prev joining the prefix
+			// before those on cur are written.
+			prevOn, curOn := on(nodes[k-1]), on(nodes[k])
 			var prefix []Lit
-			for i := range m.Jobs {
-				if o := optOn(i, prev); o >= 0 {
-					prefix = append(prefix, e.x[i][o][0])
+			a, b := 0, 0
+			for a < len(prevOn) || b < len(curOn) {
+				i := math.MaxInt
+				if a < len(prevOn) {
+					i = prevOn[a][0]
 				}
-				if o := optOn(i, cur); o >= 0 {
-					e.add(append([]Lit{-e.x[i][o][0]}, prefix...)...)
+				if b < len(curOn) {
+					i = min(i, curOn[b][0])
+				}
+				if a < len(prevOn) && prevOn[a][0] == i {
+					prefix = append(prefix, e.x[i][prevOn[a][1]][0])
+					a++
+				}
+				if b < len(curOn) && curOn[b][0] == i {
+					e.add(append([]Lit{-e.x[i][curOn[b][1]][0]}, prefix...)...)
+					b++
 				}
 			}
 		}
 	}
+	return nil
 }
 
 // totalizer returns out[v−1] ⇔ [Σ of the unary numbers ≥ v] for v = 1 …
@@ -598,6 +639,9 @@ func (e *Encoder) PoolCuts(p *cp.Model) error {
 	}
 	nd := &p.Nodes[0]
 	for j := range m.Jobs {
+		if e.stopped() {
+			return ErrInterrupted
+		}
 		pj := &p.Jobs[j]
 		for l, need := range pj.Req {
 			if need <= 0 {

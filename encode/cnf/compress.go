@@ -45,6 +45,14 @@ var ErrClosureTooLarge = errors.New("cnf: event closure over its work limit")
 // Work is bounded by limit set insertions times neighbours; beyond it
 // Closure returns ErrClosureTooLarge.
 func Closure(m *cp.Model, lo, hi []int, extra [][]int, limit int) ([][]int, error) {
+	return ClosureStop(m, lo, hi, extra, limit, nil)
+}
+
+// ClosureStop is Closure that polls stop (when not nil) once per job and
+// every 4,096 units of work, and gives up with ErrInterrupted when it
+// returns true.
+func ClosureStop(m *cp.Model, lo, hi []int, extra [][]int, limit int, stop func() bool) ([][]int, error) {
+	stopped := func() bool { return stop != nil && stop() }
 	n := len(m.Jobs)
 	if len(lo) != n || len(hi) != n {
 		return nil, fmt.Errorf("cnf: closure of %d jobs with %d lows and %d highs", n, len(lo), len(hi))
@@ -65,6 +73,9 @@ func Closure(m *cp.Model, lo, hi []int, extra [][]int, limit int) ([][]int, erro
 	}
 	nbrs := make([][]int, n) // nbrs[k]: the jobs i ≠ k sharing a node with k
 	for k := range m.Jobs {
+		if stopped() {
+			return nil, ErrInterrupted
+		}
 		seen := map[int]bool{k: true}
 		for nd := range nodesOf[k] {
 			for _, i := range byNode[nd] {
@@ -117,9 +128,13 @@ func Closure(m *cp.Model, lo, hi []int, extra [][]int, limit int) ([][]int, erro
 		it := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]
 		end := it.slot + m.Jobs[it.job].Dur
+		before := work
 		work += len(nbrs[it.job]) + 1
 		if work > limit {
 			return nil, ErrClosureTooLarge
+		}
+		if work>>12 != before>>12 && stopped() {
+			return nil, ErrInterrupted
 		}
 		for _, i := range nbrs[it.job] {
 			add(i, end)

@@ -17,8 +17,9 @@ import "slices"
 // ω_i·s_i. They are therefore safe for optimisation and for UNSAT proofs
 // of bounds (not for enumerating all schedules). After Compress only the
 // candidate slots need a clause (the others are outside the domain), and
-// only the other jobs' candidate starts appear in it. Call after Base.
-func (e *Encoder) LeftJustified() {
+// only the other jobs' candidate starts appear in it. Call after Base. It
+// polls Stop once per job and returns ErrInterrupted when it says so.
+func (e *Encoder) LeftJustified() error {
 	m := e.M
 	eq := map[[2]int]Lit{} // [s_j = x]
 	startsAt := func(j, x int) Lit {
@@ -50,6 +51,9 @@ func (e *Encoder) LeftJustified() {
 		return false
 	}
 	for i, j := range m.Jobs {
+		if e.stopped() {
+			return ErrInterrupted
+		}
 		// Static events on i's nodes.
 		events := map[int]bool{e.Lo[i]: true}
 		for _, o := range j.Options {
@@ -87,4 +91,5 @@ func (e *Encoder) LeftJustified() {
 			e.add(slices.Clone(clause)...)
 		}
 	}
+	return nil
 }

@@ -123,7 +123,8 @@ const (
 	MaxObjectiveWork  = 8_000_000
 )
 
-// ErrInterrupted is returned by AtMost when Encoder.Stop asked it to stop.
+// ErrInterrupted is returned by the constructions that poll Encoder.Stop
+// (and by ClosureStop) when it asked them to stop.
 var ErrInterrupted = errors.New("cnf: interrupted")
 
 // delayAtLeast returns [s_i − Lo_i ≥ v].

@@ -1,6 +1,7 @@
 package cp
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -108,6 +109,13 @@ type Option struct {
 
 // Build reads w as a scheduling problem on a grid of g seconds (g ≥ 1).
 func Build(w *model.Window, g int64) (*Model, error) {
+	return BuildContext(context.Background(), w, g)
+}
+
+// BuildContext is Build that gives up with ctx's error when ctx ends: its
+// work grows with the jobs times the usable nodes (an option per pair),
+// which on large windows takes longer than a time limit.
+func BuildContext(ctx context.Context, w *model.Window, g int64) (*Model, error) {
 	if g < 1 {
 		return nil, fmt.Errorf("cp: granularity must be at least 1 s, got %d", g)
 	}
@@ -226,6 +234,9 @@ func Build(w *model.Window, g int64) (*Model, error) {
 
 	// Jobs.
 	for ji := range w.Jobs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		wj := &w.Jobs[ji]
 		j := Job{Index: ji, ID: wj.ID, Excl: wj.Place.Exclusive, Pack: wj.Place.Arrangement == model.ArrangePack,
 			Dur: int(ceilDiv(wj.Walltime, g))}

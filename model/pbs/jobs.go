@@ -82,6 +82,7 @@ func ParseJobs(data []byte, loc *time.Location) (*Jobs, error) {
 		}
 		return nil, &Error{Source: src, Field: "Jobs", Reason: fmt.Sprintf("must be an object of jobs, got %s", model.JSONKind(body))}
 	}
+	out.Jobs = make([]Job, 0, len(list))
 	for _, m := range list {
 		j, err := parseJob(m.key, m.val, loc)
 		if err != nil {

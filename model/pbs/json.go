@@ -22,6 +22,7 @@ type member struct {
 var (
 	errNotObject = errors.New("not an object")
 	errDupKey    = errors.New("key given twice")
+	errMalformed = errors.New("malformed object")
 )
 
 // members returns the members of the JSON object raw in document order.
@@ -38,12 +39,16 @@ func members(raw json.RawMessage) (ms []member, dupKey string, err error) {
 	if model.JSONKind(t) != "an object" {
 		return nil, "", errNotObject
 	}
-	bad := errors.New("malformed object")
+	bad := errMalformed
 	i := skipSpace(t, 1)
 	if i < len(t) && t[i] == '}' {
 		return nil, "", nil
 	}
-	seen := map[string]bool{}
+	// Keys seen: by a scan of ms while the object is small (most are:
+	// a vnode's or a job's attributes), by a map beyond.
+	const scanKeys = 16
+	var seen map[string]bool
+	ms = make([]member, 0, 8)
 	for {
 		if i >= len(t) || t[i] != '"' {
 			return nil, "", bad
@@ -70,10 +75,25 @@ func members(raw json.RawMessage) (ms []member, dupKey string, err error) {
 		if vend < 0 {
 			return nil, "", bad
 		}
-		if seen[key] {
-			return nil, key, errDupKey
+		if seen != nil {
+			if seen[key] {
+				return nil, key, errDupKey
+			}
+			seen[key] = true
+		} else {
+			for _, m := range ms {
+				if m.key == key {
+					return nil, key, errDupKey
+				}
+			}
+			if len(ms)+1 == scanKeys {
+				seen = make(map[string]bool, 2*scanKeys)
+				for _, m := range ms {
+					seen[m.key] = true
+				}
+				seen[key] = true
+			}
 		}
-		seen[key] = true
 		ms = append(ms, member{key, json.RawMessage(t[i:vend])})
 		i = skipSpace(t, vend)
 		if i >= len(t) {
@@ -167,6 +187,11 @@ func scanValue(t []byte, i int) int {
 func scalar(raw json.RawMessage) (text string, ok bool) {
 	switch model.JSONKind(raw) {
 	case "a string":
+		if t := bytes.TrimSpace(raw); len(t) >= 2 && t[len(t)-1] == '"' && bytes.IndexByte(t, '\\') < 0 && isASCII(t) {
+			// No escapes and plain ASCII: the text between the quotes
+			// (what json.Unmarshal gives, without its reflection).
+			return string(t[1 : len(t)-1]), true
+		}
 		var s string
 		if json.Unmarshal(raw, &s) != nil {
 			return "", false

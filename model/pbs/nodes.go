@@ -91,6 +91,7 @@ func ParseNodes(data []byte) (*Nodes, error) {
 		}
 		return nil, &Error{Source: src, Field: "nodes", Reason: fmt.Sprintf("must be an object of vnodes, got %s", model.JSONKind(body))}
 	}
+	out.Nodes = make([]Node, 0, len(list))
 	for _, m := range list {
 		n, err := parseNode(m.key, m.val)
 		if err != nil {
@@ -208,6 +209,11 @@ func parseNodeResources(attr string, raw json.RawMessage, amounts model.Resource
 			}
 			amounts[r.key] = v
 		default:
+			// Text (host names, switch names) is not a size: skip
+			// ParseSize's error message, which costs more than the rest.
+			if t := strings.TrimSpace(s); t == "" || t[0] < '0' || t[0] > '9' {
+				continue
+			}
 			if v, err := model.ParseSize(s); err == nil {
 				amounts[r.key] = v
 			}

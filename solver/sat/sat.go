@@ -197,7 +197,16 @@ type incumbent struct {
 // Schedule schedules every waiting job of w that can ever start.
 func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.ScheduleOptions) (*solver.Schedule, error) {
 	start := time.Now()
-	m, err := cp.Build(w, opt.Grid())
+	if dl, ok := ctx.Deadline(); ok {
+		if n := ModelOptions(w); !ModelFits(n, time.Until(dl)) {
+			return s.listOnly(ctx, w, opt, n, start)
+		}
+	}
+	m, err := cp.BuildContext(ctx, w, opt.Grid())
+	if ctx.Err() != nil && err != nil {
+		return &solver.Schedule{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "cp", Solver: s.Name(),
+			Stats: map[string]float64{"build_interrupted": 1}}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -351,6 +360,83 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 	return s.result(m, out, best, proven >= best.w-lb, lb+proven, start), nil
 }
 
+// buildRate is how many options (pairs of a waiting job and a usable
+// node) cp.Build is taken to read per second, and buildShare the share of
+// the time left, in percent, it may take: a window with more options
+// than buildRate × buildShare % of the time left is not modelled at all
+// (see listOnly). cp.Build took 0.35–0.56 µs per option on the windows of
+// cmd/optsched's BenchmarkPBSCycle (3,456 to 5.9 million options, a
+// 2-core machine), and encoding the model for the search takes longer
+// still, so a model that takes a quarter of the time to build leaves the
+// search little to do.
+const (
+	buildRate  = 2_000_000
+	buildShare = 25
+)
+
+// ModelOptions returns the options of w's model as cp.Build would make
+// them at most: its waiting jobs times its usable nodes (idle, or running
+// a job).
+func ModelOptions(w *model.Window) int {
+	usable := make(map[int]bool, len(w.Idle))
+	for _, k := range w.Idle {
+		usable[k] = true
+	}
+	for _, r := range w.Running {
+		for _, k := range r.Nodes {
+			usable[k] = true
+		}
+	}
+	return len(w.Jobs) * len(usable)
+}
+
+// ModelFits reports whether a model of the given options is built within
+// buildShare percent of the time left (see buildRate).
+func ModelFits(options int, left time.Duration) bool {
+	return float64(options) <= buildRate*left.Seconds()*buildShare/100
+}
+
+// listOnly is Schedule for a window too large to model in the time left:
+// the best schedule of the Initial list schedulers, run on the window
+// itself (status fallback, no bound), or Unknown when there are none or
+// none finished. Stats "model_options" holds the options not modelled.
+func (s Solver) listOnly(ctx context.Context, w *model.Window, opt solver.ScheduleOptions, options int, start time.Time) (*solver.Schedule, error) {
+	switch W := s.CHWeight; {
+	case math.IsNaN(W) || math.IsInf(W, 0) || W < 0:
+		return nil, fmt.Errorf("sat: CH weight must be a finite number at least 0, got %v", W)
+	case W > 0 && w.Topology == nil:
+		return nil, errors.New("sat: the CH term needs the window's topology, and the window has none")
+	}
+	out := &solver.Schedule{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "cp", Solver: s.Name(),
+		Stats: map[string]float64{"model_options": float64(options)}}
+	var best *solver.Schedule
+	var bestObj float64
+	for _, h := range s.Initial {
+		sch, err := h.Schedule(ctx, w, opt)
+		if err != nil {
+			return nil, fmt.Errorf("initial %s: %w", h.Name(), err)
+		}
+		if sch.Status == solver.Unknown || sch.Status == solver.Infeasible {
+			continue
+		}
+		obj := model.WeightedQueueTime(w, sch.Allocations)
+		if s.CHWeight > 0 {
+			obj += s.CHWeight * float64(solver.Objective(w, sch.Allocations))
+		}
+		if best == nil || obj < bestObj {
+			best, bestObj = sch, obj
+		}
+	}
+	if best != nil {
+		out.Status, out.Allocations, out.Deferred, out.Objective = solver.Fallback, best.Allocations, best.Deferred, bestObj
+		if s.CHWeight > 0 {
+			out.CHWeight = s.CHWeight
+		}
+	}
+	out.Stats["elapsed_ms"] = float64(time.Since(start).Microseconds()) / 1000
+	return out, nil
+}
+
 // kept returns cands less the starts that s.fix rules out for a
 // schedule better than best (LB = lb): each job keeps its first
 // candidate (Lo_i, which cnf.Encoder.Compress needs) and the incumbent's
@@ -425,6 +511,16 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 		return nil, 0, err
 	}
 	enc.Stop = func() bool { return ctx.Err() != nil }
+	// Writing the encoding polls the deadline: on a large window it takes
+	// longer than the time limit, and an interrupted encoding is dropped
+	// (the incumbent and bound stand).
+	interrupted := func(err error) bool {
+		if errors.Is(err, cnf.ErrInterrupted) {
+			stats["encoding_interrupted"]++
+			return true
+		}
+		return false
+	}
 	grid := 0
 	for i := range lo {
 		grid += hi[i] - lo[i] + 1
@@ -441,8 +537,10 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 				extra[i] = []int{best.slots[i]}
 			}
 		}
-		cands, err := cnf.Closure(m, lo, hi, extra, closureWork)
+		cands, err := cnf.ClosureStop(m, lo, hi, extra, closureWork, enc.Stop)
 		switch {
+		case interrupted(err):
+			return best, proven, nil
 		case errors.Is(err, cnf.ErrClosureTooLarge):
 			stats["closure_fallback"]++
 			stats["domain_candidates"] += float64(grid)
@@ -460,15 +558,23 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 			}
 		}
 	}
-	enc.Base()
-	if err := enc.CHTerm(); err != nil {
+	if err := enc.Base(); interrupted(err) {
+		return best, proven, nil
+	}
+	if err := enc.CHTerm(); interrupted(err) {
+		return best, proven, nil
+	} else if err != nil {
 		return nil, 0, err
 	}
 	if !s.NoDominance {
-		enc.LeftJustified()
+		if err := enc.LeftJustified(); interrupted(err) {
+			return best, proven, nil
+		}
 	}
 	if s.cuts && !s.NoPoolCuts && len(m.Nodes) > 1 && len(m.Jobs) > 1 {
-		if err := enc.PoolCuts(m.Pool(poolResources)); err != nil {
+		if err := enc.PoolCuts(m.Pool(poolResources)); interrupted(err) {
+			return best, proven, nil
+		} else if err != nil {
 			return nil, 0, err
 		}
 	}
@@ -698,9 +804,15 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 				}
 			}
 			te := time.Now()
+		blocking:
 			for _, v := range viol {
 				for ni := range m.Nodes {
 					if m.Nodes[ni].Class == m.Nodes[v[1]].Class && !enc.HasBlock(v[0], ni) {
+						if ctx.Err() != nil {
+							// A class's blocks take long on large
+							// windows; the loop ends at its top.
+							break blocking
+						}
 						enc.NodeBlock(v[0], ni)
 						blocks++
 					}

@@ -28,10 +28,20 @@ type placed struct {
 // slots where a fit can begin), filling the nodes that hold most of its
 // units first. It returns nil when a job finds no slot up to horizon.
 func serialSchedule(m *cp.Model, order []int, horizon int) *incumbent {
+	return serialScheduleCtx(context.Background(), m, order, horizon)
+}
+
+// serialScheduleCtx is serialSchedule that returns nil when ctx ends
+// (polled once per job: one schedule of a large window takes longer than
+// a time limit).
+func serialScheduleCtx(ctx context.Context, m *cp.Model, order []int, horizon int) *incumbent {
 	onNode := make([][]placed, len(m.Nodes))
 	inc := &incumbent{slots: make([]int, len(m.Jobs)), units: make([][]int, len(m.Jobs)), from: sgsName}
 	free := make([]int64, len(m.Resources))
 	for _, i := range order {
+		if ctx.Err() != nil {
+			return nil
+		}
 		j := &m.Jobs[i]
 		cands := []int{j.EST}
 		for _, o := range j.Options {
@@ -204,7 +214,7 @@ func sgsSearch(ctx context.Context, m *cp.Model, start []int, tries int, rng *ra
 	var best *incumbent
 	var bestOrder []int
 	try := func(order []int) {
-		inc := serialSchedule(m, order, horizon)
+		inc := serialScheduleCtx(ctx, m, order, horizon)
 		if inc == nil || len(violations(m, inc.slots, inc.units)) > 0 {
 			return
 		}
