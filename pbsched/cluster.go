@@ -169,11 +169,11 @@ type cluster struct {
 
 	// never caches neverFits by fitKey, exclFree cpEligible's first
 	// free vnode on which a place is exclusive ("" for none).
-	never    map[string]string
+	never map[string]string
 	// multiHost caches anyMultiVnodeHost; hostRulesCache hostRules.
 	multiHost      *bool
 	hostRulesCache map[hostRulesKey]string
-	exclFree map[pbs.Place]string
+	exclFree       map[pbs.Place]string
 }
 
 // Reason is a job and why something about it.

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
 )
 
 // TestPBSNeverNamesUnavailableVnodes: on 300 random clusters in every

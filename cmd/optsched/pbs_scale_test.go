@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
 )
 
 // TestPBSCycleTimeLimit is the time-limit contract of `optsched pbs

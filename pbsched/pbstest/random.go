@@ -238,4 +238,3 @@ func (rc *RandomCluster) Verify(t testing.TB, seed uint64, starts []Start) (whol
 	}
 	return whole, partial
 }
-
