@@ -19,11 +19,11 @@ const window = `{"time": 0, "topology": {"layout": {"pods": 1, "leaves_per_pod":
  "running": [{"id": "r1", "nodes": "n2", "end": 100, "select": "1:ncpus=8", "units": {"n2": 1}},
              {"id": "r2", "nodes": "n3", "end": 50}],
  "queues": {"q1": {"expected_wait": 60}, "q2": {"expected_wait": 90}},
- "jobs": [{"id": "a", "nodes": 1, "walltime": 100, "select": "2:ncpus=8", "queue": "q1"},
+ "jobs": [{"id": "a", "nodes": 2, "walltime": 100, "select": "2:ncpus=8", "queue": "q1"},
           {"id": "b", "nodes": 1, "walltime": 50, "select": "1:ncpus=8:ngpus=2", "place": "excl", "queue": "q2"},
           {"id": "c", "nodes": 2, "walltime": 10, "queue": "q1"},
-          {"id": "d", "nodes": 1, "walltime": 10, "select": "1:ncpus=4+1:ncpus=2", "queue": "q1"},
-          {"id": "e", "nodes": 1, "walltime": 10, "select": "3:ncpus=32", "queue": "q1"}],
+          {"id": "d", "nodes": 2, "walltime": 10, "select": "1:ncpus=4+1:ncpus=2", "queue": "q1"},
+          {"id": "e", "nodes": 3, "walltime": 10, "select": "3:ncpus=32", "queue": "q1"}],
  "node_resources": {"default": {"ncpus": 16, "ngpus": 2}, "n1": {"ncpus": 8}},
  "reservations": [{"id": "maint", "nodes": "n0", "start": 200, "end": 300}]}`
 

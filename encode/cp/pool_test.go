@@ -47,7 +47,7 @@ func TestPoolExclusive(t *testing.T) {
 	const doc = `{"time": 0, "topology": {"layout": {"pods": 1, "leaves_per_pod": 1, "nodes_per_leaf": 2}},
  "idle": "n[0-1]",
  "queues": {"q": {"expected_wait": 60}},
- "jobs": [{"id": "x", "nodes": 1, "walltime": 60, "select": "2:ncpus=1", "place": "excl", "queue": "q"},
+ "jobs": [{"id": "x", "nodes": 2, "walltime": 60, "select": "2:ncpus=1", "place": "excl", "queue": "q"},
           {"id": "y", "nodes": 1, "walltime": 60, "select": "1:ncpus=1", "queue": "q"}],
  "node_resources": {"default": {"ncpus": 16}}}`
 	m := buildDoc(t, doc)
