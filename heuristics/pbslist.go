@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 
 	"github.com/optsched/optsched/model"
@@ -108,28 +107,8 @@ type listState struct {
 
 func newListState(w *model.Window) *listState {
 	n := w.Topology.NumNodes()
-	names := map[string]bool{}
-	for _, r := range w.Resources {
-		for k := range r {
-			names[k] = true
-		}
-	}
-	for _, r := range w.Running {
-		for _, c := range r.Select {
-			for k := range c.Amounts {
-				names[k] = true
-			}
-		}
-	}
-	for _, j := range w.Jobs {
-		for _, c := range j.Select {
-			for k := range c.Amounts {
-				names[k] = true
-			}
-		}
-	}
 	ls := &listState{w: w, index: map[string]int{}, capacity: make([][]int64, n), cal: make([][]listItem, n), never: map[string]bool{}}
-	for i, k := range slices.Sorted(maps.Keys(names)) {
+	for i, k := range model.ResourceNames(w) {
 		ls.index[k] = i
 	}
 	ls.nres = len(ls.index)

@@ -210,3 +210,35 @@ func (w *Window) Block(i, n int) []int {
 	out = append(out, q[i:min(i+n, len(q))]...)
 	return append(out, q[:n-len(out)]...)
 }
+
+// ResourceNames returns, sorted, every resource name that a node's
+// capacity, a running job's select or a waiting job's select of w
+// mentions: the resources the time-and-resource model counts.
+func ResourceNames(w *Window) []string {
+	names := map[string]bool{}
+	for _, r := range w.Resources {
+		for k := range r {
+			names[k] = true
+		}
+	}
+	for _, r := range w.Running {
+		for _, c := range r.Select {
+			for k := range c.Amounts {
+				names[k] = true
+			}
+		}
+	}
+	for _, j := range w.Jobs {
+		for _, c := range j.Select {
+			for k := range c.Amounts {
+				names[k] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(names))
+	for k := range names {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}

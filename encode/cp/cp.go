@@ -124,30 +124,7 @@ func BuildContext(ctx context.Context, w *model.Window, g int64) (*Model, error)
 	onGrid := func(x int64) bool { return (x-t0)%g == 0 }
 
 	// Resources: every name any capacity, use or requirement mentions.
-	names := map[string]bool{}
-	for _, r := range w.Resources {
-		for k := range r {
-			names[k] = true
-		}
-	}
-	for _, r := range w.Running {
-		for _, c := range r.Select {
-			for k := range c.Amounts {
-				names[k] = true
-			}
-		}
-	}
-	for _, j := range w.Jobs {
-		for _, c := range j.Select {
-			for k := range c.Amounts {
-				names[k] = true
-			}
-		}
-	}
-	for k := range names {
-		m.Resources = append(m.Resources, k)
-	}
-	slices.Sort(m.Resources)
+	m.Resources = model.ResourceNames(w)
 	vec := func(r model.Resources, f int64) []int64 {
 		v := make([]int64, len(m.Resources))
 		for i, k := range m.Resources {
