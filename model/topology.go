@@ -67,7 +67,13 @@ var ErrTopology = errors.New("model: bad topology")
 // undeclared switches, switches with both nodes and switches, and a topology
 // without nodes.
 func BuildTopology(specs []SwitchSpec) (*Topology, error) {
-	t := &Topology{byName: make(map[string]int)}
+	// Sized up front: a million-node layout otherwise spends most of its
+	// time and memory growing these.
+	total := 0
+	for _, s := range specs {
+		total += len(s.Nodes)
+	}
+	t := &Topology{byName: make(map[string]int, total), switches: make([]Switch, 0, len(specs)), nodes: make([]Node, 0, total)}
 	swIdx := make(map[string]int, len(specs))
 	for i, s := range specs {
 		if s.Name == "" {
