@@ -20,15 +20,15 @@ import (
 	"github.com/optsched/optsched/model"
 )
 
-// paperTrace is the NSA paper's trace, kept outside the repository.
-const paperTrace = "../../../shared/data/lan2023_trace_1800_40.txt"
+// paperTrace is the NSA paper's trace, shipped in instances/traces.
+const paperTrace = "../../instances/traces/lan2023_trace_1800_40.txt.gz"
 
 // openPaperTrace reads the first n jobs of the paper's trace, or skips
-// the test when the shared data is absent.
+// the test when the shipped trace cannot be read.
 func openPaperTrace(t *testing.T, n int) *trace.Trace {
 	t.Helper()
 	if _, err := os.Stat(paperTrace); errors.Is(err, os.ErrNotExist) {
-		t.Skipf("%s is absent: the paper's trace lives in the shared data folder next to the repository", paperTrace)
+		t.Fatalf("the trace the repository ships (instances/traces) cannot be read: %v", paperTrace)
 	}
 	tr, err := trace.Open(paperTrace, "lan", trace.Options{MaxJobs: n})
 	if err != nil {

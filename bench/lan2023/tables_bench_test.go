@@ -14,7 +14,7 @@ import (
 func BenchmarkTables(b *testing.B) {
 	tr, err := trace.Open(tblTracePath, "lan", trace.Options{})
 	if err != nil {
-		b.Skipf("the paper's trace is absent (%v); it is /work/shared/data/lan2023_trace_1800_40.txt beside the checkout", err)
+		b.Fatalf("the trace the repository ships (instances/traces) cannot be read: %v", err)
 	}
 	for _, workers := range []int{1, 0} {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {

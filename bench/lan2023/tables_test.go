@@ -18,8 +18,8 @@ import (
 	"github.com/optsched/optsched/model"
 )
 
-// tblTracePath is the paper's trace beside the checkout.
-const tblTracePath = "../../../shared/data/lan2023_trace_1800_40.txt"
+// tblTracePath is the paper's trace, shipped in instances/traces.
+const tblTracePath = "../../instances/traces/lan2023_trace_1800_40.txt.gz"
 
 // tblSynthetic returns a seeded trace in the shape of the paper's: arrival
 // gaps uniform in [5,30] s, runtimes in [10,1800] s, 1–40 nodes.
@@ -265,7 +265,7 @@ func TestRunTablesSmallCluster(t *testing.T) {
 // With LAN2023_TABLES_FULL=1 it runs the full protocol and prints it.
 func TestRunTablesRealTrace(t *testing.T) {
 	if _, err := os.Stat(tblTracePath); err != nil {
-		t.Skipf("the paper's trace is absent (%v); it is /work/shared/data/lan2023_trace_1800_40.txt beside the checkout", err)
+		t.Fatalf("the trace the repository ships (instances/traces) cannot be read: %v", err)
 	}
 	tr, err := trace.Open(tblTracePath, "lan", trace.Options{})
 	if err != nil {

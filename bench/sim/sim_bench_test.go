@@ -17,7 +17,7 @@ import (
 func BenchmarkWindowFullTrace(b *testing.B) {
 	tr, err := trace.Open(lanTrace, "lan", trace.Options{})
 	if err != nil {
-		b.Skipf("the NSA paper's trace is not at %s (shared/ absent): %v", lanTrace, err)
+		b.Fatalf("the trace the repository ships (instances/traces) cannot be read: %v", err)
 	}
 	topo, err := model.NewLayout(25, 4, 10)
 	if err != nil {

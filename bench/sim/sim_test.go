@@ -130,14 +130,14 @@ func TestBadConfig(t *testing.T) {
 	}
 }
 
-const lanTrace = "../../../shared/data/lan2023_trace_1800_40.txt"
+const lanTrace = "../../instances/traces/lan2023_trace_1800_40.txt.gz"
 
 // lanPrefix returns the first 3,000 jobs of the NSA paper's trace and its
 // 25×4×10 cluster, skipping the test when the trace is absent.
 func lanPrefix(t *testing.T) (*trace.Trace, *model.Topology) {
 	t.Helper()
 	if _, err := os.Stat(lanTrace); err != nil {
-		t.Skipf("the NSA paper's trace is not at %s (shared/ absent): %v", lanTrace, err)
+		t.Fatalf("the trace the repository ships (instances/traces) cannot be read: %v", err)
 	}
 	tr, err := trace.Open(lanTrace, "lan", trace.Options{MaxJobs: 3000})
 	if err != nil {

@@ -12,11 +12,10 @@ import (
 	"testing"
 )
 
-// The shared data sit beside the repository: /work/main/bench/trace →
-// /work/shared/data.
+// The traces the repository ships (instances/traces).
 var (
-	lanPath = filepath.Join("..", "..", "..", "shared", "data", "lan2023_trace_1800_40.txt")
-	kthPath = filepath.Join("..", "..", "..", "shared", "data", "swf", "KTH-SP2-1996-2.1-cln.swf.gz")
+	lanPath = filepath.Join("..", "..", "instances", "traces", "lan2023_trace_1800_40.txt.gz")
+	kthPath = filepath.Join("..", "..", "instances", "traces", "KTH-SP2-1996-2.1-cln.swf.gz")
 )
 
 // kthHeader is the head of the KTH SP2 log from the Parallel Workloads
@@ -570,7 +569,7 @@ func TestOpenErrors(t *testing.T) {
 
 func TestLanSharedTrace(t *testing.T) {
 	if _, err := os.Stat(lanPath); err != nil {
-		t.Skipf("shared Lan trace absent (%v); it is /work/shared/data/lan2023_trace_1800_40.txt beside the checkout", err)
+		t.Fatalf("the trace the repository ships (instances/traces) cannot be read: %v", err)
 	}
 	tr, err := Open(lanPath, "", Options{})
 	if err != nil {
@@ -603,7 +602,7 @@ func TestLanSharedTrace(t *testing.T) {
 
 func TestKTHSharedTrace(t *testing.T) {
 	if _, err := os.Stat(kthPath); err != nil {
-		t.Skipf("shared KTH SP2 log absent (%v); it is /work/shared/data/swf/KTH-SP2-1996-2.1-cln.swf.gz beside the checkout", err)
+		t.Fatalf("the trace the repository ships (instances/traces) cannot be read: %v", err)
 	}
 	tr, err := Open(kthPath, "", Options{SkipBad: true})
 	if err != nil {
@@ -673,12 +672,12 @@ func FuzzReadLan(f *testing.F) {
 	})
 }
 
-// BenchmarkReadLan reads the full shared Lan trace (100,000 jobs): parse
+// BenchmarkReadLan reads the full shipped Lan trace (100,000 jobs): parse
 // alone from memory, and Open from the file.
 func BenchmarkReadLan(b *testing.B) {
 	data, err := os.ReadFile(lanPath)
 	if err != nil {
-		b.Skipf("shared Lan trace absent (%v)", err)
+		b.Fatalf("the trace the repository ships (instances/traces) cannot be read: %v", err)
 	}
 	b.Run("parse", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))

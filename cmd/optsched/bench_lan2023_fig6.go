@@ -19,7 +19,7 @@ import (
 )
 
 // lan2023Fig6DefaultTrace is the paper's trace beside the checkout.
-const lan2023Fig6DefaultTrace = "../shared/data/lan2023_trace_1800_40.txt"
+const lan2023Fig6DefaultTrace = "instances/traces/lan2023_trace_1800_40.txt.gz"
 
 // benchLan2023Fig6Options are the inputs of `optsched bench lan2023 fig6`.
 type benchLan2023Fig6Options struct {
@@ -58,7 +58,7 @@ at every τ of --taus, each window of at most 5 multi-node jobs solved
 exactly by csp; the published window runs used NSA, so they compare in
 shape only (lower cost, longer wait as τ grows). --taus "" skips them.`,
 		Example: `  optsched bench lan2023 fig6
-  optsched bench lan2023 fig6 --trace ../shared/data/lan2023_trace_1800_40.txt --taus 10s,30s,60s --json fig6.json --csv fig6.csv
+  optsched bench lan2023 fig6 --trace instances/traces/lan2023_trace_1800_40.txt.gz --taus 10s,30s,60s --json fig6.json --csv fig6.csv
   optsched bench lan2023 fig6 --taus ""   # FCFS and BF only`,
 		Args: argsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {

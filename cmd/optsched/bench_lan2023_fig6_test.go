@@ -107,7 +107,7 @@ func TestBenchLan2023Fig6(t *testing.T) {
 func TestBenchLan2023Fig6PaperTrace(t *testing.T) {
 	const tr = "../../" + lan2023Fig6DefaultTrace
 	if _, err := os.Stat(tr); errors.Is(err, os.ErrNotExist) {
-		t.Skipf("%s is absent: the paper's trace lives in the shared data folder next to the repository", tr)
+		t.Fatalf("the trace the repository ships (instances/traces) cannot be read: %v", tr)
 	}
 	code, out, errs := optsched(t, "", "bench", "lan2023", "fig6", "--trace", tr, "--taus", "")
 	if code != exitOK {

@@ -18,7 +18,7 @@ import (
 )
 
 // lan2023TablesDefaultTrace is the paper's trace beside the checkout.
-const lan2023TablesDefaultTrace = "../shared/data/lan2023_trace_1800_40.txt"
+const lan2023TablesDefaultTrace = "instances/traces/lan2023_trace_1800_40.txt.gz"
 
 // benchLan2023TableOptions are the inputs of `optsched bench lan2023
 // table3` and `table4`.
@@ -86,7 +86,7 @@ wall time on that window, measured just before in the same worker, so
 workers that share cores with other work inflate it: one worker is the
 steadier default (the whole protocol takes seconds).`,
 		Example: `  optsched bench lan2023 ` + which + `
-  optsched bench lan2023 ` + which + ` --trace ../shared/data/lan2023_trace_1800_40.txt --epochs 10 --periods 100 --seed 1 --json tables.json`,
+  optsched bench lan2023 ` + which + ` --trace instances/traces/lan2023_trace_1800_40.txt.gz --epochs 10 --periods 100 --seed 1 --json tables.json`,
 		Args: argsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {

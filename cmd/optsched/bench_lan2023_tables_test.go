@@ -114,7 +114,7 @@ func TestBenchLan2023TablesFlags(t *testing.T) {
 	}
 	if got == nil || got.which != "table4" || got.epochs != 3 || got.periods != 100 || got.seed != 1 ||
 		got.limit != 2*time.Second || got.tau != time.Minute || got.maxJobs != 5 || !got.paperCompat ||
-		got.trace != "../shared/data/lan2023_trace_1800_40.txt" || got.workers != 2 {
+		got.trace != "instances/traces/lan2023_trace_1800_40.txt.gz" || got.workers != 2 {
 		t.Errorf("options %+v", got)
 	}
 }
@@ -122,9 +122,9 @@ func TestBenchLan2023TablesFlags(t *testing.T) {
 // TestBenchLan2023TablesRealTrace runs one short epoch on the paper's
 // trace when it is beside the checkout.
 func TestBenchLan2023TablesRealTrace(t *testing.T) {
-	const path = "../../../shared/data/lan2023_trace_1800_40.txt"
+	const path = "../../instances/traces/lan2023_trace_1800_40.txt.gz"
 	if _, err := os.Stat(path); err != nil {
-		t.Skipf("the paper's trace is absent (%v); it is /work/shared/data/lan2023_trace_1800_40.txt beside the checkout", err)
+		t.Fatalf("the trace the repository ships (instances/traces) cannot be read: %v", err)
 	}
 	code, out, errs := optsched(t, "", "bench", "lan2023", "table3", "--trace", path, "--epochs", "1", "--periods", "10")
 	if code != exitOK || !strings.Contains(out, "100000 jobs") || !strings.Contains(out, "| 0.0 % | 2 % |") {

@@ -75,9 +75,9 @@ The expected waits come from --queue-ewt (SWF queue numbers) and
 within --time-limit, and reports the mean and largest gap of the window
 solver's objective to the optimum (or csp's proven bound) and the share of
 windows it solved optimally; the schedule itself is unchanged.`,
-		Example: `  optsched simulate --trace ../shared/data/lan2023_trace_1800_40.txt --policy window --tau 60s --max-jobs 5
-  optsched simulate --trace ../shared/data/lan2023_trace_1800_40.txt --policy window --heuristic seq --gap
-  optsched simulate --trace ../shared/data/lan2023_trace_1800_40.txt --policy easy --allocator slurm
+		Example: `  optsched simulate --trace instances/traces/lan2023_trace_1800_40.txt.gz --policy window --tau 60s --max-jobs 5
+  optsched simulate --trace instances/traces/lan2023_trace_1800_40.txt.gz --policy window --heuristic seq --gap
+  optsched simulate --trace instances/traces/lan2023_trace_1800_40.txt.gz --policy easy --allocator slurm
   optsched simulate --trace KTH-SP2-1996-2.1-cln.swf.gz --format swf --policy easy --queue-ewt 1=1h,2=6h --default-ewt 2h`,
 		Args: argsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
