@@ -57,7 +57,7 @@ mean and max gap to the best lower bound any solver proved on the window.
 
   paper  the NSA paper's 1000-node 25×4×10 layout, 50–1000 idle nodes,
          at most 5 multi-node jobs of 2–40 nodes
-  large  10,240-node k=32 fat-trees, 1,000–5,000 idle nodes, 50–200 jobs
+  large  8,192-node k=32 fat-trees, 1,000–5,000 idle nodes, 50–200 jobs
   large-layout
          the same on the 10,000-node 25×40×10 layout (not run by default)`,
 		Example: `  optsched bench scas --windows 200 --classes paper

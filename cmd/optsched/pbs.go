@@ -78,7 +78,7 @@ starts them with qrun -H.
   optsched pbs run    repeats the cycle every --interval (--once for a cron
                       job or a PBS periodic hook)
 
-See the README section "PBS external scheduler" for the server set-up.`,
+See docs/pbs.md for the server set-up.`,
 	}
 	cmd.AddCommand(newPBSPlanCmd(s, nil), newPBSRunCmd(s, nil))
 	return cmd

@@ -151,7 +151,7 @@ func newRootCmd(s *streams) *cobra.Command {
 now, and on which idle nodes, minimising the communication-hop (CH) cost of
 each job's node set on a fat-tree cluster (Lan et al., CLUSTER 2023).
 
-Windows are JSON files (see the README, "Window JSON v1").`,
+Windows are JSON files (see docs/formats.md, "Window JSON v1").`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version(),

@@ -47,7 +47,7 @@ func newSolveCmd(s *streams, runF func(*solveOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "solve FILE|-",
 		Short: "Solve one scheduling window and print the allocation",
-		Long: `Solve reads a window (JSON, see the README) and decides which waiting jobs
+		Long: `Solve reads a window (JSON, see docs/formats.md) and decides which waiting jobs
 start now and on which idle nodes. Jobs are selected by waiting periods (nwp),
 then size, while they fit; the multi-node jobs are placed by the chosen solver
 or heuristic and the one-node jobs first-fit after them. Every allocation is

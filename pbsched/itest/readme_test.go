@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// readmeSetup is the operator set-up of README.md's PBS section ("Server
+// readmeSetup is the operator set-up of docs/pbs.md's PBS section ("Server
 // set-up"), as the README spells it.
 type readmeSetup struct {
 	// qmgr are the `qmgr -c "..."` commands of each sh block, in order.
@@ -45,14 +45,14 @@ var (
 	fenceRE   = regexp.MustCompile("(?s)```(\\w*)\n(.*?)```")
 )
 
-// parseReadmeSetup finds the README's PBS section and its server set-up.
+// parseReadmeSetup finds docs/pbs.md's PBS section and its server set-up.
 func parseReadmeSetup(t *testing.T) readmeSetup {
 	t.Helper()
 	root, err := findRepo()
 	if err != nil {
-		t.Fatalf("README.md: %v (run the test binary from the repository, as make itest does)", err)
+		t.Fatalf("docs/pbs.md: %v (run the test binary from the repository, as make itest does)", err)
 	}
-	data, err := os.ReadFile(filepath.Join(root, "README.md"))
+	data, err := os.ReadFile(filepath.Join(root, "docs", "pbs.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func parseReadmeSetup(t *testing.T) readmeSetup {
 	cut := func(s, start, next string) string {
 		i := strings.Index(s, start)
 		if i < 0 {
-			t.Fatalf("README.md: no %q", start)
+			t.Fatalf("docs/pbs.md: no %q", start)
 		}
 		s = s[i+len(start):]
 		if j := strings.Index(s, next); j >= 0 {
@@ -68,7 +68,7 @@ func parseReadmeSetup(t *testing.T) readmeSetup {
 		}
 		return s
 	}
-	setup := cut(cut(text, "## PBS external scheduler", "\n## "), "### Server set-up", "\n### ")
+	setup := cut(text, "### Server set-up", "\n### ")
 	var rs readmeSetup
 	for _, m := range fenceRE.FindAllStringSubmatch(setup, -1) {
 		switch m[1] {
@@ -85,17 +85,17 @@ func parseReadmeSetup(t *testing.T) readmeSetup {
 		}
 	}
 	if len(rs.qmgr) < 3 || rs.hook == "" {
-		t.Fatalf("README.md's server set-up: want 3 sh blocks of qmgr commands (whole server, partition, hook) and a python hook; found %d blocks, hook %v", len(rs.qmgr), rs.hook != "")
+		t.Fatalf("docs/pbs.md's server set-up: want 3 sh blocks of qmgr commands (whole server, partition, hook) and a python hook; found %d blocks, hook %v", len(rs.qmgr), rs.hook != "")
 	}
 	return rs
 }
 
-// TestHostsReadmeSetup: scenario 5. The README's server set-up runs on
-// the server as written, with the README's example names replaced by
+// TestHostsReadmeSetup: scenario 5. docs/pbs.md's server set-up runs on
+// the server as written, with docs/pbs.md's example names replaced by
 // this complex's: scheduling off; a partition "opt" with its queue, the
 // vnodes cn00..cn03 and a scheduler that never runs; optsched on exactly
 // that part (--exec-queues opt --nodes 'cn[00-03]'), once by hand and
-// then from the README's periodic hook (its freq shortened to 5 s).
+// then from docs/pbs.md's periodic hook (its freq shortened to 5 s).
 func TestHostsReadmeSetup(t *testing.T) {
 	need(t, cfgHosts)
 	checkHostsComplex(t)
@@ -110,7 +110,7 @@ func TestHostsReadmeSetup(t *testing.T) {
 	readmeQmgr := func(c string) {
 		t.Helper()
 		if r := runCmd(30*time.Second, "qmgr", "-c", c); r.code != 0 {
-			t.Errorf("README's qmgr -c %q fails on this server: %v %s", c, r, strings.TrimSpace(r.stdout))
+			t.Errorf("docs/pbs.md's qmgr -c %q fails on this server: %v %s", c, r, strings.TrimSpace(r.stdout))
 		}
 	}
 	for _, block := range rs.qmgr[:2] {
@@ -134,7 +134,7 @@ func TestHostsReadmeSetup(t *testing.T) {
 	checkQueue := func(attr, want string) {
 		out := pbsRun(t, "qstat", "-Qf", "opt")
 		if !strings.Contains(out, attr+" = "+want) {
-			t.Errorf("queue opt after the README's commands: want %s = %s:\n%s", attr, want, out)
+			t.Errorf("queue opt after docs/pbs.md's commands: want %s = %s:\n%s", attr, want, out)
 		}
 	}
 	checkQueue("partition", "opt")
@@ -168,7 +168,7 @@ func TestHostsReadmeSetup(t *testing.T) {
 	notStarted(t, jobs(t), other)
 	checkNoOvercommit(t)
 
-	// The periodic hook, from the README's Python with this run's paths.
+	// The periodic hook, from docs/pbs.md's Python with this run's paths.
 	dir := t.TempDir()
 	lock, log := filepath.Join(dir, "hook.lock"), filepath.Join(dir, "hook-audit.jsonl")
 	hook := rs.hook
@@ -180,7 +180,7 @@ func TestHostsReadmeSetup(t *testing.T) {
 	} {
 		re := regexp.MustCompile(r.re)
 		if !re.MatchString(hook) {
-			t.Fatalf("README's hook has no %s to replace:\n%s", r.re, hook)
+			t.Fatalf("docs/pbs.md's hook has no %s to replace:\n%s", r.re, hook)
 		}
 		hook = re.ReplaceAllLiteralString(hook, r.with)
 	}
@@ -194,7 +194,7 @@ func TestHostsReadmeSetup(t *testing.T) {
 		}
 		r := runCmdIn(dir, 30*time.Second, "qmgr", "-c", c)
 		if r.code != 0 {
-			t.Fatalf("qmgr -c %q (README's hook set-up): %v %s", c, r, r.stdout)
+			t.Fatalf("qmgr -c %q (docs/pbs.md's hook set-up): %v %s", c, r, r.stdout)
 		}
 	}
 	more := []string{sleepJobQ(t, "opt", "rh0", 3, "select=1:ncpus=2"), sleepJobQ(t, "opt", "rh1", 3, "select=2:ncpus=1")}
@@ -204,7 +204,7 @@ func TestHostsReadmeSetup(t *testing.T) {
 			t.Logf("what the hook logged (server_logs, \"optsched\"):\n%s", indent(serverLog("optsched")))
 		}
 	})
-	js = waitJobs(t, 30*time.Second, "the README's periodic hook should start the opt jobs", more, job.ran)
+	js = waitJobs(t, 30*time.Second, "docs/pbs.md's periodic hook should start the opt jobs", more, job.ran)
 	hookStarted = true
 	checkOpt(js, more)
 	notStarted(t, js, other)
