@@ -1,6 +1,7 @@
 package encode
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
@@ -29,6 +30,12 @@ type Blocks struct {
 // is O(|Q| × height) per size rather than O(|Q| × r × height). It returns an
 // error if the jobs need more nodes than Q has.
 func NewBlocks(w *model.Window, jobs []int) (*Blocks, error) {
+	return NewBlocksContext(context.Background(), w, jobs)
+}
+
+// NewBlocksContext is NewBlocks that stops with ctx's error when ctx ends
+// first (pricing every block is O(sizes × |Q| × height)).
+func NewBlocksContext(ctx context.Context, w *model.Window, jobs []int) (*Blocks, error) {
 	b := &Blocks{Window: w, Q: w.Idle}
 	need := 0
 	bySize := map[int][]int{}
@@ -57,6 +64,9 @@ func NewBlocks(w *model.Window, jobs []int) (*Blocks, error) {
 			h.Add(b.Q[k])
 		}
 		for i := 0; i < nq; i++ {
+			if i&4095 == 0 && ctx.Err() != nil {
+				return nil, fmt.Errorf("encode: pricing the blocks: %w", ctx.Err())
+			}
 			if i > 0 {
 				h.Remove(b.Q[i-1])
 				h.Add(b.Q[(i+r-1)%nq])

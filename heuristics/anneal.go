@@ -129,10 +129,6 @@ func (a Anneal) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 	}
 	w := p.Window
 	q := w.Idle
-	pos := make(map[int]int, len(q))
-	for i, id := range q {
-		pos[id] = i
-	}
 	if err := checkFits("sa", p); err != nil {
 		return nil, err
 	}
@@ -153,6 +149,14 @@ func (a Anneal) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 		cur.owner[i] = -1
 	}
 	if a.Initial != nil {
+		// pos[id] is node id's position in Q, or -1.
+		pos := make([]int32, w.Topology.NumNodes())
+		for i := range pos {
+			pos[i] = -1
+		}
+		for i, id := range q {
+			pos[id] = int32(i)
+		}
 		if err := a.load(cur, p, pos); err != nil {
 			return nil, err
 		}
@@ -274,7 +278,7 @@ func (a Anneal) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 
 // load sets cur from a.Initial, checking that it places exactly the
 // problem's jobs on distinct idle nodes.
-func (a Anneal) load(cur *annealState, p *solver.Problem, pos map[int]int) error {
+func (a Anneal) load(cur *annealState, p *solver.Problem, pos []int32) error {
 	index := make(map[int]int, len(p.Jobs))
 	for k, j := range p.Jobs {
 		index[j] = k
@@ -286,10 +290,10 @@ func (a Anneal) load(cur *annealState, p *solver.Problem, pos map[int]int) error
 			return fmt.Errorf("sa: the initial solution does not match the problem (job index %d)", al.Job)
 		}
 		for _, id := range al.Nodes {
-			i, ok := pos[id]
-			if !ok || cur.owner[i] >= 0 {
+			if id < 0 || id >= len(pos) || pos[id] < 0 || cur.owner[pos[id]] >= 0 {
 				return fmt.Errorf("sa: the initial solution uses node %d, which is not idle or used twice", id)
 			}
+			i := int(pos[id])
 			cur.owner[i] = k
 			cur.nodes[k] = append(cur.nodes[k], i)
 		}

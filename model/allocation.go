@@ -59,29 +59,43 @@ func Check(w *Window, allocs []Allocation) error {
 	// freeFrom[k] is the time from which node k may run a new job: the
 	// window time for an idle node, the latest end of the running jobs on
 	// it, or never (a node neither idle nor running: down, reserved, ...).
+	// It is kept for the nodes the allocations use only (marked in a
+	// bitset first), so that checking a few jobs on a 10⁶-node window
+	// does not fill a table of every node.
 	const never = int64(1<<63 - 1)
-	freeFrom := make([]int64, n)
-	for k := range freeFrom {
-		freeFrom[k] = never
+	inUse := make([]uint64, (n+63)/64)
+	total := 0
+	for _, al := range allocs {
+		total += len(al.Nodes)
+		for _, k := range al.Nodes {
+			if k >= 0 && k < n {
+				inUse[k/64] |= 1 << (k % 64)
+			}
+		}
 	}
+	marked := func(k int) bool { return k >= 0 && k < n && inUse[k/64]&(1<<(k%64)) != 0 }
+	freeFrom := make(map[int]int64, min(total, n))
 	for _, r := range w.Running {
 		for _, k := range r.Nodes {
-			if freeFrom[k] == never {
+			if !marked(k) {
+				continue
+			}
+			if f, ok := freeFrom[k]; !ok || r.End > f {
 				freeFrom[k] = r.End
-			} else {
-				freeFrom[k] = max(freeFrom[k], r.End)
 			}
 		}
 	}
 	for _, k := range w.Idle {
-		freeFrom[k] = w.Time
+		if marked(k) {
+			freeFrom[k] = w.Time
+		}
 	}
 	type use struct {
 		node     int
 		from, to int64
 		job      int
 	}
-	var uses []use
+	uses := make([]use, 0, total)
 	seenJob := make([]bool, len(w.Jobs))
 	for a, al := range allocs {
 		if al.Job < 0 || al.Job >= len(w.Jobs) {
@@ -114,7 +128,11 @@ func Check(w *Window, allocs []Allocation) error {
 				continue
 			}
 			name := w.Topology.Name(k)
-			switch f := freeFrom[k]; {
+			f, ok := freeFrom[k]
+			if !ok {
+				f = never
+			}
+			switch {
 			case f == never:
 				add("job %s: node %s is neither idle nor freed by a running job", job.ID, name)
 			case al.Start < f:

@@ -92,6 +92,32 @@ func (m CostModel) Cost(t *Topology, nodes []int) int64 {
 	return m.FromHops(h.Len(), h.Hops())
 }
 
+// TotalCost returns the summed CH cost of allocs' node sets on w's
+// topology (Σ_j Eq. 1): Cost for each, with one HopCounter cleared node by
+// node between sets, so that a window of thousands of jobs on a large
+// topology does not allocate and clear a switch table per job.
+func (m CostModel) TotalCost(t *Topology, allocs []Allocation) int64 {
+	var sum int64
+	var h *HopCounter
+	for _, a := range allocs {
+		if len(a.Nodes) <= 1 {
+			sum++
+			continue
+		}
+		if h == nil {
+			h = NewHopCounter(t)
+		}
+		for _, id := range a.Nodes {
+			h.Add(id)
+		}
+		sum += m.FromHops(h.Len(), h.Hops())
+		for _, id := range a.Nodes {
+			h.Remove(id)
+		}
+	}
+	return sum
+}
+
 // A HopCounter keeps the total hop distance over all unordered pairs of a
 // changing set of nodes, updated in O(height) per added or removed node. It
 // is the incremental pricing that sliding SCAS blocks and local search need.

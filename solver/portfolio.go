@@ -3,6 +3,7 @@ package solver
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -14,7 +15,10 @@ import (
 // and the exact solver's own status (Feasible) when its incumbent stands,
 // with the exact solver's bound in every case. The deadline is honoured even when the exact solver does not
 // return in time (a cgo solver mid-solve): it is abandoned Grace after its
-// share of the budget, and its goroutine finishes in the background.
+// share of the budget, and its goroutine finishes in the background. What
+// it published on the Board its context carries (BoardFrom) — incumbent
+// and bound — stands as if it had returned them, so an abandoned solver's
+// work is never thrown away.
 //
 // Without a deadline on ctx the exact solver runs alone.
 type Portfolio struct {
@@ -69,12 +73,15 @@ func (pf Portfolio) Solve(ctx context.Context, p *Problem) (*Result, error) {
 	}
 	exactCtx, cancel := context.WithDeadline(ctx, deadline.Add(-keep))
 	defer cancel()
+	board := NewBoard()
+	exactCtx = WithBoard(exactCtx, board)
 	done := make(chan outcome, 1)
 	go func() {
 		r, err := pf.Exact.Solve(exactCtx, p)
 		done <- outcome{r, err}
 	}()
 	var ex *Result
+	abandoned := false
 	timer := time.NewTimer(max(0, time.Until(deadline.Add(-keep))+grace))
 	defer timer.Stop()
 	select {
@@ -84,15 +91,25 @@ func (pf Portfolio) Solve(ctx context.Context, p *Problem) (*Result, error) {
 		}
 		ex = o.res
 	case <-timer.C:
-		// Abandoned: the exact solver overran its share.
+		// Abandoned: the exact solver overran its share. What it
+		// published stands: its incumbent and its bound.
+		abandoned = true
+		if allocs, obj, bound, ok := board.Best(); ok {
+			ex = &Result{Status: Feasible, Allocations: allocs, Objective: obj, Bound: bound,
+				Encoding: "", Solver: pf.Exact.Name()}
+		} else if !math.IsNaN(bound) {
+			ex = &Result{Status: Unknown, Bound: bound, Solver: pf.Exact.Name()}
+		}
 	}
 	if ex != nil && (ex.Status == Optimal || ex.Status == Infeasible) {
 		return ex, nil
 	}
 	if pf.Fallback == nil {
 		if ex == nil {
-			return &Result{Status: Unknown, Bound: NoBound, Encoding: "", Solver: pf.Exact.Name(),
-				Stats: map[string]float64{"exact_abandoned": 1}}, nil
+			ex = &Result{Status: Unknown, Bound: NoBound, Solver: pf.Exact.Name()}
+		}
+		if abandoned {
+			ex.Stats = map[string]float64{"exact_abandoned": 1}
 		}
 		return ex, nil
 	}
@@ -127,11 +144,10 @@ func (pf Portfolio) Solve(ctx context.Context, p *Problem) (*Result, error) {
 			out.Stats["fallback_below_exact_bound"] = 1
 		}
 	}
-	if ex != nil {
-		if len(ex.Allocations) > 0 {
-			out.Stats["exact_objective"] = float64(ex.Objective)
-		}
-	} else {
+	if ex != nil && len(ex.Allocations) > 0 {
+		out.Stats["exact_objective"] = float64(ex.Objective)
+	}
+	if abandoned {
 		out.Stats["exact_abandoned"] = 1
 	}
 	return &out, nil

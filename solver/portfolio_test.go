@@ -2,6 +2,7 @@ package solver_test
 
 import (
 	"context"
+	"math"
 	"testing"
 	"time"
 
@@ -141,5 +142,72 @@ func TestPortfolioDropsBeatenBound(t *testing.T) {
 	}
 	if res.Status != solver.Fallback || res.HasBound() || res.Stats["fallback_below_exact_bound"] != 1 {
 		t.Errorf("status %v objective %d bound %v stats %v", res.Status, res.Objective, res.Bound, res.Stats)
+	}
+}
+
+// publisher publishes an incumbent and a bound on the board its context
+// carries, then ignores the deadline like a cgo solver mid-solve.
+type publisher struct {
+	w     *model.Window
+	nodes [][]int
+	gap   float64
+}
+
+func (publisher) Name() string { return "publisher" }
+func (s publisher) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, error) {
+	r := place(s.w, p, s.nodes...)
+	b := solver.BoardFrom(ctx)
+	b.Offer(r.Objective+7, "publisher", r.Allocations, nil) // a worse one first
+	b.Offer(r.Objective, "publisher", r.Allocations, nil)
+	b.Raise(float64(r.Objective) - s.gap)
+	b.Raise(float64(r.Objective) - 2*s.gap) // lower: ignored
+	time.Sleep(2 * time.Second)
+	return &solver.Result{Status: solver.Unknown, Bound: solver.NoBound}, nil
+}
+
+// TestPortfolioKeepsAbandonedIncumbent: an exact solver abandoned at the
+// deadline keeps what it published — the incumbent beats a worse fallback
+// and its bound stands — with a fallback and without one.
+func TestPortfolioKeepsAbandonedIncumbent(t *testing.T) {
+	w := load(t)
+	exact := publisher{w: w, nodes: [][]int{{4, 5}, {0, 1, 2}}, gap: 100}
+	want := place(w, solver.NewProblem(w, []int{1, 0}), exact.nodes...).Objective
+	worse := fixed{[][]int{{3, 4}, {0, 1, 2}}}
+	for _, pf := range []solver.Portfolio{{Exact: exact, Fallback: worse}, {Exact: exact}} {
+		res, err := solver.SolveWindow(context.Background(), w, pf, solver.Options{TimeLimit: 20 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Status != solver.Feasible || res.Result.Objective != want || res.Bound != float64(want)-100 ||
+			res.Stats["exact_abandoned"] != 1 {
+			t.Errorf("%s: %v objective %d (published %d) bound %v stats %v", pf.Name(), res.Status, res.Result.Objective, want, res.Bound, res.Stats)
+		}
+	}
+}
+
+// TestBoard: offers keep the best incumbent (copied), raises the highest
+// bound, and a nil board ignores both.
+func TestBoard(t *testing.T) {
+	var nilBoard *solver.Board
+	nilBoard.Offer(1, "x", []model.Allocation{{Job: 0}}, nil)
+	nilBoard.Raise(3)
+	if _, _, b, ok := nilBoard.Best(); ok || !math.IsNaN(b) {
+		t.Errorf("nil board: ok %v bound %v", ok, b)
+	}
+	b := solver.NewBoard()
+	if _, _, bound, ok := b.Best(); ok || !math.IsNaN(bound) {
+		t.Errorf("empty board: ok %v bound %v", ok, bound)
+	}
+	a := []model.Allocation{{Job: 0, Nodes: []int{1, 2}}}
+	b.Offer(10, "x", a, nil)
+	a[0].Nodes[0] = 9 // the board holds a copy
+	built := 0
+	b.Offer(12, "x", nil, func() []model.Allocation { built++; return a })
+	b.Offer(8, "x", nil, func() []model.Allocation { built++; return []model.Allocation{{Job: 0, Nodes: []int{3, 4}}} })
+	b.Raise(5)
+	b.Raise(4)
+	got, obj, bound, ok := b.Best()
+	if !ok || obj != 8 || bound != 5 || got[0].Nodes[0] != 3 || built != 1 {
+		t.Errorf("best %v %d %v %v, built %d", got, obj, bound, ok, built)
 	}
 }

@@ -98,11 +98,7 @@ type Solver interface {
 
 // Objective returns the total CH cost of allocs under w's cost model.
 func Objective(w *model.Window, allocs []model.Allocation) int64 {
-	var sum int64
-	for _, a := range allocs {
-		sum += w.Cost.Cost(w.Topology, a.Nodes)
-	}
-	return sum
+	return w.Cost.TotalCost(w.Topology, allocs)
 }
 
 // A WarmStarter is a solver that can start from a given allocation, such

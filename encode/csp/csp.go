@@ -15,6 +15,7 @@
 package csp
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/optsched/optsched/encode"
@@ -43,7 +44,12 @@ type Arc struct {
 // Build returns the CSP graph of placing jobs (indices into w.Jobs) on w's
 // idle sequence.
 func Build(w *model.Window, jobs []int) (*Graph, error) {
-	b, err := encode.NewBlocks(w, jobs)
+	return BuildContext(context.Background(), w, jobs)
+}
+
+// BuildContext is Build that stops with ctx's error when ctx ends first.
+func BuildContext(ctx context.Context, w *model.Window, jobs []int) (*Graph, error) {
+	b, err := encode.NewBlocksContext(ctx, w, jobs)
 	if err != nil {
 		return nil, err
 	}

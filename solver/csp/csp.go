@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"time"
 
 	enc "github.com/optsched/optsched/encode/csp"
+	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/solver"
 )
 
@@ -41,10 +43,14 @@ type search struct {
 	starts   [][]int // incumbent starts per size
 	bound    float64 // best proven lower bound
 	progress io.Writer
-	t0       time.Time
-	stats    map[string]float64
-	seg      segScratch // segmentDP's reusable tables
-	res      resScratch // residualDP's reusable tables
+	// ctx stops the search's own loops (greedy placement), and board
+	// receives every incumbent and bound (solver.BoardFrom).
+	ctx   context.Context
+	board *solver.Board
+	t0    time.Time
+	stats map[string]float64
+	seg   segScratch // segmentDP's reusable tables
+	res   resScratch // residualDP's reusable tables
 }
 
 // resScratch holds residualDP's tables between calls.
@@ -58,7 +64,12 @@ type resScratch struct {
 // deadline with a lower bound. It always returns an allocation: the
 // sequential placement is the first incumbent.
 func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, error) {
-	st, err := newSearch(p, s.Progress)
+	st, err := newSearchContext(ctx, p, s.Progress)
+	if err != nil && ctx.Err() != nil {
+		// Interrupted while building the graph: the sequential placement,
+		// priced without it, is the answer.
+		return seqResult(p), nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -98,15 +109,22 @@ func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 	return res, nil
 }
 
-// newSearch builds p's CSP graph and a search on it with the trivial
-// bound and the sequential and greedy placements as incumbents.
+// newSearch is newSearchContext without a deadline.
 func newSearch(p *solver.Problem, progress io.Writer) (*search, error) {
-	g, err := enc.Build(p.Window, p.Jobs)
+	return newSearchContext(context.Background(), p, progress)
+}
+
+// newSearchContext builds p's CSP graph and a search on it with the
+// trivial bound and the sequential and greedy placements as incumbents.
+// The graph's construction stops with ctx's error; the greedy placement is
+// skipped when ctx ends first.
+func newSearchContext(ctx context.Context, p *solver.Problem, progress io.Writer) (*search, error) {
+	g, err := enc.BuildContext(ctx, p.Window, p.Jobs)
 	if err != nil {
 		return nil, err
 	}
 	st := &search{g: g, nq: g.NumVertices(), eps: g.Counts(), best: inf, progress: progress,
-		t0: time.Now(), stats: map[string]float64{}}
+		ctx: ctx, board: solver.BoardFrom(ctx), t0: time.Now(), stats: map[string]float64{}}
 	st.minc = make([]int64, len(g.Sizes))
 	for sz := range g.Sizes {
 		m := int64(inf)
@@ -124,6 +142,24 @@ func newSearch(p *solver.Problem, progress io.Writer) (*search, error) {
 	st.seqIncumbent(p)
 	st.greedy()
 	return st, nil
+}
+
+// seqResult is the sequential placement of p (job k on positions
+// Σ_{l<k} n_l … of Q) as a feasible result, built without the graph.
+func seqResult(p *solver.Problem) *solver.Result {
+	w := p.Window
+	allocs := make([]model.Allocation, 0, len(p.Jobs))
+	at := 0
+	for _, j := range p.Jobs {
+		n := w.Jobs[j].Nodes
+		if at+n > len(w.Idle) {
+			return &solver.Result{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "csp", Solver: "csp"}
+		}
+		allocs = append(allocs, model.Allocation{Job: j, Start: w.Time, Nodes: slices.Clone(w.Idle[at : at+n])})
+		at += n
+	}
+	return &solver.Result{Status: solver.Feasible, Allocations: allocs, Objective: solver.Objective(w, allocs),
+		Bound: solver.NoBound, Encoding: "csp", Solver: "csp", Stats: map[string]float64{"interrupted_building": 1}}
 }
 
 // seqIncumbent sets the sequential placement (job k at Σ_{l<k} n_l) as
@@ -155,6 +191,15 @@ func (st *search) offer(starts [][]int, how string) bool {
 	for i := range starts {
 		st.starts[i] = append([]int(nil), starts[i]...)
 	}
+	if st.board != nil {
+		st.board.Offer(c, "csp", nil, func() []model.Allocation {
+			allocs, err := st.g.Allocate(st.starts)
+			if err != nil {
+				return nil
+			}
+			return allocs
+		})
+	}
 	st.log("incumbent %d (%s)", c, how)
 	return true
 }
@@ -163,6 +208,7 @@ func (st *search) offer(starts [][]int, how string) bool {
 func (st *search) raise(b float64, how string) {
 	if b > st.bound {
 		st.bound = b
+		st.board.Raise(b)
 		st.log("bound %.1f (%s)", b, how)
 	}
 }

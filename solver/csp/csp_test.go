@@ -84,6 +84,41 @@ func TestCSPTinyLimit(t *testing.T) {
 	}
 }
 
+// TestCSPInterruptedAndPublished: stopped before its graph is built, csp
+// still answers the sequential placement, feasible; and every incumbent
+// and bound it finds reaches the board its context carries, so that a
+// portfolio that abandons it keeps them.
+func TestCSPInterruptedAndPublished(t *testing.T) {
+	w, err := instances.Load("fattree16-s7-i600.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := model.SelectJobs(w, 0)
+	p := solver.NewProblem(w, sel.Multi)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := csp.Solver{}.Solve(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != solver.Feasible || res.Stats["interrupted_building"] != 1 || len(res.Allocations) != len(sel.Multi) {
+		t.Fatalf("interrupted: %v, %d allocations, stats %v", res.Status, len(res.Allocations), res.Stats)
+	}
+	if err := model.Check(w, res.Allocations); err != nil || solver.Objective(w, res.Allocations) != res.Objective {
+		t.Fatalf("interrupted: %v, objective %d", err, res.Objective)
+	}
+
+	board := solver.NewBoard()
+	res, err = csp.Solver{}.Solve(solver.WithBoard(context.Background(), board), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	allocs, obj, bound, ok := board.Best()
+	if !ok || obj != res.Objective || solver.Objective(w, allocs) != obj || !res.HasBound() || bound > res.Bound || bound < 1 {
+		t.Errorf("board: %v objective %d bound %v; result %v %d bound %v", ok, obj, bound, res.Status, res.Objective, res.Bound)
+	}
+}
+
 // TestCSPKnown holds csp to the proven optima recorded in known.tsv, and
 // below every recorded heuristic value.
 func TestCSPKnown(t *testing.T) {

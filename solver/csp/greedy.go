@@ -33,11 +33,14 @@ func (st *search) complete(starts [][]int, how string) bool {
 	}
 	slices.SortStableFunc(jobs, func(a, b int) int { return g.Sizes[b] - g.Sizes[a] })
 	run := make([]int, nq) // free positions from i on, circularly, capped at nq
+	freeRuns(used, run)
 	type stray struct{ pos, s int }
 	var strays []stray
 	for _, s := range jobs {
+		if st.ctx != nil && st.ctx.Err() != nil {
+			return false // out of time: offer nothing
+		}
 		r := g.Sizes[s]
-		freeRuns(used, run)
 		best, at, longest := int64(inf), -1, 0
 		for i, c := range g.Cost[s] {
 			if run[i] >= r && c < best {
@@ -53,6 +56,11 @@ func (st *search) complete(starts [][]int, how string) bool {
 		}
 		for d := 0; d < r; d++ {
 			used[(at+d)%nq] = true
+			run[(at+d)%nq] = 0
+		}
+		// The free positions just before the block now run up to it.
+		for i, c := (at-1+nq)%nq, 1; c < nq && !used[i]; i, c = (i-1+nq)%nq, c+1 {
+			run[i] = c
 		}
 		starts[s] = append(starts[s], at)
 	}
