@@ -50,6 +50,13 @@ func PBSWalltime() PBSList { return PBSList{ByWalltime: true, Depth: 400} }
 
 var _ solver.Scheduler = PBSList{}
 
+// Truncated returns p with Truncate set: the list schedule that sat falls
+// back to when no list schedule finished within the time limit.
+func (p PBSList) Truncated() solver.Scheduler {
+	p.Truncate = true
+	return p
+}
+
 // Name returns "pbs-walltime" or "pbs-fifo" (with the depth when it is not
 // the default).
 func (p PBSList) Name() string {

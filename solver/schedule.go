@@ -79,6 +79,9 @@ type Schedule struct {
 	Solver   string
 	// Stats holds scheduler-specific counters.
 	Stats map[string]float64
+	// Why, with Status Unknown, says why there is no schedule when it is
+	// not simply the time limit (ScheduleWindow defers the jobs with it).
+	Why string
 }
 
 // HasBound reports whether the schedule carries a lower bound.
@@ -117,7 +120,14 @@ func ScheduleWindow(ctx context.Context, w *model.Window, s Scheduler, opt Sched
 		ctx, cancel = context.WithTimeout(ctx, timeLimit)
 		defer cancel()
 	}
-	sch, err := s.Schedule(ctx, w, opt)
+	solveCtx := ctx
+	if dl, ok := ctx.Deadline(); ok {
+		// The same reserve as SolveWindow's for the checks below.
+		var cancel context.CancelFunc
+		solveCtx, cancel = context.WithDeadline(ctx, dl.Add(-postReserve(w)))
+		defer cancel()
+	}
+	sch, err := s.Schedule(solveCtx, w, opt)
 	if err != nil {
 		return nil, fmt.Errorf("scheduler %s: %w", s.Name(), err)
 	}
@@ -129,10 +139,13 @@ func ScheduleWindow(ctx context.Context, w *model.Window, s Scheduler, opt Sched
 		for _, d := range sch.Deferred {
 			deferred[d.Job] = true
 		}
+		reason := fmt.Sprintf("scheduler %s found no schedule within the time limit", s.Name())
+		if sch.Why != "" {
+			reason = fmt.Sprintf("scheduler %s: %s", s.Name(), sch.Why)
+		}
 		for j := range w.Jobs {
 			if !deferred[j] {
-				sch.Deferred = append(sch.Deferred, model.Deferral{Job: j,
-					Reason: fmt.Sprintf("scheduler %s found no schedule within the time limit", s.Name())})
+				sch.Deferred = append(sch.Deferred, model.Deferral{Job: j, Reason: reason})
 			}
 		}
 	}

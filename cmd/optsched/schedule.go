@@ -123,6 +123,9 @@ func runSchedule(ctx context.Context, opts *solveOptions, format string) error {
 		}
 	}
 	if res.Status == solver.Unknown {
+		if res.Why != "" {
+			return fmt.Errorf("no schedule: %s", res.Why)
+		}
 		return fmt.Errorf("no schedule found within %v", opts.timeLimit)
 	}
 	return nil

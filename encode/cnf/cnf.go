@@ -98,8 +98,13 @@ type Encoder struct {
 	// Stop, when set, is polled during long constructions (Base,
 	// LeftJustified, PoolCuts, ObjectiveGroups, CHTerm, AtMost); when it
 	// returns true they give up with ErrInterrupted, and an encoder whose
-	// Base or constraint writing was interrupted must not be solved.
-	Stop func() bool
+	// Base or constraint writing was interrupted must not be solved. It is
+	// also polled every 1,024 clauses: once it has said true the encoder
+	// is halted and writes no more clauses (every later construction
+	// returns ErrInterrupted or, without an error result, nothing), so
+	// Stop must stay true once true, as a context's Err does.
+	Stop   func() bool
+	halted bool
 
 	nvars   int
 	clauses int
@@ -155,6 +160,15 @@ func (e *Encoder) True() Lit { return e.t }
 // add writes a clause, dropping it when it holds a true literal and
 // dropping false literals.
 func (e *Encoder) add(lits ...Lit) {
+	if e.halted {
+		return
+	}
+	if e.clauses&1023 == 0 && e.Stop != nil && e.Stop() {
+		// Polled every 1,024 clauses: no single step (one job's
+		// totalizer, one node block) outlasts the deadline by more.
+		e.halted = true
+		return
+	}
 	e.buf = e.buf[:0]
 	for _, l := range lits {
 		switch l {
@@ -199,7 +213,12 @@ func (e *Encoder) Units(i, o, k int) Lit {
 }
 
 // stopped polls Stop.
-func (e *Encoder) stopped() bool { return e.Stop != nil && e.Stop() }
+func (e *Encoder) stopped() bool {
+	if !e.halted && e.Stop != nil && e.Stop() {
+		e.halted = true
+	}
+	return e.halted
+}
 
 // Base writes the variables and the constraints that do not relate two
 // waiting jobs: the order encoding of starts, alternative (unit counts,

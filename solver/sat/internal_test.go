@@ -428,3 +428,44 @@ func TestStrengthenKeepsEveryPoint(t *testing.T) {
 		t.Errorf("a coefficient rose on %d of %d random nodes", raised, nodes)
 	}
 }
+
+// TestEncodingFits: the encoding guard refuses more than maxEncodeVars,
+// and with a deadline more than can be written in the time left.
+func TestEncodingFits(t *testing.T) {
+	bg := context.Background()
+	if !encodingFits(bg, maxEncodeVars) || encodingFits(bg, maxEncodeVars+1) {
+		t.Error("the memory bound")
+	}
+	ctx, cancel := context.WithTimeout(bg, time.Hour)
+	defer cancel()
+	if !encodingFits(ctx, 1000) || encodingFits(ctx, maxEncodeVars+1) {
+		t.Error("an hour left")
+	}
+	past, cancel2 := context.WithDeadline(bg, time.Now().Add(-time.Second))
+	defer cancel2()
+	if encodingFits(past, 1) {
+		t.Error("past the deadline")
+	}
+}
+
+// TestFloorContext: past its deadline, a floor context still gives the
+// floor; a cancelled (not timed-out) context is not extended.
+func TestFloorContext(t *testing.T) {
+	past, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	fctx, fcancel := floorContext(past, time.Hour)
+	if fctx.Err() != nil {
+		t.Error("the floor was not given past the deadline")
+	}
+	fcancel()
+	if fctx.Err() == nil {
+		t.Error("cancel did not end the floor context")
+	}
+	cctx, ccancel := context.WithTimeout(context.Background(), time.Hour)
+	ccancel()
+	gctx, gcancel := floorContext(cctx, time.Hour)
+	defer gcancel()
+	if gctx.Err() == nil {
+		t.Error("a cancelled context was extended")
+	}
+}

@@ -155,6 +155,33 @@ const (
 	quickMin   = 20 * time.Millisecond
 )
 
+// encodeRate is how many of its variables (start candidates and units) a
+// search's base encoding is taken to write per second, and maxEncodeVars
+// the most a search may have. Measured on heavy-load Eurora-like windows
+// (120 jobs at 95 % load, 0.5–1.5 million candidates, a 2-core machine):
+// 650,000 variables a second with the main and proving searches writing
+// at once, about 900 bytes of resident memory a variable per search, the
+// SAT solver's tables included; growing those tables is the one step the
+// deadline cannot interrupt, and it took up to half a second. 300,000
+// variables keep the two searches' encodings near 550 MB.
+const (
+	encodeRate    = 500_000
+	maxEncodeVars = 300_000
+)
+
+// encodingFits reports whether a search of vars variables may be encoded:
+// at most maxEncodeVars, and, with a deadline, written within the time
+// left at encodeRate.
+func encodingFits(ctx context.Context, vars int) bool {
+	if vars > maxEncodeVars {
+		return false
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		return float64(vars) <= encodeRate*time.Until(dl).Seconds()
+	}
+	return true
+}
+
 // boundsMinJobs: windows of at most this many jobs get no pool and group
 // bounds (one job has none to get). Tests change it.
 var boundsMinJobs = 1
@@ -204,8 +231,13 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 	}
 	m, err := cp.BuildContext(ctx, w, opt.Grid())
 	if ctx.Err() != nil && err != nil {
-		return &solver.Schedule{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "cp", Solver: s.Name(),
-			Stats: map[string]float64{"build_interrupted": 1}}, nil
+		// Out of time while building the model: the list schedules
+		// answer on the window itself.
+		out, err := s.listOnly(ctx, w, opt, ModelOptions(w), start)
+		if out != nil {
+			out.Stats["build_interrupted"] = 1
+		}
+		return out, err
 	}
 	if err != nil {
 		return nil, err
@@ -234,6 +266,9 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 	}
 	if ok {
 		best.from = from
+	} else if len(s.Initial) > 0 && ctx.Err() != nil {
+		// The list schedules ran out of time: a truncated one answers.
+		return s.listOnly(ctx, w, opt, ModelOptions(w), start)
 	}
 	if len(s.Initial) > 0 && !s.NoSGS {
 		// Serial schedules with weight-aware priorities.
@@ -427,6 +462,37 @@ func (s Solver) listOnly(ctx context.Context, w *model.Window, opt solver.Schedu
 			best, bestObj = sch, obj
 		}
 	}
+	if best == nil {
+		// None finished: the first that can truncates — it answers the
+		// jobs it placed before the deadline (they start exactly where
+		// its whole schedule starts them) and defers the rest with that
+		// reason — given at least truncateFloor past an expired deadline,
+		// so that a window is never answered with nothing.
+		for _, h := range s.Initial {
+			t, ok := h.(Truncater)
+			if !ok {
+				continue
+			}
+			tctx, cancel := floorContext(ctx, truncateFloor)
+			sch, err := t.Truncated().Schedule(tctx, w, opt)
+			cancel()
+			if err != nil {
+				return nil, fmt.Errorf("initial %s: %w", h.Name(), err)
+			}
+			if sch.Status == solver.Unknown || sch.Status == solver.Infeasible {
+				continue
+			}
+			best, bestObj = sch, model.WeightedQueueTime(w, sch.Allocations)
+			if s.CHWeight > 0 {
+				bestObj += s.CHWeight * float64(solver.Objective(w, sch.Allocations))
+			}
+			out.Stats["truncated_list"] = 1
+			break
+		}
+	}
+	if best == nil && len(s.Initial) == 0 {
+		out.Why = fmt.Sprintf("its model of this window (%d job-node options) cannot be built in the time left, and no list schedule was asked for", options)
+	}
 	if best != nil {
 		out.Status, out.Allocations, out.Deferred, out.Objective = solver.Fallback, best.Allocations, best.Deferred, bestObj
 		if s.CHWeight > 0 {
@@ -435,6 +501,37 @@ func (s Solver) listOnly(ctx context.Context, w *model.Window, opt solver.Schedu
 	}
 	out.Stats["elapsed_ms"] = float64(time.Since(start).Microseconds()) / 1000
 	return out, nil
+}
+
+// A Truncater is a list scheduler that can answer a partial schedule when
+// its context ends (heuristics.PBSList): the jobs placed so far, the others
+// deferred with that reason.
+type Truncater interface {
+	Truncated() solver.Scheduler
+}
+
+// truncateFloor is the least time a truncated list schedule gets, even
+// past the deadline, when no list schedule finished in time.
+const truncateFloor = 10 * time.Millisecond
+
+// floorContext returns ctx, or — when ctx's deadline is less than floor
+// away — a context with floor from now that still ends when ctx is
+// cancelled for another reason than its deadline (a signal).
+func floorContext(ctx context.Context, floor time.Duration) (context.Context, context.CancelFunc) {
+	dl, ok := ctx.Deadline()
+	if !ok || time.Until(dl) >= floor {
+		return context.WithCancel(ctx)
+	}
+	if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return context.WithCancel(ctx)
+	}
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), floor)
+	stop := context.AfterFunc(ctx, func() {
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			cancel()
+		}
+	})
+	return fctx, func() { stop(); cancel() }
 }
 
 // kept returns cands less the starts that s.fix rules out for a
@@ -557,6 +654,21 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 				stats["domain_candidates"] += float64(len(c))
 			}
 		}
+	}
+	// The encoding's size, known now: a search whose encoding cannot be
+	// written within the time left, or would outgrow the memory bound,
+	// is not started (the incumbent and bound stand).
+	vars := 0
+	for i, j := range m.Jobs {
+		vars += len(enc.Candidates(i))
+		for _, o := range j.Options {
+			vars += o.MaxUnits
+		}
+	}
+	if !encodingFits(ctx, vars) {
+		stats["encoding_skipped"]++
+		stats["encoding_skipped_vars"] = max(stats["encoding_skipped_vars"], float64(vars))
+		return best, proven, nil
 	}
 	if err := enc.Base(); interrupted(err) {
 		return best, proven, nil
