@@ -145,7 +145,8 @@ func newSearchContext(ctx context.Context, p *solver.Problem, progress io.Writer
 }
 
 // seqResult is the sequential placement of p (job k on positions
-// Σ_{l<k} n_l … of Q) as a feasible result, built without the graph.
+// Σ_{l<k} n_l … of Q) as a feasible result, built without the graph, with
+// the weak bound of 1 a job.
 func seqResult(p *solver.Problem) *solver.Result {
 	w := p.Window
 	allocs := make([]model.Allocation, 0, len(p.Jobs))
@@ -158,8 +159,9 @@ func seqResult(p *solver.Problem) *solver.Result {
 		allocs = append(allocs, model.Allocation{Job: j, Start: w.Time, Nodes: slices.Clone(w.Idle[at : at+n])})
 		at += n
 	}
+	// The bound: every job costs at least 1 (model.CostModel.FromHops).
 	return &solver.Result{Status: solver.Feasible, Allocations: allocs, Objective: solver.Objective(w, allocs),
-		Bound: solver.NoBound, Encoding: "csp", Solver: "csp", Stats: map[string]float64{"interrupted_building": 1}}
+		Bound: float64(len(p.Jobs)), Encoding: "csp", Solver: "csp", Stats: map[string]float64{"interrupted_building": 1}}
 }
 
 // seqIncumbent sets the sequential placement (job k at Σ_{l<k} n_l) as
