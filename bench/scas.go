@@ -44,7 +44,7 @@ func PaperClass() Class {
 	}}
 }
 
-// LargeClass: 10,240-node k=32 fat-trees with 1,000–5,000 idle nodes and
+// LargeClass: 8,192-node k=32 fat-trees with 1,000–5,000 idle nodes and
 // 50–200 jobs of 1–40 nodes, no cap.
 func LargeClass() Class {
 	return Class{Name: "large", Make: func(seed uint64, k int) (*model.Window, error) {

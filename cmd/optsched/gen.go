@@ -33,7 +33,7 @@ paper's trace. Busy nodes are held by running jobs placed as a previous window
 would place them, so the idle nodes are fragmented realistically. The same
 --seed gives the same window.`,
 		Example: `  optsched gen --seed 1 --idle 300 --jobs 5 > window.json
-  optsched gen --fat-tree 16 --idle 500 --jobs 40 -o big.json`,
+  optsched gen --fat-tree 16 --idle 500 --jobs 40 --out big.json`,
 		Args: argsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
