@@ -109,7 +109,7 @@ func printVerdict(out io.Writer, rep *Report) error {
 	for i := range rep.Cells {
 		runs += rep.Cells[i].Runs
 	}
-	_, err := fmt.Fprintf(out, "  %s (%d runs in %.0f s)\n", verdict, runs, rep.Seconds)
+	_, err := fmt.Fprintf(out, "  %s (%d runs in %.1f s)\n", verdict, runs, rep.Seconds)
 	return err
 }
 

@@ -187,7 +187,7 @@ func TestLimitsPrint(t *testing.T) {
 		"failed runs (1):\n  large/sa@1s window 1: exit 2: panic: boom",
 		"worst overshoot +100.000 ms at paper/csp@1s; 1 of 4 cells over: paper/csp@1s",
 		"worst 2048.0 MiB at large/seq@1s; 1 of 4 cells over: large/seq@1s",
-		"not in this optsched (not judged): lpsolve", "did NOT hold (4 runs in 3 s)",
+		"not in this optsched (not judged): lpsolve", "did NOT hold (4 runs in 3.0 s)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in\n%s", want, out)
