@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/optsched/optsched/encode/cp"
 	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/model/pbs"
@@ -282,11 +283,11 @@ func schedulePartialCP(ctx context.Context, c *cluster, cands []*candidate, held
 	until := time.Now().Add(time.Until(end) * 4 / 5)
 	for _, s := range scheds {
 		left := max(time.Millisecond, time.Until(until))
-		if ss, ok := s.(sat.Solver); ok && len(w.Jobs) > 0 && !sat.ModelFits(sat.ModelOptions(w), left) {
+		if ss, ok := s.(sat.Solver); ok && len(w.Jobs) > 0 && !cp.Fits(cp.Options(w), left) {
 			// sat would only run its list schedules, which do not stop
 			// with a partial schedule: the next scheduler takes the time.
 			failures = append(failures, fmt.Errorf("%s: the window of %d jobs on %d usable vnodes is too large to model within %v",
-				ss.Name(), len(w.Jobs), sat.ModelOptions(w)/len(w.Jobs), left.Round(time.Millisecond)))
+				ss.Name(), len(w.Jobs), cp.Options(w)/len(w.Jobs), left.Round(time.Millisecond)))
 			continue
 		}
 		r, err := solver.ScheduleWindow(ctx, w, s, solver.ScheduleOptions{}, left)

@@ -41,9 +41,11 @@ func cpScheduler(name string, initial bool, progress io.Writer, chWeight float64
 		}
 		return s, nil
 	case "pbs-fifo":
-		return heuristics.PBSFifo(), nil
+		// Truncating: out of time, the jobs it placed start and the
+		// others are deferred for the limit, rather than no answer.
+		return heuristics.PBSFifo().Truncated(), nil
 	case "pbs-walltime":
-		return heuristics.PBSWalltime(), nil
+		return heuristics.PBSWalltime().Truncated(), nil
 	}
 	return nil, usageError{fmt.Errorf("%q does not schedule the cp encoding (use sat, bnb, pbs-fifo or pbs-walltime)", name)}
 }

@@ -79,6 +79,9 @@ func (e *Encoder) LeftJustified() error {
 			}
 		}
 		for _, s := range e.candidatesIn(i, e.Lo[i]+1, e.Hi[i]) {
+			if e.halted {
+				return ErrInterrupted // Stop said true in add
+			}
 			if events[s] {
 				continue
 			}

@@ -36,12 +36,45 @@ type schedule struct {
 	w     int64   // Σ ω_i s_i
 }
 
+// listOnly answers the best of the Initial list schedules on w itself
+// (solver.BestListSchedule), or status Unknown without one.
+func (s Solver) listOnly(ctx context.Context, w *model.Window, opt solver.ScheduleOptions) (*solver.Schedule, error) {
+	out := &solver.Schedule{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "cp", Solver: s.Name(),
+		Stats: map[string]float64{"model_skipped": 1}}
+	best, obj, truncated, err := solver.BestListSchedule(ctx, w, opt, s.Initial, func(sch *solver.Schedule) float64 {
+		return model.WeightedQueueTime(w, sch.Allocations)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if best == nil {
+		if len(s.Initial) == 0 {
+			out.Why = fmt.Sprintf("its model of this window (%d job-node options) cannot be built in the time left, and no list schedule was asked for", cp.Options(w))
+		}
+		return out, nil
+	}
+	out.Status, out.Allocations, out.Deferred, out.Objective = solver.Fallback, best.Allocations, best.Deferred, obj
+	if truncated {
+		out.Stats["truncated_list"] = 1
+	}
+	return out, nil
+}
+
 // Schedule schedules every waiting job of w that can ever start; see the
 // package doc. Windows with a CH weight are not its business (the sat
 // solver's): it schedules Eq. (2) alone.
 func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.ScheduleOptions) (*solver.Schedule, error) {
 	start := time.Now()
-	m, err := cp.Build(w, opt.Grid())
+	var m *cp.Model
+	var err error
+	if dl, ok := ctx.Deadline(); !ok || cp.Fits(cp.Options(w), time.Until(dl)) {
+		m, err = cp.BuildContext(ctx, w, opt.Grid())
+	}
+	if m == nil && (err == nil || ctx.Err() != nil) {
+		// The model cannot be built in the time left: the best list
+		// schedule on the window answers (status fallback, no bound).
+		return s.listOnly(ctx, w, opt)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -61,6 +94,9 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 	})
 	if err != nil {
 		return nil, err
+	}
+	if first == nil && len(s.Initial) > 0 && ctx.Err() != nil {
+		return s.listOnly(ctx, w, opt) // a truncated list schedule
 	}
 	ub := int64(math.MaxInt64)
 	if first != nil {

@@ -225,7 +225,7 @@ type incumbent struct {
 func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.ScheduleOptions) (*solver.Schedule, error) {
 	start := time.Now()
 	if dl, ok := ctx.Deadline(); ok {
-		if n := ModelOptions(w); !ModelFits(n, time.Until(dl)) {
+		if n := cp.Options(w); !cp.Fits(n, time.Until(dl)) {
 			return s.listOnly(ctx, w, opt, n, start)
 		}
 	}
@@ -233,7 +233,7 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 	if ctx.Err() != nil && err != nil {
 		// Out of time while building the model: the list schedules
 		// answer on the window itself.
-		out, err := s.listOnly(ctx, w, opt, ModelOptions(w), start)
+		out, err := s.listOnly(ctx, w, opt, cp.Options(w), start)
 		if out != nil {
 			out.Stats["build_interrupted"] = 1
 		}
@@ -268,7 +268,7 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 		best.from = from
 	} else if len(s.Initial) > 0 && ctx.Err() != nil {
 		// The list schedules ran out of time: a truncated one answers.
-		return s.listOnly(ctx, w, opt, ModelOptions(w), start)
+		return s.listOnly(ctx, w, opt, cp.Options(w), start)
 	}
 	if len(s.Initial) > 0 && !s.NoSGS {
 		// Serial schedules with weight-aware priorities.
@@ -395,42 +395,6 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 	return s.result(m, out, best, proven >= best.w-lb, lb+proven, start), nil
 }
 
-// buildRate is how many options (pairs of a waiting job and a usable
-// node) cp.Build is taken to read per second, and buildShare the share of
-// the time left, in percent, it may take: a window with more options
-// than buildRate × buildShare % of the time left is not modelled at all
-// (see listOnly). cp.Build took 0.35–0.56 µs per option on the windows of
-// cmd/optsched's BenchmarkPBSCycle (3,456 to 5.9 million options, a
-// 2-core machine), and encoding the model for the search takes longer
-// still, so a model that takes a quarter of the time to build leaves the
-// search little to do.
-const (
-	buildRate  = 2_000_000
-	buildShare = 25
-)
-
-// ModelOptions returns the options of w's model as cp.Build would make
-// them at most: its waiting jobs times its usable nodes (idle, or running
-// a job).
-func ModelOptions(w *model.Window) int {
-	usable := make(map[int]bool, len(w.Idle))
-	for _, k := range w.Idle {
-		usable[k] = true
-	}
-	for _, r := range w.Running {
-		for _, k := range r.Nodes {
-			usable[k] = true
-		}
-	}
-	return len(w.Jobs) * len(usable)
-}
-
-// ModelFits reports whether a model of the given options is built within
-// buildShare percent of the time left (see buildRate).
-func ModelFits(options int, left time.Duration) bool {
-	return float64(options) <= buildRate*left.Seconds()*buildShare/100
-}
-
 // listOnly is Schedule for a window too large to model in the time left:
 // the best schedule of the Initial list schedulers, run on the window
 // itself (status fallback, no bound), or Unknown when there are none or
@@ -444,51 +408,18 @@ func (s Solver) listOnly(ctx context.Context, w *model.Window, opt solver.Schedu
 	}
 	out := &solver.Schedule{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "cp", Solver: s.Name(),
 		Stats: map[string]float64{"model_options": float64(options)}}
-	var best *solver.Schedule
-	var bestObj float64
-	for _, h := range s.Initial {
-		sch, err := h.Schedule(ctx, w, opt)
-		if err != nil {
-			return nil, fmt.Errorf("initial %s: %w", h.Name(), err)
-		}
-		if sch.Status == solver.Unknown || sch.Status == solver.Infeasible {
-			continue
-		}
+	best, bestObj, truncated, err := solver.BestListSchedule(ctx, w, opt, s.Initial, func(sch *solver.Schedule) float64 {
 		obj := model.WeightedQueueTime(w, sch.Allocations)
 		if s.CHWeight > 0 {
 			obj += s.CHWeight * float64(solver.Objective(w, sch.Allocations))
 		}
-		if best == nil || obj < bestObj {
-			best, bestObj = sch, obj
-		}
+		return obj
+	})
+	if err != nil {
+		return nil, err
 	}
-	if best == nil {
-		// None finished: the first that can truncates — it answers the
-		// jobs it placed before the deadline (they start exactly where
-		// its whole schedule starts them) and defers the rest with that
-		// reason — given at least truncateFloor past an expired deadline,
-		// so that a window is never answered with nothing.
-		for _, h := range s.Initial {
-			t, ok := h.(Truncater)
-			if !ok {
-				continue
-			}
-			tctx, cancel := floorContext(ctx, truncateFloor)
-			sch, err := t.Truncated().Schedule(tctx, w, opt)
-			cancel()
-			if err != nil {
-				return nil, fmt.Errorf("initial %s: %w", h.Name(), err)
-			}
-			if sch.Status == solver.Unknown || sch.Status == solver.Infeasible {
-				continue
-			}
-			best, bestObj = sch, model.WeightedQueueTime(w, sch.Allocations)
-			if s.CHWeight > 0 {
-				bestObj += s.CHWeight * float64(solver.Objective(w, sch.Allocations))
-			}
-			out.Stats["truncated_list"] = 1
-			break
-		}
+	if truncated {
+		out.Stats["truncated_list"] = 1
 	}
 	if best == nil && len(s.Initial) == 0 {
 		out.Why = fmt.Sprintf("its model of this window (%d job-node options) cannot be built in the time left, and no list schedule was asked for", options)
@@ -501,37 +432,6 @@ func (s Solver) listOnly(ctx context.Context, w *model.Window, opt solver.Schedu
 	}
 	out.Stats["elapsed_ms"] = float64(time.Since(start).Microseconds()) / 1000
 	return out, nil
-}
-
-// A Truncater is a list scheduler that can answer a partial schedule when
-// its context ends (heuristics.PBSList): the jobs placed so far, the others
-// deferred with that reason.
-type Truncater interface {
-	Truncated() solver.Scheduler
-}
-
-// truncateFloor is the least time a truncated list schedule gets, even
-// past the deadline, when no list schedule finished in time.
-const truncateFloor = 10 * time.Millisecond
-
-// floorContext returns ctx, or — when ctx's deadline is less than floor
-// away — a context with floor from now that still ends when ctx is
-// cancelled for another reason than its deadline (a signal).
-func floorContext(ctx context.Context, floor time.Duration) (context.Context, context.CancelFunc) {
-	dl, ok := ctx.Deadline()
-	if !ok || time.Until(dl) >= floor {
-		return context.WithCancel(ctx)
-	}
-	if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return context.WithCancel(ctx)
-	}
-	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), floor)
-	stop := context.AfterFunc(ctx, func() {
-		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			cancel()
-		}
-	})
-	return fctx, func() { stop(); cancel() }
 }
 
 // kept returns cands less the starts that s.fix rules out for a
