@@ -155,18 +155,21 @@ const (
 	quickMin   = 20 * time.Millisecond
 )
 
-// encodeRate is how many of its variables (start candidates and units) a
-// search's base encoding is taken to write per second, and maxEncodeVars
-// the most a search may have. Measured on heavy-load Eurora-like windows
-// (120 jobs at 95 % load, 0.5–1.5 million candidates, a 2-core machine):
-// 650,000 variables a second with the main and proving searches writing
-// at once, about 900 bytes of resident memory a variable per search, the
-// SAT solver's tables included; growing those tables is the one step the
-// deadline cannot interrupt, and it took up to half a second. 300,000
-// variables keep the two searches' encodings near 550 MB.
+// encodeRate is how many of its variables (start candidates, units and
+// the dominance's equalities) a search's encoding is taken to write per
+// second, and maxEncodeVars the most a search may have. Measured on
+// heavy-load Eurora-like windows (120 jobs at 95 % load, 0.5–1.5 million
+// candidates, a 2-core machine): 650,000 variables a second with the main
+// and proving searches writing at once, about 900 bytes of resident memory
+// a variable per search, the SAT solver's tables included. Growing those
+// tables is the one step no deadline can interrupt (up to half a second
+// when it happened in the middle of an encoding), so a search grows them
+// once, before writing. 600,000 variables keep the two searches under
+// 1 GiB at the very worst; the 30-job windows of bench limits peak under
+// 250 MB.
 const (
 	encodeRate    = 500_000
-	maxEncodeVars = 300_000
+	maxEncodeVars = 600_000
 )
 
 // encodingFits reports whether a search of vars variables may be encoded:
@@ -193,6 +196,17 @@ var boundsMinJobs = 1
 type giniSink struct {
 	g        *gini.Gini
 	reserved int
+}
+
+// reserve makes gini hold variables up to n (see Add).
+func (s *giniSink) reserve(n int) {
+	if n > s.reserved {
+		s.reserved = n
+		v := z.Var(s.reserved)
+		s.g.Add(v.Pos())
+		s.g.Add(v.Neg())
+		s.g.Add(0)
+	}
 }
 
 func (s *giniSink) Add(c []cnf.Lit) {
@@ -503,7 +517,8 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 		lo, hi = Domains(m, math.MaxInt64/2)
 	}
 	g := gini.New()
-	enc, err := cnf.New(m, &giniSink{g: g}, lo, hi)
+	sink := &giniSink{g: g}
+	enc, err := cnf.New(m, sink, lo, hi)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -558,9 +573,16 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 	// The encoding's size, known now: a search whose encoding cannot be
 	// written within the time left, or would outgrow the memory bound,
 	// is not started (the incumbent and bound stand).
+	// The variables: a start literal per candidate, a unit literal per
+	// option and unit, and with the left-justified dominance up to one
+	// [s_j = x] literal per candidate more.
 	vars := 0
 	for i, j := range m.Jobs {
-		vars += len(enc.Candidates(i))
+		c := len(enc.Candidates(i))
+		vars += c
+		if !s.NoDominance {
+			vars += c
+		}
 		for _, o := range j.Options {
 			vars += o.MaxUnits
 		}
@@ -570,6 +592,9 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 		stats["encoding_skipped_vars"] = max(stats["encoding_skipped_vars"], float64(vars))
 		return best, proven, nil
 	}
+	// Grow the solver's tables once, now, rather than by doubling in the
+	// middle of writing the encoding, where no deadline can stop it.
+	sink.reserve(vars + vars/4)
 	if err := enc.Base(); interrupted(err) {
 		return best, proven, nil
 	}
