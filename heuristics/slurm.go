@@ -108,6 +108,13 @@ type tree struct {
 	total int
 	// top is the level of the virtual switch: one above the tallest tree.
 	top int
+	// byCnt[c] is a min-heap of the level-1 switches that had c free
+	// nodes when pushed (an entry is stale when the count has changed
+	// since), and upper lists the switches above level 1: topSwitch's
+	// index, so that it does not scan every switch per job (10⁴ leaves
+	// on a 10⁶-node layout).
+	byCnt [][]int
+	upper []int
 }
 
 func newTree(w *model.Window) *tree {
@@ -128,7 +135,70 @@ func newTree(w *model.Window) *tree {
 			tr.cnt[s]++
 		}
 	}
+	for s := range ns {
+		if tr.level[s] != 1 {
+			tr.upper = append(tr.upper, s)
+			continue
+		}
+		tr.index(s)
+	}
 	return tr
+}
+
+// index files level-1 switch s under its current count.
+func (tr *tree) index(s int) {
+	c := tr.cnt[s]
+	if c <= 0 {
+		return
+	}
+	for len(tr.byCnt) <= c {
+		tr.byCnt = append(tr.byCnt, nil)
+	}
+	h := append(tr.byCnt[c], s)
+	for i := len(h) - 1; i > 0; { // sift up
+		p := (i - 1) / 2
+		if h[p] <= h[i] {
+			break
+		}
+		h[p], h[i] = h[i], h[p]
+		i = p
+	}
+	tr.byCnt[c] = h
+}
+
+// lowestWith returns the lowest-index level-1 switch with exactly c free
+// nodes, or -1, dropping stale heap entries on the way.
+func (tr *tree) lowestWith(c int) int {
+	if c >= len(tr.byCnt) {
+		return -1
+	}
+	h := tr.byCnt[c]
+	for len(h) > 0 {
+		if s := h[0]; tr.cnt[s] == c {
+			tr.byCnt[c] = h
+			return s
+		}
+		// pop the stale minimum
+		last := len(h) - 1
+		h[0] = h[last]
+		h = h[:last]
+		for i := 0; ; {
+			l, r, m := 2*i+1, 2*i+2, i
+			if l < len(h) && h[l] < h[m] {
+				m = l
+			}
+			if r < len(h) && h[r] < h[m] {
+				m = r
+			}
+			if m == i {
+				break
+			}
+			h[i], h[m] = h[m], h[i]
+			i = m
+		}
+	}
+	tr.byCnt[c] = h
+	return -1
 }
 
 // levelOf returns the level of switch s, or of the virtual switch for -1.
@@ -145,6 +215,9 @@ func (tr *tree) take(leaf, k int) []int {
 	tr.free[leaf] = tr.free[leaf][k:]
 	for s := leaf; s >= 0; s = tr.parent[s] {
 		tr.cnt[s] -= k
+		if tr.level[s] == 1 {
+			tr.index(s)
+		}
 	}
 	tr.total -= k
 	return out
@@ -154,6 +227,32 @@ func (tr *tree) take(leaf, k int) []int {
 // below it, the one with the fewest among several at that level, then the
 // lowest index; -1 (the virtual switch) when no tree holds n.
 func (tr *tree) topSwitch(n int) int {
+	if n <= 0 {
+		return tr.topSwitchScan(n)
+	}
+	// Level 1 first: the fewest free nodes at least n, then the lowest
+	// index — by count, from the index.
+	for c := max(n, 1); c < len(tr.byCnt); c++ {
+		if s := tr.lowestWith(c); s >= 0 {
+			return s
+		}
+	}
+	best := -1
+	for _, s := range tr.upper {
+		c := tr.cnt[s]
+		if c < n {
+			continue
+		}
+		if best < 0 || tr.level[s] < tr.level[best] || (tr.level[s] == tr.level[best] && c < tr.cnt[best]) {
+			best = s
+		}
+	}
+	return best
+}
+
+// topSwitchScan is topSwitch by a scan of every switch: the reference the
+// tests hold the index to.
+func (tr *tree) topSwitchScan(n int) int {
 	best := -1
 	for s, c := range tr.cnt {
 		if c < n {

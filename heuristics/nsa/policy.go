@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 
 	"github.com/optsched/optsched/heuristics"
@@ -82,58 +83,68 @@ func NewPolicy(arch Arch, q int, idle, relative bool, nmax int, rng *rand.Rand) 
 	return &Policy{Net: net, Idle: idle, NMax: nmax, Relative: relative}, nil
 }
 
-// topoFeatures holds the normalised leaf and pod ids of every node of a
+// topoFeatures gives the normalised leaf and pod ids of the nodes of a
 // topology: the rank of the node's leaf switch (pod switch) in node order,
 // divided by the number of leaves (pods) minus one.
 //
 // class numbers the distinct (leaf, pod) feature pairs: two nodes of the
 // same class are shown to the policy alike, so a state is determined by
-// the classes of its positions (the memo key of chooser).
+// the classes of its positions (the memo key of chooser). The leaf switch
+// determines the pod, so a class is a leaf switch, numbered in node order.
+//
+// The values are kept per switch, not per node: a solve reads them for
+// its idle positions only, and filling tables of every node cost most of a
+// solve's start on a 10⁶-node topology (measured by bench limits).
 type topoFeatures struct {
-	topo      *model.Topology
-	leaf, pod []float64
-	class     []uint32
+	topo          *model.Topology
+	leafOf, podOf []float64 // by switch: its normalised rank as a leaf (pod)
+	classOf       []uint32  // by leaf switch
 }
 
+func (f *topoFeatures) leaf(id int) float64 { return f.leafOf[f.topo.Group(id, 0)] }
+func (f *topoFeatures) pod(id int) float64  { return f.podOf[f.topo.Group(id, 1)] }
+func (f *topoFeatures) class(id int) uint32 { return f.classOf[f.topo.Group(id, 0)] }
+
 func newTopoFeatures(t *model.Topology) *topoFeatures {
-	f := &topoFeatures{topo: t, leaf: make([]float64, t.NumNodes()), pod: make([]float64, t.NumNodes())}
-	// Ranks by switch index in slices, not maps: on a 10⁶-node topology
-	// the maps took most of a solve's start (measured by bench limits).
-	for up, dst := range [][]float64{f.leaf, f.pod} {
-		rank := make([]int32, t.NumSwitches())
+	ns := t.NumSwitches()
+	f := &topoFeatures{topo: t, leafOf: make([]float64, ns), podOf: make([]float64, ns), classOf: make([]uint32, ns)}
+	// The switches that hold nodes (every node's leaf switch), by their first node: scanning
+	// them in that order meets every switch at the same time as scanning
+	// the nodes in id order would.
+	type leafAt struct{ sw, first int }
+	var leaves []leafAt
+	for i := range ns {
+		sw := t.Switch(i)
+		if len(sw.Nodes) == 0 {
+			continue // holds no node directly: no node's leaf switch
+		}
+		leaves = append(leaves, leafAt{i, slices.Min(sw.Nodes)})
+	}
+	slices.SortFunc(leaves, func(a, b leafAt) int { return a.first - b.first })
+	for up, dst := range [][]float64{f.leafOf, f.podOf} {
+		rank := make([]int32, ns)
 		for i := range rank {
 			rank[i] = -1
 		}
 		n := 0
-		for id := range dst {
-			g := t.Group(id, up)
+		for _, l := range leaves {
+			g := t.Group(l.first, up)
 			if rank[g] < 0 {
 				rank[g] = int32(n)
 				n++
 			}
-			dst[id] = float64(rank[g])
 		}
-		if n > 1 {
-			for id := range dst {
-				dst[id] /= float64(n - 1)
+		for g, r := range rank {
+			if r >= 0 {
+				dst[g] = float64(r)
+				if n > 1 {
+					dst[g] /= float64(n - 1)
+				}
 			}
 		}
 	}
-	// A class per distinct (leaf, pod) pair, numbered in node order; the
-	// leaf switch determines the pod, so the leaf's rank keys it.
-	f.class = make([]uint32, len(f.leaf))
-	classOf := make([]int64, t.NumSwitches())
-	for i := range classOf {
-		classOf[i] = -1
-	}
-	next := uint32(0)
-	for id := range f.class {
-		l := t.Group(id, 0)
-		if classOf[l] < 0 {
-			classOf[l] = int64(next)
-			next++
-		}
-		f.class[id] = uint32(classOf[l])
+	for c, l := range leaves {
+		f.classOf[l.sw] = uint32(c)
 	}
 	return f
 }
@@ -169,8 +180,8 @@ func (e encoding) encode(x []float64, tf *topoFeatures, idle, free []int, size i
 	}
 	for i := 0; i < n; i++ {
 		id := idle[free[i]]
-		x[chLeaf*q+i] = tf.leaf[id]
-		x[chPod*q+i] = tf.pod[id]
+		x[chLeaf*q+i] = tf.leaf(id)
+		x[chPod*q+i] = tf.pod(id)
 		x[chSize*q+i] = sz
 		x[chOthers*q+i] = others
 		if e.idle {
@@ -312,7 +323,7 @@ func (c *chooser) stateKey(s *heuristics.RepairStep, valid int) []byte {
 	k = binary.AppendUvarint(k, uint64(n))
 	idle := s.Window.Idle
 	for _, f := range s.Free[:n] {
-		k = binary.AppendUvarint(k, uint64(c.tf.class[idle[f]]))
+		k = binary.AppendUvarint(k, uint64(c.tf.class(idle[f])))
 	}
 	c.key = k
 	return k
