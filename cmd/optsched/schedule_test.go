@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/optsched/optsched/instances"
 	"github.com/optsched/optsched/model"
 )
 
@@ -263,5 +264,54 @@ func TestSolveCPCHWeight(t *testing.T) {
 		if code != exitUsage || !strings.Contains(out+errs, c.want) {
 			t.Errorf("%v: exit %d, want usage and %q; err %s", c.args, code, c.want, errs)
 		}
+	}
+}
+
+// TestCPDeadlinesOnLargeWindows: the time limit under test, on the windows
+// that used to overrun it — whole-node windows given to --encoding cp
+// (1.5–2.9 s at any limit, 14 s and 4.8 GB with --fallback none) and a
+// heavy-load Eurora-like window (120 jobs at 95 % load: up to 2.5 s at
+// 1 s, unknown at 10 ms). With the list schedules the answer is always a
+// schedule (truncated if need be, every job allocated or deferred); sat
+// alone on the whole-node window says why it has none; and elapsed_ms
+// stays within the limit plus a margin generous enough for any load.
+func TestCPDeadlinesOnLargeWindows(t *testing.T) {
+	dir := t.TempDir()
+	whole := filepath.Join(dir, "whole.json")
+	if code, _, errs := optsched(t, "", "gen", "--fat-tree", "32", "--idle", "4000", "--jobs", "150", "--out", whole); code != exitOK {
+		t.Fatal(errs)
+	}
+	hw, err := instances.Eurora(instances.EuroraConfig{Seed: 1, Jobs: 120, Load: 0.95})
+	if err != nil {
+		t.Fatal(err)
+	}
+	heavy := filepath.Join(dir, "heavy.json")
+	b, err := json.Marshal(hw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(heavy, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	margin := raceSlowdown * time.Second
+	for _, win := range []string{whole, heavy} {
+		for _, limit := range []time.Duration{time.Millisecond, 100 * time.Millisecond} {
+			args := []string{"solve", "--encoding", "cp", "-o", "json", "--time-limit", limit.String(), win}
+			code, out, errs := optsched(t, "", args...)
+			var d model.ScheduleDoc
+			if err := json.Unmarshal([]byte(out), &d); err != nil || code != exitOK {
+				t.Fatalf("%v: exit %d, %v, %s", args, code, err, errs)
+			}
+			if d.Status == "unknown" || len(d.Allocations)+len(d.Deferred) == 0 {
+				t.Errorf("%v: status %s, %d allocations, %d deferred", args, d.Status, len(d.Allocations), len(d.Deferred))
+			}
+			if el := time.Duration(d.ElapsedMS * float64(time.Millisecond)); el > limit+margin {
+				t.Errorf("%v: answered after %v", args, el)
+			}
+		}
+	}
+	code, _, errs := optsched(t, "", "solve", "--encoding", "cp", "--fallback", "none", "-o", "json", "--time-limit", "100ms", whole)
+	if code != exitError || !strings.Contains(errs, "cannot be built in the time left") {
+		t.Errorf("sat alone on a whole-node window: exit %d, %s", code, errs)
 	}
 }
