@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/optsched/optsched/bench"
+	"github.com/optsched/optsched/bench/limits"
+	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/instances"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/solver"
@@ -315,4 +317,30 @@ func TestLagrangeBoundMedium(t *testing.T) {
 		t.Errorf("only %d windows checked, %d with column generation: the test is too weak", checked, cg)
 	}
 	t.Logf("%d windows checked against the DP; %d proven by the Lagrangian path; column generation ran on %d", checked, proven, cg)
+}
+
+// TestMillionNodeWindowWithinLimit: the limit under test on the largest
+// windows the project generates — the 10⁶-node layout with 300,000 idle
+// nodes and 2,000 jobs (bench limits' million class), where csp's graph
+// and greedy placement, SA's start and the window's checks once took
+// 1.5 s at a 100 ms limit. The portfolio answers a checked allocation of
+// every job, within the limit plus a margin generous for any load.
+func TestMillionNodeWindowWithinLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 10⁶-node window (about 400 MB): not with -short")
+	}
+	w, err := instances.Generate(limits.Million(1, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf := solver.Portfolio{Exact: csp.Solver{}, Fallback: heuristics.DefaultAnneal()}
+	for _, limit := range []time.Duration{time.Millisecond, 100 * time.Millisecond} {
+		res := solve(t, w, pf, limit)
+		if res.Status == solver.Unknown || len(res.Allocations)+len(res.Deferred) != len(w.Jobs) {
+			t.Errorf("%v: %v, %d allocations, %d deferred of %d jobs", limit, res.Status, len(res.Allocations), len(res.Deferred), len(w.Jobs))
+		}
+		if res.Elapsed > limit+time.Second {
+			t.Errorf("%v: answered after %v", limit, res.Elapsed)
+		}
+	}
 }
