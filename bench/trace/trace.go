@@ -25,7 +25,7 @@ const maxHeader = 1 << 20
 type Job struct {
 	ID       string
 	Submit   int64  // s since trace start (≥ 0)
-	Runtime  int64  // actual run time, s (≥ 1)
+	Runtime  int64  // actual run time, s (≥ 0: an SWF run time of 0 means under 0.5 s; the job starts and ends at once)
 	Walltime int64  // requested time, s (≥ 1); SWF does not guarantee ≥ Runtime, kept as read
 	Nodes    int    // whole nodes requested (≥ 1)
 	Queue    string // SWF queue number as a string, "" when unknown
@@ -35,9 +35,15 @@ type Job struct {
 // Trace is a workload read by ReadLan, ReadSWF or Open.
 type Trace struct {
 	Jobs []Job // sorted by Submit, stable (file order among equal submits)
-	// Nodes is the cluster size in nodes when the trace says so (SWF
-	// MaxNodes, else ⌈MaxProcs / procs-per-node⌉), else 0.
+	// Nodes is the cluster size in nodes: for SWF the header's MaxNodes,
+	// else ⌈MaxProcs / procs-per-node⌉, else the largest job's nodes
+	// (NodesFrom says which); 0 for Lan traces, whose format does not say.
 	Nodes int
+	// NodesFrom says where Nodes comes from: "MaxNodes", "MaxProcs",
+	// "largest job" or "" (Lan).
+	NodesFrom string
+	// Records counts what the SWF reader did with the log's job lines.
+	Records Records
 	// Header holds the SWF header fields ("; Key: value" lines), e.g.
 	// "MaxNodes", "MaxProcs", "Computer", "Installation", "Acknowledge".
 	// A repeated key and the indented lines continuing a field are joined
@@ -46,6 +52,47 @@ type Trace struct {
 	// Skipped counts the malformed job lines skipped under Options.SkipBad.
 	Skipped int
 }
+
+// Records counts an SWF log's job lines by what the reader did with them,
+// following the SWF definition [PWA14]. Jobs, the records replayed, plus
+// every skipped kind plus Malformed is the number of job lines read.
+type Records struct {
+	// Jobs are the records kept as jobs (len(Trace.Jobs)).
+	Jobs int `json:"jobs"`
+	// ZeroRuntime of them ran for under half a second (run time 0): they
+	// start and end at once.
+	ZeroRuntime int `json:"zero_runtime"`
+	// RuntimeFromRequest of them had no run time (-1); their requested
+	// time (field 9) stands in for it.
+	RuntimeFromRequest int `json:"runtime_from_request"`
+	// Cancelled of them were cancelled (status 5) after they started and
+	// are replayed for the time they ran.
+	Cancelled int `json:"cancelled_after_start"`
+	// Failed of them failed (status 0); they are replayed as they ran.
+	Failed int `json:"failed"`
+	// RuntimeUnknown were skipped: neither the run time nor the requested
+	// time is known.
+	RuntimeUnknown int `json:"skipped_runtime_unknown"`
+	// CancelledBeforeStart were skipped: cancelled (status 5) without a
+	// run (run time -1, or 0 with no processors allocated).
+	CancelledBeforeStart int `json:"skipped_cancelled_before_start"`
+	// Partial were skipped: the records of the parts of a checkpointed or
+	// swapped job (status 2, 3, 4), which the job's own summary line
+	// (status 0, 1 or 5) carries whole.
+	Partial int `json:"skipped_partial_execution"`
+	// ProcsUnknown were skipped: neither the requested (field 8) nor the
+	// allocated (field 5) processor count is known.
+	ProcsUnknown int `json:"skipped_processors_unknown"`
+	// SubmitUnknown were skipped: no submit time (-1).
+	SubmitUnknown int `json:"skipped_submit_unknown"`
+	// Malformed lines break the format (skipped under Options.SkipBad;
+	// Trace.Skipped too).
+	Malformed int `json:"malformed"`
+}
+
+// MaxClusterNodes bounds the cluster size a trace may declare or imply:
+// the largest cluster optsched simulates.
+const MaxClusterNodes = 1 << 20
 
 // Options tune the readers. The zero value reads everything and fails on
 // the first malformed line.
@@ -59,6 +106,13 @@ type Options struct {
 	SkipBad bool
 	// MaxJobs stops reading after this many jobs, in file order (0: all).
 	MaxJobs int
+	// Strict reads SWF as before the SWF rules were applied: every job
+	// line must be a complete job that ran (run time ≥ 1, a processor
+	// count, status 0, 1 or -1); any other record is malformed.
+	Strict bool
+	// AllowEmpty accepts an input without a single job; otherwise Open
+	// and the readers return an error saying what was read.
+	AllowEmpty bool
 }
 
 func (o Options) check() error {
@@ -118,6 +172,13 @@ func (lr *lineReader) next() ([]byte, bool) {
 		case err != nil:
 			lr.err = &LineError{Format: lr.format, Line: lr.n + 1, Reason: "read: " + err.Error(), Err: err}
 		}
+		return nil, false
+	}
+	if err := lr.sc.Err(); err != nil {
+		// The input broke off inside this line (a truncated gzip stream,
+		// a read error): the line is a fragment, and the error is what
+		// is wrong.
+		lr.err = &LineError{Format: lr.format, Line: lr.n + 1, Reason: "read: " + err.Error(), Err: err}
 		return nil, false
 	}
 	lr.n++
@@ -295,6 +356,9 @@ func ReadLan(r io.Reader, opt Options) (*Trace, error) {
 	if lr.err != nil {
 		return nil, lr.err
 	}
+	if len(t.Jobs) == 0 && !opt.AllowEmpty {
+		return nil, fmt.Errorf("lan: no jobs in the input (%d lines read, %d malformed)", lr.n, t.Skipped)
+	}
 	if err := finish(t, "lan"); err != nil {
 		return nil, err
 	}
@@ -338,8 +402,8 @@ var swfFields = [18]string{
 //
 // Lines starting with ';' are the header: "; Key: value" lines go to
 // Trace.Header, indented lines continue the previous field. Every other
-// non-blank line is a job of 18 whitespace-separated fields, -1 meaning
-// unknown:
+// non-blank line is a job record of 18 whitespace-separated fields, -1
+// meaning unknown:
 //
 //	1 job number            7 used memory            13 group id
 //	2 submit time           8 requested processors   14 executable
@@ -348,18 +412,44 @@ var swfFields = [18]string{
 //	5 allocated processors  11 status                17 preceding job
 //	6 average CPU time      12 user id               18 think time
 //
-// A Job takes its ID from field 1 as written, Submit from 2, Runtime from 4,
-// processors from 8 or, when unknown (≤ 0), from 5, Walltime from 9 or,
-// when unknown, the run time, User from 12 and Queue from 15 ("" when
-// negative). Nodes = ⌈procs / ProcsPerNode⌉. Fields 2, 4, 5, 8, 9, 12 and
-// 15 must be integers; the others are not read, so the fractional values
-// some logs carry there are accepted. A line is malformed if it has not 18
-// fields, a field read is not an integer, the run time is ≤ 0, or neither
-// processor count is > 0.
+// A Job takes its ID from field 1 as written, Submit from 2, Runtime from
+// 4, processors from 8 or, when unknown (≤ 0), from 5, Walltime from 9 or,
+// when unknown, the run time (at least 1), User from 12 and Queue from 15
+// ("" when negative). Nodes = ⌈procs / ProcsPerNode⌉. Time fields (2, 4,
+// 9) may carry fractions, as the definition permits, and are rounded to
+// the second; fields 1, 3, 6, 7, 10, 13, 14, 16–18 are not read.
+//
+// The records are read as the definition says (Trace.Records counts them):
+//
+//   - run time 0 is legal ("the job ran for less than 0.5 seconds"): the
+//     job is kept and starts and ends at once;
+//   - run time -1 (unknown): the requested time stands in for it, and
+//     without one the record is skipped;
+//   - status 1 (completed), 0 (failed) and -1 (unknown, as in models) are
+//     jobs as they ran; status 5 (cancelled) is a job for the time it ran,
+//     and skipped when it never started (run time -1, or 0 with no
+//     processors allocated);
+//   - status 2, 3 and 4 mark the parts of a checkpointed or swapped job,
+//     which its summary line (status 0, 1 or 5, the same job number)
+//     carries whole: the parts are skipped;
+//   - a record with neither a requested nor an allocated processor count,
+//     or without a submit time (-1), is skipped.
+//
+// A line is malformed — an error naming it, or skipped and counted under
+// Options.SkipBad — only when it breaks the format: not 18 fields, a field
+// read that is not a number, a status outside -1…5. Options.Strict instead
+// requires every record to be a job that ran (run time ≥ 1, a processor
+// count), as this reader did before it followed the definition.
+//
+// The header's MaxNodes, else MaxProcs (by ProcsPerNode), gives the
+// cluster size; a value that is not a positive count, or a cluster of
+// more than MaxClusterNodes nodes, is an error naming its line. Without
+// either, the largest job's node count stands in (Trace.NodesFrom).
 //
 // Jobs are sorted by submit time. SWF submit times are already relative to
 // the log's start and are kept; if one is negative all are shifted to make
-// the earliest 0.
+// the earliest 0. An input without a single job is an error unless
+// Options.AllowEmpty.
 func ReadSWF(r io.Reader, opt Options) (*Trace, error) {
 	if err := opt.check(); err != nil {
 		return nil, err
@@ -369,8 +459,9 @@ func ReadSWF(r io.Reader, opt Options) (*Trace, error) {
 	var (
 		f      [18][]byte
 		procs  []int64 // per job, in file order
-		hdr    header
+		hdr    = header{lines: map[string]int{}}
 		intern = map[int64]string{} // user and queue numbers as text
+		rec    = &t.Records
 	)
 	for {
 		line, ok := lr.next()
@@ -379,7 +470,7 @@ func ReadSWF(r io.Reader, opt Options) (*Trace, error) {
 		}
 		text := bytes.TrimLeft(line, " \t\r\v\f")
 		if len(text) > 0 && text[0] == ';' {
-			if !hdr.add(t.Header, text[1:]) {
+			if !hdr.add(t.Header, text[1:], lr.n) {
 				return nil, &LineError{Format: "swf", Line: lr.n, Reason: "header longer than 1 MiB"}
 			}
 			continue
@@ -389,15 +480,44 @@ func ReadSWF(r io.Reader, opt Options) (*Trace, error) {
 		if n == 0 {
 			continue
 		}
-		job, p, reason := parseSWFJob(n, &f, intern)
+		job, p, kind, reason := parseSWFJob(n, &f, intern, opt.Strict)
 		if reason != "" {
 			if opt.SkipBad {
 				t.Skipped++
+				rec.Malformed++
 				continue
 			}
 			return nil, &LineError{Format: "swf", Line: lr.n, Reason: reason}
 		}
-		t.Jobs = appendJob(t.Jobs, job)
+		switch kind {
+		case swfPartial:
+			rec.Partial++
+			continue
+		case swfCancelledBeforeStart:
+			rec.CancelledBeforeStart++
+			continue
+		case swfRuntimeUnknown:
+			rec.RuntimeUnknown++
+			continue
+		case swfProcsUnknown:
+			rec.ProcsUnknown++
+			continue
+		case swfSubmitUnknown:
+			rec.SubmitUnknown++
+			continue
+		case swfZero:
+			rec.ZeroRuntime++
+		case swfFromRequest:
+			rec.RuntimeFromRequest++
+		}
+		switch status := job.status; {
+		case status == 5:
+			rec.Cancelled++
+		case status == 0:
+			rec.Failed++
+		}
+		rec.Jobs++
+		t.Jobs = appendJob(t.Jobs, job.Job)
 		procs = append(procs, p)
 		if opt.MaxJobs > 0 && len(t.Jobs) >= opt.MaxJobs {
 			break
@@ -408,8 +528,14 @@ func ReadSWF(r io.Reader, opt Options) (*Trace, error) {
 	}
 
 	// Header lines may follow job lines, so nodes are counted at the end.
-	maxNodes, okNodes := headerInt(t.Header, "MaxNodes")
-	maxProcs, okProcs := headerInt(t.Header, "MaxProcs")
+	maxNodes, okNodes, err := hdr.count(t.Header, "MaxNodes", MaxClusterNodes)
+	if err != nil {
+		return nil, err
+	}
+	maxProcs, okProcs, err := hdr.count(t.Header, "MaxProcs", math.MaxInt)
+	if err != nil {
+		return nil, err
+	}
 	ppn := int64(opt.ProcsPerNode)
 	if ppn == 0 {
 		ppn = 1
@@ -419,12 +545,25 @@ func ReadSWF(r io.Reader, opt Options) (*Trace, error) {
 	}
 	switch {
 	case okNodes:
-		t.Nodes = int(maxNodes)
+		t.Nodes, t.NodesFrom = int(maxNodes), "MaxNodes"
 	case okProcs:
-		t.Nodes = int(ceilDiv(maxProcs, ppn))
+		n := ceilDiv(maxProcs, ppn)
+		if n > MaxClusterNodes {
+			return nil, &LineError{Format: "swf", Line: hdr.lines["MaxProcs"], Reason: fmt.Sprintf(
+				"header MaxProcs: %d processors at %d a node are %d nodes, more than the %d optsched simulates", maxProcs, ppn, n, MaxClusterNodes)}
+		}
+		t.Nodes, t.NodesFrom = int(n), "MaxProcs"
 	}
+	largest := 0
 	for i := range t.Jobs {
 		t.Jobs[i].Nodes = int(ceilDiv(procs[i], ppn)) // ≤ procs ≤ MaxInt
+		largest = max(largest, t.Jobs[i].Nodes)
+	}
+	if t.NodesFrom == "" && largest > 0 {
+		t.Nodes, t.NodesFrom = min(largest, MaxClusterNodes), "largest job"
+	}
+	if len(t.Jobs) == 0 && !opt.AllowEmpty {
+		return nil, fmt.Errorf("swf: no jobs in the input (%s)", rec.describe(lr.n))
 	}
 	if err := finish(t, "swf"); err != nil {
 		return nil, err
@@ -432,46 +571,157 @@ func ReadSWF(r io.Reader, opt Options) (*Trace, error) {
 	return t, nil
 }
 
-// parseSWFJob parses the fields of a job line and returns the job, its
-// processor count (1 ≤ procs ≤ MaxInt), and a reason if it is malformed.
-func parseSWFJob(n int, f *[18][]byte, intern map[int64]string) (Job, int64, string) {
+// Summary lists the counts in words, the kinds that occurred only, e.g.
+// "27992 replayed (12 ran under 0.5 s), 40 cancelled before they started
+// (skipped), 0 malformed". Malformed is always listed.
+func (r Records) Summary() string {
+	var parts []string
+	add := func(n int, text string) {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, text))
+		}
+	}
+	var kept []string
+	for _, k := range []struct {
+		n    int
+		text string
+	}{
+		{r.ZeroRuntime, "ran under 0.5 s"},
+		{r.RuntimeFromRequest, "run time unknown, requested time used"},
+		{r.Failed, "failed"},
+		{r.Cancelled, "cancelled after starting"},
+	} {
+		if k.n > 0 {
+			kept = append(kept, fmt.Sprintf("%d %s", k.n, k.text))
+		}
+	}
+	jobs := fmt.Sprintf("%d replayed", r.Jobs)
+	if len(kept) > 0 {
+		jobs += " (" + strings.Join(kept, ", ") + ")"
+	}
+	parts = append(parts, jobs)
+	add(r.CancelledBeforeStart, "cancelled before they started (skipped)")
+	add(r.Partial, "partial-execution records of checkpointed jobs (skipped; their summary lines replay them)")
+	add(r.RuntimeUnknown, "with neither run time nor requested time (skipped)")
+	add(r.ProcsUnknown, "without a processor count (skipped)")
+	add(r.SubmitUnknown, "without a submit time (skipped)")
+	parts = append(parts, fmt.Sprintf("%d malformed", r.Malformed))
+	return strings.Join(parts, ", ")
+}
+
+// describe says what was read, for the error about an input without jobs.
+func (r *Records) describe(lines int) string {
+	skipped := r.RuntimeUnknown + r.CancelledBeforeStart + r.Partial + r.ProcsUnknown + r.SubmitUnknown
+	return fmt.Sprintf("%d lines read, %d job records skipped by the SWF rules, %d malformed", lines, skipped, r.Malformed)
+}
+
+// What parseSWFJob made of a record.
+type swfKind int
+
+const (
+	swfPlain swfKind = iota
+	swfZero
+	swfFromRequest
+	swfRuntimeUnknown
+	swfCancelledBeforeStart
+	swfPartial
+	swfProcsUnknown
+	swfSubmitUnknown
+)
+
+// swfJobRec is a job with the status of its record.
+type swfJobRec struct {
+	Job
+	status int64
+}
+
+// timeFields are the SWF fields read as times: fractions are allowed.
+var timeFields = [18]bool{1: true, 3: true, 8: true}
+
+// parseSWFJob parses the fields of a job line: the job, its processor
+// count (1 ≤ procs ≤ MaxInt), what kind of record it is, and a reason if
+// the line is malformed.
+func parseSWFJob(n int, f *[18][]byte, intern map[int64]string, strict bool) (swfJobRec, int64, swfKind, string) {
 	if n != 18 {
-		return Job{}, 0, fmt.Sprintf("want 18 fields, got %d", n)
+		return swfJobRec{}, 0, 0, fmt.Sprintf("want 18 fields, got %d", n)
 	}
 	var v [18]int64
-	for _, k := range [...]int{2, 4, 5, 8, 9, 12, 15} {
-		x, reason := parseInt(f[k-1])
+	for _, k := range [...]int{2, 4, 5, 8, 9, 11, 12, 15} {
+		var x int64
+		var reason string
+		if timeFields[k-1] {
+			x, reason = parseTime(f[k-1])
+		} else {
+			x, reason = parseInt(f[k-1])
+		}
 		if reason != "" {
-			return Job{}, 0, fmt.Sprintf("field %d (%s): %s", k, swfFields[k-1], reason)
+			return swfJobRec{}, 0, 0, fmt.Sprintf("field %d (%s): %s", k, swfFields[k-1], reason)
 		}
 		v[k-1] = x
 	}
-	submit, run, alloc, req, reqTime, user, queue := v[1], v[3], v[4], v[7], v[8], v[11], v[14]
-	if run <= 0 {
-		return Job{}, 0, fmt.Sprintf("field 4 (run time): %d is not positive", run)
+	submit, run, alloc, req, reqTime, status, user, queue := v[1], v[3], v[4], v[7], v[8], v[10], v[11], v[14]
+	if status < -1 || status > 5 {
+		return swfJobRec{}, 0, 0, fmt.Sprintf("field 11 (status): %d is not an SWF status (-1, 0–5)", status)
 	}
 	procs := req
 	if procs <= 0 {
 		procs = alloc
 	}
-	if procs <= 0 {
-		return Job{}, 0, fmt.Sprintf("no processor count: field 5 (allocated processors) is %d, field 8 (requested processors) is %d", alloc, req)
-	}
 	if procs > math.MaxInt {
-		return Job{}, 0, fmt.Sprintf("%d processors is out of range", procs)
+		return swfJobRec{}, 0, 0, fmt.Sprintf("%d processors is out of range", procs)
+	}
+	kind := swfPlain
+	if strict {
+		if run <= 0 {
+			return swfJobRec{}, 0, 0, fmt.Sprintf("field 4 (run time): %d is not positive", run)
+		}
+		if procs <= 0 {
+			return swfJobRec{}, 0, 0, fmt.Sprintf("no processor count: field 5 (allocated processors) is %d, field 8 (requested processors) is %d", alloc, req)
+		}
+	} else {
+		switch {
+		case status >= 2 && status <= 4:
+			return swfJobRec{}, 0, swfPartial, ""
+		case status == 5 && (run < 0 || run == 0 && alloc <= 0):
+			return swfJobRec{}, 0, swfCancelledBeforeStart, ""
+		case submit == -1:
+			return swfJobRec{}, 0, swfSubmitUnknown, ""
+		case procs <= 0:
+			return swfJobRec{}, 0, swfProcsUnknown, ""
+		case run < 0 && reqTime > 0:
+			run, kind = reqTime, swfFromRequest
+		case run < 0:
+			return swfJobRec{}, 0, swfRuntimeUnknown, ""
+		case run == 0:
+			kind = swfZero
+		}
 	}
 	wall := reqTime
 	if wall <= 0 {
-		wall = run
+		wall = max(run, 1)
 	}
-	return Job{
+	return swfJobRec{Job: Job{
 		ID:       string(f[0]),
 		Submit:   submit,
 		Runtime:  run,
 		Walltime: wall,
 		Queue:    idText(intern, queue),
 		User:     idText(intern, user),
-	}, procs, ""
+	}, status: status}, procs, kind, ""
+}
+
+// parseTime parses an SWF time field: an integer, or a decimal number the
+// definition permits for times, rounded to the nearest second.
+func parseTime(b []byte) (int64, string) {
+	x, reason := parseInt(b)
+	if reason == "" || bytes.IndexByte(b, '.') < 0 && bytes.IndexAny(b, "eE") < 0 {
+		return x, reason
+	}
+	fl, err := strconv.ParseFloat(string(b), 64)
+	if err != nil || math.IsNaN(fl) || math.IsInf(fl, 0) || math.Abs(fl) > 1<<53 {
+		return 0, fmt.Sprintf("%s is not a number of seconds", quote(b))
+	}
+	return int64(math.Round(fl)), ""
 }
 
 // idText returns a user or queue number as text, "" when negative
@@ -490,8 +740,9 @@ func idText(intern map[int64]string, x int64) string {
 
 // header parses SWF header lines.
 type header struct {
-	last string // key of the field an indented line would continue
-	size int    // bytes stored
+	last  string         // key of the field an indented line would continue
+	size  int            // bytes stored
+	lines map[string]int // the line each key was first given on
 }
 
 // add parses the text of a header line after its ';' into h. "Key: value"
@@ -499,7 +750,7 @@ type header struct {
 // adds a line to a repeated one; an indented line without a key continues
 // the last field; an empty line ends it. add reports false when the header
 // would exceed maxHeader bytes.
-func (h *header) add(hdr map[string]string, text []byte) bool {
+func (h *header) add(hdr map[string]string, text []byte, line int) bool {
 	indented := len(text) > 1 && isSpace(text[0]) && isSpace(text[1])
 	text = bytes.TrimSpace(text)
 	if len(text) == 0 {
@@ -517,6 +768,9 @@ func (h *header) add(hdr map[string]string, text []byte) bool {
 	switch {
 	case key != "":
 		h.last = key
+		if _, ok := h.lines[key]; !ok && h.lines != nil {
+			h.lines[key] = line
+		}
 	case h.last != "":
 		key = h.last
 	default:
@@ -542,18 +796,32 @@ func (h *header) add(hdr map[string]string, text []byte) bool {
 	return true
 }
 
-// headerInt returns the header field key as a positive int, reading its
-// first word.
-func headerInt(hdr map[string]string, key string) (int64, bool) {
+// count returns the header field key as a count between 1 and most,
+// reading its first word; ok is false when the field is absent or empty.
+// Any other value — zero, negative, not a number, above most — is an
+// error naming the header line.
+func (h *header) count(hdr map[string]string, key string, most int64) (n int64, ok bool, err error) {
 	words := strings.Fields(hdr[key])
 	if len(words) == 0 {
-		return 0, false
+		return 0, false, nil
 	}
-	x, err := strconv.ParseInt(words[0], 10, 64)
-	if err != nil || x < 1 || x > math.MaxInt {
-		return 0, false
+	x, perr := strconv.ParseInt(words[0], 10, 64)
+	if perr != nil || x < 1 || x > most {
+		return 0, false, &LineError{Format: "swf", Line: h.lines[key], Reason: fmt.Sprintf(
+			"header %s: %s is not a count between 1 and %d", key, strconv.Quote(words[0]), most)}
 	}
-	return x, true
+	return x, true, nil
+}
+
+// truncation says what an unexpected end of a gzip stream means.
+type truncation struct{ r io.Reader }
+
+func (t truncation) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		err = fmt.Errorf("the gzip stream is truncated (the file ends inside its compressed data): %w", err)
+	}
+	return n, err
 }
 
 // Open reads the trace in the file at path. format is "lan" or "swf"; ""
@@ -587,13 +855,17 @@ func Open(path, format string, opt Options) (*Trace, error) {
 	if err != nil && err != io.EOF {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+	gz := len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b
+	if !gz && strings.HasSuffix(strings.ToLower(path), ".gz") {
+		return nil, fmt.Errorf("%s: named .gz but not gzip-compressed (it does not start with the gzip magic bytes)", path)
+	}
+	if gz {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, fmt.Errorf("%s: gzip: %w", path, err)
 		}
 		defer zr.Close()
-		r = zr
+		r = truncation{zr}
 	}
 	t, err := read(r, opt)
 	if err != nil {

@@ -43,7 +43,12 @@ const (
 // swfJob writes an SWF job line from the fields the reader uses; the others
 // are -1.
 func swfJob(id, submit, run, alloc, req, reqTime, user, queue string) string {
-	f := []string{id, submit, "-1", run, alloc, "-1", "-1", req, reqTime, "-1", "1", user, "-1", "-1", queue, "-1", "-1", "-1"}
+	return swfRec(id, submit, run, alloc, req, reqTime, "1", user, queue)
+}
+
+// swfRec is swfJob with a status (field 11).
+func swfRec(id, submit, run, alloc, req, reqTime, status, user, queue string) string {
+	f := []string{id, submit, "-1", run, alloc, "-1", "-1", req, reqTime, "-1", status, user, "-1", "-1", queue, "-1", "-1", "-1"}
 	return strings.Join(f, " ") + "\n"
 }
 
@@ -54,6 +59,8 @@ type readCase struct {
 	want        []Job             // nil: not checked
 	wantNodes   int               // Trace.Nodes
 	wantSkipped int               // Trace.Skipped
+	wantRecords *Records          // Trace.Records, when set
+	wantFrom    string            // Trace.NodesFrom, when set
 	wantHeader  map[string]string // a subset of Trace.Header
 	wantErr     string            // the exact error, "" for success
 	wantLine    int               // LineError.Line when wantErr is a line error
@@ -91,6 +98,7 @@ var swfCases = []readCase{
 			{ID: "2", Submit: 5, Runtime: 100, Walltime: 100, Nodes: 8, User: "7"},
 			{ID: "3", Submit: 9, Runtime: 100, Walltime: 50, Nodes: 6, Queue: "0", User: "7"},
 		},
+		wantNodes: 8, wantFrom: "largest job",
 	},
 	{
 		name: "procs per node from the header",
@@ -125,9 +133,10 @@ var swfCases = []readCase{
 		wantNodes: 8,
 	},
 	{
-		name: "no header: one processor per node",
-		in:   swfJob("1", "0", "1", "5", "-1", "-1", "-1", "-1"),
-		want: []Job{{ID: "1", Runtime: 1, Walltime: 1, Nodes: 5}},
+		name:      "no header: one processor per node, the largest job sizes the cluster",
+		in:        swfJob("1", "0", "1", "5", "-1", "-1", "-1", "-1") + swfJob("2", "0", "1", "3", "-1", "-1", "-1", "-1"),
+		want:      []Job{{ID: "1", Runtime: 1, Walltime: 1, Nodes: 5}, {ID: "2", Runtime: 1, Walltime: 1, Nodes: 3}},
+		wantNodes: 5, wantFrom: "largest job",
 	},
 	{
 		name:      "header after the jobs still applies",
@@ -147,6 +156,7 @@ var swfCases = []readCase{
 			{ID: "c", Submit: 20, Runtime: 1, Walltime: 1, Nodes: 1},
 			{ID: "a", Submit: 30, Runtime: 1, Walltime: 1, Nodes: 1},
 		},
+		wantNodes: 1,
 	},
 	{
 		name: "negative submit shifts the trace to start at 0",
@@ -156,6 +166,7 @@ var swfCases = []readCase{
 			{ID: "2", Submit: 0, Runtime: 1, Walltime: 1, Nodes: 1},
 			{ID: "1", Submit: 15, Runtime: 1, Walltime: 1, Nodes: 1},
 		},
+		wantNodes: 1,
 	},
 	{
 		name: "MaxJobs keeps the first jobs of the file",
@@ -174,9 +185,115 @@ var swfCases = []readCase{
 		wantNodes: 10,
 	},
 	{
-		name: "empty input",
-		in:   "",
-		want: []Job{},
+		name:    "empty input",
+		in:      "",
+		wantErr: "swf: no jobs in the input (0 lines read, 0 job records skipped by the SWF rules, 0 malformed)",
+	},
+	{
+		name: "empty input allowed",
+		in:   "; MaxNodes: 4\n",
+		opt:  Options{AllowEmpty: true},
+		want: []Job{}, wantNodes: 4,
+	},
+	{
+		name:    "only records the rules skip",
+		in:      swfRec("1", "0", "-1", "-1", "4", "-1", "5", "-1", "-1") + swfRec("2", "0", "10", "4", "4", "60", "2", "-1", "-1"),
+		wantErr: "swf: no jobs in the input (2 lines read, 2 job records skipped by the SWF rules, 0 malformed)",
+	},
+	{
+		// The definition's records: run time 0 and -1, failed, cancelled
+		// before and after starting, the parts of a checkpointed job
+		// after its summary line, unknown processors and submit time.
+		name: "the SWF rules",
+		in: "; MaxNodes: 16\n" +
+			swfRec("1", "0", "0", "4", "4", "60", "1", "-1", "-1") + // ran < 0.5 s
+			swfRec("2", "1", "-1", "4", "4", "60", "1", "-1", "-1") + // run time unknown: requested time
+			swfRec("3", "2", "-1", "4", "4", "-1", "1", "-1", "-1") + // neither: skipped
+			swfRec("4", "3", "30", "4", "4", "60", "0", "-1", "-1") + // failed: ran 30 s
+			swfRec("5", "4", "-1", "-1", "4", "60", "5", "-1", "-1") + // cancelled before start
+			swfRec("6", "5", "0", "-1", "4", "60", "5", "-1", "-1") + // cancelled, nothing allocated
+			swfRec("7", "6", "20", "4", "4", "60", "5", "-1", "-1") + // cancelled after 20 s
+			swfRec("8", "7", "50", "4", "4", "60", "1", "-1", "-1") + // a checkpointed job's summary
+			swfRec("8", "7", "20", "4", "4", "60", "2", "-1", "-1") + // its parts
+			swfRec("8", "7", "30", "4", "4", "60", "3", "-1", "-1") +
+			swfRec("9", "8", "10", "-1", "-1", "60", "1", "-1", "-1") + // no processor count
+			swfRec("10", "-1", "10", "4", "4", "60", "1", "-1", "-1") + // no submit time
+			swfRec("11", "9", "10", "4", "4", "60", "-1", "-1", "-1"), // status unknown (a model)
+		want: []Job{
+			{ID: "1", Submit: 0, Runtime: 0, Walltime: 60, Nodes: 4},
+			{ID: "2", Submit: 1, Runtime: 60, Walltime: 60, Nodes: 4},
+			{ID: "4", Submit: 3, Runtime: 30, Walltime: 60, Nodes: 4},
+			{ID: "7", Submit: 6, Runtime: 20, Walltime: 60, Nodes: 4},
+			{ID: "8", Submit: 7, Runtime: 50, Walltime: 60, Nodes: 4},
+			{ID: "11", Submit: 9, Runtime: 10, Walltime: 60, Nodes: 4},
+		},
+		wantNodes: 16, wantFrom: "MaxNodes",
+		wantRecords: &Records{Jobs: 6, ZeroRuntime: 1, RuntimeFromRequest: 1, Cancelled: 1, Failed: 1,
+			RuntimeUnknown: 1, CancelledBeforeStart: 2, Partial: 2, ProcsUnknown: 1, SubmitUnknown: 1},
+	},
+	{
+		name:     "status outside the definition",
+		in:       swfRec("1", "0", "10", "4", "4", "60", "7", "-1", "-1"),
+		wantErr:  "swf line 1: field 11 (status): 7 is not an SWF status (-1, 0–5)",
+		wantLine: 1,
+	},
+	{
+		name:     "Strict: run time 0 is malformed",
+		in:       swfJob("1", "0", "0", "4", "4", "60", "-1", "-1"),
+		opt:      Options{Strict: true},
+		wantErr:  "swf line 1: field 4 (run time): 0 is not positive",
+		wantLine: 1,
+	},
+	{
+		name:     "Strict: run time -1 is malformed",
+		in:       swfJob("1", "0", "-1", "4", "4", "60", "-1", "-1"),
+		opt:      Options{Strict: true},
+		wantErr:  "swf line 1: field 4 (run time): -1 is not positive",
+		wantLine: 1,
+	},
+	{
+		name:     "Strict: no processor count is malformed",
+		in:       swfJob("1", "0", "10", "-1", "0", "60", "-1", "-1"),
+		opt:      Options{Strict: true},
+		wantErr:  "swf line 1: no processor count: field 5 (allocated processors) is -1, field 8 (requested processors) is 0",
+		wantLine: 1,
+	},
+	{
+		name:     "header MaxNodes 0",
+		in:       "; Version: 2.2\n; MaxNodes: 0\n" + swfJob("1", "0", "10", "4", "4", "60", "-1", "-1"),
+		wantErr:  `swf line 2: header MaxNodes: "0" is not a count between 1 and 1048576`,
+		wantLine: 2,
+	},
+	{
+		name:     "header MaxNodes negative",
+		in:       "; MaxNodes: -5\n" + swfJob("1", "0", "10", "4", "4", "60", "-1", "-1"),
+		wantErr:  `swf line 1: header MaxNodes: "-5" is not a count between 1 and 1048576`,
+		wantLine: 1,
+	},
+	{
+		name:     "header MaxNodes absurd",
+		in:       swfJob("1", "0", "10", "4", "4", "60", "-1", "-1") + "; MaxNodes: 1000000000\n",
+		wantErr:  `swf line 2: header MaxNodes: "1000000000" is not a count between 1 and 1048576`,
+		wantLine: 2,
+	},
+	{
+		name:     "header MaxProcs not a number",
+		in:       "; MaxProcs: many\n" + swfJob("1", "0", "10", "4", "4", "60", "-1", "-1"),
+		wantErr:  `swf line 1: header MaxProcs: "many" is not a count between 1 and 9223372036854775807`,
+		wantLine: 1,
+	},
+	{
+		name:     "header MaxProcs beyond the largest cluster",
+		in:       "; MaxProcs: 4000000\n" + swfJob("1", "0", "10", "4", "4", "60", "-1", "-1"),
+		opt:      Options{ProcsPerNode: 2},
+		wantErr:  "swf line 1: header MaxProcs: 4000000 processors at 2 a node are 2000000 nodes, more than the 1048576 optsched simulates",
+		wantLine: 1,
+	},
+	{
+		name:      "fractional times are rounded",
+		in:        swfJob("1", "1.5", "99.4", "4", "4", "60.6", "-1", "-1"),
+		want:      []Job{{ID: "1", Submit: 2, Runtime: 99, Walltime: 61, Nodes: 4}},
+		wantNodes: 4,
 	},
 	{
 		name:     "wrong field count",
@@ -192,33 +309,15 @@ var swfCases = []readCase{
 		wantLine: 12,
 	},
 	{
-		name:     "non-integer submit time",
-		in:       swfJob("1", "1.5", "1", "1", "-1", "-1", "-1", "-1"),
-		wantErr:  `swf line 1: field 2 (submit time): "1.5" is not an integer`,
+		name:     "non-numeric submit time",
+		in:       swfJob("1", "1.5s", "1", "1", "-1", "-1", "-1", "-1"),
+		wantErr:  `swf line 1: field 2 (submit time): "1.5s" is not a number of seconds`,
 		wantLine: 1,
 	},
 	{
 		name:     "out of range",
 		in:       swfJob("1", "0", "99999999999999999999", "1", "-1", "-1", "-1", "-1"),
 		wantErr:  `swf line 1: field 4 (run time): "99999999999999999999" is out of range`,
-		wantLine: 1,
-	},
-	{
-		name:     "zero runtime",
-		in:       swfJob("1", "0", "0", "4", "4", "60", "-1", "-1"),
-		wantErr:  "swf line 1: field 4 (run time): 0 is not positive",
-		wantLine: 1,
-	},
-	{
-		name:     "unknown runtime",
-		in:       swfJob("1", "0", "-1", "4", "4", "60", "-1", "-1"),
-		wantErr:  "swf line 1: field 4 (run time): -1 is not positive",
-		wantLine: 1,
-	},
-	{
-		name:     "no processor count",
-		in:       swfJob("1", "0", "10", "-1", "0", "60", "-1", "-1"),
-		wantErr:  "swf line 1: no processor count: field 5 (allocated processors) is -1, field 8 (requested processors) is 0",
 		wantLine: 1,
 	},
 	{
@@ -231,11 +330,13 @@ var swfCases = []readCase{
 			kth16,
 		opt: Options{SkipBad: true},
 		want: []Job{
+			{ID: "a", Submit: 0, Runtime: 0, Walltime: 60, Nodes: 4}, // run time 0 is legal
 			{ID: "15", Submit: 599850, Runtime: 3477, Walltime: 53940, Nodes: 4, User: "12"},
 			{ID: "16", Submit: 600022, Runtime: 2488, Walltime: 3600, Nodes: 25, User: "13"},
 		},
 		wantNodes:   100,
-		wantSkipped: 4,
+		wantSkipped: 2, // garbage and "x": b has no processor count, which the rules skip
+		wantRecords: &Records{Jobs: 3, ZeroRuntime: 1, ProcsUnknown: 1, Malformed: 2},
 	},
 	{
 		name:     "line longer than 1 MiB fails even with SkipBad",
@@ -312,8 +413,14 @@ var lanCases = []readCase{
 		},
 	},
 	{
-		name: "only comments",
+		name:    "only comments",
+		in:      "# nothing\n\n   \n",
+		wantErr: "lan: no jobs in the input (3 lines read, 0 malformed)",
+	},
+	{
+		name: "only comments, allowed",
 		in:   "# nothing\n\n   \n",
+		opt:  Options{AllowEmpty: true},
 		want: []Job{},
 	},
 	{
@@ -417,6 +524,12 @@ func runCases(t *testing.T, read func(in string, opt Options) (*Trace, error), c
 			if tr.Skipped != c.wantSkipped {
 				t.Errorf("Skipped = %d, want %d", tr.Skipped, c.wantSkipped)
 			}
+			if c.wantRecords != nil && tr.Records != *c.wantRecords {
+				t.Errorf("Records\n got %+v\nwant %+v", tr.Records, *c.wantRecords)
+			}
+			if c.wantFrom != "" && tr.NodesFrom != c.wantFrom {
+				t.Errorf("NodesFrom = %q, want %q", tr.NodesFrom, c.wantFrom)
+			}
 			for k, v := range c.wantHeader {
 				if got := tr.Header[k]; got != v {
 					t.Errorf("Header[%q] = %q, want %q", k, got, v)
@@ -461,7 +574,7 @@ func checkTrace(tr *Trace, opt Options) error {
 		switch {
 		case j.Nodes < 1:
 			return fmt.Errorf("job %d (%q): Nodes = %d", i, j.ID, j.Nodes)
-		case j.Runtime < 1:
+		case j.Runtime < 0:
 			return fmt.Errorf("job %d (%q): Runtime = %d", i, j.ID, j.Runtime)
 		case j.Walltime < 1:
 			return fmt.Errorf("job %d (%q): Walltime = %d", i, j.ID, j.Walltime)
@@ -514,11 +627,9 @@ func TestOpen(t *testing.T) {
 		{"swf.gz by name", "kth.swf.gz", "", swf, true, wantSWF},
 		{"swf by name", "kth.SWF", "", swf, false, wantSWF},
 		{"gzip detected in a .swf", "kth.swf", "", swf, true, wantSWF},
-		{"plain .gz with explicit format", "kth.gz", "swf", swf, false, wantSWF},
 		{"lan plain", "trace.txt", "", lan, false, wantLan},
 		{"lan gzip without .gz", "trace.txt", "", lan, true, wantLan},
 		{"lan .txt.gz", "trace.txt.gz", "lan", lan, true, wantLan},
-		{"empty lan file", "empty", "", "", false, &Trace{}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			path := writeFile(t, c.file, []byte(c.data), c.gz)
@@ -558,8 +669,40 @@ func TestOpenErrors(t *testing.T) {
 	path = writeFile(t, "cut.gz", b.Bytes()[:b.Len()/2], false)
 	_, err = Open(path, "lan", Options{})
 	var le *LineError
-	if !errors.As(err, &le) || !strings.Contains(le.Reason, "read: ") || le.Err == nil {
-		t.Errorf("truncated gzip: got %v, want a read LineError", err)
+	if !errors.As(err, &le) || !strings.Contains(le.Reason, "read: ") || le.Err == nil || !strings.Contains(err.Error(), "truncated") {
+		t.Errorf("truncated gzip: got %v, want a read LineError saying the stream is truncated", err)
+	}
+
+	// Cut inside a job line of an SWF log, the error is the truncation,
+	// not the fragment's field count.
+	b.Reset()
+	w = gzip.NewWriter(&b)
+	for i := range 3000 {
+		w.Write([]byte(swfJob(fmt.Sprint(i+1), fmt.Sprint(i*37%100003), fmt.Sprint(i*i%9973+1), fmt.Sprint(i%64+1), "-1", "-1", "-1", "-1")))
+	}
+	w.Close()
+	for _, cut := range []int{b.Len() / 3, b.Len() / 2, b.Len() - 9} {
+		path = writeFile(t, "cut.swf.gz", b.Bytes()[:cut], false)
+		_, err = Open(path, "", Options{})
+		if err == nil || !strings.Contains(err.Error(), "gzip stream is truncated") || strings.Contains(err.Error(), "fields") {
+			t.Errorf("SWF cut at %d of %d bytes: got %v", cut, b.Len(), err)
+		}
+	}
+
+	// A file named .gz must be gzip; gzip is recognised by its content.
+	path = writeFile(t, "plain.swf.gz", []byte(swfJob("1", "0", "1", "1", "-1", "-1", "-1", "-1")), false)
+	if _, err := Open(path, "", Options{}); err == nil || !strings.Contains(err.Error(), "named .gz but not gzip-compressed") {
+		t.Errorf("plain text named .gz: got %v", err)
+	}
+
+	// An input without jobs is an error that says what was read, unless
+	// allowed.
+	path = writeFile(t, "empty.swf", []byte("; MaxNodes: 8\n"), false)
+	if _, err := Open(path, "", Options{}); err == nil || !strings.Contains(err.Error(), "no jobs in the input") {
+		t.Errorf("empty log: got %v", err)
+	}
+	if tr, err := Open(path, "", Options{AllowEmpty: true}); err != nil || len(tr.Jobs) != 0 || tr.Nodes != 8 {
+		t.Errorf("empty log allowed: %v, %+v", err, tr)
 	}
 	path = writeFile(t, "magic.gz", []byte{0x1f, 0x8b, 0}, false)
 	if _, err := Open(path, "lan", Options{}); err == nil {

@@ -34,6 +34,8 @@ type simulateOptions struct {
 	layout       string
 	procsPerNode int
 	skipBad      bool
+	strict       bool
+	allowEmpty   bool
 	maxTraceJobs int
 	jsonOut      string
 	seed         uint64
@@ -51,7 +53,12 @@ func newSimulateCmd(s *streams, runF func(*simulateOptions) error) *cobra.Comman
 		Short: "Replay a workload trace under a scheduling policy and print the metrics",
 		Long: `Simulate replays a job trace on a cluster: the NSA paper's trace ("lan": id
 arrival runtime nodes per line, on the paper's 25×4×10 layout) or a Standard
-Workload Format log of the Parallel Workloads Archive ("swf", gzip accepted).
+Workload Format log of the Parallel Workloads Archive ("swf", gzip accepted),
+read by the definition's rules: run time 0 and failed or cancelled jobs are
+replayed as they ran, -1 fields take the documented fallbacks, partial-
+execution records are left to their job's summary line; the first line of
+the output counts the records by what happened to them (docs/reproducing.md).
+The cluster is the log's MaxNodes (else MaxProcs, else its largest job).
 
 Policies: window (window-based scheduling every --tau, each window solved by
 --solver or --heuristic, --max-jobs per window); per job: fcfs, easy (EASY
@@ -78,7 +85,7 @@ windows it solved optimally; the schedule itself is unchanged.`,
 		Example: `  optsched simulate --trace instances/traces/lan2023_trace_1800_40.txt.gz --policy window --tau 60s --max-jobs 5
   optsched simulate --trace instances/traces/lan2023_trace_1800_40.txt.gz --policy window --heuristic seq --gap
   optsched simulate --trace instances/traces/lan2023_trace_1800_40.txt.gz --policy easy --allocator slurm
-  optsched simulate --trace KTH-SP2-1996-2.1-cln.swf.gz --format swf --policy easy --queue-ewt 1=1h,2=6h --default-ewt 2h`,
+  optsched simulate --trace instances/traces/KTH-SP2-1996-2.1-cln.swf.gz --policy easy --queue-ewt 1=1h,2=6h --default-ewt 2h`,
 		Args: argsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
@@ -99,6 +106,8 @@ windows it solved optimally; the schedule itself is unchanged.`,
 	f.StringVar(&opts.layout, "layout", "", "cluster layout PODSxLEAVESxNODES (default: 25x4x10 for lan, derived from the log's size for swf)")
 	f.IntVar(&opts.procsPerNode, "procs-per-node", 0, "SWF: processors per node (default: from the header, else 1)")
 	f.BoolVar(&opts.skipBad, "skip-bad", false, "skip malformed trace lines (counted) instead of failing")
+	f.BoolVar(&opts.strict, "strict", false, "SWF: every job record must be a job that ran (run time ≥ 1, a processor count); others are malformed")
+	f.BoolVar(&opts.allowEmpty, "allow-empty", false, "simulate a trace without a single job instead of failing")
 	f.IntVar(&opts.maxTraceJobs, "max-trace-jobs", 0, "read only the first N jobs of the trace (0: all)")
 	f.StringVar(&opts.jsonOut, "json", "", "also write the metrics as JSON to this file")
 	f.Uint64Var(&opts.seed, "seed", 1, "random seed of randomised solvers")
@@ -184,7 +193,8 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	if opts.defaultEWT <= 0 || opts.defaultEWT%time.Second != 0 {
 		return usageError{fmt.Errorf("--default-ewt must be a positive whole number of seconds, got %v", opts.defaultEWT)}
 	}
-	tr, err := trace.Open(opts.trace, opts.format, trace.Options{ProcsPerNode: opts.procsPerNode, SkipBad: opts.skipBad, MaxJobs: opts.maxTraceJobs})
+	tr, err := trace.Open(opts.trace, opts.format, trace.Options{ProcsPerNode: opts.procsPerNode, SkipBad: opts.skipBad,
+		MaxJobs: opts.maxTraceJobs, Strict: opts.strict, AllowEmpty: opts.allowEmpty})
 	if err != nil {
 		return err
 	}
@@ -239,8 +249,13 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	}
 	sum := res.Summarise()
 	out := opts.streams.out
-	fmt.Fprintf(out, "trace %s: %d jobs (%d skipped as malformed, %d larger than the cluster dropped), %d nodes used of a %s layout\n",
-		opts.trace, len(tr.Jobs), tr.Skipped, sum.Dropped, cfg.Nodes, opts.layoutName(spec))
+	if tr.Header != nil { // SWF: the records by what happened to them
+		fmt.Fprintf(out, "trace %s: %s; %d larger than the cluster dropped\n", opts.trace, tr.Records.Summary(), sum.Dropped)
+	} else {
+		fmt.Fprintf(out, "trace %s: %d jobs (%d skipped as malformed, %d larger than the cluster dropped)\n",
+			opts.trace, len(tr.Jobs), tr.Skipped, sum.Dropped)
+	}
+	fmt.Fprintf(out, "cluster: %d nodes%s, on a %s layout\n", cfg.Nodes, nodesFrom(tr, opts.layout), opts.layoutName(spec))
 	fmt.Fprintf(out, "policy %s", opts.policy)
 	if opts.policy == "window" {
 		fmt.Fprintf(out, ", τ %v, solver %s, max-jobs %d", opts.tau, cfg.Solver.Name(), opts.maxJobs)
@@ -306,6 +321,21 @@ func ewtNote(ewt map[string]int64, def int64) string {
 	}
 	fmt.Fprintf(&b, "%v", time.Duration(def)*time.Second)
 	return b.String()
+}
+
+// nodesFrom says where the cluster size comes from.
+func nodesFrom(tr *trace.Trace, layout string) string {
+	switch {
+	case tr.Nodes == 0 && layout != "":
+		return " (--layout)"
+	case tr.Nodes == 0:
+		return " (the paper's layout)"
+	case tr.NodesFrom == "largest job":
+		return " (the log's header gives neither MaxNodes nor MaxProcs: its largest job's size stands in)"
+	case tr.NodesFrom != "":
+		return " (the log's " + tr.NodesFrom + ")"
+	}
+	return ""
 }
 
 func (opts *simulateOptions) layoutName(l model.LayoutSpec) string {

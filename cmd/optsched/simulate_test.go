@@ -126,3 +126,79 @@ func TestSimulateAllocatorAndGap(t *testing.T) {
 		}
 	}
 }
+
+// swfLine writes an SWF record from the fields the reader uses.
+func swfLine(id, submit, run, alloc, req, reqTime, status string) string {
+	return strings.Join([]string{id, submit, "-1", run, alloc, "-1", "-1", req, reqTime, "-1", status, "1", "1", "-1", "1", "-1", "-1", "-1"}, " ") + "\n"
+}
+
+// TestSimulateArchiveRecords: a log written as the archive writes them —
+// no MaxNodes or MaxProcs, run times 0 and -1, failed and cancelled jobs,
+// a checkpointed job's parts after its summary line — replays with the
+// default flags; the first line counts the records by what happened to
+// them and the second says where the cluster size comes from. --strict
+// keeps the old reading; a log without jobs is an error unless
+// --allow-empty, also 100 KB of binary with --skip-bad.
+func TestSimulateArchiveRecords(t *testing.T) {
+	dir := t.TempDir()
+	log := "; Version: 2.2\n; Computer: test\n" +
+		swfLine("1", "0", "100", "4", "4", "200", "1") +
+		swfLine("2", "5", "0", "2", "2", "60", "1") + // ran < 0.5 s
+		swfLine("3", "9", "-1", "3", "3", "120", "1") + // run time unknown
+		swfLine("4", "12", "-1", "-1", "6", "600", "5") + // cancelled before start
+		swfLine("5", "15", "40", "8", "8", "600", "5") + // cancelled after 40 s
+		swfLine("6", "20", "70", "6", "6", "600", "0") + // failed
+		swfLine("7", "25", "90", "5", "5", "600", "1") + // a checkpointed job
+		swfLine("7", "25", "50", "5", "5", "600", "2") +
+		swfLine("7", "25", "40", "5", "5", "600", "3")
+	path := filepath.Join(dir, "odd.swf")
+	if err := os.WriteFile(path, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, policy := range []string{"easy", "window"} {
+		code, out, errs := optsched(t, "", "simulate", "--trace", path, "--policy", policy, "--tau", "10s")
+		if code != exitOK {
+			t.Fatalf("%s: exit %d: %s", policy, code, errs)
+		}
+		for _, want := range []string{
+			"6 replayed (1 ran under 0.5 s, 1 run time unknown, requested time used, 1 failed, 1 cancelled after starting)",
+			"1 cancelled before they started (skipped)",
+			"2 partial-execution records",
+			"0 malformed; 0 larger than the cluster dropped",
+			"cluster: 8 nodes (the log's header gives neither MaxNodes nor MaxProcs: its largest job's size stands in)",
+			"jobs run                   6",
+		} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s: output lacks %q:\n%s", policy, want, out)
+			}
+		}
+	}
+	if code, _, errs := optsched(t, "", "simulate", "--trace", path, "--strict", "--policy", "fcfs"); code != exitError ||
+		!strings.Contains(errs, "swf line 4: field 4 (run time): 0 is not positive") {
+		t.Errorf("--strict: exit %d, %s", code, errs)
+	}
+	empty := filepath.Join(dir, "empty.swf")
+	os.WriteFile(empty, []byte("; MaxNodes: 10\n"), 0o644)
+	if code, _, errs := optsched(t, "", "simulate", "--trace", empty, "--policy", "fcfs"); code != exitError || !strings.Contains(errs, "no jobs in the input") {
+		t.Errorf("empty log: exit %d, %s", code, errs)
+	}
+	if code, out, errs := optsched(t, "", "simulate", "--trace", empty, "--policy", "fcfs", "--allow-empty"); code != exitOK || !strings.Contains(out, "0 replayed") {
+		t.Errorf("empty log, --allow-empty: exit %d, %s%s", code, out, errs)
+	}
+	bin := make([]byte, 100<<10)
+	for i := range bin {
+		bin[i] = byte(i*131 + i>>7)
+	}
+	binPath := filepath.Join(dir, "noise.swf")
+	os.WriteFile(binPath, bin, 0o644)
+	if code, _, errs := optsched(t, "", "simulate", "--trace", binPath, "--skip-bad", "--policy", "fcfs"); code != exitError ||
+		!strings.Contains(errs, "no jobs in the input") {
+		t.Errorf("binary with --skip-bad: exit %d, %s", code, errs)
+	}
+	bad := filepath.Join(dir, "bad.swf")
+	os.WriteFile(bad, []byte("; MaxNodes: 0\n"+swfLine("1", "0", "10", "1", "1", "10", "1")), 0o644)
+	if code, _, errs := optsched(t, "", "simulate", "--trace", bad, "--policy", "fcfs"); code != exitError ||
+		!strings.Contains(errs, `swf line 1: header MaxNodes: "0" is not a count`) || strings.Contains(errs, "--layout") {
+		t.Errorf("MaxNodes 0: exit %d, %s", code, errs)
+	}
+}
