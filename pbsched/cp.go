@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/optsched/optsched/catalog"
 	"github.com/optsched/optsched/encode/cp"
 	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/model"
@@ -246,10 +247,7 @@ type cpScheduleFunc func() []solver.Scheduler
 func DefaultCPSchedulers() []solver.Scheduler {
 	fifo := heuristics.PBSFifo()
 	fifo.Truncate = true
-	return []solver.Scheduler{
-		sat.Solver{Initial: []solver.Scheduler{heuristics.PBSWalltime(), heuristics.PBSFifo()}},
-		fifo,
-	}
+	return []solver.Scheduler{sat.Solver{Initial: catalog.ListSchedulers()}, fifo}
 }
 
 // CPDoc summarises the partial-node cp schedule of a cycle.

@@ -10,11 +10,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/optsched/optsched/catalog"
 	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/model/pbs"
 	"github.com/optsched/optsched/solver"
-	"github.com/optsched/optsched/solver/csp"
 )
 
 // The two paths a job can take to a start (StartDoc.Path).
@@ -143,11 +143,9 @@ func Decide(ctx context.Context, st *State, sc *Scope, opt Options) (*Plan, erro
 }
 
 // DefaultSolver is the whole-node window solver of a cycle: csp within
-// the time limit, with simulated annealing (heuristics.DefaultAnneal) in
-// the reserve — what `optsched pbs` runs by default.
-func DefaultSolver() solver.Solver {
-	return solver.Portfolio{Exact: csp.Solver{}, Fallback: heuristics.DefaultAnneal()}
-}
+// the time limit, with simulated annealing (Table I) in the reserve —
+// what `optsched pbs` runs by default (catalog.DefaultWindow).
+func DefaultSolver() solver.Solver { return catalog.DefaultWindow() }
 
 // Applied reports whether qrun ran for any start.
 func (p *Plan) Applied() bool {

@@ -6,6 +6,6 @@
 // feasibility check (model.Check) before anything is returned.
 //
 // Exact backends live in sub-packages; heuristics live in package
-// heuristics and implement the same interface. Solvers are chosen through
-// an explicit Registry, never by import side effects.
+// heuristics and implement the same interface. Solvers are built by name
+// in package catalog, never by import side effects.
 package solver

@@ -181,18 +181,3 @@ func TestGap(t *testing.T) {
 		}
 	}
 }
-
-func TestRegistry(t *testing.T) {
-	var r solver.Registry
-	r.Register("b", "scas", "second", func(solver.Config) (solver.Solver, error) { return fake{}, nil })
-	r.Register("a", "csp", "first", func(solver.Config) (solver.Solver, error) { return fake{}, nil })
-	if got := strings.Join(r.Names(), ","); got != "a,b" {
-		t.Errorf("Names = %s", got)
-	}
-	if _, err := r.New("c", solver.Config{}); err == nil || !strings.Contains(err.Error(), "known: a, b") {
-		t.Errorf("New(c) error %v", err)
-	}
-	if s, err := r.New("a", solver.Config{}); err != nil || s.Name() != "fake" || r.Help("a") != "first" || r.Encoding("a") != "csp" {
-		t.Errorf("New(a) = %v, %v", s, err)
-	}
-}

@@ -12,11 +12,11 @@ import (
 	"time"
 
 	"github.com/optsched/optsched/bench/sim"
+	"github.com/optsched/optsched/catalog"
 	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/instances"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/solver"
-	"github.com/optsched/optsched/solver/sat"
 )
 
 // Config describes a run.
@@ -141,9 +141,9 @@ func (r *PolicyResult) Quantile(q float64) time.Duration {
 func scheduler(name string, g int64) (solver.Scheduler, error) {
 	switch name {
 	case "cp":
-		return sat.Solver{Initial: []solver.Scheduler{heuristics.PBSWalltime(), heuristics.PBSFifo()}}, nil
+		return catalog.Scheduler("sat", catalog.CPOptions{})
 	case "cp-grid":
-		return sat.Solver{Initial: []solver.Scheduler{heuristics.PBSWalltime(), heuristics.PBSFifo()}, Grid: true}, nil
+		return catalog.Scheduler("sat", catalog.CPOptions{Grid: true})
 	case "pbs-fifo":
 		return heuristics.PBSFifo(), nil
 	case "pbs-walltime":

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/optsched/optsched/model"
 	"io"
 	"math"
 	"strconv"
@@ -16,8 +15,9 @@ import (
 
 	"github.com/optsched/optsched/bench"
 	"github.com/optsched/optsched/bench/lan2023"
+	"github.com/optsched/optsched/catalog"
 	"github.com/optsched/optsched/encode/scas"
-	"github.com/optsched/optsched/solver"
+	"github.com/optsched/optsched/model"
 )
 
 func newBenchCmd(s *streams) *cobra.Command {
@@ -105,18 +105,17 @@ func parseShard(v string) (i, n int, err error) {
 // SA with that many moves; or portfolio@LIMIT for the time-limited csp +
 // SA portfolio at that limit.
 func benchSolver(name string) (bench.NamedSolver, error) {
-	reg := registry()
-	cfg := solver.Config{Formulation: scas.Strong, Seed: 1}
+	cfg := catalog.Options{Formulation: scas.Strong, Seed: 1}
 	if limit, ok := strings.CutPrefix(name, "portfolio@"); ok {
 		d, err := time.ParseDuration(limit)
 		if err != nil || d <= 0 {
 			return bench.NamedSolver{}, fmt.Errorf("%q: want portfolio@DURATION such as portfolio@100ms", name)
 		}
-		exact, err := reg.New("csp", cfg)
+		pf, err := catalog.Solver("csp", cfg)
 		if err != nil {
 			return bench.NamedSolver{}, err
 		}
-		return bench.NamedSolver{Name: name, Solver: solver.Portfolio{Exact: exact, Fallback: newAnneal(cfg)}, TimeLimit: d}, nil
+		return bench.NamedSolver{Name: name, Solver: pf, TimeLimit: d}, nil
 	}
 	if steps, ok := strings.CutPrefix(name, "sa-"); ok {
 		n, err := strconv.Atoi(steps)
@@ -124,9 +123,9 @@ func benchSolver(name string) (bench.NamedSolver, error) {
 			return bench.NamedSolver{}, fmt.Errorf("%q: want sa-STEPS such as sa-1000", name)
 		}
 		cfg.SA.Steps = n
-		return bench.NamedSolver{Name: name, Solver: newAnneal(cfg)}, nil
+		return bench.NamedSolver{Name: name, Solver: catalog.Anneal(cfg)}, nil
 	}
-	s, err := reg.New(name, cfg)
+	s, err := catalog.Raw(name, cfg)
 	return bench.NamedSolver{Name: name, Solver: s}, err
 }
 

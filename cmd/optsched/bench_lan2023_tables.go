@@ -14,7 +14,6 @@ import (
 	"github.com/optsched/optsched/bench"
 	"github.com/optsched/optsched/bench/lan2023"
 	"github.com/optsched/optsched/bench/trace"
-	"github.com/optsched/optsched/heuristics/nsa"
 )
 
 // lan2023TablesDefaultTrace is the paper's trace beside the checkout.
@@ -154,7 +153,7 @@ func runBenchLan2023Table(ctx context.Context, opts *benchLan2023TableOptions) e
 		cfg.NSASteps = -1
 	default:
 		cfg.NSASteps = opts.nsaSteps
-		n, err := applyNSA(nsa.Default(), opts.nsaWeights, opts.nsaSample)
+		n, err := nsaFromFlag("--nsa-weights", opts.nsaWeights, opts.nsaSample)
 		if err != nil {
 			return err
 		}

@@ -19,9 +19,11 @@ var allowedImports = map[string][]string{
 	"solver":     {"encode", "model"},
 	"heuristics": {"model", "solver"},
 	"instances":  {"model"},
+	// The catalogue builds every back end and preset by name.
+	"catalog": {"model", "encode", "solver", "heuristics"},
 	// The PBS scheduler: a library over the libraries, used by cmd (and
 	// by nothing below it).
-	"pbsched": {"model", "encode", "solver", "heuristics"},
+	"pbsched": {"model", "encode", "solver", "heuristics", "catalog"},
 	"bench":   {"*"},
 	"cmd":     {"*"},
 }

@@ -13,13 +13,14 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/optsched/optsched/catalog"
+	"github.com/optsched/optsched/encode/scas"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/model/pbs"
 	"github.com/optsched/optsched/pbsched"
@@ -192,16 +193,7 @@ flight is killed, the others do not run).`,
 
 // wholeNodeSolvers are the solvers of the catalogue that solve the
 // whole-node window (not the cp model).
-func wholeNodeSolvers() []string {
-	reg := registry()
-	var out []string
-	for _, n := range reg.Names() {
-		if reg.Encoding(n) != "cp" {
-			out = append(out, n)
-		}
-	}
-	return out
-}
+func wholeNodeSolvers() []string { return catalog.WholeNode() }
 
 // validate checks the flags that do not need the state.
 func (o *pbsOptions) validate() error {
@@ -225,11 +217,11 @@ func (o *pbsOptions) validate() error {
 		return usageError{fmt.Errorf("--cost: %w", err)}
 	}
 	if o.newSolver == nil {
-		reg := registry()
+		e, ok := catalog.Lookup(o.solver)
 		switch {
-		case !slices.Contains(reg.Names(), o.solver):
+		case !ok:
 			return usageError{fmt.Errorf("--solver must be one of the whole-node window solvers (%s), got %q", strings.Join(wholeNodeSolvers(), ", "), o.solver)}
-		case reg.Encoding(o.solver) == "cp":
+		case e.Encoding == catalog.CP:
 			return usageError{fmt.Errorf("--solver %s schedules the time-and-resource (cp) model; the whole-node window takes %s, and the partial-node jobs go to the cp scheduler with --partial cp", o.solver, strings.Join(wholeNodeSolvers(), ", "))}
 		}
 	}
@@ -473,9 +465,10 @@ func (o *pbsOptions) cycle(ctx context.Context, apply bool) (*pbsched.Plan, *pbs
 	po := pbsched.Options{TimeLimit: o.timeLimit, MaxJobs: o.maxJobs, Cost: o.cost, NewSolver: o.newSolver, Fallbacks: o.fallbacks,
 		Partial: o.partial, NewSchedulers: o.newSchedulers, Start: start}
 	if po.NewSolver == nil {
-		so := &solveOptions{streams: o.streams, solver: o.solver, formulation: "strong", fallback: o.fallback, seed: 1,
-			sa: solver.SAParams{Tmax: 2500, Tmin: 2.5, Steps: 500, Destroy: 2, Q: 100}}
-		po.NewSolver = so.newSolver
+		name, fallback := o.solver, o.fallback
+		po.NewSolver = func() (solver.Solver, error) {
+			return catalog.Solver(name, catalog.Options{Formulation: scas.Strong, Seed: 1, Fallback: fallback})
+		}
 	}
 	p, err := pbsched.Decide(ctx, st, sc, po)
 	if err != nil {

@@ -11,13 +11,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/optsched/optsched/bench/sim"
-	"github.com/optsched/optsched/heuristics"
+	"github.com/optsched/optsched/catalog"
 	"github.com/optsched/optsched/model"
-	"github.com/optsched/optsched/solver"
-	"github.com/optsched/optsched/solver/brute"
-	"github.com/optsched/optsched/solver/clp"
-	"github.com/optsched/optsched/solver/csp"
-	"github.com/optsched/optsched/solver/lpsolve"
 )
 
 // Exit codes of optsched; a contract with scripts and scheduler hooks.
@@ -169,10 +164,9 @@ Windows are JSON files (see docs/formats.md, "Window JSON v1").`,
 // flagValues lists the values shell completion offers for a flag, by the
 // command path ("optsched pbs plan") or "*" for every command with it.
 func flagValues() map[string]map[string][]string {
-	reg := registry()
 	return map[string]map[string][]string{
-		"*": {"solver": reg.Names(), "heuristic": reg.Names(), "cost": {"lan-code", "lan-paper"},
-			"formulation": {"strong", "paper"}, "fallback": {"sa", "nsa", "none"}, "partial": {"cp", "first-fit"},
+		"*": {"solver": catalog.Names(), "heuristic": catalog.Names(), "cost": {"lan-code", "lan-paper"},
+			"formulation": {"strong", "paper"}, "fallback": catalog.Fallbacks, "partial": {"cp", "first-fit"},
 			"policy": append([]string{"window"}, sim.PolicyNames()...), "allocator": sim.AllocatorNames()},
 		"optsched solve":    {"output": {"json", "table"}, "encoding": {"csp", "scas", "cp"}},
 		"optsched gen":      {"output": {"json"}},
@@ -205,81 +199,11 @@ func registerCompletions(root *cobra.Command) {
 	walk(root)
 }
 
-// registry lists the solvers and heuristics `optsched solve` can run.
-func registry() *solver.Registry {
-	r := &solver.Registry{}
-	r.Register("csp", "csp", "exact: the constrained-shortest-path graph (DP; Lagrangian bound for large windows); pure Go",
-		func(c solver.Config) (solver.Solver, error) { return csp.Solver{Progress: c.Progress}, nil })
-	r.Register("lpsolve", "scas", "exact: the M_SCAS 0-1 program on lp_solve (cgo)",
-		func(c solver.Config) (solver.Solver, error) {
-			if !lpsolve.Available {
-				return nil, lpsolve.ErrUnavailable
-			}
-			return lpsolve.Solver{Formulation: c.Formulation, Verbose: c.Progress}, nil
-		})
-	r.Register("clp", "scas", "bound: the LP relaxation of the M_SCAS program on COIN-OR CLP, with a rounded allocation (cgo)",
-		func(c solver.Config) (solver.Solver, error) {
-			if !clp.Available {
-				return nil, clp.ErrUnavailable
-			}
-			return clp.Solver{Formulation: c.Formulation}, nil
-		})
-	r.Register("brute", "scas", "exact: enumerates every placement (tiny windows only; the tests' yardstick)",
-		func(solver.Config) (solver.Solver, error) { return brute.Solver{}, nil })
-	r.Register("sa", "dcas", "heuristic: simulated annealing on DCAS (Lan et al. Algorithm 1, Table I defaults; --sa-* flags)",
-		func(c solver.Config) (solver.Solver, error) { return newAnneal(c), nil })
-	r.Register("nsa", "dcas", "heuristic: neural simulated annealing — SA with a PPO-trained repair policy (Lan et al. §V; shipped weights, --nsa-weights, --nsa-sample)",
-		func(c solver.Config) (solver.Solver, error) { return newNSA(c), nil })
-	r.Register("seq", "scas", `heuristic: the "Seq." allocation of Lan et al., jobs in order along the idle sequence`,
-		func(solver.Config) (solver.Solver, error) { return heuristics.Seq{}, nil })
-	r.Register("slurm", "tree", "heuristic: Slurm's topology/tree best fit — the lowest switch that holds the job, then best-fit leaves",
-		func(solver.Config) (solver.Solver, error) { return heuristics.Slurm{}, nil })
-	r.Register("mishra-greedy", "tree", "heuristic: Mishra et al.'s greedy allocation — whole leaves by communication ratio",
-		func(solver.Config) (solver.Solver, error) { return heuristics.MishraGreedy{}, nil })
-	r.Register("mishra-balanced", "tree", "heuristic: Mishra et al.'s balanced allocation — power-of-two shares of leaves by communication ratio",
-		func(solver.Config) (solver.Solver, error) { return heuristics.MishraBalanced{}, nil })
-	r.Register("sat", "cp", "exact: Bridi et al.'s CP model (alternative, cumulative, noOverlap) on gini, bound tightening from the PBS list schedules (--encoding cp)",
-		func(solver.Config) (solver.Solver, error) { return notWholeNode{"sat"}, nil })
-	r.Register("bnb", "cp", "exact: a branch and bound over start-ordered schedules of the same CP model, sharing no code with sat; slower, for cross-checks (--encoding cp)",
-		func(solver.Config) (solver.Solver, error) { return notWholeNode{"bnb"}, nil })
-	r.Register("pbs-fifo", "cp", "heuristic: PBSFifo list schedule — submission order, backfilling limited to 10 (--encoding cp)",
-		func(solver.Config) (solver.Solver, error) { return notWholeNode{"pbs-fifo"}, nil })
-	r.Register("pbs-walltime", "cp", "heuristic: PBSWalltime list schedule — increasing walltime, backfilling limited to 400 (--encoding cp)",
-		func(solver.Config) (solver.Solver, error) { return notWholeNode{"pbs-walltime"}, nil })
-	r.Register("mishra-adaptive", "tree", "heuristic: Mishra et al.'s adaptive allocation — per job, the cheaper of greedy and balanced under their pattern cost",
-		func(solver.Config) (solver.Solver, error) { return heuristics.MishraAdaptive{}, nil })
-	return r
-}
-
-// newAnneal makes the SA heuristic from c, defaults for zero fields.
-func newAnneal(c solver.Config) heuristics.Anneal {
-	a := heuristics.DefaultAnneal()
-	a.Seed = c.Seed
-	if c.SA.Tmax > 0 {
-		a.Tmax = c.SA.Tmax
-	}
-	if c.SA.Tmin > 0 {
-		a.Tmin = c.SA.Tmin
-	}
-	if c.SA.Steps > 0 {
-		a.Steps = c.SA.Steps
-	}
-	if c.SA.Destroy > 0 {
-		a.Destroy = c.SA.Destroy
-	}
-	if c.SA.Q > 0 {
-		a.Q = c.SA.Q
-	}
-	a.PaperCompat = c.SA.PaperCompat
-	return a
-}
-
 // solverHelp lists the registered names with their descriptions.
 func solverHelp() string {
-	r := registry()
 	var b strings.Builder
-	for _, n := range r.Names() {
-		fmt.Fprintf(&b, "  %-16s %s\n", n, r.Help(n))
+	for _, e := range catalog.Entries() {
+		fmt.Fprintf(&b, "  %-16s %s\n", e.Name, e.Help)
 	}
 	return b.String()
 }

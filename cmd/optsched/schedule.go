@@ -9,55 +9,29 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/optsched/optsched/catalog"
 	"github.com/optsched/optsched/encode/cnf"
 	"github.com/optsched/optsched/encode/cp"
-	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/solver"
-	"github.com/optsched/optsched/solver/cpbnb"
 	"github.com/optsched/optsched/solver/sat"
 )
 
 // This file wires the time-and-resource model of Bridi et al. (optsched
 // solve --encoding cp, export --format cnf) into the command line.
 
-// cpSchedulers are the schedulers of the time-and-resource model, by the
-// name --solver or --heuristic gives.
+// cpScheduler builds the scheduler of the time-and-resource model a
+// --solver or --heuristic names (catalog.Scheduler); errors are usage
+// errors.
 func cpScheduler(name string, initial bool, progress io.Writer, chWeight float64) (solver.Scheduler, error) {
 	if chWeight != 0 && name != "sat" {
 		return nil, usageError{fmt.Errorf("--ch-weight applies to the sat solver, not %s", name)}
 	}
-	switch name {
-	case "sat":
-		s := sat.Solver{Progress: progress, CHWeight: chWeight}
-		if initial {
-			s.Initial = []solver.Scheduler{heuristics.PBSWalltime(), heuristics.PBSFifo()}
-		}
-		return s, nil
-	case "bnb":
-		s := cpbnb.Solver{Progress: progress}
-		if initial {
-			s.Initial = []solver.Scheduler{heuristics.PBSWalltime(), heuristics.PBSFifo()}
-		}
-		return s, nil
-	case "pbs-fifo":
-		// Truncating: out of time, the jobs it placed start and the
-		// others are deferred for the limit, rather than no answer.
-		return heuristics.PBSFifo().Truncated(), nil
-	case "pbs-walltime":
-		return heuristics.PBSWalltime().Truncated(), nil
+	s, err := catalog.Scheduler(name, catalog.CPOptions{Progress: progress, CHWeight: chWeight, NoFallback: !initial})
+	if err != nil {
+		return nil, usageError{err}
 	}
-	return nil, usageError{fmt.Errorf("%q does not schedule the cp encoding (use sat, bnb, pbs-fifo or pbs-walltime)", name)}
-}
-
-// notWholeNode is the registry's face of a scheduler of the cp encoding:
-// it refuses whole-node problems, which the cp encoding does not read.
-type notWholeNode struct{ name string }
-
-func (n notWholeNode) Name() string { return n.name }
-
-func (n notWholeNode) Solve(context.Context, *solver.Problem) (*solver.Result, error) {
-	return nil, fmt.Errorf("%s schedules the time-and-resource model (optsched solve --encoding cp), not whole-node windows", n.name)
+	return s, nil
 }
 
 // granularity validates --granularity and returns it in seconds.
@@ -207,7 +181,7 @@ func runExportCNF(opts *exportOptions) error {
 	if math.IsNaN(opts.bound) {
 		// Better than the best list schedule.
 		bound = math.MaxInt64
-		for _, h := range []solver.Scheduler{heuristics.PBSWalltime(), heuristics.PBSFifo()} {
+		for _, h := range catalog.ListSchedulers() {
 			sch, err := h.Schedule(context.Background(), w, solver.ScheduleOptions{Granularity: g})
 			if err != nil {
 				return err

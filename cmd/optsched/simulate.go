@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -15,6 +16,8 @@ import (
 	"github.com/optsched/optsched/bench"
 	"github.com/optsched/optsched/bench/sim"
 	"github.com/optsched/optsched/bench/trace"
+	"github.com/optsched/optsched/catalog"
+	"github.com/optsched/optsched/encode/scas"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/solver"
 	"github.com/optsched/optsched/solver/csp"
@@ -219,10 +222,7 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 		cfg.GapSolver = csp.Solver{}
 	}
 	if opts.policy == "window" {
-		so := &solveOptions{streams: opts.streams, solver: opts.solver, heuristic: opts.heuristic,
-			formulation: "strong", fallback: "sa", seed: opts.seed,
-			sa: solver.SAParams{Tmax: 2500, Tmin: 2.5, Steps: 500, Destroy: 2, Q: 100}}
-		if cfg.Solver, err = so.newSolver(); err != nil {
+		if cfg.Solver, err = windowSolver(opts.solver, opts.heuristic, catalog.Options{Formulation: scas.Strong, Seed: opts.seed, Fallback: "sa"}); err != nil {
 			return err
 		}
 	}
@@ -321,6 +321,23 @@ func ewtNote(ewt map[string]int64, def int64) string {
 	}
 	fmt.Fprintf(&b, "%v", time.Duration(def)*time.Second)
 	return b.String()
+}
+
+// windowSolver builds the window policy's solver: --heuristic alone, or
+// --solver (an exact one with SA in the reserve); errors name the flag.
+func windowSolver(name, heuristic string, o catalog.Options) (solver.Solver, error) {
+	flag, build := "--solver", catalog.Solver
+	if heuristic != "" {
+		name, flag, build = heuristic, "--heuristic", catalog.Raw
+	}
+	if e, ok := catalog.Lookup(name); ok && e.Encoding == catalog.CP {
+		return nil, usageError{fmt.Errorf("%s %s schedules the time-and-resource model; the simulator's windows are whole-node (%s)", flag, name, strings.Join(catalog.WholeNode(), ", "))}
+	}
+	s, err := build(name, o)
+	if errors.Is(err, catalog.ErrUnknown) {
+		return nil, usageError{fmt.Errorf("%s: %w", flag, err)}
+	}
+	return s, err
 }
 
 // nodesFrom says where the cluster size comes from.

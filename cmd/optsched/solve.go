@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/optsched/optsched/catalog"
 	"github.com/optsched/optsched/encode/scas"
-	"github.com/optsched/optsched/heuristics/nsa"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/solver"
 )
@@ -32,7 +32,7 @@ type solveOptions struct {
 	output      string
 	fallback    string
 	seed        uint64
-	sa          solver.SAParams
+	sa          catalog.SAParams
 	nsaWeights  string
 	nsaSample   bool
 	// granularity and solverSet serve the cp encoding (schedule.go).
@@ -103,7 +103,7 @@ Exit codes: 0 solved, 1 error, 2 usage, 3 infeasible.`,
 	f.DurationVar(&opts.timeLimit, "time-limit", 10*time.Second, "wall-time limit of the solve (Go duration: 500ms, 2s, 1m)")
 	f.IntVar(&opts.maxJobs, "max-jobs", 0, "cap on the multi-node jobs of the window; 0 = no cap (Lan et al.'s code uses 5)")
 	f.StringVar(&opts.cost, "cost", "lan-code", "CH cost model, overriding the window's: lan-code or lan-paper")
-	f.StringVar(&opts.solver, "solver", "csp", "solver to run ("+strings.Join(registry().Names(), ", ")+")")
+	f.StringVar(&opts.solver, "solver", "csp", "solver to run ("+strings.Join(catalog.Names(), ", ")+")")
 	f.StringVar(&opts.heuristic, "heuristic", "", "heuristic to run instead of a solver (seq, sa, nsa, slurm, mishra-greedy, mishra-balanced, mishra-adaptive; cp encoding: pbs-fifo, pbs-walltime)")
 	f.StringVar(&opts.encoding, "encoding", "", "formulation family: csp or scas (default: the solver's own); cp for the time-and-resource model (when and where every job starts)")
 	f.DurationVar(&opts.granularity, "granularity", 60*time.Second, "cp encoding: time grid of the starts (whole seconds)")
@@ -114,11 +114,12 @@ Exit codes: 0 solved, 1 error, 2 usage, 3 infeasible.`,
 	f.StringVar(&opts.nsaWeights, "nsa-weights", "", "NSA: weights file of the repair policy (optsched train nsa; default: the shipped weights)")
 	f.BoolVar(&opts.nsaSample, "nsa-sample", true, "NSA: draw each start from the policy (false: take the most probable start; measured worse, see the README)")
 	f.Uint64Var(&opts.seed, "seed", 1, "random seed of randomised solvers (sa)")
-	f.Float64Var(&opts.sa.Tmax, "sa-tmax", 2500, "SA: first temperature")
-	f.Float64Var(&opts.sa.Tmin, "sa-tmin", 2.5, "SA: last temperature")
-	f.IntVar(&opts.sa.Steps, "sa-steps", 500, "SA: number of moves (t_max; SA-1000 is 1000)")
-	f.IntVar(&opts.sa.Destroy, "sa-destroy", 2, "SA: most jobs a move removes (n^D)")
-	f.IntVar(&opts.sa.Q, "sa-q", 100, "SA: a reinserted job starts among the first Q positions of the idle sequence")
+	d := catalog.Anneal(catalog.Options{}) // [Lan23] Table I
+	f.Float64Var(&opts.sa.Tmax, "sa-tmax", d.Tmax, "SA: first temperature")
+	f.Float64Var(&opts.sa.Tmin, "sa-tmin", d.Tmin, "SA: last temperature")
+	f.IntVar(&opts.sa.Steps, "sa-steps", d.Steps, "SA: number of moves (t_max; SA-1000 is 1000)")
+	f.IntVar(&opts.sa.Destroy, "sa-destroy", d.Destroy, "SA: most jobs a move removes (n^D)")
+	f.IntVar(&opts.sa.Q, "sa-q", d.Q, "SA: a reinserted job starts among the first Q positions of the idle sequence")
 	f.BoolVar(&opts.sa.PaperCompat, "paper-compat", false, "SA: keep rejected moves as the published code does (a random walk remembering the best); for reproductions only")
 	f.StringVarP(&opts.output, "output", "o", "", "output format: json or table (default: table on a terminal, json otherwise)")
 	return cmd
@@ -183,7 +184,6 @@ func runSolve(ctx context.Context, opts *solveOptions) error {
 
 // newSolver resolves --solver / --heuristic, --encoding and --formulation.
 func (opts *solveOptions) newSolver() (solver.Solver, error) {
-	reg := registry()
 	name, flag := opts.solver, "--solver"
 	if opts.heuristic != "" {
 		name, flag = opts.heuristic, "--heuristic"
@@ -192,14 +192,15 @@ func (opts *solveOptions) newSolver() (solver.Solver, error) {
 	if err != nil {
 		return nil, usageError{fmt.Errorf("--formulation: %w", err)}
 	}
-	if !slices.Contains(reg.Names(), name) {
-		_, err := reg.New(name, solver.Config{})
+	e, ok := catalog.Lookup(name)
+	if !ok {
+		_, err := catalog.Raw(name, catalog.Options{})
 		return nil, usageError{fmt.Errorf("%s: %w", flag, err)}
 	}
 	switch opts.encoding {
-	case "", reg.Encoding(name):
+	case "", e.Encoding:
 	case "csp", "scas":
-		return nil, usageError{fmt.Errorf("--encoding %s: %s solves the %s encoding", opts.encoding, name, reg.Encoding(name))}
+		return nil, usageError{fmt.Errorf("--encoding %s: %s solves the %s encoding", opts.encoding, name, e.Encoding)}
 	default:
 		return nil, usageError{fmt.Errorf("--encoding must be csp or scas (or cp, the time-and-resource model), got %q", opts.encoding)}
 	}
@@ -209,32 +210,22 @@ func (opts *solveOptions) newSolver() (solver.Solver, error) {
 	if opts.sa.Steps < 1 || opts.sa.Destroy < 1 || opts.sa.Q < 1 {
 		return nil, usageError{fmt.Errorf("--sa-steps, --sa-destroy and --sa-q must be at least 1")}
 	}
-	cfg := solver.Config{Formulation: form, Seed: opts.seed, SA: opts.sa}
+	if !slices.Contains(catalog.Fallbacks, opts.fallback) {
+		return nil, usageError{fmt.Errorf("--fallback must be sa, nsa or none, got %q", opts.fallback)}
+	}
+	o := catalog.Options{Formulation: form, Seed: opts.seed, SA: opts.sa, Fallback: opts.fallback, NSASample: opts.nsaSample}
 	if opts.verbose {
-		cfg.Progress = opts.streams.err
+		o.Progress = opts.streams.err
 	}
-	s, err := reg.New(name, cfg)
-	if n, ok := s.(nsa.NSA); ok && err == nil {
-		s, err = applyNSA(n, opts.nsaWeights, opts.nsaSample)
-	}
-	if err != nil || opts.heuristic != "" {
-		return s, err
-	}
-	// An exact solver runs in the time-limited portfolio: it gets the
-	// budget minus a reserve, and the fallback the rest.
-	switch opts.fallback {
-	case "none":
-		return solver.Portfolio{Exact: s}, nil
-	case "sa":
-		return solver.Portfolio{Exact: s, Fallback: newAnneal(cfg)}, nil
-	case "nsa":
-		fb, err := applyNSA(newNSA(cfg), opts.nsaWeights, opts.nsaSample)
-		if err != nil {
+	if name == "nsa" || opts.fallback == "nsa" && opts.heuristic == "" {
+		if o.NSAPolicy, err = loadPolicy("--nsa-weights", opts.nsaWeights); err != nil {
 			return nil, err
 		}
-		return solver.Portfolio{Exact: s, Fallback: fb}, nil
 	}
-	return nil, usageError{fmt.Errorf("--fallback must be sa, nsa or none, got %q", opts.fallback)}
+	if opts.heuristic != "" {
+		return catalog.Raw(name, o)
+	}
+	return catalog.Solver(name, o)
 }
 
 // isCP reports whether the solve is of the time-and-resource model:
@@ -243,12 +234,12 @@ func (opts *solveOptions) isCP() bool {
 	if opts.encoding == "cp" {
 		return true
 	}
-	reg := registry()
 	name := opts.heuristic
 	if name == "" && opts.solverSet {
 		name = opts.solver
 	}
-	return name != "" && slices.Contains(reg.Names(), name) && reg.Encoding(name) == "cp" && opts.encoding == ""
+	e, ok := catalog.Lookup(name)
+	return ok && e.Encoding == catalog.CP && opts.encoding == ""
 }
 
 // printResultTable writes a result for people.

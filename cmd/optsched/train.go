@@ -119,7 +119,7 @@ func runTrainNSA(ctx context.Context, opts *trainNSAOptions) error {
 	}
 	cfg := nsa.DefaultTrainConfig()
 	if opts.evaluate != "" {
-		n, err := applyNSAFlag(nsa.Default(), "--evaluate", opts.evaluate, false)
+		n, err := nsaFromFlag("--evaluate", opts.evaluate, false)
 		if err != nil {
 			return err
 		}

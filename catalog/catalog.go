@@ -1,0 +1,326 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/optsched/optsched/encode/scas"
+	"github.com/optsched/optsched/heuristics"
+	"github.com/optsched/optsched/heuristics/nsa"
+	"github.com/optsched/optsched/solver"
+	"github.com/optsched/optsched/solver/brute"
+	"github.com/optsched/optsched/solver/clp"
+	"github.com/optsched/optsched/solver/cpbnb"
+	"github.com/optsched/optsched/solver/csp"
+	"github.com/optsched/optsched/solver/lpsolve"
+	"github.com/optsched/optsched/solver/sat"
+)
+
+// Encodings of the catalogue's entries.
+const (
+	// CSP, SCAS and Tree solve the whole-node window (model.Window without
+	// units): the CSP graph, the M_SCAS 0-1 program or the switch tree.
+	CSP  = "csp"
+	SCAS = "scas"
+	Tree = "tree"
+	// DCAS is the dynamic strategy SA and NSA search.
+	DCAS = "dcas"
+	// CP is the time-and-resource model (solve --encoding cp).
+	CP = "cp"
+)
+
+// An Entry describes one name of the catalogue.
+type Entry struct {
+	Name string
+	// Encoding is the formulation the entry solves (the constants above).
+	Encoding string
+	// Exact reports a solver that proves optimality (or a bound): it runs
+	// in a portfolio with a fallback (Solver, Scheduler).
+	Exact bool
+	// Help is a one-line description.
+	Help string
+}
+
+var entries = []Entry{
+	{"csp", CSP, true, "exact: the constrained-shortest-path graph (DP; Lagrangian bound for large windows); pure Go"},
+	{"lpsolve", SCAS, true, "exact: the M_SCAS 0-1 program on lp_solve (cgo)"},
+	{"clp", SCAS, true, "bound: the LP relaxation of the M_SCAS program on COIN-OR CLP, with a rounded allocation (cgo)"},
+	{"brute", SCAS, true, "exact: enumerates every placement (tiny windows only; the tests' yardstick)"},
+	{"sa", DCAS, false, "heuristic: simulated annealing on DCAS (Lan et al. Algorithm 1, Table I defaults; --sa-* flags)"},
+	{"nsa", DCAS, false, "heuristic: neural simulated annealing — SA with a PPO-trained repair policy (Lan et al. §V; shipped weights, --nsa-weights, --nsa-sample)"},
+	{"seq", SCAS, false, `heuristic: the "Seq." allocation of Lan et al., jobs in order along the idle sequence`},
+	{"slurm", Tree, false, "heuristic: Slurm's topology/tree best fit — the lowest switch that holds the job, then best-fit leaves"},
+	{"mishra-greedy", Tree, false, "heuristic: Mishra et al.'s greedy allocation — whole leaves by communication ratio"},
+	{"mishra-balanced", Tree, false, "heuristic: Mishra et al.'s balanced allocation — power-of-two shares of leaves by communication ratio"},
+	{"mishra-adaptive", Tree, false, "heuristic: Mishra et al.'s adaptive allocation — per job, the cheaper of greedy and balanced under their pattern cost"},
+	{"sat", CP, true, "exact: Bridi et al.'s CP model (alternative, cumulative, noOverlap) on gini, bound tightening from the PBS list schedules (--encoding cp)"},
+	{"bnb", CP, true, "exact: a branch and bound over start-ordered schedules of the same CP model, sharing no code with sat; slower, for cross-checks (--encoding cp)"},
+	{"pbs-fifo", CP, false, "heuristic: PBSFifo list schedule — submission order, backfilling limited to 10 (--encoding cp)"},
+	{"pbs-walltime", CP, false, "heuristic: PBSWalltime list schedule — increasing walltime, backfilling limited to 400 (--encoding cp)"},
+}
+
+// ErrUnknown is wrapped by the errors about a name the catalogue does not
+// know, or one of the wrong model (a CP scheduler asked for a whole-node
+// window, or the reverse).
+var ErrUnknown = errors.New("not in the catalogue")
+
+// Entries returns every entry, sorted by name.
+func Entries() []Entry {
+	out := slices.Clone(entries)
+	slices.SortFunc(out, func(a, b Entry) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// Names returns every name, sorted.
+func Names() []string {
+	var out []string
+	for _, e := range Entries() {
+		out = append(out, e.Name)
+	}
+	return out
+}
+
+// WholeNode returns the names that solve the whole-node window, sorted.
+func WholeNode() []string {
+	var out []string
+	for _, e := range Entries() {
+		if e.Encoding != CP {
+			out = append(out, e.Name)
+		}
+	}
+	return out
+}
+
+// Lookup returns the entry called name.
+func Lookup(name string) (Entry, bool) {
+	for _, e := range entries {
+		if e.Name == name {
+			return e, true
+		}
+	}
+	return Entry{}, false
+}
+
+func unknown(name string) error {
+	return fmt.Errorf("unknown solver %q (known: %s): %w", name, strings.Join(Names(), ", "), ErrUnknown)
+}
+
+// SAParams are the parameters of simulated annealing (heuristics.Anneal);
+// a zero field takes the value of [Lan23] Table I
+// (heuristics.DefaultAnneal).
+type SAParams struct {
+	Tmax, Tmin        float64
+	Steps, Destroy, Q int
+	// PaperCompat keeps rejected moves as the published code does.
+	PaperCompat bool
+}
+
+// Options are the settings a whole-node solver may use.
+type Options struct {
+	// Formulation selects the M_SCAS program for lpsolve and clp.
+	Formulation scas.Formulation
+	// Progress, when set, receives incumbents and bounds as they improve.
+	Progress io.Writer
+	// Seed seeds SA and NSA.
+	Seed uint64
+	// SA holds SA's parameters, also NSA's and the fallback's.
+	SA SAParams
+	// NSAPolicy is NSA's repair policy; nil for the shipped weights.
+	NSAPolicy *nsa.Policy
+	// NSASample samples NSA's repair starts instead of taking the most
+	// likely one.
+	NSASample bool
+	// Fallback is what runs beside an exact solver in its portfolio:
+	// "sa" (also for ""), "nsa" or "none".
+	Fallback string
+}
+
+// Fallbacks are the values of Options.Fallback.
+var Fallbacks = []string{"sa", "nsa", "none"}
+
+// Anneal returns SA with o's parameters, Table I's for zero fields.
+func Anneal(o Options) heuristics.Anneal {
+	a := heuristics.DefaultAnneal()
+	a.Seed = o.Seed
+	if o.SA.Tmax > 0 {
+		a.Tmax = o.SA.Tmax
+	}
+	if o.SA.Tmin > 0 {
+		a.Tmin = o.SA.Tmin
+	}
+	if o.SA.Steps > 0 {
+		a.Steps = o.SA.Steps
+	}
+	if o.SA.Destroy > 0 {
+		a.Destroy = o.SA.Destroy
+	}
+	if o.SA.Q > 0 {
+		a.Q = o.SA.Q
+	}
+	a.PaperCompat = o.SA.PaperCompat
+	return a
+}
+
+// NSA returns NSA: SA with o's parameters whose repair is o.NSAPolicy, or
+// the shipped policy (an error when the shipped weights cannot be read).
+func NSA(o Options) (nsa.NSA, error) {
+	n := nsa.Default()
+	n.Anneal = Anneal(o)
+	n.Sample = o.NSASample
+	if o.NSAPolicy != nil {
+		n.Policy = o.NSAPolicy
+		return n, nil
+	}
+	if _, err := nsa.Shipped(); err != nil {
+		return n, fmt.Errorf("the shipped NSA weights: %w", err)
+	}
+	return n, nil
+}
+
+// Raw returns the back end called name alone, not wrapped in a
+// portfolio. A name of the time-and-resource model gives a solver that
+// refuses whole-node windows with an error saying so.
+func Raw(name string, o Options) (solver.Solver, error) {
+	e, ok := Lookup(name)
+	if !ok {
+		return nil, unknown(name)
+	}
+	switch name {
+	case "csp":
+		return csp.Solver{Progress: o.Progress}, nil
+	case "lpsolve":
+		if !lpsolve.Available {
+			return nil, lpsolve.ErrUnavailable
+		}
+		return lpsolve.Solver{Formulation: o.Formulation, Verbose: o.Progress}, nil
+	case "clp":
+		if !clp.Available {
+			return nil, clp.ErrUnavailable
+		}
+		return clp.Solver{Formulation: o.Formulation}, nil
+	case "brute":
+		return brute.Solver{}, nil
+	case "sa":
+		return Anneal(o), nil
+	case "nsa":
+		return NSA(o)
+	case "seq":
+		return heuristics.Seq{}, nil
+	case "slurm":
+		return heuristics.Slurm{}, nil
+	case "mishra-greedy":
+		return heuristics.MishraGreedy{}, nil
+	case "mishra-balanced":
+		return heuristics.MishraBalanced{}, nil
+	case "mishra-adaptive":
+		return heuristics.MishraAdaptive{}, nil
+	}
+	if e.Encoding == CP {
+		return notWholeNode{name}, nil
+	}
+	panic("catalog: no constructor for " + name) // an entry without a case: a programmer error
+}
+
+// Solver returns the whole-node solver called name ready for a time
+// limit: an exact one in a solver.Portfolio with o.Fallback beside it, a
+// heuristic alone.
+func Solver(name string, o Options) (solver.Solver, error) {
+	e, ok := Lookup(name)
+	switch {
+	case !ok:
+		return nil, unknown(name)
+	case e.Encoding == CP:
+		return nil, fmt.Errorf("%s schedules the time-and-resource model (--encoding cp), not whole-node windows: %w", name, ErrUnknown)
+	}
+	s, err := Raw(name, o)
+	if err != nil || !e.Exact {
+		return s, err
+	}
+	return WithFallback(s, o)
+}
+
+// WithFallback wraps the exact solver s in a portfolio with o.Fallback.
+func WithFallback(s solver.Solver, o Options) (solver.Solver, error) {
+	switch o.Fallback {
+	case "none":
+		return solver.Portfolio{Exact: s}, nil
+	case "", "sa":
+		return solver.Portfolio{Exact: s, Fallback: Anneal(o)}, nil
+	case "nsa":
+		fb, err := NSA(o)
+		if err != nil {
+			return nil, err
+		}
+		return solver.Portfolio{Exact: s, Fallback: fb}, nil
+	}
+	return nil, fmt.Errorf("fallback must be %s, got %q: %w", strings.Join(Fallbacks, ", "), o.Fallback, ErrUnknown)
+}
+
+// DefaultWindow returns the default whole-node window solver: csp with SA
+// (Table I, seed 1) in the reserve.
+func DefaultWindow() solver.Solver {
+	return solver.Portfolio{Exact: csp.Solver{}, Fallback: Anneal(Options{Seed: 1})}
+}
+
+// ListSchedulers returns the list schedules that seed the exact CP
+// schedulers' first incumbent and answer when they cannot: PBSWalltime,
+// then PBSFifo (Bridi et al.'s two PBS baselines).
+func ListSchedulers() []solver.Scheduler {
+	return []solver.Scheduler{heuristics.PBSWalltime(), heuristics.PBSFifo()}
+}
+
+// CPOptions are the settings of a scheduler of the time-and-resource
+// model.
+type CPOptions struct {
+	// Progress, when set, receives incumbents and bounds.
+	Progress io.Writer
+	// CHWeight adds the CH cost to sat's objective at this weight.
+	CHWeight float64
+	// NoFallback runs an exact scheduler without the list schedules (no
+	// first incumbent, nothing when it finds nothing).
+	NoFallback bool
+	// Grid keeps sat on the full time grid (no compressed domain).
+	Grid bool
+}
+
+// Scheduler returns the scheduler of the time-and-resource model called
+// name: sat or bnb seeded and backed up by ListSchedulers (unless
+// NoFallback), or a list schedule alone, which answers the jobs it placed
+// when its time runs out (truncated, the rest deferred for the limit).
+func Scheduler(name string, o CPOptions) (solver.Scheduler, error) {
+	if o.CHWeight != 0 && name != "sat" {
+		return nil, fmt.Errorf("the CH weight applies to the sat solver, not %s: %w", name, ErrUnknown)
+	}
+	var initial []solver.Scheduler
+	if !o.NoFallback {
+		initial = ListSchedulers()
+	}
+	switch name {
+	case "sat":
+		return sat.Solver{Progress: o.Progress, CHWeight: o.CHWeight, Initial: initial, Grid: o.Grid}, nil
+	case "bnb":
+		return cpbnb.Solver{Progress: o.Progress, Initial: initial}, nil
+	case "pbs-fifo":
+		return heuristics.PBSFifo().Truncated(), nil
+	case "pbs-walltime":
+		return heuristics.PBSWalltime().Truncated(), nil
+	}
+	if _, ok := Lookup(name); ok {
+		return nil, fmt.Errorf("%q does not schedule the cp encoding (use sat, bnb, pbs-fifo or pbs-walltime): %w", name, ErrUnknown)
+	}
+	return nil, unknown(name)
+}
+
+// notWholeNode is the whole-node face of a scheduler of the cp encoding:
+// it refuses whole-node problems, which the cp encoding does not read.
+type notWholeNode struct{ name string }
+
+func (n notWholeNode) Name() string { return n.name }
+
+func (n notWholeNode) Solve(_ context.Context, _ *solver.Problem) (*solver.Result, error) {
+	return nil, fmt.Errorf("%s schedules the time-and-resource model (optsched solve --encoding cp), not whole-node windows", n.name)
+}
