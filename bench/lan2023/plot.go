@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/optsched/optsched/bench"
+	"github.com/optsched/optsched/bench/report"
 )
 
 // PlotFig6 draws Fig. 6 of [Lan23] from r as the paper does — box plots
@@ -14,8 +14,8 @@ import (
 // files cover the series. It writes fig6-cost and fig6-wait, each as PNG
 // and SVG, in dir and returns the files written.
 func PlotFig6(r *Report, dir string) ([]string, error) {
-	cost := bench.BoxFigure{Title: "Fig. 6 (Lan et al.): mean CH cost per epoch", YLabel: "mean CH cost (lan-code)"}
-	wait := bench.BoxFigure{Title: "Fig. 6 (Lan et al.): mean wait per epoch", YLabel: "mean wait (s)"}
+	cost := report.BoxFigure{Title: "Fig. 6 (Lan et al.): mean CH cost per epoch", YLabel: "mean CH cost (lan-code)"}
+	wait := report.BoxFigure{Title: "Fig. 6 (Lan et al.): mean wait per epoch", YLabel: "mean wait (s)"}
 	for _, s := range r.series() {
 		var c, w, pc, pw []float64
 		for _, f := range s.figs {
@@ -26,16 +26,16 @@ func PlotFig6(r *Report, dir string) ([]string, error) {
 				pw = append(pw, float64(p.Wait))
 			}
 		}
-		cost.Boxes = append(cost.Boxes, bench.Box{Label: s.name, Values: c})
-		wait.Boxes = append(wait.Boxes, bench.Box{Label: s.name, Values: w})
+		cost.Boxes = append(cost.Boxes, report.Box{Label: s.name, Values: c})
+		wait.Boxes = append(wait.Boxes, report.Box{Label: s.name, Values: w})
 		if len(pc) == len(s.figs) { // the whole series is published
-			cost.Boxes = append(cost.Boxes, bench.Box{Label: s.name + " paper", Values: pc})
-			wait.Boxes = append(wait.Boxes, bench.Box{Label: s.name + " paper", Values: pw})
+			cost.Boxes = append(cost.Boxes, report.Box{Label: s.name + " paper", Values: pc})
+			wait.Boxes = append(wait.Boxes, report.Box{Label: s.name + " paper", Values: pw})
 		}
 	}
 	var files []string
 	for _, f := range []struct {
-		fig  bench.BoxFigure
+		fig  report.BoxFigure
 		name string
 	}{{cost, "fig6-cost"}, {wait, "fig6-wait"}} {
 		fs, err := f.fig.Save(filepath.Join(dir, f.name))
@@ -54,8 +54,8 @@ func PlotFig6(r *Report, dir string) ([]string, error) {
 // markdown tables print them beside ours. It writes table3-cost and
 // table4-time, each as PNG and SVG, in dir and returns the files written.
 func PlotTables(r *TableResult, dir string) ([]string, error) {
-	cost := bench.BoxFigure{Title: "Table III (Lan et al.): cost per epoch", YLabel: "Σ window CH cost / periods"}
-	tm := bench.BoxFigure{Title: "Table IV (Lan et al.): mean time per window, per epoch", YLabel: "ms per window (log scale)", Log: true}
+	cost := report.BoxFigure{Title: "Table III (Lan et al.): cost per epoch", YLabel: "Σ window CH cost / periods"}
+	tm := report.BoxFigure{Title: "Table IV (Lan et al.): mean time per window, per epoch", YLabel: "ms per window (log scale)", Log: true}
 	for m, meth := range r.Methods {
 		if !meth.Built {
 			continue
@@ -68,12 +68,12 @@ func PlotTables(r *TableResult, dir string) ([]string, error) {
 			c = append(c, ep.Rows[m].Cost)
 			t = append(t, ep.Rows[m].MeanTimeMS)
 		}
-		cost.Boxes = append(cost.Boxes, bench.Box{Label: meth.Name, Values: c})
-		tm.Boxes = append(tm.Boxes, bench.Box{Label: meth.Name, Values: t})
+		cost.Boxes = append(cost.Boxes, report.Box{Label: meth.Name, Values: c})
+		tm.Boxes = append(tm.Boxes, report.Box{Label: meth.Name, Values: t})
 	}
 	var files []string
 	for _, f := range []struct {
-		fig  bench.BoxFigure
+		fig  report.BoxFigure
 		name string
 	}{{cost, "table3-cost"}, {tm, "table4-time"}} {
 		fs, err := f.fig.Save(filepath.Join(dir, f.name))

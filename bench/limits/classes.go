@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/optsched/optsched/bench"
+	"github.com/optsched/optsched/bench/gaps"
 	"github.com/optsched/optsched/instances"
 	"github.com/optsched/optsched/model"
 )
@@ -42,7 +42,7 @@ type Class struct {
 
 // scasClass adapts a class of bench scas (whole-node windows, with its
 // cap on the multi-node jobs).
-func scasClass(c bench.Class, describe string) Class {
+func scasClass(c gaps.Class, describe string) Class {
 	var args []string
 	if c.MaxJobs > 0 {
 		args = []string{"--max-jobs", fmt.Sprint(c.MaxJobs)}
@@ -80,9 +80,9 @@ const (
 // the floor of the other classes' measurements.
 func Classes() []Class {
 	return []Class{
-		scasClass(bench.PaperClass(), "the NSA paper's 1000-node 25×4×10 layout, 50–1000 idle nodes, 8 jobs of 2–40 nodes, solved with --max-jobs 5"),
-		scasClass(bench.LargeClass(), "8,192-node k=32 fat-trees, 1,000–5,000 idle nodes, 50–200 jobs of 1–40 nodes"),
-		scasClass(bench.LargeLayoutClass(), "the same on the 10,000-node 25×40×10 layout"),
+		scasClass(gaps.PaperClass(), "the NSA paper's 1000-node 25×4×10 layout, 50–1000 idle nodes, 8 jobs of 2–40 nodes, solved with --max-jobs 5"),
+		scasClass(gaps.LargeClass(), "8,192-node k=32 fat-trees, 1,000–5,000 idle nodes, 50–200 jobs of 1–40 nodes"),
+		scasClass(gaps.LargeLayoutClass(), "the same on the 10,000-node 25×40×10 layout"),
 		{Name: "eurora", Family: CP, Args: []string{"--encoding", "cp"}, Bounded: true,
 			Describe: "the 65-node Eurora-like cluster at 85 % load, 30 waiting jobs (--encoding cp)",
 			Make: func(seed uint64, k int) (*model.Window, error) {
@@ -95,7 +95,7 @@ func Classes() []Class {
 			}},
 		{Name: "whole-cp", Family: CP, Args: []string{"--encoding", "cp"}, Bounded: true,
 			Describe: "the large class's whole-node windows given to --encoding cp",
-			Make:     bench.LargeClass().Make},
+			Make:     gaps.LargeClass().Make},
 		{Name: "million", Family: WholeNode, Describe: "the 10⁶-node 100×100×100 layout, 300,000 idle nodes, 2,000 jobs (outside the 1 GiB promise; its peak is reported)",
 			Make: func(seed uint64, k int) (*model.Window, error) { return instances.Generate(Million(seed, k)) }},
 	}

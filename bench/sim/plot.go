@@ -3,7 +3,7 @@ package sim
 import (
 	"path/filepath"
 
-	"github.com/optsched/optsched/bench"
+	"github.com/optsched/optsched/bench/report"
 )
 
 // Plot draws r's distributions as box plots, labelled label (the policy
@@ -30,12 +30,12 @@ func (r *Result) Plot(dir, label string) ([]string, error) {
 	}
 	figs := []struct {
 		name string
-		fig  bench.BoxFigure
+		fig  report.BoxFigure
 	}{
-		{"sim-wait", bench.BoxFigure{Title: "wait per job", YLabel: "wait (h)", Boxes: []bench.Box{{Label: label, Values: wait}}}},
-		{"sim-cost", bench.BoxFigure{Title: "CH cost per multi-node job", YLabel: "CH cost", Boxes: []bench.Box{{Label: label, Values: cost}}}},
-		{"sim-latency", bench.BoxFigure{Title: "window solve latency", YLabel: "ms (log scale)", Log: true, Boxes: []bench.Box{{Label: label, Values: lat}}}},
-		{"sim-gap", bench.BoxFigure{Title: "gap to " + r.GapSolver + " per window", YLabel: "gap (%)", Boxes: []bench.Box{{Label: label, Values: gap}}}},
+		{"sim-wait", report.BoxFigure{Title: "wait per job", YLabel: "wait (h)", Boxes: []report.Box{{Label: label, Values: wait}}}},
+		{"sim-cost", report.BoxFigure{Title: "CH cost per multi-node job", YLabel: "CH cost", Boxes: []report.Box{{Label: label, Values: cost}}}},
+		{"sim-latency", report.BoxFigure{Title: "window solve latency", YLabel: "ms (log scale)", Log: true, Boxes: []report.Box{{Label: label, Values: lat}}}},
+		{"sim-gap", report.BoxFigure{Title: "gap to " + r.GapSolver + " per window", YLabel: "gap (%)", Boxes: []report.Box{{Label: label, Values: gap}}}},
 	}
 	var files []string
 	for _, f := range figs {

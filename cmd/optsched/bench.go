@@ -13,8 +13,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/optsched/optsched/bench"
+	"github.com/optsched/optsched/bench/gaps"
 	"github.com/optsched/optsched/bench/lan2023"
+	"github.com/optsched/optsched/bench/report"
 	"github.com/optsched/optsched/catalog"
 	"github.com/optsched/optsched/encode/scas"
 	"github.com/optsched/optsched/model"
@@ -104,29 +105,29 @@ func parseShard(v string) (i, n int, err error) {
 // benchSolver resolves a --solvers entry: a registered name; sa-STEPS for
 // SA with that many moves; or portfolio@LIMIT for the time-limited csp +
 // SA portfolio at that limit.
-func benchSolver(name string) (bench.NamedSolver, error) {
+func benchSolver(name string) (gaps.NamedSolver, error) {
 	cfg := catalog.Options{Formulation: scas.Strong, Seed: 1}
 	if limit, ok := strings.CutPrefix(name, "portfolio@"); ok {
 		d, err := time.ParseDuration(limit)
 		if err != nil || d <= 0 {
-			return bench.NamedSolver{}, fmt.Errorf("%q: want portfolio@DURATION such as portfolio@100ms", name)
+			return gaps.NamedSolver{}, fmt.Errorf("%q: want portfolio@DURATION such as portfolio@100ms", name)
 		}
 		pf, err := catalog.Solver("csp", cfg)
 		if err != nil {
-			return bench.NamedSolver{}, err
+			return gaps.NamedSolver{}, err
 		}
-		return bench.NamedSolver{Name: name, Solver: pf, TimeLimit: d}, nil
+		return gaps.NamedSolver{Name: name, Solver: pf, TimeLimit: d}, nil
 	}
 	if steps, ok := strings.CutPrefix(name, "sa-"); ok {
 		n, err := strconv.Atoi(steps)
 		if err != nil || n < 1 {
-			return bench.NamedSolver{}, fmt.Errorf("%q: want sa-STEPS such as sa-1000", name)
+			return gaps.NamedSolver{}, fmt.Errorf("%q: want sa-STEPS such as sa-1000", name)
 		}
 		cfg.SA.Steps = n
-		return bench.NamedSolver{Name: name, Solver: catalog.Anneal(cfg)}, nil
+		return gaps.NamedSolver{Name: name, Solver: catalog.Anneal(cfg)}, nil
 	}
 	s, err := catalog.Raw(name, cfg)
-	return bench.NamedSolver{Name: name, Solver: s}, err
+	return gaps.NamedSolver{Name: name, Solver: s}, err
 }
 
 func runBenchSCAS(ctx context.Context, opts *benchSCASOptions) error {
@@ -136,7 +137,7 @@ func runBenchSCAS(ctx context.Context, opts *benchSCASOptions) error {
 	if opts.timeLimit <= 0 {
 		return usageError{fmt.Errorf("--time-limit must be positive, got %v", opts.timeLimit)}
 	}
-	cfg := bench.SCASConfig{Windows: opts.windows, Seed: opts.seed, TimeLimit: opts.timeLimit, ExportDir: opts.exportDir}
+	cfg := gaps.SCASConfig{Windows: opts.windows, Seed: opts.seed, TimeLimit: opts.timeLimit, ExportDir: opts.exportDir}
 	var err error
 	if cfg.Shard, cfg.Shards, err = parseShard(opts.shard); err != nil {
 		return usageError{err}
@@ -144,11 +145,11 @@ func runBenchSCAS(ctx context.Context, opts *benchSCASOptions) error {
 	for _, c := range opts.classes {
 		switch strings.TrimSpace(c) {
 		case "paper":
-			cfg.Classes = append(cfg.Classes, bench.PaperClass())
+			cfg.Classes = append(cfg.Classes, gaps.PaperClass())
 		case "large":
-			cfg.Classes = append(cfg.Classes, bench.LargeClass())
+			cfg.Classes = append(cfg.Classes, gaps.LargeClass())
 		case "large-layout":
-			cfg.Classes = append(cfg.Classes, bench.LargeLayoutClass())
+			cfg.Classes = append(cfg.Classes, gaps.LargeLayoutClass())
 		default:
 			return usageError{fmt.Errorf("--classes: unknown class %q (want paper, large or large-layout)", c)}
 		}
@@ -166,23 +167,23 @@ func runBenchSCAS(ctx context.Context, opts *benchSCASOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	var bar *bench.Bar
+	var bar *report.Bar
 	if !opts.verbose && isTerminal(opts.streams.err) {
 		perWindow := len(cfg.Solvers)
 		windows := opts.windows
 		if cfg.Shards > 1 {
 			windows = (opts.windows - cfg.Shard + cfg.Shards - 1) / cfg.Shards
 		}
-		bar = bench.NewBar(opts.streams.err, "bench scas", windows*perWindow*len(cfg.Classes))
+		bar = report.NewBar(opts.streams.err, "bench scas", windows*perWindow*len(cfg.Classes))
 		cfg.Tick = func() { bar.Add(1) }
 	}
-	samples, err := bench.RunSCAS(ctx, cfg)
+	samples, err := gaps.RunSCAS(ctx, cfg)
 	bar.Done()
 	if err != nil {
 		return err
 	}
-	rep := bench.SCASReport{Benchmark: "scas", Seed: opts.seed, Windows: opts.windows, TimeLimit: opts.timeLimit.String(),
-		Shard: opts.shard, Samples: samples, Rows: bench.Summarise(samples)}
+	rep := gaps.SCASReport{Benchmark: "scas", Seed: opts.seed, Windows: opts.windows, TimeLimit: opts.timeLimit.String(),
+		Shard: opts.shard, Samples: samples, Rows: gaps.Summarise(samples)}
 	for _, c := range cfg.Classes {
 		rep.Classes = append(rep.Classes, c.Name)
 	}
@@ -195,7 +196,7 @@ func runBenchSCAS(ctx context.Context, opts *benchSCASOptions) error {
 		return err
 	}
 	if opts.plotDir != "" {
-		files, err := bench.PlotSCAS(samples, opts.plotDir)
+		files, err := gaps.PlotSCAS(samples, opts.plotDir)
 		if err != nil {
 			return err
 		}
@@ -206,15 +207,15 @@ func runBenchSCAS(ctx context.Context, opts *benchSCASOptions) error {
 
 // writeSCASReport prints rep's table and writes its JSON and CSV files
 // when asked.
-func writeSCASReport(s *streams, rep bench.SCASReport, jsonPath, csvPath string) error {
-	bench.PrintRows(s.out, rep.Rows)
+func writeSCASReport(s *streams, rep gaps.SCASReport, jsonPath, csvPath string) error {
+	gaps.PrintRows(s.out, rep.Rows)
 	if jsonPath != "" {
 		if err := writeJSONFile(jsonPath, rep); err != nil {
 			return err
 		}
 	}
 	if csvPath != "" {
-		return writeFileWith(csvPath, func(w io.Writer) error { return bench.WriteRowsCSV(w, rep.Rows) })
+		return writeFileWith(csvPath, func(w io.Writer) error { return gaps.WriteRowsCSV(w, rep.Rows) })
 	}
 	return nil
 }
@@ -304,15 +305,15 @@ func runBenchMerge(opts *benchMergeOptions) error {
 		fmt.Fprintf(opts.streams.out, "%d reports merged: %d of %d epochs\n\n", len(rs), len(m.Epochs), m.Config.Epochs)
 		return writeTablesReport(opts.streams, m, "", opts.jsonPath, opts.csvPath, "")
 	}
-	var reps []bench.SCASReport
+	var reps []gaps.SCASReport
 	for i := range datas {
-		var r bench.SCASReport
+		var r gaps.SCASReport
 		if err := decode(i, &r); err != nil {
 			return err
 		}
 		reps = append(reps, r)
 	}
-	m, err := bench.MergeSCAS(reps)
+	m, err := gaps.MergeSCAS(reps)
 	if err != nil {
 		return err
 	}

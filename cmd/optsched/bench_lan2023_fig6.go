@@ -13,8 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/optsched/optsched/bench"
 	"github.com/optsched/optsched/bench/lan2023"
+	"github.com/optsched/optsched/bench/report"
 	"github.com/optsched/optsched/bench/trace"
 )
 
@@ -127,9 +127,9 @@ func runBenchLan2023Fig6(ctx context.Context, opts *benchLan2023Fig6Options) err
 	if len(taus) > 0 {
 		r.Solver, r.MaxJobs = "csp", lan2023.DefaultMaxJobs
 		var wo lan2023.WindowOptions
-		var bar *bench.Bar
+		var bar *report.Bar
 		if isTerminal(opts.streams.err) {
-			bar = bench.NewBar(opts.streams.err, "fig6 windows", len(taus)*opts.epochs)
+			bar = report.NewBar(opts.streams.err, "fig6 windows", len(taus)*opts.epochs)
 			wo.Tick = func() { bar.Add(1) }
 		}
 		r.Window, err = lan2023.Fig6Window(ctx, tr, taus, opts.epochs, opts.slice, wo)

@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/optsched/optsched/bench"
 	"github.com/optsched/optsched/bench/lan2023"
+	"github.com/optsched/optsched/bench/report"
 	"github.com/optsched/optsched/bench/trace"
 )
 
@@ -163,7 +163,7 @@ func runBenchLan2023Table(ctx context.Context, opts *benchLan2023TableOptions) e
 		}
 		cfg.NSATemperature = opts.nsaTemp
 	}
-	var bar *bench.Bar
+	var bar *report.Bar
 	if opts.verbose {
 		cfg.Progress = opts.streams.err
 	} else if isTerminal(opts.streams.err) {
@@ -171,7 +171,7 @@ func runBenchLan2023Table(ctx context.Context, opts *benchLan2023TableOptions) e
 		if cfg.Shards > 1 {
 			n = (cfg.Epochs - cfg.Shard + cfg.Shards - 1) / cfg.Shards
 		}
-		bar = bench.NewBar(opts.streams.err, "bench lan2023 "+opts.which, n)
+		bar = report.NewBar(opts.streams.err, "bench lan2023 "+opts.which, n)
 		cfg.Tick = func() { bar.Add(1) }
 	}
 	if ctx == nil {

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/optsched/optsched/bench"
 	"github.com/optsched/optsched/bench/limits"
+	"github.com/optsched/optsched/bench/report"
 )
 
 // benchLimitsOptions are the inputs of `optsched bench limits`.
@@ -137,11 +137,11 @@ func runBenchLimits(ctx context.Context, opts *benchLimitsOptions) error {
 	if cfg.Runs() == 0 {
 		return usageError{fmt.Errorf("--solvers: none of %s runs on the classes %s", strings.Join(opts.solvers, ", "), strings.Join(opts.classes, ", "))}
 	}
-	var bar *bench.Bar
+	var bar *report.Bar
 	if opts.verbose {
 		cfg.Progress = opts.streams.err
 	} else if isTerminal(opts.streams.err) {
-		bar = bench.NewBar(opts.streams.err, "bench limits", cfg.Runs())
+		bar = report.NewBar(opts.streams.err, "bench limits", cfg.Runs())
 		cfg.Tick = func() { bar.Add(1) }
 	}
 	if ctx == nil {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/optsched/optsched/bench"
+	"github.com/optsched/optsched/bench/report"
 	"github.com/optsched/optsched/bench/sim"
 	"github.com/optsched/optsched/bench/trace"
 	"github.com/optsched/optsched/catalog"
@@ -233,11 +233,11 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 		cfg.Nodes = topo.NumNodes()
 	}
 	t0 := time.Now()
-	var bar *bench.Bar
+	var bar *report.Bar
 	if isTerminal(opts.streams.err) {
 		cfg.Started = func(_, total int) {
 			if bar == nil { // total excludes the dropped jobs
-				bar = bench.NewBar(opts.streams.err, "simulate "+opts.policy, total)
+				bar = report.NewBar(opts.streams.err, "simulate "+opts.policy, total)
 			}
 			bar.Add(1)
 		}

@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/optsched/optsched/bench"
 	"github.com/optsched/optsched/bench/lan2023"
+	"github.com/optsched/optsched/bench/report"
 	"github.com/optsched/optsched/bench/trace"
 	"github.com/optsched/optsched/heuristics/nsa"
 	"github.com/optsched/optsched/solver"
@@ -131,9 +131,9 @@ func runTrainNSA(ctx context.Context, opts *trainNSAOptions) error {
 	errw := opts.streams.err
 	fmt.Fprintf(errw, "train nsa: %s, %d training windows, %d episodes in %d updates, seed %d\n",
 		arch, len(probs), opts.episodes, updates, opts.seed)
-	var bar *bench.Bar
+	var bar *report.Bar
 	if !opts.verbose && isTerminal(errw) {
-		bar = bench.NewBar(errw, "train nsa", updates)
+		bar = report.NewBar(errw, "train nsa", updates)
 	}
 	cfg.Progress = func(u nsa.TrainUpdate) {
 		if opts.verbose {
@@ -167,13 +167,13 @@ func runTrainNSA(ctx context.Context, opts *trainNSAOptions) error {
 		return err
 	}
 	if opts.plot != "" {
-		pts := make([]bench.LearningPoint, len(res.Curve))
+		pts := make([]report.LearningPoint, len(res.Curve))
 		for i, u := range res.Curve {
-			pts[i] = bench.LearningPoint{Episodes: u.Episodes, Reward: u.MeanReward, Moving: u.MovingReward,
+			pts[i] = report.LearningPoint{Episodes: u.Episodes, Reward: u.MeanReward, Moving: u.MovingReward,
 				Baseline: -cfg.RewardScale * u.UniformCost}
 		}
 		title := fmt.Sprintf("NSA %s, PPO, seed %d: reward per batch of %d episodes", arch, opts.seed, opts.batch)
-		if err := bench.PlotLearningCurve(pts, title, opts.plot); err != nil {
+		if err := report.PlotLearningCurve(pts, title, opts.plot); err != nil {
 			return err
 		}
 	}

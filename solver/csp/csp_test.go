@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/optsched/optsched/bench"
+	"github.com/optsched/optsched/bench/gaps"
 	"github.com/optsched/optsched/bench/limits"
 	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/instances"
@@ -153,7 +153,7 @@ func TestCSPKnown(t *testing.T) {
 // BenchmarkPaperClass solves, per iteration, the next of 100 windows of the
 // paper class (1000-node layout, 50–1000 idle, ≤ 5 multi-node jobs).
 func BenchmarkPaperClass(b *testing.B) {
-	c := bench.PaperClass()
+	c := gaps.PaperClass()
 	var ws []*model.Window
 	for k := range 100 {
 		w, err := c.Make(1, k)
@@ -178,7 +178,7 @@ func BenchmarkPaperClass(b *testing.B) {
 // and largest gap to csp's own bound. Run with -benchtime 40x for the
 // class once.
 func BenchmarkLargeClass(b *testing.B) {
-	c := bench.LargeClass()
+	c := gaps.LargeClass()
 	var ws []*model.Window
 	for k := range 40 {
 		w, err := c.Make(1, k)
@@ -239,7 +239,7 @@ func TestLargeCBCOptima(t *testing.T) {
 		{1, 24, 957_137},   // LP 957,065
 		{3, 36, 1_218_502}, // LP 1,217,465; 2,052 nodes
 	}
-	c := bench.LargeClass()
+	c := gaps.LargeClass()
 	reached := 0
 	for _, tc := range cases {
 		w, err := c.Make(tc.seed, tc.k)

@@ -1,4 +1,4 @@
-package bench
+package report
 
 import (
 	"bytes"
@@ -29,4 +29,30 @@ func TestBarNote(t *testing.T) {
 	var nb *Bar
 	nb.Note("ignored")
 	nb.Add(1)
+}
+
+// TestBar checks that a bar stays silent for short runs and renders, then
+// clears, its line for long ones.
+func TestBar(t *testing.T) {
+	var buf bytes.Buffer
+	clock := time.Unix(0, 0)
+	b := NewBar(&buf, "scas", 4)
+	b.start, b.now = clock, func() time.Time { return clock }
+	b.Add(1)
+	if buf.Len() != 0 {
+		t.Fatalf("bar shown before a second: %q", buf.String())
+	}
+	clock = clock.Add(2 * time.Second)
+	b.Add(1)
+	if got := buf.String(); !strings.Contains(got, "scas [###############...............] 2/4 2s, eta 2s") {
+		t.Fatalf("bar %q", got)
+	}
+	b.Done()
+	if !strings.HasSuffix(buf.String(), "\r") {
+		t.Fatalf("bar not cleared: %q", buf.String())
+	}
+	var nilBar *Bar
+	nilBar.Add(1) // silent, no panic
+	nilBar.Done()
+	NewBar(nil, "x", 1).Add(1)
 }

@@ -1,4 +1,4 @@
-package bench
+package gaps
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/optsched/optsched/bench/report"
 	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/solver/csp"
 )
@@ -108,32 +109,6 @@ func TestSCASGapsAndShards(t *testing.T) {
 	}
 }
 
-// TestBar checks that a bar stays silent for short runs and renders, then
-// clears, its line for long ones.
-func TestBar(t *testing.T) {
-	var buf bytes.Buffer
-	clock := time.Unix(0, 0)
-	b := NewBar(&buf, "scas", 4)
-	b.start, b.now = clock, func() time.Time { return clock }
-	b.Add(1)
-	if buf.Len() != 0 {
-		t.Fatalf("bar shown before a second: %q", buf.String())
-	}
-	clock = clock.Add(2 * time.Second)
-	b.Add(1)
-	if got := buf.String(); !strings.Contains(got, "scas [###############...............] 2/4 2s, eta 2s") {
-		t.Fatalf("bar %q", got)
-	}
-	b.Done()
-	if !strings.HasSuffix(buf.String(), "\r") {
-		t.Fatalf("bar not cleared: %q", buf.String())
-	}
-	var nilBar *Bar
-	nilBar.Add(1) // silent, no panic
-	nilBar.Done()
-	NewBar(nil, "x", 1).Add(1)
-}
-
 // TestPlotSCAS checks that the figures are written as non-empty PNG and
 // SVG files.
 func TestPlotSCAS(t *testing.T) {
@@ -148,7 +123,12 @@ func TestPlotSCAS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkFigures(t, files, 4) // latency and gap, PNG and SVG
+	if len(files) != 4 { // latency and gap, PNG and SVG
+		t.Fatalf("files %v", files)
+	}
+	if err := report.Verify(files); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestSummariseGaps: min and max gap are over the windows that have one

@@ -1,4 +1,4 @@
-package bench
+package report
 
 import (
 	"math"
@@ -8,23 +8,14 @@ import (
 	"testing"
 )
 
-// checkFigures fails unless files are n non-empty PNG and SVG files.
+// checkFigures fails unless files are n images Verify accepts.
 func checkFigures(t *testing.T, files []string, n int) {
 	t.Helper()
 	if len(files) != n {
 		t.Fatalf("files %v, want %d", files, n)
 	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil || len(b) < 500 {
-			t.Fatalf("%s: %d bytes, %v", f, len(b), err)
-		}
-		switch {
-		case strings.HasSuffix(f, ".png") && string(b[1:4]) != "PNG":
-			t.Fatalf("%s is not a PNG", f)
-		case strings.HasSuffix(f, ".svg") && !strings.Contains(string(b[:200]), "<svg"):
-			t.Fatalf("%s is not an SVG", f)
-		}
+	if err := Verify(files); err != nil {
+		t.Fatal(err)
 	}
 }
 
