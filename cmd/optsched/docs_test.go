@@ -1,0 +1,232 @@
+package main
+
+import (
+	"bufio"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// A docCommand is an optsched command line of a shell block of the
+// README or a guide.
+type docCommand struct {
+	where string // file:line
+	args  []string
+}
+
+// docCommands returns the optsched command lines of the ```sh blocks of
+// README.md and docs/*.md: continuation lines joined, each pipeline and
+// && list split into its commands, comments, redirections and the
+// environment assignments before a command dropped, ${VAR} made "1".
+func docCommands(t *testing.T) []docCommand {
+	t.Helper()
+	files, err := filepath.Glob("../../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append([]string{"../../README.md"}, files...)
+	var out []docCommand
+	vars := regexp.MustCompile(`\$\{?\w+\}?`)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, line, start, acc := false, 0, 0, ""
+		sc := bufio.NewScanner(strings.NewReader(string(b)))
+		for sc.Scan() {
+			line++
+			text := sc.Text()
+			switch {
+			case strings.HasPrefix(text, "```sh"):
+				in = true
+				continue
+			case strings.HasPrefix(text, "```"):
+				in = false
+				continue
+			case !in:
+				continue
+			}
+			if acc == "" {
+				start = line
+			}
+			if s, ok := strings.CutSuffix(strings.TrimRight(text, " "), `\`); ok {
+				acc += s + " "
+				continue
+			}
+			full := vars.ReplaceAllString(acc+text, "1")
+			acc = ""
+			for _, cmd := range regexp.MustCompile(`&&|\||;`).Split(full, -1) {
+				words := shellWords(cmd)
+				for len(words) > 0 && strings.Contains(words[0], "=") {
+					words = words[1:] // VAR=value before the command
+				}
+				if len(words) == 0 || filepath.Base(words[0]) != "optsched" {
+					continue
+				}
+				out = append(out, docCommand{where: filepath.Base(f) + ":" + strconv.Itoa(start), args: words[1:]})
+			}
+		}
+	}
+	return out
+}
+
+// shellWords splits a command as sh would for these examples: quotes
+// group, a word starting with # ends the line, and redirections (>, >>,
+// <, 2>) drop with their target.
+func shellWords(s string) []string {
+	var words []string
+	var cur strings.Builder
+	inWord, quote := false, byte(0)
+	flush := func() {
+		if inWord {
+			words = append(words, cur.String())
+			cur.Reset()
+			inWord = false
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			} else {
+				cur.WriteByte(c)
+			}
+		case c == '"' || c == '\'':
+			quote, inWord = c, true
+		case c == ' ' || c == '\t':
+			flush()
+		case c == '#' && !inWord:
+			flush()
+			i = len(s)
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	flush()
+	var out []string
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		if w == ">" || w == ">>" || w == "<" || w == "2>" {
+			i++ // and its target
+			continue
+		}
+		if strings.HasPrefix(w, ">") || strings.HasPrefix(w, "2>") {
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// TestDocCommandsParse: every optsched command in a shell block of the
+// README and the guides names a command that exists, with flags it takes
+// and values of their type, the positional arguments it accepts and the
+// flags it requires — so that no example goes stale as flags change.
+func TestDocCommandsParse(t *testing.T) {
+	cmds := docCommands(t)
+	if len(cmds) < 20 {
+		t.Fatalf("only %d optsched commands found in the docs' shell blocks", len(cmds))
+	}
+	for _, dc := range cmds {
+		root := newRootCmd(&streams{in: strings.NewReader(""), out: io.Discard, err: io.Discard})
+		c, rest, err := root.Find(dc.args)
+		if err != nil || c == root {
+			t.Errorf("%s: optsched %s: no such command (%v)", dc.where, strings.Join(dc.args, " "), err)
+			continue
+		}
+		if err := c.ParseFlags(rest); err != nil {
+			t.Errorf("%s: optsched %s: %v", dc.where, strings.Join(dc.args, " "), err)
+			continue
+		}
+		if c.Args != nil {
+			if err := c.Args(c, c.Flags().Args()); err != nil {
+				t.Errorf("%s: optsched %s: %v", dc.where, strings.Join(dc.args, " "), err)
+			}
+		}
+		if err := c.ValidateRequiredFlags(); err != nil {
+			t.Errorf("%s: optsched %s: %v", dc.where, strings.Join(dc.args, " "), err)
+		}
+	}
+}
+
+// docBlock returns the lines of the fenced block after the line of file
+// that contains marker.
+func docBlock(t *testing.T, file, marker string) []string {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(b), marker)
+	if !ok {
+		t.Fatalf("%s: no %q", file, marker)
+	}
+	_, block, ok := strings.Cut(after, "```\n")
+	if !ok {
+		t.Fatalf("%s: no block after %q", file, marker)
+	}
+	block, _, _ = strings.Cut(block, "```")
+	return strings.Split(strings.TrimRight(block, "\n"), "\n")
+}
+
+// elapsed hides the one figure of a solve's table that changes from run
+// to run.
+var elapsed = regexp.MustCompile(`elapsed [0-9.]+ ms`)
+
+// TestReadmeMakeRunOutput: the README shows what `make run` prints —
+// solve -o table on the shipped example — line for line, but for the
+// elapsed time.
+func TestReadmeMakeRunOutput(t *testing.T) {
+	want := docBlock(t, "../../README.md", "## What `make run` prints")
+	code, out, errs := optsched(t, "", "solve", "-o", "table", "../../instances/example-window.json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	got := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(got) != len(want) {
+		t.Fatalf("%d lines, the README shows %d:\n%s", len(got), len(want), out)
+	}
+	for i := range got {
+		if g, w := elapsed.ReplaceAllString(got[i], "elapsed X ms"), elapsed.ReplaceAllString(want[i], "elapsed X ms"); strings.TrimRight(g, " ") != strings.TrimRight(w, " ") {
+			t.Errorf("line %d:\n got %q\nwant %q", i+1, g, w)
+		}
+	}
+}
+
+// TestReproducingSWFOutput: the first two lines docs/reproducing.md shows
+// for KTH SP2 under easy are what simulate prints.
+func TestReproducingSWFOutput(t *testing.T) {
+	b, err := os.ReadFile("../../docs/reproducing.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if s, ok := strings.CutPrefix(l, "    trace instances/traces/KTH"); ok {
+			want = append(want, "trace instances/traces/KTH"+s)
+		} else if s, ok := strings.CutPrefix(l, "    cluster: "); ok && len(want) == 1 {
+			want = append(want, "cluster: "+s)
+		}
+	}
+	if len(want) != 2 {
+		t.Fatalf("docs/reproducing.md shows %d of the two lines", len(want))
+	}
+	code, out, errs := optsched(t, "", "simulate", "--trace", "../../instances/traces/KTH-SP2-1996-2.1-cln.swf.gz", "--policy", "easy")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	got := strings.Split(strings.ReplaceAll(out, "../../instances", "instances"), "\n")
+	for i, w := range want {
+		if got[i] != w {
+			t.Errorf("line %d:\n got %q\nwant %q", i+1, got[i], w)
+		}
+	}
+}
