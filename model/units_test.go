@@ -239,22 +239,3 @@ func FuzzParseWindowCP(f *testing.F) {
 		}
 	})
 }
-
-// FuzzParseSchedule feeds arbitrary schedule documents for unitsWindow to
-// ParseSchedule and Check: neither may panic.
-func FuzzParseSchedule(f *testing.F) {
-	w, err := model.ParseWindow([]byte(unitsWindow), model.ParseOptions{})
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add([]byte(`{"status": "optimal", "objective": 1.5, "bound": 1.5, "gap": 0, "encoding": "cp", "allocations": [{"job": "a", "nodes": ["n0"], "units": {"n0": 2}, "start": 0, "cost": 1}]}`))
-	f.Add([]byte(`{"allocations": [{"job": "c", "nodes": ["n0", "n1"], "start": 250}], "deferred": [{"job": "b", "reason": "x"}]}`))
-	f.Add([]byte(`{"allocations": [{"job": "a", "nodes": ["n0"], "units": {"n9": -2}, "start": 0}]}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		_, allocs, err := model.ParseSchedule(w, data)
-		if err != nil {
-			return
-		}
-		_ = model.Check(w, allocs)
-	})
-}

@@ -401,29 +401,6 @@ func TestParseWindowDuplicateKey(t *testing.T) {
 	}
 }
 
-// FuzzParseResult feeds arbitrary result documents for the example window
-// to ParseResult and Check: neither may panic.
-func FuzzParseResult(f *testing.F) {
-	data, err := os.ReadFile("../instances/example-window.json")
-	if err != nil {
-		f.Fatal(err)
-	}
-	w, err := ParseWindow(data, ParseOptions{})
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add([]byte(`{"status": "feasible", "objective": 1, "allocations": [{"job": "a", "nodes": ["n3", "n4"], "start": 7200, "cost": 500}], "deferred": [{"job": "f", "reason": "x"}]}`))
-	f.Add([]byte(`{"allocations": [{"job": "a", "nodes": ["n3", "n3"], "start": -5}]}`))
-	f.Add([]byte(`{"allocations": null}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		_, allocs, err := ParseResult(w, data)
-		if err != nil {
-			return
-		}
-		_ = Check(w, allocs)
-	})
-}
-
 // TestParseWindowQuotedNumber: json.Number would accept "7200"; the reader
 // must not.
 func TestParseWindowQuotedNumber(t *testing.T) {

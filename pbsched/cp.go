@@ -15,6 +15,7 @@ import (
 	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/model/pbs"
+	"github.com/optsched/optsched/output"
 	"github.com/optsched/optsched/solver"
 	"github.com/optsched/optsched/solver/sat"
 )
@@ -317,9 +318,9 @@ func schedulePartialCP(ctx context.Context, c *cluster, cands []*candidate, held
 		copy(res.Allocations, checked)
 		p.Notes = append(p.Notes, fmt.Sprintf("compacting the partial-node starts gave an infeasible schedule, which was dropped: %v", err))
 	}
-	head := *res // the summary only: Doc would write every allocation
+	head := *res // the summary only: its document would list every allocation
 	head.Allocations, head.Deferred = nil, nil
-	d := head.Doc(w)
+	d := output.Schedule(w, &head)
 	p.CP.Status, p.CP.Solver, p.CP.Objective, p.CP.Bound, p.CP.ElapsedMS = d.Status, d.Solver, d.Objective, d.Bound, d.ElapsedMS
 	p.CPWindow, p.CPAllocs = w, res.Allocations
 	for _, a := range res.Allocations {

@@ -14,6 +14,7 @@ import (
 	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/model/pbs"
+	"github.com/optsched/optsched/output"
 	"github.com/optsched/optsched/solver"
 )
 
@@ -623,7 +624,7 @@ func solveWithFallback(ctx context.Context, w *model.Window, opt Options, p *Pla
 	if res == nil {
 		return nil, fmt.Errorf("whole-node window: every solver failed: %w", errors.Join(failures...))
 	}
-	d := res.Doc(w)
+	d := output.Result(w, res)
 	p.Solve.Status, p.Solve.Solver = d.Status, d.Solver
 	p.Solve.Objective, p.Solve.Bound, p.Solve.Gap, p.Solve.ElapsedMS = d.Objective, d.Bound, d.Gap, d.ElapsedMS
 	return res, nil

@@ -1,12 +1,10 @@
 package solver
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"time"
 
 	"github.com/optsched/optsched/model"
@@ -206,36 +204,6 @@ func VerifySchedule(w *model.Window, opt ScheduleOptions, s *Schedule) error {
 		return fmt.Errorf("bound %g above objective %g", s.Bound, s.Objective)
 	}
 	return nil
-}
-
-// Doc returns the JSON schedule document of r for window w.
-func (r *ScheduleResult) Doc(w *model.Window) model.ScheduleDoc {
-	d := model.ScheduleDoc{
-		Status:      r.Status.String(),
-		Encoding:    r.Encoding,
-		Solver:      r.Solver,
-		ElapsedMS:   float64(r.Elapsed.Microseconds()) / 1000,
-		Granularity: r.Granularity,
-		CHWeight:    r.CHWeight,
-	}
-	if r.Status != Unknown && r.Status != Infeasible {
-		obj := r.Objective
-		d.Objective = &obj
-	}
-	if r.HasBound() {
-		b := r.Bound
-		d.Bound = &b
-		if g, ok := r.Gap(); ok {
-			d.Gap = &g
-		}
-	}
-	allocs := slices.Clone(r.Allocations)
-	slices.SortStableFunc(allocs, func(a, b model.Allocation) int {
-		return cmp.Or(cmp.Compare(a.Start, b.Start), a.Job-b.Job)
-	})
-	d.Allocations = allocationDocs(w, allocs)
-	d.Deferred = deferralDocs(w, r.Deferred)
-	return d
 }
 
 // BestInitial runs the schedulers hs on w in turn (the first incumbent

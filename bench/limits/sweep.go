@@ -219,7 +219,7 @@ func writeWindows(dir string, c Class, seed uint64, n int) ([]string, error) {
 }
 
 // answer is what a run reads of `optsched solve -o json`: the fields that
-// model.ResultDoc and model.ScheduleDoc share.
+// output.ResultDoc and output.ScheduleDoc share.
 type answer struct {
 	Status    string   `json:"status"`
 	ElapsedMS *float64 `json:"elapsed_ms"`

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/output"
 )
 
 // optsched runs the command in-process and returns its exit code and
@@ -27,7 +27,7 @@ func TestSolveExampleThenValidate(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	var doc model.ResultDoc
+	var doc output.ResultDoc
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("output is not JSON: %v\n%s", err, out)
 	}
@@ -55,8 +55,8 @@ func TestSolveExampleThenValidate(t *testing.T) {
 
 	// A tampered result is caught: a node given to two jobs, a wrong cost,
 	// a wrong objective.
-	tamper := func(name string, edit func(d *model.ResultDoc), wantCode int, want string) {
-		var d model.ResultDoc
+	tamper := func(name string, edit func(d *output.ResultDoc), wantCode int, want string) {
+		var d output.ResultDoc
 		json.Unmarshal([]byte(out0(t)), &d)
 		edit(&d)
 		data, _ := json.Marshal(d)
@@ -67,29 +67,29 @@ func TestSolveExampleThenValidate(t *testing.T) {
 			t.Errorf("%s: exit %d, stderr %q; want %d and %q", name, code, errs, wantCode, want)
 		}
 	}
-	tamper("shared", func(d *model.ResultDoc) { d.Allocations[1].Nodes[0] = d.Allocations[0].Nodes[0] }, exitInfeasible, "overlap")
-	tamper("busy", func(d *model.ResultDoc) { d.Allocations[0].Nodes[0] = "n0" }, exitInfeasible, "busy until")
-	tamper("cost", func(d *model.ResultDoc) { d.Allocations[0].Cost++ }, exitInfeasible, "reported cost")
-	tamper("objective", func(d *model.ResultDoc) { *d.Objective -= 1 }, exitInfeasible, "objective: reported")
-	tamper("unknown node", func(d *model.ResultDoc) { d.Allocations[0].Nodes[0] = "zz" }, exitError, `allocations[0].nodes[0]: node "zz"`)
-	tamper("unknown job", func(d *model.ResultDoc) { d.Allocations[0].Job = "nope" }, exitError, `allocations[0].job`)
+	tamper("shared", func(d *output.ResultDoc) { d.Allocations[1].Nodes[0] = d.Allocations[0].Nodes[0] }, exitInfeasible, "overlap")
+	tamper("busy", func(d *output.ResultDoc) { d.Allocations[0].Nodes[0] = "n0" }, exitInfeasible, "busy until")
+	tamper("cost", func(d *output.ResultDoc) { d.Allocations[0].Cost++ }, exitInfeasible, "reported cost")
+	tamper("objective", func(d *output.ResultDoc) { *d.Objective -= 1 }, exitInfeasible, "objective: reported")
+	tamper("unknown node", func(d *output.ResultDoc) { d.Allocations[0].Nodes[0] = "zz" }, exitError, `allocations[0].nodes[0]: node "zz"`)
+	tamper("unknown job", func(d *output.ResultDoc) { d.Allocations[0].Job = "nope" }, exitError, `allocations[0].job`)
 	// Results that account for the jobs wrongly or whose figures disagree.
-	tamper("nothing", func(d *model.ResultDoc) {
+	tamper("nothing", func(d *output.ResultDoc) {
 		d.Allocations, d.Deferred, d.Objective, d.Bound, d.Gap = nil, nil, nil, nil, nil
 		d.Status = "unknown"
 	}, exitInfeasible, "8 missing")
-	tamper("three dropped", func(d *model.ResultDoc) {
+	tamper("three dropped", func(d *output.ResultDoc) {
 		for _, a := range d.Allocations[len(d.Allocations)-3:] {
 			*d.Objective -= a.Cost
 		}
 		d.Allocations = d.Allocations[:len(d.Allocations)-3]
 	}, exitInfeasible, "3 missing")
-	tamper("invented deferral", func(d *model.ResultDoc) {
-		d.Deferred = append(d.Deferred, model.DeferralDoc{Job: d.Allocations[0].Job, Reason: "made up"})
+	tamper("invented deferral", func(d *output.ResultDoc) {
+		d.Deferred = append(d.Deferred, output.DeferralDoc{Job: d.Allocations[0].Job, Reason: "made up"})
 	}, exitInfeasible, "appears 2 times")
-	tamper("infeasible with allocations", func(d *model.ResultDoc) { d.Status, d.Objective, d.Bound, d.Gap = "infeasible", nil, nil, nil },
+	tamper("infeasible with allocations", func(d *output.ResultDoc) { d.Status, d.Objective, d.Bound, d.Gap = "infeasible", nil, nil, nil },
 		exitInfeasible, "status infeasible with an allocation")
-	tamper("wrong gap", func(d *model.ResultDoc) { *d.Gap = 0.25 }, exitInfeasible, "gap 0.25")
+	tamper("wrong gap", func(d *output.ResultDoc) { *d.Gap = 0.25 }, exitInfeasible, "gap 0.25")
 }
 
 // out0 returns a fresh JSON result of the example.
@@ -118,7 +118,7 @@ func TestSolveTableAndStdin(t *testing.T) {
 }
 
 func TestSolveOptions(t *testing.T) {
-	var a, b model.ResultDoc
+	var a, b output.ResultDoc
 	_, out, _ := optsched(t, "", "solve", "-o", "json", "--max-jobs", "2", example)
 	json.Unmarshal([]byte(out), &a)
 	_, out, _ = optsched(t, "", "solve", "-o", "json", "--cost", "lan-paper", "--heuristic", "seq", example)
@@ -227,7 +227,7 @@ func TestSolversAgreeOnExample(t *testing.T) {
 		if code != exitOK {
 			t.Fatalf("solve %v: exit %d %s", args, code, errs)
 		}
-		var d model.ResultDoc
+		var d output.ResultDoc
 		if err := json.Unmarshal([]byte(out), &d); err != nil || d.Objective == nil {
 			t.Fatalf("solve %v: %v %s", args, err, out)
 		}
@@ -255,7 +255,7 @@ func TestSolversAgreeOnExample(t *testing.T) {
 			}
 			t.Fatalf("%v: exit %d %s", args, code, errs)
 		}
-		var d model.ResultDoc
+		var d output.ResultDoc
 		json.Unmarshal([]byte(out), &d)
 		if d.Bound == nil || *d.Bound > float64(opt)+1e-6 || *d.Objective < opt || (d.Status == "optimal" && *d.Objective != opt) {
 			t.Errorf("%v: status %s objective %v bound %v, optimum %d", args, d.Status, *d.Objective, d.Bound, opt)
@@ -297,7 +297,7 @@ func TestTimeLimitAlwaysAnswers(t *testing.T) {
 					}
 					t.Fatalf("%s %s %s: exit %d %s", win, limit, solverName, code, errs)
 				}
-				var d model.ResultDoc
+				var d output.ResultDoc
 				if err := json.Unmarshal([]byte(out), &d); err != nil {
 					t.Fatal(err)
 				}

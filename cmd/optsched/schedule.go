@@ -5,14 +5,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
-	"text/tabwriter"
 	"time"
 
 	"github.com/optsched/optsched/catalog"
 	"github.com/optsched/optsched/encode/cnf"
 	"github.com/optsched/optsched/encode/cp"
 	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/output"
 	"github.com/optsched/optsched/solver"
 	"github.com/optsched/optsched/solver/sat"
 )
@@ -86,13 +85,13 @@ func runSchedule(ctx context.Context, opts *solveOptions, format string) error {
 	if err != nil {
 		return err
 	}
-	doc := res.Doc(w)
+	doc := output.Schedule(w, res)
 	if format == "json" {
 		if err := writeJSON(opts.streams.out, doc); err != nil {
 			return err
 		}
 	} else {
-		printScheduleTable(opts.streams.out, w, &doc)
+		output.WriteScheduleTable(opts.streams.out, w, &doc)
 		if res.CHWeight > 0 && res.Status != solver.Unknown {
 			fmt.Fprintf(opts.streams.out, "\nobjective = weighted queue time %.6g + %g x CH cost %d (%s)\n",
 				model.WeightedQueueTime(w, res.Allocations), res.CHWeight, solver.Objective(w, res.Allocations), w.Cost.Kind)
@@ -105,56 +104,6 @@ func runSchedule(ctx context.Context, opts *solveOptions, format string) error {
 		return fmt.Errorf("no schedule found within %v", opts.timeLimit)
 	}
 	return nil
-}
-
-// printScheduleTable writes a schedule for people: the jobs that start
-// now (the decisions) first, then the reservations of later starts.
-func printScheduleTable(out io.Writer, w *model.Window, d *model.ScheduleDoc) {
-	num := func(p *float64) string {
-		if p == nil {
-			return "-"
-		}
-		return fmt.Sprintf("%.6g", *p)
-	}
-	gap := "-"
-	if d.Gap != nil {
-		gap = fmt.Sprintf("%.3f%%", 100**d.Gap)
-	}
-	fmt.Fprintf(out, "status %s   objective %s   bound %s   gap %s\n", d.Status, num(d.Objective), num(d.Bound), gap)
-	fmt.Fprintf(out, "solver %s   encoding %s   grid %d s   elapsed %.3f ms\n\n", d.Solver, d.Encoding, d.Granularity, d.ElapsedMS)
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "JOB\tQUEUE\tSTART\tWAIT\tUNITS\tNODES")
-	for _, a := range d.Allocations {
-		j, _ := w.JobIndex(a.Job)
-		when := "now"
-		if a.Start > w.Time {
-			when = fmt.Sprintf("+%ds", a.Start-w.Time)
-		}
-		names := slices.Sorted(func(yield func(string) bool) {
-			for n := range a.Units {
-				if !yield(n) {
-					return
-				}
-			}
-		})
-		units := ""
-		for i, n := range names {
-			if i > 0 {
-				units += " "
-			}
-			units += fmt.Sprintf("%s:%d", n, a.Units[n])
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%ds\t%s\t%s\n", a.Job, w.Jobs[j].Queue, when, a.Start-w.Jobs[j].Submit, units, model.CompressHostlist(a.Nodes))
-	}
-	tw.Flush()
-	if len(d.Deferred) > 0 {
-		fmt.Fprintf(out, "\ndeferred (%d):\n", len(d.Deferred))
-		tw = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-		for _, def := range d.Deferred {
-			fmt.Fprintf(tw, "  %s\t%s\n", def.Job, def.Reason)
-		}
-		tw.Flush()
-	}
 }
 
 // runExportCNF is `optsched export --format cnf`.

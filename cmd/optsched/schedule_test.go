@@ -11,6 +11,7 @@ import (
 
 	"github.com/optsched/optsched/instances"
 	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/output"
 )
 
 const euroraExample = "../../instances/eurora-example.json"
@@ -23,7 +24,7 @@ func TestSolveCPThenValidate(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	var doc model.ScheduleDoc
+	var doc output.ScheduleDoc
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
@@ -46,8 +47,8 @@ func TestSolveCPThenValidate(t *testing.T) {
 	if code, out, errs := optsched(t, "", "validate", euroraExample, p); code != exitOK || !strings.Contains(out, "schedule ok: 10 jobs") {
 		t.Errorf("validate: exit %d %s %s", code, out, errs)
 	}
-	tamper := func(name string, edit func(d *model.ScheduleDoc), want string) {
-		var d model.ScheduleDoc
+	tamper := func(name string, edit func(d *output.ScheduleDoc), want string) {
+		var d output.ScheduleDoc
 		json.Unmarshal([]byte(out), &d)
 		edit(&d)
 		data, _ := json.Marshal(d)
@@ -57,9 +58,9 @@ func TestSolveCPThenValidate(t *testing.T) {
 			t.Errorf("%s: exit %d, stderr %q, want %q", name, code, errs, want)
 		}
 	}
-	tamper("objective", func(d *model.ScheduleDoc) { *d.Objective -= 0.5 }, "objective: reported")
-	tamper("early", func(d *model.ScheduleDoc) { d.Allocations[0].Start -= 60 }, "before the window time")
-	tamper("units", func(d *model.ScheduleDoc) {
+	tamper("objective", func(d *output.ScheduleDoc) { *d.Objective -= 0.5 }, "objective: reported")
+	tamper("early", func(d *output.ScheduleDoc) { d.Allocations[0].Start -= 60 }, "before the window time")
+	tamper("units", func(d *output.ScheduleDoc) {
 		for n := range d.Allocations[0].Units {
 			d.Allocations[0].Units[n] += 1
 		}
@@ -96,7 +97,7 @@ func TestSolveCPOptions(t *testing.T) {
 	// allocation and exit 1.
 	args := []string{"solve", "--encoding", "cp", "--fallback", "none", "--time-limit", (raceSlowdown * time.Second).String(), "-o", "json", euroraExample}
 	code, out, errs := optsched(t, "", args...)
-	var d model.ScheduleDoc
+	var d output.ScheduleDoc
 	if err := json.Unmarshal([]byte(out), &d); err != nil || d.Solver != "sat" {
 		t.Fatalf("%v: solver %q, %v (exit %d, %s)", args, d.Solver, err, code, errs)
 	}
@@ -112,7 +113,7 @@ func TestSolveCPTimeLimits(t *testing.T) {
 	dir := t.TempDir()
 	for _, limit := range []string{"1us", "10ms", "1s"} {
 		code, out, errs := optsched(t, "", "solve", "--encoding", "cp", "-o", "json", "--time-limit", limit, euroraExample)
-		var d model.ScheduleDoc
+		var d output.ScheduleDoc
 		if err := json.Unmarshal([]byte(out), &d); err != nil {
 			t.Fatalf("%s: %v (exit %d, %s)", limit, err, code, errs)
 		}
@@ -194,7 +195,7 @@ func TestSolveCPCHWeight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cost := func(d model.ScheduleDoc) int64 {
+	cost := func(d output.ScheduleDoc) int64 {
 		var ch int64
 		for _, a := range d.Allocations {
 			var ids []int
@@ -210,12 +211,12 @@ func TestSolveCPCHWeight(t *testing.T) {
 		}
 		return ch
 	}
-	solve := func(args ...string) (model.ScheduleDoc, string) {
+	solve := func(args ...string) (output.ScheduleDoc, string) {
 		code, out, errs := optsched(t, "", append([]string{"solve", "--encoding", "cp", "--time-limit", (raceSlowdown * 20 * time.Second).String(), "-o", "json"}, append(args, euroraExample)...)...)
 		if code != exitOK {
 			t.Fatalf("%v: exit %d: %s", args, code, errs)
 		}
-		var d model.ScheduleDoc
+		var d output.ScheduleDoc
 		if err := json.Unmarshal([]byte(out), &d); err != nil {
 			t.Fatal(err)
 		}
@@ -298,7 +299,7 @@ func TestCPDeadlinesOnLargeWindows(t *testing.T) {
 		for _, limit := range []time.Duration{time.Millisecond, 100 * time.Millisecond} {
 			args := []string{"solve", "--encoding", "cp", "-o", "json", "--time-limit", limit.String(), win}
 			code, out, errs := optsched(t, "", args...)
-			var d model.ScheduleDoc
+			var d output.ScheduleDoc
 			if err := json.Unmarshal([]byte(out), &d); err != nil || code != exitOK {
 				t.Fatalf("%v: exit %d, %v, %s", args, code, err, errs)
 			}

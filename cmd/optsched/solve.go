@@ -3,10 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,6 +12,7 @@ import (
 	"github.com/optsched/optsched/catalog"
 	"github.com/optsched/optsched/encode/scas"
 	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/output"
 	"github.com/optsched/optsched/solver"
 )
 
@@ -165,13 +164,13 @@ func runSolve(ctx context.Context, opts *solveOptions) error {
 	if err != nil {
 		return err
 	}
-	doc := res.Doc(w)
+	doc := output.Result(w, res)
 	if format == "json" {
 		if err := writeJSON(opts.streams.out, doc); err != nil {
 			return err
 		}
 	} else {
-		printResultTable(opts.streams.out, &doc)
+		output.WriteResultTable(opts.streams.out, &doc)
 	}
 	switch res.Status {
 	case solver.Infeasible:
@@ -240,37 +239,4 @@ func (opts *solveOptions) isCP() bool {
 	}
 	e, ok := catalog.Lookup(name)
 	return ok && e.Encoding == catalog.CP && opts.encoding == ""
-}
-
-// printResultTable writes a result for people.
-func printResultTable(out io.Writer, d *model.ResultDoc) {
-	num := func(p *int64) string {
-		if p == nil {
-			return "-"
-		}
-		return fmt.Sprint(*p)
-	}
-	bound, gap := "-", "-"
-	if d.Bound != nil {
-		bound = fmt.Sprintf("%.6g", *d.Bound)
-	}
-	if d.Gap != nil {
-		gap = fmt.Sprintf("%.3f%%", 100**d.Gap)
-	}
-	fmt.Fprintf(out, "status %s   objective %s   bound %s   gap %s\n", d.Status, num(d.Objective), bound, gap)
-	fmt.Fprintf(out, "solver %s   encoding %s   elapsed %.3f ms\n\n", d.Solver, d.Encoding, d.ElapsedMS)
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "JOB\tNODES\tCOST\tSTART\tNODE LIST")
-	for _, a := range d.Allocations {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\n", a.Job, len(a.Nodes), a.Cost, a.Start, model.CompressHostlist(a.Nodes))
-	}
-	tw.Flush()
-	if len(d.Deferred) > 0 {
-		fmt.Fprintf(out, "\ndeferred (%d):\n", len(d.Deferred))
-		tw = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-		for _, def := range d.Deferred {
-			fmt.Fprintf(tw, "  %s\t%s\n", def.Job, def.Reason)
-		}
-		tw.Flush()
-	}
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/output"
 )
 
 // TestTrainNSAThenSolve trains a few updates on a synthetic Lan-shaped
@@ -41,7 +41,7 @@ func TestTrainNSAThenSolve(t *testing.T) {
 		if code != exitOK {
 			t.Fatalf("%v: exit %d: %s", args, code, errs)
 		}
-		var d model.ResultDoc
+		var d output.ResultDoc
 		if err := json.Unmarshal([]byte(out), &d); err != nil || d.Objective == nil {
 			t.Fatalf("%v: %v %s", args, err, out)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/output"
 )
 
 // validateOptions are the inputs of `optsched validate`.
@@ -71,7 +72,7 @@ func runValidate(opts *validateOptions) error {
 	if json.Unmarshal(data, &kind) == nil && kind.Encoding == "cp" {
 		return validateSchedule(opts, w, data)
 	}
-	doc, allocs, err := model.ParseResult(w, data)
+	doc, allocs, err := output.ParseResult(w, data)
 	if err != nil {
 		return fmt.Errorf("%s: %w", opts.result, err)
 	}
@@ -117,7 +118,7 @@ func runValidate(opts *validateOptions) error {
 // JSON of 'optsched solve --encoding cp'): model.Check, the reported
 // objective (the weighted queue time) and the bound.
 func validateSchedule(opts *validateOptions, w *model.Window, data []byte) error {
-	doc, allocs, err := model.ParseSchedule(w, data)
+	doc, allocs, err := output.ParseSchedule(w, data)
 	if err != nil {
 		return fmt.Errorf("%s: %w", opts.result, err)
 	}
@@ -157,7 +158,7 @@ func validateSchedule(opts *validateOptions, w *model.Window, data []byte) error
 
 // accounted checks that every waiting job of w is allocated or deferred
 // exactly once in a result document (model.CheckAccounted).
-func accounted(w *model.Window, allocs []model.Allocation, deferred []model.DeferralDoc) error {
+func accounted(w *model.Window, allocs []model.Allocation, deferred []output.DeferralDoc) error {
 	ds := make([]model.Deferral, 0, len(deferred))
 	for _, d := range deferred {
 		j, _ := w.JobIndex(d.Job) // the parser checked that it waits

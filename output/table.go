@@ -1,0 +1,94 @@
+package output
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"text/tabwriter"
+
+	"github.com/optsched/optsched/model"
+)
+
+// WriteResultTable writes a result document for people: the figures,
+// then a line per allocation and the deferred jobs with their reasons.
+func WriteResultTable(out io.Writer, d *ResultDoc) {
+	num := func(p *int64) string {
+		if p == nil {
+			return "-"
+		}
+		return fmt.Sprint(*p)
+	}
+	bound, gap := "-", "-"
+	if d.Bound != nil {
+		bound = fmt.Sprintf("%.6g", *d.Bound)
+	}
+	if d.Gap != nil {
+		gap = fmt.Sprintf("%.3f%%", 100**d.Gap)
+	}
+	fmt.Fprintf(out, "status %s   objective %s   bound %s   gap %s\n", d.Status, num(d.Objective), bound, gap)
+	fmt.Fprintf(out, "solver %s   encoding %s   elapsed %.3f ms\n\n", d.Solver, d.Encoding, d.ElapsedMS)
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "JOB\tNODES\tCOST\tSTART\tNODE LIST")
+	for _, a := range d.Allocations {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\n", a.Job, len(a.Nodes), a.Cost, a.Start, model.CompressHostlist(a.Nodes))
+	}
+	tw.Flush()
+	if len(d.Deferred) > 0 {
+		fmt.Fprintf(out, "\ndeferred (%d):\n", len(d.Deferred))
+		tw = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		for _, def := range d.Deferred {
+			fmt.Fprintf(tw, "  %s\t%s\n", def.Job, def.Reason)
+		}
+		tw.Flush()
+	}
+}
+
+// WriteScheduleTable writes a schedule document of window w for people: the jobs that start
+// now (the decisions) first, then the reservations of later starts.
+func WriteScheduleTable(out io.Writer, w *model.Window, d *ScheduleDoc) {
+	num := func(p *float64) string {
+		if p == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%.6g", *p)
+	}
+	gap := "-"
+	if d.Gap != nil {
+		gap = fmt.Sprintf("%.3f%%", 100**d.Gap)
+	}
+	fmt.Fprintf(out, "status %s   objective %s   bound %s   gap %s\n", d.Status, num(d.Objective), num(d.Bound), gap)
+	fmt.Fprintf(out, "solver %s   encoding %s   grid %d s   elapsed %.3f ms\n\n", d.Solver, d.Encoding, d.Granularity, d.ElapsedMS)
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "JOB\tQUEUE\tSTART\tWAIT\tUNITS\tNODES")
+	for _, a := range d.Allocations {
+		j, _ := w.JobIndex(a.Job)
+		when := "now"
+		if a.Start > w.Time {
+			when = fmt.Sprintf("+%ds", a.Start-w.Time)
+		}
+		names := slices.Sorted(func(yield func(string) bool) {
+			for n := range a.Units {
+				if !yield(n) {
+					return
+				}
+			}
+		})
+		units := ""
+		for i, n := range names {
+			if i > 0 {
+				units += " "
+			}
+			units += fmt.Sprintf("%s:%d", n, a.Units[n])
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%ds\t%s\t%s\n", a.Job, w.Jobs[j].Queue, when, a.Start-w.Jobs[j].Submit, units, model.CompressHostlist(a.Nodes))
+	}
+	tw.Flush()
+	if len(d.Deferred) > 0 {
+		fmt.Fprintf(out, "\ndeferred (%d):\n", len(d.Deferred))
+		tw = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		for _, def := range d.Deferred {
+			fmt.Fprintf(tw, "  %s\t%s\n", def.Job, def.Reason)
+		}
+		tw.Flush()
+	}
+}
