@@ -8,6 +8,7 @@ import (
 
 	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/hostlist"
 	"github.com/optsched/optsched/solver"
 )
 
@@ -29,8 +30,8 @@ import (
 func TestMishraCost(t *testing.T) {
 	w := testWindow(t, layout(2, 2, 4), "n[1-3,5-15]",
 		`[{"id": "r1", "nodes": "n0", "end": 9, "comm": true}, {"id": "r2", "nodes": "n4", "end": 9}]`, `[]`)
-	ids := func(hostlist string) []int {
-		names, err := model.ExpandHostlist(hostlist)
+	ids := func(list string) []int {
+		names, err := hostlist.Expand(list)
 		if err != nil {
 			t.Fatal(err)
 		}

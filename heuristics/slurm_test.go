@@ -11,6 +11,7 @@ import (
 	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/instances"
 	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/hostlist"
 	"github.com/optsched/optsched/solver"
 )
 
@@ -253,7 +254,7 @@ func placed(t *testing.T, w *model.Window, s solver.Solver) []string {
 	}
 	var out []string
 	for _, a := range res.Allocations {
-		out = append(out, model.CompressHostlist(w.NodeNames(a.Nodes)))
+		out = append(out, hostlist.Compress(w.NodeNames(a.Nodes)))
 	}
 	return out
 }

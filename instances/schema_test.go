@@ -13,6 +13,7 @@ import (
 
 	"github.com/optsched/optsched/instances"
 	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/hostlist"
 )
 
 // schemaFile is the JSON Schema of the window format; it sits among the
@@ -406,7 +407,7 @@ func TestSchemaPatternsMatchReader(t *testing.T) {
 	hostlists := []string{"n0", "n[0-3]", " n[0-2,5] ", "tux[0-3,12]", "r[1-2]n[1-2]", "login1,n[1-2]", "n[08-10]", "a , b", "x-y.z", "n[1]"}
 	badHostlists := []string{"n[", "n]", "n[]", "n[a-b]", "n[1-]", "n[-1]", "n[1-2-3]", "a,,b", "a,", ",a", "a b", "n[[1]]", "n[1]]", "a\tb"}
 	beyondHostlists := []string{"n[5-1]", "n[0-99999999999]"}
-	nonEmpty := func(x string) bool { _, err := model.ExpandHostlist(x); return err == nil }
+	nonEmpty := func(x string) bool { _, err := hostlist.Expand(x); return err == nil }
 	for _, p := range [][]string{
 		{"properties", "running", "items", "properties", "nodes", "oneOf", "1"},
 		{"properties", "node_resources", "propertyNames"},

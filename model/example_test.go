@@ -17,12 +17,3 @@ func ExampleCostModel_Cost() {
 	// 2333
 	// 2500
 }
-
-func ExampleExpandHostlist() {
-	names, _ := model.ExpandHostlist("tux[0-2,12],login1")
-	fmt.Println(names)
-	fmt.Println(model.CompressHostlist(names))
-	// Output:
-	// [tux0 tux1 tux2 tux12 login1]
-	// tux[0-2,12],login1
-}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/optsched/optsched/model/hostlist"
 )
 
 // maxSlurmNodes bounds the nodes of a parsed topology.conf, and separately
@@ -180,7 +182,7 @@ func ParseSlurmTopology(text string) (*Topology, error) {
 		sws = append(sws, slurmSwitch{name: name, line: ln.num})
 		sw := &sws[idx]
 		if hasNodes {
-			names, err := ExpandHostlist(nodes)
+			names, err := hostlist.Expand(nodes)
 			if err != nil {
 				return nil, lineErr(ln.num, "bad hostlist in Nodes= of switch %q: %v", name, err)
 			}
@@ -203,7 +205,7 @@ func ParseSlurmTopology(text string) (*Topology, error) {
 			}
 			sw.nodes = names
 		} else {
-			names, err := ExpandHostlist(switches)
+			names, err := hostlist.Expand(switches)
 			if err != nil {
 				return nil, lineErr(ln.num, "bad hostlist in Switches= of switch %q: %v", name, err)
 			}

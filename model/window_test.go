@@ -281,31 +281,6 @@ func TestWindowCommPatternRoundTrip(t *testing.T) {
 	}
 }
 
-func TestCompressHostlist(t *testing.T) {
-	cases := []struct {
-		names []string
-		want  string
-	}{
-		{[]string{"n0", "n1", "n2", "n5", "n7", "n8"}, "n[0-2,5,7-8]"},
-		{[]string{"n3"}, "n3"},
-		{[]string{"login", "n1", "n2", "x01", "x02"}, "login,n[1-2],x01,x02"},
-		{[]string{"n5", "n3"}, "n[5,3]"},
-		{nil, ""},
-	}
-	for _, c := range cases {
-		got := CompressHostlist(c.names)
-		if got != c.want {
-			t.Errorf("CompressHostlist(%v) = %q, want %q", c.names, got, c.want)
-		}
-		if len(c.names) > 0 {
-			back, err := ExpandHostlist(got)
-			if err != nil || !slices.Equal(back, c.names) {
-				t.Errorf("ExpandHostlist(%q) = %v, %v; want %v", got, back, err, c.names)
-			}
-		}
-	}
-}
-
 func TestBlockWraps(t *testing.T) {
 	w, err := ParseWindow([]byte(minimalWindow), ParseOptions{})
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/optsched/optsched/model/hostlist"
 )
 
 // WindowVersion is the version of the window JSON format this package
@@ -238,7 +240,7 @@ func nodeList(path string, raw json.RawMessage, t *Topology) ([]int, error) {
 			return nil, nil
 		}
 		var err error
-		if names, err = ExpandHostlist(s); err != nil {
+		if names, err = hostlist.Expand(s); err != nil {
 			return nil, fieldErr(path, "%v", err)
 		}
 	case "a list":
@@ -516,7 +518,7 @@ func readNodeResources(root *jobj, w *Window) error {
 				ids = append(ids, id)
 			}
 		} else {
-			names, err := ExpandHostlist(key)
+			names, err := hostlist.Expand(key)
 			if err != nil {
 				return fieldErr(path, "%v", err)
 			}

@@ -2,8 +2,8 @@ package model
 
 import (
 	"encoding/json"
-	"strconv"
-	"strings"
+
+	"github.com/optsched/optsched/model/hostlist"
 )
 
 // windowDoc is the JSON form of a window, version 1.
@@ -71,14 +71,14 @@ func (w *Window) MarshalJSON() ([]byte, error) {
 		Version:  WindowVersion,
 		Time:     w.Time,
 		Topology: w.TopologySpec,
-		Idle:     CompressHostlist(w.NodeNames(w.Idle)),
+		Idle:     hostlist.Compress(w.NodeNames(w.Idle)),
 		Jobs:     []jobDoc{},
 	}
 	if w.Cost != DefaultCostModel {
 		d.Cost = &costDoc{Model: w.Cost.Kind.String(), HopCost: w.Cost.HopCost}
 	}
 	for _, r := range w.Running {
-		rd := runningDoc{ID: r.ID, Nodes: CompressHostlist(w.NodeNames(r.Nodes)), End: r.End, Comm: r.Comm}
+		rd := runningDoc{ID: r.ID, Nodes: hostlist.Compress(w.NodeNames(r.Nodes)), End: r.End, Comm: r.Comm}
 		if r.Select != nil {
 			rd.Select = r.Select.String()
 		}
@@ -123,78 +123,7 @@ func (w *Window) MarshalJSON() ([]byte, error) {
 		}
 	}
 	for _, r := range w.Reservations {
-		d.Reservations = append(d.Reservations, reservationDoc{ID: r.ID, Nodes: CompressHostlist(w.NodeNames(r.Nodes)), Start: r.Start, End: r.End})
+		d.Reservations = append(d.Reservations, reservationDoc{ID: r.ID, Nodes: hostlist.Compress(w.NodeNames(r.Nodes)), Start: r.Start, End: r.End})
 	}
 	return json.MarshalIndent(d, "", "  ")
-}
-
-// CompressHostlist writes names as a Slurm hostlist, merging runs of
-// consecutive numbered names that share a prefix: n0 n1 n2 n5 becomes
-// "n[0-2,5]". Names whose number has leading zeros are kept as they are.
-// ExpandHostlist(CompressHostlist(names)) returns names.
-func CompressHostlist(names []string) string {
-	var out []string
-	i := 0
-	for i < len(names) {
-		prefix, num, ok := splitNumbered(names[i])
-		if !ok {
-			out = append(out, names[i])
-			i++
-			continue
-		}
-		// Gather the following names with the same prefix, in order,
-		// merging consecutive numbers into ranges.
-		var ranges []string
-		lo, hi := num, num
-		j := i + 1
-		for ; j < len(names); j++ {
-			p, n, ok := splitNumbered(names[j])
-			if !ok || p != prefix {
-				break
-			}
-			if n == hi+1 {
-				hi = n
-				continue
-			}
-			ranges = append(ranges, rangeText(lo, hi))
-			lo, hi = n, n
-		}
-		ranges = append(ranges, rangeText(lo, hi))
-		if len(ranges) == 1 && lo == hi {
-			out = append(out, names[i])
-		} else {
-			out = append(out, prefix+"["+strings.Join(ranges, ",")+"]")
-		}
-		i = j
-	}
-	return strings.Join(out, ",")
-}
-
-func rangeText(lo, hi int) string {
-	if lo == hi {
-		return strconv.Itoa(lo)
-	}
-	return strconv.Itoa(lo) + "-" + strconv.Itoa(hi)
-}
-
-// splitNumbered splits "tux12" into ("tux", 12). ok is false when the name
-// has no trailing number, the number has a leading zero, or the prefix
-// holds characters that hostlists treat specially.
-func splitNumbered(name string) (prefix string, num int, ok bool) {
-	if strings.ContainsAny(name, "[],") {
-		return "", 0, false
-	}
-	i := len(name)
-	for i > 0 && name[i-1] >= '0' && name[i-1] <= '9' {
-		i--
-	}
-	digits := name[i:]
-	if digits == "" || len(digits) > 9 || (len(digits) > 1 && digits[0] == '0') {
-		return "", 0, false
-	}
-	n, err := strconv.Atoi(digits)
-	if err != nil {
-		return "", 0, false
-	}
-	return name[:i], n, true
 }

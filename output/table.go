@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/hostlist"
 )
 
 // WriteResultTable writes a result document for people: the figures,
@@ -30,7 +31,7 @@ func WriteResultTable(out io.Writer, d *ResultDoc) {
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "JOB\tNODES\tCOST\tSTART\tNODE LIST")
 	for _, a := range d.Allocations {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\n", a.Job, len(a.Nodes), a.Cost, a.Start, model.CompressHostlist(a.Nodes))
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\n", a.Job, len(a.Nodes), a.Cost, a.Start, hostlist.Compress(a.Nodes))
 	}
 	tw.Flush()
 	if len(d.Deferred) > 0 {
@@ -80,7 +81,7 @@ func WriteScheduleTable(out io.Writer, w *model.Window, d *ScheduleDoc) {
 			}
 			units += fmt.Sprintf("%s:%d", n, a.Units[n])
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%ds\t%s\t%s\n", a.Job, w.Jobs[j].Queue, when, a.Start-w.Jobs[j].Submit, units, model.CompressHostlist(a.Nodes))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%ds\t%s\t%s\n", a.Job, w.Jobs[j].Queue, when, a.Start-w.Jobs[j].Submit, units, hostlist.Compress(a.Nodes))
 	}
 	tw.Flush()
 	if len(d.Deferred) > 0 {

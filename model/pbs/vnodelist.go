@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/hostlist"
 )
 
 // ResolveVnodes resolves a list of vnode names and hostlist expressions
@@ -13,7 +13,7 @@ import (
 //
 //   - the name of an existing vnode, taken literally: "pbshost[0]" names
 //     the child vnode of a multi-vnode host, whose PBS name has brackets;
-//   - a Slurm-style hostlist (model.ExpandHostlist): "cn[00-07]" names
+//   - a Slurm-style hostlist (hostlist.Expand): "cn[00-07]" names
 //     cn00 … cn07, of which the existing ones are taken;
 //   - when the hostlist names no existing vnode, the same ranges with the
 //     brackets kept, the PBS naming of a multi-vnode host's children:
@@ -37,7 +37,7 @@ func ResolveVnodes(list string, exists func(string) bool) (names, unmatched []st
 		}
 		return true
 	}
-	for _, entry := range model.SplitHostlist(list) {
+	for _, entry := range hostlist.Split(list) {
 		entry = strings.TrimSpace(entry)
 		if entry == "" {
 			return nil, nil, fmt.Errorf("vnode list %q: empty entry", list)
@@ -45,7 +45,7 @@ func ResolveVnodes(list string, exists func(string) bool) (names, unmatched []st
 		if take(entry) {
 			continue
 		}
-		expanded, err := model.ExpandHostlist(entry)
+		expanded, err := hostlist.Expand(entry)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -57,7 +57,7 @@ func ResolveVnodes(list string, exists func(string) bool) (names, unmatched []st
 			// The brackets kept: mark them so that the expansion leaves
 			// them in place (the marks cannot occur in a valid name).
 			marked := strings.NewReplacer("[", "\x01[", "]", "]\x02").Replace(entry)
-			kept, err := model.ExpandHostlist(marked)
+			kept, err := hostlist.Expand(marked)
 			if err == nil {
 				unmark := strings.NewReplacer("\x01", "[", "\x02", "]")
 				for _, n := range kept {

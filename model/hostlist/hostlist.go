@@ -1,4 +1,4 @@
-package model
+package hostlist
 
 import (
 	"fmt"
@@ -16,7 +16,7 @@ const maxHostlistExpansion = 1 << 20
 // maxHostlistExpansion names cannot exhaust memory either.
 const maxHostNameLen = 255
 
-// ExpandHostlist expands a Slurm-style hostlist into node names, in order.
+// Expand expands a Slurm-style hostlist into node names, in order.
 //
 // A hostlist is a comma-separated list of host expressions. An expression is
 // a name in which each bracket group "[a-b,c,...]" stands for every listed
@@ -31,7 +31,7 @@ const maxHostNameLen = 255
 //
 // Duplicates are kept; callers that need distinct names check for them.
 // A name generated from brackets may not exceed 255 bytes.
-func ExpandHostlist(s string) ([]string, error) {
+func Expand(s string) ([]string, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return nil, fmt.Errorf("empty hostlist")
@@ -54,9 +54,9 @@ func ExpandHostlist(s string) ([]string, error) {
 	return out, nil
 }
 
-// SplitHostlist splits a hostlist at the commas that are not inside
+// Split splits a hostlist at the commas that are not inside
 // brackets: its expressions, unexpanded.
-func SplitHostlist(s string) []string { return splitTopLevel(s) }
+func Split(s string) []string { return splitTopLevel(s) }
 
 // splitTopLevel splits s at commas that are not inside brackets.
 func splitTopLevel(s string) []string {
@@ -189,4 +189,75 @@ func isDigits(s string) bool {
 		}
 	}
 	return true
+}
+
+// Compress writes names as a Slurm hostlist, merging runs of
+// consecutive numbered names that share a prefix: n0 n1 n2 n5 becomes
+// "n[0-2,5]". Names whose number has leading zeros are kept as they are.
+// Expand(Compress(names)) returns names.
+func Compress(names []string) string {
+	var out []string
+	i := 0
+	for i < len(names) {
+		prefix, num, ok := splitNumbered(names[i])
+		if !ok {
+			out = append(out, names[i])
+			i++
+			continue
+		}
+		// Gather the following names with the same prefix, in order,
+		// merging consecutive numbers into ranges.
+		var ranges []string
+		lo, hi := num, num
+		j := i + 1
+		for ; j < len(names); j++ {
+			p, n, ok := splitNumbered(names[j])
+			if !ok || p != prefix {
+				break
+			}
+			if n == hi+1 {
+				hi = n
+				continue
+			}
+			ranges = append(ranges, rangeText(lo, hi))
+			lo, hi = n, n
+		}
+		ranges = append(ranges, rangeText(lo, hi))
+		if len(ranges) == 1 && lo == hi {
+			out = append(out, names[i])
+		} else {
+			out = append(out, prefix+"["+strings.Join(ranges, ",")+"]")
+		}
+		i = j
+	}
+	return strings.Join(out, ",")
+}
+
+func rangeText(lo, hi int) string {
+	if lo == hi {
+		return strconv.Itoa(lo)
+	}
+	return strconv.Itoa(lo) + "-" + strconv.Itoa(hi)
+}
+
+// splitNumbered splits "tux12" into ("tux", 12). ok is false when the name
+// has no trailing number, the number has a leading zero, or the prefix
+// holds characters that hostlists treat specially.
+func splitNumbered(name string) (prefix string, num int, ok bool) {
+	if strings.ContainsAny(name, "[],") {
+		return "", 0, false
+	}
+	i := len(name)
+	for i > 0 && name[i-1] >= '0' && name[i-1] <= '9' {
+		i--
+	}
+	digits := name[i:]
+	if digits == "" || len(digits) > 9 || (len(digits) > 1 && digits[0] == '0') {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(digits)
+	if err != nil {
+		return "", 0, false
+	}
+	return name[:i], n, true
 }

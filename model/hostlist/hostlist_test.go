@@ -1,4 +1,4 @@
-package model
+package hostlist
 
 import (
 	"slices"
@@ -29,15 +29,15 @@ var hostlistGood = []struct {
 	{"n1,n1", []string{"n1", "n1"}}, // duplicates are kept
 }
 
-func TestExpandHostlist(t *testing.T) {
+func TestExpand(t *testing.T) {
 	for _, tc := range hostlistGood {
-		got, err := ExpandHostlist(tc.in)
+		got, err := Expand(tc.in)
 		if err != nil {
-			t.Errorf("ExpandHostlist(%q): %v", tc.in, err)
+			t.Errorf("Expand(%q): %v", tc.in, err)
 			continue
 		}
 		if !slices.Equal(got, tc.want) {
-			t.Errorf("ExpandHostlist(%q) = %q, want %q", tc.in, got, tc.want)
+			t.Errorf("Expand(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }
@@ -45,21 +45,21 @@ func TestExpandHostlist(t *testing.T) {
 // TestExpandHostlistLimit checks that the expansion cap is exact: 2^20 names
 // pass, one more fails, whichever expression brings the total over.
 func TestExpandHostlistLimit(t *testing.T) {
-	got, err := ExpandHostlist("n[0-1048575]")
+	got, err := Expand("n[0-1048575]")
 	if err != nil || len(got) != maxHostlistExpansion {
 		t.Fatalf("n[0-1048575]: %d names, %v; want %d names", len(got), err, maxHostlistExpansion)
 	}
-	got, err = ExpandHostlist("x,n[1-1048575]")
+	got, err = Expand("x,n[1-1048575]")
 	if err != nil || len(got) != maxHostlistExpansion {
 		t.Fatalf("x,n[1-1048575]: %d names, %v; want %d names", len(got), err, maxHostlistExpansion)
 	}
 	// Regression: a plain name after a full expansion used to be appended
 	// without checking the cap, giving 2^20+1 names.
 	for _, in := range []string{"n[0-1048575],x", "n[0-1048575],m[1]", "x,n[0-1048575]", "n[0-1048575],n[0-1048575]"} {
-		if got, err := ExpandHostlist(in); err == nil {
-			t.Errorf("ExpandHostlist(%q) = %d names, want an error", in, len(got))
+		if got, err := Expand(in); err == nil {
+			t.Errorf("Expand(%q) = %d names, want an error", in, len(got))
 		} else if !strings.Contains(err.Error(), "more than 1048576 names") {
-			t.Errorf("ExpandHostlist(%q): %v, want a message about the cap", in, err)
+			t.Errorf("Expand(%q): %v, want a message about the cap", in, err)
 		}
 	}
 }
@@ -103,13 +103,13 @@ func TestExpandHostlistErrors(t *testing.T) {
 		{"n[" + strings.Repeat("0", 300) + "1-2]", "padding wider than 255"},
 	}
 	for _, tc := range cases {
-		got, err := ExpandHostlist(tc.in)
+		got, err := Expand(tc.in)
 		if err == nil {
-			t.Errorf("ExpandHostlist(%q) = %d names, want an error containing %q", tc.in, len(got), tc.phrase)
+			t.Errorf("Expand(%q) = %d names, want an error containing %q", tc.in, len(got), tc.phrase)
 			continue
 		}
 		if !strings.Contains(err.Error(), tc.phrase) {
-			t.Errorf("ExpandHostlist(%q): %q, want it to contain %q", tc.in, err, tc.phrase)
+			t.Errorf("Expand(%q): %q, want it to contain %q", tc.in, err, tc.phrase)
 		}
 	}
 }
@@ -118,16 +118,16 @@ func TestExpandHostlistErrors(t *testing.T) {
 // only to names generated from brackets.
 func TestExpandHostlistLongPlainName(t *testing.T) {
 	long := strings.Repeat("a", 300)
-	if got, err := ExpandHostlist(long + ",b"); err != nil || len(got) != 2 || got[0] != long {
+	if got, err := Expand(long + ",b"); err != nil || len(got) != 2 || got[0] != long {
 		t.Errorf("plain long name: %d names, %v", len(got), err)
 	}
 	name := strings.Repeat("a", 250) + "[1-2]"
-	if got, err := ExpandHostlist(name); err != nil || len(got) != 2 || len(got[1]) != 251 {
+	if got, err := Expand(name); err != nil || len(got) != 2 || len(got[1]) != 251 {
 		t.Errorf("%d-byte names: %q, %v", 251, got, err)
 	}
 }
 
-func FuzzExpandHostlist(f *testing.F) {
+func FuzzExpand(f *testing.F) {
 	for _, tc := range hostlistGood {
 		f.Add(tc.in)
 	}
@@ -139,20 +139,45 @@ func FuzzExpandHostlist(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		names, err := ExpandHostlist(s)
+		names, err := Expand(s)
 		if err != nil {
 			if names != nil {
-				t.Errorf("ExpandHostlist(%q) returned names with error %v", s, err)
+				t.Errorf("Expand(%q) returned names with error %v", s, err)
 			}
 			return
 		}
 		if len(names) == 0 || len(names) > maxHostlistExpansion {
-			t.Fatalf("ExpandHostlist(%q) = %d names, want 1..%d", s, len(names), maxHostlistExpansion)
+			t.Fatalf("Expand(%q) = %d names, want 1..%d", s, len(names), maxHostlistExpansion)
 		}
 		for _, n := range names {
 			if n == "" || strings.ContainsAny(n, "[],") {
-				t.Fatalf("ExpandHostlist(%q) yields bad name %q", s, n)
+				t.Fatalf("Expand(%q) yields bad name %q", s, n)
 			}
 		}
 	})
+}
+
+func TestCompress(t *testing.T) {
+	cases := []struct {
+		names []string
+		want  string
+	}{
+		{[]string{"n0", "n1", "n2", "n5", "n7", "n8"}, "n[0-2,5,7-8]"},
+		{[]string{"n3"}, "n3"},
+		{[]string{"login", "n1", "n2", "x01", "x02"}, "login,n[1-2],x01,x02"},
+		{[]string{"n5", "n3"}, "n[5,3]"},
+		{nil, ""},
+	}
+	for _, c := range cases {
+		got := Compress(c.names)
+		if got != c.want {
+			t.Errorf("Compress(%v) = %q, want %q", c.names, got, c.want)
+		}
+		if len(c.names) > 0 {
+			back, err := Expand(got)
+			if err != nil || !slices.Equal(back, c.names) {
+				t.Errorf("Expand(%q) = %v, %v; want %v", got, back, err, c.names)
+			}
+		}
+	}
 }
