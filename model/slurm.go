@@ -1,22 +1,18 @@
 package model
 
 import (
-	"fmt"
+	"errors"
 	"strconv"
 	"strings"
 
-	"github.com/optsched/optsched/model/hostlist"
+	"github.com/optsched/optsched/model/slurm"
 )
 
-// maxSlurmNodes bounds the nodes of a parsed topology.conf, and separately
-// the switch names its Switches= hostlists may expand to, so that the work
-// and memory of ParseSlurmTopology stay bounded on any input.
-const maxSlurmNodes = 1 << 20
-
-// maxSlurmLevels bounds the switch levels of a parsed topology.conf. Real
-// trees have two to five; the bound keeps the ancestor lists of
-// BuildTopology (levels × nodes entries) small on hostile input.
-const maxSlurmLevels = 16
+// maxSlurmNodes and maxSlurmLevels are slurm.MaxNodes and MaxLevels.
+const (
+	maxSlurmNodes  = slurm.MaxNodes
+	maxSlurmLevels = slurm.MaxLevels
+)
 
 // A SlurmTopologyError reports a problem with a topology.conf text. It
 // wraps ErrTopology.
@@ -41,55 +37,6 @@ func (e *SlurmTopologyError) Error() string {
 // Unwrap returns ErrTopology, so that errors.Is(err, ErrTopology) holds.
 func (e *SlurmTopologyError) Unwrap() error { return ErrTopology }
 
-// slurmLine is one logical line of topology.conf: continued physical lines
-// joined, the comment removed.
-type slurmLine struct {
-	num  int // first physical line, 1-based
-	text string
-}
-
-// slurmLines splits text into logical lines as Slurm's config reader does:
-// on each physical line everything from '#' on is a comment; a line whose
-// last non-blank character is a backslash continues onto the next one, the
-// backslash removed and nothing inserted in its place. Blank logical lines
-// are dropped.
-func slurmLines(text string) []slurmLine {
-	var out []slurmLine
-	var cur strings.Builder
-	start := 0
-	for i, phys := range strings.Split(text, "\n") {
-		if c := strings.IndexByte(phys, '#'); c >= 0 {
-			phys = phys[:c]
-		}
-		if cur.Len() == 0 {
-			start = i + 1
-		}
-		trimmed := strings.TrimRight(phys, " \t\r\v\f")
-		bs := len(trimmed) - len(strings.TrimRight(trimmed, `\`))
-		if bs%2 == 1 {
-			cur.WriteString(trimmed[:len(trimmed)-1])
-			continue
-		}
-		cur.WriteString(phys)
-		if s := cur.String(); strings.TrimSpace(s) != "" {
-			out = append(out, slurmLine{num: start, text: s})
-		}
-		cur.Reset()
-	}
-	if s := cur.String(); strings.TrimSpace(s) != "" {
-		out = append(out, slurmLine{num: start, text: s})
-	}
-	return out
-}
-
-// slurmSwitch is one SwitchName= line.
-type slurmSwitch struct {
-	name     string
-	line     int
-	nodes    []string
-	switches []string
-}
-
 // ParseSlurmTopology parses the text of a Slurm topology.conf for the
 // topology/tree plugin and builds its Topology.
 //
@@ -113,206 +60,22 @@ type slurmSwitch struct {
 // Every error is a *SlurmTopologyError and wraps ErrTopology. It names the
 // line at fault, except for a text without any SwitchName= line.
 func ParseSlurmTopology(text string) (*Topology, error) {
-	var (
-		sws       []slurmSwitch
-		swByName  = make(map[string]int) // switch name → index in sws
-		nodeSw    = make(map[string]int) // node name → index of its switch
-		nodeCount int                    // nodes so far
-		refCount  int                    // Switches= entries so far
-		lineErr   = func(line int, format string, args ...any) error {
-			return &SlurmTopologyError{Line: line, Msg: fmt.Sprintf(format, args...)}
+	sws, err := slurm.Parse(text)
+	if err != nil {
+		var se *slurm.Error
+		if errors.As(err, &se) {
+			return nil, &SlurmTopologyError{Line: se.Line, Msg: se.Msg}
 		}
-	)
-	for _, ln := range slurmLines(text) {
-		var name, nodes, switches string
-		var hasName, hasNodes, hasSwitches, hasSpeed bool
-		for _, tok := range strings.Fields(ln.text) {
-			key, val, ok := strings.Cut(tok, "=")
-			if !ok || key == "" {
-				return nil, lineErr(ln.num, "%q is not KEY=VALUE", tok)
-			}
-			var seen *bool
-			var dst *string
-			switch strings.ToLower(key) {
-			case "switchname":
-				seen, dst = &hasName, &name
-			case "nodes":
-				seen, dst = &hasNodes, &nodes
-			case "switches":
-				seen, dst = &hasSwitches, &switches
-			case "linkspeed":
-				seen, dst = &hasSpeed, new(string)
-			default:
-				return nil, lineErr(ln.num, "unknown key %q", key)
-			}
-			if *seen {
-				return nil, lineErr(ln.num, "key %q given twice", key)
-			}
-			if val == "" {
-				return nil, lineErr(ln.num, "empty %s=", key)
-			}
-			if seen == &hasSpeed {
-				if _, err := strconv.ParseUint(val, 10, 32); err != nil {
-					return nil, lineErr(ln.num, "bad LinkSpeed %q (want a whole number)", val)
-				}
-			}
-			*seen, *dst = true, val
-		}
-		if !hasName {
-			return nil, lineErr(ln.num, "SwitchName missing")
-		}
-		if strings.ContainsAny(name, "[],=") {
-			return nil, lineErr(ln.num, "bad switch name %q", name)
-		}
-		if first, dup := swByName[name]; dup {
-			return nil, lineErr(ln.num, "switch %q declared again (first at line %d)", name, sws[first].line)
-		}
-		if owner, clash := nodeSw[name]; clash {
-			return nil, lineErr(ln.num, "switch %q has the name of a node under switch %q (line %d)",
-				name, sws[owner].name, sws[owner].line)
-		}
-		switch {
-		case hasNodes && hasSwitches:
-			return nil, lineErr(ln.num, "switch %q has both Nodes= and Switches=", name)
-		case !hasNodes && !hasSwitches:
-			return nil, lineErr(ln.num, "switch %q has neither Nodes= nor Switches=", name)
-		}
-		idx := len(sws)
-		swByName[name] = idx
-		sws = append(sws, slurmSwitch{name: name, line: ln.num})
-		sw := &sws[idx]
-		if hasNodes {
-			names, err := hostlist.Expand(nodes)
-			if err != nil {
-				return nil, lineErr(ln.num, "bad hostlist in Nodes= of switch %q: %v", name, err)
-			}
-			if nodeCount += len(names); nodeCount > maxSlurmNodes {
-				return nil, lineErr(ln.num, "more than %d nodes", maxSlurmNodes)
-			}
-			for _, n := range names {
-				if strings.ContainsRune(n, '=') {
-					return nil, lineErr(ln.num, "bad node name %q", n)
-				}
-				if owner, dup := nodeSw[n]; dup {
-					return nil, lineErr(ln.num, "node %q is already under switch %q (line %d)",
-						n, sws[owner].name, sws[owner].line)
-				}
-				if s, clash := swByName[n]; clash {
-					return nil, lineErr(ln.num, "node %q has the name of switch %q (line %d)",
-						n, n, sws[s].line)
-				}
-				nodeSw[n] = idx
-			}
-			sw.nodes = names
-		} else {
-			names, err := hostlist.Expand(switches)
-			if err != nil {
-				return nil, lineErr(ln.num, "bad hostlist in Switches= of switch %q: %v", name, err)
-			}
-			if refCount += len(names); refCount > maxSlurmNodes {
-				return nil, lineErr(ln.num, "more than %d Switches= entries", maxSlurmNodes)
-			}
-			sw.switches = names
-		}
+		return nil, &SlurmTopologyError{Msg: err.Error()}
 	}
-	if len(sws) == 0 {
-		return nil, lineErr(0, "no SwitchName= lines")
-	}
-
-	// Resolve Switches= entries in line order: each must name a declared
-	// switch other than the lister that no earlier line has claimed.
-	parent := make([]int, len(sws))
-	for i := range parent {
-		parent[i] = -1
-	}
-	for i, s := range sws {
-		for _, c := range s.switches {
-			ci, ok := swByName[c]
-			switch {
-			case !ok:
-				if owner, isNode := nodeSw[c]; isNode {
-					return nil, lineErr(s.line, "switch %q listed under %q is not declared (it is a node under switch %q, line %d)",
-						c, s.name, sws[owner].name, sws[owner].line)
-				}
-				return nil, lineErr(s.line, "switch %q listed under %q is not declared", c, s.name)
-			case ci == i:
-				return nil, lineErr(s.line, "switch %q lists itself", s.name)
-			case parent[ci] >= 0:
-				p := sws[parent[ci]]
-				return nil, lineErr(s.line, "switch %q listed under %q is already under %q (line %d)",
-					c, s.name, p.name, p.line)
-			}
-			parent[ci] = i
-		}
-	}
-
-	// Walk up from every switch, in line order, to find cycles and depths
-	// in linear time. depth[i] counts the switches above i; -1 is unknown
-	// and -2 marks a switch on the walk in progress.
-	depth := make([]int, len(sws))
-	for i := range depth {
-		depth[i] = -1
-	}
-	var path []int
-	for i := range sws {
-		path = path[:0]
-		j := i
-		for j >= 0 && depth[j] == -1 {
-			depth[j] = -2
-			path = append(path, j)
-			j = parent[j]
-		}
-		if j >= 0 && depth[j] == -2 {
-			return nil, cycleErr(sws, parent, j)
-		}
-		d := -1 // depth of j, the switch above the walk (-1: none)
-		if j >= 0 {
-			d = depth[j]
-		}
-		for k := len(path) - 1; k >= 0; k-- {
-			d++
-			depth[path[k]] = d
-			if d >= maxSlurmLevels {
-				s := sws[path[k]]
-				return nil, lineErr(s.line, "switch %q is %d levels below its root switch; at most %d levels are supported",
-					s.name, d, maxSlurmLevels)
-			}
-		}
-	}
-
 	specs := make([]SwitchSpec, len(sws))
 	for i, s := range sws {
-		specs[i] = SwitchSpec{Name: s.name, Nodes: s.nodes, Switches: s.switches}
+		specs[i] = SwitchSpec{Name: s.Name, Nodes: s.Nodes, Switches: s.Switches}
 	}
 	t, err := BuildTopology(specs)
 	if err != nil {
-		// Not reached: the checks above cover BuildTopology's.
+		// Not reached: slurm.Parse's checks cover BuildTopology's.
 		return nil, &SlurmTopologyError{Msg: strings.TrimPrefix(err.Error(), ErrTopology.Error()+": ")}
 	}
 	return t, nil
-}
-
-// cycleErr reports the cycle of switches through j, at the line of its
-// switch that comes first in the file.
-func cycleErr(sws []slurmSwitch, parent []int, j int) error {
-	first := j
-	for k := parent[j]; k != j; k = parent[k] {
-		first = min(first, k)
-	}
-	// Name the cycle upwards from first, eliding the middle of long ones.
-	const show = 8
-	var b strings.Builder
-	b.WriteString("switches form a cycle: " + strconv.Quote(sws[first].name))
-	n := 0
-	for k := parent[first]; ; k = parent[k] {
-		if n++; n < show || k == first {
-			b.WriteString(" is under " + strconv.Quote(sws[k].name))
-		} else if n == show {
-			b.WriteString(" is under ...")
-		}
-		if k == first {
-			break
-		}
-	}
-	return &SlurmTopologyError{Line: sws[first].line, Msg: b.String()}
 }
