@@ -75,8 +75,11 @@ type Schedule struct {
 	// Encoding is "cp"; Solver names the scheduler.
 	Encoding string
 	Solver   string
-	// Stats holds scheduler-specific counters.
+	// Stats holds scheduler-specific counters, by name (for JSON).
 	Stats map[string]float64
+	// Details, when the scheduler has them, are its counters typed (sat:
+	// *sat.Stats), so that a program reads a field, not a name.
+	Details any
 	// Why, with Status Unknown, says why there is no schedule when it is
 	// not simply the time limit (ScheduleWindow defers the jobs with it).
 	Why string

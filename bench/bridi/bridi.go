@@ -17,6 +17,7 @@ import (
 	"github.com/optsched/optsched/instances"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/solver"
+	"github.com/optsched/optsched/solver/sat"
 )
 
 // Config describes a run.
@@ -254,14 +255,15 @@ func simulate(ctx context.Context, jobs []Job, s solver.Scheduler, opt solver.Sc
 			if g, ok := sr.Gap(); ok && s.Name() == "sat" {
 				res.Gaps = append(res.Gaps, g)
 			}
-			if n := sr.Stats["domain_slots"]; n > 0 {
+			if st, ok := sr.Details.(*sat.Stats); ok && st.Search.DomainSlots > 0 {
+				n := float64(st.Search.DomainSlots)
 				res.Slots = append(res.Slots, n)
-				c := sr.Stats["domain_candidates"]
+				c := float64(st.Search.DomainCandidates)
 				if c == 0 {
 					c = n // the grid (cp-grid)
 				}
 				res.Candidates = append(res.Candidates, c)
-				res.Clauses = append(res.Clauses, sr.Stats["clauses"])
+				res.Clauses = append(res.Clauses, float64(st.Search.Clauses))
 			}
 			wake = -1
 			startNow := map[int]bool{}

@@ -171,7 +171,7 @@ func TestSerialSchedule(t *testing.T) {
 // all), searched to the end.
 func PoolBound(m *cp.Model, keep int) (int64, error) {
 	pm := m.Pool(keep)
-	_, proven, err := Solver{}.search(context.Background(), pm, nil, 0, nil, map[string]float64{}, time.Now())
+	_, proven, err := Solver{}.search(context.Background(), pm, nil, 0, nil, &SearchStats{}, time.Now())
 	return LowerBound(m) + proven, err
 }
 
@@ -193,7 +193,7 @@ func TimeIndexedBound(m *cp.Model, grid bool) (int64, error) {
 	if best == nil {
 		return LowerBound(m), nil
 	}
-	b, _, err := Solver{Grid: grid}.timeIndexedBound(context.Background(), m, best, map[string]float64{})
+	b, _, err := Solver{Grid: grid}.timeIndexedBound(context.Background(), m, best, &Stats{})
 	return LowerBound(m) + b, err
 }
 
@@ -208,21 +208,21 @@ func TimeIndexedBound(m *cp.Model, grid bool) (int64, error) {
 func FixedOptimum(m *cp.Model, grid bool) (opt, fromNone, fromSerial int64, ruledOut int, err error) {
 	ctx, now := context.Background(), time.Now()
 	s := Solver{Grid: grid}
-	best, _, err := s.search(ctx, m, nil, 0, nil, map[string]float64{}, now)
+	best, _, err := s.search(ctx, m, nil, 0, nil, &SearchStats{}, now)
 	if err != nil || best == nil {
 		return 0, 0, 0, 0, err
 	}
 	opt = best.w
-	stats := map[string]float64{}
+	stats := &Stats{}
 	_, s.fix, err = s.timeIndexedBound(ctx, m, &incumbent{w: opt + 1}, stats)
 	if err != nil || s.fix == nil {
 		return opt, opt, opt, 0, err
 	}
-	got, _, err := s.search(ctx, m, nil, 0, nil, map[string]float64{}, now)
+	got, _, err := s.search(ctx, m, nil, 0, nil, &SearchStats{}, now)
 	if err != nil || got == nil {
 		return opt, 0, 0, 0, err
 	}
-	fromNone, ruledOut = got.w, int(stats["ti_fixed"])
+	fromNone, ruledOut = got.w, stats.TIFixed
 	// A poor serial schedule: the lightest jobs first.
 	order := make([]int, len(m.Jobs))
 	for i := range order {
@@ -233,10 +233,10 @@ func FixedOptimum(m *cp.Model, grid bool) (opt, fromNone, fromSerial int64, rule
 	if inc == nil {
 		return opt, fromNone, opt, ruledOut, nil
 	}
-	if _, s.fix, err = s.timeIndexedBound(ctx, m, inc, map[string]float64{}); err != nil {
+	if _, s.fix, err = s.timeIndexedBound(ctx, m, inc, &Stats{}); err != nil {
 		return opt, fromNone, 0, ruledOut, err
 	}
-	got, _, err = s.search(ctx, m, inc, 0, nil, map[string]float64{}, now)
+	got, _, err = s.search(ctx, m, inc, 0, nil, &SearchStats{}, now)
 	if err != nil || got == nil {
 		return opt, fromNone, 0, ruledOut, err
 	}

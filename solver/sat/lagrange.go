@@ -660,7 +660,7 @@ func (f *fixing) over(starts func(i int) []int, b int64) ([][]int, int) {
 // (the bound is best's own when the fixing leaves some job no start);
 // stats gets their number (ti_candidates) and how many the incumbent
 // rules out (ti_fixed).
-func (s Solver) timeIndexedBound(ctx context.Context, m *cp.Model, best *incumbent, stats map[string]float64) (int64, *fixing, error) {
+func (s Solver) timeIndexedBound(ctx context.Context, m *cp.Model, best *incumbent, st *Stats) (int64, *fixing, error) {
 	cands, err := s.tiCandidates(m, best.w)
 	if err != nil || cands == nil {
 		return 0, nil, err
@@ -675,12 +675,12 @@ func (s Solver) timeIndexedBound(ctx context.Context, m *cp.Model, best *incumbe
 	f := &fixing{cands: cands, lb: lb}
 	dead, n := f.over(func(i int) []int { return cands[i] }, u-1)
 	for i, c := range cands {
-		stats["ti_candidates"] += float64(len(c))
+		st.TICandidates += len(c)
 		if len(dead[i]) == len(c) {
 			b = u // job i has no start in a schedule better than best
 		}
 	}
-	stats["ti_fixed"] += float64(n)
+	st.TIFixed += n
 	return b, f, nil
 }
 

@@ -235,23 +235,32 @@ type incumbent struct {
 	from  string  // the scheduler that found it
 }
 
-// Schedule schedules every waiting job of w that can ever start.
+// Schedule schedules every waiting job of w that can ever start. Its
+// counters are in the answer's Stats (a map, for JSON) and Details (a
+// *Stats).
 func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.ScheduleOptions) (*solver.Schedule, error) {
+	st := &Stats{}
+	out, err := s.schedule(ctx, w, opt, st)
+	if out != nil {
+		out.Stats, out.Details = st.Map(), st
+	}
+	return out, err
+}
+
+// schedule is Schedule, counting in st.
+func (s Solver) schedule(ctx context.Context, w *model.Window, opt solver.ScheduleOptions, st *Stats) (*solver.Schedule, error) {
 	start := time.Now()
 	if dl, ok := ctx.Deadline(); ok {
 		if n := cp.Options(w); !cp.Fits(n, time.Until(dl)) {
-			return s.listOnly(ctx, w, opt, n, start)
+			return s.listOnly(ctx, w, opt, n, start, st)
 		}
 	}
 	m, err := cp.BuildContext(ctx, w, opt.Grid())
 	if ctx.Err() != nil && err != nil {
 		// Out of time while building the model: the list schedules
 		// answer on the window itself.
-		out, err := s.listOnly(ctx, w, opt, cp.Options(w), start)
-		if out != nil {
-			out.Stats["build_interrupted"] = 1
-		}
-		return out, err
+		st.BuildInterrupted = true
+		return s.listOnly(ctx, w, opt, cp.Options(w), start, st)
 	}
 	if err != nil {
 		return nil, err
@@ -260,7 +269,7 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 		return nil, err
 	}
 	out := &solver.Schedule{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "cp", Solver: s.Name(),
-		Deferred: slices.Clone(m.Deferred), Stats: map[string]float64{}, CHWeight: m.CHWeight}
+		Deferred: slices.Clone(m.Deferred), CHWeight: m.CHWeight}
 	if len(m.Jobs) == 0 {
 		out.Status, out.Bound = solver.Optimal, 0
 		return out, nil
@@ -282,7 +291,7 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 		best.from = from
 	} else if len(s.Initial) > 0 && ctx.Err() != nil {
 		// The list schedules ran out of time: a truncated one answers.
-		return s.listOnly(ctx, w, opt, cp.Options(w), start)
+		return s.listOnly(ctx, w, opt, cp.Options(w), start, st)
 	}
 	if len(s.Initial) > 0 && !s.NoSGS {
 		// Serial schedules with weight-aware priorities.
@@ -291,14 +300,14 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 		cancel()
 		if inc != nil && (best == nil || inc.w < best.w) {
 			best = inc
-			out.Stats["incumbent_from_sgs"] = 1
+			st.IncumbentFromSGS = true
 		}
 	}
 	if best != nil {
 		s.progress(m, start, "initial "+best.from, best.w, lb)
 	}
 	if best != nil && best.w == lb {
-		return s.result(m, out, best, true, lb, start), nil
+		return s.result(m, out, best, true, lb, start, st), nil
 	}
 
 	var proven int64
@@ -307,15 +316,15 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 		// A first, short search: many windows are proven in
 		// milliseconds without the bounds below.
 		qctx, cancel := context.WithDeadline(ctx, time.Now().Add(max(quickMin, time.Until(dl)*quickShare/100)))
-		best, proven, err = s.search(qctx, m, best, 0, nil, out.Stats, start)
+		best, proven, err = s.search(qctx, m, best, 0, nil, &st.Search, start)
 		cancel()
 		if err != nil {
 			return nil, err
 		}
 		if proven >= best.w-lb || ctx.Err() != nil {
-			return s.result(m, out, best, proven >= best.w-lb, lb+proven, start), nil
+			return s.result(m, out, best, proven >= best.w-lb, lb+proven, start, st), nil
 		}
-		out.Stats["quick_ms"] = float64(time.Since(start).Microseconds()) / 1000
+		st.QuickMS = ms(time.Since(start))
 	}
 	var ti int64
 	var fix *fixing
@@ -324,19 +333,18 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 		// reduced-cost fixing.
 		te := time.Now()
 		tctx, cancel := withShare(ctx, tiShare)
-		ti, fix, err = s.timeIndexedBound(tctx, m, best, out.Stats)
+		ti, fix, err = s.timeIndexedBound(tctx, m, best, st)
 		cancel()
 		if err != nil {
 			return nil, err
 		}
-		out.Stats["ti_ms"] = float64(time.Since(te).Microseconds()) / 1000
-		out.Stats["ti_proven_delta"] = float64(ti)
+		st.TIMS, st.TIProvenDelta = ms(time.Since(te)), ti
 		if ti > proven {
 			proven = ti
 			s.progress(m, start, "time-indexed relaxation", best.w, lb+proven)
 		}
 		if proven >= best.w-lb {
-			return s.result(m, out, best, true, lb+proven, start), nil
+			return s.result(m, out, best, true, lb+proven, start, st), nil
 		}
 	}
 	var groups *groupBounds
@@ -350,14 +358,13 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 		for i, j := range m.Jobs {
 			pinc.units[i] = []int{j.Units}
 		}
-		_, pp, err := Solver{NoDominance: true}.search(pctx, pm, pinc, 0, nil, map[string]float64{}, start)
+		_, pp, err := Solver{NoDominance: true}.search(pctx, pm, pinc, 0, nil, &SearchStats{}, start)
 		cancel()
 		if err != nil {
 			return nil, fmt.Errorf("counting relaxation: %w", err)
 		}
 		pooled = pp
-		out.Stats["pool_ms"] = float64(time.Since(te).Microseconds()) / 1000
-		out.Stats["pool_proven_delta"] = float64(pp)
+		st.PoolMS, st.PoolProvenDelta = ms(time.Since(te)), pp
 	}
 	if bounds && !s.NoGroups && (fix == nil || s.NoFixing) {
 		// Lower bounds of job groups, each solved alone, start the proof.
@@ -368,10 +375,10 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 		if err != nil {
 			return nil, err
 		}
-		out.Stats["group_ms"] = float64(time.Since(te).Microseconds()) / 1000
+		st.GroupMS = ms(time.Since(te))
 		if groups != nil && groups.total > proven {
 			proven = groups.total
-			out.Stats["group_proven_delta"] = float64(groups.total)
+			st.GroupProvenDelta = groups.total
 			s.progress(m, start, "group bounds", best.w, lb+proven)
 		}
 	}
@@ -399,29 +406,29 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 	if !s.NoFixing {
 		main.fix = fix
 	}
-	best, proven, err = main.lastSearch(ctx, m, best, proven, groups, out.Stats, start)
+	best, proven, err = main.lastSearch(ctx, m, best, proven, groups, st, start)
 	if err != nil {
 		return nil, err
 	}
 	if best == nil {
 		return out, nil
 	}
-	return s.result(m, out, best, proven >= best.w-lb, lb+proven, start), nil
+	return s.result(m, out, best, proven >= best.w-lb, lb+proven, start, st), nil
 }
 
 // listOnly is Schedule for a window too large to model in the time left:
 // the best schedule of the Initial list schedulers, run on the window
 // itself (status fallback, no bound), or Unknown when there are none or
 // none finished. Stats "model_options" holds the options not modelled.
-func (s Solver) listOnly(ctx context.Context, w *model.Window, opt solver.ScheduleOptions, options int, start time.Time) (*solver.Schedule, error) {
+func (s Solver) listOnly(ctx context.Context, w *model.Window, opt solver.ScheduleOptions, options int, start time.Time, st *Stats) (*solver.Schedule, error) {
 	switch W := s.CHWeight; {
 	case math.IsNaN(W) || math.IsInf(W, 0) || W < 0:
 		return nil, fmt.Errorf("sat: CH weight must be a finite number at least 0, got %v", W)
 	case W > 0 && w.Topology == nil:
 		return nil, errors.New("sat: the CH term needs the window's topology, and the window has none")
 	}
-	out := &solver.Schedule{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "cp", Solver: s.Name(),
-		Stats: map[string]float64{"model_options": float64(options)}}
+	out := &solver.Schedule{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "cp", Solver: s.Name()}
+	st.ModelOptions = options
 	best, bestObj, truncated, err := solver.BestListSchedule(ctx, w, opt, s.Initial, func(sch *solver.Schedule) float64 {
 		obj := model.WeightedQueueTime(w, sch.Allocations)
 		if s.CHWeight > 0 {
@@ -433,7 +440,7 @@ func (s Solver) listOnly(ctx context.Context, w *model.Window, opt solver.Schedu
 		return nil, err
 	}
 	if truncated {
-		out.Stats["truncated_list"] = 1
+		st.TruncatedList = true
 	}
 	if best == nil && len(s.Initial) == 0 {
 		out.Why = fmt.Sprintf("its model of this window (%d job-node options) cannot be built in the time left, and no list schedule was asked for", options)
@@ -444,7 +451,7 @@ func (s Solver) listOnly(ctx context.Context, w *model.Window, opt solver.Schedu
 			out.CHWeight = s.CHWeight
 		}
 	}
-	out.Stats["elapsed_ms"] = float64(time.Since(start).Microseconds()) / 1000
+	st.ElapsedMS = ms(time.Since(start))
 	return out, nil
 }
 
@@ -478,7 +485,7 @@ func withShare(ctx context.Context, percent int64) (context.Context, context.Can
 // bound on optimum − LB (LB = LowerBound(m)), until best is proven optimal
 // or ctx ends (see the package doc); it returns both and adds its
 // counters to stats.
-func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven int64, groups *groupBounds, stats map[string]float64, start time.Time) (*incumbent, int64, error) {
+func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven int64, groups *groupBounds, stats *SearchStats, start time.Time) (*incumbent, int64, error) {
 	w := m.Window
 	lb := LowerBound(m)
 	var err error
@@ -528,7 +535,7 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 	// (the incumbent and bound stand).
 	interrupted := func(err error) bool {
 		if errors.Is(err, cnf.ErrInterrupted) {
-			stats["encoding_interrupted"]++
+			stats.EncodingInterrupted++
 			return true
 		}
 		return false
@@ -537,9 +544,9 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 	for i := range lo {
 		grid += hi[i] - lo[i] + 1
 	}
-	stats["domain_slots"] += float64(grid)
+	stats.DomainSlots += grid
 	if s.Grid {
-		stats["domain_candidates"] += float64(grid)
+		stats.DomainCandidates += grid
 	} else {
 		// The compressed time domain, holding the incumbent's starts.
 		var extra [][]int
@@ -554,8 +561,8 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 		case interrupted(err):
 			return best, proven, nil
 		case errors.Is(err, cnf.ErrClosureTooLarge):
-			stats["closure_fallback"]++
-			stats["domain_candidates"] += float64(grid)
+			stats.ClosureFallback++
+			stats.DomainCandidates += grid
 		case err != nil:
 			return nil, 0, err
 		default:
@@ -566,7 +573,7 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 				return nil, 0, err
 			}
 			for _, c := range cands {
-				stats["domain_candidates"] += float64(len(c))
+				stats.DomainCandidates += len(c)
 			}
 		}
 	}
@@ -588,8 +595,8 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 		}
 	}
 	if !encodingFits(ctx, vars) {
-		stats["encoding_skipped"]++
-		stats["encoding_skipped_vars"] = max(stats["encoding_skipped_vars"], float64(vars))
+		stats.EncodingSkipped++
+		stats.EncodingSkippedVars = max(stats.EncodingSkippedVars, vars)
 		return best, proven, nil
 	}
 	// Grow the solver's tables once, now, rather than by doubling in the
@@ -699,9 +706,9 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 				te, c0 := time.Now(), enc.NumClauses()
 				root, err = enc.AtMostCoarse(b, coarse, limit)
 				encodeTime += time.Since(te)
-				stats["diagram_clauses"] += float64(enc.NumClauses() - c0)
+				stats.DiagramClauses += enc.NumClauses() - c0
 				if !isHigh {
-					stats["low_diagram_clauses"] += float64(enc.NumClauses() - c0)
+					stats.LowDiagramClauses += enc.NumClauses() - c0
 				}
 				if errors.Is(err, cnf.ErrTooLarge) && isHigh && coarse < maxCoarse {
 					startCoarse = 2 * coarse // the finer diagrams are too large now
@@ -712,7 +719,7 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 					break
 				}
 				if errors.Is(err, cnf.ErrTooLarge) {
-					stats["objective_too_large"] = 1
+					stats.ObjectiveTooLarge = true
 					break
 				}
 				if errors.Is(err, cnf.ErrInterrupted) {
@@ -731,7 +738,7 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 				}
 				break // no exact diagram even one above the bound
 			}
-			if len(assume) == 0 && !isHigh && step >= 1 && stats["objective_too_large"] == 0 && ctx.Err() == nil {
+			if len(assume) == 0 && !isHigh && step >= 1 && !stats.ObjectiveTooLarge && ctx.Err() == nil {
 				high = true
 				continue
 			}
@@ -739,7 +746,7 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 				break
 			}
 			if coarse > 1 {
-				stats["coarse_probes"]++
+				stats.CoarseProbes++
 			}
 			if s.fix != nil {
 				// Reduced-cost fixing against the probe's bound.
@@ -748,7 +755,7 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 					starts, n := s.fix.over(enc.Candidates, b)
 					if n > 0 {
 						r = enc.Exclude(starts)
-						stats["fix_probe_starts"] += float64(n)
+						stats.FixProbeStarts += n
 					}
 					excluded[b] = r
 				}
@@ -792,7 +799,7 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 				if inc != nil {
 					best = inc
 					s.progress(m, start, "sgs", best.w, lb+proven)
-					stats["sgs_improvements"]++
+					stats.SGSImprovements++
 					high = true
 					continue
 				}
@@ -811,7 +818,7 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 				if inc != nil {
 					best = inc
 					s.progress(m, start, "sat-lns", best.w, lb+proven)
-					stats["lns_improvements"]++
+					stats.LNSImprovements++
 					high = true
 					continue
 				}
@@ -866,19 +873,13 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 		high = true
 		s.progress(m, start, "sat", best.w, lb+proven)
 	}
-	stats["proven_delta"] = float64(proven)
-	stats["lns_ms"] = float64(lnsTime.Microseconds()) / 1000
-	stats["sat_calls"] = float64(calls)
-	stats["node_blocks"] = float64(blocks)
-	stats["vars"] = float64(enc.NumVars())
-	stats["clauses"] = float64(enc.NumClauses())
-	stats["solve_ms"] = float64(solveTime.Microseconds()) / 1000
-	stats["encode_ms"] = float64(encodeTime.Microseconds()) / 1000
+	stats.ProvenDelta, stats.LNSMS, stats.SATCalls, stats.NodeBlocks = proven, ms(lnsTime), calls, blocks
+	stats.Vars, stats.Clauses, stats.SolveMS, stats.EncodeMS = enc.NumVars(), enc.NumClauses(), ms(solveTime), ms(encodeTime)
 	return best, proven, nil
 }
 
 // result fills out from the incumbent.
-func (s Solver) result(m *cp.Model, out *solver.Schedule, best *incumbent, proven bool, lb int64, start time.Time) *solver.Schedule {
+func (s Solver) result(m *cp.Model, out *solver.Schedule, best *incumbent, proven bool, lb int64, start time.Time, st *Stats) *solver.Schedule {
 	w := m.Window
 	out.Allocations = m.Allocations(best.slots, best.units)
 	out.Objective = model.WeightedQueueTime(w, out.Allocations)
@@ -899,16 +900,9 @@ func (s Solver) result(m *cp.Model, out *solver.Schedule, best *incumbent, prove
 	if proven && !m.ExactWeights {
 		out.Status = solver.Feasible // optimal for rounded weights only
 	}
-	out.Stats["incumbent_from_sat"] = b2f(best.from == s.Name())
-	out.Stats["elapsed_ms"] = float64(time.Since(start).Microseconds()) / 1000
+	st.IncumbentFromSAT = best.from == s.Name()
+	st.ElapsedMS = ms(time.Since(start))
 	return out
-}
-
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 func (s Solver) progress(m *cp.Model, start time.Time, from string, w, lb int64) {
@@ -953,9 +947,9 @@ func (sh *shared) merge(best *incumbent, proven int64) (*incumbent, int64) {
 // Solver.Sequential or when GOMAXPROCS is 1, else beside a prover that
 // probes from below (see Solver.Sequential); the prover's counters go
 // into stats with the prefix "prover_".
-func (s Solver) lastSearch(ctx context.Context, m *cp.Model, best *incumbent, proven int64, groups *groupBounds, stats map[string]float64, start time.Time) (*incumbent, int64, error) {
+func (s Solver) lastSearch(ctx context.Context, m *cp.Model, best *incumbent, proven int64, groups *groupBounds, st *Stats, start time.Time) (*incumbent, int64, error) {
 	if s.Sequential || best == nil || runtime.GOMAXPROCS(0) < 2 {
-		return s.search(ctx, m, best, proven, groups, stats, start)
+		return s.search(ctx, m, best, proven, groups, &st.Search, start)
 	}
 	sh := &shared{best: best, proven: proven}
 	s.share = sh
@@ -963,21 +957,17 @@ func (s Solver) lastSearch(ctx context.Context, m *cp.Model, best *incumbent, pr
 	prover.prover = true
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	pstats := map[string]float64{}
 	var perr error
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_, _, perr = prover.search(pctx, m, best, proven, groups, pstats, start)
+		_, _, perr = prover.search(pctx, m, best, proven, groups, &st.Prover, start)
 	}()
-	_, _, err := s.search(ctx, m, best, proven, groups, stats, start)
+	_, _, err := s.search(ctx, m, best, proven, groups, &st.Search, start)
 	if b, p := sh.merge(nil, 0); err != nil || p >= b.w-LowerBound(m) {
 		cancel() // proven: the prover may be inside a slice
 	}
 	<-done // else until the deadline, or its own end
-	for k, v := range pstats {
-		stats["prover_"+k] = v
-	}
 	if err == nil {
 		err = perr
 	}

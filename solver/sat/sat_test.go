@@ -72,13 +72,13 @@ func TestSATEqualsBruteForce(t *testing.T) {
 					t.Fatalf("window %d: job %s deferred, but it can start", i, w.Jobs[d.Job].ID)
 				}
 			}
-			if si == 0 && res.Stats["incumbent_from_sat"] == 1 {
+			if si == 0 && satStats(res).IncumbentFromSAT {
 				improved++
 			}
-			if si == 1 && res.Stats["domain_candidates"] < res.Stats["domain_slots"] {
+			if si == 1 && satStats(res).Search.DomainCandidates < satStats(res).Search.DomainSlots {
 				compressed++
 			}
-			if res.Stats["prover_sat_calls"] > 0 {
+			if satStats(res).Prover.SATCalls > 0 {
 				if s.Sequential {
 					t.Fatalf("window %d, solver %d: sequential, but a prover ran", i, si)
 				}
@@ -199,10 +199,10 @@ func TestSATLargeWindows(t *testing.T) {
 			if !res.HasBound() || res.Bound > res.Objective+1e-9 {
 				t.Errorf("seed %d, LNS %v: bound %v, objective %v", seed, s.LNS, res.Bound, res.Objective)
 			}
-			if res.Stats["lns_ms"] > 0 && !s.LNS {
-				t.Errorf("seed %d, LNS %v: %v ms of neighbourhood moves", seed, s.LNS, res.Stats["lns_ms"])
+			if satStats(res).Search.LNSMS > 0 && !s.LNS {
+				t.Errorf("seed %d, LNS %v: %v ms of neighbourhood moves", seed, s.LNS, satStats(res).Search.LNSMS)
 			}
-			if s.LNS && res.Stats["lns_ms"] > 0 {
+			if s.LNS && satStats(res).Search.LNSMS > 0 {
 				lnsRan++
 			}
 		}
@@ -223,7 +223,7 @@ func TestSATLargeWindows(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Stats["lns_ms"] > 0 {
+			if satStats(res).Search.LNSMS > 0 {
 				lnsRan++
 			}
 		}
@@ -471,4 +471,13 @@ func TestSATCHEqualsBruteForce(t *testing.T) {
 		t.Errorf("the CH term changed the optimum on only %d windows", changed)
 	}
 	t.Logf("the CH term changed the optimum on %d of 240 windows", changed)
+}
+
+// satStats returns sat's typed counters of an answer of ScheduleWindow.
+func satStats(res *solver.ScheduleResult) *sat.Stats {
+	st, _ := res.Details.(*sat.Stats)
+	if st == nil {
+		return &sat.Stats{}
+	}
+	return st
 }
