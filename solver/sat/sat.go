@@ -481,17 +481,12 @@ func withShare(ctx context.Context, percent int64) (context.Context, context.Can
 	return context.WithDeadline(ctx, time.Now().Add(time.Until(dl)*time.Duration(percent)/100))
 }
 
-// search improves best (nil: none yet) and raises proven, a proven lower
-// bound on optimum − LB (LB = LowerBound(m)), until best is proven optimal
-// or ctx ends (see the package doc); it returns both and adds its
-// counters to stats.
-func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven int64, groups *groupBounds, stats *SearchStats, start time.Time) (*incumbent, int64, error) {
-	w := m.Window
+// domains returns the start domains of a search, [Lo_i, Hi_i]: Hi_i from
+// the incumbent's slack, narrowed by the group bounds and the reduced-cost
+// fixing and kept at least at the incumbent's start; the serial horizon
+// without an incumbent.
+func (s Solver) domains(m *cp.Model, best *incumbent, groups *groupBounds) (lo, hi []int) {
 	lb := LowerBound(m)
-	var err error
-	// Start domains: [EST_i, Hi_i], Hi_i from the incumbent's slack, or
-	// the serial horizon without one.
-	var lo, hi []int
 	if best != nil {
 		lo, hi = Domains(m, best.w)
 		if groups != nil {
@@ -523,11 +518,22 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 	} else {
 		lo, hi = Domains(m, math.MaxInt64/2)
 	}
-	g := gini.New()
+	return lo, hi
+}
+
+// encoder writes a search's SAT encoding of m on the domains [lo, hi]:
+// the base (alternative, cumulative and noOverlap by node blocks written
+// lazily), the CH term, the left-justified dominance, the pool cuts and
+// the group bounds' objective. ok is false when it was not written — the
+// deadline stopped it, or it would not fit in the time or memory left —
+// and the search ends with what it has.
+func (s Solver) encoder(ctx context.Context, m *cp.Model, best *incumbent, groups *groupBounds, lo, hi []int, stats *SearchStats) (enc *cnf.Encoder, g *gini.Gini, ok bool, err error) {
+	lb := LowerBound(m)
+	g = gini.New()
 	sink := &giniSink{g: g}
-	enc, err := cnf.New(m, sink, lo, hi)
+	enc, err = cnf.New(m, sink, lo, hi)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, false, err
 	}
 	enc.Stop = func() bool { return ctx.Err() != nil }
 	// Writing the encoding polls the deadline: on a large window it takes
@@ -559,18 +565,18 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 		cands, err := cnf.ClosureStop(m, lo, hi, extra, closureWork, enc.Stop)
 		switch {
 		case interrupted(err):
-			return best, proven, nil
+			return nil, nil, false, nil
 		case errors.Is(err, cnf.ErrClosureTooLarge):
 			stats.ClosureFallback++
 			stats.DomainCandidates += grid
 		case err != nil:
-			return nil, 0, err
+			return nil, nil, false, err
 		default:
 			if s.fix != nil && best != nil {
 				cands = s.kept(cands, best, lb)
 			}
 			if err := enc.Compress(cands); err != nil {
-				return nil, 0, err
+				return nil, nil, false, err
 			}
 			for _, c := range cands {
 				stats.DomainCandidates += len(c)
@@ -597,38 +603,56 @@ func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven
 	if !encodingFits(ctx, vars) {
 		stats.EncodingSkipped++
 		stats.EncodingSkippedVars = max(stats.EncodingSkippedVars, vars)
-		return best, proven, nil
+		return nil, nil, false, nil
 	}
 	// Grow the solver's tables once, now, rather than by doubling in the
 	// middle of writing the encoding, where no deadline can stop it.
 	sink.reserve(vars + vars/4)
 	if err := enc.Base(); interrupted(err) {
-		return best, proven, nil
+		return nil, nil, false, nil
 	}
 	if err := enc.CHTerm(); interrupted(err) {
-		return best, proven, nil
+		return nil, nil, false, nil
 	} else if err != nil {
-		return nil, 0, err
+		return nil, nil, false, err
 	}
 	if !s.NoDominance {
 		if err := enc.LeftJustified(); interrupted(err) {
-			return best, proven, nil
+			return nil, nil, false, nil
 		}
 	}
 	if s.cuts && !s.NoPoolCuts && len(m.Nodes) > 1 && len(m.Jobs) > 1 {
 		if err := enc.PoolCuts(m.Pool(poolResources)); interrupted(err) {
-			return best, proven, nil
+			return nil, nil, false, nil
 		} else if err != nil {
-			return nil, 0, err
+			return nil, nil, false, err
 		}
 	}
 	if groups != nil {
 		if err := enc.ObjectiveGroups(groups.groups, groups.delta); err != nil {
-			return nil, 0, err
+			return nil, nil, false, err
 		}
 	}
 	if s.Eager {
 		enc.EncodeAll()
+	}
+	return enc, g, true, nil
+}
+
+// search improves best (nil: none yet) and raises proven, a proven lower
+// bound on optimum − LB (LB = LowerBound(m)), until best is proven optimal
+// or ctx ends (see the package doc); it returns both and adds its
+// counters to stats.
+func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven int64, groups *groupBounds, stats *SearchStats, start time.Time) (*incumbent, int64, error) {
+	w := m.Window
+	lb := LowerBound(m)
+	lo, hi := s.domains(m, best, groups)
+	enc, g, ok, err := s.encoder(ctx, m, best, groups, lo, hi, stats)
+	if err != nil {
+		return nil, 0, err
+	}
+	if !ok {
+		return best, proven, nil
 	}
 	calls, blocks := 0, 0
 	var solveTime, encodeTime time.Duration
