@@ -179,7 +179,7 @@ func (s Solver) groupBounds(ctx context.Context, m *cp.Model, best *incumbent, s
 				gctx, gcancel = context.WithDeadline(pctx, time.Now().Add(time.Duration(float64(time.Until(dl))*float64(t.excess)/float64(left))))
 			}
 			left -= t.excess
-			_, proven, err := Solver{}.search(gctx, &t.sub, t.inc, 0, nil, &SearchStats{}, start)
+			_, proven, err := s.sub().search(gctx, &t.sub, t.inc, 0, nil, &SearchStats{}, start)
 			gcancel()
 			if err != nil {
 				cancel()

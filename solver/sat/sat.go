@@ -358,7 +358,9 @@ func (s Solver) schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 		for i, j := range m.Jobs {
 			pinc.units[i] = []int{j.Units}
 		}
-		_, pp, err := Solver{NoDominance: true}.search(pctx, pm, pinc, 0, nil, &SearchStats{}, start)
+		sub := s.sub()
+		sub.NoDominance = true
+		_, pp, err := sub.search(pctx, pm, pinc, 0, nil, &SearchStats{}, start)
 		cancel()
 		if err != nil {
 			return nil, fmt.Errorf("counting relaxation: %w", err)
@@ -479,6 +481,15 @@ func withShare(ctx context.Context, percent int64) (context.Context, context.Can
 		return ctx, func() {}
 	}
 	return context.WithDeadline(ctx, time.Now().Add(time.Until(dl)*time.Duration(percent)/100))
+}
+
+// sub returns the solver of a sub-search — a group's bound, the counting
+// relaxation: the caller's encoding switches (Grid, Eager, NoDominance),
+// none of its search state (the fixing, the shared incumbent, the
+// prover's role, the cuts) and no progress lines, which belong to the
+// whole window.
+func (s Solver) sub() Solver {
+	return Solver{Grid: s.Grid, Eager: s.Eager, NoDominance: s.NoDominance}
 }
 
 // domains returns the start domains of a search, [Lo_i, Hi_i]: Hi_i from
