@@ -34,14 +34,7 @@ func WriteResultTable(out io.Writer, d *ResultDoc) {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\n", a.Job, len(a.Nodes), a.Cost, a.Start, hostlist.Compress(a.Nodes))
 	}
 	tw.Flush()
-	if len(d.Deferred) > 0 {
-		fmt.Fprintf(out, "\ndeferred (%d):\n", len(d.Deferred))
-		tw = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-		for _, def := range d.Deferred {
-			fmt.Fprintf(tw, "  %s\t%s\n", def.Job, def.Reason)
-		}
-		tw.Flush()
-	}
+	writeDeferred(out, d.Deferred)
 }
 
 // WriteScheduleTable writes a schedule document of window w for people: the jobs that start
@@ -84,12 +77,18 @@ func WriteScheduleTable(out io.Writer, w *model.Window, d *ScheduleDoc) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%ds\t%s\t%s\n", a.Job, w.Jobs[j].Queue, when, a.Start-w.Jobs[j].Submit, units, hostlist.Compress(a.Nodes))
 	}
 	tw.Flush()
-	if len(d.Deferred) > 0 {
-		fmt.Fprintf(out, "\ndeferred (%d):\n", len(d.Deferred))
-		tw = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-		for _, def := range d.Deferred {
-			fmt.Fprintf(tw, "  %s\t%s\n", def.Job, def.Reason)
-		}
-		tw.Flush()
+	writeDeferred(out, d.Deferred)
+}
+
+// writeDeferred writes the deferred jobs with their reasons, if any.
+func writeDeferred(out io.Writer, deferred []DeferralDoc) {
+	if len(deferred) == 0 {
+		return
 	}
+	fmt.Fprintf(out, "\ndeferred (%d):\n", len(deferred))
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	for _, def := range deferred {
+		fmt.Fprintf(tw, "  %s\t%s\n", def.Job, def.Reason)
+	}
+	tw.Flush()
 }
