@@ -17,17 +17,7 @@ export CGO_LDFLAGS := -L/usr/lib/lp_solve -llpsolve55 -Wl,-rpath,/usr/lib/lp_sol
 
 FUZZTIME ?= 30s
 
-# The OpenPBS integration suite (make itest, docs/pbs-itest.md) needs the
-# shared/pbs scripts (pbs-up.sh, build-openpbs.sh) beside the repository;
-# give PBS_SHARED=DIR when they live elsewhere.
 REPO_ROOT := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
-PBS_SHARED ?= $(abspath $(REPO_ROOT)/../shared/pbs)
-# The server configurations (see the itest recipe); each runs in its own
-# pbs-up.sh with OPTSCHED_ITEST_CONFIG=NAME. ITEST_FLAGS go to the test
-# binary after the configuration's -test.run (a -test.run there wins).
-ITEST_CONFIGS ?= default hosts
-ITEST_FLAGS ?= -test.v -test.timeout 10m
-ITEST_DATA := $(REPO_ROOT)/pbsched/itest/testdata
 
 .PHONY: help deps build run test vet fuzz bench clean itest
 
@@ -93,36 +83,8 @@ fuzz: deps ## fuzz every reader of external input for FUZZTIME each (default 30s
 bench: deps ## run the Go benchmarks (medians: pipe through benchstat)
 	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./...
 
-itest: ## OpenPBS integration suite in private namespaces (root; PBS_SHARED=…/shared/pbs; builds OpenPBS into /opt/pbs if missing)
-	@if [ ! -x "$(PBS_SHARED)/pbs-up.sh" ] || [ ! -x "$(PBS_SHARED)/build-openpbs.sh" ]; then \
-	  echo "itest: skipped: needs the OpenPBS test scripts pbs-up.sh and build-openpbs.sh in PBS_SHARED=$(PBS_SHARED) (give PBS_SHARED=…/shared/pbs)"; \
-	  exit 0; \
-	fi; \
-	set -e; cd $(REPO_ROOT); \
-	$(MAKE) --no-print-directory deps; \
-	echo "itest: building $(BIN) and bin/pbsitest"; \
-	$(GO) build -o $(BIN) ./cmd/optsched; \
-	$(GO) vet -tags pbsitest ./pbsched/itest; \
-	$(GO) test -c -tags pbsitest -o bin/pbsitest ./pbsched/itest; \
-	sudo=""; [ "$$(id -u)" -ne 0 ] && sudo="sudo"; \
-	if [ ! -x /opt/pbs/sbin/pbs_server.bin ]; then \
-	  echo "itest: OpenPBS is not in /opt/pbs; building it with $(PBS_SHARED)/build-openpbs.sh (10-25 min)"; \
-	  $$sudo "$(PBS_SHARED)/build-openpbs.sh"; \
-	fi; \
-	set +e; start=$$(date +%s); failed=""; \
-	for cfg in $(ITEST_CONFIGS); do \
-	  case $$cfg in \
-	    default) env=""; tests='^TestDefault' ;; \
-	    hosts) env="PBSNS_VNODEDEF=$(ITEST_DATA)/hosts.vnodedef PBSNS_QMGR=$(ITEST_DATA)/hosts.qmgr"; tests='^TestHosts' ;; \
-	    *) echo "itest: unknown configuration $$cfg"; failed="$$failed $$cfg"; continue ;; \
-	  esac; \
-	  echo "== itest: configuration $$cfg"; \
-	  $$sudo env $$env PBSNS_QUIET=1 OPTSCHED_ITEST_CONFIG=$$cfg OPTSCHED_BIN=$(REPO_ROOT)/$(BIN) \
-	    "$(PBS_SHARED)/pbs-up.sh" $(REPO_ROOT)/bin/pbsitest -test.run "$$tests" $(ITEST_FLAGS) || failed="$$failed $$cfg"; \
-	done; \
-	echo "itest: $$(( $$(date +%s) - start )) s"; \
-	if [ -n "$$failed" ]; then echo "itest: FAILED in:$$failed"; exit 1; fi; \
-	echo "itest: ok"
+itest: deps ## OpenPBS integration suite in private namespaces (root; needs the OpenPBS test scripts, PBS_SHARED=DIR; see docs/pbs-itest.md)
+	GO="$(GO)" BIN="$(BIN)" pbsched/itest/run.sh
 
 clean: ## remove build output
 	rm -rf bin
