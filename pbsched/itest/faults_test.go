@@ -55,11 +55,7 @@ func TestDefaultFaults(t *testing.T) {
 			t.Errorf("%d jobs started, want one on each of the 7 vnodes still online (not started: %v)", len(ids)-len(waiting), waiting)
 		}
 		checkNoOvercommit(t)
-		entries := o.audit()
-		if len(entries) != 1 || entries[0].Plan == nil {
-			t.Fatalf("audit log: %d lines, want 1 with a plan", len(entries))
-		}
-		e := entries[0]
+		e := o.onePlan()
 		if e.Error != "" {
 			t.Errorf("audit log: cycle error %q, want none", e.Error)
 		}
@@ -82,11 +78,7 @@ func TestDefaultFaults(t *testing.T) {
 	// two start; exit 0.
 	t.Run("deleted-between-plan-and-apply", func(t *testing.T) {
 		reset(t)
-		ids := []string{
-			sleepJob(t, "del0", 10, "select=1:ncpus=1"),
-			sleepJob(t, "del1", 10, "select=1:ncpus=1"),
-			sleepJob(t, "del2", 10, "select=1:ncpus=1"),
-		}
+		ids := sleepJobs(t, "del", 3, 10, "select=1:ncpus=1")
 		qf, nf := capture(t, t.TempDir())
 		gone := ids[1]
 		pbsRun(t, "qdel", gone)
@@ -99,11 +91,7 @@ func TestDefaultFaults(t *testing.T) {
 		if js[gone].ran() {
 			t.Errorf("deleted job %s ran: %v", gone, js[gone])
 		}
-		entries := o.audit()
-		if len(entries) != 1 || entries[0].Plan == nil {
-			t.Fatalf("audit log: %d lines, want 1 with a plan", len(entries))
-		}
-		e := entries[0]
+		e := o.onePlan()
 		if e.Error != "" {
 			t.Errorf("audit log: cycle error %q, want none", e.Error)
 		}
@@ -126,11 +114,7 @@ func TestDefaultFaults(t *testing.T) {
 	// the failing qrun and the cycle's error.
 	t.Run("deleted-just-before-qrun", func(t *testing.T) {
 		reset(t)
-		ids := []string{
-			sleepJob(t, "dq0", 10, "select=1:ncpus=1"),
-			sleepJob(t, "dq1", 10, "select=1:ncpus=1"),
-			sleepJob(t, "dq2", 10, "select=1:ncpus=1"),
-		}
+		ids := sleepJobs(t, "dq", 3, 10, "select=1:ncpus=1")
 		gone := ids[1]
 		wrapper := qrunWrapper(t, t.TempDir(), fmt.Sprintf("for a; do job=$a; done\nif [ \"$job\" = %s ]; then qdel %s; fi\n", gone, gone))
 		o := newOptsched(t)
@@ -141,12 +125,9 @@ func TestDefaultFaults(t *testing.T) {
 		if js[gone].ran() {
 			t.Errorf("deleted job %s ran: %v", gone, js[gone])
 		}
-		entries := o.audit()
-		if len(entries) != 1 || entries[0].Plan == nil {
-			t.Fatalf("audit log: %d lines, want 1 with a plan", len(entries))
-		}
+		e := o.onePlan()
 		seen := 0
-		for _, s := range entries[0].Plan.Starts {
+		for _, s := range e.Plan.Starts {
 			if slices.Contains(ids, s.Job) {
 				seen++
 			}
@@ -162,7 +143,7 @@ func TestDefaultFaults(t *testing.T) {
 		if seen != len(ids) {
 			t.Errorf("audit log: %d starts of the %d jobs, want every one attempted", seen, len(ids))
 		}
-		if entries[0].Error == "" {
+		if e.Error == "" {
 			t.Errorf("audit log: the cycle with a failed qrun has no error")
 		}
 	})

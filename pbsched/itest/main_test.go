@@ -225,6 +225,17 @@ func sleepJob(t *testing.T, name string, secs int, res ...string) string {
 	return sleepJobQ(t, "", name, secs, res...)
 }
 
+// sleepJobs submits n sleep jobs named PREFIX0 … with the same run time
+// and resources, and returns their ids in order.
+func sleepJobs(t *testing.T, prefix string, n, secs int, res ...string) []string {
+	t.Helper()
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = sleepJob(t, fmt.Sprintf("%s%d", prefix, i), secs, res...)
+	}
+	return ids
+}
+
 // sleepJobQ is sleepJob into queue q ("" = the default queue).
 func sleepJobQ(t *testing.T, q, name string, secs int, res ...string) string {
 	t.Helper()
@@ -671,6 +682,17 @@ type auditReason struct {
 // listed reports whether job is in the reasons.
 func listed(rs []auditReason, job string) bool {
 	return slices.ContainsFunc(rs, func(r auditReason) bool { return r.Job == job })
+}
+
+// onePlan returns the audit log's one cycle, and fails the test unless
+// there is exactly one and it has a plan.
+func (o *optsched) onePlan() auditEntry {
+	o.t.Helper()
+	entries := o.audit()
+	if len(entries) != 1 || entries[0].Plan == nil {
+		o.t.Fatalf("audit log: %d lines, want 1 with a plan", len(entries))
+	}
+	return entries[0]
 }
 
 // audit reads the audit log (every line must be one JSON object).
