@@ -80,40 +80,33 @@ func (m CostModel) FromHops(n int, hops int64) int64 {
 
 // Cost returns the CH cost of the node set nodes on t ([Lan23] Eq. 1). It
 // counts nodes per switch instead of visiting all pairs: O(len(nodes) ×
-// height). nodes must be distinct valid ids.
+// height), with a counter the topology keeps between calls (it is safe
+// for concurrent use). nodes must be distinct valid ids.
 func (m CostModel) Cost(t *Topology, nodes []int) int64 {
 	if len(nodes) <= 1 {
 		return 1
 	}
-	h := NewHopCounter(t)
+	h, _ := t.counters.Get().(*HopCounter)
+	if h == nil {
+		h = NewHopCounter(t)
+	}
 	for _, id := range nodes {
 		h.Add(id)
 	}
-	return m.FromHops(h.Len(), h.Hops())
+	c := m.FromHops(h.Len(), h.Hops())
+	for _, id := range nodes {
+		h.Remove(id) // back to empty, for the next call
+	}
+	t.counters.Put(h)
+	return c
 }
 
-// TotalCost returns the summed CH cost of allocs' node sets on w's
-// topology (Σ_j Eq. 1): Cost for each, with one HopCounter cleared node by
-// node between sets, so that a window of thousands of jobs on a large
-// topology does not allocate and clear a switch table per job.
+// TotalCost returns the summed CH cost of allocs' node sets on t
+// (Σ_j Eq. 1).
 func (m CostModel) TotalCost(t *Topology, allocs []Allocation) int64 {
 	var sum int64
-	var h *HopCounter
 	for _, a := range allocs {
-		if len(a.Nodes) <= 1 {
-			sum++
-			continue
-		}
-		if h == nil {
-			h = NewHopCounter(t)
-		}
-		for _, id := range a.Nodes {
-			h.Add(id)
-		}
-		sum += m.FromHops(h.Len(), h.Hops())
-		for _, id := range a.Nodes {
-			h.Remove(id)
-		}
+		sum += m.Cost(t, a.Nodes)
 	}
 	return sum
 }

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"sync"
 	"errors"
 	"fmt"
 	"strconv"
@@ -24,6 +25,10 @@ type Topology struct {
 	anc [][]int32
 	// height is the number of switch levels: 1 for a single leaf switch.
 	height int
+	// counters keeps empty HopCounters over this topology for Cost, so
+	// that pricing a job does not allocate a switch table (10⁴ switches on
+	// a 10⁶-node layout) each time.
+	counters sync.Pool
 }
 
 // A Node is one compute node of a topology.

@@ -190,6 +190,14 @@ func (e *Encoder) Compress(cands [][]int) error {
 // Compressed reports whether Compress restricted the starts.
 func (e *Encoder) Compressed() bool { return e.cand != nil }
 
+// NumCandidates returns len(Candidates(i)) without building the list.
+func (e *Encoder) NumCandidates(i int) int {
+	if e.cand != nil {
+		return len(e.cand[i])
+	}
+	return e.Hi[i] - e.Lo[i] + 1
+}
+
 // Candidates returns job i's possible start slots in increasing order:
 // Lo_i … Hi_i on the grid, the candidates after Compress.
 func (e *Encoder) Candidates(i int) []int {

@@ -602,7 +602,7 @@ func (s Solver) encoder(ctx context.Context, m *cp.Model, best *incumbent, group
 	// [s_j = x] literal per candidate more.
 	vars := 0
 	for i, j := range m.Jobs {
-		c := len(enc.Candidates(i))
+		c := enc.NumCandidates(i)
 		vars += c
 		if !s.NoDominance {
 			vars += c
