@@ -95,8 +95,7 @@ func (pf Portfolio) Solve(ctx context.Context, p *Problem) (*Result, error) {
 		// published stands: its incumbent and its bound.
 		abandoned = true
 		if allocs, obj, bound, ok := board.Best(); ok {
-			ex = &Result{Status: Feasible, Allocations: allocs, Objective: obj, Bound: bound,
-				Encoding: "", Solver: pf.Exact.Name()}
+			ex = &Result{Status: Feasible, Allocations: allocs, Objective: obj, Bound: bound, Solver: pf.Exact.Name()}
 		} else if !math.IsNaN(bound) {
 			ex = &Result{Status: Unknown, Bound: bound, Solver: pf.Exact.Name()}
 		}

@@ -510,10 +510,10 @@ func ReadSWF(r io.Reader, opt Options) (*Trace, error) {
 		case swfFromRequest:
 			rec.RuntimeFromRequest++
 		}
-		switch status := job.status; {
-		case status == 5:
+		switch job.status {
+		case 5:
 			rec.Cancelled++
-		case status == 0:
+		case 0:
 			rec.Failed++
 		}
 		rec.Jobs++
