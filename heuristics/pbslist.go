@@ -240,7 +240,7 @@ func (p PBSList) Schedule(ctx context.Context, w *model.Window, opt solver.Sched
 		}
 		for _, j := range order[pos:] {
 			out.Deferred = append(out.Deferred, model.Deferral{Job: j,
-				Reason: fmt.Sprintf("the %s list schedule reached its time limit before this job", p.Name())})
+				Reason: fmt.Sprintf("the %s list schedule reached its time limit before this job", p.Name()), ForTime: true})
 		}
 		out.Objective = model.WeightedQueueTime(w, out.Allocations)
 		return out, nil

@@ -356,6 +356,25 @@ func TestPBSListTruncate(t *testing.T) {
 	if err != nil || res.Status != solver.Feasible || len(res.Allocations) != 0 || len(res.Deferred) != len(w.Jobs) {
 		t.Fatalf("truncated at once: %+v, %v", res, err)
 	}
+	// Jobs cut off by the deadline are deferred for the time, so a later
+	// decision may start them.
+	for _, d := range res.Deferred {
+		if !d.ForTime {
+			t.Errorf("truncated: job %d deferred (%s) not for the time", d.Job, d.Reason)
+		}
+	}
+	// A job that never fits is deferred for good, not for the time.
+	huge := w.Jobs[0]
+	huge.ID = "huge"
+	if huge.Select, err = model.ParseSelect("1:ncpus=100000"); err != nil {
+		t.Fatal(err)
+	}
+	wh := *w
+	wh.Jobs = append(slices.Clone(w.Jobs), huge)
+	whole, err := p.Schedule(context.Background(), &wh, solver.ScheduleOptions{})
+	if err != nil || len(whole.Deferred) != 1 || whole.Deferred[0].Job != len(w.Jobs) || whole.Deferred[0].ForTime {
+		t.Errorf("a job that never fits: %+v, %v", whole.Deferred, err)
+	}
 	// Stopped after a few jobs: a prefix of the full schedule.
 	for _, stop := range []int{1, 5, 20} {
 		ctx := &stopAfter{Context: context.Background(), n: stop}

@@ -24,6 +24,10 @@ type Deferral struct {
 	// Job is an index into Window.Jobs.
 	Job    int
 	Reason string
+	// ForTime marks a job deferred because the time limit ran out before
+	// it was scheduled, not because it cannot start: a later decision
+	// may start it.
+	ForTime bool
 }
 
 // Order returns the indices of w.Jobs in selection priority order: more

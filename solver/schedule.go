@@ -146,7 +146,7 @@ func ScheduleWindow(ctx context.Context, w *model.Window, s Scheduler, opt Sched
 		}
 		for j := range w.Jobs {
 			if !deferred[j] {
-				sch.Deferred = append(sch.Deferred, model.Deferral{Job: j, Reason: reason})
+				sch.Deferred = append(sch.Deferred, model.Deferral{Job: j, Reason: reason, ForTime: sch.Status == Unknown})
 			}
 		}
 	}

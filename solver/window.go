@@ -80,7 +80,7 @@ func SolveWindow(ctx context.Context, w *model.Window, s Solver, opt Options) (*
 		case Unknown:
 			for _, j := range sel.Multi {
 				out.Deferred = append(out.Deferred, model.Deferral{Job: j,
-					Reason: fmt.Sprintf("solver %s found no allocation within the time limit", s.Name())})
+					Reason: fmt.Sprintf("solver %s found no allocation within the time limit", s.Name()), ForTime: true})
 			}
 		case Infeasible:
 			for _, j := range sel.Multi {

@@ -278,12 +278,13 @@ func simulate(ctx context.Context, jobs []Job, s solver.Scheduler, opt solver.Sc
 					wake = a.Start
 				}
 			}
-			switch {
-			case sr.Status == solver.Unknown:
-				wake = t + 1 // no schedule in time: decide again a second later
-			case len(sr.Deferred) > 0:
-				d := sr.Deferred[0]
-				return nil, fmt.Errorf("job %s can never start on the cluster: %s", jobs[queue[d.Job]].ID, d.Reason)
+			for _, d := range sr.Deferred {
+				if !d.ForTime {
+					return nil, fmt.Errorf("job %s can never start on the cluster: %s", jobs[queue[d.Job]].ID, d.Reason)
+				}
+				// Not scheduled in time (no schedule, or a list schedule
+				// cut short): decide again a second later.
+				wake = t + 1
 			}
 			queue = slices.DeleteFunc(queue, func(j int) bool { return startNow[j] })
 		}
