@@ -1,10 +1,10 @@
 package model
 
 import (
-	"sync"
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 )
 
 // A Topology is a tree (or forest) of switches over compute nodes, the
