@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/optsched/optsched/model"
 )
@@ -85,5 +86,28 @@ func TestPBSCheckPlanCatchesUnsafePlans(t *testing.T) {
 		if err == nil || !errors.Is(err, ErrUnsafePlan) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), rule+": ") {
 			t.Errorf("%s: checkPlan = %v, want %q", c.name, err, c.want)
 		}
+	}
+}
+
+// TestDecideAfterItsDeadline: a cycle whose reading took its whole time
+// limit (a loaded machine) still considers the head of the queue, and
+// starts what it would start with time to spare, checked as any plan.
+func TestDecideAfterItsDeadline(t *testing.T) {
+	st, sc := fixtureState(t)
+	relaxed, err := Decide(context.Background(), st, sc, testPlan())
+	if err != nil {
+		t.Fatal(err)
+	}
+	late := testPlan()
+	late.Start = time.Now().Add(-time.Minute) // the deadline passed long ago
+	p, err := Decide(context.Background(), st, sc, late)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Check(st, sc, p); err != nil {
+		t.Fatalf("late plan refused: %v", err)
+	}
+	if len(relaxed.Starts) == 0 || len(p.Starts) == 0 {
+		t.Errorf("starts: %d with time, %d after the deadline", len(relaxed.Starts), len(p.Starts))
 	}
 }

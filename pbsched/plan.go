@@ -143,6 +143,10 @@ func Decide(ctx context.Context, st *State, sc *Scope, opt Options) (*Plan, erro
 	return plan(ctx, c, opt)
 }
 
+// selectFloor is how many jobs, in priority order, a cycle's selection
+// considers whatever the time left.
+const selectFloor = 16
+
 // DefaultSolver is the whole-node window solver of a cycle: csp within
 // the time limit, with simulated annealing (Table I) in the reserve —
 // what `optsched pbs` runs by default (catalog.DefaultWindow).
@@ -309,11 +313,13 @@ func plan(ctx context.Context, c *cluster, opt Options) (*Plan, error) {
 	stopped, stoppedNonCP := "", ""
 	// The selection (and the first fits in it) may take a quarter of the
 	// time left for the solves; the jobs it has not reached by then wait
-	// for the next cycle, in order.
+	// for the next cycle, in order. The first selectFloor jobs are always
+	// considered, so that a cycle whose reading took its time (a loaded
+	// machine) still starts the head of the queue.
 	selEnd := time.Now().Add(time.Until(opt.deadline) / 4)
-	for _, i := range order {
+	for k, i := range order {
 		cand := c.cands[i]
-		if stopped == "" && time.Now().After(selEnd) {
+		if stopped == "" && k >= selectFloor && time.Now().After(selEnd) {
 			stopped = "the cycle's time limit came before this job's turn in the selection (the next cycle takes it up)"
 			p.Notes = append(p.Notes, "the selection stopped at the cycle's time limit; the jobs it did not reach wait for the next cycle")
 		}
