@@ -34,9 +34,12 @@ type PBSList struct {
 	// Depth limits backfilling (see PBSList); negative: unlimited.
 	Depth int
 	// Truncate: when ctx expires, answer the jobs scheduled so far
-	// (status feasible) and defer the others. A list schedule never moves
-	// a job for a later one, so those jobs start exactly where the whole
-	// schedule would start them; only the later jobs are missing.
+	// (status feasible) and defer the others for the time. A list schedule
+	// never moves a job for a later one, so those jobs start exactly where
+	// the whole schedule would start them; only the later jobs are
+	// missing. The first TruncateMin jobs of its order are scheduled
+	// whatever the time, so that a truncated schedule — the answer of
+	// last resort — never comes back empty for want of time.
 	Truncate bool
 }
 
@@ -49,6 +52,11 @@ func PBSFifo() PBSList { return PBSList{Depth: 10} }
 func PBSWalltime() PBSList { return PBSList{ByWalltime: true, Depth: 400} }
 
 var _ solver.Scheduler = PBSList{}
+
+// TruncateMin is how many jobs, in its order, a truncating list schedule
+// places however late it is (see PBSList.Truncate): a count, not a time,
+// so that the floor does not depend on the machine's speed.
+const TruncateMin = 16
 
 // Truncated returns p with Truncate set: the list schedule that sat falls
 // back to when no list schedule finished within the time limit.
@@ -246,8 +254,9 @@ func (p PBSList) Schedule(ctx context.Context, w *model.Window, opt solver.Sched
 		return out, nil
 	}
 	latest := w.Time // the latest start of the jobs ahead
+	late := func(pos int) bool { return ctx.Err() != nil && (!p.Truncate || pos >= TruncateMin) }
 	for pos, j := range order {
-		if ctx.Err() != nil {
+		if late(pos) {
 			return stopped(pos)
 		}
 		job := &w.Jobs[j]
@@ -277,7 +286,7 @@ func (p PBSList) Schedule(ctx context.Context, w *model.Window, opt solver.Sched
 		var units map[int]int
 		var start int64
 		for c, t := range cands {
-			if c > 0 && ctx.Err() != nil {
+			if c > 0 && late(pos) {
 				return stopped(pos)
 			}
 			if units = ls.place(&lj, t, t+lj.dur); units != nil {

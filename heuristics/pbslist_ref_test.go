@@ -334,8 +334,8 @@ func TestPBSListMatchesReference(t *testing.T) {
 
 // TestPBSListTruncate: with Truncate, a list schedule stopped by its
 // deadline keeps a prefix of the full schedule (the same start, nodes and
-// units for every job it scheduled) and defers the others; without it,
-// the answer is Unknown.
+// units for every job it scheduled), at least its first TruncateMin jobs,
+// and defers the others; without it, the answer is Unknown.
 func TestPBSListTruncate(t *testing.T) {
 	w, err := instances.Eurora(instances.EuroraConfig{Seed: 3, Jobs: 60})
 	if err != nil {
@@ -353,8 +353,15 @@ func TestPBSListTruncate(t *testing.T) {
 	}
 	p.Truncate = true
 	res, err := p.Schedule(ctx, w, solver.ScheduleOptions{})
-	if err != nil || res.Status != solver.Feasible || len(res.Allocations) != 0 || len(res.Deferred) != len(w.Jobs) {
-		t.Fatalf("truncated at once: %+v, %v", res, err)
+	// Late from the start, it still places its first TruncateMin jobs, as
+	// the full schedule does, and defers the rest.
+	if err != nil || res.Status != solver.Feasible || len(res.Allocations) != TruncateMin || len(res.Allocations)+len(res.Deferred) != len(w.Jobs) {
+		t.Fatalf("truncated at once: %d allocations, %d deferred, %v", len(res.Allocations), len(res.Deferred), err)
+	}
+	for i, a := range res.Allocations {
+		if !reflect.DeepEqual(a, full.Allocations[i]) {
+			t.Fatalf("truncated at once: allocation %d is %+v, the full schedule's %+v", i, a, full.Allocations[i])
+		}
 	}
 	// Jobs cut off by the deadline are deferred for the time, so a later
 	// decision may start them.
@@ -375,8 +382,8 @@ func TestPBSListTruncate(t *testing.T) {
 	if err != nil || len(whole.Deferred) != 1 || whole.Deferred[0].Job != len(w.Jobs) || whole.Deferred[0].ForTime {
 		t.Errorf("a job that never fits: %+v, %v", whole.Deferred, err)
 	}
-	// Stopped after a few jobs: a prefix of the full schedule.
-	for _, stop := range []int{1, 5, 20} {
+	// Stopped after some jobs: a prefix of the full schedule.
+	for _, stop := range []int{1, 5, 20, 40} {
 		ctx := &stopAfter{Context: context.Background(), n: stop}
 		res, err := p.Schedule(ctx, w, solver.ScheduleOptions{})
 		if err != nil || res.Status != solver.Feasible {
