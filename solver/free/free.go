@@ -131,10 +131,26 @@ func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 		st.improve(g)
 	}
 	stats["ls_objective"] = float64(st.best)
-	// 3. Branch and bound.
+	// 3. Lower bounds: every job alone, then the leaves' prices.
 	st.sh.update(st.cap)
 	lb := st.independent(0)
+	if lb < st.best && ctx.Err() == nil {
+		lg := newLagrange(t)
+		end := time.Now().Add(time.Hour)
+		if dl, ok := ctx.Deadline(); ok {
+			end = time.Now().Add(time.Until(dl) / 2)
+		}
+		b := lg.ascend(w.Cost, size, st.cap, float64(st.best), maxAscent,
+			func() bool { return ctx.Err() != nil || time.Now().After(end) })
+		stats["lagrange_bound"] = b
+		lb = max(lb, ceilBound(b))
+		if lg.ops(size, st.cap) <= maxLagOps {
+			st.lg, st.node = lg, newLagrange(t)
+		}
+	}
+	stats["root_bound"] = float64(lb)
 	res.Bound = float64(lb)
+	// 4. Branch and bound.
 	if ctx.Err() == nil {
 		st.run(0, 0)
 	}
@@ -155,6 +171,14 @@ func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 	board.Raise(res.Bound)
 	return res, nil
 }
+
+// maxAscent bounds the subgradient iterations at the root; maxLagOps is
+// the cost of a bound call (in (min,+) steps) up to which the branch and
+// bound prices every node.
+const (
+	maxAscent = 500
+	maxLagOps = 300_000
+)
 
 // greedy places the jobs in search order, each at its best spot on the
 // capacities the earlier ones leave; nil when one does not fit or the

@@ -3,6 +3,7 @@ package free
 import (
 	"cmp"
 	"context"
+	"math"
 	"slices"
 
 	"github.com/optsched/optsched/encode/dcas"
@@ -24,6 +25,22 @@ type search struct {
 	// onBetter is called with every new incumbent.
 	onBetter func(obj int64, inc []dcas.LeafCounts)
 
+	// lg, when set, adds the Lagrangian bound with its root prices; phi
+	// holds the φ_j of the current node.
+	lg  *lagrange
+	phi []float64
+	// node, when set, re-prices the leaves at the nodes of depth 1 (after
+	// the first job), warm-started from lg's prices, for nodeAscent
+	// iterations.
+	node *lagrange
+	// tt keeps, per (job depth, capacity shape), a lower bound on the cost
+	// of the jobs left: placements of the earlier jobs that leave
+	// isomorphic capacities lead to the same subproblem.
+	tt    map[ttKey]int64
+	ttGen int
+
+	scr []*scratch // per depth
+
 	nodes   int64 // placements enumerated (leaves of a job's enumeration)
 	calls   int64 // enumeration steps, for the deadline polls
 	stopped bool  // the deadline or the node limit interrupted the search
@@ -32,9 +49,27 @@ type search struct {
 
 type item struct{ v, m int }
 
+type ttKey struct{ d, id int32 }
+
+// nodeAscent is the subgradient iterations at a node of depth 1.
+const nodeAscent = 40
+
+// maxTT bounds the transposition table's entries.
+const maxTT = 1 << 20
+
+// ceilBound turns a real lower bound on an integer cost into an integer
+// one, with a margin for rounding.
+func ceilBound(b float64) int64 {
+	if math.IsInf(b, 1) {
+		return inf
+	}
+	return int64(math.Ceil(b - 1e-6))
+}
+
 func newSearch(ctx context.Context, t *dcas.Tree, cm model.CostModel, size []int) *search {
 	st := &search{ctx: ctx, t: t, cm: cm, sh: newShape(t), size: size,
-		cap: slices.Clone(t.Cap), cur: make([]dcas.LeafCounts, len(size)), best: inf}
+		cap: slices.Clone(t.Cap), cur: make([]dcas.LeafCounts, len(size)), best: inf,
+		tt: make(map[ttKey]int64), phi: make([]float64, len(size))}
 	return st
 }
 
@@ -110,6 +145,14 @@ func (st *search) run(d int, sofar int64) {
 		return
 	}
 	st.sh.update(st.cap)
+	if st.ttGen != st.sh.gen || len(st.tt) > maxTT {
+		clear(st.tt)
+		st.ttGen = st.sh.gen
+	}
+	key := ttKey{int32(d), st.sh.canon[0]}
+	if lb, ok := st.tt[key]; ok && sofar+lb >= st.best {
+		return
+	}
 	rest := st.independent(d + 1)
 	if rest >= inf {
 		return
@@ -120,36 +163,107 @@ func (st *search) run(d int, sofar int64) {
 		return
 	}
 	e := &enum{st: st, d: d, n: n, sofar: sofar, rest: rest}
+	if lg := st.lg; lg != nil {
+		if d == 1 && st.node != nil && len(st.size) > 2 {
+			lg = st.node
+			copy(lg.lam, st.lg.lam)
+			lg.ascend(st.cm, st.size[d:], st.cap, float64(st.best-sofar), nodeAscent, st.poll)
+		}
+		var r0 float64
+		for j := d; j < len(st.size); j++ {
+			st.phi[j] = lg.phi(st.cm, st.size[j], st.cap, false)
+			if j > d {
+				r0 += st.phi[j]
+			}
+		}
+		for v, lam := range lg.lam {
+			r0 -= lam * float64(st.cap[v])
+		}
+		if float64(sofar)+r0+st.phi[d] > float64(st.best)-1+1e-6 {
+			st.storeTT(key, sofar)
+			return
+		}
+		e.lagRest, e.lam = r0, lg.lam
+	}
+	defer st.storeTT(key, sofar)
 	// The shape (ids, children order, tables) is that of the capacities
 	// before job d; the enumeration reads it, and the deeper levels it
 	// calls update it, so it keeps its own copy of the children orders.
-	e.kids = make([][]int, len(st.sh.kids))
+	sc := st.scratch(d)
 	for v, k := range st.sh.kids {
-		e.kids[v] = slices.Clone(k)
+		sc.kids[v] = append(sc.kids[v][:0], k...)
 	}
-	e.canon = slices.Clone(st.sh.canon)
-	e.g = make([][]int64, st.t.NumVertices())
-	e.suf = make([][][]int64, st.t.NumVertices())
-	capBefore := slices.Clone(st.cap)
-	for v := range e.g {
-		if capBefore[v] > 0 {
-			tb := st.sh.get(n, v, capBefore)
-			e.g[v], e.suf[v] = tb.g, tb.suf
+	copy(sc.canon, st.sh.canon)
+	copy(sc.capBefore, st.cap)
+	for v := range sc.g {
+		if sc.capBefore[v] > 0 {
+			tb := st.sh.get(n, v, sc.capBefore)
+			sc.g[v], sc.suf[v] = tb.g, tb.suf
+		} else {
+			sc.g[v], sc.suf[v] = nil, nil
 		}
 	}
-	e.capBefore = capBefore
+	e.kids, e.canon, e.g, e.suf, e.capBefore = sc.kids, sc.canon, sc.g, sc.suf, sc.capBefore
+	e.cands = sc.cands[:0]
+	e.pend = sc.pend[:0]
 	st.cur[d] = dcas.LeafCounts{}
-	e.expand([]item{{0, n}}, 0, e.g[0][n])
+	e.expand(append(e.pend, item{0, n}), 0, e.g[0][n], 0)
+	sc.cands, sc.pend = e.cands[:0], e.pend[:0]
+}
+
+// A scratch holds one depth's copy of the shape (the deeper levels
+// update the search's), reused from node to node.
+type scratch struct {
+	kids      [][]int
+	canon     []int32
+	g         [][]int64
+	suf       [][][]int64
+	capBefore []int
+	cands     []cand
+	pend      []item
+}
+
+type cand struct {
+	a  int
+	lb int64
+}
+
+func (st *search) scratch(d int) *scratch {
+	for len(st.scr) <= d {
+		nv := st.t.NumVertices()
+		st.scr = append(st.scr, &scratch{kids: make([][]int, nv), canon: make([]int32, nv),
+			g: make([][]int64, nv), suf: make([][][]int64, nv), capBefore: make([]int, nv)})
+	}
+	return st.scr[d]
+}
+
+// storeTT records that the jobs left at key cost at least best − sofar,
+// unless the search was cut short.
+func (st *search) storeTT(key ttKey, sofar int64) {
+	if st.stopped || st.sh.gen != st.ttGen {
+		return
+	}
+	if lb := st.best - sofar; lb > st.tt[key] {
+		st.tt[key] = lb
+	}
 }
 
 // An enum enumerates the placements of one job, best-first by subtree,
 // with the bound sofar + cost(H decided + least H of what is pending) +
 // rest.
 type enum struct {
-	st        *search
-	d, n      int
-	sofar     int64
-	rest      int64
+	st    *search
+	d, n  int
+	sofar int64
+	rest  int64
+	// lagRest is Σ_{later j} φ_j − λ·cap on the capacities before this
+	// job (0 without prices); the later jobs cost at least lagRest + λ·x
+	// for this job's placement x.
+	lagRest float64
+	lam     []float64
+	// cands and pend are stacks reused by split and expand.
+	cands     []cand
+	pend      []item
 	kids      [][]int
 	canon     []int32
 	g         [][]int64
@@ -157,13 +271,17 @@ type enum struct {
 	capBefore []int
 }
 
-func (e *enum) pruned(hLB int64) bool {
-	return e.sofar+e.st.cm.FromHops(e.n, hLB)+e.rest >= e.st.best
+func (e *enum) pruned(hLB int64, lamX float64) bool {
+	rest := e.rest
+	if e.lam != nil {
+		rest = max(rest, ceilBound(e.lagRest+lamX))
+	}
+	return e.sofar+e.st.cm.FromHops(e.n, hLB)+rest >= e.st.best
 }
 
-// expand places the pending items; h is the decided H part and lb the
-// least H part of the pending items.
-func (e *enum) expand(pend []item, h, lb int64) {
+// expand places the pending items; h is the decided H part, lb the least
+// H part of the pending items and lamX the prices of the leaves decided.
+func (e *enum) expand(pend []item, h, lb int64, lamX float64) {
 	st := e.st
 	if st.poll() {
 		return
@@ -172,7 +290,7 @@ func (e *enum) expand(pend []item, h, lb int64) {
 		st.nodes++
 		lc := st.cur[e.d]
 		c := st.cm.FromHops(e.n, h)
-		if e.sofar+c+e.rest >= st.best {
+		if e.pruned(h, lamX) {
 			return
 		}
 		st.apply(lc, +1)
@@ -181,32 +299,36 @@ func (e *enum) expand(pend []item, h, lb int64) {
 		return
 	}
 	it := pend[len(pend)-1]
-	// Capped, so that what deeper levels append never overwrites the
-	// items a caller still holds.
-	pend = pend[: len(pend)-1 : len(pend)-1]
+	// The deeper levels push into the popped slot and beyond; every level
+	// puts back the item it popped, so a caller finds its items intact.
+	pend = pend[:len(pend)-1]
+	defer func() { pend[:len(pend)+1][len(pend)] = it }()
 	lb -= e.g[it.v][it.m]
 	t := st.t
 	if t.IsLeaf(it.v) {
 		lc := &st.cur[e.d]
 		lc.Add(it.v, it.m)
-		e.expand(pend, h+e.g[it.v][it.m], lb)
+		if e.lam != nil {
+			lamX += e.lam[it.v] * float64(it.m)
+		}
+		e.expand(pend, h+e.g[it.v][it.m], lb, lamX)
 		lc.Vertex, lc.Count = lc.Vertex[:len(lc.Vertex)-1], lc.Count[:len(lc.Count)-1]
 		return
 	}
 	if t.Counted[it.v] {
 		h -= 2 * pairs(it.m)
 	}
-	e.split(it.v, 0, it.m, pend, h, lb, -1)
+	e.split(it.v, 0, it.m, pend, h, lb, lamX, -1)
 }
 
 // split chooses how many of the rem nodes left at vertex v go to its i-th
 // sorted child and on; prev is the count of child i−1 (the bound of an
 // isomorphic child i), −1 at the first.
-func (e *enum) split(v, i, rem int, pend []item, h, lb int64, prev int) {
+func (e *enum) split(v, i, rem int, pend []item, h, lb int64, lamX float64, prev int) {
 	kids := e.kids[v]
 	if rem == 0 || i == len(kids) {
 		if rem == 0 {
-			e.expand(pend, h, lb)
+			e.expand(pend, h, lb, lamX)
 		}
 		return
 	}
@@ -216,29 +338,28 @@ func (e *enum) split(v, i, rem int, pend []item, h, lb int64, prev int) {
 		hi = min(hi, prev)
 	}
 	next := e.suf[v][i+1]
-	type cand struct {
-		a  int
-		lb int64
-	}
-	cands := make([]cand, 0, hi+1)
+	from := len(e.cands)
 	for a := 0; a <= hi; a++ {
 		r := next[rem-a]
 		if r >= inf {
 			continue
 		}
-		cands = append(cands, cand{a, e.g[c][a] + r})
+		e.cands = append(e.cands, cand{a, e.g[c][a] + r})
 	}
-	slices.SortStableFunc(cands, func(x, y cand) int { return cmp.Compare(x.lb, y.lb) })
-	for _, cd := range cands {
-		if e.pruned(h + lb + cd.lb) {
+	to := len(e.cands)
+	defer func() { e.cands = e.cands[:from] }()
+	slices.SortStableFunc(e.cands[from:to], func(x, y cand) int { return cmp.Compare(x.lb, y.lb) })
+	for k := from; k < to; k++ {
+		cd := e.cands[k]
+		if e.pruned(h+lb+cd.lb, lamX) {
 			return // sorted: the rest are no better
 		}
 		if cd.a > 0 {
 			pend = append(pend, item{c, cd.a})
-			e.split(v, i+1, rem-cd.a, pend, h, lb+e.g[c][cd.a], cd.a)
+			e.split(v, i+1, rem-cd.a, pend, h, lb+e.g[c][cd.a], lamX, cd.a)
 			pend = pend[:len(pend)-1]
 		} else {
-			e.split(v, i+1, rem, pend, h, lb, 0)
+			e.split(v, i+1, rem, pend, h, lb, lamX, 0)
 		}
 		if e.st.stopped {
 			return

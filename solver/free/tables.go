@@ -27,6 +27,8 @@ type shape struct {
 	intern map[string]int32
 	memo   map[memoKey]*tables
 	key    []byte
+	// gen counts the resets: ids of different generations differ.
+	gen int
 }
 
 type memoKey struct {
@@ -60,6 +62,7 @@ func (s *shape) update(cap []int) {
 	if len(s.memo) > maxMemo {
 		clear(s.memo)
 		clear(s.intern)
+		s.gen++
 	}
 	for v := t.NumVertices() - 1; v >= 0; v-- {
 		k := s.kids[v][:0]
