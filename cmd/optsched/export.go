@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"os"
@@ -8,6 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/optsched/optsched/encode"
+	"github.com/optsched/optsched/encode/dcas"
 	"github.com/optsched/optsched/encode/scas"
 	"github.com/optsched/optsched/model"
 )
@@ -18,7 +21,9 @@ type exportOptions struct {
 	window      string
 	format      string
 	formulation string
-	maxJobs     int
+	// encoding is scas (M_SCAS) or dcas (the free count program).
+	encoding string
+	maxJobs  int
 	// output is the file to write (--out; "-" for stdout); format0 the
 	// -o value, a format or (deprecated) a file.
 	output, format0 string
@@ -31,12 +36,18 @@ func newExportCmd(s *streams, runF func(*exportOptions) error) *cobra.Command {
 	opts := &exportOptions{streams: s}
 	cmd := &cobra.Command{
 		Use:   "export FILE|-",
-		Short: "Write a window's M_SCAS 0-1 program as LP or MPS for an outside solver",
+		Short: "Write a window's 0-1 program (M_SCAS or the free count program) as LP or MPS",
 		Long: `Export selects the window's jobs as solve does and writes the M_SCAS 0-1
 program of its multi-node jobs (Lan et al. §IV-A) in lp_solve's LP format or
 in free MPS, so that CBC, HiGHS, SCIP, Gurobi or lp_solve can be timed on
 exactly the model optsched solves. The objective is stated as minimisation;
 all variables are binary.
+
+--encoding dcas writes instead the free problem (any node sets, the
+optimum of optsched solve --encoding dcas) as a 0-1 program over per-switch
+counts: z[j,v,k] = 1 when job j has at least k nodes under switch v, and
+each job's CH cost, integer division included, in binary cost bits. Its
+optimum equals the free optimum.
 
 --format cnf writes instead the complete CNF of the time-and-resource model
 (optsched solve --encoding cp) in DIMACS: satisfiable exactly when some
@@ -45,6 +56,7 @@ schedule on the --granularity grid has a weighted queue time of at most
 schedules). Comment lines say which variables hold each job's start and
 units.`,
 		Example: `  optsched export --format mps window.json > window.mps
+  optsched export --encoding dcas --format mps window.json > window-free.mps
   optsched export --format lp --formulation paper --max-jobs 5 window.json
   optsched export --format cnf instances/eurora-example.json > eurora.cnf && cadical eurora.cnf`,
 		Args: argsBetween(1, 1),
@@ -60,7 +72,8 @@ units.`,
 	f.StringVar(&opts.format, "format", "mps", "lp (lp_solve syntax) or mps (free MPS); cnf: DIMACS CNF of the time-and-resource model (--encoding cp)")
 	f.DurationVar(&opts.granularity, "granularity", 60*time.Second, "cnf: time grid of the starts (whole seconds)")
 	f.Float64Var(&opts.bound, "bound", math.NaN(), "cnf: ask for a schedule with weighted queue time at most this (default: better than the best PBS list schedule)")
-	f.StringVar(&opts.formulation, "formulation", "strong", "strong or paper")
+	f.StringVar(&opts.formulation, "formulation", "strong", "strong or paper (--encoding scas)")
+	f.StringVar(&opts.encoding, "encoding", "scas", "scas (M_SCAS) or dcas (the free problem's count program)")
 	f.IntVar(&opts.maxJobs, "max-jobs", 0, "cap on the multi-node jobs, as for solve")
 	f.StringVar(&opts.output, "out", "-", "file to write, - for stdout")
 	f.StringVarP(&opts.format0, "output", "o", "", "output format, as --format: lp, mps or cnf (-o FILE, the old spelling, still writes FILE)")
@@ -81,6 +94,9 @@ func runExport(opts *exportOptions) error {
 	if err != nil {
 		return usageError{fmt.Errorf("--formulation: %w", err)}
 	}
+	if opts.encoding != "scas" && opts.encoding != "dcas" {
+		return usageError{fmt.Errorf("--encoding must be scas or dcas, got %q", opts.encoding)}
+	}
 	if opts.maxJobs < 0 {
 		return usageError{fmt.Errorf("--max-jobs must be at least 0, got %d", opts.maxJobs)}
 	}
@@ -92,13 +108,23 @@ func runExport(opts *exportOptions) error {
 	if len(sel.Multi) == 0 {
 		return fmt.Errorf("the window selects no multi-node job: nothing to export")
 	}
-	e, err := scas.Build(w, sel.Multi, form)
-	if err != nil {
-		return err
+	var prog *encode.Program
+	if opts.encoding == "dcas" {
+		e, err := dcas.Build(context.Background(), w, sel.Multi)
+		if err != nil {
+			return err
+		}
+		prog = &e.Program
+	} else {
+		e, err := scas.Build(w, sel.Multi, form)
+		if err != nil {
+			return err
+		}
+		prog = &e.Program
 	}
-	write := e.Program.WriteMPS
+	write := prog.WriteMPS
 	if opts.format == "lp" {
-		write = e.Program.WriteLP
+		write = prog.WriteLP
 	}
 	if opts.output == "-" {
 		return write(opts.streams.out)

@@ -155,7 +155,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"solve", "--solver", "magic", example}, exitUsage, `--solver: unknown solver "magic"`},
 		{[]string{"solve", "--solver", "csp", "--heuristic", "seq", example}, exitUsage, "not both"},
 		{[]string{"solve", "--solver", "csp", "--encoding", "scas", example}, exitUsage, "csp solves the csp encoding"},
-		{[]string{"solve", "--encoding", "lp", example}, exitUsage, "--encoding must be csp or scas"},
+		{[]string{"solve", "--encoding", "lp", example}, exitUsage, "--encoding must be csp, scas or dcas"},
 		{[]string{"solve", "--formulation", "weak", example}, exitUsage, "unknown formulation"},
 		{[]string{"export", "--format", "xls", example}, exitUsage, "--format must be lp or mps"},
 		{[]string{"solve", "--cost", "x", example}, exitUsage, "unknown cost model"},
@@ -243,6 +243,10 @@ func TestSolversAgreeOnExample(t *testing.T) {
 	if _, b := objective("--solver", "brute", example); b != opt {
 		t.Errorf("brute %d, csp %d", b, opt)
 	}
+	// The free optimum (any node sets) is at most the SCAS optimum.
+	if st, f := objective("--encoding", "dcas", example); st != "optimal" || f > opt {
+		t.Errorf("--encoding dcas: %s %d, SCAS optimum %d", st, f, opt)
+	}
 	for _, args := range [][]string{
 		{"--solver", "lpsolve", "--encoding", "scas"},
 		{"--solver", "lpsolve", "--formulation", "paper"},
@@ -273,6 +277,16 @@ func TestExport(t *testing.T) {
 		if !strings.Contains(out, want) || !strings.Contains(out, "cov_0") {
 			t.Errorf("export %s lacks %q:\n%.300s", f, want, out)
 		}
+		code, out, errs = optsched(t, "", "export", "--encoding", "dcas", "--format", f, "--max-jobs", "3", example)
+		if code != exitOK {
+			t.Fatalf("export --encoding dcas %s: exit %d %s", f, code, errs)
+		}
+		if !strings.Contains(out, want) || !strings.Contains(out, "cap_") || !strings.Contains(out, "cost_0") || strings.Contains(out, "cov_0") {
+			t.Errorf("export --encoding dcas %s is not the count program:\n%.300s", f, out)
+		}
+	}
+	if code, _, errs := optsched(t, "", "export", "--encoding", "csp", example); code != exitUsage || !strings.Contains(errs, "--encoding must be scas or dcas") {
+		t.Errorf("export --encoding csp: exit %d %s", code, errs)
 	}
 }
 
@@ -289,7 +303,7 @@ func TestTimeLimitAlwaysAnswers(t *testing.T) {
 	dir := t.TempDir()
 	for _, win := range []string{example, "../../instances/fattree16-s7-i600.json"} {
 		for _, limit := range []string{"1us", "10ms", "1s"} {
-			for _, solverName := range []string{"csp", "lpsolve"} {
+			for _, solverName := range []string{"csp", "lpsolve", "free"} {
 				code, out, errs := optsched(t, "", "solve", "-o", "json", "--time-limit", limit, "--solver", solverName, win)
 				if code != exitOK {
 					if strings.Contains(errs, "without cgo") {

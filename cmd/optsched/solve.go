@@ -14,6 +14,7 @@ import (
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/output"
 	"github.com/optsched/optsched/solver"
+	"github.com/optsched/optsched/solver/free"
 )
 
 // solveOptions are the inputs of `optsched solve`.
@@ -63,7 +64,10 @@ Solvers and heuristics (--solver, or --heuristic):
 ` + solverHelp() + `
 The default is the exact csp solver. --encoding scas with --solver lpsolve
 solves the M_SCAS 0-1 program; --solver clp reports its LP bound with a
-rounded allocation.
+rounded allocation. --encoding dcas solves the free problem, in which a job
+may take any idle nodes rather than a run of the idle sequence: its optimum
+(solver free) is the least total CH cost any allocator can reach, never
+above the SCAS optimum it starts from.
 
 --encoding cp reads the window as Bridi et al.'s time-and-resource model:
 when and where every waiting job starts, its select's units placed on nodes
@@ -80,6 +84,7 @@ Exit codes: 0 solved, 1 error, 2 usage, 3 infeasible.`,
   optsched solve --max-jobs 5 -o json window.json > result.json
   optsched gen --seed 7 | optsched solve -
   optsched solve --encoding scas --solver lpsolve --formulation paper window.json
+  optsched solve --encoding dcas instances/paper-s4-i500.json
   optsched solve -v --time-limit 1s big-window.json
   optsched solve --encoding cp --time-limit 1s instances/eurora-example.json`,
 		Args: argsBetween(1, 1),
@@ -104,7 +109,7 @@ Exit codes: 0 solved, 1 error, 2 usage, 3 infeasible.`,
 	f.StringVar(&opts.cost, "cost", "lan-code", "CH cost model, overriding the window's: lan-code or lan-paper")
 	f.StringVar(&opts.solver, "solver", "csp", "solver to run ("+strings.Join(catalog.Names(), ", ")+")")
 	f.StringVar(&opts.heuristic, "heuristic", "", "heuristic to run instead of a solver (seq, sa, nsa, slurm, mishra-greedy, mishra-balanced, mishra-adaptive; cp encoding: pbs-fifo, pbs-walltime)")
-	f.StringVar(&opts.encoding, "encoding", "", "formulation family: csp or scas (default: the solver's own); cp for the time-and-resource model (when and where every job starts)")
+	f.StringVar(&opts.encoding, "encoding", "", "formulation family: csp or scas (default: the solver's own); dcas for the free problem (any node sets; solver free unless --solver says otherwise); cp for the time-and-resource model (when and where every job starts)")
 	f.DurationVar(&opts.granularity, "granularity", 60*time.Second, "cp encoding: time grid of the starts (whole seconds)")
 	f.Float64Var(&opts.chWeight, "ch-weight", 0, "cp encoding, sat solver: weight W of the CH cost of the jobs' node sets; the objective becomes weighted queue time + W * sum of CH costs (0: weighted queue time alone)")
 	f.StringVar(&opts.formulation, "formulation", "strong", "M_SCAS program form for scas solvers: strong or paper")
@@ -191,6 +196,9 @@ func (opts *solveOptions) newSolver() (solver.Solver, error) {
 	if err != nil {
 		return nil, usageError{fmt.Errorf("--formulation: %w", err)}
 	}
+	if opts.encoding == catalog.DCAS && opts.heuristic == "" && !opts.solverSet {
+		name = free.Name // --encoding dcas alone: the exact solver of the free problem
+	}
 	e, ok := catalog.Lookup(name)
 	if !ok {
 		_, err := catalog.Raw(name, catalog.Options{})
@@ -198,10 +206,10 @@ func (opts *solveOptions) newSolver() (solver.Solver, error) {
 	}
 	switch opts.encoding {
 	case "", e.Encoding:
-	case "csp", "scas":
+	case "csp", "scas", "dcas":
 		return nil, usageError{fmt.Errorf("--encoding %s: %s solves the %s encoding", opts.encoding, name, e.Encoding)}
 	default:
-		return nil, usageError{fmt.Errorf("--encoding must be csp or scas (or cp, the time-and-resource model), got %q", opts.encoding)}
+		return nil, usageError{fmt.Errorf("--encoding must be csp, scas or dcas (or cp, the time-and-resource model), got %q", opts.encoding)}
 	}
 	if opts.sa.Tmax <= 0 || opts.sa.Tmin <= 0 || opts.sa.Tmin > opts.sa.Tmax {
 		return nil, usageError{fmt.Errorf("--sa-tmin and --sa-tmax must satisfy 0 < tmin <= tmax, got %g and %g", opts.sa.Tmin, opts.sa.Tmax)}

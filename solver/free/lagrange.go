@@ -15,8 +15,9 @@ import (
 //	              α_j·H(x) + β_j + Σ_ℓ λ_ℓ·x_ℓ,
 //
 // where α_j·H + β_j ≤ FromHops(n_j, H) is the linear minorant of Eq. (1)
-// with its integer division (lan-code: α = c/n, β = −c·C(n,2)/n −
-// (n−1)/n; lan-paper: α = 2c/n, β = −(n−1)/n). φ_j is the tables' (min,+)
+// with its integer division (lan-code: α = c/n, β = −c·C(n,2)/n − s;
+// lan-paper: α = 2c/n, β = −s; s = (n − gcd(q, n))/n with q = c or 2c,
+// the most the division can drop). φ_j is the tables' (min,+)
 // recursion with prices, so the bound holds for every window; the
 // subgradient method at the root chooses λ, and the branch and bound
 // reuses it on the capacities it leaves.
@@ -41,12 +42,29 @@ func minorant(cm model.CostModel, n int) (alpha, beta float64) {
 	if n <= 1 {
 		return 0, 1
 	}
+	// v = c·(H − C(n,2)) (lan-code) or 2c·H (lan-paper) is a multiple of
+	// q = c or 2c, so v mod n is a multiple of gcd(q, n) and ⌊v/n⌋ ≥
+	// (v − n + gcd(q, n))/n: no slack at all when n divides q.
+	q := cm.HopCost
+	if cm.Kind == model.CostLanPaper {
+		q *= 2
+	}
 	c, fn := float64(cm.HopCost), float64(n)
-	slack := (fn - 1) / fn
+	slack := (fn - float64(gcd(q, int64(n)))) / fn
 	if cm.Kind == model.CostLanPaper {
 		return 2 * c / fn, -slack
 	}
 	return c / fn, -c*fn*(fn-1)/2/fn - slack
+}
+
+func gcd(a, b int64) int64 {
+	if a < 0 {
+		a = -a
+	}
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return max(a, 1)
 }
 
 // phi returns φ(λ, cap) for a job of n nodes (math.Inf when it does not
