@@ -134,6 +134,9 @@ func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 	// 3. Lower bounds: every job alone, then the leaves' prices.
 	st.sh.update(st.cap)
 	lb := st.independent(0)
+	if st.stopped {
+		lb = int64(len(size)) // cut short: every job costs at least 1
+	}
 	if lb < st.best && ctx.Err() == nil {
 		lg := newLagrange(t)
 		end := time.Now().Add(time.Hour)

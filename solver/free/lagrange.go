@@ -191,8 +191,9 @@ func grow(s []float64, n int) []float64 {
 // bound returns Σ_{j in sizes} φ_j(λ, cap) − Σ_ℓ λ_ℓ·cap_ℓ.
 func (l *lagrange) bound(cm model.CostModel, sizes []int, cap []int) float64 {
 	var b float64
-	for _, n := range sizes {
-		b += l.phi(cm, n, cap, false)
+	ns, mult := group(sizes)
+	for i, n := range ns {
+		b += float64(mult[i]) * l.phi(cm, n, cap, false)
 		if math.IsInf(b, 1) {
 			return b
 		}
@@ -213,17 +214,19 @@ func (l *lagrange) ascend(cm model.CostModel, sizes []int, cap []int, ub float64
 	best, bestLam := math.Inf(-1), make([]float64, nv)
 	use := make([]int, nv)
 	theta, stall := 1.0, 0
+	// Jobs of one size have the same φ and the same minimiser.
+	ns, mult := group(sizes)
 	for it := 0; it < iters && !stop(); it++ {
 		clear(use)
 		var b float64
-		for _, n := range sizes {
+		for i, n := range ns {
 			if stop() {
 				copy(l.lam, bestLam)
 				return best
 			}
-			b += l.phi(cm, n, cap, true)
+			b += float64(mult[i]) * l.phi(cm, n, cap, true)
 			for v, k := range l.x {
-				use[v] += k
+				use[v] += mult[i] * k
 			}
 		}
 		for v, lam := range l.lam {
@@ -281,4 +284,20 @@ func (l *lagrange) ops(sizes []int, cap []int) int {
 		}
 	}
 	return ops
+}
+
+// group returns the distinct sizes of sizes and how many jobs have each.
+func group(sizes []int) (ns, mult []int) {
+	at := make(map[int]int, len(sizes))
+	for _, n := range sizes {
+		i, ok := at[n]
+		if !ok {
+			i = len(ns)
+			at[n] = i
+			ns = append(ns, n)
+			mult = append(mult, 0)
+		}
+		mult[i]++
+	}
+	return ns, mult
 }

@@ -60,8 +60,11 @@ const maxTT = 1 << 20
 // ceilBound turns a real lower bound on an integer cost into an integer
 // one, with a margin for rounding.
 func ceilBound(b float64) int64 {
-	if math.IsInf(b, 1) {
+	switch {
+	case math.IsInf(b, 1):
 		return inf
+	case math.IsInf(b, -1) || math.IsNaN(b):
+		return -inf
 	}
 	return int64(math.Ceil(b - 1e-6))
 }
@@ -109,6 +112,14 @@ func (st *search) offer(obj int64, counts []dcas.LeafCounts) bool {
 func (st *search) independent(from int) int64 {
 	var lb int64
 	for j := from; j < len(st.size); j++ {
+		if j > from && st.size[j] == st.size[j-1] {
+			lb += st.cm.FromHops(st.size[j], st.sh.best(st.size[j], st.cap)) // memoised
+			continue
+		}
+		if st.ctx.Err() != nil {
+			st.stopped = true
+			return inf // no bound: the caller stops
+		}
 		h := st.sh.best(st.size[j], st.cap)
 		if h >= inf {
 			return inf
@@ -137,7 +148,10 @@ func (st *search) poll() bool {
 // run searches every placement of jobs d.. on the current capacities, the
 // jobs before d costing sofar; st.stopped tells whether it was cut short.
 func (st *search) run(d int, sofar int64) {
-	if st.poll() {
+	// A node prices every job left (tables of up to |V|·n² steps each):
+	// look at the deadline at every one.
+	if st.poll() || st.ctx.Err() != nil {
+		st.stopped = true
 		return
 	}
 	if d == len(st.size) {
@@ -171,7 +185,11 @@ func (st *search) run(d int, sofar int64) {
 		}
 		var r0 float64
 		for j := d; j < len(st.size); j++ {
-			st.phi[j] = lg.phi(st.cm, st.size[j], st.cap, false)
+			if j > d && st.size[j] == st.size[j-1] {
+				st.phi[j] = st.phi[j-1] // sorted: equal sizes are adjacent
+			} else {
+				st.phi[j] = lg.phi(st.cm, st.size[j], st.cap, false)
+			}
 			if j > d {
 				r0 += st.phi[j]
 			}
@@ -348,7 +366,14 @@ func (e *enum) split(v, i, rem int, pend []item, h, lb int64, lamX float64, prev
 	}
 	to := len(e.cands)
 	defer func() { e.cands = e.cands[:from] }()
-	slices.SortStableFunc(e.cands[from:to], func(x, y cand) int { return cmp.Compare(x.lb, y.lb) })
+	// Best bound first; on ties the most nodes in this child, the
+	// tightest fit of the children sorted by capacity.
+	slices.SortFunc(e.cands[from:to], func(x, y cand) int {
+		if c := cmp.Compare(x.lb, y.lb); c != 0 {
+			return c
+		}
+		return cmp.Compare(y.a, x.a)
+	})
 	for k := from; k < to; k++ {
 		cd := e.cands[k]
 		if e.pruned(h+lb+cd.lb, lamX) {

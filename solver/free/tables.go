@@ -15,8 +15,8 @@ const inf = math.MaxInt64 / 4
 // A shape is the state of the count tree under the current capacities:
 // each vertex's canonical id (equal ids: isomorphic subtrees of idle
 // capacity, so one job's best placement in them costs the same) and its
-// children with idle capacity, sorted by id so that isomorphic siblings
-// are adjacent.
+// children with idle capacity, sorted by capacity and id so that
+// isomorphic siblings are adjacent.
 type shape struct {
 	t     *dcas.Tree
 	canon []int32
@@ -71,7 +71,15 @@ func (s *shape) update(cap []int) {
 				k = append(k, c)
 			}
 		}
-		slices.SortFunc(k, func(a, b int) int { return cmp.Compare(s.canon[a], s.canon[b]) })
+		// Smallest capacity first, so that ties go to the tightest fit
+		// (trace and the enumeration fill the first children first);
+		// isomorphic children, of equal capacity, stay adjacent.
+		slices.SortFunc(k, func(a, b int) int {
+			if c := cmp.Compare(cap[a], cap[b]); c != 0 {
+				return c
+			}
+			return cmp.Compare(s.canon[a], s.canon[b])
+		})
 		s.kids[v] = k
 		key := s.key[:0]
 		if t.IsLeaf(v) {
@@ -173,7 +181,7 @@ func (s *shape) trace(n, v, m int, cap []int, lc *dcas.LeafCounts) {
 		cg := s.get(n, c, cap).g
 		next := tb.suf[i+1]
 		want := tb.suf[i][rem]
-		for a := 0; a <= min(rem, len(cg)-1); a++ {
+		for a := min(rem, len(cg)-1); a >= 0; a-- { // the most in the tightest child
 			if r := next[rem-a]; r < inf && cg[a]+r == want {
 				s.trace(n, c, a, cap, lc)
 				rem -= a
