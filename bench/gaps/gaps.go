@@ -15,6 +15,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/optsched/optsched/encode"
+	"github.com/optsched/optsched/encode/dcas"
 	"github.com/optsched/optsched/encode/scas"
 	"github.com/optsched/optsched/instances"
 	"github.com/optsched/optsched/model"
@@ -83,8 +85,9 @@ type SCASConfig struct {
 	TimeLimit time.Duration
 	// Solvers to compare, by name, in table order.
 	Solvers []NamedSolver
-	// ExportDir, when set, receives the strong M_SCAS program of each
-	// class's first window as MPS, for timing outside MILP solvers on
+	// ExportDir, when set, receives the strong M_SCAS program and the free
+	// problem's count program of each class's first window as MPS
+	// (CLASS-0.mps, CLASS-0-dcas.mps), for timing outside MILP solvers on
 	// exactly the same models.
 	ExportDir string
 	// Progress, when set, receives a line per window.
@@ -128,6 +131,16 @@ type Row struct {
 	// Gaps counts the windows the gaps are over (solved, with a bound);
 	// without any, the gap columns are empty.
 	Gaps int `json:"gaps"`
+	// MeanFreeGap, P99FreeGap and MaxFreeGap are the gap to the free
+	// optimum, (objective − free bound) / free bound, over the FreeGaps
+	// windows where the free solver (--solvers free) proved a bound: how
+	// far the solver is from the least cost any allocator can reach. The
+	// bound is the free optimum where free proved it, and below it (so
+	// the gap is an upper bound) where free ran out of time.
+	MeanFreeGap float64 `json:"mean_free_gap"`
+	P99FreeGap  float64 `json:"p99_free_gap"`
+	MaxFreeGap  float64 `json:"max_free_gap"`
+	FreeGaps    int     `json:"free_gaps"`
 	// Failed counts windows without an allocation (or with an error).
 	Failed int `json:"failed"`
 }
@@ -146,6 +159,9 @@ type Sample struct {
 	// Bound is the solver's proven lower bound, absent when it has none.
 	Bound   *float64 `json:"bound,omitempty"`
 	Optimal bool     `json:"optimal"`
+	// FreeBound reports that Bound holds for the free problem (any node
+	// sets): the free solver's bound, which bounds every allocator.
+	FreeBound bool `json:"free_bound,omitempty"`
 }
 
 // RunSCAS solves every window of every class with every solver (only the
@@ -186,6 +202,7 @@ func RunSCAS(ctx context.Context, cfg SCASConfig) ([]Sample, error) {
 					if res.HasBound() {
 						b := res.Bound
 						smp.Bound = &b
+						smp.FreeBound = res.Encoding == "dcas"
 					}
 				}
 				out = append(out, smp)
@@ -210,7 +227,7 @@ func Summarise(samples []Sample) []Row {
 		class  string
 		window int
 	}
-	best := map[cw]float64{}
+	best, free := map[cw]float64{}, map[cw]float64{}
 	var classes, solvers []string
 	by := map[[2]string][]Sample{}
 	for _, s := range samples {
@@ -227,6 +244,9 @@ func Summarise(samples []Sample) []Row {
 		}
 		if s.OK && s.Bound != nil {
 			best[k] = max(best[k], *s.Bound)
+			if s.FreeBound {
+				free[k] = max(free[k], *s.Bound)
+			}
 		}
 	}
 	var rows []Row
@@ -236,14 +256,128 @@ func Summarise(samples []Sample) []Row {
 			if len(ss) == 0 {
 				continue
 			}
-			bs := make([]float64, len(ss))
+			bs, fs := make([]float64, len(ss)), make([]float64, len(ss))
 			for i, s := range ss {
 				bs[i] = best[cw{c, s.Window}]
+				fs[i] = free[cw{c, s.Window}] // 0: no free bound
 			}
-			rows = append(rows, summarise(c, sv, ss, bs))
+			r := summarise(c, sv, ss, bs)
+			r.freeGaps(ss, fs)
+			rows = append(rows, r)
 		}
 	}
 	return rows
+}
+
+// freeGaps fills the gap-to-the-free-optimum columns: free[k] is the best
+// free bound on window k, 0 when there is none.
+func (r *Row) freeGaps(ss []Sample, free []float64) {
+	var gs []float64
+	for k, s := range ss {
+		if !s.OK || free[k] <= 0 {
+			continue
+		}
+		gs = append(gs, (float64(s.Objective)-free[k])/free[k])
+	}
+	r.FreeGaps = len(gs)
+	if len(gs) == 0 {
+		return
+	}
+	slices.Sort(gs)
+	for _, g := range gs {
+		r.MeanFreeGap += g
+	}
+	r.MeanFreeGap /= float64(len(gs))
+	r.P99FreeGap = gs[min(len(gs)-1, max(0, int(math.Ceil(0.99*float64(len(gs))))-1))]
+	r.MaxFreeGap = gs[len(gs)-1]
+}
+
+// A Restriction is what the SCAS restriction costs on one class: over the
+// windows where both the SCAS solver and the free solver proved their
+// optimum, (SCAS optimum − free optimum) / free optimum.
+type Restriction struct {
+	Class string `json:"class"`
+	// Windows counts the windows both proved; Below those where the free
+	// optimum is strictly lower.
+	Windows int     `json:"windows"`
+	Below   int     `json:"below"`
+	Mean    float64 `json:"mean"`
+	P99     float64 `json:"p99"`
+	Max     float64 `json:"max"`
+}
+
+// Restrictions compares the solver named scas (an exact SCAS solver) with
+// the solver named free on every class of samples.
+func Restrictions(samples []Sample, scasName, freeName string) []Restriction {
+	type cw struct {
+		class  string
+		window int
+	}
+	opt := map[cw][2]int64{}
+	have := map[cw][2]bool{}
+	var classes []string
+	for _, s := range samples {
+		if !slices.Contains(classes, s.Class) {
+			classes = append(classes, s.Class)
+		}
+		i := -1
+		switch s.Solver {
+		case scasName:
+			i = 0
+		case freeName:
+			i = 1
+		}
+		if i < 0 || !s.OK || !s.Optimal {
+			continue
+		}
+		k := cw{s.Class, s.Window}
+		o, h := opt[k], have[k]
+		o[i], h[i] = s.Objective, true
+		opt[k], have[k] = o, h
+	}
+	var out []Restriction
+	for _, c := range classes {
+		r := Restriction{Class: c}
+		var gs []float64
+		for k, h := range have {
+			if k.class != c || !h[0] || !h[1] || opt[k][1] <= 0 {
+				continue
+			}
+			g := float64(opt[k][0]-opt[k][1]) / float64(opt[k][1])
+			gs = append(gs, g)
+			if opt[k][1] < opt[k][0] {
+				r.Below++
+			}
+		}
+		if len(gs) == 0 {
+			continue
+		}
+		slices.Sort(gs)
+		r.Windows = len(gs)
+		for _, g := range gs {
+			r.Mean += g
+		}
+		r.Mean /= float64(len(gs))
+		r.P99 = gs[min(len(gs)-1, max(0, int(math.Ceil(0.99*float64(len(gs))))-1))]
+		r.Max = gs[len(gs)-1]
+		out = append(out, r)
+	}
+	return out
+}
+
+// PrintRestrictions writes what the SCAS restriction costs, one line per
+// class.
+func PrintRestrictions(out io.Writer, rs []Restriction, scasName, freeName string) {
+	if len(rs) == 0 {
+		return
+	}
+	fmt.Fprintf(out, "\nWhat the SCAS restriction costs: (%s optimum − %s optimum) / %s optimum, over the windows both proved\n", scasName, freeName, freeName)
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "class\twindows\tfree below\tmean\tp99\tmax\t")
+	for _, r := range rs {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.4f%%\t%.4f%%\t%.4f%%\t\n", r.Class, r.Windows, r.Below, 100*r.Mean, 100*r.P99, 100*r.Max)
+	}
+	tw.Flush()
 }
 
 func statusOf(res *solver.WindowResult, err error) string {
@@ -312,34 +446,52 @@ func exportMPS(w *model.Window, c Class, dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.Create(filepath.Join(dir, c.Name+"-0.mps"))
+	d, err := dcas.Build(context.Background(), w, sel.Multi)
 	if err != nil {
 		return err
 	}
-	if err := e.Program.WriteMPS(f); err != nil {
-		f.Close()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return f.Close()
+	for name, prog := range map[string]*encode.Program{c.Name + "-0.mps": &e.Program, c.Name + "-0-dcas.mps": &d.Program} {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			return err
+		}
+		if err := prog.WriteMPS(f); err != nil {
+			f.Close()
+			return err
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // PrintRows writes rows as a table (class × solver: median, p99, share
 // proven optimal, mean, min and max gap to the best bound).
 func PrintRows(out io.Writer, rows []Row) {
+	withFree := slices.ContainsFunc(rows, func(r Row) bool { return r.FreeGaps > 0 })
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "class\tsolver\twindows\tmedian\tp99\toptimal\tmean gap\tmin gap\tmax gap\tfailed\t")
+	head := "class\tsolver\twindows\tmedian\tp99\toptimal\tmean gap\tmin gap\tmax gap\t"
+	if withFree {
+		head += "free gap mean\tp99\tmax\t"
+	}
+	fmt.Fprintln(tw, head+"failed\t")
 	for _, r := range rows {
-		pct := func(g float64) string {
-			if r.Gaps == 0 {
+		pct := func(g float64, n int) string {
+			if n == 0 {
 				return "—"
 			}
 			return fmt.Sprintf("%.4f%%", 100*g)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%.0f%%\t%s\t%s\t%s\t%d\t\n", r.Class, r.Solver, r.Windows,
-			ms(r.Median), ms(r.P99), 100*r.Optimal, pct(r.MeanGap), pct(r.MinGap), pct(r.MaxGap), r.Failed)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%.0f%%\t%s\t%s\t%s\t", r.Class, r.Solver, r.Windows,
+			ms(r.Median), ms(r.P99), 100*r.Optimal, pct(r.MeanGap, r.Gaps), pct(r.MinGap, r.Gaps), pct(r.MaxGap, r.Gaps))
+		if withFree {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t", pct(r.MeanFreeGap, r.FreeGaps), pct(r.P99FreeGap, r.FreeGaps), pct(r.MaxFreeGap, r.FreeGaps))
+		}
+		fmt.Fprintf(tw, "%d\t\n", r.Failed)
 	}
 	tw.Flush()
 }
@@ -358,7 +510,17 @@ type SCASReport struct {
 	Shard   string   `json:"shard,omitempty"`
 	Rows    []Row    `json:"rows"`
 	Samples []Sample `json:"samples"`
+	// Restrictions compare csp (the SCAS optimum) with free (the free
+	// optimum) where both ran.
+	Restrictions []Restriction `json:"restrictions,omitempty"`
 }
+
+// SCASSolver and FreeSolver are the names Restrictions compares in
+// reports: the SCAS optimum and the free optimum.
+const (
+	SCASSolver = "csp"
+	FreeSolver = "free"
+)
 
 // MergeSCAS combines the reports of the shards of one run (same seed,
 // windows, time limit and classes) into the report of the whole run. It
@@ -410,6 +572,7 @@ func MergeSCAS(reports []SCASReport) (SCASReport, error) {
 		return solverRank[a.Solver] - solverRank[b.Solver]
 	})
 	m.Rows = Summarise(m.Samples)
+	m.Restrictions = Restrictions(m.Samples, SCASSolver, FreeSolver)
 	return m, nil
 }
 
@@ -417,14 +580,16 @@ func MergeSCAS(reports []SCASReport) (SCASReport, error) {
 // milliseconds, gaps and shares as fractions.
 func WriteRowsCSV(out io.Writer, rows []Row) error {
 	w := csv.NewWriter(out)
-	w.Write([]string{"class", "solver", "windows", "median_ms", "p99_ms", "optimal_share", "mean_gap", "min_gap", "max_gap", "failed"})
+	w.Write([]string{"class", "solver", "windows", "median_ms", "p99_ms", "optimal_share", "mean_gap", "min_gap", "max_gap", "failed",
+		"free_gaps", "mean_free_gap", "p99_free_gap", "max_free_gap"})
 	for _, r := range rows {
 		w.Write([]string{r.Class, r.Solver, strconv.Itoa(r.Windows),
 			strconv.FormatFloat(float64(r.Median.Microseconds())/1000, 'f', 3, 64),
 			strconv.FormatFloat(float64(r.P99.Microseconds())/1000, 'f', 3, 64),
 			strconv.FormatFloat(r.Optimal, 'g', 6, 64), strconv.FormatFloat(r.MeanGap, 'g', 6, 64),
 			strconv.FormatFloat(r.MinGap, 'g', 6, 64), strconv.FormatFloat(r.MaxGap, 'g', 6, 64),
-			strconv.Itoa(r.Failed)})
+			strconv.Itoa(r.Failed), strconv.Itoa(r.FreeGaps), strconv.FormatFloat(r.MeanFreeGap, 'g', 6, 64),
+			strconv.FormatFloat(r.P99FreeGap, 'g', 6, 64), strconv.FormatFloat(r.MaxFreeGap, 'g', 6, 64)})
 	}
 	w.Flush()
 	return w.Error()

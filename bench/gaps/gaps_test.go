@@ -150,3 +150,34 @@ func TestSummariseGaps(t *testing.T) {
 		t.Errorf("table:\n%s", b.String())
 	}
 }
+
+// TestFreeGapsAndRestrictions: on hand-made samples, the gap to the free
+// optimum uses only the free solver's bound, and the restriction's cost
+// only the windows where both csp and free proved their optimum.
+func TestFreeGapsAndRestrictions(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	samples := []Sample{
+		{Class: "c", Window: 0, Solver: "csp", OK: true, Objective: 110, Bound: f(110), Optimal: true},
+		{Class: "c", Window: 0, Solver: "free", OK: true, Objective: 100, Bound: f(100), Optimal: true, FreeBound: true},
+		{Class: "c", Window: 0, Solver: "seq", OK: true, Objective: 150},
+		{Class: "c", Window: 1, Solver: "csp", OK: true, Objective: 200, Bound: f(200), Optimal: true},
+		{Class: "c", Window: 1, Solver: "free", OK: true, Objective: 200, Bound: f(190), FreeBound: true},
+		{Class: "c", Window: 1, Solver: "seq", OK: true, Objective: 209},
+	}
+	rows := Summarise(samples)
+	seq := rows[2]
+	if seq.Solver != "seq" || seq.FreeGaps != 2 {
+		t.Fatalf("seq row %+v", seq)
+	}
+	if want := (0.5 + 0.1) / 2; math.Abs(seq.MeanFreeGap-want) > 1e-12 || math.Abs(seq.MaxFreeGap-0.5) > 1e-12 {
+		t.Fatalf("seq free gaps mean %g max %g, want %g and 0.5", seq.MeanFreeGap, seq.MaxFreeGap, want)
+	}
+	// The SCAS gap uses the best bound of any solver (110 and 200).
+	if want := (150.0-110)/150 + (209.0-200)/209; math.Abs(seq.MeanGap-want/2) > 1e-12 {
+		t.Fatalf("seq SCAS gap %g, want %g", seq.MeanGap, want/2)
+	}
+	rs := Restrictions(samples, "csp", "free")
+	if len(rs) != 1 || rs[0].Windows != 1 || rs[0].Below != 1 || math.Abs(rs[0].Max-0.1) > 1e-12 {
+		t.Fatalf("restrictions %+v, want one window (free unproven on window 1) at 10 %%", rs)
+	}
+}

@@ -56,6 +56,11 @@ solver, then prints per class and solver the median and p99 latency (of the
 whole window pipeline, checks included), the share proven optimal, and the
 mean and max gap to the best lower bound any solver proved on the window.
 
+With free among the solvers (the default), it adds the gap of every solver
+to the free optimum — the least cost any allocator can reach, node sets of
+any shape — and, where csp and free both proved their optimum, what the
+SCAS restriction costs: (SCAS optimum − free optimum) / free optimum.
+
   paper  the NSA paper's 1000-node 25×4×10 layout, 50–1000 idle nodes,
          at most 5 multi-node jobs of 2–40 nodes
   large  8,192-node k=32 fat-trees, 1,000–5,000 idle nodes, 50–200 jobs
@@ -63,6 +68,7 @@ mean and max gap to the best lower bound any solver proved on the window.
          the same on the 10,000-node 25×40×10 layout (not run by default)`,
 		Example: `  optsched bench scas --windows 200 --classes paper
   optsched bench scas --solvers csp,lpsolve,clp,seq --time-limit 1s --export-dir mps/
+  optsched bench scas --classes paper --windows 200 --solvers csp,free,seq,sa,slurm,mishra-adaptive
   optsched bench scas --classes paper --solvers csp,seq,sa-500,sa-1000,portfolio@10ms`,
 		Args: argsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -76,7 +82,7 @@ mean and max gap to the best lower bound any solver proved on the window.
 	f.IntVar(&opts.windows, "windows", 100, "windows per class")
 	f.Uint64Var(&opts.seed, "seed", 1, "random seed of the window generator")
 	f.DurationVar(&opts.timeLimit, "time-limit", time.Second, "time limit per solve")
-	f.StringSliceVar(&opts.solvers, "solvers", []string{"csp", "lpsolve", "clp", "seq"},
+	f.StringSliceVar(&opts.solvers, "solvers", []string{"csp", "lpsolve", "clp", "seq", "free"},
 		"solvers to compare, in table order: registered names, sa-STEPS, portfolio@LIMIT (csp + SA fallback at that limit)")
 	f.StringSliceVar(&opts.classes, "classes", []string{"paper", "large"}, "window classes: paper, large (k=32 fat-tree), large-layout (10,000-node 25×40×10 layout)")
 	f.StringVar(&opts.exportDir, "export-dir", "", "write each class's first window as MPS into this folder")
@@ -183,7 +189,8 @@ func runBenchSCAS(ctx context.Context, opts *benchSCASOptions) error {
 		return err
 	}
 	rep := gaps.SCASReport{Benchmark: "scas", Seed: opts.seed, Windows: opts.windows, TimeLimit: opts.timeLimit.String(),
-		Shard: opts.shard, Samples: samples, Rows: gaps.Summarise(samples)}
+		Shard: opts.shard, Samples: samples, Rows: gaps.Summarise(samples),
+		Restrictions: gaps.Restrictions(samples, gaps.SCASSolver, gaps.FreeSolver)}
 	for _, c := range cfg.Classes {
 		rep.Classes = append(rep.Classes, c.Name)
 	}
@@ -209,6 +216,7 @@ func runBenchSCAS(ctx context.Context, opts *benchSCASOptions) error {
 // when asked.
 func writeSCASReport(s *streams, rep gaps.SCASReport, jsonPath, csvPath string) error {
 	gaps.PrintRows(s.out, rep.Rows)
+	gaps.PrintRestrictions(s.out, rep.Restrictions, gaps.SCASSolver, gaps.FreeSolver)
 	if jsonPath != "" {
 		if err := writeJSONFile(jsonPath, rep); err != nil {
 			return err
