@@ -73,6 +73,7 @@ func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 		return res, nil
 	}
 	board := solver.BoardFrom(ctx)
+	board.Raise(float64(len(size))) // every job costs at least 1
 	st := newSearch(ctx, t, w.Cost, size)
 	st.limit = s.MaxNodes
 	st.onBetter = func(obj int64, inc []dcas.LeafCounts) {
@@ -95,7 +96,9 @@ func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 		if dl, ok := ctx.Deadline(); ok {
 			cctx, cancel = context.WithDeadline(ctx, time.Now().Add(time.Duration(share*float64(time.Until(dl)))))
 		}
-		r, err := csp.Solver{}.Solve(cctx, p)
+		// csp's bound is the SCAS optimum's, above the free optimum: it
+		// must not reach the board, which holds bounds of the free problem.
+		r, err := csp.Solver{}.Solve(solver.WithBoard(cctx, nil), p)
 		cancel()
 		if err != nil {
 			return nil, fmt.Errorf("free: the SCAS start: %w", err)
@@ -137,6 +140,7 @@ func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 	if st.stopped {
 		lb = int64(len(size)) // cut short: every job costs at least 1
 	}
+	board.Raise(float64(lb))
 	if lb < st.best && ctx.Err() == nil {
 		lg := newLagrange(t)
 		end := time.Now().Add(time.Hour)
@@ -147,6 +151,7 @@ func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 			func() bool { return ctx.Err() != nil || time.Now().After(end) })
 		stats["lagrange_bound"] = b
 		lb = max(lb, ceilBound(b))
+		board.Raise(float64(lb))
 		if lg.ops(size, st.cap) <= maxLagOps {
 			st.lg, st.node = lg, newLagrange(t)
 		}

@@ -263,3 +263,36 @@ func paperWindow(t testing.TB, k uint64) *model.Window {
 	}
 	return w
 }
+
+// TestBoardHoldsOnlyFreeBounds: the SCAS start (csp) runs inside the free
+// solver, but its bound — the SCAS optimum's, above the free optimum on
+// these windows — must not reach the board a portfolio reads when it
+// abandons the solver.
+func TestBoardHoldsOnlyFreeBounds(t *testing.T) {
+	top := topologies(t)["layout-2x2x4"]
+	rng := rand.New(rand.NewPCG(99, 12))
+	found := 0
+	for k := 0; k < 3000 && found < 1; k++ {
+		w := smallWindow(top, model.DefaultCostModel, rng, 8, 12)
+		if len(w.Jobs) < 2 {
+			continue
+		}
+		want := bruteFree(w)
+		scas := solveChecked(t, brute.Solver{}, w)
+		if want >= scas.Objective {
+			continue
+		}
+		found++
+		b := solver.NewBoard()
+		if _, err := (free.Solver{}).Solve(solver.WithBoard(context.Background(), b), solver.NewProblem(w, allJobs(w))); err != nil {
+			t.Fatal(err)
+		}
+		_, obj, bound, ok := b.Best()
+		if !ok || obj != want || bound > float64(want) {
+			t.Fatalf("board: incumbent %d (ok %v) bound %g; free optimum %d, SCAS optimum %d", obj, ok, bound, want, scas.Objective)
+		}
+	}
+	if found == 0 {
+		t.Fatal("no window with the free optimum below the SCAS optimum")
+	}
+}
