@@ -48,7 +48,7 @@ func TestPBSFakeQrunNeverGetsUnavailableVnodes(t *testing.T) {
 	for seed := uint64(1); seed <= 30; seed++ {
 		rc := pbstest.NewRandomCluster(rand.New(rand.NewPCG(seed, 66)))
 		q, n, qs := rc.Write(t)
-		_, callsFile := fakePBS(t, q, n, qs)
+		_, callsFile := pbstest.FakePBS(t, q, n, qs)
 		dir := t.TempDir()
 		code, _, errs := optsched(t, "", "pbs", "plan", "--apply", "--timezone", "UTC", "--time-limit", "200ms",
 			"--lock", filepath.Join(dir, "l"), "--log", filepath.Join(dir, "a.jsonl"))
@@ -56,7 +56,7 @@ func TestPBSFakeQrunNeverGetsUnavailableVnodes(t *testing.T) {
 			t.Fatalf("seed %d: exit %d: %s", seed, code, errs)
 		}
 		var starts []pbstest.Start
-		for _, c := range qrunCalls(t, callsFile) {
+		for _, c := range pbstest.QrunCalls(t, callsFile) {
 			f := strings.Fields(c)
 			if len(f) != 4 || f[1] != "-H" {
 				t.Fatalf("seed %d: qrun called as %q", seed, c)

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/optsched/optsched/pbsched/pbstest"
 )
 
 // TestMain lets a test run the command in a process of its own (for
@@ -50,7 +52,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // other cycle and exits 0; a second signal aborts: the qrun in flight is
 // killed and the others do not run, and the log says so.
 func TestPBSSigtermFinishesTheApply(t *testing.T) {
-	_, calls := fakePBS(t, fixture("qstat.json"), fixture("pbsnodes.json"), fixture("queues.json"))
+	_, calls := pbstest.FakePBS(t, fixture("qstat.json"), fixture("pbsnodes.json"), fixture("queues.json"))
 	t.Setenv("QRUN_SLEEP", "0.5")
 	for _, signals := range []int{1, 2} {
 		dir := t.TempDir()
@@ -58,14 +60,14 @@ func TestPBSSigtermFinishesTheApply(t *testing.T) {
 		os.Remove(calls)
 		cmd, out := startOptsched(t, "pbs", "run", "--apply", "--interval", "1s", "--cycles", "3", "--timezone", "UTC",
 			"--lock", filepath.Join(dir, "l"), "--log", log)
-		waitFor(t, "the first qrun", func() bool { return len(qrunCalls(t, calls)) > 0 })
+		waitFor(t, "the first qrun", func() bool { return len(pbstest.QrunCalls(t, calls)) > 0 })
 		for range signals {
 			cmd.Process.Signal(syscall.SIGTERM)
 			time.Sleep(50 * time.Millisecond)
 		}
 		err := cmd.Wait()
-		runs, done := qrunCalls(t, calls), 0
-		for _, c := range readCalls(t, calls) {
+		runs, done := pbstest.QrunCalls(t, calls), 0
+		for _, c := range pbstest.Calls(t, calls) {
 			if strings.HasPrefix(c, "qrun-done") {
 				done++
 			}
@@ -96,7 +98,7 @@ func TestPBSSigtermFinishesTheApply(t *testing.T) {
 // the commands that ran, but piped to sh by habit it runs nothing, while
 // the dry run's script does run them.
 func TestPBSAppliedOutputIsNotAScript(t *testing.T) {
-	_, calls := fakePBS(t, fixture("qstat.json"), fixture("pbsnodes.json"), fixture("queues.json"))
+	_, calls := pbstest.FakePBS(t, fixture("qstat.json"), fixture("pbsnodes.json"), fixture("queues.json"))
 	dir := t.TempDir()
 	for _, apply := range []bool{true, false} {
 		args := []string{"pbs", "plan", "--timezone", "UTC", "--lock", filepath.Join(dir, "l"), "--log", filepath.Join(dir, "a.jsonl")}
@@ -107,13 +109,13 @@ func TestPBSAppliedOutputIsNotAScript(t *testing.T) {
 		if code != exitOK {
 			t.Fatalf("exit %d: %s", code, errs)
 		}
-		before := len(qrunCalls(t, calls))
+		before := len(pbstest.QrunCalls(t, calls))
 		sh := exec.Command("sh")
 		sh.Stdin = strings.NewReader(out)
 		if msg, err := sh.CombinedOutput(); err != nil {
 			t.Errorf("apply %v: sh: %v %s", apply, err, msg)
 		}
-		ran := len(qrunCalls(t, calls)) - before
+		ran := len(pbstest.QrunCalls(t, calls)) - before
 		switch {
 		case apply && (ran != 0 || !strings.Contains(out, "ran: qrun -H")):
 			t.Errorf("the --apply output piped to sh ran %d qrun commands:\n%s", ran, out)
