@@ -1,0 +1,50 @@
+package cycle
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/optsched/optsched/pbsched"
+)
+
+// An AuditEntry is one line of the audit log: a cycle's input digest, its
+// decisions and the commands' exit codes, or why it failed.
+type AuditEntry struct {
+	// LoggedAt is when the entry was made (RFC 3339, UTC); Command is
+	// "plan", "plan --apply" or "run".
+	LoggedAt string `json:"logged_at"`
+	Command  string `json:"command"`
+	// Apply: the cycle was to run qrun (--apply); the plan's starts carry
+	// the exit codes of the qruns that ran.
+	Apply bool `json:"apply"`
+	// Error is set when the cycle failed (bad input, unsafe plan, qrun
+	// failures); Plan is absent when it failed before deciding.
+	// InputSHA256 is the digest of the documents read (pbsched.State).
+	Error       string           `json:"error,omitempty"`
+	InputSHA256 string           `json:"input_sha256,omitempty"`
+	Plan        *pbsched.PlanDoc `json:"plan,omitempty"`
+}
+
+// appendAudit appends one JSON line to the audit log at path, creating it
+// (and its folder) when needed. The line is written with one write call
+// on a file opened for appending.
+func appendAudit(path string, e AuditEntry) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+		return fmt.Errorf("audit log: %w", err)
+	}
+	line, err := json.Marshal(e)
+	if err != nil {
+		return fmt.Errorf("audit log: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o640)
+	if err != nil {
+		return fmt.Errorf("audit log: %w", err)
+	}
+	if _, err := f.Write(append(line, '\n')); err != nil {
+		f.Close()
+		return fmt.Errorf("audit log %s: %w", path, err)
+	}
+	return f.Close()
+}
