@@ -2,23 +2,18 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
-	"errors"
-	"github.com/optsched/optsched/pbsched"
-	"github.com/optsched/optsched/pbsched/pbstest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/model/pbs"
-	"github.com/optsched/optsched/solver"
-	"github.com/optsched/optsched/solver/brute"
+	"github.com/optsched/optsched/pbsched"
+	"github.com/optsched/optsched/pbsched/cycle"
+	"github.com/optsched/optsched/pbsched/pbstest"
 )
 
 // pbsTestdata holds the PBS 2022-shaped fixtures: 16 vnodes in every
@@ -151,54 +146,18 @@ func mapKeysOf[V any](m map[string]V) func(func(string) bool) {
 	}
 }
 
-// fixtureOptions returns plan options reading the fixtures.
-func fixtureOptions(testing.TB) *pbsOptions {
-	return &pbsOptions{streams: &streams{in: strings.NewReader(""), out: &strings.Builder{}, err: &strings.Builder{}},
-		qstatFile: fixture("qstat.json"), nodesFile: fixture("pbsnodes.json"), queuesFile: fixture("queues.json"),
-		timezone: "UTC", levels: []string{"tier0", "tier1"}, period: time.Minute, timeLimit: 2 * time.Second,
-		cost: "lan-code", solver: "csp", fallback: "sa", output: "script"}
-}
-
-// TestPBSWholeNodeWindowIsOptimal: the whole-node jobs' window is solved
-// to the optimum brute force finds on the same window.
-func TestPBSWholeNodeWindowIsOptimal(t *testing.T) {
-	o := fixtureOptions(t)
-	p, _, err := o.cycle(context.Background(), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p.Window == nil || len(p.Window.Jobs) != 2 || p.Solve.Status != "optimal" {
-		t.Fatalf("window %+v, solve %+v", p.Window, p.Solve)
-	}
-	res, err := solver.SolveWindow(context.Background(), p.Window, brute.Solver{}, solver.Options{})
-	if err != nil || res.Status != solver.Optimal {
-		t.Fatalf("brute: %v %v", err, res)
-	}
-	if *p.Solve.Objective != res.Objective {
-		t.Errorf("csp objective %d, brute optimum %d", *p.Solve.Objective, res.Objective)
-	}
-	if err := model.Check(p.Window, p.Allocs); err != nil {
-		t.Error(err)
-	}
-	// The idle vnodes of the window are the fixture's idle vnodes minus
-	// the one the GPU job took.
-	if got := p.Window.NodeNames(p.Window.Idle); !slices.Equal(got, []string{"n003", "n004", "n008", "n010", "n013", "n014"}) {
-		t.Errorf("window idle %v", got)
-	}
-}
-
-func readAudit(t *testing.T, path string) []auditEntry {
+func readAudit(t *testing.T, path string) []cycle.AuditEntry {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []auditEntry
+	var out []cycle.AuditEntry
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<24)
 	for sc.Scan() {
-		var e auditEntry
+		var e cycle.AuditEntry
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
 			t.Fatalf("audit line %q: %v", sc.Text(), err)
 		}
@@ -296,7 +255,7 @@ func TestPBSLockKeepsCyclesApart(t *testing.T) {
 	_, calls := pbstest.FakePBS(t, fixture("qstat.json"), fixture("pbsnodes.json"), fixture("queues.json"))
 	dir := t.TempDir()
 	lockPath, log := filepath.Join(dir, "pbs.lock"), filepath.Join(dir, "audit.jsonl")
-	held, err := lockCycle(lockPath)
+	held, err := cycle.TakeLock(lockPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +274,7 @@ func TestPBSLockKeepsCyclesApart(t *testing.T) {
 	if e := readAudit(t, log); len(e) != 2 || !strings.Contains(e[0].Error, "another optsched pbs cycle") {
 		t.Errorf("audit %+v", e)
 	}
-	if err := held.unlock(); err != nil {
+	if err := held.Unlock(); err != nil {
 		t.Fatal(err)
 	}
 	code, _, errs := optsched(t, "", "pbs", "plan", "--apply", "--timezone", "UTC", "--lock", lockPath, "--log", log)
@@ -390,50 +349,6 @@ func TestPBSBadInputNoAction(t *testing.T) {
 			}
 		})
 	}
-}
-
-// TestPBSSolverFailureFallsBack: a solver that errors, and one that finds
-// nothing, are replaced by the heuristic, which the plan reports; the
-// jobs still start.
-func TestPBSSolverFailureFallsBack(t *testing.T) {
-	for name, s := range map[string]solver.Solver{"error": failingSolver{err: true}, "nothing": failingSolver{}} {
-		o := fixtureOptions(t)
-		o.newSolver = func() (solver.Solver, error) { return s, nil }
-		p, _, err := o.cycle(context.Background(), false)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if p.Solve.Solver != "slurm" || !strings.Contains(p.Solve.Fallback, "broken") || len(p.Notes) == 0 {
-			t.Errorf("%s: solve %+v, notes %v", name, p.Solve, p.Notes)
-		}
-		whole := 0
-		for _, st := range p.Starts {
-			if st.Path == pbsched.PathWhole {
-				whole++
-			}
-		}
-		if whole != 2 {
-			t.Errorf("%s: %d whole-node starts after the fallback", name, whole)
-		}
-	}
-	// Every solver failing is an error, never a silent empty plan.
-	o := fixtureOptions(t)
-	o.newSolver = func() (solver.Solver, error) { return failingSolver{err: true}, nil }
-	o.fallbacks = []solver.Solver{failingSolver{}}
-	if _, _, err := o.cycle(context.Background(), false); err == nil || !strings.Contains(err.Error(), "every solver failed") {
-		t.Errorf("all solvers failing: %v", err)
-	}
-}
-
-// failingSolver errors (err) or returns status unknown.
-type failingSolver struct{ err bool }
-
-func (failingSolver) Name() string { return "broken" }
-func (f failingSolver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, error) {
-	if f.err {
-		return nil, errors.New("broken on purpose")
-	}
-	return &solver.Result{Status: solver.Unknown, Bound: solver.NoBound, Solver: "broken"}, nil
 }
 
 // TestPBSSnapshotFolder reads pbs_snapshot's files (the queue list in its
