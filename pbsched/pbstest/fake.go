@@ -15,11 +15,14 @@ import (
 // them:
 //
 //   - QRUN_FAIL: qrun fails (exit 2, a PBS-like message) for these jobs;
+//   - QRUN_WAIT: qrun waits until this file exists (or its folder is
+//     gone), then logs "qrun-done JOB": a qrun in flight for as long as
+//     the test wants;
 //   - QRUN_SLEEP: qrun sleeps this long, then logs "qrun-done JOB";
 //   - FAKE_NODES_LATER: pbsnodes prints this file from its second call
 //     on (a vnode that changes between two reads of a cycle).
 //
-// QRUN_FAIL and FAKE_NODES_LATER start empty.
+// They all start empty.
 func FakePBS(t testing.TB, qstatFile, nodesFile, queuesFile string) (bin, calls string) {
 	t.Helper()
 	dir := t.TempDir()
@@ -56,7 +59,11 @@ echo "qrun $*" >> "$FAKE_CALLS"
 for j in $QRUN_FAIL; do
   if [ "$3" = "$j" ]; then echo "qrun: Request invalid for state of job $3" >&2; exit 2; fi
 done
-if [ -n "$QRUN_SLEEP" ]; then sleep "$QRUN_SLEEP"; echo "qrun-done $3" >> "$FAKE_CALLS"; fi
+if [ -n "$QRUN_WAIT" ]; then
+  while [ ! -e "$QRUN_WAIT" ] && [ -d "$(dirname "$QRUN_WAIT")" ]; do sleep 0.05; done
+fi
+if [ -n "$QRUN_SLEEP" ]; then sleep "$QRUN_SLEEP"; fi
+if [ -n "$QRUN_WAIT$QRUN_SLEEP" ]; then echo "qrun-done $3" >> "$FAKE_CALLS"; fi
 exit 0
 `,
 	}
@@ -66,8 +73,9 @@ exit 0
 		}
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	t.Setenv("QRUN_FAIL", "")
-	t.Setenv("FAKE_NODES_LATER", "")
+	for _, v := range []string{"QRUN_FAIL", "QRUN_WAIT", "QRUN_SLEEP", "FAKE_NODES_LATER"} {
+		t.Setenv(v, "")
+	}
 	return bin, calls
 }
 
