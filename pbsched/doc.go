@@ -23,6 +23,12 @@
 //
 // The plan's documents (Plan.Doc, the JSON of `optsched pbs plan -o
 // json` and of the audit log; Plan.WriteScript; Plan.Summary) are
-// rendered here too. Reading the documents, flags, the lock, the audit
-// log and the daemon loop belong to cmd/optsched.
+// rendered here too.
+//
+// The cycle around this pipeline is package pbsched/cycle's: reading the
+// documents (files, a pbs_snapshot folder, qstat and pbsnodes), the
+// lock, the audit log, signal handling and the daemon loop of `optsched
+// pbs run`. Flags and printing belong to cmd/optsched; pbstest holds the
+// tests' random clusters and fake PBS commands; itest is the OpenPBS
+// integration suite.
 package pbsched

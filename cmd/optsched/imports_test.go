@@ -22,7 +22,8 @@ var allowedImports = map[string][]string{
 	// The catalogue builds every back end and preset by name.
 	"catalog": {"model", "encode", "solver", "heuristics"},
 	// The PBS scheduler: a library over the libraries, used by cmd (and
-	// by nothing below it).
+	// by nothing below it). pbsched/cycle (reading the server's state,
+	// the lock, the audit log, the daemon loop) is under the same rule.
 	"pbsched": {"model", "encode", "solver", "heuristics", "catalog", "output"},
 	// The documents optsched answers, their checks, the conversion of
 	// the pipelines' answers and the tables for people.

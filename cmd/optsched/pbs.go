@@ -1,30 +1,19 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"os/exec"
-	"os/signal"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/optsched/optsched/catalog"
-	"github.com/optsched/optsched/encode/scas"
 	"github.com/optsched/optsched/model"
-	"github.com/optsched/optsched/model/pbs"
 	"github.com/optsched/optsched/pbsched"
-	"github.com/optsched/optsched/solver"
+	"github.com/optsched/optsched/pbsched/cycle"
 )
 
 // pbsOptions are the inputs of `optsched pbs plan` and `optsched pbs run`.
@@ -57,12 +46,6 @@ type pbsOptions struct {
 	cycles   int
 	// periodFromInterval: --period was not given and is --interval.
 	periodFromInterval bool
-
-	// Hooks for tests: the window solver and the fallback heuristics.
-	newSolver func() (solver.Solver, error)
-	fallbacks []solver.Solver
-	// newSchedulers replaces the partial-node cp schedulers.
-	newSchedulers func() []solver.Scheduler
 }
 
 func newPBSCmd(s *streams) *cobra.Command {
@@ -216,14 +199,12 @@ func (o *pbsOptions) validate() error {
 	if _, err := model.ParseCostKind(o.cost); err != nil {
 		return usageError{fmt.Errorf("--cost: %w", err)}
 	}
-	if o.newSolver == nil {
-		e, ok := catalog.Lookup(o.solver)
-		switch {
-		case !ok:
-			return usageError{fmt.Errorf("--solver must be one of the whole-node window solvers (%s), got %q", strings.Join(wholeNodeSolvers(), ", "), o.solver)}
-		case e.Encoding == catalog.CP:
-			return usageError{fmt.Errorf("--solver %s schedules the time-and-resource (cp) model; the whole-node window takes %s, and the partial-node jobs go to the cp scheduler with --partial cp", o.solver, strings.Join(wholeNodeSolvers(), ", "))}
-		}
+	e, ok := catalog.Lookup(o.solver)
+	switch {
+	case !ok:
+		return usageError{fmt.Errorf("--solver must be one of the whole-node window solvers (%s), got %q", strings.Join(wholeNodeSolvers(), ", "), o.solver)}
+	case e.Encoding == catalog.CP:
+		return usageError{fmt.Errorf("--solver %s schedules the time-and-resource (cp) model; the whole-node window takes %s, and the partial-node jobs go to the cp scheduler with --partial cp", o.solver, strings.Join(wholeNodeSolvers(), ", "))}
 	}
 	if o.qstatFile == "-" && o.nodesFile == "-" {
 		return usageError{errors.New("--qstat and --pbsnodes cannot both read stdin")}
@@ -234,332 +215,35 @@ func (o *pbsOptions) validate() error {
 	return nil
 }
 
-// scope returns what the flags say optsched schedules.
-func (o *pbsOptions) scope() (*pbsched.Scope, error) {
-	sc := &pbsched.Scope{Levels: o.levels, Period: int64(o.period / time.Second)}
-	if len(o.execQueues) > 0 {
-		sc.ExecQueues = map[string]bool{}
-		for _, q := range o.execQueues {
-			sc.ExecQueues[strings.TrimSpace(q)] = true
-		}
+// config builds the cycle's configuration from the flags.
+func (o *pbsOptions) config() *cycle.Config {
+	c := &cycle.Config{
+		QstatFile: o.qstatFile, NodesFile: o.nodesFile, QueuesFile: o.queuesFile, Snapshot: o.snapshot,
+		Stdin: o.streams.in, Timezone: o.timezone,
+		ExecQueues: o.execQueues, Nodes: o.nodes, Levels: o.levels, TopologyConf: o.topologyConf, Period: o.period,
+		Decide: pbsched.Options{TimeLimit: o.timeLimit, MaxJobs: o.maxJobs, Cost: o.cost, Partial: o.partial},
+		Solver: o.solver, Fallback: o.fallback,
+		Apply: o.apply, Qrun: o.qrun, LockPath: o.lockPath, LogPath: o.logPath,
+		Interval: o.interval, Cycles: o.cycles, Messages: o.streams.err,
 	}
-	sc.NodeList = o.nodes
-	if o.topologyConf != "" {
-		data, err := model.ReadFileLimited(o.topologyConf)
-		if err != nil {
-			return nil, fmt.Errorf("--topology-conf: %w", err)
-		}
-		sc.TopologyConf = string(data)
+	if o.once {
+		c.Cycles = 1
 	}
-	return sc, nil
+	return c
 }
 
-// stateDir is where the lock and the audit log live by default.
-func stateDir() (string, error) {
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "optsched"), nil
+// commandError makes the cycle's configuration errors usage errors (exit
+// 2), keeping their messages.
+func commandError(err error) error {
+	var ce cycle.ConfigError
+	if errors.As(err, &ce) {
+		return usageError{err}
 	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("no home folder for the lock and the audit log (give --lock and --log): %w", err)
-	}
-	return filepath.Join(home, ".local", "state", "optsched"), nil
+	return err
 }
 
-// paths resolves the lock and log paths.
-func (o *pbsOptions) paths() (lock, log string, err error) {
-	lock, log = o.lockPath, o.logPath
-	if lock == "" || log == "" {
-		dir, err := stateDir()
-		if err != nil {
-			return "", "", err
-		}
-		if lock == "" {
-			lock = filepath.Join(dir, "pbs.lock")
-		}
-		if log == "" {
-			log = filepath.Join(filepath.Dir(lock), "pbs-audit.jsonl")
-		}
-	}
-	return lock, log, nil
-}
-
-// qrunPath resolves --qrun.
-func (o *pbsOptions) qrunPath() (string, error) {
-	if o.qrun != "" {
-		return o.qrun, nil
-	}
-	p, err := exec.LookPath("qrun")
-	if err != nil {
-		return "", fmt.Errorf("qrun is not on PATH (give --qrun PATH): %w", err)
-	}
-	return p, nil
-}
-
-// commandTimeout bounds each qstat or pbsnodes call.
-const commandTimeout = 2 * time.Minute
-
-// readDoc reads one input document: the file flag ("-" is stdin), else
-// the pbs_snapshot file, else the output of the command.
-func (o *pbsOptions) readDoc(ctx context.Context, flag, file, snapshotPath string, command []string) ([]byte, string, error) {
-	if file != "" {
-		if file == "-" {
-			data, err := io.ReadAll(io.LimitReader(o.streams.in, maxInput+1))
-			if err != nil {
-				return nil, "", fmt.Errorf("%s -: %w", flag, err)
-			}
-			if len(data) > maxInput {
-				return nil, "", fmt.Errorf("%s -: stdin larger than %d bytes", flag, maxInput)
-			}
-			return data, "stdin", nil
-		}
-		data, err := readFileLimited(file)
-		if err != nil {
-			return nil, "", fmt.Errorf("%s: %w", flag, err)
-		}
-		return data, file, nil
-	}
-	if o.snapshot != "" {
-		p := filepath.Join(o.snapshot, snapshotPath)
-		data, err := readFileLimited(p)
-		if err != nil {
-			return nil, "", fmt.Errorf("--snapshot: %w", err)
-		}
-		return data, p, nil
-	}
-	path, err := exec.LookPath(command[0])
-	if err != nil {
-		return nil, "", fmt.Errorf("%s is not on PATH (give %s FILE or --snapshot DIR): %w", command[0], flag, err)
-	}
-	cctx, cancel := context.WithTimeout(ctx, commandTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(cctx, path, command[1:]...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &limitedWriter{w: &out, n: maxInput}, &limitedWriter{w: &errb, n: 4096}
-	if err := cmd.Run(); err != nil {
-		return nil, "", fmt.Errorf("%s: %w: %s", strings.Join(command, " "), err, strings.TrimSpace(errb.String()))
-	}
-	return out.Bytes(), strings.Join(command, " "), nil
-}
-
-// readFileLimited reads a file of at most maxInput bytes.
-func readFileLimited(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxInput+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxInput {
-		return nil, fmt.Errorf("%s: larger than %d bytes", path, maxInput)
-	}
-	return data, nil
-}
-
-// limitedWriter keeps the first n bytes written to it and fails after.
-type limitedWriter struct {
-	w io.Writer
-	n int
-}
-
-func (l *limitedWriter) Write(p []byte) (int, error) {
-	if len(p) > l.n {
-		return 0, fmt.Errorf("output larger than the limit")
-	}
-	l.n -= len(p)
-	return l.w.Write(p)
-}
-
-// readState reads and parses the three documents.
-func (o *pbsOptions) readState(ctx context.Context) (*pbsched.State, error) {
-	loc, err := loadLocation(o.timezone)
-	if err != nil {
-		return nil, usageError{fmt.Errorf("--timezone: %w", err)}
-	}
-	h := sha256.New()
-	jobsData, jobsSrc, err := o.readDoc(ctx, "--qstat", o.qstatFile, "job/qstat_f_F_json.out", []string{"qstat", "-f", "-t", "-F", "json"})
-	if err != nil {
-		return nil, err
-	}
-	nodesData, nodesSrc, err := o.readDoc(ctx, "--pbsnodes", o.nodesFile, "node/pbsnodes_avFjson.out", []string{"pbsnodes", "-av", "-F", "json"})
-	if err != nil {
-		return nil, err
-	}
-	var queuesData []byte
-	queuesSrc := ""
-	switch {
-	case o.queuesFile != "" || o.snapshot != "":
-		queuesData, queuesSrc, err = o.readDoc(ctx, "--queues", o.queuesFile, "server/qstat_Qf.out", nil)
-	case len(o.execQueues) > 0:
-		// The operator named the execution queues.
-	case o.qstatFile != "" || o.nodesFile != "":
-		err = usageError{errors.New("reading the state from files needs the queue list too: give --queues FILE (qstat -Q -f -F json) or --exec-queues")}
-	default:
-		queuesData, queuesSrc, err = o.readDoc(ctx, "--queues", "", "", []string{"qstat", "-Q", "-f", "-F", "json"})
-	}
-	if err != nil {
-		return nil, err
-	}
-	for _, part := range [][]byte{jobsData, nodesData, queuesData} {
-		fmt.Fprintf(h, "%d\n", len(part))
-		h.Write(part)
-	}
-	st := &pbsched.State{Digest: hex.EncodeToString(h.Sum(nil))}
-	if st.Jobs, err = pbs.ParseJobs(jobsData, loc); err != nil {
-		return st, fmt.Errorf("%s: %w", jobsSrc, err)
-	}
-	if st.Nodes, err = pbs.ParseNodes(nodesData); err != nil {
-		return st, fmt.Errorf("%s: %w", nodesSrc, err)
-	}
-	if queuesData != nil {
-		if st.Queues, err = pbs.ParseQueues(queuesData); err != nil {
-			return st, fmt.Errorf("%s: %w", queuesSrc, err)
-		}
-	}
-	switch {
-	case st.Jobs.Timestamp > 0:
-		st.Now = st.Jobs.Timestamp
-	case st.Nodes.Timestamp > 0:
-		st.Now = st.Nodes.Timestamp
-	default:
-		st.Now = time.Now().Unix()
-	}
-	return st, nil
-}
-
-func loadLocation(name string) (*time.Location, error) {
-	switch name {
-	case "", "Local":
-		return time.Local, nil
-	case "UTC":
-		return time.UTC, nil
-	}
-	return time.LoadLocation(name)
-}
-
-// cycle runs one read–decide–check–act cycle. With apply it runs the qrun
-// commands; it never runs one unless the whole plan passed pbsched.Check.
-func (o *pbsOptions) cycle(ctx context.Context, apply bool) (*pbsched.Plan, *pbsched.State, error) {
-	start := time.Now() // the time limit counts from here
-	sc, err := o.scope()
-	if err != nil {
-		return nil, nil, err
-	}
-	qrun := ""
-	if apply {
-		// Find qrun before deciding anything.
-		if qrun, err = o.qrunPath(); err != nil {
-			return nil, nil, err
-		}
-	}
-	st, err := o.readState(ctx)
-	if err != nil {
-		return nil, st, err
-	}
-	if err := sc.ResolveNodes(st.Nodes); err != nil {
-		return nil, st, usageError{err}
-	}
-	po := pbsched.Options{TimeLimit: o.timeLimit, MaxJobs: o.maxJobs, Cost: o.cost, NewSolver: o.newSolver, Fallbacks: o.fallbacks,
-		Partial: o.partial, NewSchedulers: o.newSchedulers, Start: start}
-	if po.NewSolver == nil {
-		name, fallback := o.solver, o.fallback
-		po.NewSolver = func() (solver.Solver, error) {
-			return catalog.Solver(name, catalog.Options{Formulation: scas.Strong, Seed: 1, Fallback: fallback})
-		}
-	}
-	p, err := pbsched.Decide(ctx, st, sc, po)
-	if err != nil {
-		return nil, st, err
-	}
-	if err := pbsched.Check(st, sc, p); err != nil {
-		return p, st, err
-	}
-	if apply && len(p.Starts) > 0 {
-		// The plan applier's re-check: the server's state is read again
-		// just before qrun (also when the plan was made from files), and
-		// only the starts it still allows run.
-		fresh, err := o.readFresh(ctx, st)
-		if err != nil {
-			return p, st, fmt.Errorf("reading the server's state again before qrun (nothing was started): %w", err)
-		}
-		pbsched.Recheck(fresh, sc, p)
-		if err := pbsched.Apply(ctx, p, pbsched.Qrun{Path: qrun}); err != nil {
-			return p, st, err
-		}
-	}
-	return p, st, nil
-}
-
-// readFresh reads the jobs and vnodes from the server's commands (qstat
-// -f -t, pbsnodes -av), whatever the cycle's state was read from; the
-// queue list is the one the cycle read.
-func (o *pbsOptions) readFresh(ctx context.Context, prev *pbsched.State) (*pbsched.State, error) {
-	live := *o
-	live.snapshot = ""
-	jobsData, _, err := live.readDoc(ctx, "--qstat", "", "", []string{"qstat", "-f", "-t", "-F", "json"})
-	if err != nil {
-		return nil, err
-	}
-	nodesData, _, err := live.readDoc(ctx, "--pbsnodes", "", "", []string{"pbsnodes", "-av", "-F", "json"})
-	if err != nil {
-		return nil, err
-	}
-	loc, err := loadLocation(o.timezone)
-	if err != nil {
-		return nil, err
-	}
-	fresh := &pbsched.State{Queues: prev.Queues, Digest: prev.Digest}
-	if fresh.Jobs, err = pbs.ParseJobs(jobsData, loc); err != nil {
-		return nil, fmt.Errorf("qstat: %w", err)
-	}
-	if fresh.Nodes, err = pbs.ParseNodes(nodesData); err != nil {
-		return nil, fmt.Errorf("pbsnodes: %w", err)
-	}
-	fresh.Now = max(fresh.Jobs.Timestamp, prev.Now)
-	return fresh, nil
-}
-
-// lockedCycle runs a cycle under the lock and appends it to the audit log.
-func (o *pbsOptions) lockedCycle(ctx context.Context, command string) (*pbsched.Plan, error) {
-	lockPath, logPath, err := o.paths()
-	if err != nil {
-		return nil, err
-	}
-	e := auditEntry{LoggedAt: time.Now().UTC().Format(time.RFC3339Nano), Command: command, Apply: o.apply}
-	lock, err := lockCycle(lockPath)
-	if err != nil {
-		e.Error = err.Error()
-		return nil, errors.Join(err, appendAudit(logPath, e))
-	}
-	defer lock.unlock()
-	p, st, cerr := o.cycle(ctx, o.apply)
-	if st != nil {
-		e.InputSHA256 = st.Digest
-	}
-	if p != nil {
-		d := p.Doc(o.qrunName(), !o.apply)
-		e.Plan = &d
-	}
-	if cerr != nil {
-		e.Error = cerr.Error()
-	}
-	if err := appendAudit(logPath, e); err != nil {
-		return p, errors.Join(cerr, err)
-	}
-	return p, cerr
-}
-
-// qrunName is the qrun command as written in scripts and documents.
-func (o *pbsOptions) qrunName() string {
-	if o.qrun != "" {
-		return o.qrun
-	}
-	return "qrun"
-}
-
+// runPBSPlan runs plan's one cycle and prints its plan: when the cycle
+// decided one and it either passed or was (partly) applied.
 func runPBSPlan(ctx context.Context, o *pbsOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
@@ -572,94 +256,32 @@ func runPBSPlan(ctx context.Context, o *pbsOptions) error {
 	default:
 		return usageError{fmt.Errorf("-o must be script or json, got %q", o.output)}
 	}
-	var p *pbsched.Plan
-	var err error
-	switch {
-	case o.apply:
-		var release func()
-		ctx, _, release = gracefulSignals(ctx, o.streams.err)
-		defer release()
-		p, err = o.lockedCycle(ctx, "plan --apply")
-	case o.logPath != "":
-		// A dry run is logged only when asked to be.
-		var st *pbsched.State
-		p, st, err = o.cycle(ctx, false)
-		e := auditEntry{LoggedAt: time.Now().UTC().Format(time.RFC3339Nano), Command: "plan"}
-		if st != nil {
-			e.InputSHA256 = st.Digest
-		}
-		if p != nil {
-			d := p.Doc(o.qrunName(), true)
-			e.Plan = &d
-		}
-		if err != nil {
-			e.Error = err.Error()
-		}
-		err = errors.Join(err, appendAudit(o.logPath, e))
-	default:
-		p, _, err = o.cycle(ctx, false)
-	}
+	c := o.config()
+	p, err := c.Plan(ctx)
 	if p != nil && (err == nil || p.Applied()) {
-		if werr := o.writePlan(p); werr != nil {
+		if werr := o.writePlan(c, p); werr != nil {
 			return werr
 		}
 	}
-	return err
+	return commandError(err)
 }
 
 // writePlan prints a plan in the chosen output.
-func (o *pbsOptions) writePlan(p *pbsched.Plan) error {
+func (o *pbsOptions) writePlan(c *cycle.Config, p *pbsched.Plan) error {
 	out := o.streams.out
 	switch o.output {
 	case "json":
-		return writeJSON(out, p.Doc(o.qrunName(), !o.apply))
+		return writeJSON(out, p.Doc(c.QrunName(), !o.apply))
 	case "summary":
 		_, err := fmt.Fprintln(out, p.Summary(o.apply))
 		return err
 	}
-	return p.WriteScript(out, o.qrunName(), o.apply)
+	return p.WriteScript(out, c.QrunName(), o.apply)
 }
 
-// gracefulSignals handles SIGINT and SIGTERM for cycles that act: the
-// first signal closes stopping (the daemon stops after the cycle in
-// flight, whose qrun commands all run and are logged), the second ends
-// the returned context (the qrun in flight is killed, the rest are not
-// run, the cycle is logged as interrupted). release restores the default
-// handling.
-func gracefulSignals(parent context.Context, errOut io.Writer) (ctx context.Context, stopping <-chan struct{}, release func()) {
-	ctx, cancel := context.WithCancelCause(parent)
-	stop := make(chan struct{})
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() {
-		n := 0
-		for {
-			select {
-			case <-done:
-				return
-			case s := <-sigs:
-				n++
-				if n == 1 {
-					fmt.Fprintf(errOut, "optsched: %v: finishing the cycle in flight, then stopping (again to abort it)\n", s)
-					close(stop)
-					continue
-				}
-				fmt.Fprintf(errOut, "optsched: %v again: aborting the cycle\n", s)
-				cancel(fmt.Errorf("aborted by a second %v", s))
-				return
-			}
-		}
-	}()
-	return ctx, stop, func() {
-		signal.Stop(sigs)
-		close(done)
-		cancel(nil)
-	}
-}
-
-// runPBSDaemon repeats cycles every interval until the context ends, the
-// cycle count is reached, or (with --once) after one cycle.
+// runPBSDaemon repeats cycles every interval until the context ends or a
+// signal comes, the cycle count is reached, or (with --once) after one
+// cycle, printing each cycle's plan and error.
 func runPBSDaemon(ctx context.Context, o *pbsOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
@@ -678,16 +300,13 @@ func runPBSDaemon(ctx context.Context, o *pbsOptions) error {
 	if o.cycles < 0 {
 		return usageError{fmt.Errorf("--cycles must be at least 0, got %d", o.cycles)}
 	}
-	ctx, stopping, release := gracefulSignals(ctx, o.streams.err)
-	defer release()
-	for n := 1; ; n++ {
-		start := time.Now()
-		p, err := o.lockedCycle(ctx, "run")
+	c := o.config()
+	return commandError(c.Loop(ctx, func(n int, p *pbsched.Plan, err error) error {
 		if p != nil {
 			if o.output == "json" {
-				line, _ := json.Marshal(p.Doc(o.qrunName(), !o.apply))
+				line, _ := json.Marshal(p.Doc(c.QrunName(), !o.apply))
 				fmt.Fprintln(o.streams.out, string(line))
-			} else if werr := o.writePlan(p); werr != nil {
+			} else if werr := o.writePlan(c, p); werr != nil {
 				return werr
 			}
 		}
@@ -697,20 +316,6 @@ func runPBSDaemon(ctx context.Context, o *pbsOptions) error {
 			}
 			fmt.Fprintf(o.streams.err, "optsched: cycle %d: %v\n", n, err)
 		}
-		if o.once || (o.cycles > 0 && n >= o.cycles) {
-			return nil
-		}
-		select {
-		case <-stopping:
-			return nil
-		default:
-		}
-		select {
-		case <-stopping:
-			return nil
-		case <-ctx.Done():
-			return nil
-		case <-time.After(max(0, o.interval-time.Since(start))):
-		}
-	}
+		return nil
+	}))
 }

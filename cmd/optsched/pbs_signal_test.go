@@ -8,9 +8,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/optsched/optsched/pbsched/pbstest"
 )
 
 // TestMain lets a test run the command in a process of its own (for
@@ -22,17 +25,38 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// startOptsched runs optsched with args in a process of its own.
-func startOptsched(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer) {
+// startOptsched runs optsched with args in a process of its own; its
+// stdout and stderr go to the returned buffer, which may be read while
+// it runs.
+func startOptsched(t *testing.T, args ...string) (*exec.Cmd, *syncBuffer) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), "OPTSCHED_TEST_ARGS="+strings.Join(args, "\x1f"))
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	out := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	return cmd, &out
+	return cmd, out
+}
+
+// syncBuffer is a bytes.Buffer that one goroutine may write while
+// another reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 // waitFor polls until cond holds (generously: the machine may be busy).
@@ -48,24 +72,44 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // TestPBSSigtermFinishesTheApply: SIGTERM while a cycle's qrun commands
 // run lets every one of them run to its end, logs the cycle, starts no
 // other cycle and exits 0; a second signal aborts: the qrun in flight is
-// killed and the others do not run, and the log says so.
+// killed and the others do not run, and the log says so. The fake qrun
+// waits for a file that the test creates only once the signals are
+// handled, so that every signal lands while the first qrun is in flight
+// and the second is never merged with the first, however slow the
+// machine.
 func TestPBSSigtermFinishesTheApply(t *testing.T) {
-	_, calls := fakePBS(t, fixture("qstat.json"), fixture("pbsnodes.json"), fixture("queues.json"))
-	t.Setenv("QRUN_SLEEP", "0.5")
+	_, calls := pbstest.FakePBS(t, fixture("qstat.json"), fixture("pbsnodes.json"), fixture("queues.json"))
 	for _, signals := range []int{1, 2} {
 		dir := t.TempDir()
-		log := filepath.Join(dir, "audit.jsonl")
+		log, gate := filepath.Join(dir, "audit.jsonl"), filepath.Join(dir, "qrun-may-end")
+		t.Setenv("QRUN_WAIT", gate)
 		os.Remove(calls)
 		cmd, out := startOptsched(t, "pbs", "run", "--apply", "--interval", "1s", "--cycles", "3", "--timezone", "UTC",
 			"--lock", filepath.Join(dir, "l"), "--log", log)
-		waitFor(t, "the first qrun", func() bool { return len(qrunCalls(t, calls)) > 0 })
-		for range signals {
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		t.Cleanup(func() {
+			// End optsched if it still runs, then a fake qrun it left
+			// waiting (in a process group of its own).
+			cmd.Process.Kill()
+			os.WriteFile(gate, nil, 0o644)
+		})
+		waitFor(t, "the first qrun", func() bool { return len(pbstest.QrunCalls(t, calls)) > 0 })
+		cmd.Process.Signal(syscall.SIGTERM)
+		waitFor(t, "the first signal's notice", func() bool { return strings.Contains(out.String(), "finishing the cycle in flight") })
+		if signals == 2 {
 			cmd.Process.Signal(syscall.SIGTERM)
-			time.Sleep(50 * time.Millisecond)
+		} else if err := os.WriteFile(gate, nil, 0o644); err != nil {
+			t.Fatal(err)
 		}
-		err := cmd.Wait()
-		runs, done := qrunCalls(t, calls), 0
-		for _, c := range readCalls(t, calls) {
+		var err error
+		select {
+		case err = <-exited:
+		case <-time.After(60 * time.Second):
+			t.Fatalf("%d signals: optsched did not end within 60 s\n%s", signals, out)
+		}
+		runs, done := pbstest.QrunCalls(t, calls), 0
+		for _, c := range pbstest.Calls(t, calls) {
 			if strings.HasPrefix(c, "qrun-done") {
 				done++
 			}
@@ -96,7 +140,7 @@ func TestPBSSigtermFinishesTheApply(t *testing.T) {
 // the commands that ran, but piped to sh by habit it runs nothing, while
 // the dry run's script does run them.
 func TestPBSAppliedOutputIsNotAScript(t *testing.T) {
-	_, calls := fakePBS(t, fixture("qstat.json"), fixture("pbsnodes.json"), fixture("queues.json"))
+	_, calls := pbstest.FakePBS(t, fixture("qstat.json"), fixture("pbsnodes.json"), fixture("queues.json"))
 	dir := t.TempDir()
 	for _, apply := range []bool{true, false} {
 		args := []string{"pbs", "plan", "--timezone", "UTC", "--lock", filepath.Join(dir, "l"), "--log", filepath.Join(dir, "a.jsonl")}
@@ -107,13 +151,13 @@ func TestPBSAppliedOutputIsNotAScript(t *testing.T) {
 		if code != exitOK {
 			t.Fatalf("exit %d: %s", code, errs)
 		}
-		before := len(qrunCalls(t, calls))
+		before := len(pbstest.QrunCalls(t, calls))
 		sh := exec.Command("sh")
 		sh.Stdin = strings.NewReader(out)
 		if msg, err := sh.CombinedOutput(); err != nil {
 			t.Errorf("apply %v: sh: %v %s", apply, err, msg)
 		}
-		ran := len(qrunCalls(t, calls)) - before
+		ran := len(pbstest.QrunCalls(t, calls)) - before
 		switch {
 		case apply && (ran != 0 || !strings.Contains(out, "ran: qrun -H")):
 			t.Errorf("the --apply output piped to sh ran %d qrun commands:\n%s", ran, out)

@@ -2,22 +2,18 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
-	"errors"
-	"github.com/optsched/optsched/pbsched"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/model/pbs"
-	"github.com/optsched/optsched/solver"
-	"github.com/optsched/optsched/solver/brute"
+	"github.com/optsched/optsched/pbsched"
+	"github.com/optsched/optsched/pbsched/cycle"
+	"github.com/optsched/optsched/pbsched/pbstest"
 )
 
 // pbsTestdata holds the PBS 2022-shaped fixtures: 16 vnodes in every
@@ -150,129 +146,18 @@ func mapKeysOf[V any](m map[string]V) func(func(string) bool) {
 	}
 }
 
-// fixtureOptions returns plan options reading the fixtures.
-func fixtureOptions(testing.TB) *pbsOptions {
-	return &pbsOptions{streams: &streams{in: strings.NewReader(""), out: &strings.Builder{}, err: &strings.Builder{}},
-		qstatFile: fixture("qstat.json"), nodesFile: fixture("pbsnodes.json"), queuesFile: fixture("queues.json"),
-		timezone: "UTC", levels: []string{"tier0", "tier1"}, period: time.Minute, timeLimit: 2 * time.Second,
-		cost: "lan-code", solver: "csp", fallback: "sa", output: "script"}
-}
-
-// TestPBSWholeNodeWindowIsOptimal: the whole-node jobs' window is solved
-// to the optimum brute force finds on the same window.
-func TestPBSWholeNodeWindowIsOptimal(t *testing.T) {
-	o := fixtureOptions(t)
-	p, _, err := o.cycle(context.Background(), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p.Window == nil || len(p.Window.Jobs) != 2 || p.Solve.Status != "optimal" {
-		t.Fatalf("window %+v, solve %+v", p.Window, p.Solve)
-	}
-	res, err := solver.SolveWindow(context.Background(), p.Window, brute.Solver{}, solver.Options{})
-	if err != nil || res.Status != solver.Optimal {
-		t.Fatalf("brute: %v %v", err, res)
-	}
-	if *p.Solve.Objective != res.Objective {
-		t.Errorf("csp objective %d, brute optimum %d", *p.Solve.Objective, res.Objective)
-	}
-	if err := model.Check(p.Window, p.Allocs); err != nil {
-		t.Error(err)
-	}
-	// The idle vnodes of the window are the fixture's idle vnodes minus
-	// the one the GPU job took.
-	if got := p.Window.NodeNames(p.Window.Idle); !slices.Equal(got, []string{"n003", "n004", "n008", "n010", "n013", "n014"}) {
-		t.Errorf("window idle %v", got)
-	}
-}
-
-// fakePBS puts fake qstat, pbsnodes and qrun on PATH. qstat and pbsnodes
-// print the given files; every call is appended to the returned calls
-// file; qrun fails (exit 2, a PBS-like message) for the jobs in
-// $QRUN_FAIL.
-func fakePBS(t *testing.T, qstatFile, nodesFile, queuesFile string) (bin, calls string) {
-	t.Helper()
-	dir := t.TempDir()
-	bin = filepath.Join(dir, "bin")
-	if err := os.Mkdir(bin, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	calls = filepath.Join(dir, "calls.log")
-	abs := func(p string) string {
-		a, err := filepath.Abs(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return a
-	}
-	t.Setenv("FAKE_CALLS", calls)
-	t.Setenv("FAKE_QSTAT", abs(qstatFile))
-	t.Setenv("FAKE_NODES", abs(nodesFile))
-	t.Setenv("FAKE_QUEUES", abs(queuesFile))
-	scripts := map[string]string{
-		"qstat": `#!/bin/sh
-echo "qstat $*" >> "$FAKE_CALLS"
-case "$*" in *-Q*) cat "$FAKE_QUEUES" ;; *) cat "$FAKE_QSTAT" ;; esac
-`,
-		"pbsnodes": `#!/bin/sh
-echo "pbsnodes $*" >> "$FAKE_CALLS"
-if [ -n "$FAKE_NODES_LATER" ] && grep -q '^pbsnodes' "$FAKE_CALLS" && [ "$(grep -c '^pbsnodes' "$FAKE_CALLS")" -gt 1 ]; then
-  cat "$FAKE_NODES_LATER"; exit 0
-fi
-cat "$FAKE_NODES"
-`,
-		"qrun": `#!/bin/sh
-echo "qrun $*" >> "$FAKE_CALLS"
-for j in $QRUN_FAIL; do
-  if [ "$3" = "$j" ]; then echo "qrun: Request invalid for state of job $3" >&2; exit 2; fi
-done
-if [ -n "$QRUN_SLEEP" ]; then sleep "$QRUN_SLEEP"; echo "qrun-done $3" >> "$FAKE_CALLS"; fi
-exit 0
-`,
-	}
-	for name, text := range scripts {
-		if err := os.WriteFile(filepath.Join(bin, name), []byte(text), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	t.Setenv("QRUN_FAIL", "")
-	t.Setenv("FAKE_NODES_LATER", "")
-	return bin, calls
-}
-
-func readCalls(t *testing.T, calls string) []string {
-	data, err := os.ReadFile(calls)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return strings.Split(strings.TrimSpace(string(data)), "\n")
-}
-
-func qrunCalls(t *testing.T, calls string) []string {
-	var out []string
-	for _, c := range readCalls(t, calls) {
-		if strings.HasPrefix(c, "qrun ") {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-func readAudit(t *testing.T, path string) []auditEntry {
+func readAudit(t *testing.T, path string) []cycle.AuditEntry {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []auditEntry
+	var out []cycle.AuditEntry
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<24)
 	for sc.Scan() {
-		var e auditEntry
+		var e cycle.AuditEntry
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
 			t.Fatalf("audit line %q: %v", sc.Text(), err)
 		}
@@ -285,7 +170,7 @@ func readAudit(t *testing.T, path string) []auditEntry {
 // pbsnodes on PATH; --apply runs qrun from PATH once per start with the
 // planned vnode specification, and the cycle goes to the audit log.
 func TestPBSApplyFromPATH(t *testing.T) {
-	_, calls := fakePBS(t, fixture("qstat.json"), fixture("pbsnodes.json"), fixture("queues.json"))
+	_, calls := pbstest.FakePBS(t, fixture("qstat.json"), fixture("pbsnodes.json"), fixture("queues.json"))
 	dir := t.TempDir()
 	log := filepath.Join(dir, "audit.jsonl")
 	code, out, errs := optsched(t, "", "pbs", "plan", "--apply", "--timezone", "UTC",
@@ -293,7 +178,7 @@ func TestPBSApplyFromPATH(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	got := readCalls(t, calls)
+	got := pbstest.Calls(t, calls)
 	if len(got) < 3 || got[0] != "qstat -f -t -F json" || got[1] != "pbsnodes -av -F json" || got[2] != "qstat -Q -f -F json" {
 		t.Fatalf("calls %q", got)
 	}
@@ -301,7 +186,7 @@ func TestPBSApplyFromPATH(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
-	runs := qrunCalls(t, calls)
+	runs := pbstest.QrunCalls(t, calls)
 	if len(runs) != len(doc.Starts) || len(runs) != 4 {
 		t.Fatalf("%d qrun calls for %d starts: %q", len(runs), len(doc.Starts), runs)
 	}
@@ -327,7 +212,7 @@ func TestPBSApplyFromPATH(t *testing.T) {
 // the cycle are still attempted, the failure is reported (exit 1, stderr,
 // the audit log) and the script output shows the exit codes.
 func TestPBSQrunFailureOthersStillRun(t *testing.T) {
-	_, calls := fakePBS(t, fixture("qstat.json"), fixture("pbsnodes.json"), fixture("queues.json"))
+	_, calls := pbstest.FakePBS(t, fixture("qstat.json"), fixture("pbsnodes.json"), fixture("queues.json"))
 	t.Setenv("QRUN_FAIL", "102.pbs01")
 	dir := t.TempDir()
 	log := filepath.Join(dir, "audit.jsonl")
@@ -338,7 +223,7 @@ func TestPBSQrunFailureOthersStillRun(t *testing.T) {
 	if !strings.Contains(errs, "qrun failed for 1 of 4 jobs: 102.pbs01 (exit 2: qrun: Request invalid for state of job 102.pbs01)") {
 		t.Errorf("stderr %q", errs)
 	}
-	runs := qrunCalls(t, calls)
+	runs := pbstest.QrunCalls(t, calls)
 	if len(runs) != 4 {
 		t.Fatalf("qrun calls %q: every start must be attempted", runs)
 	}
@@ -367,10 +252,10 @@ func TestPBSQrunFailureOthersStillRun(t *testing.T) {
 // TestPBSLockKeepsCyclesApart: while one cycle holds the lock, another
 // refuses to start (no qrun, non-zero exit, the refusal logged).
 func TestPBSLockKeepsCyclesApart(t *testing.T) {
-	_, calls := fakePBS(t, fixture("qstat.json"), fixture("pbsnodes.json"), fixture("queues.json"))
+	_, calls := pbstest.FakePBS(t, fixture("qstat.json"), fixture("pbsnodes.json"), fixture("queues.json"))
 	dir := t.TempDir()
 	lockPath, log := filepath.Join(dir, "pbs.lock"), filepath.Join(dir, "audit.jsonl")
-	held, err := lockCycle(lockPath)
+	held, err := cycle.TakeLock(lockPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -383,18 +268,18 @@ func TestPBSLockKeepsCyclesApart(t *testing.T) {
 			t.Errorf("%v: exit %d, %q", args, code, errs)
 		}
 	}
-	if c := readCalls(t, calls); len(c) != 0 {
+	if c := pbstest.Calls(t, calls); len(c) != 0 {
 		t.Errorf("a locked-out cycle called %q", c)
 	}
 	if e := readAudit(t, log); len(e) != 2 || !strings.Contains(e[0].Error, "another optsched pbs cycle") {
 		t.Errorf("audit %+v", e)
 	}
-	if err := held.unlock(); err != nil {
+	if err := held.Unlock(); err != nil {
 		t.Fatal(err)
 	}
 	code, _, errs := optsched(t, "", "pbs", "plan", "--apply", "--timezone", "UTC", "--lock", lockPath, "--log", log)
-	if code != exitOK || len(qrunCalls(t, calls)) != 4 {
-		t.Errorf("after unlock: exit %d, %s, calls %q", code, errs, readCalls(t, calls))
+	if code != exitOK || len(pbstest.QrunCalls(t, calls)) != 4 {
+		t.Errorf("after unlock: exit %d, %s, calls %q", code, errs, pbstest.Calls(t, calls))
 	}
 }
 
@@ -444,7 +329,7 @@ func TestPBSBadInputNoAction(t *testing.T) {
 				os.WriteFile(p, []byte(text), 0o644)
 				files[name] = p
 			}
-			_, calls := fakePBS(t, files["qstat.json"], files["pbsnodes.json"], files["queues.json"])
+			_, calls := pbstest.FakePBS(t, files["qstat.json"], files["pbsnodes.json"], files["queues.json"])
 			log := filepath.Join(dir, "audit.jsonl")
 			code, out, errs := optsched(t, "", "pbs", "plan", "--apply", "--timezone", "UTC",
 				"--lock", filepath.Join(dir, "l"), "--log", log)
@@ -456,7 +341,7 @@ func TestPBSBadInputNoAction(t *testing.T) {
 					t.Errorf("stderr %q lacks %q", errs, w)
 				}
 			}
-			if r := qrunCalls(t, calls); len(r) != 0 {
+			if r := pbstest.QrunCalls(t, calls); len(r) != 0 {
 				t.Errorf("qrun called on bad input: %q", r)
 			}
 			if e := readAudit(t, log); len(e) != 1 || e[0].Error == "" || e[0].Plan != nil || len(e[0].InputSHA256) != 64 {
@@ -464,50 +349,6 @@ func TestPBSBadInputNoAction(t *testing.T) {
 			}
 		})
 	}
-}
-
-// TestPBSSolverFailureFallsBack: a solver that errors, and one that finds
-// nothing, are replaced by the heuristic, which the plan reports; the
-// jobs still start.
-func TestPBSSolverFailureFallsBack(t *testing.T) {
-	for name, s := range map[string]solver.Solver{"error": failingSolver{err: true}, "nothing": failingSolver{}} {
-		o := fixtureOptions(t)
-		o.newSolver = func() (solver.Solver, error) { return s, nil }
-		p, _, err := o.cycle(context.Background(), false)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if p.Solve.Solver != "slurm" || !strings.Contains(p.Solve.Fallback, "broken") || len(p.Notes) == 0 {
-			t.Errorf("%s: solve %+v, notes %v", name, p.Solve, p.Notes)
-		}
-		whole := 0
-		for _, st := range p.Starts {
-			if st.Path == pbsched.PathWhole {
-				whole++
-			}
-		}
-		if whole != 2 {
-			t.Errorf("%s: %d whole-node starts after the fallback", name, whole)
-		}
-	}
-	// Every solver failing is an error, never a silent empty plan.
-	o := fixtureOptions(t)
-	o.newSolver = func() (solver.Solver, error) { return failingSolver{err: true}, nil }
-	o.fallbacks = []solver.Solver{failingSolver{}}
-	if _, _, err := o.cycle(context.Background(), false); err == nil || !strings.Contains(err.Error(), "every solver failed") {
-		t.Errorf("all solvers failing: %v", err)
-	}
-}
-
-// failingSolver errors (err) or returns status unknown.
-type failingSolver struct{ err bool }
-
-func (failingSolver) Name() string { return "broken" }
-func (f failingSolver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, error) {
-	if f.err {
-		return nil, errors.New("broken on purpose")
-	}
-	return &solver.Result{Status: solver.Unknown, Bound: solver.NoBound, Solver: "broken"}, nil
 }
 
 // TestPBSSnapshotFolder reads pbs_snapshot's files (the queue list in its
@@ -591,7 +432,7 @@ func TestPBSTopologyConf(t *testing.T) {
 // TestPBSRunDaemon runs two cycles a second apart and logs both; --once
 // returns the cycle's failure.
 func TestPBSRunDaemon(t *testing.T) {
-	_, calls := fakePBS(t, fixture("qstat.json"), fixture("pbsnodes.json"), fixture("queues.json"))
+	_, calls := pbstest.FakePBS(t, fixture("qstat.json"), fixture("pbsnodes.json"), fixture("queues.json"))
 	dir := t.TempDir()
 	log := filepath.Join(dir, "audit.jsonl")
 	code, out, errs := optsched(t, "", "pbs", "run", "--interval", "1s", "--cycles", "2", "--timezone", "UTC",
@@ -606,7 +447,7 @@ func TestPBSRunDaemon(t *testing.T) {
 	if e := readAudit(t, log); len(e) != 2 || e[0].Apply || e[1].Plan == nil {
 		t.Errorf("audit %+v", e)
 	}
-	if r := qrunCalls(t, calls); len(r) != 0 {
+	if r := pbstest.QrunCalls(t, calls); len(r) != 0 {
 		t.Errorf("a dry run called qrun: %q", r)
 	}
 	t.Setenv("QRUN_FAIL", "101.pbs01 103.pbs01")
@@ -614,7 +455,7 @@ func TestPBSRunDaemon(t *testing.T) {
 	if code != exitError || !strings.Contains(errs, "qrun failed for 2 of 4 jobs") || !strings.Contains(out, "started 2 jobs, qrun failed for 2") {
 		t.Errorf("--once with failures: exit %d, %q, %q", code, out, errs)
 	}
-	if r := qrunCalls(t, calls); len(r) != 4 {
+	if r := pbstest.QrunCalls(t, calls); len(r) != 4 {
 		t.Errorf("qrun calls %q", r)
 	}
 }
@@ -633,7 +474,7 @@ func TestPBSStdin(t *testing.T) {
 // start whose vnode went offline meanwhile is dropped with the reason,
 // the others run.
 func TestPBSRecheckBeforeQrun(t *testing.T) {
-	_, calls := fakePBS(t, fixture("qstat.json"), fixture("pbsnodes.json"), fixture("queues.json"))
+	_, calls := pbstest.FakePBS(t, fixture("qstat.json"), fixture("pbsnodes.json"), fixture("queues.json"))
 	data, err := os.ReadFile(fixture("pbsnodes.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -655,7 +496,7 @@ func TestPBSRecheckBeforeQrun(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	runs := qrunCalls(t, calls)
+	runs := pbstest.QrunCalls(t, calls)
 	for _, r := range runs {
 		if strings.Contains(r, "n013") {
 			t.Errorf("qrun on the vnode that went offline: %s", r)

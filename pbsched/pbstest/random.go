@@ -1,6 +1,7 @@
 // Package pbstest generates random PBS states for the tests of pbsched
-// and of optsched's pbs commands, and checks plans against what the
-// generator knows, independently of the code under test.
+// and of optsched's pbs commands, checks plans against what the
+// generator knows, independently of the code under test, and puts fake
+// qstat, pbsnodes and qrun commands on PATH (FakePBS).
 package pbstest
 
 import (

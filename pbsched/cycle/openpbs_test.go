@@ -1,4 +1,4 @@
-package main
+package cycle
 
 import (
 	"context"
@@ -15,10 +15,10 @@ func openpbsFixture(name string) string {
 	return filepath.Join(pbsTestdata, "openpbs-23.06", name)
 }
 
-func openpbsOptions(qstat string) *pbsOptions {
-	o := fixtureOptions(nil)
-	o.qstatFile, o.nodesFile, o.queuesFile = openpbsFixture(qstat), openpbsFixture("pbsnodes-av.json"), openpbsFixture("qstat-Qf.json")
-	return o
+func openpbsConfig(qstat string) *Config {
+	c := fixtureConfig()
+	c.QstatFile, c.NodesFile, c.QueuesFile = openpbsFixture(qstat), openpbsFixture("pbsnodes-av.json"), openpbsFixture("qstat-Qf.json")
+	return c
 }
 
 // TestPBSOpenPBSNaturalVnode: the natural vnode of a multi-vnode host
@@ -27,8 +27,7 @@ func openpbsOptions(qstat string) *pbsOptions {
 // queued subjobs (qstat -t) are candidates, the array itself is not.
 func TestPBSOpenPBSNaturalVnode(t *testing.T) {
 	for _, qstat := range []string{"qstat-f.json", "qstat-ftx.json"} {
-		o := openpbsOptions(qstat)
-		p, _, err := o.cycle(context.Background(), false)
+		p, err := openpbsConfig(qstat).Plan(context.Background())
 		if err != nil {
 			t.Fatalf("%s: %v", qstat, err)
 		}
@@ -53,10 +52,10 @@ func TestPBSOpenPBSNaturalVnode(t *testing.T) {
 	}
 }
 
-// TestPBSNodesWithBrackets: --nodes names vnodes whose PBS names have
-// brackets, literally or as a range.
+// TestPBSNodesWithBrackets: Nodes (--nodes) names vnodes whose PBS names
+// have brackets, literally or as a range.
 func TestPBSNodesWithBrackets(t *testing.T) {
-	for _, c := range []struct {
+	for _, tc := range []struct {
 		nodes string
 		want  []string
 	}{
@@ -64,37 +63,37 @@ func TestPBSNodesWithBrackets(t *testing.T) {
 		{"pbshost[6-7]", []string{"pbshost[6]", "pbshost[7]"}},
 		{"pbshost[3]", []string{"pbshost[3]"}},
 	} {
-		o := openpbsOptions("qstat-f.json")
-		o.nodes = c.nodes
-		p, _, err := o.cycle(context.Background(), false)
+		c := openpbsConfig("qstat-f.json")
+		c.Nodes = tc.nodes
+		p, err := c.Plan(context.Background())
 		if err != nil {
-			t.Fatalf("--nodes %s: %v", c.nodes, err)
+			t.Fatalf("--nodes %s: %v", tc.nodes, err)
 		}
-		if got := p.Doc("qrun", true).Nodes.Owned; got != len(c.want) {
-			t.Errorf("--nodes %s: %d owned, want %d", c.nodes, got, len(c.want))
+		if got := p.Doc("qrun", true).Nodes.Owned; got != len(tc.want) {
+			t.Errorf("--nodes %s: %d owned, want %d", tc.nodes, got, len(tc.want))
 		}
 		if len(p.Starts) == 0 {
-			t.Errorf("--nodes %s: nothing starts", c.nodes)
+			t.Errorf("--nodes %s: nothing starts", tc.nodes)
 		}
 		for _, s := range p.Starts {
 			for _, v := range s.Nodes() {
-				if !slices.Contains(c.want, v) {
-					t.Errorf("--nodes %s: job %s on %s", c.nodes, s.Job, v)
+				if !slices.Contains(tc.want, v) {
+					t.Errorf("--nodes %s: job %s on %s", tc.nodes, s.Job, v)
 				}
 			}
 		}
 	}
-	o := openpbsOptions("qstat-f.json")
-	o.nodes = "pbshost[2],gpu[1-2]"
-	p, _, err := o.cycle(context.Background(), false)
+	c := openpbsConfig("qstat-f.json")
+	c.Nodes = "pbshost[2],gpu[1-2]"
+	p, err := c.Plan(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !slices.ContainsFunc(p.Notes, func(n string) bool { return strings.Contains(n, "gpu[1-2]") }) {
 		t.Errorf("no note on the --nodes entry that names no vnode: %q", p.Notes)
 	}
-	o.nodes = "pbshost"
-	if _, _, err := o.cycle(context.Background(), false); err == nil || !strings.Contains(err.Error(), "no CPUs") {
+	c.Nodes = "pbshost"
+	if _, err := c.Plan(context.Background()); err == nil || !strings.Contains(err.Error(), "no CPUs") {
 		t.Errorf("--nodes naming only the natural vnode: %v", err)
 	}
 }

@@ -1,8 +1,7 @@
-package main
+package cycle
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,9 +9,11 @@ import (
 	"github.com/optsched/optsched/pbsched"
 )
 
-// auditEntry is one line of the audit log: a cycle's input digest, its
+// An AuditEntry is one line of the audit log: a cycle's input digest, its
 // decisions and the commands' exit codes, or why it failed.
-type auditEntry struct {
+type AuditEntry struct {
+	// LoggedAt is when the entry was made (RFC 3339, UTC); Command is
+	// "plan", "plan --apply" or "run".
 	LoggedAt string `json:"logged_at"`
 	Command  string `json:"command"`
 	// Apply: the cycle was to run qrun (--apply); the plan's starts carry
@@ -20,6 +21,7 @@ type auditEntry struct {
 	Apply bool `json:"apply"`
 	// Error is set when the cycle failed (bad input, unsafe plan, qrun
 	// failures); Plan is absent when it failed before deciding.
+	// InputSHA256 is the digest of the documents read (pbsched.State).
 	Error       string           `json:"error,omitempty"`
 	InputSHA256 string           `json:"input_sha256,omitempty"`
 	Plan        *pbsched.PlanDoc `json:"plan,omitempty"`
@@ -28,7 +30,7 @@ type auditEntry struct {
 // appendAudit appends one JSON line to the audit log at path, creating it
 // (and its folder) when needed. The line is written with one write call
 // on a file opened for appending.
-func appendAudit(path string, e auditEntry) error {
+func appendAudit(path string, e AuditEntry) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return fmt.Errorf("audit log: %w", err)
 	}
@@ -46,6 +48,3 @@ func appendAudit(path string, e auditEntry) error {
 	}
 	return f.Close()
 }
-
-// errLocked is returned when another cycle holds the lock.
-var errLocked = errors.New("another optsched pbs cycle is running")

@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package cycle
 
 import (
 	"errors"
@@ -12,14 +12,15 @@ import (
 	"syscall"
 )
 
-// cycleLock is a held lock file.
-type cycleLock struct{ f *os.File }
+// A Lock is a held lock file.
+type Lock struct{ f *os.File }
 
-// lockCycle takes an exclusive flock(2) on path without waiting, so that
+// TakeLock takes an exclusive flock(2) on path without waiting, so that
 // only one cycle runs at a time on this host (the lock goes with the
-// process if it dies). The holder's pid is written into the file for
-// people; errLocked comes back, naming it, when the lock is taken.
-func lockCycle(path string) (*cycleLock, error) {
+// process if it dies), creating the file and its folder when needed. The
+// holder's pid is written into the file for people; ErrLocked comes
+// back, naming it, when the lock is taken.
+func TakeLock(path string) (*Lock, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return nil, fmt.Errorf("lock: %w", err)
 	}
@@ -31,18 +32,18 @@ func lockCycle(path string) (*cycleLock, error) {
 		holder, _ := os.ReadFile(path)
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("%w: %s is held by pid %s", errLocked, path, strings.TrimSpace(string(holder)))
+			return nil, fmt.Errorf("%w: %s is held by pid %s", ErrLocked, path, strings.TrimSpace(string(holder)))
 		}
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
 	if err := f.Truncate(0); err == nil {
 		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
-	return &cycleLock{f}, nil
+	return &Lock{f}, nil
 }
 
-// unlock releases the lock.
-func (l *cycleLock) unlock() error {
+// Unlock releases the lock; releasing it again does nothing.
+func (l *Lock) Unlock() error {
 	if l == nil || l.f == nil {
 		return nil
 	}

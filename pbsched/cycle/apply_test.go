@@ -1,0 +1,87 @@
+//go:build unix
+
+package cycle
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/optsched/optsched/pbsched/pbstest"
+)
+
+// TestTakeLock: a held lock refuses a second taker with ErrLocked naming
+// the holder's pid, and can be taken again once released.
+func TestTakeLock(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state", "pbs.lock")
+	l, err := TakeLock(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = TakeLock(path)
+	if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), path+" is held by pid "+strconv.Itoa(os.Getpid())) {
+		t.Errorf("second taker: %v", err)
+	}
+	if err := l.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Unlock(); err != nil {
+		t.Errorf("second unlock: %v", err)
+	}
+	l, err = TakeLock(path)
+	if err != nil {
+		t.Fatalf("after unlock: %v", err)
+	}
+	l.Unlock()
+}
+
+// TestPlanApply: with Apply, Plan reads the state from the commands on
+// PATH, reads the jobs and vnodes again before qrun, runs qrun once per
+// start, and logs the cycle as "plan --apply"; while another holds the
+// lock it runs nothing and logs the refusal.
+func TestPlanApply(t *testing.T) {
+	_, calls := pbstest.FakePBS(t, fixture("qstat.json"), fixture("pbsnodes.json"), fixture("queues.json"))
+	dir := t.TempDir()
+	c := fixtureConfig()
+	c.QstatFile, c.NodesFile, c.QueuesFile = "", "", ""
+	c.Apply, c.LockPath, c.LogPath = true, filepath.Join(dir, "pbs.lock"), filepath.Join(dir, "audit.jsonl")
+
+	held, err := TakeLock(c.LockPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err := c.Plan(context.Background()); p != nil || !errors.Is(err, ErrLocked) {
+		t.Errorf("locked out: plan %v, %v", p != nil, err)
+	}
+	if got := pbstest.Calls(t, calls); len(got) != 0 {
+		t.Errorf("a locked-out cycle called %q", got)
+	}
+	held.Unlock()
+
+	p, err := c.Plan(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"qstat -f -t -F json", "pbsnodes -av -F json", "qstat -Q -f -F json", "qstat -f -t -F json", "pbsnodes -av -F json"}
+	if got := pbstest.Calls(t, calls); len(got) < len(want) || strings.Join(got[:len(want)], "|") != strings.Join(want, "|") {
+		t.Errorf("calls %q, want %q first", got, want)
+	}
+	runs := pbstest.QrunCalls(t, calls)
+	if len(runs) != 4 || len(p.Starts) != 4 || !p.Applied() {
+		t.Fatalf("%d qrun calls for %d starts: %q", len(runs), len(p.Starts), runs)
+	}
+	for i, s := range p.Starts {
+		if w := "qrun -H " + s.ExecVnode() + " " + s.Job; runs[i] != w || s.ExitCode != 0 {
+			t.Errorf("start %d: call %q (want %q), exit %d", i, runs[i], w, s.ExitCode)
+		}
+	}
+	e := readAudit(t, c.LogPath)
+	if len(e) != 2 || !strings.Contains(e[0].Error, "another optsched pbs cycle is running") || e[0].Plan != nil ||
+		e[1].Command != "plan --apply" || !e[1].Apply || e[1].Error != "" || e[1].Plan == nil || e[1].Plan.DryRun || len(e[1].Plan.Starts) != 4 {
+		t.Errorf("audit %+v", e)
+	}
+}

@@ -1,0 +1,323 @@
+package cycle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/optsched/optsched/catalog"
+	"github.com/optsched/optsched/encode/scas"
+	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/pbsched"
+	"github.com/optsched/optsched/solver"
+)
+
+// A Config is what a cycle reads, what optsched owns, how it decides and
+// how it acts: the flags of `optsched pbs plan` and `optsched pbs run`,
+// which build it. The zero values are the flags' zero values, not their
+// defaults; the command validates the flags before it builds a Config.
+type Config struct {
+	// QstatFile, NodesFile and QueuesFile are files holding the output of
+	// qstat -f -t -F json, pbsnodes -av -F json and qstat -Q -f [-F json]
+	// ("-" reads Stdin; at most one of them may). An empty one is read
+	// from the Snapshot folder when it is set, else from the command on
+	// PATH. Without QueuesFile and Snapshot, the queue list is not read
+	// when ExecQueues are given, and is an error when the other documents
+	// come from files.
+	QstatFile, NodesFile, QueuesFile string
+	// Snapshot is a pbs_snapshot folder (job/qstat_f_F_json.out,
+	// node/pbsnodes_avFjson.out, server/qstat_Qf.out).
+	Snapshot string
+	// Stdin is what a "-" file reads.
+	Stdin io.Reader
+	// Timezone is the time zone of the server's ctime strings: "" or
+	// Local, UTC or an IANA name.
+	Timezone string
+
+	// ExecQueues, when not empty, are the only queues whose jobs are
+	// scheduled (and are then taken to be started execution queues).
+	ExecQueues []string
+	// Nodes names the vnodes optsched may start jobs on (names and
+	// hostlists, see pbsched.Scope.ResolveNodes); "" is every vnode.
+	Nodes string
+	// Levels are the vnode resources naming switch levels; TopologyConf,
+	// when set, is the path of a Slurm-style topology.conf used instead.
+	Levels       []string
+	TopologyConf string
+	// Period is the waiting period counted by NWP (whole seconds).
+	Period time.Duration
+
+	// Decide are the options of pbsched.Decide; Start is set by each
+	// cycle, when it begins. When Decide.NewSolver is nil and Solver is
+	// set, the window solver is the catalogue's Solver with the heuristic
+	// Fallback (sa or none) in the reserve.
+	Decide           pbsched.Options
+	Solver, Fallback string
+
+	// Apply runs the plan's qrun commands (after the server's state is
+	// read again from its commands and the plan rechecked against it);
+	// otherwise a cycle is a dry run.
+	Apply bool
+	// Qrun is the qrun binary ("": qrun found on PATH).
+	Qrun string
+	// LockPath and LogPath are the lock file and the JSON-lines audit log
+	// of the cycles that hold the lock (default: pbs.lock in
+	// $XDG_STATE_HOME/optsched or ~/.local/state/optsched, and
+	// pbs-audit.jsonl beside the lock). A dry run of Plan is logged only
+	// to a LogPath that is set.
+	LockPath, LogPath string
+
+	// Interval is the time between the starts of two cycles of Loop, and
+	// Cycles the number of cycles it runs (0: until stopped).
+	Interval time.Duration
+	Cycles   int
+	// Messages receives the notices of the signal handling (nil: none).
+	Messages io.Writer
+}
+
+// A ConfigError is a cycle's error that lies in its Config rather than in
+// the server's state or in acting on it: a time zone that does not load,
+// documents read from files without the queue list, a Nodes list that
+// does not parse. optsched reports it as a usage error.
+type ConfigError struct{ Err error }
+
+// Error returns Err's message.
+func (e ConfigError) Error() string { return e.Err.Error() }
+
+// Unwrap returns Err.
+func (e ConfigError) Unwrap() error { return e.Err }
+
+// QrunName is the qrun command as written in scripts and documents: Qrun,
+// or "qrun".
+func (c *Config) QrunName() string {
+	if c.Qrun != "" {
+		return c.Qrun
+	}
+	return "qrun"
+}
+
+// Plan runs the one cycle of `optsched pbs plan`. With Apply it takes the
+// lock, runs the plan's qrun commands and appends the cycle to the audit
+// log, and handles SIGINT and SIGTERM while it runs (see Loop). A dry run
+// takes no lock and is appended to the audit log only when LogPath is
+// set. The plan comes back when the cycle decided one, also with an
+// error (an unsafe plan, failed qruns); nothing runs unless the whole
+// plan passed pbsched.Check.
+func (c *Config) Plan(ctx context.Context) (*pbsched.Plan, error) {
+	switch {
+	case c.Apply:
+		ctx, _, release := gracefulSignals(ctx, c.Messages)
+		defer release()
+		return c.locked(ctx, "plan --apply")
+	case c.LogPath != "":
+		// A dry run is logged only when asked to be.
+		p, st, err := c.cycle(ctx, false)
+		e := AuditEntry{LoggedAt: time.Now().UTC().Format(time.RFC3339Nano), Command: "plan"}
+		if st != nil {
+			e.InputSHA256 = st.Digest
+		}
+		if p != nil {
+			d := p.Doc(c.QrunName(), true)
+			e.Plan = &d
+		}
+		if err != nil {
+			e.Error = err.Error()
+		}
+		return p, errors.Join(err, appendAudit(c.LogPath, e))
+	default:
+		p, _, err := c.cycle(ctx, false)
+		return p, err
+	}
+}
+
+// Loop runs the cycles of `optsched pbs run`: every Interval a cycle that
+// holds the lock, acts when Apply is set and is appended to the audit
+// log. After each cycle, report gets its number (from 1), its plan (nil
+// when it failed before deciding) and its error; a cycle's error does not
+// stop the loop, an error that report returns does, and Loop returns it.
+// Loop returns nil after Cycles cycles (when Cycles > 0) or when ctx
+// ends. It handles SIGINT and SIGTERM while it runs: the first signal
+// stops the loop after the cycle in flight, whose qrun commands all run
+// and are logged; a second aborts that cycle (the qrun in flight is
+// killed, the others do not run, the cycle is logged with the error). A
+// Loop that would repeat cycles needs a positive Interval.
+func (c *Config) Loop(ctx context.Context, report func(n int, p *pbsched.Plan, err error) error) error {
+	if c.Interval <= 0 && c.Cycles != 1 {
+		return ConfigError{fmt.Errorf("the time between two cycles must be positive, got %v", c.Interval)}
+	}
+	ctx, stopping, release := gracefulSignals(ctx, c.Messages)
+	defer release()
+	for n := 1; ; n++ {
+		start := time.Now()
+		p, err := c.locked(ctx, "run")
+		if rerr := report(n, p, err); rerr != nil {
+			return rerr
+		}
+		if c.Cycles > 0 && n >= c.Cycles {
+			return nil
+		}
+		select {
+		case <-stopping:
+			return nil
+		default:
+		}
+		select {
+		case <-stopping:
+			return nil
+		case <-ctx.Done():
+			return nil
+		case <-time.After(max(0, c.Interval-time.Since(start))):
+		}
+	}
+}
+
+// scope returns what the Config says optsched schedules.
+func (c *Config) scope() (*pbsched.Scope, error) {
+	sc := &pbsched.Scope{Levels: c.Levels, Period: int64(c.Period / time.Second)}
+	if len(c.ExecQueues) > 0 {
+		sc.ExecQueues = map[string]bool{}
+		for _, q := range c.ExecQueues {
+			sc.ExecQueues[strings.TrimSpace(q)] = true
+		}
+	}
+	sc.NodeList = c.Nodes
+	if c.TopologyConf != "" {
+		data, err := model.ReadFileLimited(c.TopologyConf)
+		if err != nil {
+			return nil, fmt.Errorf("--topology-conf: %w", err)
+		}
+		sc.TopologyConf = string(data)
+	}
+	return sc, nil
+}
+
+// stateDir is where the lock and the audit log live by default.
+func stateDir() (string, error) {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "optsched"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("no home folder for the lock and the audit log (give --lock and --log): %w", err)
+	}
+	return filepath.Join(home, ".local", "state", "optsched"), nil
+}
+
+// paths resolves the lock and log paths.
+func (c *Config) paths() (lock, log string, err error) {
+	lock, log = c.LockPath, c.LogPath
+	if lock == "" || log == "" {
+		dir, err := stateDir()
+		if err != nil {
+			return "", "", err
+		}
+		if lock == "" {
+			lock = filepath.Join(dir, "pbs.lock")
+		}
+		if log == "" {
+			log = filepath.Join(filepath.Dir(lock), "pbs-audit.jsonl")
+		}
+	}
+	return lock, log, nil
+}
+
+// qrunPath resolves Qrun.
+func (c *Config) qrunPath() (string, error) {
+	if c.Qrun != "" {
+		return c.Qrun, nil
+	}
+	p, err := exec.LookPath("qrun")
+	if err != nil {
+		return "", fmt.Errorf("qrun is not on PATH (give --qrun PATH): %w", err)
+	}
+	return p, nil
+}
+
+// cycle runs one read–decide–check–act cycle. With apply it runs the qrun
+// commands; it never runs one unless the whole plan passed pbsched.Check.
+func (c *Config) cycle(ctx context.Context, apply bool) (*pbsched.Plan, *pbsched.State, error) {
+	start := time.Now() // the time limit counts from here
+	sc, err := c.scope()
+	if err != nil {
+		return nil, nil, err
+	}
+	qrun := ""
+	if apply {
+		// Find qrun before deciding anything.
+		if qrun, err = c.qrunPath(); err != nil {
+			return nil, nil, err
+		}
+	}
+	st, err := c.readState(ctx)
+	if err != nil {
+		return nil, st, err
+	}
+	if err := sc.ResolveNodes(st.Nodes); err != nil {
+		return nil, st, ConfigError{err}
+	}
+	po := c.Decide
+	po.Start = start
+	if po.NewSolver == nil && c.Solver != "" {
+		name, fallback := c.Solver, c.Fallback
+		po.NewSolver = func() (solver.Solver, error) {
+			return catalog.Solver(name, catalog.Options{Formulation: scas.Strong, Seed: 1, Fallback: fallback})
+		}
+	}
+	p, err := pbsched.Decide(ctx, st, sc, po)
+	if err != nil {
+		return nil, st, err
+	}
+	if err := pbsched.Check(st, sc, p); err != nil {
+		return p, st, err
+	}
+	if apply && len(p.Starts) > 0 {
+		// The plan applier's re-check: the server's state is read again
+		// just before qrun (also when the plan was made from files), and
+		// only the starts it still allows run.
+		fresh, err := c.readFresh(ctx, st)
+		if err != nil {
+			return p, st, fmt.Errorf("reading the server's state again before qrun (nothing was started): %w", err)
+		}
+		pbsched.Recheck(fresh, sc, p)
+		if err := pbsched.Apply(ctx, p, pbsched.Qrun{Path: qrun}); err != nil {
+			return p, st, err
+		}
+	}
+	return p, st, nil
+}
+
+// locked runs a cycle under the lock and appends it to the audit log.
+func (c *Config) locked(ctx context.Context, command string) (*pbsched.Plan, error) {
+	lockPath, logPath, err := c.paths()
+	if err != nil {
+		return nil, err
+	}
+	e := AuditEntry{LoggedAt: time.Now().UTC().Format(time.RFC3339Nano), Command: command, Apply: c.Apply}
+	lock, err := TakeLock(lockPath)
+	if err != nil {
+		e.Error = err.Error()
+		return nil, errors.Join(err, appendAudit(logPath, e))
+	}
+	defer lock.Unlock()
+	p, st, cerr := c.cycle(ctx, c.Apply)
+	if st != nil {
+		e.InputSHA256 = st.Digest
+	}
+	if p != nil {
+		d := p.Doc(c.QrunName(), !c.Apply)
+		e.Plan = &d
+	}
+	if cerr != nil {
+		e.Error = cerr.Error()
+	}
+	if err := appendAudit(logPath, e); err != nil {
+		return p, errors.Join(cerr, err)
+	}
+	return p, cerr
+}
