@@ -22,6 +22,7 @@ import (
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/solver"
 	"github.com/optsched/optsched/solver/csp"
+	"github.com/optsched/optsched/solver/free"
 )
 
 // Tables III and IV of [Lan23] compare, window by window, the allocation
@@ -88,6 +89,11 @@ type TableConfig struct {
 	// aside).
 	Shard  int `json:"shard,omitempty"`
 	Shards int `json:"shards,omitempty"`
+	// FreeLimit is the time limit of the "free" column: the free optimum
+	// (solver/free, any node sets) of each window the exact trajectory
+	// meets; 0 takes 10 s, a negative value leaves the column out. It
+	// does not change the trajectory.
+	FreeLimit time.Duration `json:"free_limit_ns,omitempty"`
 	// Workers is the number of epochs run at once (0: GOMAXPROCS). The
 	// tables do not depend on it, times aside: every epoch runs alone on
 	// its own cluster, from its own start, with its own seeds, and the
@@ -102,7 +108,7 @@ type TableConfig struct {
 // SA-500 and SA-1000.
 func DefaultTableConfig() TableConfig {
 	return TableConfig{Epochs: 10, Periods: 100, Tau: 60, MaxJobs: 5, Seed: 1,
-		ExactLimit: 30 * time.Second, SASteps: []int{500, 1000}, NSASteps: 500}
+		ExactLimit: 30 * time.Second, SASteps: []int{500, 1000}, NSASteps: 500, FreeLimit: 10 * time.Second}
 }
 
 // ErrTableConfig is wrapped by RunTables' configuration errors.
@@ -139,6 +145,7 @@ const (
 	tblKindNSA
 	tblKindSAEq
 	tblKindExact
+	tblKindFree
 	tblKindLimit
 )
 
@@ -209,6 +216,9 @@ type TableEpoch struct {
 	// WindowCosts holds per window, per method (Methods order), the
 	// window's cost, or −1 for a method not run or cancelled there.
 	WindowCosts [][]int64 `json:"window_costs"`
+	// FreeOptimal holds per window whether the free column proved its
+	// optimum (nil without the column).
+	FreeOptimal []bool `json:"free_optimal,omitempty"`
 }
 
 // TablesBenchmark is TableResult.Benchmark, which tells `optsched bench
@@ -269,6 +279,9 @@ func tblMethods(cfg TableConfig) []TableMethod {
 		TableMethod{Name: "exact", Paper: "SCIP", Built: true, PaperCost: 83092.3, PaperTime: 18.96, kind: tblKindExact},
 		TableMethod{Name: "exact-" + tblDur(cfg.ExactLimit), Paper: "SCIP-30 s", Built: true,
 			PaperCost: 82114.8, PaperTime: 8.17, PaperCancel: 2, kind: tblKindLimit})
+	if cfg.FreeLimit >= 0 {
+		ms = append(ms, TableMethod{Name: "free", Paper: "—", Built: true, kind: tblKindFree})
+	}
 	return ms
 }
 
@@ -297,6 +310,9 @@ func (cfg *TableConfig) tblCheck() error {
 	}
 	if cfg.ExactLimit == 0 {
 		cfg.ExactLimit = d.ExactLimit
+	}
+	if cfg.FreeLimit == 0 {
+		cfg.FreeLimit = d.FreeLimit
 	}
 	if cfg.SASteps == nil {
 		cfg.SASteps = d.SASteps
@@ -581,7 +597,7 @@ func tblRunEpoch(ctx context.Context, tr *trace.Trace, cfg *TableConfig, methods
 			continue
 		}
 		ep.Windows++
-		var exact *solver.WindowResult
+		var exact, freeRes *solver.WindowResult
 		var seqCost int64
 		var tRef, tNSA time.Duration
 		costs := make([]int64, len(methods))
@@ -600,6 +616,8 @@ func tblRunEpoch(ctx context.Context, tr *trace.Trace, cfg *TableConfig, methods
 				sv = csp.Solver{}
 			case tblKindLimit:
 				sv, o.TimeLimit = csp.Solver{}, cfg.ExactLimit
+			case tblKindFree:
+				sv, o.TimeLimit = free.Solver{}, cfg.FreeLimit
 			case tblKindSA:
 				a := anneal
 				a.Steps = methods[m].steps
@@ -655,11 +673,21 @@ func tblRunEpoch(ctx context.Context, tr *trace.Trace, cfg *TableConfig, methods
 				seqCost = res.Objective
 			case tblKindExact:
 				exact = res
+			case tblKindFree:
+				freeRes = res
 			}
 		}
 		if exact.Status == solver.Optimal && exact.Objective > seqCost {
 			return nil, fmt.Errorf("%w: period %d: exact optimum %d above the Seq cost %d of the same window",
 				solver.ErrSolverBug, k, exact.Objective, seqCost)
+		}
+		if freeRes != nil {
+			// The free problem contains the SCAS one: its optimum is never above.
+			if freeRes.Status == solver.Optimal && exact.Status == solver.Optimal && freeRes.Objective > exact.Objective {
+				return nil, fmt.Errorf("%w: period %d: free optimum %d above the SCAS optimum %d of the same window",
+					solver.ErrSolverBug, k, freeRes.Objective, exact.Objective)
+			}
+			ep.FreeOptimal = append(ep.FreeOptimal, freeRes.Status == solver.Optimal)
 		}
 		ep.WindowCosts = append(ep.WindowCosts, costs)
 		s.Start(exact.Allocations, t)
@@ -740,8 +768,62 @@ func PrintTableIII(w io.Writer, r *TableResult) {
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", name, ours, tblNum(meth.PaperCost, "%.1f"),
 			vs, paperVs, cancel, paperCancel)
 	}
+	if rs := FreeRestriction(r); rs.Windows > 0 {
+		fmt.Fprintf(w, "\nThe free optimum (any node sets, solver free) of the windows the exact trajectory meets: on the %d of %d windows where free proved it, "+
+			"it is below the SCAS optimum on %d; (SCAS optimum − free optimum) / free optimum has mean %.4f %%, p99 %.4f %%, max %.4f %%: "+
+			"what the SCAS restriction costs on these windows.\n", rs.Windows, r.Windows, rs.Below, 100*rs.Mean, 100*rs.P99, 100*rs.Max)
+	}
 	fmt.Fprintf(w, "\nPer epoch (cost = summed window cost / %d):\n\n", cfg.Periods)
 	tblEpochTable(w, r, func(row TableRow) string { return fmt.Sprintf("%.1f", row.Cost) })
+}
+
+// A Restriction is what the SCAS restriction costs over windows where both
+// optima are proven: (SCAS optimum − free optimum) / free optimum.
+type Restriction struct {
+	Windows, Below int
+	Mean, P99, Max float64
+}
+
+// FreeRestriction compares the exact (SCAS) and free columns of r on the
+// windows where free proved its optimum.
+func FreeRestriction(r *TableResult) Restriction {
+	ie, ifree := -1, -1
+	for m, meth := range r.Methods {
+		switch meth.Name {
+		case "exact":
+			ie = m
+		case "free":
+			ifree = m
+		}
+	}
+	var out Restriction
+	if ie < 0 || ifree < 0 {
+		return out
+	}
+	var gs []float64
+	for _, ep := range r.Epochs {
+		for k, costs := range ep.WindowCosts {
+			if k >= len(ep.FreeOptimal) || !ep.FreeOptimal[k] || costs[ie] < 0 || costs[ifree] <= 0 {
+				continue
+			}
+			gs = append(gs, float64(costs[ie]-costs[ifree])/float64(costs[ifree]))
+			if costs[ifree] < costs[ie] {
+				out.Below++
+			}
+		}
+	}
+	if len(gs) == 0 {
+		return out
+	}
+	slices.Sort(gs)
+	out.Windows = len(gs)
+	for _, g := range gs {
+		out.Mean += g
+	}
+	out.Mean /= float64(len(gs))
+	out.P99 = gs[min(len(gs)-1, max(0, int(math.Ceil(0.99*float64(len(gs))))-1))]
+	out.Max = gs[len(gs)-1]
+	return out
 }
 
 // PrintTableIV writes Table IV of r as markdown: per method our mean wall
@@ -817,7 +899,10 @@ func tblExactCost(r *TableResult) (ours, paper float64) {
 	return ours, paper
 }
 
-func tblIsLimit(r *TableResult, m int) bool { return m == len(r.Methods)-1 }
+func tblIsLimit(r *TableResult, m int) bool {
+	// By name: results read back from JSON (bench merge) carry no kinds.
+	return strings.HasPrefix(r.Methods[m].Name, "exact-")
+}
 
 // tblRel writes x relative to ref as "+10.5 %".
 func tblRel(x, ref float64) string {
@@ -911,7 +996,7 @@ func PrintNSAComparison(w io.Writer, r *TableResult) {
 	fmt.Fprintln(w, "| against | windows | better | equal | worse | mean ± sd per window | median | epoch means, ours | paper |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for m, meth := range r.Methods {
-		if m == iNSA || !meth.Built || meth.kind == tblKindLimit {
+		if m == iNSA || !meth.Built || tblIsLimit(r, m) {
 			continue
 		}
 		var d []float64

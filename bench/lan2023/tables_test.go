@@ -49,7 +49,7 @@ func TestRunTablesSynthetic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := []string{"Seq", "SA-500", "SA-1000", "NSA-500", "SA-eq", "exact", "exact-30 s"}
+	names := []string{"Seq", "SA-500", "SA-1000", "NSA-500", "SA-eq", "exact", "exact-30 s", "free"}
 	if len(r.Methods) != len(names) || len(r.Summary) != len(names) || len(r.Epochs) != 2 {
 		t.Fatalf("%d methods, %d summary rows, %d epochs; want %d, %d, 2", len(r.Methods), len(r.Summary), len(r.Epochs), len(names), len(names))
 	}
@@ -58,7 +58,7 @@ func TestRunTablesSynthetic(t *testing.T) {
 			t.Errorf("method %d is %q, want %q", m, r.Methods[m].Name, want)
 		}
 	}
-	const seq, sa500, sa1000, nsa, saeq, exact, limited = 0, 1, 2, 3, 4, 5, 6
+	const seq, sa500, sa1000, nsa, saeq, exact, limited, free = 0, 1, 2, 3, 4, 5, 6, 7
 	windows := 0
 	for _, ep := range r.Epochs {
 		rows := ep.Rows
@@ -79,6 +79,18 @@ func TestRunTablesSynthetic(t *testing.T) {
 			// much on these windows.
 			if rows[m].Cost < 0.8*rows[exact].Cost {
 				t.Errorf("epoch %d: %s %.1f implausibly below exact %.1f", ep.Index, rows[m].Method, rows[m].Cost, rows[exact].Cost)
+			}
+		}
+		// The free optimum (any node sets) is never above the SCAS one, and
+		// never below what SA finds on DCAS where it is proven.
+		if rows[free].Cost > rows[exact].Cost || rows[free].Windows != ep.Windows || len(ep.FreeOptimal) != ep.Windows {
+			t.Errorf("epoch %d: free %+v, exact %.1f", ep.Index, rows[free], rows[exact].Cost)
+		}
+		if rows[free].Optimal == ep.Windows {
+			for _, m := range []int{sa500, sa1000, nsa, saeq} {
+				if rows[m].Cost < rows[free].Cost {
+					t.Errorf("epoch %d: %s %.1f below the proven free optimum %.1f", ep.Index, rows[m].Method, rows[m].Cost, rows[free].Cost)
+				}
 			}
 		}
 		if rows[exact].Optimal != ep.Windows || rows[exact].Windows != ep.Windows {

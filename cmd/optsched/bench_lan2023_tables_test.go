@@ -61,7 +61,7 @@ func TestBenchLan2023Tables(t *testing.T) {
 	}
 	recs, err := csv.NewReader(f).ReadAll()
 	f.Close()
-	if err != nil || len(recs) != 1+3*7 || recs[0][3] != "method" {
+	if err != nil || len(recs) != 1+3*8 || recs[0][3] != "method" {
 		t.Errorf("CSV: %v, %d records", err, len(recs))
 	}
 
