@@ -147,6 +147,9 @@ type Reservation struct {
 	Start, End int64
 }
 
+// DefaultQueue is the queue of a job whose window entry names none.
+const DefaultQueue = "default"
+
 // A Queue holds a queue's parameters.
 type Queue struct {
 	// ExpectedWait is the queue's expected waiting time in seconds, the

@@ -133,7 +133,7 @@ func readTopology(root *jobj, w *Window, opt ParseOptions) error {
 		var s LayoutSpec
 		var v [3]int64
 		for i, k := range []string{"pods", "leaves_per_pod", "nodes_per_leaf"} {
-			if v[i], err = l.int(k, true, 0, 1, maxGeneratedNodes); err != nil {
+			if v[i], err = l.int(k, true, 0, 1, MaxGeneratedNodes); err != nil {
 				return err
 			}
 		}
@@ -141,8 +141,8 @@ func readTopology(root *jobj, w *Window, opt ParseOptions) error {
 			return err
 		}
 		s = LayoutSpec{Pods: int(v[0]), LeavesPerPod: int(v[1]), NodesPerLeaf: int(v[2])}
-		if v[0]*v[1]*v[2] > maxGeneratedNodes {
-			return fieldErr("topology.layout", "%d nodes exceed the limit of %d", v[0]*v[1]*v[2], maxGeneratedNodes)
+		if v[0]*v[1]*v[2] > MaxGeneratedNodes {
+			return fieldErr("topology.layout", "%d nodes exceed the limit of %d", v[0]*v[1]*v[2], MaxGeneratedNodes)
 		}
 		w.TopologySpec.Layout = &s
 		w.Topology, err = NewLayout(s.Pods, s.LeavesPerPod, s.NodesPerLeaf)
@@ -399,9 +399,6 @@ func readQueues(root *jobj, w *Window) error {
 	return nil
 }
 
-// DefaultQueue is the queue of a job whose window entry names none.
-const DefaultQueue = "default"
-
 func readJobs(root *jobj, w *Window, ids map[string]string) error {
 	list, _, err := root.list("jobs", true)
 	if err != nil {
@@ -422,7 +419,7 @@ func readJobs(root *jobj, w *Window, ids map[string]string) error {
 			return fieldErr(path+".id", "job %q is already declared at %s", j.ID, prev)
 		}
 		ids[j.ID] = path
-		n, err := o.int("nodes", true, 0, 1, maxGeneratedNodes)
+		n, err := o.int("nodes", true, 0, 1, MaxGeneratedNodes)
 		if err != nil {
 			return err
 		}
@@ -555,7 +552,7 @@ func readCapacities(path string, raw json.RawMessage) (Resources, error) {
 	for _, k := range sortedKeys(o.m) {
 		o.used[k] = true
 		p := path + "." + k
-		if !validResourceName(k) {
+		if !ValidResourceName(k) {
 			return nil, fieldErr(p, "bad resource name")
 		}
 		v := o.m[k]

@@ -29,7 +29,7 @@ func readPlace(o *jobj, path string) (Place, error) {
 }
 
 // maxUnitsPerNode bounds one entry of running[].units.
-const maxUnitsPerNode = maxChunkCount
+const maxUnitsPerNode = MaxChunkCount
 
 // readRunningUnits reads running[].units: node name → number of the job's
 // units on it. It needs the job's nodes and a one-chunk select whose count
