@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/optsched/optsched/model/hostlist"
+	"github.com/optsched/optsched/model/internal/jsonkind"
 )
 
 // WindowVersion is the version of the window JSON format this package
@@ -51,8 +52,8 @@ func ParseWindow(data []byte, opt ParseOptions) (*Window, error) {
 		err := json.Unmarshal(data, &v)
 		return nil, &FieldError{Reason: fmt.Sprintf("not valid JSON: %v", err)}
 	}
-	if JSONKind(data) != "an object" {
-		return nil, &FieldError{Reason: fmt.Sprintf("a window must be a JSON object, got %s", JSONKind(data))}
+	if jsonkind.Of(data) != "an object" {
+		return nil, &FieldError{Reason: fmt.Sprintf("a window must be a JSON object, got %s", jsonkind.Of(data))}
 	}
 	root, err := newObj("", data)
 	if err != nil {
@@ -230,7 +231,7 @@ func readCost(root *jobj, w *Window) error {
 // returns their ids.
 func nodeList(path string, raw json.RawMessage, t *Topology) ([]int, error) {
 	var names []string
-	switch JSONKind(raw) {
+	switch jsonkind.Of(raw) {
 	case "a string":
 		var s string
 		if err := decodeValue(path, raw, &s); err != nil {
@@ -256,7 +257,7 @@ func nodeList(path string, raw json.RawMessage, t *Topology) ([]int, error) {
 			names = append(names, s)
 		}
 	default:
-		return nil, fieldErr(path, "must be a list of node names or a hostlist string, got %s", JSONKind(raw))
+		return nil, fieldErr(path, "must be a list of node names or a hostlist string, got %s", jsonkind.Of(raw))
 	}
 	ids := make([]int, len(names))
 	seen := make(map[int]bool, len(names))
@@ -342,7 +343,7 @@ func readBool(o *jobj, key string, def bool) (bool, error) {
 	if !ok {
 		return def, nil
 	}
-	if k := JSONKind(raw); k != "a boolean" {
+	if k := jsonkind.Of(raw); k != "a boolean" {
 		return false, fieldErr(o.sub(key), "must be true or false, got %s", k)
 	}
 	var b bool
@@ -556,7 +557,7 @@ func readCapacities(path string, raw json.RawMessage) (Resources, error) {
 			return nil, fieldErr(p, "bad resource name")
 		}
 		v := o.m[k]
-		switch JSONKind(v) {
+		switch jsonkind.Of(v) {
 		case "a number":
 			n, err := parseInt(p, v, 0, maxInt)
 			if err != nil {
@@ -574,7 +575,7 @@ func readCapacities(path string, raw json.RawMessage) (Resources, error) {
 			}
 			caps[k] = n
 		default:
-			return nil, fieldErr(p, "must be a non-negative integer or a size such as \"64gb\", got %s", JSONKind(v))
+			return nil, fieldErr(p, "must be a non-negative integer or a size such as \"64gb\", got %s", jsonkind.Of(v))
 		}
 	}
 	return caps, nil
