@@ -12,6 +12,7 @@ import (
 	"github.com/optsched/optsched/instances"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/model/hostlist"
+	"github.com/optsched/optsched/model/windowjson"
 	"github.com/optsched/optsched/solver"
 )
 
@@ -184,7 +185,7 @@ func TestTreeAllocatorsDeterministic(t *testing.T) {
 		if i%7 != 0 {
 			continue
 		}
-		data, err := w.MarshalJSON()
+		data, err := windowjson.Marshal(w)
 		if err != nil {
 			t.Fatal(err)
 		}

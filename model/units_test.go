@@ -1,7 +1,6 @@
 package model_test
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/windowjson"
 )
 
 // unitsWindow: n0–n4 on one leaf. n0, n1 idle; r1 uses 8 cores of n2
@@ -95,7 +95,7 @@ func TestParseWindowCPFields(t *testing.T) {
 		w.Reservations[0].Start != 200 || w.Reservations[0].End != 300 {
 		t.Errorf("reservations %+v", w.Reservations)
 	}
-	data, err := json.Marshal(w)
+	data, err := windowjson.Marshal(w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +214,7 @@ func FuzzParseWindowCP(f *testing.F) {
 				t.Fatalf("units do not match nodes and select: %+v", r)
 			}
 		}
-		out, err := json.Marshal(w)
+		out, err := windowjson.Marshal(w)
 		if err != nil {
 			t.Fatalf("accepted window cannot be written: %v", err)
 		}

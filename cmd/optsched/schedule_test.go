@@ -11,6 +11,7 @@ import (
 
 	"github.com/optsched/optsched/instances"
 	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/windowjson"
 	"github.com/optsched/optsched/output"
 )
 
@@ -287,7 +288,7 @@ func TestCPDeadlinesOnLargeWindows(t *testing.T) {
 		t.Fatal(err)
 	}
 	heavy := filepath.Join(dir, "heavy.json")
-	b, err := json.Marshal(hw)
+	b, err := windowjson.Marshal(hw)
 	if err != nil {
 		t.Fatal(err)
 	}
