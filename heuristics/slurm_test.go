@@ -189,7 +189,7 @@ func TestTreeAllocatorsDeterministic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w2, err := model.ParseWindow(data, model.ParseOptions{})
+		w2, err := windowjson.Parse(data, windowjson.Options{})
 		if err != nil {
 			t.Fatalf("window %d does not round-trip: %v", i, err)
 		}
@@ -227,7 +227,7 @@ func testWindow(t *testing.T, topo, idle, running, jobs string) *model.Window {
 		running = "[]"
 	}
 	doc := fmt.Sprintf(`{"time": 0, "topology": %s, "idle": %q, "running": %s, "jobs": %s}`, topo, idle, running, jobs)
-	w, err := model.ParseWindow([]byte(doc), model.ParseOptions{})
+	w, err := windowjson.Parse([]byte(doc), windowjson.Options{})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, doc)
 	}

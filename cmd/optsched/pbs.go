@@ -23,6 +23,7 @@ import (
 	"github.com/optsched/optsched/encode/scas"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/model/pbs"
+	"github.com/optsched/optsched/model/windowjson"
 	"github.com/optsched/optsched/pbsched"
 	"github.com/optsched/optsched/solver"
 )
@@ -245,7 +246,7 @@ func (o *pbsOptions) scope() (*pbsched.Scope, error) {
 	}
 	sc.NodeList = o.nodes
 	if o.topologyConf != "" {
-		data, err := model.ReadFileLimited(o.topologyConf)
+		data, err := windowjson.ReadFileLimited(o.topologyConf)
 		if err != nil {
 			return nil, fmt.Errorf("--topology-conf: %w", err)
 		}

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/optsched/optsched/instances"
-	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/model/windowjson"
 	"github.com/optsched/optsched/output"
 )
@@ -192,7 +191,7 @@ func TestSolveCPCHWeight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := model.ParseWindow(data, model.ParseOptions{})
+	w, err := windowjson.Parse(data, windowjson.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,16 @@
-// Package windowjson is the JSON codec of model.Window: it writes a window
-// in the version 1 window format documented in the README (Marshal).
+// Package windowjson is the JSON codec of model.Window, the window format
+// (version 1) documented in the README and described by
+// instances/window.schema.json. It owns:
 //
-// The reader is still model.ParseWindow; it moves here next.
+//   - the reader, Parse and Load: a strict reader that rejects unknown
+//     fields, keys given twice, numbers written as strings (but for a
+//     walltime's "[[HH:]MM:]SS") and anything model's invariants forbid,
+//     with every error a *FieldError naming the field path and the reason
+//     ("jobs[3].nodes: must be at least 1");
+//   - the writer, Marshal, whose output Parse reads back;
+//   - ParseClock, the "[[HH:]MM:]SS" durations of walltimes;
+//   - ReadFileLimited and ReadLimited, which bound what optsched reads from
+//     one input to MaxInputBytes.
+//
+// The window itself, its topology and its jobs are model's vocabulary.
 package windowjson

@@ -16,7 +16,7 @@ const minimalWindow = `{"time": 100, "topology": {"layout": {"pods": 2, "leaves_
  "idle": "n[0-5,9]", "jobs": [{"id": "a", "nodes": 3, "walltime": 60}]}`
 
 func TestParseWindowDefaults(t *testing.T) {
-	w, err := model.ParseWindow([]byte(minimalWindow), model.ParseOptions{})
+	w, err := windowjson.Parse([]byte(minimalWindow), windowjson.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestParseWindowFull(t *testing.T) {
 	            "select": "2:ncpus=8:ngpus=1:mem=4gb:arch=linux", "comm": false, "pattern": "binomial"},
 	           {"id": "y", "nodes": 1, "walltime": 5, "queue": "q1", "comm": true, "pattern": "rhvd"}],
 	  "node_resources": {"default": {"ncpus": 16, "mem": "64gb"}, "tux[4-7]": {"ngpus": 2}, "tux0": {"ncpus": 8}}}`
-	w, err := model.ParseWindow([]byte(doc), model.ParseOptions{})
+	w, err := windowjson.Parse([]byte(doc), windowjson.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestParseWindowErrors(t *testing.T) {
 		{`{` + base + `, "node_resources": {"default": {"ncpus": [1]}}, "jobs": []}`, `node_resources["default"].ncpus: must be a non-negative integer or a size`},
 	}
 	for _, c := range cases {
-		_, err := model.ParseWindow([]byte(c.doc), model.ParseOptions{})
+		_, err := windowjson.Parse([]byte(c.doc), windowjson.Options{})
 		if err == nil {
 			t.Errorf("no error for %s\nwant %q", c.doc, c.want)
 			continue
@@ -165,7 +165,7 @@ func TestParseWindowErrors(t *testing.T) {
 		if !strings.Contains(err.Error(), c.want) {
 			t.Errorf("error %q\nwant it to contain %q\nfor %s", err, c.want, c.doc)
 		}
-		var fe *model.FieldError
+		var fe *windowjson.FieldError
 		if !errors.As(err, &fe) {
 			t.Errorf("error %q is not a *FieldError", err)
 		}
@@ -182,14 +182,14 @@ func TestLoadWindowSlurmFile(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "w.json"), []byte(win), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	w, err := model.LoadWindow(filepath.Join(dir, "w.json"))
+	w, err := windowjson.Load(filepath.Join(dir, "w.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if w.Topology.NumNodes() != 8 || len(w.Idle) != 6 || w.TopologySpec.SlurmFile != "topology.conf" {
 		t.Errorf("got %d nodes, %d idle, spec %+v", w.Topology.NumNodes(), len(w.Idle), w.TopologySpec)
 	}
-	if _, err := model.LoadWindow(filepath.Join(dir, "missing.json")); err == nil {
+	if _, err := windowjson.Load(filepath.Join(dir, "missing.json")); err == nil {
 		t.Error("no error for a missing window file")
 	}
 }
@@ -200,7 +200,7 @@ func TestWindowRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w1, err := model.ParseWindow(data, model.ParseOptions{})
+	w1, err := windowjson.Parse(data, windowjson.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +208,7 @@ func TestWindowRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w2, err := model.ParseWindow(out, model.ParseOptions{})
+	w2, err := windowjson.Parse(out, windowjson.Options{})
 	if err != nil {
 		t.Fatalf("re-reading the written window: %v\n%s", err, out)
 	}
@@ -239,7 +239,7 @@ func TestWindowCommPatternRoundTrip(t *testing.T) {
 	          {"id": "b", "nodes": 2, "walltime": 60, "comm": false, "pattern": "rhvd"},
 	          {"id": "c", "nodes": 2, "walltime": 60, "comm": true, "pattern": "rd"},
 	          {"id": "d", "nodes": 2, "walltime": 60, "pattern": "binomial"}]}`
-	w1, err := model.ParseWindow([]byte(doc), model.ParseOptions{})
+	w1, err := windowjson.Parse([]byte(doc), windowjson.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +254,7 @@ func TestWindowCommPatternRoundTrip(t *testing.T) {
 	if got := strings.Count(text, `"pattern"`); got != 2 {
 		t.Errorf("written window has %d pattern fields, want 2 (b rhvd, d binomial):\n%s", got, text)
 	}
-	w2, err := model.ParseWindow(out, model.ParseOptions{})
+	w2, err := windowjson.Parse(out, windowjson.Options{})
 	if err != nil {
 		t.Fatalf("re-reading the written window: %v\n%s", err, out)
 	}
@@ -275,7 +275,7 @@ func TestWindowCommPatternRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w3, err := model.ParseWindow(out, model.ParseOptions{})
+	w3, err := windowjson.Parse(out, windowjson.Options{})
 	if err != nil {
 		t.Fatalf("re-reading a window with a Go-built job: %v\n%s", err, out)
 	}
@@ -298,9 +298,9 @@ func FuzzParseWindow(f *testing.F) {
 	f.Add([]byte(`{"time": 1, "topology": {"layout": {"pods": 1, "leaves_per_pod": 2, "nodes_per_leaf": 2}}, "idle": "n[0-1]", "running": [{"id": "r", "nodes": "n2", "end": 9, "comm": true}], "jobs": [{"id": "a", "nodes": 2, "walltime": 5, "comm": false, "pattern": "binomial"}]}`))
 	f.Add([]byte(`{"time": 1, "topology": {"slurm": "SwitchName=s Nodes=a[0-2]"}, "idle": "a[0-1]", "jobs": [{"id": 1, "nodes": 2, "walltime": "1:00", "select": "1:ncpus=2+1:mem=2gb"}], "node_resources": {"default": {"ncpus": 2}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		w, err := model.ParseWindow(data, model.ParseOptions{})
+		w, err := windowjson.Parse(data, windowjson.Options{})
 		if err != nil {
-			var fe *model.FieldError
+			var fe *windowjson.FieldError
 			if !errors.As(err, &fe) {
 				t.Fatalf("error %q is not a *FieldError", err)
 			}
@@ -333,7 +333,7 @@ func FuzzParseWindow(f *testing.F) {
 		if err != nil {
 			t.Fatalf("accepted window cannot be written: %v", err)
 		}
-		w2, err := model.ParseWindow(out, model.ParseOptions{})
+		w2, err := windowjson.Parse(out, windowjson.Options{})
 		if err != nil {
 			t.Fatalf("written window does not parse: %v\n%s", err, out)
 		}
@@ -356,7 +356,7 @@ func FuzzParseWindow(f *testing.F) {
 func TestParseWindowDuplicateKey(t *testing.T) {
 	doc := `{"time": 1, "topology": {"layout": {"pods": 1, "leaves_per_pod": 1, "nodes_per_leaf": 4}},
 	 "idle": "n[0-3]", "jobs": [{"id": "a", "nodes": 2, "nodes": 3, "walltime": 5}]}`
-	_, err := model.ParseWindow([]byte(doc), model.ParseOptions{})
+	_, err := windowjson.Parse([]byte(doc), windowjson.Options{})
 	if err == nil || !strings.Contains(err.Error(), "jobs[0].nodes: given twice") {
 		t.Errorf("duplicate key: error %v", err)
 	}
@@ -366,7 +366,7 @@ func TestParseWindowDuplicateKey(t *testing.T) {
 // must not.
 func TestParseWindowQuotedNumber(t *testing.T) {
 	doc := `{"time": "7200", "topology": {"layout": {"pods": 1, "leaves_per_pod": 1, "nodes_per_leaf": 4}}, "idle": [], "jobs": []}`
-	if _, err := model.ParseWindow([]byte(doc), model.ParseOptions{}); err == nil || !strings.Contains(err.Error(), "time: must be a number, got a string") {
+	if _, err := windowjson.Parse([]byte(doc), windowjson.Options{}); err == nil || !strings.Contains(err.Error(), "time: must be a number, got a string") {
 		t.Errorf("quoted number: %v", err)
 	}
 }

@@ -64,12 +64,12 @@ type jobDoc struct {
 	Place string `json:"place,omitempty"`
 }
 
-// Marshal writes w in the version 1 format that model.ParseWindow reads,
-// indented by two spaces, with node sets as compressed hostlists. Node
-// resources are written per node.
+// Marshal writes w in the version 1 format that Parse reads, indented by
+// two spaces, with node sets as compressed hostlists. Node resources are
+// written per node.
 func Marshal(w *model.Window) ([]byte, error) {
 	d := windowDoc{
-		Version:  model.WindowVersion,
+		Version:  Version,
 		Time:     w.Time,
 		Topology: w.TopologySpec,
 		Idle:     hostlist.Compress(w.NodeNames(w.Idle)),

@@ -1,23 +1,30 @@
-package model
+package windowjson
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/model/internal/jsonkind"
 )
 
 // A FieldError reports bad input at a field path of a JSON document, such
-// as "jobs[3].nodes: must be at least 1".
+// as "jobs[3].nodes: must be at least 1". Every error of Parse is one; the
+// readers of output's result and schedule documents use it too.
 type FieldError struct {
-	Path   string
+	// Path leads to the field at fault, as in `jobs[3].nodes` or
+	// `queues["q"].expected_wait`; empty for the document as a whole.
+	Path string
+	// Reason says what is wrong with it.
 	Reason string
 }
 
+// Error returns "PATH: REASON", or REASON alone when Path is empty.
 func (e *FieldError) Error() string {
 	if e.Path == "" {
 		return e.Reason
@@ -260,7 +267,7 @@ func (o *jobj) objects(key string, required bool, fn func(path string, m *jobj) 
 }
 
 // nodes reads the required, non-empty node list under "nodes".
-func (o *jobj) nodes(path string, t *Topology) ([]int, error) {
+func (o *jobj) nodes(path string, t *model.Topology) ([]int, error) {
 	raw, ok := o.get("nodes")
 	if !ok {
 		return nil, fieldErr(path+".nodes", "required")
@@ -275,7 +282,7 @@ func (o *jobj) nodes(path string, t *Topology) ([]int, error) {
 	return ids, nil
 }
 
-// duration parses a number of seconds or a "[[HH:]MM:]SS" string.
+// parseSeconds parses a number of seconds or a "[[HH:]MM:]SS" string.
 func parseSeconds(path string, raw json.RawMessage, lo, hi int64) (int64, error) {
 	if jsonkind.Of(raw) != "a string" {
 		return parseInt(path, raw, lo, hi)
@@ -310,4 +317,9 @@ func ParseClock(s string) (int64, error) {
 		total = total*60 + v
 	}
 	return total, nil
+}
+
+// sortedKeys returns the keys of m in increasing order.
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
 }
