@@ -12,5 +12,6 @@
 //   - ReadFileLimited and ReadLimited, which bound what optsched reads from
 //     one input to MaxInputBytes.
 //
-// The window itself, its topology and its jobs are model's vocabulary.
+// The window itself, its topology and its jobs are model's vocabulary; a
+// topology given as a Slurm topology.conf is built by model/slurm.
 package windowjson

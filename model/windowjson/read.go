@@ -10,6 +10,7 @@ import (
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/model/hostlist"
 	"github.com/optsched/optsched/model/internal/jsonkind"
+	"github.com/optsched/optsched/model/slurm"
 )
 
 // Version is the version of the window JSON format this package
@@ -178,7 +179,7 @@ func readTopology(root *jobj, w *model.Window, opt Options) error {
 			return err
 		}
 		w.TopologySpec.Slurm = text
-		if w.Topology, err = model.ParseSlurmTopology(text); err != nil {
+		if w.Topology, err = slurm.ParseTopology(text); err != nil {
 			return fieldErr("topology.slurm", "%v", err)
 		}
 	case "slurm_file":
@@ -194,7 +195,7 @@ func readTopology(root *jobj, w *model.Window, opt Options) error {
 			return fieldErr("topology.slurm_file", "%v", err)
 		}
 		w.TopologySpec.SlurmFile = path
-		if w.Topology, err = model.ParseSlurmTopology(string(text)); err != nil {
+		if w.Topology, err = slurm.ParseTopology(string(text)); err != nil {
 			return fieldErr("topology.slurm_file", "%s: %v", path, err)
 		}
 	}
