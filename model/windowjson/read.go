@@ -13,8 +13,8 @@ import (
 	"github.com/optsched/optsched/model/slurm"
 )
 
-// Version is the version of the window JSON format this package
-// reads and writes.
+// Version is the version of the window JSON format this package reads and
+// writes.
 const Version = 1
 
 // Options adjusts Parse.
@@ -24,8 +24,9 @@ type Options struct {
 	ReadFile func(path string) ([]byte, error)
 }
 
-// Load reads and validates the window file at path. A slurm_file
-// topology is read relative to the window file's folder.
+// Load reads and validates the window file at path, of at most
+// MaxInputBytes. A slurm_file topology is read relative to the window
+// file's folder. Every error names path.
 func Load(path string) (*model.Window, error) {
 	data, err := ReadFileLimited(path)
 	if err != nil {
@@ -44,8 +45,8 @@ func Load(path string) (*model.Window, error) {
 	return w, nil
 }
 
-// Parse decodes and validates a window in the JSON format documented
-// in the README (version 1). Every error names the field path and the
+// Parse decodes and validates a window in the JSON format documented in
+// the README (version 1). Every error names the field path and the
 // reason, as in "jobs[3].nodes: must be at least 1", and is a *FieldError
 // (or wraps one). It never panics.
 func Parse(data []byte, opt Options) (*model.Window, error) {
