@@ -8,7 +8,7 @@ import (
 
 	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/instances"
-	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/windowjson"
 	"github.com/optsched/optsched/solver"
 )
 
@@ -64,7 +64,7 @@ func TestPBSListOrder(t *testing.T) {
 	          {"id": "short2", "nodes": 1, "walltime": 100, "submit": 0, "queue": "q", "select": "1:ncpus=2"},
 	          {"id": "tiny", "nodes": 1, "walltime": 50, "submit": 0, "queue": "q", "select": "1:ncpus=5"}],
 	 "node_resources": {"default": {"ncpus": 4}}}`
-	w, err := model.ParseWindow([]byte(doc), model.ParseOptions{})
+	w, err := windowjson.Parse([]byte(doc), windowjson.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

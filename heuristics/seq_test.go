@@ -10,6 +10,7 @@ import (
 	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/instances"
 	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/windowjson"
 	"github.com/optsched/optsched/solver"
 )
 
@@ -91,7 +92,7 @@ func randomWindow(t *testing.T, rng *rand.Rand, kind int) *model.Window {
 	default:
 		topo = fmt.Sprintf(`{"slurm": %q}`, instances.RandomSlurm(rng, 11))
 	}
-	w, err := model.ParseWindow([]byte(`{"time": 0, "topology": `+topo+`, "idle": [], "jobs": []}`), model.ParseOptions{})
+	w, err := windowjson.Parse([]byte(`{"time": 0, "topology": `+topo+`, "idle": [], "jobs": []}`), windowjson.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

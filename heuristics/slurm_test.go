@@ -12,6 +12,7 @@ import (
 	"github.com/optsched/optsched/instances"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/model/hostlist"
+	"github.com/optsched/optsched/model/windowjson"
 	"github.com/optsched/optsched/solver"
 )
 
@@ -184,11 +185,11 @@ func TestTreeAllocatorsDeterministic(t *testing.T) {
 		if i%7 != 0 {
 			continue
 		}
-		data, err := w.MarshalJSON()
+		data, err := windowjson.Marshal(w)
 		if err != nil {
 			t.Fatal(err)
 		}
-		w2, err := model.ParseWindow(data, model.ParseOptions{})
+		w2, err := windowjson.Parse(data, windowjson.Options{})
 		if err != nil {
 			t.Fatalf("window %d does not round-trip: %v", i, err)
 		}
@@ -226,7 +227,7 @@ func testWindow(t *testing.T, topo, idle, running, jobs string) *model.Window {
 		running = "[]"
 	}
 	doc := fmt.Sprintf(`{"time": 0, "topology": %s, "idle": %q, "running": %s, "jobs": %s}`, topo, idle, running, jobs)
-	w, err := model.ParseWindow([]byte(doc), model.ParseOptions{})
+	w, err := windowjson.Parse([]byte(doc), windowjson.Options{})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, doc)
 	}

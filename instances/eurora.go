@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/slurm"
 )
 
 // This file generates windows of the time-and-resource model of
@@ -61,7 +62,7 @@ func EuroraTopology() string {
 // cluster: every node idle, no job, the Eurora queues.
 func EuroraWindow(t int64) (*model.Window, error) {
 	text := EuroraTopology()
-	topo, err := model.ParseSlurmTopology(text)
+	topo, err := slurm.ParseTopology(text)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/windowjson"
 )
 
 //go:embed *.json known.tsv
@@ -34,7 +35,7 @@ func Load(name string) (*model.Window, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := model.ParseWindow(data, model.ParseOptions{})
+	w, err := windowjson.Parse(data, windowjson.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

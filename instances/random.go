@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/windowjson"
 )
 
 // Topology kinds for RandomWindow.
@@ -62,7 +63,7 @@ func RandomSmall(rng *rand.Rand, kind, maxIdle, maxJobs int) *model.Window {
 	default:
 		topo = fmt.Sprintf(`{"slurm": %q}`, RandomSlurm(rng, 8))
 	}
-	w, err := model.ParseWindow([]byte(`{"time": 0, "topology": `+topo+`, "idle": [], "jobs": []}`), model.ParseOptions{})
+	w, err := windowjson.Parse([]byte(`{"time": 0, "topology": `+topo+`, "idle": [], "jobs": []}`), windowjson.Options{})
 	if err != nil {
 		panic("instances: RandomSmall built a bad window: " + err.Error())
 	}

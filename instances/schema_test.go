@@ -14,13 +14,14 @@ import (
 	"github.com/optsched/optsched/instances"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/model/hostlist"
+	"github.com/optsched/optsched/model/windowjson"
 )
 
 // schemaFile is the JSON Schema of the window format; it sits among the
 // window files but is not one.
 const schemaFile = instances.SchemaName
 
-// The keys model.ParseWindow accepts (model/windowread.go).
+// The keys windowjson.Parse accepts (model/windowjson/read.go).
 var (
 	readerTopKeys     = []string{"version", "time", "topology", "cost", "idle", "running", "queues", "jobs", "node_resources", "reservations"}
 	readerJobKeys     = []string{"id", "nodes", "walltime", "submit", "queue", "nwp", "select", "comm", "pattern", "place"}
@@ -134,7 +135,7 @@ func TestSchemaParses(t *testing.T) {
 }
 
 // TestSchemaKeysMatchReader checks that the schema's property sets, required
-// lists and closedness are those of model.ParseWindow.
+// lists and closedness are those of windowjson.Parse.
 func TestSchemaKeysMatchReader(t *testing.T) {
 	s := loadSchema(t)
 	top := s.at(t)
@@ -267,7 +268,7 @@ func TestSchemaDescriptions(t *testing.T) {
 	walk("$", map[string]any(s))
 }
 
-// minimalWindow is a small window that ParseWindow accepts.
+// minimalWindow is a small window that windowjson.Parse accepts.
 func minimalWindow() map[string]any {
 	return map[string]any{
 		"time":     100,
@@ -284,7 +285,7 @@ func parse(t *testing.T, w map[string]any) error {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = model.ParseWindow(data, model.ParseOptions{})
+	_, err = windowjson.Parse(data, windowjson.Options{})
 	return err
 }
 
@@ -385,7 +386,7 @@ func TestSchemaPatternsMatchReader(t *testing.T) {
 	clock, zero := pattern(t, wt), pattern(t, wt["not"].(map[string]any))
 	check("walltime",
 		func(x string) bool { return clock.MatchString(x) && !zero.MatchString(x) },
-		func(x string) bool { v, err := model.ParseClock(x); return err == nil && v >= 1 && v <= 1<<40 },
+		func(x string) bool { v, err := windowjson.ParseClock(x); return err == nil && v >= 1 && v <= 1<<40 },
 		[]string{"1", "59", "60", "3600", "01:00:00", "1:0:0", " 10:00 ", "00:00:01", "100:59:59", "0001:005", "+5", "1:+5", "-0:5", "1:-00", "0:0:1"},
 		[]string{"", " ", "0", "00:00", "0:0:0", "-0", "1:60", "1:2:3:4", ":5", "5:", "1::2", "1: 2", "-1", "1:-1", "a", "1.5", "01:00:00s", "1e3", "++1"},
 		[]string{"1099511627777", "99999999999999999999"})

@@ -114,8 +114,8 @@ func Check(w *Window, allocs []Allocation) error {
 		if al.Start < w.Time {
 			add("job %s: starts at %d, before the window time %d", job.ID, al.Start, w.Time)
 		}
-		if al.Start-w.Time > maxTime {
-			add("job %s: starts at %d, more than %d s after the window time", job.ID, al.Start, int64(maxTime))
+		if al.Start-w.Time > MaxTime {
+			add("job %s: starts at %d, more than %d s after the window time", job.ID, al.Start, int64(MaxTime))
 			continue
 		}
 		if al.Units != nil {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/windowjson"
 )
 
 // checkWindow: 2 pods × 2 leaves × 4 nodes; n0–n5 idle; n6–n7 run r1
@@ -16,7 +17,7 @@ const checkWindow = `{"time": 100, "topology": {"layout": {"pods": 2, "leaves_pe
 
 func mustWindow(t *testing.T, doc string) *model.Window {
 	t.Helper()
-	w, err := model.ParseWindow([]byte(doc), model.ParseOptions{})
+	w, err := windowjson.Parse([]byte(doc), windowjson.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -105,7 +105,7 @@ func checkUnits(w *Window, allocs []Allocation, add func(string, ...any)) {
 		}
 		seen[al.Job] = true
 		job := &w.Jobs[al.Job]
-		if al.Start < w.Time || al.Start-w.Time > maxTime {
+		if al.Start < w.Time || al.Start-w.Time > MaxTime {
 			continue // reported by Check
 		}
 		end := al.Start + job.Walltime

@@ -1,12 +1,18 @@
-// Package model owns the vocabulary of optsched: cluster topologies (trees of
-// switches over nodes), scheduling windows (idle nodes, running and waiting
-// jobs, queues, node resources), allocations, the communication-hop (CH) cost
-// of a node set, job selection for a window, and the one feasibility check,
-// Check, that every solver's and heuristic's answer is held to.
+// Package model owns the vocabulary of optsched — cluster topologies (trees
+// of switches over nodes), scheduling windows (idle nodes, running and
+// waiting jobs, queues, node resources, reservations), allocations and
+// schedules, the communication-hop (CH) cost of a node set, job selection
+// for a window, and the parsers of the PBS statements a window carries
+// (select, place, sizes) — and the one feasibility check, Check, that every
+// solver's and heuristic's answer is held to.
 //
-// model imports no other optsched package. Check shares no code with any
-// solver: it is deliberately written from the definitions alone so that a bug
-// in a solver cannot hide behind the same bug in its checker.
+// Formats live in packages of their own under model, which may import it:
+// model/windowjson (the window JSON codec), model/slurm (topology.conf),
+// model/hostlist (Slurm-style hostlists) and model/pbs (qstat, pbsnodes and
+// queue JSON). model itself imports no other optsched package. Check shares
+// no code with any solver: it is deliberately written from the definitions
+// alone so that a bug in a solver cannot hide behind the same bug in its
+// checker.
 //
 // References:
 //

@@ -56,9 +56,10 @@ var (
 	sizeResources    = map[string]bool{"mem": true, "vmem": true, "pmem": true}
 )
 
-// maxChunkCount bounds the count of one chunk, against typos such as
-// 99999999999:ncpus=1.
-const maxChunkCount = 1 << 20
+// MaxChunkCount bounds the count of one chunk of a select statement, and
+// the chunks of a whole statement, against typos such as
+// 99999999999:ncpus=1. ParseSelect enforces it.
+const MaxChunkCount = 1 << 20
 
 // ParseSelect parses a PBS select statement. The count of a chunk defaults
 // to 1. Values of ncpus, ngpus, nmics, mpiprocs and ompthreads must be
@@ -76,14 +77,14 @@ func ParseSelect(s string) (Select, error) {
 		first := 0
 		if p := strings.TrimSpace(parts[0]); p != "" && !strings.Contains(p, "=") {
 			n, err := strconv.Atoi(p)
-			if err != nil || n < 1 || n > maxChunkCount {
-				return nil, fmt.Errorf("chunk %d: count %q must be an integer from 1 to %d", ci+1, p, maxChunkCount)
+			if err != nil || n < 1 || n > MaxChunkCount {
+				return nil, fmt.Errorf("chunk %d: count %q must be an integer from 1 to %d", ci+1, p, MaxChunkCount)
 			}
 			c.Count = n
 			first = 1
 		}
-		if total += c.Count; total > maxChunkCount {
-			return nil, fmt.Errorf("more than %d chunks in all", maxChunkCount)
+		if total += c.Count; total > MaxChunkCount {
+			return nil, fmt.Errorf("more than %d chunks in all", MaxChunkCount)
 		}
 		for _, kv := range parts[first:] {
 			k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
@@ -91,7 +92,7 @@ func ParseSelect(s string) (Select, error) {
 			if !ok || k == "" || v == "" {
 				return nil, fmt.Errorf("chunk %d: %q is not resource=value", ci+1, kv)
 			}
-			if !validResourceName(k) {
+			if !ValidResourceName(k) {
 				return nil, fmt.Errorf("chunk %d: bad resource name %q", ci+1, k)
 			}
 			if _, dup := c.Amounts[k]; dup {
@@ -145,7 +146,10 @@ func parseResourceValue(k, v string) (amount int64, isNum bool, err error) {
 	return 0, false, nil
 }
 
-func validResourceName(k string) bool {
+// ValidResourceName reports whether k may name a resource: a non-empty
+// string of ASCII letters, digits, '_', '-' and '.'. ParseSelect holds
+// the resources of a select statement to it.
+func ValidResourceName(k string) bool {
 	for i := 0; i < len(k); i++ {
 		c := k[i]
 		if !(c == '_' || c == '-' || c == '.' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {

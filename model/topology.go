@@ -242,9 +242,9 @@ func NewLayout(pods, leavesPerPod, nodesPerLeaf int) (*Topology, error) {
 	if pods < 1 || leavesPerPod < 1 || nodesPerLeaf < 1 {
 		return nil, fmt.Errorf("%w: layout needs at least 1 pod, leaf per pod and node per leaf", ErrTopology)
 	}
-	if pods*leavesPerPod*nodesPerLeaf > maxGeneratedNodes {
+	if pods*leavesPerPod*nodesPerLeaf > MaxGeneratedNodes {
 		return nil, fmt.Errorf("%w: layout of %d nodes exceeds the limit of %d", ErrTopology,
-			pods*leavesPerPod*nodesPerLeaf, maxGeneratedNodes)
+			pods*leavesPerPod*nodesPerLeaf, MaxGeneratedNodes)
 	}
 	return BuildTopology(treeSpecs(pods, leavesPerPod, nodesPerLeaf))
 }
@@ -268,9 +268,10 @@ func NewFatTree(k, pods int) (*Topology, error) {
 	return NewLayout(pods, k/2, k/2)
 }
 
-// maxGeneratedNodes bounds generated topologies (a k=128 fat-tree has
+// MaxGeneratedNodes bounds generated topologies (a k=128 fat-tree has
 // 524,288 nodes), so that a typo in a window file cannot exhaust memory.
-const maxGeneratedNodes = 1 << 20
+// NewLayout and NewFatTree enforce it.
+const MaxGeneratedNodes = 1 << 20
 
 func treeSpecs(pods, leavesPerPod, nodesPerLeaf int) []SwitchSpec {
 	specs := make([]SwitchSpec, 0, pods*leavesPerPod+pods+1)

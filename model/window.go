@@ -11,9 +11,9 @@ import (
 // and the jobs waiting to start. Solvers decide which waiting jobs start
 // where (and, for the time-and-resource model of [Bridi16], when).
 //
-// A Window is built by ParseWindow or LoadWindow, which validate it; code
-// that builds one by hand must keep the same invariants (Idle sorted and
-// distinct, node ids valid, job ids distinct).
+// A Window is read from its JSON form by model/windowjson (Parse, Load),
+// which validates it; code that builds one by hand must keep the same
+// invariants (Idle sorted and distinct, node ids valid, job ids distinct).
 type Window struct {
 	// Time is the decision time, in seconds.
 	Time int64
@@ -83,14 +83,14 @@ type Job struct {
 	Select Select
 	// Comm reports whether the job is communication-intensive, as the
 	// allocators of Mishra et al. (heuristics.MishraGreedy and its
-	// siblings) use it. ParseWindow sets it to true when the window file
-	// omits "comm"; note that the zero value of a Job built in Go is
+	// siblings) use it. The window reader sets it to true when the window
+	// file omits "comm"; note that the zero value of a Job built in Go is
 	// false (compute-intensive).
 	Comm bool
 	// Pattern names the job's dominant collective communication pattern
 	// for Mishra et al.'s cost model: PatternRD, PatternRHVD or
-	// PatternBinomial. ParseWindow sets PatternRD when the window file
-	// omits "pattern"; the empty string of a Job built in Go means
+	// PatternBinomial. The window reader sets PatternRD when the window
+	// file omits "pattern"; the empty string of a Job built in Go means
 	// PatternRD too.
 	Pattern string
 	// Place is the PBS place statement (arrangement of the job's units
@@ -146,6 +146,15 @@ type Reservation struct {
 	// Start and End bound the reservation, in seconds.
 	Start, End int64
 }
+
+// MaxTime bounds the times and durations of a window (about 35,000 years
+// in seconds), so that sums of times cannot overflow: the window reader
+// holds times, walltimes and ends to it, and Check rejects a start more
+// than MaxTime after the window time.
+const MaxTime = 1 << 40
+
+// DefaultQueue is the queue of a job whose window entry names none.
+const DefaultQueue = "default"
 
 // A Queue holds a queue's parameters.
 type Queue struct {

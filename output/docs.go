@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/windowjson"
 )
 
 // A ResultDoc is the JSON result of a window solve, the contract of
@@ -58,7 +59,7 @@ type DeferralDoc struct {
 func ParseResult(w *model.Window, data []byte) (*ResultDoc, []model.Allocation, error) {
 	var doc ResultDoc
 	if err := json.Unmarshal(data, &doc); err != nil {
-		return nil, nil, &model.FieldError{Reason: fmt.Sprintf("not a result document: %v", err)}
+		return nil, nil, &windowjson.FieldError{Reason: fmt.Sprintf("not a result document: %v", err)}
 	}
 	allocs, err := allocationsOf(w, doc.Allocations, doc.Deferred)
 	if err != nil {
@@ -155,7 +156,7 @@ type ScheduleDoc struct {
 func ParseSchedule(w *model.Window, data []byte) (*ScheduleDoc, []model.Allocation, error) {
 	var doc ScheduleDoc
 	if err := json.Unmarshal(data, &doc); err != nil {
-		return nil, nil, &model.FieldError{Reason: fmt.Sprintf("not a schedule document: %v", err)}
+		return nil, nil, &windowjson.FieldError{Reason: fmt.Sprintf("not a schedule document: %v", err)}
 	}
 	allocs, err := allocationsOf(w, doc.Allocations, doc.Deferred)
 	if err != nil {
@@ -237,5 +238,5 @@ func (d *ScheduleDoc) CheckFigures(scheduled bool) error {
 }
 
 func fieldErr(path, format string, args ...any) error {
-	return &model.FieldError{Path: path, Reason: fmt.Sprintf(format, args...)}
+	return &windowjson.FieldError{Path: path, Reason: fmt.Sprintf(format, args...)}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/windowjson"
 	"github.com/optsched/optsched/output"
 )
 
@@ -15,7 +16,7 @@ func FuzzParseResult(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	w, err := model.ParseWindow(data, model.ParseOptions{})
+	w, err := windowjson.Parse(data, windowjson.Options{})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -34,7 +35,7 @@ func FuzzParseResult(f *testing.F) {
 // FuzzParseSchedule feeds arbitrary schedule documents for unitsWindow to
 // ParseSchedule and Check: neither may panic.
 func FuzzParseSchedule(f *testing.F) {
-	w, err := model.LoadWindow("../instances/eurora-example.json") // units, select, place, queues
+	w, err := windowjson.Load("../instances/eurora-example.json") // units, select, place, queues
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/model/pbs"
+	"github.com/optsched/optsched/model/slurm"
 )
 
 // State is one snapshot of a PBS server, parsed: what a cycle decides
@@ -324,7 +325,7 @@ func (c *cluster) buildTopology(owned []*pbs.Node) error {
 		names[i] = n.Name
 	}
 	if c.scope.TopologyConf != "" {
-		t, err := model.ParseSlurmTopology(c.scope.TopologyConf)
+		t, err := slurm.ParseTopology(c.scope.TopologyConf)
 		if err != nil {
 			return fmt.Errorf("--topology-conf: %w", err)
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/windowjson"
 	"github.com/optsched/optsched/output"
 	"github.com/optsched/optsched/solver"
 )
@@ -32,7 +33,7 @@ const window = `{"time": 10, "topology": {"layout": {"pods": 1, "leaves_per_pod"
 
 func load(t *testing.T) *model.Window {
 	t.Helper()
-	w, err := model.ParseWindow([]byte(window), model.ParseOptions{})
+	w, err := windowjson.Parse([]byte(window), windowjson.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

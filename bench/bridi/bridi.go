@@ -16,6 +16,7 @@ import (
 	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/instances"
 	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/windowjson"
 	"github.com/optsched/optsched/solver"
 	"github.com/optsched/optsched/solver/sat"
 )
@@ -199,7 +200,7 @@ func Run(ctx context.Context, cfg Config) ([]PolicyResult, error) {
 
 // writeWindow writes w as window JSON to path.
 func writeWindow(path string, w *model.Window) error {
-	data, err := w.MarshalJSON()
+	data, err := windowjson.Marshal(w)
 	if err != nil {
 		return err
 	}

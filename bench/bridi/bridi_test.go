@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/windowjson"
 )
 
 // TestRunSmall runs a small workload under all three policies: every
@@ -101,7 +101,7 @@ func TestRunDumpUnproven(t *testing.T) {
 		if !strings.HasPrefix(filepath.Base(f), "cp-s5-a15-t") {
 			t.Errorf("%s: not a cp decision", f)
 		}
-		w, err := model.LoadWindow(f)
+		w, err := windowjson.Load(f)
 		if err != nil {
 			t.Fatal(err)
 		}

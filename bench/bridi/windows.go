@@ -16,6 +16,7 @@ import (
 
 	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/windowjson"
 	"github.com/optsched/optsched/solver"
 )
 
@@ -98,7 +99,7 @@ func ReadCorpus(paths []string) ([]CorpusWindow, error) {
 			}
 		}
 		for _, f := range files {
-			w, err := model.LoadWindow(f)
+			w, err := windowjson.Load(f)
 			if err != nil {
 				return nil, err
 			}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/windowjson"
 	"github.com/optsched/optsched/solver"
 	"github.com/optsched/optsched/solver/sat"
 )
@@ -48,8 +49,8 @@ func TestCorpusDeterministicAndSampled(t *testing.T) {
 		if len(cw.Window.Jobs) < 3 || cw.Window.Time <= 0 || (k > 0 && cw.Window.Time <= all[k-1].Window.Time) {
 			t.Fatalf("%s: %d jobs at %d", cw.Name, len(cw.Window.Jobs), cw.Window.Time)
 		}
-		a, _ := cw.Window.MarshalJSON()
-		b, _ := again[k].Window.MarshalJSON()
+		a, _ := windowjson.Marshal(cw.Window)
+		b, _ := windowjson.Marshal(again[k].Window)
 		if !bytes.Equal(a, b) {
 			t.Fatalf("%s: the window differs between runs", cw.Name)
 		}
@@ -87,8 +88,8 @@ func TestCorpusDeterministicAndSampled(t *testing.T) {
 		if k < 0 {
 			t.Fatalf("%s: not written", b.Name)
 		}
-		x, _ := sample[k].Window.MarshalJSON()
-		y, _ := b.Window.MarshalJSON()
+		x, _ := windowjson.Marshal(sample[k].Window)
+		y, _ := windowjson.Marshal(b.Window)
 		if !bytes.Equal(x, y) {
 			t.Errorf("%s: changed in the round trip", b.Name)
 		}

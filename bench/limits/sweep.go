@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/optsched/optsched/model/windowjson"
 )
 
 // DefaultLimits are the time limits of the sweep: 1 ms, 10 ms, 100 ms
@@ -205,7 +207,7 @@ func writeWindows(dir string, c Class, seed uint64, n int) ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("limits: class %s, window %d: %w", c.Name, k, err)
 		}
-		data, err := w.MarshalJSON()
+		data, err := windowjson.Marshal(w)
 		if err != nil {
 			return nil, fmt.Errorf("limits: class %s, window %d: %w", c.Name, k, err)
 		}

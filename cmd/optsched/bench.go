@@ -18,7 +18,7 @@ import (
 	"github.com/optsched/optsched/bench/report"
 	"github.com/optsched/optsched/catalog"
 	"github.com/optsched/optsched/encode/scas"
-	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/windowjson"
 )
 
 func newBenchCmd(s *streams) *cobra.Command {
@@ -272,7 +272,7 @@ func runBenchMerge(opts *benchMergeOptions) error {
 	var kind string
 	var datas [][]byte
 	for _, f := range opts.files {
-		b, err := model.ReadFileLimited(f)
+		b, err := windowjson.ReadFileLimited(f)
 		if err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/optsched/optsched/instances"
 	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/windowjson"
 )
 
 // genOptions are the inputs of `optsched gen`.
@@ -80,7 +81,7 @@ func runGen(opts *genOptions) error {
 	if err != nil {
 		return usageError{err}
 	}
-	data, err := w.MarshalJSON()
+	data, err := windowjson.Marshal(w)
 	if err != nil {
 		return err
 	}

@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -12,8 +14,11 @@ const module = "github.com/optsched/optsched"
 
 // allowedImports says which optsched packages each top-level package may
 // import (the design's one-way flow). Sub-packages inherit the rule of
-// their top-level folder and may import their own folder.
+// their top-level folder and may import their own folder, except as
+// selfContained says.
 var allowedImports = map[string][]string{
+	// The vocabulary and Check; its format adapters (model/windowjson,
+	// model/slurm, model/hostlist, model/pbs) live under it.
 	"model":      {},
 	"encode":     {"model"},
 	"solver":     {"encode", "model"},
@@ -32,16 +37,76 @@ var allowedImports = map[string][]string{
 	"cmd":    {"*"},
 }
 
+// selfContained are the folders whose top package imports no optsched
+// package at all, not even one under it: model is the vocabulary, and the
+// packages under it may import model and each other, never the reverse.
+var selfContained = map[string]bool{"model": true}
+
 func top(pkg string) string {
 	rel := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")
 	t, _, _ := strings.Cut(rel, "/")
 	return t
 }
 
+// flowViolation says why package from may not import package imp, both
+// optsched import paths; it is "" when the import follows the flow, or
+// when from is in no known folder (reported apart).
+func flowViolation(from, imp string) string {
+	f, to := top(from), top(imp)
+	allowed, known := allowedImports[f]
+	switch {
+	case !known:
+		return ""
+	case to == "cmd" && f != "cmd", to == "bench" && f != "bench" && f != "cmd":
+		return "no library package may import cmd or bench"
+	case selfContained[f] && from == module+"/"+f:
+		return fmt.Sprintf("%s imports no optsched package, not even one under it (they may import it)", f)
+	case to == f:
+	case len(allowed) == 1 && allowed[0] == "*":
+	case !slices.Contains(allowed, to):
+		return fmt.Sprintf("against the flow (%s may import %v)", f, allowed)
+	}
+	return ""
+}
+
+// TestFlowRules checks flowViolation on imports the flow allows and
+// forbids, so that TestImportFlow would catch them.
+func TestFlowRules(t *testing.T) {
+	for _, c := range []struct {
+		from, imp string
+		ok        bool
+	}{
+		{"model/windowjson", "model", true},
+		{"model/windowjson", "model/slurm", true},
+		{"model/pbs", "model/internal/jsonkind", true},
+		{"model", "model/windowjson", false},
+		{"model", "model/hostlist", false},
+		{"model", "encode", false},
+		{"model/windowjson", "solver", false},
+		{"model/slurm", "instances", false},
+		{"solver/sat", "solver", true},
+		{"solver", "solver/sat", true},
+		{"solver/sat", "encode/cnf", true},
+		{"encode", "solver", false},
+		{"instances", "model/windowjson", true},
+		{"output", "model/windowjson", true},
+		{"output", "heuristics", false},
+		{"pbsched", "bench/sim", false},
+		{"cmd/optsched", "bench/bridi", true},
+		{"bench/bridi", "cmd/optsched", false},
+	} {
+		got := flowViolation(module+"/"+c.from, module+"/"+c.imp)
+		if (got == "") != c.ok {
+			t.Errorf("%s imports %s: violation %q, want allowed = %v", c.from, c.imp, got, c.ok)
+		}
+	}
+}
+
 // TestImportFlow runs `go list -deps` over the module and fails on any
 // import against the flow, on an import of cmd or bench by a library
-// package (the command may run the benchmarks), and on a package outside
-// the known folders.
+// package (the command may run the benchmarks), on an import by model of
+// any optsched package (those under it included), and on a package
+// outside the known folders.
 func TestImportFlow(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go command not on PATH")
@@ -70,9 +135,7 @@ func TestImportFlow(t *testing.T) {
 			continue
 		}
 		seen++
-		from := top(p.ImportPath)
-		allowed, known := allowedImports[from]
-		if !known {
+		if _, known := allowedImports[top(p.ImportPath)]; !known {
 			t.Errorf("package %s is in no known top-level folder", p.ImportPath)
 			continue
 		}
@@ -80,20 +143,8 @@ func TestImportFlow(t *testing.T) {
 			if !strings.HasPrefix(imp, module+"/") {
 				continue
 			}
-			to := top(imp)
-			switch {
-			case to == "cmd" && from != "cmd", to == "bench" && from != "bench" && from != "cmd":
-				t.Errorf("%s imports %s: no library package may import cmd or bench", p.ImportPath, imp)
-			case to == from:
-			case len(allowed) == 1 && allowed[0] == "*":
-			default:
-				ok := false
-				for _, a := range allowed {
-					ok = ok || a == to
-				}
-				if !ok {
-					t.Errorf("%s imports %s, against the flow (%s may import %v)", p.ImportPath, imp, from, allowed)
-				}
+			if why := flowViolation(p.ImportPath, imp); why != "" {
+				t.Errorf("%s imports %s: %s", p.ImportPath, imp, why)
 			}
 		}
 	}

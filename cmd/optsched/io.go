@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/windowjson"
 )
 
 // isTerminal reports whether w is a character device (a terminal).
@@ -23,7 +24,7 @@ func isTerminal(w io.Writer) bool {
 }
 
 // maxInput bounds what optsched reads from one file or stdin (256 MiB).
-const maxInput = model.MaxInputBytes
+const maxInput = windowjson.MaxInputBytes
 
 // loadWindow reads a window from path, or from stdin when path is "-".
 func loadWindow(path string, stdin io.Reader) (*model.Window, error) {
@@ -47,7 +48,7 @@ func settleHeap(w *model.Window) {
 
 func readWindow(path string, stdin io.Reader) (*model.Window, error) {
 	if path != "-" {
-		return model.LoadWindow(path)
+		return windowjson.Load(path)
 	}
 	data, err := io.ReadAll(io.LimitReader(stdin, maxInput+1))
 	if err != nil {
@@ -56,7 +57,7 @@ func readWindow(path string, stdin io.Reader) (*model.Window, error) {
 	if len(data) > maxInput {
 		return nil, fmt.Errorf("stdin: window larger than %d bytes", maxInput)
 	}
-	w, err := model.ParseWindow(data, model.ParseOptions{ReadFile: model.ReadFileLimited})
+	w, err := windowjson.Parse(data, windowjson.Options{ReadFile: windowjson.ReadFileLimited})
 	if err != nil {
 		return nil, fmt.Errorf("stdin: %w", err)
 	}

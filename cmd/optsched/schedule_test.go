@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/optsched/optsched/instances"
-	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/windowjson"
 	"github.com/optsched/optsched/output"
 )
 
@@ -191,7 +191,7 @@ func TestSolveCPCHWeight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := model.ParseWindow(data, model.ParseOptions{})
+	w, err := windowjson.Parse(data, windowjson.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +287,7 @@ func TestCPDeadlinesOnLargeWindows(t *testing.T) {
 		t.Fatal(err)
 	}
 	heavy := filepath.Join(dir, "heavy.json")
-	b, err := json.Marshal(hw)
+	b, err := windowjson.Marshal(hw)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/windowjson"
 	"github.com/optsched/optsched/output"
 )
 
@@ -63,7 +64,7 @@ func runValidate(opts *validateOptions) error {
 	if opts.result == "-" {
 		data, err = io.ReadAll(io.LimitReader(opts.streams.in, maxInput))
 	} else {
-		data, err = model.ReadFileLimited(opts.result)
+		data, err = windowjson.ReadFileLimited(opts.result)
 	}
 	if err != nil {
 		return err

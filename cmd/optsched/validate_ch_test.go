@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/windowjson"
 )
 
 // FuzzValidateScheduleCH feeds arbitrary schedule documents, with and
@@ -16,7 +16,7 @@ func FuzzValidateScheduleCH(f *testing.F) {
 	if err != nil {
 		f.Skip(err)
 	}
-	w, err := model.ParseWindow(data, model.ParseOptions{})
+	w, err := windowjson.Parse(data, windowjson.Options{})
 	if err != nil {
 		f.Fatal(err)
 	}

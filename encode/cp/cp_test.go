@@ -9,6 +9,7 @@ import (
 	"github.com/optsched/optsched/encode/cp"
 	"github.com/optsched/optsched/instances"
 	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/windowjson"
 )
 
 // window: n0–n4 on one leaf; n0, n1 idle; r1 uses 8 of n2's 16 cores
@@ -29,7 +30,7 @@ const window = `{"time": 0, "topology": {"layout": {"pods": 1, "leaves_per_pod":
 
 func build(t *testing.T, g int64) *cp.Model {
 	t.Helper()
-	w, err := model.ParseWindow([]byte(window), model.ParseOptions{})
+	w, err := windowjson.Parse([]byte(window), windowjson.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/optsched/optsched/encode/cp"
-	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/windowjson"
 )
 
 // TestPoolWholeUnit: n0 has its 2 GPUs free but 2 of 16 cores, n1 16
@@ -68,7 +68,7 @@ func TestPoolExclusive(t *testing.T) {
 // buildDoc reads the window doc on the 60 s grid.
 func buildDoc(t *testing.T, doc string) *cp.Model {
 	t.Helper()
-	w, err := model.ParseWindow([]byte(doc), model.ParseOptions{})
+	w, err := windowjson.Parse([]byte(doc), windowjson.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

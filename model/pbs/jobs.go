@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/internal/jsonkind"
 )
 
 // Jobs is the parsed output of `qstat -f -F json`.
@@ -80,7 +81,7 @@ func ParseJobs(data []byte, loc *time.Location) (*Jobs, error) {
 		if dup != "" {
 			return nil, &Error{Source: src, Object: "job " + dup, Reason: "listed twice"}
 		}
-		return nil, &Error{Source: src, Field: "Jobs", Reason: fmt.Sprintf("must be an object of jobs, got %s", model.JSONKind(body))}
+		return nil, &Error{Source: src, Field: "Jobs", Reason: fmt.Sprintf("must be an object of jobs, got %s", jsonkind.Of(body))}
 	}
 	out.Jobs = make([]Job, 0, len(list))
 	for _, m := range list {
@@ -111,12 +112,12 @@ func parseJob(id string, raw json.RawMessage, loc *time.Location) (Job, error) {
 		if dup != "" {
 			return j, bad(dup, "given twice")
 		}
-		return j, &Error{Source: src, Object: obj, Reason: fmt.Sprintf("must be an object of attributes, got %s", model.JSONKind(raw))}
+		return j, &Error{Source: src, Object: obj, Reason: fmt.Sprintf("must be an object of attributes, got %s", jsonkind.Of(raw))}
 	}
 	str := func(field string, v json.RawMessage) (string, error) {
 		s, ok := scalar(v)
 		if !ok {
-			return "", bad(field, "must be a string, got %s", model.JSONKind(v))
+			return "", bad(field, "must be a string, got %s", jsonkind.Of(v))
 		}
 		return s, nil
 	}
@@ -220,7 +221,7 @@ func parseResourceList(j *Job, raw json.RawMessage, bad func(field, format strin
 		if dup != "" {
 			return bad("Resource_List."+dup, "given twice")
 		}
-		return bad("Resource_List", "must be an object, got %s", model.JSONKind(raw))
+		return bad("Resource_List", "must be an object, got %s", jsonkind.Of(raw))
 	}
 	for _, r := range res {
 		field := "Resource_List." + r.key
@@ -231,7 +232,7 @@ func parseResourceList(j *Job, raw json.RawMessage, bad func(field, format strin
 		switch r.key {
 		case "select", "nodect", "ncpus", "walltime", "place":
 			if !ok {
-				return bad(field, "must be a string or number, got %s", model.JSONKind(r.val))
+				return bad(field, "must be a string or number, got %s", jsonkind.Of(r.val))
 			}
 		default:
 			continue

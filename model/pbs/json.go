@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/internal/jsonkind"
 )
 
 // member is one key of a JSON object with its raw value, in document order.
@@ -36,7 +36,7 @@ var (
 // still gets an error, never a panic.
 func members(raw json.RawMessage) (ms []member, dupKey string, err error) {
 	t := bytes.TrimSpace(raw)
-	if model.JSONKind(t) != "an object" {
+	if jsonkind.Of(t) != "an object" {
 		return nil, "", errNotObject
 	}
 	bad := errMalformed
@@ -185,7 +185,7 @@ func scanValue(t []byte, i int) int {
 // without quotes), true and false as PBS spells booleans ("True",
 // "False"). ok is false for null, objects and lists.
 func scalar(raw json.RawMessage) (text string, ok bool) {
-	switch model.JSONKind(raw) {
+	switch jsonkind.Of(raw) {
 	case "a string":
 		if t := bytes.TrimSpace(raw); len(t) >= 2 && t[len(t)-1] == '"' && bytes.IndexByte(t, '\\') < 0 && isASCII(t) {
 			// No escapes and plain ASCII: the text between the quotes
@@ -234,7 +234,7 @@ func document(source string, data []byte, list string) (header, json.RawMessage,
 	ms, dup, err := members(data)
 	switch {
 	case errors.Is(err, errNotObject):
-		return h, nil, &Error{Source: source, Reason: fmt.Sprintf("must be a JSON object, got %s", model.JSONKind(data))}
+		return h, nil, &Error{Source: source, Reason: fmt.Sprintf("must be a JSON object, got %s", jsonkind.Of(data))}
 	case errors.Is(err, errDupKey):
 		return h, nil, &Error{Source: source, Field: dup, Reason: "given twice"}
 	case err != nil:

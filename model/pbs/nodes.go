@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/internal/jsonkind"
 )
 
 // Nodes is the parsed output of `pbsnodes -av -F json`.
@@ -89,7 +90,7 @@ func ParseNodes(data []byte) (*Nodes, error) {
 		if dup != "" {
 			return nil, &Error{Source: src, Object: "node " + dup, Reason: "listed twice"}
 		}
-		return nil, &Error{Source: src, Field: "nodes", Reason: fmt.Sprintf("must be an object of vnodes, got %s", model.JSONKind(body))}
+		return nil, &Error{Source: src, Field: "nodes", Reason: fmt.Sprintf("must be an object of vnodes, got %s", jsonkind.Of(body))}
 	}
 	out.Nodes = make([]Node, 0, len(list))
 	for _, m := range list {
@@ -117,7 +118,7 @@ func parseNode(name string, raw json.RawMessage) (Node, error) {
 		if dup != "" {
 			return n, bad(dup, "given twice")
 		}
-		return n, &Error{Source: src, Object: obj, Reason: fmt.Sprintf("must be an object of attributes, got %s", model.JSONKind(raw))}
+		return n, &Error{Source: src, Object: obj, Reason: fmt.Sprintf("must be an object of attributes, got %s", jsonkind.Of(raw))}
 	}
 	haveState := false
 	for _, a := range attrs {
@@ -128,7 +129,7 @@ func parseNode(name string, raw json.RawMessage) (Node, error) {
 		case "state":
 			s, ok := scalar(a.val)
 			if !ok {
-				return n, bad(a.key, "must be a string, got %s", model.JSONKind(a.val))
+				return n, bad(a.key, "must be a string, got %s", jsonkind.Of(a.val))
 			}
 			for _, w := range strings.Split(s, ",") {
 				w = strings.TrimSpace(w)
@@ -178,7 +179,7 @@ func parseNodeResources(attr string, raw json.RawMessage, amounts model.Resource
 		if dup != "" {
 			return bad(attr+"."+dup, "given twice")
 		}
-		return bad(attr, "must be an object, got %s", model.JSONKind(raw))
+		return bad(attr, "must be an object, got %s", jsonkind.Of(raw))
 	}
 	for _, r := range res {
 		field := attr + "." + r.key
@@ -188,7 +189,7 @@ func parseNodeResources(attr string, raw json.RawMessage, amounts model.Resource
 		s, ok := scalar(r.val)
 		if !ok {
 			if integerResources[r.key] || sizeResources[r.key] {
-				return bad(field, "must be a number or a size, got %s", model.JSONKind(r.val))
+				return bad(field, "must be a number or a size, got %s", jsonkind.Of(r.val))
 			}
 			continue // an unusual custom resource type; not ours to judge
 		}
@@ -227,7 +228,7 @@ func parseNodeResources(attr string, raw json.RawMessage, amounts model.Resource
 // ("123.svr/0"). Ids are returned once each, in order.
 func jobList(raw json.RawMessage) ([]string, error) {
 	var items []string
-	switch model.JSONKind(raw) {
+	switch jsonkind.Of(raw) {
 	case "a list":
 		var l []json.RawMessage
 		if err := json.Unmarshal(raw, &l); err != nil {
@@ -236,14 +237,14 @@ func jobList(raw json.RawMessage) ([]string, error) {
 		for i, r := range l {
 			s, ok := scalar(r)
 			if !ok {
-				return nil, fmt.Errorf("entry %d must be a job id, got %s", i, model.JSONKind(r))
+				return nil, fmt.Errorf("entry %d must be a job id, got %s", i, jsonkind.Of(r))
 			}
 			items = append(items, s)
 		}
 	default:
 		s, ok := scalar(raw)
 		if !ok {
-			return nil, fmt.Errorf("must be a list of job ids, got %s", model.JSONKind(raw))
+			return nil, fmt.Errorf("must be a list of job ids, got %s", jsonkind.Of(raw))
 		}
 		items = strings.Split(s, ",")
 	}

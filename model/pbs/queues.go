@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/internal/jsonkind"
 )
 
 // A Queue is one queue of `qstat -Q -f`.
@@ -65,7 +65,7 @@ func parseQueuesJSON(data []byte) (*Queues, error) {
 		if dup != "" {
 			return nil, &Error{Source: src, Object: "queue " + dup, Reason: "listed twice"}
 		}
-		return nil, &Error{Source: src, Field: "Queue", Reason: fmt.Sprintf("must be an object of queues, got %s", model.JSONKind(body))}
+		return nil, &Error{Source: src, Field: "Queue", Reason: fmt.Sprintf("must be an object of queues, got %s", jsonkind.Of(body))}
 	}
 	for _, m := range list {
 		q := Queue{Name: m.key}
@@ -74,7 +74,7 @@ func parseQueuesJSON(data []byte) (*Queues, error) {
 			if dup != "" {
 				return nil, &Error{Source: src, Object: "queue " + m.key, Field: dup, Reason: "given twice"}
 			}
-			return nil, &Error{Source: src, Object: "queue " + m.key, Reason: fmt.Sprintf("must be an object of attributes, got %s", model.JSONKind(m.val))}
+			return nil, &Error{Source: src, Object: "queue " + m.key, Reason: fmt.Sprintf("must be an object of attributes, got %s", jsonkind.Of(m.val))}
 		}
 		kv := map[string]string{}
 		for _, a := range attrs {

@@ -3,5 +3,6 @@
 // continued lines, with every error naming its line. Parse checks the
 // tree as Slurm would — declared switches, one parent each, no cycles, at
 // most MaxLevels levels and MaxNodes nodes — and returns its switches by
-// name; model.ParseSlurmTopology builds the Topology from them.
+// name; ParseTopology builds the model.Topology from them, its errors
+// wrapping model.ErrTopology.
 package slurm

@@ -11,7 +11,7 @@ import (
 // TestParse: switches come back in line order with their lines (a
 // continued line keeps its first), names expanded; an error is an *Error
 // at the line at fault. The whole grammar is tested through
-// model.ParseSlurmTopology (model/slurm_test.go).
+// ParseTopology (topology_test.go).
 func TestParse(t *testing.T) {
 	text := "# a two-level tree\nSwitchName=top Switches=leaf[0-1]\nSwitchName=leaf0 \\\n  Nodes=n[0-1]\nSwitchName=leaf1 Nodes=n2 LinkSpeed=100\n"
 	sws, err := slurm.Parse(text)

@@ -13,7 +13,7 @@ import (
 
 	"github.com/optsched/optsched/catalog"
 	"github.com/optsched/optsched/encode/scas"
-	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/windowjson"
 	"github.com/optsched/optsched/pbsched"
 	"github.com/optsched/optsched/solver"
 )
@@ -188,7 +188,7 @@ func (c *Config) scope() (*pbsched.Scope, error) {
 	}
 	sc.NodeList = c.Nodes
 	if c.TopologyConf != "" {
-		data, err := model.ReadFileLimited(c.TopologyConf)
+		data, err := windowjson.ReadFileLimited(c.TopologyConf)
 		if err != nil {
 			return nil, fmt.Errorf("--topology-conf: %w", err)
 		}

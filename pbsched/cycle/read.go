@@ -14,13 +14,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/model/pbs"
+	"github.com/optsched/optsched/model/windowjson"
 	"github.com/optsched/optsched/pbsched"
 )
 
 // maxInput bounds each document a cycle reads (256 MiB).
-const maxInput = model.MaxInputBytes
+const maxInput = windowjson.MaxInputBytes
 
 // commandTimeout bounds each qstat or pbsnodes call.
 const commandTimeout = 2 * time.Minute

@@ -16,6 +16,7 @@ import (
 	"github.com/optsched/optsched/encode/scas"
 	"github.com/optsched/optsched/instances"
 	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/windowjson"
 	"github.com/optsched/optsched/solver"
 	"github.com/optsched/optsched/solver/brute"
 )
@@ -144,7 +145,7 @@ func TestBoundBelowBrute(t *testing.T) {
 // fixed seed and one job per size.
 func bigWindow(t testing.TB, idle int, sizes []int) (*model.Window, []int) {
 	t.Helper()
-	w, err := model.ParseWindow([]byte(`{"time": 0, "topology": {"layout": {"pods": 25, "leaves_per_pod": 4, "nodes_per_leaf": 10}}, "idle": [], "jobs": []}`), model.ParseOptions{})
+	w, err := windowjson.Parse([]byte(`{"time": 0, "topology": {"layout": {"pods": 25, "leaves_per_pod": 4, "nodes_per_leaf": 10}}, "idle": [], "jobs": []}`), windowjson.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

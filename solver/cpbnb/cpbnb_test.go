@@ -8,7 +8,7 @@ import (
 
 	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/instances"
-	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/windowjson"
 	"github.com/optsched/optsched/solver"
 	"github.com/optsched/optsched/solver/cpbnb"
 	"github.com/optsched/optsched/solver/sat"
@@ -41,7 +41,7 @@ const twoNodes = `{"time": 0, "topology": {"layout": {"pods": 1, "leaves_per_pod
 // their state from the branching slot on is the same, not merely their
 // capacities (merging n0 and n1 into one class puts x on n0 and delays y).
 func TestNodesOfOneCapacityNotExchangeable(t *testing.T) {
-	w, err := model.ParseWindow([]byte(twoNodes), model.ParseOptions{})
+	w, err := windowjson.Parse([]byte(twoNodes), windowjson.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

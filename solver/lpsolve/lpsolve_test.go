@@ -20,6 +20,7 @@ import (
 	"github.com/optsched/optsched/encode/scas"
 	"github.com/optsched/optsched/instances"
 	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/windowjson"
 	"github.com/optsched/optsched/solver"
 	"github.com/optsched/optsched/solver/brute"
 )
@@ -89,7 +90,7 @@ func TestAgainstBrute(t *testing.T) {
 }
 
 func windowText(w *model.Window) string {
-	data, err := w.MarshalJSON()
+	data, err := windowjson.Marshal(w)
 	if err != nil {
 		return fmt.Sprint("(unwritable window: ", err, ")")
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/optsched/optsched/instances"
 	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/windowjson"
 	"github.com/optsched/optsched/solver"
 	"github.com/optsched/optsched/solver/cpbnb"
 )
@@ -189,7 +190,7 @@ func TestBnBEqualsBruteForce(t *testing.T) {
 			}
 			if s.NodeLimit > 0 {
 				if res.HasBound() && res.Bound > want+1e-9 {
-					data, _ := w.MarshalJSON()
+					data, _ := windowjson.Marshal(w)
 					t.Fatalf("window %d: bound %.9g after %v nodes above the brute-force optimum %.9g\n%s", i, res.Bound, res.Stats["nodes"], want, data)
 				}
 				if res.Status == solver.Feasible && res.Bound < want-1e-9 {
@@ -198,7 +199,7 @@ func TestBnBEqualsBruteForce(t *testing.T) {
 				continue
 			}
 			if res.Status != solver.Optimal || math.Abs(res.Objective-want) > 1e-9 {
-				data, _ := w.MarshalJSON()
+				data, _ := windowjson.Marshal(w)
 				t.Fatalf("window %d, bnb %d: %s %.9g, brute force %.9g\n%s", i, si, res.Status, res.Objective, want, data)
 			}
 		}

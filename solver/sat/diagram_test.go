@@ -10,7 +10,7 @@ import (
 
 	"github.com/optsched/optsched/encode/cnf"
 	"github.com/optsched/optsched/encode/cp"
-	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/windowjson"
 )
 
 type gsink struct{ g *gini.Gini }
@@ -36,7 +36,7 @@ func bigNodeModel(t *testing.T, rng *rand.Rand, jobs int) (m *cp.Model, lo, hi [
 		doc += fmt.Sprintf(`{"id": "j%d", "nodes": 1, "walltime": 10, "queue": %q, "select": "1:ncpus=1"}`, j, []string{"a", "b", "c"}[rng.IntN(3)])
 	}
 	doc += `], "node_resources": {"default": {"ncpus": 1000}}}`
-	w, err := model.ParseWindow([]byte(doc), model.ParseOptions{})
+	w, err := windowjson.Parse([]byte(doc), windowjson.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/instances"
 	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/windowjson"
 	"github.com/optsched/optsched/solver"
 	"github.com/optsched/optsched/solver/sat"
 )
@@ -61,7 +62,7 @@ func TestSATEqualsBruteForce(t *testing.T) {
 				t.Fatalf("window %d, solver %d: status %s", i, si, res.Status)
 			}
 			if math.Abs(res.Objective-want) > 1e-9 {
-				data, _ := w.MarshalJSON()
+				data, _ := windowjson.Marshal(w)
 				t.Fatalf("window %d, solver %d: objective %.9g, brute force %.9g\n%s", i, si, res.Objective, want, data)
 			}
 			if len(res.Deferred) != len(never) {
@@ -274,7 +275,7 @@ func TestGroupBoundBelowBruteForce(t *testing.T) {
 					t.Fatal(err)
 				}
 				if got := m.ObjectiveOfWeighted(float64(b)); got > want+1e-9 {
-					data, _ := w.MarshalJSON()
+					data, _ := windowjson.Marshal(w)
 					t.Fatalf("window %d, groups of %d, incumbent %v: bound %.9g above the brute-force optimum %.9g\n%s", i, size, k == 1, got, want, data)
 				}
 				if b > sat.LowerBound(m) {
@@ -304,7 +305,7 @@ func TestPoolBoundBelowBruteForce(t *testing.T) {
 				t.Fatal(err)
 			}
 			if got := m.ObjectiveOfWeighted(float64(b)); got > want+1e-9 {
-				data, _ := w.MarshalJSON()
+				data, _ := windowjson.Marshal(w)
 				t.Fatalf("window %d, keep %d: bound %.9g above the brute-force optimum %.9g\n%s\n%s", i, keep, got, want, data, m.Pool(keep).Describe())
 			}
 			if b > sat.LowerBound(m) {
@@ -333,7 +334,7 @@ func TestTimeIndexedBoundBelowBruteForce(t *testing.T) {
 			}
 			got := m.ObjectiveOfWeighted(float64(b))
 			if got > want+1e-9 {
-				data, _ := w.MarshalJSON()
+				data, _ := windowjson.Marshal(w)
 				t.Fatalf("window %d, grid %v: bound %.9g above the brute-force optimum %.9g\n%s\n%s", i, grid, got, want, data, m.Describe())
 			}
 			if b > sat.LowerBound(m) {
@@ -370,7 +371,7 @@ func TestFixingKeepsAnOptimum(t *testing.T) {
 				t.Fatalf("window %d, grid %v: search optimum %.9g, brute force %.9g", i, grid, got, want)
 			}
 			if none != opt || serial != opt {
-				data, _ := w.MarshalJSON()
+				data, _ := windowjson.Marshal(w)
 				t.Fatalf("window %d, grid %v: %d starts ruled out, optimum %d from no incumbent and %d from a serial one, want %d\n%s\n%s",
 					i, grid, out, none, serial, opt, data, m.Describe())
 			}
@@ -440,14 +441,14 @@ func TestSATCHEqualsBruteForce(t *testing.T) {
 			{Initial: listSchedulers(), CHWeight: W, Eager: true, NoDominance: true}} {
 			res, err := solver.ScheduleWindow(context.Background(), w, s, solver.ScheduleOptions{Granularity: g}, 0)
 			if err != nil {
-				data, _ := w.MarshalJSON()
+				data, _ := windowjson.Marshal(w)
 				t.Fatalf("window %d (W %v), solver %d: %v\n%s", i, W, si, err, data)
 			}
 			if res.Status != solver.Optimal || res.CHWeight != W {
 				t.Fatalf("window %d, solver %d: status %s, CH weight %v", i, si, res.Status, res.CHWeight)
 			}
 			if math.Abs(res.Objective-want) > 1e-9*max(1, want) {
-				data, _ := w.MarshalJSON()
+				data, _ := windowjson.Marshal(w)
 				t.Fatalf("window %d (W %v, cost %v), solver %d: objective %.9g, brute force %.9g\n%s", i, W, w.Cost, si, res.Objective, want, data)
 			}
 		}

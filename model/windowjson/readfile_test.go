@@ -1,4 +1,4 @@
-package model
+package windowjson
 
 import (
 	"os"
@@ -21,7 +21,7 @@ func TestReadLimited(t *testing.T) {
 	os.WriteFile(big, []byte(strings.Repeat("# x\n", 1000)), 0o644)
 	win := filepath.Join(dir, "w.json")
 	os.WriteFile(win, []byte(`{"time": 0, "topology": {"slurm_file": "big.conf"}, "idle": [], "jobs": []}`), 0o644)
-	if _, err := LoadWindow(win); err == nil || !strings.Contains(err.Error(), "larger than 1024 bytes") {
+	if _, err := Load(win); err == nil || !strings.Contains(err.Error(), "larger than 1024 bytes") {
 		t.Errorf("slurm_file: %v", err)
 	}
 	if data, err := ReadFileLimited(win); err != nil || len(data) == 0 {

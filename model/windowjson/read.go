@@ -1,4 +1,4 @@
-package model
+package windowjson
 
 import (
 	"encoding/json"
@@ -7,29 +7,33 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/model/hostlist"
+	"github.com/optsched/optsched/model/internal/jsonkind"
+	"github.com/optsched/optsched/model/slurm"
 )
 
-// WindowVersion is the version of the window JSON format this package
-// reads and writes.
-const WindowVersion = 1
+// Version is the version of the window JSON format this package reads and
+// writes.
+const Version = 1
 
-// ParseOptions adjusts ParseWindow.
-type ParseOptions struct {
+// Options adjusts Parse.
+type Options struct {
 	// ReadFile reads the file a "slurm_file" topology names. When nil,
 	// slurm_file is rejected (as for untrusted input).
 	ReadFile func(path string) ([]byte, error)
 }
 
-// LoadWindow reads and validates the window file at path. A slurm_file
-// topology is read relative to the window file's folder.
-func LoadWindow(path string) (*Window, error) {
+// Load reads and validates the window file at path, of at most
+// MaxInputBytes. A slurm_file topology is read relative to the window
+// file's folder. Every error names path.
+func Load(path string) (*model.Window, error) {
 	data, err := ReadFileLimited(path)
 	if err != nil {
 		return nil, err
 	}
 	dir := filepath.Dir(path)
-	w, err := ParseWindow(data, ParseOptions{ReadFile: func(p string) ([]byte, error) {
+	w, err := Parse(data, Options{ReadFile: func(p string) ([]byte, error) {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(dir, p)
 		}
@@ -41,30 +45,30 @@ func LoadWindow(path string) (*Window, error) {
 	return w, nil
 }
 
-// ParseWindow decodes and validates a window in the JSON format documented
-// in the README (version 1). Every error names the field path and the
+// Parse decodes and validates a window in the JSON format documented in
+// the README (version 1). Every error names the field path and the
 // reason, as in "jobs[3].nodes: must be at least 1", and is a *FieldError
 // (or wraps one). It never panics.
-func ParseWindow(data []byte, opt ParseOptions) (*Window, error) {
+func Parse(data []byte, opt Options) (*model.Window, error) {
 	if !json.Valid(data) {
 		var v any
 		err := json.Unmarshal(data, &v)
 		return nil, &FieldError{Reason: fmt.Sprintf("not valid JSON: %v", err)}
 	}
-	if JSONKind(data) != "an object" {
-		return nil, &FieldError{Reason: fmt.Sprintf("a window must be a JSON object, got %s", JSONKind(data))}
+	if jsonkind.Of(data) != "an object" {
+		return nil, &FieldError{Reason: fmt.Sprintf("a window must be a JSON object, got %s", jsonkind.Of(data))}
 	}
 	root, err := newObj("", data)
 	if err != nil {
 		return nil, err // a key given twice, named
 	}
-	w := &Window{}
-	if v, err := root.int("version", false, WindowVersion, 1, maxInt); err != nil {
+	w := &model.Window{}
+	if v, err := root.int("version", false, Version, 1, maxInt); err != nil {
 		return nil, err
-	} else if v != WindowVersion {
-		return nil, fieldErr("version", "unsupported version %d (this optsched reads version %d)", v, WindowVersion)
+	} else if v != Version {
+		return nil, fieldErr("version", "unsupported version %d (this optsched reads version %d)", v, Version)
 	}
-	if w.Time, err = root.int("time", true, 0, 0, maxTime); err != nil {
+	if w.Time, err = root.int("time", true, 0, 0, model.MaxTime); err != nil {
 		return nil, err
 	}
 	if err := readTopology(root, w, opt); err != nil {
@@ -98,11 +102,7 @@ func ParseWindow(data []byte, opt ParseOptions) (*Window, error) {
 	return w, nil
 }
 
-// maxTime bounds times and durations (about 35,000 years in seconds), so
-// that sums of times cannot overflow.
-const maxTime = 1 << 40
-
-func readTopology(root *jobj, w *Window, opt ParseOptions) error {
+func readTopology(root *jobj, w *model.Window, opt Options) error {
 	raw, ok := root.get("topology")
 	if !ok {
 		return fieldErr("topology", "required")
@@ -130,22 +130,22 @@ func readTopology(root *jobj, w *Window, opt ParseOptions) error {
 		if err != nil {
 			return err
 		}
-		var s LayoutSpec
+		var s model.LayoutSpec
 		var v [3]int64
 		for i, k := range []string{"pods", "leaves_per_pod", "nodes_per_leaf"} {
-			if v[i], err = l.int(k, true, 0, 1, maxGeneratedNodes); err != nil {
+			if v[i], err = l.int(k, true, 0, 1, model.MaxGeneratedNodes); err != nil {
 				return err
 			}
 		}
 		if err := l.unknown(); err != nil {
 			return err
 		}
-		s = LayoutSpec{Pods: int(v[0]), LeavesPerPod: int(v[1]), NodesPerLeaf: int(v[2])}
-		if v[0]*v[1]*v[2] > maxGeneratedNodes {
-			return fieldErr("topology.layout", "%d nodes exceed the limit of %d", v[0]*v[1]*v[2], maxGeneratedNodes)
+		s = model.LayoutSpec{Pods: int(v[0]), LeavesPerPod: int(v[1]), NodesPerLeaf: int(v[2])}
+		if v[0]*v[1]*v[2] > model.MaxGeneratedNodes {
+			return fieldErr("topology.layout", "%d nodes exceed the limit of %d", v[0]*v[1]*v[2], model.MaxGeneratedNodes)
 		}
 		w.TopologySpec.Layout = &s
-		w.Topology, err = NewLayout(s.Pods, s.LeavesPerPod, s.NodesPerLeaf)
+		w.Topology, err = model.NewLayout(s.Pods, s.LeavesPerPod, s.NodesPerLeaf)
 		if err != nil {
 			return fieldErr("topology.layout", "%v", err)
 		}
@@ -169,8 +169,8 @@ func readTopology(root *jobj, w *Window, opt ParseOptions) error {
 		if err := f.unknown(); err != nil {
 			return err
 		}
-		w.TopologySpec.FatTree = &FatTreeSpec{K: int(k), Pods: int(pods)}
-		w.Topology, err = NewFatTree(int(k), int(pods))
+		w.TopologySpec.FatTree = &model.FatTreeSpec{K: int(k), Pods: int(pods)}
+		w.Topology, err = model.NewFatTree(int(k), int(pods))
 		if err != nil {
 			return fieldErr("topology.fat_tree", "%v", err)
 		}
@@ -180,7 +180,7 @@ func readTopology(root *jobj, w *Window, opt ParseOptions) error {
 			return err
 		}
 		w.TopologySpec.Slurm = text
-		if w.Topology, err = ParseSlurmTopology(text); err != nil {
+		if w.Topology, err = slurm.ParseTopology(text); err != nil {
 			return fieldErr("topology.slurm", "%v", err)
 		}
 	case "slurm_file":
@@ -196,15 +196,15 @@ func readTopology(root *jobj, w *Window, opt ParseOptions) error {
 			return fieldErr("topology.slurm_file", "%v", err)
 		}
 		w.TopologySpec.SlurmFile = path
-		if w.Topology, err = ParseSlurmTopology(string(text)); err != nil {
+		if w.Topology, err = slurm.ParseTopology(string(text)); err != nil {
 			return fieldErr("topology.slurm_file", "%s: %v", path, err)
 		}
 	}
 	return nil
 }
 
-func readCost(root *jobj, w *Window) error {
-	w.Cost = DefaultCostModel
+func readCost(root *jobj, w *model.Window) error {
+	w.Cost = model.DefaultCostModel
 	raw, ok := root.get("cost")
 	if !ok {
 		return nil
@@ -213,14 +213,14 @@ func readCost(root *jobj, w *Window) error {
 	if err != nil {
 		return err
 	}
-	name, err := o.str("model", false, DefaultCostModel.Kind.String())
+	name, err := o.str("model", false, model.DefaultCostModel.Kind.String())
 	if err != nil {
 		return err
 	}
-	if w.Cost.Kind, err = ParseCostKind(name); err != nil {
+	if w.Cost.Kind, err = model.ParseCostKind(name); err != nil {
 		return fieldErr("cost.model", "%v", err)
 	}
-	if w.Cost.HopCost, err = o.int("hop_cost", false, DefaultHopCost, 1, 1_000_000); err != nil {
+	if w.Cost.HopCost, err = o.int("hop_cost", false, model.DefaultHopCost, 1, 1_000_000); err != nil {
 		return err
 	}
 	return o.unknown()
@@ -228,9 +228,9 @@ func readCost(root *jobj, w *Window) error {
 
 // nodeList reads a list of node names or a hostlist string at path and
 // returns their ids.
-func nodeList(path string, raw json.RawMessage, t *Topology) ([]int, error) {
+func nodeList(path string, raw json.RawMessage, t *model.Topology) ([]int, error) {
 	var names []string
-	switch JSONKind(raw) {
+	switch jsonkind.Of(raw) {
 	case "a string":
 		var s string
 		if err := decodeValue(path, raw, &s); err != nil {
@@ -256,7 +256,7 @@ func nodeList(path string, raw json.RawMessage, t *Topology) ([]int, error) {
 			names = append(names, s)
 		}
 	default:
-		return nil, fieldErr(path, "must be a list of node names or a hostlist string, got %s", JSONKind(raw))
+		return nil, fieldErr(path, "must be a list of node names or a hostlist string, got %s", jsonkind.Of(raw))
 	}
 	ids := make([]int, len(names))
 	seen := make(map[int]bool, len(names))
@@ -274,7 +274,7 @@ func nodeList(path string, raw json.RawMessage, t *Topology) ([]int, error) {
 	return ids, nil
 }
 
-func readIdle(root *jobj, w *Window) error {
+func readIdle(root *jobj, w *model.Window) error {
 	raw, ok := root.get("idle")
 	if !ok {
 		return fieldErr("idle", "required (an empty list when no node is idle)")
@@ -291,10 +291,10 @@ func readIdle(root *jobj, w *Window) error {
 	return nil
 }
 
-func readRunning(root *jobj, w *Window, ids map[string]string) error {
+func readRunning(root *jobj, w *model.Window, ids map[string]string) error {
 	return root.objects("running", false, func(path string, o *jobj) error {
 		var err error
-		var r RunningJob
+		var r model.RunningJob
 		if r.ID, err = o.id("id"); err != nil {
 			return err
 		}
@@ -310,7 +310,7 @@ func readRunning(root *jobj, w *Window, ids map[string]string) error {
 				return fieldErr(path+".nodes", "node %q is also listed as idle", w.Topology.Name(id))
 			}
 		}
-		if r.End, err = o.int("end", true, 0, 0, maxTime); err != nil {
+		if r.End, err = o.int("end", true, 0, 0, model.MaxTime); err != nil {
 			return err
 		}
 		if r.End <= w.Time {
@@ -342,7 +342,7 @@ func readBool(o *jobj, key string, def bool) (bool, error) {
 	if !ok {
 		return def, nil
 	}
-	if k := JSONKind(raw); k != "a boolean" {
+	if k := jsonkind.Of(raw); k != "a boolean" {
 		return false, fieldErr(o.sub(key), "must be true or false, got %s", k)
 	}
 	var b bool
@@ -352,7 +352,7 @@ func readBool(o *jobj, key string, def bool) (bool, error) {
 	return b, nil
 }
 
-func readSelect(o *jobj, path string) (Select, error) {
+func readSelect(o *jobj, path string) (model.Select, error) {
 	s, err := o.str("select", false, "")
 	if err != nil || s == "" {
 		if err == nil && o.has("select") {
@@ -360,14 +360,14 @@ func readSelect(o *jobj, path string) (Select, error) {
 		}
 		return nil, err
 	}
-	sel, err := ParseSelect(s)
+	sel, err := model.ParseSelect(s)
 	if err != nil {
 		return nil, fieldErr(path+".select", "%v", err)
 	}
 	return sel, nil
 }
 
-func readQueues(root *jobj, w *Window) error {
+func readQueues(root *jobj, w *model.Window) error {
 	raw, ok := root.get("queues")
 	if !ok {
 		return nil
@@ -376,7 +376,7 @@ func readQueues(root *jobj, w *Window) error {
 	if err != nil {
 		return err
 	}
-	w.Queues = make(map[string]Queue, len(o.m))
+	w.Queues = make(map[string]model.Queue, len(o.m))
 	for _, name := range sortedKeys(o.m) {
 		path := fmt.Sprintf("queues[%q]", name)
 		if strings.TrimSpace(name) == "" {
@@ -387,34 +387,31 @@ func readQueues(root *jobj, w *Window) error {
 			return err
 		}
 		o.used[name] = true
-		ewt, err := q.int("expected_wait", true, 0, 1, maxTime)
+		ewt, err := q.int("expected_wait", true, 0, 1, model.MaxTime)
 		if err != nil {
 			return err
 		}
 		if err := q.unknown(); err != nil {
 			return err
 		}
-		w.Queues[name] = Queue{ExpectedWait: ewt}
+		w.Queues[name] = model.Queue{ExpectedWait: ewt}
 	}
 	return nil
 }
 
-// DefaultQueue is the queue of a job whose window entry names none.
-const DefaultQueue = "default"
-
-func readJobs(root *jobj, w *Window, ids map[string]string) error {
+func readJobs(root *jobj, w *model.Window, ids map[string]string) error {
 	list, _, err := root.list("jobs", true)
 	if err != nil {
 		return err
 	}
-	w.Jobs = make([]Job, 0, len(list))
+	w.Jobs = make([]model.Job, 0, len(list))
 	for i, raw := range list {
 		path := fmt.Sprintf("jobs[%d]", i)
 		o, err := newObj(path, raw)
 		if err != nil {
 			return err
 		}
-		var j Job
+		var j model.Job
 		if j.ID, err = o.id("id"); err != nil {
 			return err
 		}
@@ -422,7 +419,7 @@ func readJobs(root *jobj, w *Window, ids map[string]string) error {
 			return fieldErr(path+".id", "job %q is already declared at %s", j.ID, prev)
 		}
 		ids[j.ID] = path
-		n, err := o.int("nodes", true, 0, 1, maxGeneratedNodes)
+		n, err := o.int("nodes", true, 0, 1, model.MaxGeneratedNodes)
 		if err != nil {
 			return err
 		}
@@ -431,19 +428,19 @@ func readJobs(root *jobj, w *Window, ids map[string]string) error {
 		if !ok {
 			return fieldErr(path+".walltime", "required")
 		}
-		if j.Walltime, err = parseSeconds(path+".walltime", wraw, 1, maxTime); err != nil {
+		if j.Walltime, err = parseSeconds(path+".walltime", wraw, 1, model.MaxTime); err != nil {
 			return err
 		}
-		if j.Walltime > maxTime {
-			return fieldErr(path+".walltime", "must be at most %d s", int64(maxTime))
+		if j.Walltime > model.MaxTime {
+			return fieldErr(path+".walltime", "must be at most %d s", int64(model.MaxTime))
 		}
-		if j.Submit, err = o.int("submit", false, w.Time, 0, maxTime); err != nil {
+		if j.Submit, err = o.int("submit", false, w.Time, 0, model.MaxTime); err != nil {
 			return err
 		}
 		if j.Submit > w.Time {
 			return fieldErr(path+".submit", "is after the window time %d", w.Time)
 		}
-		if j.Queue, err = o.str("queue", false, DefaultQueue); err != nil {
+		if j.Queue, err = o.str("queue", false, model.DefaultQueue); err != nil {
 			return err
 		}
 		if w.Queues != nil {
@@ -465,13 +462,13 @@ func readJobs(root *jobj, w *Window, ids map[string]string) error {
 		if j.Comm, err = readBool(o, "comm", true); err != nil {
 			return err
 		}
-		if j.Pattern, err = o.str("pattern", false, PatternRD); err != nil {
+		if j.Pattern, err = o.str("pattern", false, model.PatternRD); err != nil {
 			return err
 		}
 		switch j.Pattern {
-		case PatternRD, PatternRHVD, PatternBinomial:
+		case model.PatternRD, model.PatternRHVD, model.PatternBinomial:
 		default:
-			return fieldErr(path+".pattern", "must be %s, %s or %s", PatternRD, PatternRHVD, PatternBinomial)
+			return fieldErr(path+".pattern", "must be %s, %s or %s", model.PatternRD, model.PatternRHVD, model.PatternBinomial)
 		}
 		if j.Place, err = readPlace(o, path); err != nil {
 			return err
@@ -488,7 +485,7 @@ func readJobs(root *jobj, w *Window, ids map[string]string) error {
 // name or a hostlist to capacities. "default" applies to every node; a
 // more specific key overrides it resource by resource; a node named by two
 // non-default keys is an error.
-func readNodeResources(root *jobj, w *Window) error {
+func readNodeResources(root *jobj, w *model.Window) error {
 	raw, ok := root.get("node_resources")
 	if !ok {
 		return nil
@@ -498,7 +495,7 @@ func readNodeResources(root *jobj, w *Window) error {
 		return err
 	}
 	n := w.Topology.NumNodes()
-	w.Resources = make([]Resources, n)
+	w.Resources = make([]model.Resources, n)
 	owner := make([]string, n)
 	keys := sortedKeys(o.m)
 	// "default" first, so that the others override it.
@@ -536,7 +533,7 @@ func readNodeResources(root *jobj, w *Window) error {
 		}
 		for _, id := range ids {
 			if w.Resources[id] == nil {
-				w.Resources[id] = Resources{}
+				w.Resources[id] = model.Resources{}
 			}
 			for r, v := range caps {
 				w.Resources[id][r] = v
@@ -546,20 +543,20 @@ func readNodeResources(root *jobj, w *Window) error {
 	return nil
 }
 
-func readCapacities(path string, raw json.RawMessage) (Resources, error) {
+func readCapacities(path string, raw json.RawMessage) (model.Resources, error) {
 	o, err := newObj(path, raw)
 	if err != nil {
 		return nil, err
 	}
-	caps := Resources{}
+	caps := model.Resources{}
 	for _, k := range sortedKeys(o.m) {
 		o.used[k] = true
 		p := path + "." + k
-		if !validResourceName(k) {
+		if !model.ValidResourceName(k) {
 			return nil, fieldErr(p, "bad resource name")
 		}
 		v := o.m[k]
-		switch JSONKind(v) {
+		switch jsonkind.Of(v) {
 		case "a number":
 			n, err := parseInt(p, v, 0, maxInt)
 			if err != nil {
@@ -571,13 +568,13 @@ func readCapacities(path string, raw json.RawMessage) (Resources, error) {
 			if err := decodeValue(p, v, &s); err != nil {
 				return nil, err
 			}
-			n, err := ParseSize(s)
+			n, err := model.ParseSize(s)
 			if err != nil {
 				return nil, fieldErr(p, "%v", err)
 			}
 			caps[k] = n
 		default:
-			return nil, fieldErr(p, "must be a non-negative integer or a size such as \"64gb\", got %s", JSONKind(v))
+			return nil, fieldErr(p, "must be a non-negative integer or a size such as \"64gb\", got %s", jsonkind.Of(v))
 		}
 	}
 	return caps, nil

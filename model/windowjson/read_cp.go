@@ -1,8 +1,10 @@
-package model
+package windowjson
 
 import (
 	"fmt"
 	"slices"
+
+	"github.com/optsched/optsched/model"
 )
 
 // This file reads the window fields of the time-and-resource model of
@@ -10,31 +12,31 @@ import (
 // reservations.
 
 // readPlace reads the optional "place" of a job or running job.
-func readPlace(o *jobj, path string) (Place, error) {
+func readPlace(o *jobj, path string) (model.Place, error) {
 	s, err := o.str("place", false, "")
 	if err != nil {
-		return Place{}, err
+		return model.Place{}, err
 	}
 	if s == "" {
 		if o.has("place") {
-			return Place{}, fieldErr(path+".place", "must not be empty")
+			return model.Place{}, fieldErr(path+".place", "must not be empty")
 		}
-		return Place{}, nil
+		return model.Place{}, nil
 	}
-	p, err := ParsePlace(s)
+	p, err := model.ParsePlace(s)
 	if err != nil {
-		return Place{}, fieldErr(path+".place", "%v", err)
+		return model.Place{}, fieldErr(path+".place", "%v", err)
 	}
 	return p, nil
 }
 
 // maxUnitsPerNode bounds one entry of running[].units.
-const maxUnitsPerNode = maxChunkCount
+const maxUnitsPerNode = model.MaxChunkCount
 
 // readRunningUnits reads running[].units: node name → number of the job's
 // units on it. It needs the job's nodes and a one-chunk select whose count
 // equals the sum of the units, and names every node of the job once.
-func readRunningUnits(o *jobj, path string, w *Window, r *RunningJob) (map[int]int, error) {
+func readRunningUnits(o *jobj, path string, w *model.Window, r *model.RunningJob) (map[int]int, error) {
 	raw, ok := o.get("units")
 	if !ok {
 		return nil, nil
@@ -82,10 +84,10 @@ func readRunningUnits(o *jobj, path string, w *Window, r *RunningJob) (map[int]i
 
 // readReservations reads "reservations": a list of {id, nodes, start,
 // end} keeping waiting jobs off nodes over [start, end).
-func readReservations(root *jobj, w *Window) error {
+func readReservations(root *jobj, w *model.Window) error {
 	return root.objects("reservations", false, func(path string, o *jobj) error {
 		var err error
-		var r Reservation
+		var r model.Reservation
 		if r.ID, err = o.str("id", false, ""); err != nil {
 			return err
 		}
@@ -93,10 +95,10 @@ func readReservations(root *jobj, w *Window) error {
 			return err
 		}
 		slices.Sort(r.Nodes)
-		if r.Start, err = o.int("start", true, 0, 0, maxTime); err != nil {
+		if r.Start, err = o.int("start", true, 0, 0, model.MaxTime); err != nil {
 			return err
 		}
-		if r.End, err = o.int("end", true, 0, 0, maxTime); err != nil {
+		if r.End, err = o.int("end", true, 0, 0, model.MaxTime); err != nil {
 			return err
 		}
 		if r.End <= r.Start {

@@ -1,22 +1,16 @@
-package model
+package slurm
 
 import (
 	"errors"
 	"strconv"
 	"strings"
 
-	"github.com/optsched/optsched/model/slurm"
+	"github.com/optsched/optsched/model"
 )
 
-// maxSlurmNodes and maxSlurmLevels are slurm.MaxNodes and MaxLevels.
-const (
-	maxSlurmNodes  = slurm.MaxNodes
-	maxSlurmLevels = slurm.MaxLevels
-)
-
-// A SlurmTopologyError reports a problem with a topology.conf text. It
-// wraps ErrTopology.
-type SlurmTopologyError struct {
+// A TopologyError reports a problem with a topology.conf text that
+// ParseTopology was to build a Topology from. It wraps model.ErrTopology.
+type TopologyError struct {
 	// Line is the 1-based number of the line at fault; for a line
 	// continued with a trailing backslash, the number of its first
 	// physical line. It is 0 when no single line is at fault.
@@ -27,17 +21,18 @@ type SlurmTopologyError struct {
 
 // Error returns the message, e.g.
 // `model: bad topology: topology.conf line 3: unknown key "Nodez"`.
-func (e *SlurmTopologyError) Error() string {
+func (e *TopologyError) Error() string {
 	if e.Line <= 0 {
-		return ErrTopology.Error() + ": topology.conf: " + e.Msg
+		return model.ErrTopology.Error() + ": topology.conf: " + e.Msg
 	}
-	return ErrTopology.Error() + ": topology.conf line " + strconv.Itoa(e.Line) + ": " + e.Msg
+	return model.ErrTopology.Error() + ": topology.conf line " + strconv.Itoa(e.Line) + ": " + e.Msg
 }
 
-// Unwrap returns ErrTopology, so that errors.Is(err, ErrTopology) holds.
-func (e *SlurmTopologyError) Unwrap() error { return ErrTopology }
+// Unwrap returns model.ErrTopology, so that errors.Is(err,
+// model.ErrTopology) holds.
+func (e *TopologyError) Unwrap() error { return model.ErrTopology }
 
-// ParseSlurmTopology parses the text of a Slurm topology.conf for the
+// ParseTopology parses the text of a Slurm topology.conf for the
 // topology/tree plugin and builds its Topology.
 //
 // Each non-blank line declares one switch with whitespace-separated
@@ -55,27 +50,27 @@ func (e *SlurmTopologyError) Unwrap() error { return ErrTopology }
 // cycle, more than 16 switch levels, or more than 2^20 nodes.
 //
 // Nodes are numbered leaf switch by leaf switch in the order of the lines,
-// and within a leaf in hostlist order, as BuildTopology does.
+// and within a leaf in hostlist order, as model.BuildTopology does.
 //
-// Every error is a *SlurmTopologyError and wraps ErrTopology. It names the
+// Every error is a *TopologyError and wraps model.ErrTopology. It names the
 // line at fault, except for a text without any SwitchName= line.
-func ParseSlurmTopology(text string) (*Topology, error) {
-	sws, err := slurm.Parse(text)
+func ParseTopology(text string) (*model.Topology, error) {
+	sws, err := Parse(text)
 	if err != nil {
-		var se *slurm.Error
+		var se *Error
 		if errors.As(err, &se) {
-			return nil, &SlurmTopologyError{Line: se.Line, Msg: se.Msg}
+			return nil, &TopologyError{Line: se.Line, Msg: se.Msg}
 		}
-		return nil, &SlurmTopologyError{Msg: err.Error()}
+		return nil, &TopologyError{Msg: err.Error()}
 	}
-	specs := make([]SwitchSpec, len(sws))
+	specs := make([]model.SwitchSpec, len(sws))
 	for i, s := range sws {
-		specs[i] = SwitchSpec{Name: s.Name, Nodes: s.Nodes, Switches: s.Switches}
+		specs[i] = model.SwitchSpec{Name: s.Name, Nodes: s.Nodes, Switches: s.Switches}
 	}
-	t, err := BuildTopology(specs)
+	t, err := model.BuildTopology(specs)
 	if err != nil {
-		// Not reached: slurm.Parse's checks cover BuildTopology's.
-		return nil, &SlurmTopologyError{Msg: strings.TrimPrefix(err.Error(), ErrTopology.Error()+": ")}
+		// Not reached: Parse's checks cover BuildTopology's.
+		return nil, &TopologyError{Msg: strings.TrimPrefix(err.Error(), model.ErrTopology.Error()+": ")}
 	}
 	return t, nil
 }

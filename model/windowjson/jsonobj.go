@@ -1,21 +1,30 @@
-package model
+package windowjson
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/internal/jsonkind"
 )
 
 // A FieldError reports bad input at a field path of a JSON document, such
-// as "jobs[3].nodes: must be at least 1".
+// as "jobs[3].nodes: must be at least 1". Every error of Parse is one; the
+// readers of output's result and schedule documents use it too.
 type FieldError struct {
-	Path   string
+	// Path leads to the field at fault, as in `jobs[3].nodes` or
+	// `queues["q"].expected_wait`; empty for the document as a whole.
+	Path string
+	// Reason says what is wrong with it.
 	Reason string
 }
 
+// Error returns "PATH: REASON", or REASON alone when Path is empty.
 func (e *FieldError) Error() string {
 	if e.Path == "" {
 		return e.Reason
@@ -41,7 +50,7 @@ func decodeValue(path string, raw json.RawMessage, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	if err := dec.Decode(v); err != nil {
-		return fieldErr(path, "must be %s, got %s", wantKind(v), JSONKind(raw))
+		return fieldErr(path, "must be %s, got %s", wantKind(v), jsonkind.Of(raw))
 	}
 	return nil
 }
@@ -62,31 +71,9 @@ func wantKind(v any) string {
 	return "a value of another type"
 }
 
-// JSONKind names the JSON type of raw for error messages ("an object",
-// "a list", "a string", "a boolean", "null", "a number", or "nothing").
-func JSONKind(raw json.RawMessage) string {
-	t := bytes.TrimSpace(raw)
-	if len(t) == 0 {
-		return "nothing"
-	}
-	switch t[0] {
-	case '{':
-		return "an object"
-	case '[':
-		return "a list"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "a number"
-}
-
 func newObj(path string, raw json.RawMessage) (*jobj, error) {
-	if JSONKind(raw) != "an object" {
-		return nil, fieldErr(path, "must be an object, got %s", JSONKind(raw))
+	if jsonkind.Of(raw) != "an object" {
+		return nil, fieldErr(path, "must be an object, got %s", jsonkind.Of(raw))
 	}
 	// Read the members one by one, so that a key given twice is an error
 	// rather than silently the last value.
@@ -166,7 +153,7 @@ func (o *jobj) int(key string, required bool, def, lo, hi int64) (int64, error) 
 }
 
 func parseInt(path string, raw json.RawMessage, lo, hi int64) (int64, error) {
-	if k := JSONKind(raw); k != "a number" {
+	if k := jsonkind.Of(raw); k != "a number" {
 		return 0, fieldErr(path, "must be a number, got %s", k)
 	}
 	var n json.Number
@@ -223,7 +210,7 @@ func (o *jobj) id(key string) (string, error) {
 		return "", fieldErr(o.sub(key), "required")
 	}
 	path := o.sub(key)
-	switch JSONKind(raw) {
+	switch jsonkind.Of(raw) {
 	case "a string":
 		var s string
 		if err := decodeValue(path, raw, &s); err != nil {
@@ -240,7 +227,7 @@ func (o *jobj) id(key string) (string, error) {
 		}
 		return strconv.FormatInt(v, 10), nil
 	}
-	return "", fieldErr(path, "must be a string or a non-negative integer, got %s", JSONKind(raw))
+	return "", fieldErr(path, "must be a string or a non-negative integer, got %s", jsonkind.Of(raw))
 }
 
 // list returns key as a list of raw values.
@@ -280,7 +267,7 @@ func (o *jobj) objects(key string, required bool, fn func(path string, m *jobj) 
 }
 
 // nodes reads the required, non-empty node list under "nodes".
-func (o *jobj) nodes(path string, t *Topology) ([]int, error) {
+func (o *jobj) nodes(path string, t *model.Topology) ([]int, error) {
 	raw, ok := o.get("nodes")
 	if !ok {
 		return nil, fieldErr(path+".nodes", "required")
@@ -295,9 +282,9 @@ func (o *jobj) nodes(path string, t *Topology) ([]int, error) {
 	return ids, nil
 }
 
-// duration parses a number of seconds or a "[[HH:]MM:]SS" string.
+// parseSeconds parses a number of seconds or a "[[HH:]MM:]SS" string.
 func parseSeconds(path string, raw json.RawMessage, lo, hi int64) (int64, error) {
-	if JSONKind(raw) != "a string" {
+	if jsonkind.Of(raw) != "a string" {
 		return parseInt(path, raw, lo, hi)
 	}
 	var s string
@@ -330,4 +317,9 @@ func ParseClock(s string) (int64, error) {
 		total = total*60 + v
 	}
 	return total, nil
+}
+
+// sortedKeys returns the keys of m in increasing order.
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
 }

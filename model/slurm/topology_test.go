@@ -1,10 +1,13 @@
-package model
+package slurm_test
 
 import (
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/slurm"
 )
 
 // fatTreeConf is NewFatTree(4, 0) written as a topology.conf: 8 leaf
@@ -171,7 +174,7 @@ SwitchName=core Switches=pod,l2
 	},
 }
 
-func switchLevels(topo *Topology) map[string]int {
+func switchLevels(topo *model.Topology) map[string]int {
 	m := make(map[string]int, topo.NumSwitches())
 	for i := 0; i < topo.NumSwitches(); i++ {
 		m[topo.Switch(i).Name] = topo.Switch(i).Level
@@ -179,10 +182,10 @@ func switchLevels(topo *Topology) map[string]int {
 	return m
 }
 
-func TestParseSlurmTopology(t *testing.T) {
+func TestParseTopology(t *testing.T) {
 	for _, tc := range slurmGood {
 		t.Run(tc.name, func(t *testing.T) {
-			topo, err := ParseSlurmTopology(tc.conf)
+			topo, err := slurm.ParseTopology(tc.conf)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -221,14 +224,14 @@ func TestParseSlurmTopology(t *testing.T) {
 	}
 }
 
-// TestParseSlurmTopologyFatTree checks that the fat tree written as a
+// TestParseTopologyFatTree checks that the fat tree written as a
 // topology.conf is NewFatTree(4, 0): same names, groups and hop counts.
-func TestParseSlurmTopologyFatTree(t *testing.T) {
-	got, err := ParseSlurmTopology(fatTreeConf)
+func TestParseTopologyFatTree(t *testing.T) {
+	got, err := slurm.ParseTopology(fatTreeConf)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := NewFatTree(4, 0)
+	want, err := model.NewFatTree(4, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,20 +267,20 @@ func deepChain(levels int) string {
 	return b.String()
 }
 
-func TestParseSlurmTopologyLimits(t *testing.T) {
-	topo, err := ParseSlurmTopology(deepChain(maxSlurmLevels))
+func TestParseTopologyLimits(t *testing.T) {
+	topo, err := slurm.ParseTopology(deepChain(slurm.MaxLevels))
 	if err != nil {
-		t.Fatalf("%d levels: %v", maxSlurmLevels, err)
+		t.Fatalf("%d levels: %v", slurm.MaxLevels, err)
 	}
-	if topo.Height() != maxSlurmLevels {
-		t.Errorf("Height = %d, want %d", topo.Height(), maxSlurmLevels)
+	if topo.Height() != slurm.MaxLevels {
+		t.Errorf("Height = %d, want %d", topo.Height(), slurm.MaxLevels)
 	}
-	topo, err = ParseSlurmTopology("SwitchName=a Nodes=n[0-1048574]\nSwitchName=b Nodes=m1")
+	topo, err = slurm.ParseTopology("SwitchName=a Nodes=n[0-1048574]\nSwitchName=b Nodes=m1")
 	if err != nil {
-		t.Fatalf("%d nodes: %v", maxSlurmNodes, err)
+		t.Fatalf("%d nodes: %v", slurm.MaxNodes, err)
 	}
-	if topo.NumNodes() != maxSlurmNodes {
-		t.Errorf("NumNodes = %d, want %d", topo.NumNodes(), maxSlurmNodes)
+	if topo.NumNodes() != slurm.MaxNodes {
+		t.Errorf("NumNodes = %d, want %d", topo.NumNodes(), slurm.MaxNodes)
 	}
 }
 
@@ -332,7 +335,7 @@ var slurmBad = []struct {
 	{"cycle of three declared out of order", "SwitchName=l Nodes=n1\nSwitchName=c Switches=b\nSwitchName=a Switches=c,l\nSwitchName=b Switches=a", 2,
 		`switches form a cycle: "c" is under "a" is under "b" is under "c"`},
 	{"cycle without leaves", "SwitchName=a Switches=b\nSwitchName=b Switches=a", 1, "cycle"},
-	{"too deep", deepChain(maxSlurmLevels + 1), 1, `switch "s0" is 16 levels below its root switch; at most 16 levels`},
+	{"too deep", deepChain(slurm.MaxLevels + 1), 1, `switch "s0" is 16 levels below its root switch; at most 16 levels`},
 	{"continued line reports its first line", "SwitchName=s0 Nodes=a\nSwitchName=s1 \\\n  Nodes=b \\\n  Speed=3", 2,
 		`unknown key "Speed"`},
 	{"comment hides the rest of a line", "SwitchName=s0 Nodes=a # Switches=x\nSwitchName=s1 # Nodes=b", 2,
@@ -341,22 +344,22 @@ var slurmBad = []struct {
 	{"only comments", "# nothing\n\n   # here \\\n", 0, "no SwitchName= lines"},
 }
 
-func TestParseSlurmTopologyErrors(t *testing.T) {
+func TestParseTopologyErrors(t *testing.T) {
 	for _, tc := range slurmBad {
 		t.Run(tc.name, func(t *testing.T) {
-			topo, err := ParseSlurmTopology(tc.conf)
+			topo, err := slurm.ParseTopology(tc.conf)
 			if err == nil {
 				t.Fatalf("no error; got %d nodes", topo.NumNodes())
 			}
 			if topo != nil {
 				t.Errorf("non-nil topology with error %v", err)
 			}
-			if !errors.Is(err, ErrTopology) {
-				t.Errorf("errors.Is(%v, ErrTopology) = false", err)
+			if !errors.Is(err, model.ErrTopology) {
+				t.Errorf("errors.Is(%v, model.ErrTopology) = false", err)
 			}
-			var se *SlurmTopologyError
+			var se *slurm.TopologyError
 			if !errors.As(err, &se) {
-				t.Fatalf("%v is not a *SlurmTopologyError", err)
+				t.Fatalf("%v is not a *slurm.TopologyError", err)
 			}
 			if se.Line != tc.line {
 				t.Errorf("Line = %d, want %d (%v)", se.Line, tc.line, err)
@@ -376,24 +379,24 @@ func TestParseSlurmTopologyErrors(t *testing.T) {
 	}
 }
 
-func TestSlurmTopologyErrorFormat(t *testing.T) {
-	_, err := ParseSlurmTopology("SwitchName=s0 Nodes=a\n\nSwitchName=s1 Nodez=b")
+func TestTopologyErrorFormat(t *testing.T) {
+	_, err := slurm.ParseTopology("SwitchName=s0 Nodes=a\n\nSwitchName=s1 Nodez=b")
 	const want = `model: bad topology: topology.conf line 3: unknown key "Nodez"`
 	if err == nil || err.Error() != want {
 		t.Errorf("error = %v, want %s", err, want)
 	}
 }
 
-// TestParseSlurmTopologyLongCycle checks that a long cycle is found in
+// TestParseTopologyLongCycle checks that a long cycle is found in
 // linear time and reported with an elided message.
-func TestParseSlurmTopologyLongCycle(t *testing.T) {
+func TestParseTopologyLongCycle(t *testing.T) {
 	const n = 50000
 	var b strings.Builder
 	for i := 0; i < n; i++ {
 		fmt.Fprintf(&b, "SwitchName=s%d Switches=s%d\n", i, (i+1)%n)
 	}
-	_, err := ParseSlurmTopology(b.String())
-	var se *SlurmTopologyError
+	_, err := slurm.ParseTopology(b.String())
+	var se *slurm.TopologyError
 	if !errors.As(err, &se) || se.Line != 1 || !strings.Contains(se.Msg, "cycle") || len(se.Msg) > 200 {
 		t.Fatalf("error = %v", err)
 	}
@@ -402,7 +405,7 @@ func TestParseSlurmTopologyLongCycle(t *testing.T) {
 	}
 }
 
-func FuzzParseSlurmTopology(f *testing.F) {
+func FuzzParseTopology(f *testing.F) {
 	for _, tc := range slurmGood {
 		f.Add(tc.conf)
 	}
@@ -414,21 +417,21 @@ func FuzzParseSlurmTopology(f *testing.F) {
 	f.Add("SwitchName=s0 Nodes=x\\\\\nSwitchName=s1 Nodes=y")
 	f.Add("SwitchName=a Nodes=n[1-2]\nSwitchName=b Switches=a\nSwitchName=c Switches=b,d\nSwitchName=d Nodes=m[01-03]")
 	f.Fuzz(func(t *testing.T, conf string) {
-		topo, err := ParseSlurmTopology(conf)
+		topo, err := slurm.ParseTopology(conf)
 		if err != nil {
-			var se *SlurmTopologyError
-			if !errors.Is(err, ErrTopology) || !errors.As(err, &se) {
-				t.Fatalf("error %v is not a *SlurmTopologyError wrapping ErrTopology", err)
+			var se *slurm.TopologyError
+			if !errors.Is(err, model.ErrTopology) || !errors.As(err, &se) {
+				t.Fatalf("error %v is not a *slurm.TopologyError wrapping model.ErrTopology", err)
 			}
 			if se.Line < 0 || se.Line > strings.Count(conf, "\n")+1 {
 				t.Fatalf("error %v names line %d of a %d-line text", err, se.Line, strings.Count(conf, "\n")+1)
 			}
 			return
 		}
-		if topo.NumNodes() < 1 || topo.NumNodes() > maxSlurmNodes {
+		if topo.NumNodes() < 1 || topo.NumNodes() > slurm.MaxNodes {
 			t.Fatalf("%d nodes", topo.NumNodes())
 		}
-		if topo.Height() < 1 || topo.Height() > maxSlurmLevels {
+		if topo.Height() < 1 || topo.Height() > slurm.MaxLevels {
 			t.Fatalf("height %d", topo.Height())
 		}
 		seen := make(map[string]bool, topo.NumNodes())

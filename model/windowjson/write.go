@@ -1,23 +1,24 @@
-package model
+package windowjson
 
 import (
 	"encoding/json"
 
+	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/model/hostlist"
 )
 
 // windowDoc is the JSON form of a window, version 1.
 type windowDoc struct {
-	Version       int                  `json:"version"`
-	Time          int64                `json:"time"`
-	Topology      TopologySpec         `json:"topology"`
-	Cost          *costDoc             `json:"cost,omitempty"`
-	Idle          string               `json:"idle"`
-	Running       []runningDoc         `json:"running,omitempty"`
-	Queues        map[string]queueDoc  `json:"queues,omitempty"`
-	Jobs          []jobDoc             `json:"jobs"`
-	NodeResources map[string]Resources `json:"node_resources,omitempty"`
-	Reservations  []reservationDoc     `json:"reservations,omitempty"`
+	Version       int                        `json:"version"`
+	Time          int64                      `json:"time"`
+	Topology      model.TopologySpec         `json:"topology"`
+	Cost          *costDoc                   `json:"cost,omitempty"`
+	Idle          string                     `json:"idle"`
+	Running       []runningDoc               `json:"running,omitempty"`
+	Queues        map[string]queueDoc        `json:"queues,omitempty"`
+	Jobs          []jobDoc                   `json:"jobs"`
+	NodeResources map[string]model.Resources `json:"node_resources,omitempty"`
+	Reservations  []reservationDoc           `json:"reservations,omitempty"`
 }
 
 type reservationDoc struct {
@@ -63,18 +64,18 @@ type jobDoc struct {
 	Place string `json:"place,omitempty"`
 }
 
-// MarshalJSON writes the window in the version 1 format that ParseWindow
-// reads, with node sets as compressed hostlists. Node resources are written
-// per node.
-func (w *Window) MarshalJSON() ([]byte, error) {
+// Marshal writes w in the version 1 format that Parse reads, indented by
+// two spaces, with node sets as compressed hostlists. Node resources are
+// written per node.
+func Marshal(w *model.Window) ([]byte, error) {
 	d := windowDoc{
-		Version:  WindowVersion,
+		Version:  Version,
 		Time:     w.Time,
 		Topology: w.TopologySpec,
 		Idle:     hostlist.Compress(w.NodeNames(w.Idle)),
 		Jobs:     []jobDoc{},
 	}
-	if w.Cost != DefaultCostModel {
+	if w.Cost != model.DefaultCostModel {
 		d.Cost = &costDoc{Model: w.Cost.Kind.String(), HopCost: w.Cost.HopCost}
 	}
 	for _, r := range w.Running {
@@ -99,7 +100,7 @@ func (w *Window) MarshalJSON() ([]byte, error) {
 	}
 	for _, j := range w.Jobs {
 		jd := jobDoc{ID: j.ID, Nodes: j.Nodes, Walltime: j.Walltime, Submit: j.Submit, NWP: j.NWP}
-		if j.Queue != DefaultQueue {
+		if j.Queue != model.DefaultQueue {
 			jd.Queue = j.Queue
 		}
 		if j.Select != nil {
@@ -108,14 +109,14 @@ func (w *Window) MarshalJSON() ([]byte, error) {
 		if !j.Comm {
 			jd.Comm = new(false)
 		}
-		if j.Pattern != PatternRD {
+		if j.Pattern != model.PatternRD {
 			jd.Pattern = j.Pattern // "" (PatternRD) is omitted too
 		}
 		jd.Place = j.Place.String()
 		d.Jobs = append(d.Jobs, jd)
 	}
 	if w.Resources != nil {
-		d.NodeResources = map[string]Resources{}
+		d.NodeResources = map[string]model.Resources{}
 		for id, r := range w.Resources {
 			if r != nil {
 				d.NodeResources[w.Topology.Name(id)] = r
