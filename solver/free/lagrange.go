@@ -30,6 +30,19 @@ type lagrange struct {
 	row []float64
 	// x receives a traced placement (per-leaf counts) for subgradients.
 	x []int
+	// arena backs trace's tables, reset at every trace.
+	arena []float64
+	kidsBuf []int
+}
+
+// alloc returns n floats from the arena.
+func (l *lagrange) alloc(n int) []float64 {
+	if len(l.arena)+n > cap(l.arena) {
+		l.arena = make([]float64, 0, max(2*cap(l.arena), len(l.arena)+n, 1024))
+	}
+	s := l.arena[len(l.arena) : len(l.arena)+n]
+	l.arena = l.arena[:len(l.arena)+n]
+	return s
 }
 
 func newLagrange(t *dcas.Tree) *lagrange {
@@ -126,6 +139,7 @@ func (l *lagrange) phi(cm model.CostModel, n int, cap []int, trace bool) float64
 	v := l.g[0][n] + beta
 	if trace {
 		clear(l.x)
+		l.arena = l.arena[:0]
 		l.trace(cm, n, 0, n, alpha)
 	}
 	return v
@@ -142,21 +156,24 @@ func (l *lagrange) trace(cm model.CostModel, n, v, m int, alpha float64) {
 		l.x[v] = m
 		return
 	}
-	kids := make([]int, 0, len(t.Children[v]))
+	from := len(l.kidsBuf)
 	for _, c := range t.Children[v] {
 		if len(l.g[c]) > 0 {
-			kids = append(kids, c)
+			l.kidsBuf = append(l.kidsBuf, c)
 		}
 	}
+	kids := l.kidsBuf[from:len(l.kidsBuf):len(l.kidsBuf)]
+	defer func() { l.kidsBuf = l.kidsBuf[:from] }()
 	// suffix[i][r]: least Σ g over kids i.. holding r nodes.
 	suffix := make([][]float64, len(kids)+1)
-	suffix[len(kids)] = make([]float64, m+1)
+	suffix[len(kids)] = l.alloc(m + 1)
+	suffix[len(kids)][0] = 0 // the arena is not zeroed
 	for r := 1; r <= m; r++ {
 		suffix[len(kids)][r] = math.Inf(1)
 	}
 	for i := len(kids) - 1; i >= 0; i-- {
 		gc, next := l.g[kids[i]], suffix[i+1]
-		s := make([]float64, m+1)
+		s := l.alloc(m + 1)
 		for r := range s {
 			s[r] = math.Inf(1)
 			for a := 0; a < len(gc) && a <= r; a++ {
@@ -300,4 +317,63 @@ func group(sizes []int) (ns, mult []int) {
 		mult[i]++
 	}
 	return ns, mult
+}
+
+// tables fills, for a job of n nodes on cap, the priced tables that the
+// branch and bound bounds its placements with: pg[v][m] is the least
+// α·(H part) + Σ λ_ℓ·x_ℓ of m of its nodes under v (the H part as in the
+// shape's tables), and psuf[v][i][m] the least Σ pg over the children
+// kids[v][i], … holding m nodes. The slices are reused when large enough.
+func (l *lagrange) tables(cm model.CostModel, n int, cap []int, kids [][]int, pg [][]float64, psuf [][][]float64) {
+	t := l.t
+	alpha, _ := minorant(cm, n)
+	inf := math.Inf(1)
+	for v := t.NumVertices() - 1; v >= 0; v-- {
+		if cap[v] == 0 {
+			pg[v] = pg[v][:0]
+			continue
+		}
+		hi := min(n, cap[v])
+		g := grow(pg[v], hi+1)
+		if t.IsLeaf(v) {
+			for m := 0; m <= hi; m++ {
+				g[m] = alpha*float64(int64(n-1)*int64(t.Depth[v])*int64(m)-2*pairs(m)) + l.lam[v]*float64(m)
+			}
+			pg[v] = g
+			continue
+		}
+		ks := kids[v]
+		if cap := len(ks) + 1; len(psuf[v]) < cap {
+			psuf[v] = append(psuf[v], make([][]float64, cap-len(psuf[v]))...)
+		}
+		rows := psuf[v][:len(ks)+1]
+		last := grow(rows[len(ks)], hi+1)
+		last[0] = 0
+		for m := 1; m <= hi; m++ {
+			last[m] = inf
+		}
+		rows[len(ks)] = last
+		for i := len(ks) - 1; i >= 0; i-- {
+			gc, next := pg[ks[i]], rows[i+1]
+			row := grow(rows[i], hi+1)
+			for m := 0; m <= hi; m++ {
+				best := inf
+				for a := 0; a < len(gc) && a <= m; a++ {
+					if x := gc[a] + next[m-a]; x < best {
+						best = x
+					}
+				}
+				row[m] = best
+			}
+			rows[i] = row
+		}
+		psuf[v] = rows
+		for m := 0; m <= hi; m++ {
+			g[m] = rows[0][m]
+			if t.Counted[v] && m >= 2 {
+				g[m] -= alpha * 2 * float64(pairs(m))
+			}
+		}
+		pg[v] = g
+	}
 }

@@ -51,6 +51,11 @@ type item struct{ v, m int }
 
 type ttKey struct{ d, id int32 }
 
+// pricedDepth is the depth up to which a job's own placements are
+// bounded with priced tables (below, the few jobs left do not repay the
+// tables' cost).
+const pricedDepth = 2
+
 // nodeAscent is the subgradient iterations at a node of depth 1.
 const nodeAscent = 40
 
@@ -177,6 +182,7 @@ func (st *search) run(d int, sofar int64) {
 		return
 	}
 	e := &enum{st: st, d: d, n: n, sofar: sofar, rest: rest}
+	sc := st.scratch(d)
 	if lg := st.lg; lg != nil {
 		if d == 1 && st.node != nil && len(st.size) > 2 {
 			lg = st.node
@@ -202,12 +208,18 @@ func (st *search) run(d int, sofar int64) {
 			return
 		}
 		e.lagRest, e.lam = r0, lg.lam
+		// Job d's own placements, priced: with α·H + β ≤ its cost, the
+		// window costs at least sofar + α·H_d + β_d + λ·x_d + lagRest.
+		if d < pricedDepth {
+			lg.tables(st.cm, n, st.cap, st.sh.kids, sc.pg, sc.psuf)
+			_, e.beta = minorant(st.cm, n)
+			e.pg, e.psuf = sc.pg, sc.psuf
+		}
 	}
 	defer st.storeTT(key, sofar)
 	// The shape (ids, children order, tables) is that of the capacities
 	// before job d; the enumeration reads it, and the deeper levels it
 	// calls update it, so it keeps its own copy of the children orders.
-	sc := st.scratch(d)
 	for v, k := range st.sh.kids {
 		sc.kids[v] = append(sc.kids[v][:0], k...)
 	}
@@ -232,6 +244,8 @@ func (st *search) run(d int, sofar int64) {
 // A scratch holds one depth's copy of the shape (the deeper levels
 // update the search's), reused from node to node.
 type scratch struct {
+	pg        [][]float64
+	psuf      [][][]float64
 	kids      [][]int
 	canon     []int32
 	g         [][]int64
@@ -250,7 +264,8 @@ func (st *search) scratch(d int) *scratch {
 	for len(st.scr) <= d {
 		nv := st.t.NumVertices()
 		st.scr = append(st.scr, &scratch{kids: make([][]int, nv), canon: make([]int32, nv),
-			g: make([][]int64, nv), suf: make([][][]int64, nv), capBefore: make([]int, nv)})
+			g: make([][]int64, nv), suf: make([][][]int64, nv), capBefore: make([]int, nv),
+			pg: make([][]float64, nv), psuf: make([][][]float64, nv)})
 	}
 	return st.scr[d]
 }
@@ -279,6 +294,11 @@ type enum struct {
 	// for this job's placement x.
 	lagRest float64
 	lam     []float64
+	// pg and psuf are job d's priced tables (lagrange.tables), beta its
+	// minorant's constant; nil without prices.
+	pg   [][]float64
+	psuf [][][]float64
+	beta float64
 	// cands and pend are stacks reused by split and expand.
 	cands     []cand
 	pend      []item
@@ -297,9 +317,21 @@ func (e *enum) pruned(hLB int64, lamX float64) bool {
 	return e.sofar+e.st.cm.FromHops(e.n, hLB)+rest >= e.st.best
 }
 
+// pricedOut reports whether the priced bound of a partial placement (p:
+// its least α·H + λ·x) cuts it.
+func (e *enum) pricedOut(p float64) bool {
+	return e.pg != nil && float64(e.sofar)+p+e.beta+e.lagRest > float64(e.st.best)-1+1e-6
+}
+
 // expand places the pending items; h is the decided H part, lb the least
 // H part of the pending items and lamX the prices of the leaves decided.
 func (e *enum) expand(pend []item, h, lb int64, lamX float64) {
+	e.expandP(pend, h, lb, lamX, 0, 0)
+}
+
+// expandP is expand with the priced sums: ph the decided priced part, plb
+// the pending items' least priced parts (both 0 without prices).
+func (e *enum) expandP(pend []item, h, lb int64, lamX, ph, plb float64) {
 	st := e.st
 	if st.poll() {
 		return
@@ -322,6 +354,9 @@ func (e *enum) expand(pend []item, h, lb int64, lamX float64) {
 	pend = pend[:len(pend)-1]
 	defer func() { pend[:len(pend)+1][len(pend)] = it }()
 	lb -= e.g[it.v][it.m]
+	if e.pg != nil {
+		plb -= e.pg[it.v][it.m]
+	}
 	t := st.t
 	if t.IsLeaf(it.v) {
 		lc := &st.cur[e.d]
@@ -329,24 +364,31 @@ func (e *enum) expand(pend []item, h, lb int64, lamX float64) {
 		if e.lam != nil {
 			lamX += e.lam[it.v] * float64(it.m)
 		}
-		e.expand(pend, h+e.g[it.v][it.m], lb, lamX)
+		if e.pg != nil {
+			ph += e.pg[it.v][it.m]
+		}
+		e.expandP(pend, h+e.g[it.v][it.m], lb, lamX, ph, plb)
 		lc.Vertex, lc.Count = lc.Vertex[:len(lc.Vertex)-1], lc.Count[:len(lc.Count)-1]
 		return
 	}
 	if t.Counted[it.v] {
 		h -= 2 * pairs(it.m)
+		if e.pg != nil {
+			alpha, _ := minorant(st.cm, e.n)
+			ph -= alpha * 2 * float64(pairs(it.m))
+		}
 	}
-	e.split(it.v, 0, it.m, pend, h, lb, lamX, -1)
+	e.split(it.v, 0, it.m, pend, h, lb, lamX, ph, plb, -1)
 }
 
 // split chooses how many of the rem nodes left at vertex v go to its i-th
 // sorted child and on; prev is the count of child i−1 (the bound of an
 // isomorphic child i), −1 at the first.
-func (e *enum) split(v, i, rem int, pend []item, h, lb int64, lamX float64, prev int) {
+func (e *enum) split(v, i, rem int, pend []item, h, lb int64, lamX, ph, plb float64, prev int) {
 	kids := e.kids[v]
 	if rem == 0 || i == len(kids) {
 		if rem == 0 {
-			e.expand(pend, h, lb, lamX)
+			e.expandP(pend, h, lb, lamX, ph, plb)
 		}
 		return
 	}
@@ -379,12 +421,19 @@ func (e *enum) split(v, i, rem int, pend []item, h, lb int64, lamX float64, prev
 		if e.pruned(h+lb+cd.lb, lamX) {
 			return // sorted: the rest are no better
 		}
+		var pa float64
+		if e.pg != nil {
+			if r := e.psuf[v][i+1][rem-cd.a]; math.IsInf(r, 1) || e.pricedOut(ph+plb+e.pg[c][cd.a]+r) {
+				continue // not sorted by this bound: the next may pass
+			}
+			pa = e.pg[c][cd.a]
+		}
 		if cd.a > 0 {
 			pend = append(pend, item{c, cd.a})
-			e.split(v, i+1, rem-cd.a, pend, h, lb+e.g[c][cd.a], lamX, cd.a)
+			e.split(v, i+1, rem-cd.a, pend, h, lb+e.g[c][cd.a], lamX, ph, plb+pa, cd.a)
 			pend = pend[:len(pend)-1]
 		} else {
-			e.split(v, i+1, rem, pend, h, lb, lamX, 0)
+			e.split(v, i+1, rem, pend, h, lb, lamX, ph, plb, 0)
 		}
 		if e.st.stopped {
 			return
