@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -83,32 +82,13 @@ var _ solver.Scheduler = Solver{}
 // Name returns "sat".
 func (Solver) Name() string { return "sat" }
 
-// The phases' parameters.
+// The phases' parameters; their time is in plan.
 const (
-	// groupShare is the share of the remaining time, in percent, the
-	// group bounds may take.
-	groupShare = 35
-	// poolShare is the share of the remaining time, in percent, the
-	// counting relaxation may take, and poolResources the resources it
-	// keeps.
-	poolShare     = 15
+	// poolResources is the resources the counting relaxation keeps.
 	poolResources = 3
-	// tiShare is the share of the remaining time, in percent, the
-	// time-indexed relaxation may take; tiIters bounds its subgradient
-	// iterations and tiMaxStarts the start candidates it takes on (its
-	// work per iteration grows with them).
-	//
-	// A window whose time-indexed relaxation ran skips the counting
-	// relaxation and the group bounds: the relaxation's bound was the
-	// larger on those windows, and the last search in the fixed domains
-	// uses their time better. Measured with the faster subgradient, on
-	// bench cp's default corpus (90 windows of 7–14 jobs, 1 s), against
-	// all three bounds with a 20 % share: proven 36 → 35, within 1 % of
-	// the own bound 44 → 51 (at 10–14 jobs 6 → 12 of 32), mean gap 2.67
-	// → 2.50 %; with a 20 % share 37 and 48, with 40 % 34 and 50. (Before
-	// it, with the slower subgradient, the groups halved the mean gap at
-	// 13–14 jobs and stayed above 9 jobs.)
-	tiShare     = 30
+	// tiIters bounds the time-indexed relaxation's subgradient iterations
+	// and tiMaxStarts the start candidates it takes on (its work per
+	// iteration grows with them).
 	tiIters     = 3000
 	tiMaxStarts = 80_000
 	// tiMaxJobs: beyond it the relaxation is not tried. With the slower
@@ -127,12 +107,8 @@ const (
 	// on its one node, take longer than its share (measured on 30-job
 	// Eurora windows: four times over, with no bound).
 	poolMaxJobs = 24
-	// sgsTries bounds the perturbed serial schedules (see sgsBudget).
+	// sgsTries bounds the perturbed serial schedules.
 	sgsTries = 2000
-	// quickShare percent of the time limit, at least quickMin, go to a
-	// first search without the pool and group bounds.
-	quickShare = 5
-	quickMin   = 20 * time.Millisecond
 )
 
 // boundsMinJobs: windows of at most this many jobs get no pool and group
@@ -205,127 +181,9 @@ func (s Solver) schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 		// The list schedules ran out of time: a truncated one answers.
 		return s.listOnly(ctx, w, opt, cp.Options(w), start, st)
 	}
-	if len(s.Initial) > 0 && !s.NoSGS {
-		// Serial schedules with weight-aware priorities.
-		sctx, cancel := sgsBudget(ctx)
-		inc := sgsIncumbent(sctx, m, sgsTries, rand.New(rand.NewPCG(uint64(len(m.Jobs)), 0x565)))
-		cancel()
-		if inc != nil && (best == nil || inc.w < best.w) {
-			best = inc
-			st.IncumbentFromSGS = true
-		}
-	}
-	if best != nil {
-		s.progress(m, start, "initial "+best.from, best.w, lb)
-	}
-	if best != nil && best.w == lb {
-		return s.result(m, out, best, true, lb, start, st), nil
-	}
-
-	var proven int64
-	bounds := best != nil && len(m.Jobs) > boundsMinJobs && (!s.NoPool || !s.NoGroups)
-	if dl, ok := ctx.Deadline(); ok && bounds {
-		// A first, short search: many windows are proven in
-		// milliseconds without the bounds below.
-		qctx, cancel := context.WithDeadline(ctx, time.Now().Add(max(quickMin, time.Until(dl)*quickShare/100)))
-		best, proven, err = s.search(qctx, m, best, 0, nil, &st.Search, start)
-		cancel()
-		if err != nil {
-			return nil, err
-		}
-		if proven >= best.w-lb || ctx.Err() != nil {
-			return s.result(m, out, best, proven >= best.w-lb, lb+proven, start, st), nil
-		}
-		st.QuickMS = ms(time.Since(start))
-	}
-	var ti int64
-	var fix *fixing
-	if bounds && !s.NoTimeIndexed && len(m.Jobs) <= tiMaxJobs {
-		// The time-indexed relaxation's Lagrangian bound and its
-		// reduced-cost fixing.
-		te := time.Now()
-		tctx, cancel := withShare(ctx, tiShare)
-		ti, fix, err = s.timeIndexedBound(tctx, m, best, st)
-		cancel()
-		if err != nil {
-			return nil, err
-		}
-		st.TIMS, st.TIProvenDelta = ms(time.Since(te)), ti
-		if ti > proven {
-			proven = ti
-			s.progress(m, start, "time-indexed relaxation", best.w, lb+proven)
-		}
-		if proven >= best.w-lb {
-			return s.result(m, out, best, true, lb+proven, start, st), nil
-		}
-	}
-	var groups *groupBounds
-	var pooled int64
-	if bounds && !s.NoPool && len(m.Jobs) <= poolMaxJobs && fix == nil {
-		// The counting relaxation (cp.Model.Pool): its optimum is a bound.
-		te := time.Now()
-		pctx, cancel := withShare(ctx, poolShare)
-		pm := m.Pool(poolResources)
-		pinc := &incumbent{slots: best.slots, units: make([][]int, len(m.Jobs)), w: m.Weighted(best.slots), from: best.from}
-		for i, j := range m.Jobs {
-			pinc.units[i] = []int{j.Units}
-		}
-		sub := s.sub()
-		sub.NoDominance = true
-		_, pp, err := sub.search(pctx, pm, pinc, 0, nil, &SearchStats{}, start)
-		cancel()
-		if err != nil {
-			return nil, fmt.Errorf("counting relaxation: %w", err)
-		}
-		pooled = pp
-		st.PoolMS, st.PoolProvenDelta = ms(time.Since(te)), pp
-	}
-	if bounds && !s.NoGroups && (fix == nil || s.NoFixing) {
-		// Lower bounds of job groups, each solved alone, start the proof.
-		te := time.Now()
-		gctx, cancel := withShare(ctx, groupShare)
-		groups, err = s.groupBounds(gctx, m, best, groupSize, start)
-		cancel()
-		if err != nil {
-			return nil, err
-		}
-		st.GroupMS = ms(time.Since(te))
-		if groups != nil && groups.total > proven {
-			proven = groups.total
-			st.GroupProvenDelta = groups.total
-			s.progress(m, start, "group bounds", best.w, lb+proven)
-		}
-	}
-	// The larger whole-window bound (one group of all jobs when there
-	// are no groups; with groups, their diagrams stay: the search starts
-	// from the larger bound, and the groups' structure still raises it —
-	// measured on simulated Eurora windows).
-	whole, from := pooled, "counting relaxation"
-	if ti > whole {
-		whole, from = ti, "time-indexed relaxation"
-	}
-	if whole > 0 && whole >= proven && groups == nil {
-		all := make([]int, len(m.Jobs))
-		for i := range all {
-			all[i] = i
-		}
-		groups = &groupBounds{groups: [][]int{all}, delta: []int64{whole}, total: whole}
-	}
-	if whole > proven {
-		proven = whole
-		s.progress(m, start, from, best.w, lb+proven)
-	}
-	if s.NoFixing {
-		fix = nil
-	}
-	best, proven, err = s.lastSearch(ctx, m, best, proven, groups, fix, st, start)
-	if err != nil {
-		return nil, err
-	}
-	if best == nil {
-		return out, nil
-	}
-	return s.result(m, out, best, proven >= best.w-lb, lb+proven, start, st), nil
+	// Then the phases of plan, in its time.
+	sc := &scheduling{s: s, m: m, lb: lb, start: start, st: st, best: best}
+	return sc.walk(ctx, out)
 }
 
 // listOnly is Schedule for a window too large to model in the time left:
@@ -365,16 +223,6 @@ func (s Solver) listOnly(ctx context.Context, w *model.Window, opt solver.Schedu
 	}
 	st.ElapsedMS = ms(time.Since(start))
 	return out, nil
-}
-
-// withShare returns ctx with its deadline cut to percent of the time it
-// has left (ctx itself, with a no-op cancel, when it has no deadline).
-func withShare(ctx context.Context, percent int64) (context.Context, context.CancelFunc) {
-	dl, ok := ctx.Deadline()
-	if !ok {
-		return ctx, func() {}
-	}
-	return context.WithDeadline(ctx, time.Now().Add(time.Until(dl)*time.Duration(percent)/100))
 }
 
 // sub returns the solver of a sub-search — a group's bound, the counting
