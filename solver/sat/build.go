@@ -231,7 +231,7 @@ func (t *searcher) fits(ctx context.Context) (int, bool) {
 	for i, j := range t.m.Jobs {
 		c := t.enc.NumCandidates(i)
 		vars += c
-		if !t.opt.NoDominance {
+		if t.dominance() {
 			vars += c
 		}
 		for _, o := range j.Options {
@@ -249,7 +249,7 @@ func (t *searcher) fits(ctx context.Context) (int, bool) {
 // write writes the clauses: the base (alternative, cumulative and
 // noOverlap by node blocks written lazily), the CH term, the
 // left-justified dominance, the pool cuts (the last search only), the
-// group bounds' objective, and with Solver.Eager every node block.
+// group bounds' objective, and with Ablation.Eager every node block.
 // false: the deadline stopped it.
 func (t *searcher) write(groups *groupBounds) (bool, error) {
 	enc, m := t.enc, t.m
@@ -261,12 +261,12 @@ func (t *searcher) write(groups *groupBounds) (bool, error) {
 	} else if err != nil {
 		return false, err
 	}
-	if !t.opt.NoDominance {
+	if t.dominance() {
 		if err := enc.LeftJustified(); t.interrupted(err) {
 			return false, nil
 		}
 	}
-	if t.cuts && !t.opt.NoPoolCuts && len(m.Nodes) > 1 && len(m.Jobs) > 1 {
+	if t.cuts && !t.opt.Ablation.NoPoolCuts && len(m.Nodes) > 1 && len(m.Jobs) > 1 {
 		if err := enc.PoolCuts(m.Pool(poolResources)); t.interrupted(err) {
 			return false, nil
 		} else if err != nil {
@@ -278,7 +278,7 @@ func (t *searcher) write(groups *groupBounds) (bool, error) {
 			return false, err
 		}
 	}
-	if t.opt.Eager {
+	if t.opt.Ablation.Eager {
 		enc.EncodeAll()
 	}
 	return true, nil

@@ -19,7 +19,7 @@ import (
 // term, large-neighbourhood moves for a slice. It reports whether either
 // improved the incumbent.
 func (t *searcher) interlude(ctx context.Context) (bool, error) {
-	if len(t.opt.Initial) > 0 && !t.opt.NoSGS {
+	if len(t.opt.Initial) > 0 && !t.opt.Ablation.NoSGS {
 		sctx, cancel := context.WithTimeout(ctx, t.slice/2)
 		inc := sgsImprove(sctx, t.m, t.best, sgsTries, t.rng)
 		cancel()

@@ -138,7 +138,7 @@ func (sc *scheduling) progress(from string) {
 // ends Schedule when the incumbent is at the lower bound.
 func (sc *scheduling) runSerial(_, ctx context.Context) (bool, error) {
 	s, m := sc.s, sc.m
-	if len(s.Initial) > 0 && !s.NoSGS {
+	if len(s.Initial) > 0 && !s.Ablation.NoSGS {
 		inc := sgsIncumbent(ctx, m, sgsTries, rand.New(rand.NewPCG(uint64(len(m.Jobs)), 0x565)))
 		if inc != nil && (sc.best == nil || inc.w < sc.best.w) {
 			sc.best = inc
@@ -149,7 +149,7 @@ func (sc *scheduling) runSerial(_, ctx context.Context) (bool, error) {
 		return false, nil
 	}
 	sc.progress("initial " + sc.best.from)
-	sc.bounds = len(m.Jobs) > boundsMinJobs && (!s.NoPool || !s.NoGroups)
+	sc.bounds = len(m.Jobs) > boundsMinJobs && (!s.Ablation.NoPool || !s.Ablation.NoGroups)
 	return sc.optimal(), nil
 }
 
@@ -174,7 +174,7 @@ func (sc *scheduling) runQuick(whole, ctx context.Context) (bool, error) {
 // runTimeIndexed computes the time-indexed relaxation's Lagrangian bound
 // and its reduced-cost fixing, on windows of at most tiMaxJobs jobs.
 func (sc *scheduling) runTimeIndexed(_, ctx context.Context) (bool, error) {
-	if !sc.bounds || sc.s.NoTimeIndexed || len(sc.m.Jobs) > tiMaxJobs {
+	if !sc.bounds || sc.s.Ablation.NoTimeIndexed || len(sc.m.Jobs) > tiMaxJobs {
 		return false, nil
 	}
 	te := time.Now()
@@ -196,7 +196,7 @@ func (sc *scheduling) runTimeIndexed(_, ctx context.Context) (bool, error) {
 // relaxation did not run.
 func (sc *scheduling) runPool(_, ctx context.Context) (bool, error) {
 	s, m, best := sc.s, sc.m, sc.best
-	if !sc.bounds || s.NoPool || len(m.Jobs) > poolMaxJobs || sc.fix != nil {
+	if !sc.bounds || s.Ablation.NoPool || len(m.Jobs) > poolMaxJobs || sc.fix != nil {
 		return false, nil
 	}
 	te := time.Now()
@@ -205,9 +205,7 @@ func (sc *scheduling) runPool(_, ctx context.Context) (bool, error) {
 	for i, j := range m.Jobs {
 		pinc.units[i] = []int{j.Units}
 	}
-	sub := s.sub()
-	sub.NoDominance = true
-	_, pp, err := sub.search(ctx, pm, pinc, 0, nil, &SearchStats{}, sc.start)
+	_, pp, err := s.sub().newSearcher(pm, role{pooled: true}, &SearchStats{}, sc.start).run(ctx, pinc, 0, nil)
 	if err != nil {
 		return false, fmt.Errorf("counting relaxation: %w", err)
 	}
@@ -218,10 +216,10 @@ func (sc *scheduling) runPool(_, ctx context.Context) (bool, error) {
 
 // runGroups computes the lower bounds of job groups, each solved alone,
 // which start the proof; not after the time-indexed relaxation's fixing
-// (unless NoFixing).
+// (unless Ablation.NoFixing).
 func (sc *scheduling) runGroups(_, ctx context.Context) (bool, error) {
 	s := sc.s
-	if !sc.bounds || s.NoGroups || sc.fix != nil && !s.NoFixing {
+	if !sc.bounds || s.Ablation.NoGroups || sc.fix != nil && !s.Ablation.NoFixing {
 		return false, nil
 	}
 	te := time.Now()
@@ -240,11 +238,11 @@ func (sc *scheduling) runGroups(_, ctx context.Context) (bool, error) {
 }
 
 // runLast runs the last search (Solver.lastSearch) from the larger
-// whole-window bound (see wholeBound), with the fixing unless NoFixing.
+// whole-window bound (see wholeBound), with the fixing unless Ablation.NoFixing.
 func (sc *scheduling) runLast(_, ctx context.Context) (bool, error) {
 	sc.wholeBound()
 	fix := sc.fix
-	if sc.s.NoFixing {
+	if sc.s.Ablation.NoFixing {
 		fix = nil
 	}
 	best, proven, err := sc.s.lastSearch(ctx, sc.m, sc.best, sc.proven, sc.groups, fix, sc.st, sc.start)

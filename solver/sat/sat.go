@@ -14,7 +14,11 @@ import (
 	"github.com/optsched/optsched/solver"
 )
 
-// Solver is the CP/SAT scheduler (see the package doc).
+// Solver is the CP/SAT scheduler (see the package doc). Its fields are
+// its options; Ablation holds the switches that turn parts of the search
+// off for measurements and tests. The zero Solver is the full search with
+// no list schedulers, no progress lines and Eq. (2) alone as the
+// objective.
 type Solver struct {
 	// Initial are list schedulers whose schedules give the first
 	// incumbent (heuristics.PBSWalltime, heuristics.PBSFifo); they run on
@@ -23,31 +27,14 @@ type Solver struct {
 	Initial []solver.Scheduler
 	// Progress, when set, receives incumbents and bounds as they improve.
 	Progress io.Writer
-	// Eager writes every cumulative/noOverlap node block up front instead
-	// of on demand (the same CNF as `optsched export --format cnf`).
-	Eager bool
-	// NoGroups skips the group bounds (see groupBounds) that otherwise
-	// start the proof.
-	NoGroups bool
-	// NoPool skips the counting relaxation (cp.Model.Pool) whose optimum
-	// otherwise bounds the search from below (windows of up to
-	// poolMaxJobs jobs).
-	NoPool bool
-	// NoSGS skips the serial schedules (highest weight first, and
-	// perturbations) that join the Initial schedulers' first incumbent
-	// when there are Initial schedulers.
-	NoSGS bool
-	// NoDominance leaves out the clauses that restrict the search to
-	// left-justified schedules (cnf.Encoder.LeftJustified).
-	NoDominance bool
-	// NoTimeIndexed skips the time-indexed relaxation (timeIndexed, its
-	// Lagrangian bound) that otherwise bounds the search from below
-	// before the pool and group bounds.
-	NoTimeIndexed bool
-	// NoFixing keeps in the last search the start candidates that the
-	// time-indexed relaxation's reduced costs rule out (timeIndexed.bound:
-	// no schedule better than the incumbent starts a job there).
-	NoFixing bool
+	// CHWeight, when positive, adds CHWeight times the CH cost of every
+	// job's node set (model.CostModel.Cost) to Eq. (2) as the objective
+	// (cp.Model.SetCHWeight, cnf.Encoder.CHTerm).
+	CHWeight float64
+	// Grid keeps every slot of the grid in the start domains instead of
+	// the compressed time domain (cnf.Closure: the window time, the
+	// running jobs' and reservations' ends and the sums of durations).
+	Grid bool
 	// LNS adds large-neighbourhood moves that try to improve a resisting
 	// incumbent (step 4 of the package comment). They are off by default
 	// for Eq. (2) alone: on optsched bench cp's default corpus (90 windows
@@ -56,25 +43,51 @@ type Solver struct {
 	// 59 → 45) and changed nothing on 15–30-job windows. With CHWeight > 0
 	// they always run (not measured without).
 	LNS bool
-	// CHWeight, when positive, adds CHWeight times the CH cost of every
-	// job's node set (model.CostModel.Cost) to Eq. (2) as the objective
-	// (cp.Model.SetCHWeight, cnf.Encoder.CHTerm).
-	CHWeight float64
-	// NoPoolCuts leaves out the counting relaxation's constraints
-	// (cnf.Encoder.PoolCuts, the poolResources most contended pooled
-	// resources) that the last search — after the pool and group bounds —
-	// otherwise adds as redundant clauses.
-	NoPoolCuts bool
 	// Sequential keeps the last search on one goroutine. Otherwise, when
 	// GOMAXPROCS allows two, a second search on its own SAT solver
 	// probes from below only (exact bounds b = proven + step − 1), while
 	// the first probes from above and improves the incumbent; they share
 	// the incumbent and the proven bound as either improves them.
 	Sequential bool
-	// Grid keeps every slot of the grid in the start domains instead of
-	// the compressed time domain (cnf.Closure: the window time, the
-	// running jobs' and reservations' ends and the sums of durations).
-	Grid bool
+	// Ablation turns parts of the search off (the zero value: none).
+	Ablation Ablation
+}
+
+// Ablation switches parts of Solver's search off, or to a simpler
+// variant, to measure what each gives (the package's tests compare every
+// switch against brute force). The zero value is the full search.
+type Ablation struct {
+	// Eager writes every cumulative/noOverlap node block up front instead
+	// of on demand (the same CNF as `optsched export --format cnf`).
+	Eager bool
+	// NoSGS skips the serial schedules (highest weight first, and
+	// perturbations) that join the Initial schedulers' first incumbent
+	// when there are Initial schedulers, and those around the incumbent
+	// between probes.
+	NoSGS bool
+	// NoTimeIndexed skips the time-indexed relaxation (timeIndexed, its
+	// Lagrangian bound) that otherwise bounds the search from below
+	// before the pool and group bounds.
+	NoTimeIndexed bool
+	// NoFixing keeps in the last search the start candidates that the
+	// time-indexed relaxation's reduced costs rule out (timeIndexed.bound:
+	// no schedule better than the incumbent starts a job there).
+	NoFixing bool
+	// NoPool skips the counting relaxation (cp.Model.Pool) whose optimum
+	// otherwise bounds the search from below (windows of up to
+	// poolMaxJobs jobs).
+	NoPool bool
+	// NoGroups skips the group bounds (see groupBounds) that otherwise
+	// start the proof.
+	NoGroups bool
+	// NoDominance leaves out the clauses that restrict the search to
+	// left-justified schedules (cnf.Encoder.LeftJustified).
+	NoDominance bool
+	// NoPoolCuts leaves out the counting relaxation's constraints
+	// (cnf.Encoder.PoolCuts, the poolResources most contended pooled
+	// resources) that the last search — after the pool and group bounds —
+	// otherwise adds as redundant clauses.
+	NoPoolCuts bool
 }
 
 var _ solver.Scheduler = Solver{}
@@ -226,12 +239,12 @@ func (s Solver) listOnly(ctx context.Context, w *model.Window, opt solver.Schedu
 }
 
 // sub returns the solver of a sub-search — a group's bound, the counting
-// relaxation: the caller's encoding switches (Grid, Eager, NoDominance)
-// and none of its other options: no Initial schedulers (so no serial
-// schedules between probes), no neighbourhood moves, no progress lines,
-// which belong to the whole window.
+// relaxation: the caller's encoding switches (Grid, Ablation.Eager,
+// Ablation.NoDominance) and none of its other options: no Initial
+// schedulers (so no serial schedules between probes), no neighbourhood
+// moves, no progress lines, which belong to the whole window.
 func (s Solver) sub() Solver {
-	return Solver{Grid: s.Grid, Eager: s.Eager, NoDominance: s.NoDominance}
+	return Solver{Grid: s.Grid, Ablation: Ablation{Eager: s.Ablation.Eager, NoDominance: s.Ablation.NoDominance}}
 }
 
 // result fills out from the incumbent.

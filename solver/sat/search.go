@@ -31,8 +31,7 @@ const (
 )
 
 // role is what a search is for within Schedule. The zero role is a
-// search on its own: the quick search, a group's or the counting
-// relaxation's.
+// search on its own: the quick search, a group's bound.
 type role struct {
 	// cuts marks the last search: it writes the pool cuts.
 	cuts bool
@@ -44,7 +43,15 @@ type role struct {
 	// fix, when not nil, is the time-indexed relaxation's reduced-cost
 	// fixing, which the search applies to its domains and probes.
 	fix *fixing
+	// pooled marks the counting relaxation's search: it writes no
+	// dominance clauses.
+	pooled bool
 }
+
+// dominance reports whether the search writes the left-justified
+// dominance clauses: not with Ablation.NoDominance, nor for the counting
+// relaxation.
+func (t *searcher) dominance() bool { return !t.opt.Ablation.NoDominance && !t.pooled }
 
 // searcher is one SAT search of a model (steps 2–5 of the package doc).
 // It runs once, in three phases: build writes the encoding; probe asks
