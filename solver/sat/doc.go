@@ -87,6 +87,11 @@
 // the group bounds 35 %, and the last search all that is left. A phase
 // that does not run, or ends early, leaves its time to the next.
 //
+// Solver's fields are its options; Solver.Ablation switches parts of the
+// steps above off (the serial schedules, the relaxations, the group
+// bounds, the dominance clauses, the pool cuts, the fixing, the lazy node
+// blocks), to measure what each gives.
+//
 // With Solver.CHWeight W > 0 the objective is Eq. (2) + W·Σ_i CH_i, CH_i
 // the window's cost model's price of job i's node set (cp.Model.
 // SetCHWeight, cnf.Encoder.CHTerm): the same search, whose diagrams add

@@ -116,16 +116,7 @@ func (t *searcher) move(ctx context.Context, free []int, cur int64, end time.Tim
 	if err != nil {
 		return nil, true, err
 	}
-	isFree := make([]bool, len(m.Jobs))
-	for _, i := range free {
-		isFree[i] = true
-	}
-	assume := []cnf.Lit{root}
-	for i := range m.Jobs {
-		if !isFree[i] {
-			assume = append(assume, enc.Fix(i, best.slots[i], best.units[i])...)
-		}
-	}
+	assume := t.fixOthers(free, root)
 	for try := 0; try < 8; try++ {
 		mctx, cancel := context.WithDeadline(ctx, minTime(end, time.Now().Add(budget/4)))
 		r := solve(mctx, t.g, assume)
@@ -157,6 +148,22 @@ func (t *searcher) move(ctx context.Context, free []int, cur int64, end time.Tim
 		}
 	}
 	return nil, false, nil
+}
+
+// fixOthers returns root and the assumptions that fix every job but free
+// to its start and units in the incumbent.
+func (t *searcher) fixOthers(free []int, root cnf.Lit) []cnf.Lit {
+	isFree := make([]bool, len(t.m.Jobs))
+	for _, i := range free {
+		isFree[i] = true
+	}
+	assume := []cnf.Lit{root}
+	for i := range t.m.Jobs {
+		if !isFree[i] {
+			assume = append(assume, t.enc.Fix(i, t.best.slots[i], t.best.units[i])...)
+		}
+	}
+	return assume
 }
 
 func abs(x int) int {

@@ -48,13 +48,8 @@ type role struct {
 	pooled bool
 }
 
-// dominance reports whether the search writes the left-justified
-// dominance clauses: not with Ablation.NoDominance, nor for the counting
-// relaxation.
-func (t *searcher) dominance() bool { return !t.opt.Ablation.NoDominance && !t.pooled }
-
 // searcher is one SAT search of a model (steps 2–5 of the package doc).
-// It runs once, in three phases: build writes the encoding; probe asks
+// It runs once, in three phases: build writes the encoding; probes asks
 // the solver for schedules under bounds on Σ ω_i (s_i − EST_i) until
 // the incumbent is proven optimal or the deadline; and between probes,
 // when a probe from above runs out of its slice, interlude tries to
@@ -143,6 +138,11 @@ func (s Solver) newSearcher(m *cp.Model, r role, stats *SearchStats, start time.
 		rng: rand.New(rand.NewPCG(uint64(len(m.Jobs)), 0x5a7)), lnsSize: lnsFirstSize}
 }
 
+// dominance reports whether the search writes the left-justified
+// dominance clauses: not with Ablation.NoDominance, nor for the counting
+// relaxation.
+func (t *searcher) dominance() bool { return !t.opt.Ablation.NoDominance && !t.pooled }
+
 // search runs a search of m on its own (the zero role; see searcher.run).
 func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven int64, groups *groupBounds, stats *SearchStats, start time.Time) (*incumbent, int64, error) {
 	return s.newSearcher(m, role{}, stats, start).run(ctx, best, proven, groups)
@@ -162,16 +162,16 @@ func (t *searcher) run(ctx context.Context, best *incumbent, proven int64, group
 	if !ok {
 		return best, proven, nil
 	}
-	if err := t.probe(ctx); err != nil {
+	if err := t.probes(ctx); err != nil {
 		return nil, 0, err
 	}
 	t.count()
 	return t.best, t.proven, nil
 }
 
-// probe runs the probes (see searcher) until the incumbent is proven
+// probes runs the probes (see searcher) until the incumbent is proven
 // optimal, ctx ends, or no probe is left.
-func (t *searcher) probe(ctx context.Context) error {
+func (t *searcher) probes(ctx context.Context) error {
 	for !t.finished(ctx) {
 		p, next, err := t.nextProbe(ctx)
 		if err != nil || next == halt {
