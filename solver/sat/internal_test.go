@@ -214,11 +214,11 @@ func FixedOptimum(m *cp.Model, grid bool) (opt, fromNone, fromSerial int64, rule
 	}
 	opt = best.w
 	stats := &Stats{}
-	_, s.fix, err = s.timeIndexedBound(ctx, m, &incumbent{w: opt + 1}, stats)
-	if err != nil || s.fix == nil {
+	_, fix, err := s.timeIndexedBound(ctx, m, &incumbent{w: opt + 1}, stats)
+	if err != nil || fix == nil {
 		return opt, opt, opt, 0, err
 	}
-	got, _, err := s.search(ctx, m, nil, 0, nil, &SearchStats{}, now)
+	got, _, err := s.newSearcher(m, role{fix: fix}, &SearchStats{}, now).run(ctx, nil, 0, nil)
 	if err != nil || got == nil {
 		return opt, 0, 0, 0, err
 	}
@@ -233,10 +233,10 @@ func FixedOptimum(m *cp.Model, grid bool) (opt, fromNone, fromSerial int64, rule
 	if inc == nil {
 		return opt, fromNone, opt, ruledOut, nil
 	}
-	if _, s.fix, err = s.timeIndexedBound(ctx, m, inc, &Stats{}); err != nil {
+	if _, fix, err = s.timeIndexedBound(ctx, m, inc, &Stats{}); err != nil {
 		return opt, fromNone, 0, ruledOut, err
 	}
-	got, _, err = s.search(ctx, m, inc, 0, nil, &SearchStats{}, now)
+	got, _, err = s.newSearcher(m, role{fix: fix}, &SearchStats{}, now).run(ctx, inc, 0, nil)
 	if err != nil || got == nil {
 		return opt, fromNone, 0, ruledOut, err
 	}

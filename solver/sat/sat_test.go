@@ -41,10 +41,11 @@ func TestSATEqualsBruteForce(t *testing.T) {
 	defer sat.BoundsFromJobs(1)() // pool and group bounds on these tiny windows too
 	rng := rand.New(rand.NewPCG(8, 8))
 	const g = 10
-	solvers := []sat.Solver{{Initial: listSchedulers(), NoSGS: true}, {}, {Initial: listSchedulers(), Eager: true}, {Initial: listSchedulers()},
-		{Initial: listSchedulers(), NoGroups: true, NoPool: true, NoDominance: true},
-		{Initial: listSchedulers(), Grid: true}, {Grid: true, NoDominance: true}, {Initial: listSchedulers(), NoPoolCuts: true},
-		{Initial: listSchedulers(), NoSGS: true, NoTimeIndexed: true}, {Initial: listSchedulers(), NoSGS: true, NoFixing: true},
+	type A = sat.Ablation
+	solvers := []sat.Solver{{Initial: listSchedulers(), Ablation: A{NoSGS: true}}, {}, {Initial: listSchedulers(), Ablation: A{Eager: true}},
+		{Initial: listSchedulers()}, {Initial: listSchedulers(), Ablation: A{NoGroups: true, NoPool: true, NoDominance: true}},
+		{Initial: listSchedulers(), Grid: true}, {Grid: true, Ablation: A{NoDominance: true}}, {Initial: listSchedulers(), Ablation: A{NoPoolCuts: true}},
+		{Initial: listSchedulers(), Ablation: A{NoSGS: true, NoTimeIndexed: true}}, {Initial: listSchedulers(), Ablation: A{NoSGS: true, NoFixing: true}},
 		{Initial: listSchedulers(), Sequential: true}}
 	improved, compressed, proverRan := 0, 0, 0
 	for i := range 240 {
@@ -438,7 +439,7 @@ func TestSATCHEqualsBruteForce(t *testing.T) {
 		}
 		want, _ := bruteForceCH(t, w, W)
 		for si, s := range []sat.Solver{{Initial: listSchedulers(), CHWeight: W}, {CHWeight: W, Grid: true},
-			{Initial: listSchedulers(), CHWeight: W, Eager: true, NoDominance: true}} {
+			{Initial: listSchedulers(), CHWeight: W, Ablation: sat.Ablation{Eager: true, NoDominance: true}}} {
 			res, err := solver.ScheduleWindow(context.Background(), w, s, solver.ScheduleOptions{Granularity: g}, 0)
 			if err != nil {
 				data, _ := windowjson.Marshal(w)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"math/rand/v2"
 	"slices"
-	"time"
 
 	"github.com/optsched/optsched/encode/cp"
 )
@@ -252,19 +251,4 @@ func sgsSearch(ctx context.Context, m *cp.Model, start []int, tries int, rng *ra
 		}
 	}
 	return best
-}
-
-// sgsBudget bounds the time of the serial schedules: at most sgsShare
-// percent of the remaining time, and sgsMax.
-const (
-	sgsShare = 10
-	sgsMax   = 150 * time.Millisecond
-)
-
-// sgsBudget returns the serial schedules' deadline.
-func sgsBudget(ctx context.Context) (context.Context, context.CancelFunc) {
-	if dl, ok := ctx.Deadline(); ok {
-		return context.WithTimeout(ctx, min(sgsMax, time.Until(dl)*sgsShare/100))
-	}
-	return context.WithCancel(ctx)
 }
