@@ -15,6 +15,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/optsched/optsched/bench/report"
 	"github.com/optsched/optsched/encode"
 	"github.com/optsched/optsched/encode/dcas"
 	"github.com/optsched/optsched/encode/scas"
@@ -279,17 +280,8 @@ func (r *Row) freeGaps(ss []Sample, free []float64) {
 		}
 		gs = append(gs, (float64(s.Objective)-free[k])/free[k])
 	}
-	r.FreeGaps = len(gs)
-	if len(gs) == 0 {
-		return
-	}
-	slices.Sort(gs)
-	for _, g := range gs {
-		r.MeanFreeGap += g
-	}
-	r.MeanFreeGap /= float64(len(gs))
-	r.P99FreeGap = gs[min(len(gs)-1, max(0, int(math.Ceil(0.99*float64(len(gs))))-1))]
-	r.MaxFreeGap = gs[len(gs)-1]
+	sp := report.SpreadOf(gs)
+	r.FreeGaps, r.MeanFreeGap, r.P99FreeGap, r.MaxFreeGap = sp.N, sp.Mean, sp.P99, sp.Max
 }
 
 // A Restriction is what the SCAS restriction costs on one class: over the
@@ -352,14 +344,8 @@ func Restrictions(samples []Sample, scasName, freeName string) []Restriction {
 		if len(gs) == 0 {
 			continue
 		}
-		slices.Sort(gs)
-		r.Windows = len(gs)
-		for _, g := range gs {
-			r.Mean += g
-		}
-		r.Mean /= float64(len(gs))
-		r.P99 = gs[min(len(gs)-1, max(0, int(math.Ceil(0.99*float64(len(gs))))-1))]
-		r.Max = gs[len(gs)-1]
+		sp := report.SpreadOf(gs)
+		r.Windows, r.Mean, r.P99, r.Max = sp.N, sp.Mean, sp.P99, sp.Max
 		out = append(out, r)
 	}
 	return out

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/optsched/optsched/bench/report"
 	"github.com/optsched/optsched/bench/sim"
 	"github.com/optsched/optsched/bench/trace"
 	"github.com/optsched/optsched/heuristics"
@@ -812,17 +813,8 @@ func FreeRestriction(r *TableResult) Restriction {
 			}
 		}
 	}
-	if len(gs) == 0 {
-		return out
-	}
-	slices.Sort(gs)
-	out.Windows = len(gs)
-	for _, g := range gs {
-		out.Mean += g
-	}
-	out.Mean /= float64(len(gs))
-	out.P99 = gs[min(len(gs)-1, max(0, int(math.Ceil(0.99*float64(len(gs))))-1))]
-	out.Max = gs[len(gs)-1]
+	sp := report.SpreadOf(gs)
+	out.Windows, out.Mean, out.P99, out.Max = sp.N, sp.Mean, sp.P99, sp.Max
 	return out
 }
 

@@ -41,3 +41,17 @@ func TestBoxFigureSave(t *testing.T) {
 		t.Fatalf("NaN: %v", err)
 	}
 }
+
+func TestSpreadOf(t *testing.T) {
+	xs := make([]float64, 200)
+	for i := range xs {
+		xs[len(xs)-1-i] = float64(i) // descending: SpreadOf sorts
+	}
+	s := SpreadOf(xs)
+	if s.N != 200 || s.Mean != 99.5 || s.P99 != 197 || s.Max != 199 {
+		t.Fatalf("spread %+v, want n 200, mean 99.5, p99 197 (rank 198), max 199", s)
+	}
+	if (SpreadOf(nil) != Spread{}) {
+		t.Fatal("empty sample")
+	}
+}
