@@ -134,6 +134,8 @@ func Solvers() []Solver {
 		{Name: "csp-nofallback", Family: WholeNode, Args: []string{"--solver", "csp", "--fallback", "none"}, Describe: "csp alone (--fallback none); with its fallback it is the default"},
 		{Name: "lpsolve", Family: WholeNode, Args: []string{"--solver", "lpsolve"}, Describe: "lp_solve (cgo) with SA in the reserve"},
 		{Name: "clp", Family: WholeNode, Args: []string{"--solver", "clp"}, Describe: "CLP (cgo) with SA in the reserve"},
+		{Name: "free", Family: WholeNode, Args: []string{"--encoding", "dcas"}, Describe: "the free problem's exact solver (--encoding dcas) with SA in the reserve"},
+		{Name: "free-nofallback", Family: WholeNode, Args: []string{"--solver", "free", "--fallback", "none"}, Describe: "free alone (--fallback none)"},
 		h("sa", "--heuristic sa"),
 		h("nsa", "--heuristic nsa (shipped weights)"),
 		h("seq", "--heuristic seq"),
