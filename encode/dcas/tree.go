@@ -34,6 +34,9 @@ type Tree struct {
 	Switch []int
 	// Time is the window time, at which Decode's allocations start.
 	Time int64
+	// vertexOf maps a topology switch index to its vertex, −1 for the
+	// switches without idle nodes.
+	vertexOf []int
 }
 
 // NumVertices returns the number of vertices.
@@ -74,9 +77,15 @@ func NewTree(ctx context.Context, w *model.Window) (*Tree, error) {
 			roots = append(roots, s)
 		}
 	}
-	t := &Tree{Time: w.Time}
+	t := &Tree{Time: w.Time, vertexOf: make([]int, ns)}
+	for s := range t.vertexOf {
+		t.vertexOf[s] = -1
+	}
 	add := func(parent, sw, cap int, counted bool) int {
 		v := len(t.Parent)
+		if sw >= 0 {
+			t.vertexOf[sw] = v
+		}
 		t.Parent = append(t.Parent, parent)
 		t.Children = append(t.Children, nil)
 		t.Cap = append(t.Cap, cap)
@@ -208,20 +217,18 @@ func (t *Tree) Decode(jobs []int, counts []LeafCounts) ([]model.Allocation, erro
 // an error for a node under no leaf with idle nodes, or more nodes under a
 // leaf than it has idle; that the nodes are idle is model.Check's to say.
 func (t *Tree) Counts(top *model.Topology, nodes []int) (LeafCounts, error) {
-	leafVertex := make(map[int]int)
-	for v, idle := range t.Idle {
-		if idle != nil {
-			leafVertex[t.Switch[v]] = v
-		}
-	}
 	per := make(map[int]int)
 	var order []int
 	for _, id := range nodes {
 		if id < 0 || id >= top.NumNodes() {
 			return LeafCounts{}, fmt.Errorf("dcas: node %d is not a node of the topology", id)
 		}
-		v, ok := leafVertex[top.Node(id).Leaf]
-		if !ok {
+		leaf := top.Node(id).Leaf
+		v := -1
+		if leaf >= 0 && leaf < len(t.vertexOf) {
+			v = t.vertexOf[leaf]
+		}
+		if v < 0 || t.Idle[v] == nil {
 			return LeafCounts{}, fmt.Errorf("dcas: node %d is under no leaf with idle nodes", id)
 		}
 		if per[v] == 0 {
@@ -237,6 +244,30 @@ func (t *Tree) Counts(top *model.Topology, nodes []int) (LeafCounts, error) {
 		c.Add(v, per[v])
 	}
 	return c, nil
+}
+
+// LeafHops returns Hops of the job whose leaf counts are c, without
+// expanding them: buf must hold NumVertices zeros, and holds zeros again
+// on return (a scratch reused across calls, so that pricing thousands of
+// jobs on a large tree allocates nothing).
+func (t *Tree) LeafHops(c LeafCounts, buf []int) int64 {
+	n := int64(c.Len())
+	var depth, pairs int64
+	for i, v := range c.Vertex {
+		depth += int64(c.Count[i]) * int64(t.Depth[v])
+		for u := v; u >= 0; u = t.Parent[u] {
+			buf[u] += c.Count[i]
+		}
+	}
+	for _, v := range c.Vertex {
+		for u := v; u >= 0 && buf[u] > 0; u = t.Parent[u] {
+			if t.Counted[u] {
+				pairs += int64(buf[u]) * int64(buf[u]-1) / 2
+			}
+			buf[u] = 0
+		}
+	}
+	return (n-1)*depth - 2*pairs
 }
 
 // Expand returns the per-vertex counts of c: x[v] is the job's nodes under

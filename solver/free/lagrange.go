@@ -31,7 +31,7 @@ type lagrange struct {
 	// x receives a traced placement (per-leaf counts) for subgradients.
 	x []int
 	// arena backs trace's tables, reset at every trace.
-	arena []float64
+	arena   []float64
 	kidsBuf []int
 }
 

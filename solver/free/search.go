@@ -39,7 +39,8 @@ type search struct {
 	tt    map[ttKey]int64
 	ttGen int
 
-	scr []*scratch // per depth
+	scr    []*scratch // per depth
+	hopBuf []int      // LeafHops' scratch
 
 	nodes   int64 // placements enumerated (leaves of a job's enumeration)
 	calls   int64 // enumeration steps, for the deadline polls
@@ -93,7 +94,10 @@ func (st *search) apply(lc dcas.LeafCounts, sign int) {
 
 // jobCost prices one job's leaf counts.
 func (st *search) jobCost(n int, lc dcas.LeafCounts) int64 {
-	return st.cm.FromHops(n, st.t.Hops(st.t.Expand(lc)))
+	if st.hopBuf == nil {
+		st.hopBuf = make([]int, st.t.NumVertices())
+	}
+	return st.cm.FromHops(n, st.t.LeafHops(lc, st.hopBuf))
 }
 
 // offer keeps counts as the incumbent when they beat it.
