@@ -29,10 +29,12 @@ type search struct {
 	// holds the φ_j of the current node.
 	lg  *lagrange
 	phi []float64
-	// node, when set, re-prices the leaves at the nodes of depth 1 (after
-	// the first job), warm-started from lg's prices, for nodeAscent
-	// iterations.
-	node *lagrange
+	// node, when set, has the nodes of depth 1 to reprice − 1 re-price
+	// the leaves for the jobs left, warm-started from lg's prices, for
+	// nodeAscent iterations, each depth in its own nodeLg[d] (the
+	// enumeration of the depth above still reads its prices).
+	node   *lagrange
+	nodeLg []*lagrange
 	// tt keeps, per (job depth, capacity shape), a lower bound on the cost
 	// of the jobs left: placements of the earlier jobs that leave
 	// isomorphic capacities lead to the same subproblem.
@@ -57,8 +59,12 @@ type ttKey struct{ d, id int32 }
 // tables' cost).
 const pricedDepth = 2
 
-// nodeAscent is the subgradient iterations at a node of depth 1.
+// nodeAscent is the subgradient iterations at a node of depth 1 to
+// reprice − 1 (re-priced, warm-started from the root prices).
 const nodeAscent = 40
+
+// reprice is the depth below which the nodes re-price the leaves.
+const reprice = 4
 
 // maxTT bounds the transposition table's entries.
 const maxTT = 1 << 20
@@ -188,8 +194,13 @@ func (st *search) run(d int, sofar int64) {
 	e := &enum{st: st, d: d, n: n, sofar: sofar, rest: rest}
 	sc := st.scratch(d)
 	if lg := st.lg; lg != nil {
-		if d == 1 && st.node != nil && len(st.size) > 2 {
-			lg = st.node
+		if d >= 1 && d < reprice && st.node != nil && len(st.size)-d >= 2 {
+			// Each depth has its own prices: the enumeration above still
+			// reads its own.
+			for len(st.nodeLg) <= d {
+				st.nodeLg = append(st.nodeLg, newLagrange(st.t))
+			}
+			lg = st.nodeLg[d]
 			copy(lg.lam, st.lg.lam)
 			lg.ascend(st.cm, st.size[d:], st.cap, float64(st.best-sofar), nodeAscent, st.poll)
 		}
