@@ -19,7 +19,7 @@ const Name = "free"
 
 // DefaultSCASShare is the share of the time limit the SCAS optimum (the
 // csp solver) may take before the free search starts from it.
-const DefaultSCASShare = 0.4
+const DefaultSCASShare = 0.7
 
 // Solver solves the free (DCAS) problem exactly: see the package doc.
 type Solver struct {
