@@ -23,12 +23,14 @@ type shape struct {
 	kids  [][]int
 	// intern gives every distinct subtree structure its id; memo keeps
 	// one job size's tables per id. Both are reset together when memo
-	// grows past maxMemo.
+	// hold more than maxMemoBytes.
 	intern map[string]int32
 	memo   map[memoKey]*tables
 	key    []byte
 	// gen counts the resets: ids of different generations differ.
 	gen int
+	// bytes estimates the memory memo and intern hold.
+	bytes int
 }
 
 type memoKey struct {
@@ -36,8 +38,9 @@ type memoKey struct {
 	id int32
 }
 
-// maxMemo bounds the memoised tables (about 100 MB at 40-node jobs).
-const maxMemo = 200_000
+// maxMemoBytes bounds the memory of the memoised tables and the interned
+// shapes: past it, update starts both afresh.
+const maxMemoBytes = 256 << 20
 
 // tables are one job size's best hop parts in one subtree structure:
 // g[m] is the least H-part of m nodes of the job under the subtree's top
@@ -59,10 +62,11 @@ func newShape(t *dcas.Tree) *shape {
 // capacities cap.
 func (s *shape) update(cap []int) {
 	t := s.t
-	if len(s.memo) > maxMemo {
+	if s.bytes > maxMemoBytes {
 		clear(s.memo)
 		clear(s.intern)
 		s.gen++
+		s.bytes = 0
 	}
 	for v := t.NumVertices() - 1; v >= 0; v-- {
 		k := s.kids[v][:0]
@@ -99,6 +103,7 @@ func (s *shape) update(cap []int) {
 		if !ok {
 			id = int32(len(s.intern))
 			s.intern[string(key)] = id
+			s.bytes += len(key) + 48
 		}
 		s.canon[v] = id
 	}
@@ -121,6 +126,7 @@ func (s *shape) get(n int, v int, cap []int) *tables {
 		for m := 0; m <= hi; m++ {
 			tb.g[m] = int64(n-1)*int64(t.Depth[v])*int64(m) - 2*pairs(m)
 		}
+		s.bytes += 8*(hi+1) + 64
 		s.memo[key] = tb
 		return tb
 	}
@@ -131,6 +137,7 @@ func (s *shape) get(n int, v int, cap []int) *tables {
 		last[m] = inf
 	}
 	tb.suf[len(kids)] = last
+	s.bytes += 8 * (hi + 1) * (len(kids) + 2)
 	for i := len(kids) - 1; i >= 0; i-- {
 		c := s.get(n, kids[i], cap)
 		next := tb.suf[i+1]
