@@ -44,7 +44,8 @@ func (Solver) Name() string { return Name }
 // CH cost. It starts from the SCAS optimum (csp), improves it by
 // re-placing one job at a time at its best spot, and then proves the
 // optimum by branch and bound; when the deadline or MaxNodes stops it, the
-// result is Feasible with the independent lower bound.
+// result is Feasible with its root bound (every job alone, or the
+// Lagrangian bound).
 func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, error) {
 	t0 := time.Now()
 	w := p.Window
@@ -158,9 +159,13 @@ func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 	}
 	stats["root_bound"] = float64(lb)
 	res.Bound = float64(lb)
-	// 4. Branch and bound.
+	// 4. Branch and bound. Only a search that ran to its end proves: a
+	// deadline that came before it (in the improvement or the bounds)
+	// leaves the incumbent unproven.
 	if ctx.Err() == nil {
 		st.run(0, 0)
+	} else {
+		st.stopped = true
 	}
 	stats["nodes"] = float64(st.nodes)
 	stats["ms"] = float64(time.Since(t0).Microseconds()) / 1000

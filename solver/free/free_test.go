@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/optsched/optsched/instances"
 	"github.com/optsched/optsched/model"
@@ -294,5 +295,41 @@ func TestBoardHoldsOnlyFreeBounds(t *testing.T) {
 	}
 	if found == 0 {
 		t.Fatal("no window with the free optimum below the SCAS optimum")
+	}
+}
+
+// TestDeadlineNeverFakesAProof: cut short anywhere — in the SCAS start,
+// the improvement, the bounds or the branch and bound — the solver may
+// answer Feasible or Unknown, but Optimal only with the true optimum, and
+// its bound never passes the optimum. The limits are tiny, so where the
+// deadline lands varies with the machine; the property holds wherever.
+func TestDeadlineNeverFakesAProof(t *testing.T) {
+	// Windows 20 and 69 are fragmented ones where the free optimum is below
+	// the SCAS start, so a proof claimed too early would be wrong there.
+	for _, k := range []uint64{20, 69, 137, 0, 1, 2, 3, 4, 5, 6} {
+		w := paperWindow(t, k)
+		p := solver.NewProblem(w, model.SelectJobs(w, 5).Multi)
+		ref, err := free.Solver{MaxNodes: 5_000_000}.Solve(context.Background(), p)
+		if err != nil || ref.Status != solver.Optimal {
+			t.Fatalf("window %d: reference %v %v", k, err, ref.Status)
+		}
+		for _, limit := range []time.Duration{50 * time.Microsecond, 300 * time.Microsecond, time.Millisecond, 3 * time.Millisecond,
+			10 * time.Millisecond, 30 * time.Millisecond} {
+			ctx, cancel := context.WithTimeout(context.Background(), limit)
+			r, err := free.Solver{}.Solve(ctx, p)
+			cancel()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Status == solver.Optimal && r.Objective != ref.Objective {
+				t.Fatalf("window %d at %v: optimal %d, the optimum is %d", k, limit, r.Objective, ref.Objective)
+			}
+			if r.HasBound() && r.Bound > float64(ref.Objective)+1e-9 {
+				t.Fatalf("window %d at %v: bound %g above the optimum %d", k, limit, r.Bound, ref.Objective)
+			}
+			if r.Status == solver.Feasible && r.Objective < ref.Objective {
+				t.Fatalf("window %d at %v: %d below the optimum %d", k, limit, r.Objective, ref.Objective)
+			}
+		}
 	}
 }
