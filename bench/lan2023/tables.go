@@ -90,10 +90,11 @@ type TableConfig struct {
 	// aside).
 	Shard  int `json:"shard,omitempty"`
 	Shards int `json:"shards,omitempty"`
-	// FreeLimit is the time limit of the "free" column: the free optimum
-	// (solver/free, any node sets) of each window the exact trajectory
-	// meets; 0 takes 10 s, a negative value leaves the column out. It
-	// does not change the trajectory.
+	// FreeLimit, when positive, adds the "free" column with that time
+	// limit per window: the free optimum (solver/free, any node sets) of
+	// each window the exact trajectory meets. It does not change the
+	// trajectory, but it lengthens the run: minutes rather than seconds,
+	// as fragmented windows take up to the limit. 0 leaves it out.
 	FreeLimit time.Duration `json:"free_limit_ns,omitempty"`
 	// Workers is the number of epochs run at once (0: GOMAXPROCS). The
 	// tables do not depend on it, times aside: every epoch runs alone on
@@ -109,7 +110,7 @@ type TableConfig struct {
 // SA-500 and SA-1000.
 func DefaultTableConfig() TableConfig {
 	return TableConfig{Epochs: 10, Periods: 100, Tau: 60, MaxJobs: 5, Seed: 1,
-		ExactLimit: 30 * time.Second, SASteps: []int{500, 1000}, NSASteps: 500, FreeLimit: 10 * time.Second}
+		ExactLimit: 30 * time.Second, SASteps: []int{500, 1000}, NSASteps: 500}
 }
 
 // ErrTableConfig is wrapped by RunTables' configuration errors.
@@ -280,7 +281,7 @@ func tblMethods(cfg TableConfig) []TableMethod {
 		TableMethod{Name: "exact", Paper: "SCIP", Built: true, PaperCost: 83092.3, PaperTime: 18.96, kind: tblKindExact},
 		TableMethod{Name: "exact-" + tblDur(cfg.ExactLimit), Paper: "SCIP-30 s", Built: true,
 			PaperCost: 82114.8, PaperTime: 8.17, PaperCancel: 2, kind: tblKindLimit})
-	if cfg.FreeLimit >= 0 {
+	if cfg.FreeLimit > 0 {
 		ms = append(ms, TableMethod{Name: "free", Paper: "—", Built: true, kind: tblKindFree})
 	}
 	return ms
@@ -311,9 +312,6 @@ func (cfg *TableConfig) tblCheck() error {
 	}
 	if cfg.ExactLimit == 0 {
 		cfg.ExactLimit = d.ExactLimit
-	}
-	if cfg.FreeLimit == 0 {
-		cfg.FreeLimit = d.FreeLimit
 	}
 	if cfg.SASteps == nil {
 		cfg.SASteps = d.SASteps

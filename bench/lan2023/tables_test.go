@@ -45,7 +45,9 @@ func tblSmall() TableConfig {
 
 func TestRunTablesSynthetic(t *testing.T) {
 	tr := tblSynthetic(3, 400)
-	r, err := RunTables(context.Background(), tr, tblSmall())
+	cfg := tblSmall()
+	cfg.FreeLimit = 10 * time.Second
+	r, err := RunTables(context.Background(), tr, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ func TestBenchLan2023Tables(t *testing.T) {
 	tr := writeLanTrace(t, 300, 11)
 	dir := t.TempDir()
 	js, cs := filepath.Join(dir, "t.json"), filepath.Join(dir, "t.csv")
-	code, out, errs := optsched(t, "", "bench", "lan2023", "table3", "--trace", tr, "--epochs", "2", "--periods", "5",
+	code, out, errs := optsched(t, "", "bench", "lan2023", "table3", "--trace", tr, "--epochs", "2", "--periods", "5", "--free-limit", "10s",
 		"--json", js, "--csv", cs, "--plot", filepath.Join(dir, "fig"))
 	if code != exitOK {
 		t.Fatalf("table3: exit %d: %s", code, errs)
