@@ -14,9 +14,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/optsched/optsched/bench/lan2023"
-	"github.com/optsched/optsched/catalog"
 	"github.com/optsched/optsched/bench/report"
 	"github.com/optsched/optsched/bench/trace"
+	"github.com/optsched/optsched/catalog"
 )
 
 // lan2023Fig6DefaultTrace is the paper's trace beside the checkout.
