@@ -73,6 +73,16 @@ func (p *Program) AddRow(name string, cols []int, coefs []float64, s Sense, rhs 
 	p.Rows = append(p.Rows, Row{Name: name, Cols: cols, Coefs: coefs, Sense: s, RHS: rhs})
 }
 
+// Repeat returns n coefficients equal to v: the row of a sum (v = 1) or
+// of a difference (v = −1).
+func Repeat(n int, v float64) []float64 {
+	s := make([]float64, n)
+	for i := range s {
+		s[i] = v
+	}
+	return s
+}
+
 // Value returns the objective value of x.
 func (p *Program) Value(x []float64) float64 {
 	var v float64

@@ -94,23 +94,23 @@ func Build(ctx context.Context, w *model.Window, jobs []int) (*Encoding, error) 
 		}
 		// Demand at the top, flow below.
 		if t.Counted[0] {
-			p.AddRow(fmt.Sprintf("dem_%d", i), e.z[i][0], ones(len(e.z[i][0])), encode.EQ, float64(n))
+			p.AddRow(fmt.Sprintf("dem_%d", i), e.z[i][0], encode.Repeat(len(e.z[i][0]), 1), encode.EQ, float64(n))
 		} else {
 			var cols []int
 			for _, c := range t.Children[0] {
 				cols = append(cols, e.z[i][c]...)
 			}
-			p.AddRow(fmt.Sprintf("dem_%d", i), cols, ones(len(cols)), encode.EQ, float64(n))
+			p.AddRow(fmt.Sprintf("dem_%d", i), cols, encode.Repeat(len(cols), 1), encode.EQ, float64(n))
 		}
 		for v := range t.Cap {
 			if t.IsLeaf(v) || !t.Counted[v] {
 				continue
 			}
 			cols := append([]int(nil), e.z[i][v]...)
-			coefs := ones(len(cols))
+			coefs := encode.Repeat(len(cols), 1)
 			for _, c := range t.Children[v] {
 				cols = append(cols, e.z[i][c]...)
-				coefs = append(coefs, negOnes(len(e.z[i][c]))...)
+				coefs = append(coefs, encode.Repeat(len(e.z[i][c]), -1)...)
 			}
 			p.AddRow(fmt.Sprintf("flow_%d_%d", i, v), cols, coefs, encode.EQ, 0)
 		}
@@ -118,7 +118,7 @@ func Build(ctx context.Context, w *model.Window, jobs []int) (*Encoding, error) 
 	}
 	for v, cols := range leafRows {
 		if t.IsLeaf(v) {
-			p.AddRow(fmt.Sprintf("cap_%d", v), cols, ones(len(cols)), encode.LE, float64(t.Cap[v]))
+			p.AddRow(fmt.Sprintf("cap_%d", v), cols, encode.Repeat(len(cols), 1), encode.LE, float64(t.Cap[v]))
 		}
 	}
 	return e, nil
@@ -174,22 +174,6 @@ func costBits(m model.CostModel, t *Tree, n int) int {
 	hmax := int64(n) * int64(n-1) * int64(maxDepth) // ≥ 2·d·C(n,2)
 	c := m.FromHops(n, hmax)
 	return max(1, bits.Len64(uint64(c)))
-}
-
-func ones(n int) []float64 {
-	s := make([]float64, n)
-	for i := range s {
-		s[i] = 1
-	}
-	return s
-}
-
-func negOnes(n int) []float64 {
-	s := make([]float64, n)
-	for i := range s {
-		s[i] = -1
-	}
-	return s
 }
 
 func bitWeights(n int) []float64 {

@@ -137,26 +137,6 @@ func NewTree(ctx context.Context, w *model.Window) (*Tree, error) {
 	return t, nil
 }
 
-// Hops returns H = (n−1)·Σ_a d(a) − 2·Σ_v C(X_v, 2) for the counts x of one
-// job (x[v] nodes under vertex v, n = x[0] at the root): the total hop
-// distance over its node pairs, which model.CostModel.FromHops prices.
-func (t *Tree) Hops(x []int) int64 {
-	n := int64(x[0])
-	var depth, pairs int64
-	for v, c := range x {
-		if c == 0 {
-			continue
-		}
-		if t.Counted[v] {
-			pairs += int64(c) * int64(c-1) / 2
-		}
-		if t.Idle[v] != nil {
-			depth += int64(c) * int64(t.Depth[v])
-		}
-	}
-	return (n-1)*depth - 2*pairs
-}
-
 // LeafCounts are the nodes of one job per leaf vertex: Vertex[i] holds
 // Count[i] of them.
 type LeafCounts struct {
@@ -246,11 +226,15 @@ func (t *Tree) Counts(top *model.Topology, nodes []int) (LeafCounts, error) {
 	return c, nil
 }
 
-// LeafHops returns Hops of the job whose leaf counts are c, without
-// expanding them: buf must hold NumVertices zeros, and holds zeros again
-// on return (a scratch reused across calls, so that pricing thousands of
-// jobs on a large tree allocates nothing).
-func (t *Tree) LeafHops(c LeafCounts, buf []int) int64 {
+// Hops returns H = (n−1)·Σ_a d(a) − 2·Σ_v C(X_v, 2) of the job whose leaf
+// counts are c (X_v its nodes under vertex v): the total hop distance over
+// its node pairs, which model.CostModel.FromHops prices. buf is a scratch
+// of NumVertices zeros, zeros again on return, so that pricing thousands
+// of jobs on a large tree allocates nothing; nil allocates one.
+func (t *Tree) Hops(c LeafCounts, buf []int) int64 {
+	if buf == nil {
+		buf = make([]int, t.NumVertices())
+	}
 	n := int64(c.Len())
 	var depth, pairs int64
 	for i, v := range c.Vertex {
@@ -268,16 +252,4 @@ func (t *Tree) LeafHops(c LeafCounts, buf []int) int64 {
 		}
 	}
 	return (n-1)*depth - 2*pairs
-}
-
-// Expand returns the per-vertex counts of c: x[v] is the job's nodes under
-// vertex v, for Hops.
-func (t *Tree) Expand(c LeafCounts) []int {
-	x := make([]int, t.NumVertices())
-	for i, v := range c.Vertex {
-		for u := v; u >= 0; u = t.Parent[u] {
-			x[u] += c.Count[i]
-		}
-	}
-	return x
 }

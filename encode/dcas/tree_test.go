@@ -58,15 +58,15 @@ func TestHopsMatchesPairwise(t *testing.T) {
 					want += int64(top.Hops(set[i], set[j]))
 				}
 			}
-			if got := tr.Hops(tr.Expand(lc)); got != want {
+			if got := tr.Hops(lc, nil); got != want {
 				t.Fatalf("hops of %v: tree %d, pairwise %d", set, got, want)
 			}
 			buf := make([]int, tr.NumVertices())
-			if got := tr.LeafHops(lc, buf); got != want || slices.ContainsFunc(buf, func(x int) bool { return x != 0 }) {
-				t.Fatalf("LeafHops of %v: %d (buffer %v), pairwise %d", set, got, buf, want)
+			if got := tr.Hops(lc, buf); got != want || slices.ContainsFunc(buf, func(x int) bool { return x != 0 }) {
+				t.Fatalf("Hops of %v with a scratch: %d (buffer %v), pairwise %d", set, got, buf, want)
 			}
 			for _, cm := range []model.CostModel{model.DefaultCostModel, {Kind: model.CostLanPaper, HopCost: 3}} {
-				if got, want := cm.FromHops(len(set), tr.Hops(tr.Expand(lc))), cm.PairwiseCost(top, set); got != want {
+				if got, want := cm.FromHops(len(set), tr.Hops(lc, buf)), cm.PairwiseCost(top, set); got != want {
 					t.Fatalf("%v: price %d, pairwise %d", cm.Kind, got, want)
 				}
 			}

@@ -92,7 +92,7 @@ func Build(w *model.Window, jobs []int, f Formulation) (*Encoding, error) {
 			for i := 0; i < nq; i++ {
 				ys[s][i] = e.addStart(fmt.Sprintf("y_r%d_%d", r, i), float64(b.Cost[s][i]), s, i)
 			}
-			e.Program.AddRow(fmt.Sprintf("cnt_r%d", r), ys[s], ones(nq), encode.EQ, float64(len(b.Jobs[s])))
+			e.Program.AddRow(fmt.Sprintf("cnt_r%d", r), ys[s], encode.Repeat(nq, 1), encode.EQ, float64(len(b.Jobs[s])))
 		}
 		for k := 0; k < nq; k++ {
 			var cols []int
@@ -101,7 +101,7 @@ func Build(w *model.Window, jobs []int, f Formulation) (*Encoding, error) {
 					cols = append(cols, ys[s][(k-d+nq)%nq])
 				}
 			}
-			e.Program.AddRow(fmt.Sprintf("cov_%d", k), cols, ones(len(cols)), encode.LE, 1)
+			e.Program.AddRow(fmt.Sprintf("cov_%d", k), cols, encode.Repeat(len(cols), 1), encode.LE, 1)
 		}
 		return e, nil
 	}
@@ -119,14 +119,14 @@ func Build(w *model.Window, jobs []int, f Formulation) (*Encoding, error) {
 				x[k] = e.addVar(fmt.Sprintf("x_%d_%d", jx, k))
 			}
 			xs = append(xs, x)
-			e.Program.AddRow(fmt.Sprintf("start_%d", jx), y, ones(nq), encode.EQ, 1)
+			e.Program.AddRow(fmt.Sprintf("start_%d", jx), y, encode.Repeat(nq, 1), encode.EQ, 1)
 			for i := 0; i < nq; i++ {
 				for d := 0; d < r; d++ {
 					k := (i + d) % nq
 					e.Program.AddRow(fmt.Sprintf("link_%d_%d_%d", jx, i, k), []int{y[i], x[k]}, []float64{1, -1}, encode.LE, 0)
 				}
 			}
-			e.Program.AddRow(fmt.Sprintf("size_%d", jx), x, ones(nq), encode.EQ, float64(r))
+			e.Program.AddRow(fmt.Sprintf("size_%d", jx), x, encode.Repeat(nq, 1), encode.EQ, float64(r))
 		}
 	}
 	for k := 0; k < nq; k++ {
@@ -134,7 +134,7 @@ func Build(w *model.Window, jobs []int, f Formulation) (*Encoding, error) {
 		for jx := range xs {
 			cols[jx] = xs[jx][k]
 		}
-		e.Program.AddRow(fmt.Sprintf("cap_%d", k), cols, ones(len(cols)), encode.LE, 1)
+		e.Program.AddRow(fmt.Sprintf("cap_%d", k), cols, encode.Repeat(len(cols), 1), encode.LE, 1)
 	}
 	return e, nil
 }
@@ -147,14 +147,6 @@ func (e *Encoding) addStart(name string, cost float64, size, pos int) int {
 func (e *Encoding) addVar(name string) int {
 	e.start = append(e.start, startVar{-1, -1})
 	return e.Program.AddVar(name, 0)
-}
-
-func ones(n int) []float64 {
-	v := make([]float64, n)
-	for i := range v {
-		v[i] = 1
-	}
-	return v
 }
 
 // Decode maps a 0/1 solution vector (values above 0.5 count as 1) to

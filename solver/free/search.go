@@ -42,7 +42,7 @@ type search struct {
 	ttGen int
 
 	scr    []*scratch // per depth
-	hopBuf []int      // LeafHops' scratch
+	hopBuf []int      // Hops' scratch
 
 	nodes   int64 // placements enumerated (leaves of a job's enumeration)
 	calls   int64 // enumeration steps, for the deadline polls
@@ -113,7 +113,7 @@ func (st *search) jobCost(n int, lc dcas.LeafCounts) int64 {
 	if st.hopBuf == nil {
 		st.hopBuf = make([]int, st.t.NumVertices())
 	}
-	return st.cm.FromHops(n, st.t.LeafHops(lc, st.hopBuf))
+	return st.cm.FromHops(n, st.t.Hops(lc, st.hopBuf))
 }
 
 // offer keeps counts as the incumbent when they beat it.
