@@ -148,7 +148,7 @@ func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 		if dl, ok := ctx.Deadline(); ok {
 			end = time.Now().Add(time.Until(dl) / 2)
 		}
-		b := lg.ascend(w.Cost, size, st.cap, float64(st.best), maxAscent,
+		b := lg.ascend(w.Cost, size, st.cap, st.sh.kids, float64(st.best), maxAscent,
 			func() bool { return ctx.Err() != nil || time.Now().After(end) })
 		stats["lagrange_bound"] = b
 		lb = max(lb, ceilBound(b))

@@ -24,30 +24,16 @@ import (
 type lagrange struct {
 	t   *dcas.Tree
 	lam []float64 // per vertex; 0 off the leaves
-	// g[v] is the priced table of the vertex being merged; buf holds the
-	// rows, reused between calls.
-	g   [][]float64
-	row []float64
+	// pg and psuf are the priced tables of the last phi (see tables).
+	pg   [][]float64
+	psuf [][][]float64
 	// x receives a traced placement (per-leaf counts) for subgradients.
 	x []int
-	// arena backs trace's tables, reset at every trace.
-	arena   []float64
-	kidsBuf []int
-}
-
-// alloc returns n floats from the arena.
-func (l *lagrange) alloc(n int) []float64 {
-	if len(l.arena)+n > cap(l.arena) {
-		l.arena = make([]float64, 0, max(2*cap(l.arena), len(l.arena)+n, 1024))
-	}
-	s := l.arena[len(l.arena) : len(l.arena)+n]
-	l.arena = l.arena[:len(l.arena)+n]
-	return s
 }
 
 func newLagrange(t *dcas.Tree) *lagrange {
 	nv := t.NumVertices()
-	return &lagrange{t: t, lam: make([]float64, nv), g: make([][]float64, nv), x: make([]int, nv)}
+	return &lagrange{t: t, lam: make([]float64, nv), pg: make([][]float64, nv), psuf: make([][][]float64, nv), x: make([]int, nv)}
 }
 
 // minorant returns α, β of the linear minorant of FromHops for n nodes.
@@ -81,119 +67,42 @@ func gcd(a, b int64) int64 {
 }
 
 // phi returns φ(λ, cap) for a job of n nodes (math.Inf when it does not
-// fit). When trace is set it leaves the minimising placement's leaf
+// fit), through its priced tables on cap, whose children with idle nodes
+// kids lists. When trace is set it leaves the minimising placement's leaf
 // counts in l.x.
-func (l *lagrange) phi(cm model.CostModel, n int, cap []int, trace bool) float64 {
-	t := l.t
+func (l *lagrange) phi(cm model.CostModel, n int, cap []int, kids [][]int, trace bool) float64 {
 	if cap[0] < n {
 		return math.Inf(1)
 	}
-	alpha, beta := minorant(cm, n)
-	for v := t.NumVertices() - 1; v >= 0; v-- {
-		if cap[v] == 0 {
-			l.g[v] = l.g[v][:0]
-			continue
-		}
-		hi := min(n, cap[v])
-		g := grow(l.g[v], hi+1)
-		if t.IsLeaf(v) {
-			for m := 0; m <= hi; m++ {
-				g[m] = alpha*float64(int64(n-1)*int64(t.Depth[v])*int64(m)-2*pairs(m)) + l.lam[v]*float64(m)
-			}
-			l.g[v] = g
-			continue
-		}
-		g[0] = 0
-		for m := 1; m <= hi; m++ {
-			g[m] = math.Inf(1)
-		}
-		top := 0 // the largest m reachable so far
-		for _, c := range t.Children[v] {
-			gc := l.g[c]
-			if len(gc) == 0 {
-				continue
-			}
-			row := grow(l.row, hi+1)
-			copy(row, g)
-			for m := top; m >= 0; m-- {
-				if math.IsInf(g[m], 1) {
-					continue
-				}
-				for a := 1; a < len(gc) && m+a <= hi; a++ {
-					if s := g[m] + gc[a]; s < row[m+a] {
-						row[m+a] = s
-					}
-				}
-			}
-			copy(g, row)
-			l.row = row
-			top = min(hi, top+len(gc)-1)
-		}
-		if t.Counted[v] {
-			for m := 2; m <= hi; m++ {
-				g[m] -= alpha * 2 * float64(pairs(m))
-			}
-		}
-		l.g[v] = g
-	}
-	v := l.g[0][n] + beta
+	l.tables(cm, n, cap, kids, l.pg, l.psuf)
+	_, beta := minorant(cm, n)
 	if trace {
 		clear(l.x)
-		l.arena = l.arena[:0]
-		l.trace(cm, n, 0, n, alpha)
+		l.trace(0, n, kids)
 	}
-	return v
+	return l.pg[0][n] + beta
 }
 
-// trace recovers a placement attaining l.g[v][m] by recomputing the
-// children's split (the merged rows are not kept).
-func (l *lagrange) trace(cm model.CostModel, n, v, m int, alpha float64) {
-	t := l.t
+// trace recovers from the tables a placement attaining pg[v][m], as
+// shape.trace does from the unpriced ones.
+func (l *lagrange) trace(v, m int, kids [][]int) {
 	if m == 0 {
 		return
 	}
-	if t.IsLeaf(v) {
+	if l.t.IsLeaf(v) {
 		l.x[v] = m
 		return
 	}
-	from := len(l.kidsBuf)
-	for _, c := range t.Children[v] {
-		if len(l.g[c]) > 0 {
-			l.kidsBuf = append(l.kidsBuf, c)
-		}
-	}
-	kids := l.kidsBuf[from:len(l.kidsBuf):len(l.kidsBuf)]
-	defer func() { l.kidsBuf = l.kidsBuf[:from] }()
-	// suffix[i][r]: least Σ g over kids i.. holding r nodes.
-	suffix := make([][]float64, len(kids)+1)
-	suffix[len(kids)] = l.alloc(m + 1)
-	suffix[len(kids)][0] = 0 // the arena is not zeroed
-	for r := 1; r <= m; r++ {
-		suffix[len(kids)][r] = math.Inf(1)
-	}
-	for i := len(kids) - 1; i >= 0; i-- {
-		gc, next := l.g[kids[i]], suffix[i+1]
-		s := l.alloc(m + 1)
-		for r := range s {
-			s[r] = math.Inf(1)
-			for a := 0; a < len(gc) && a <= r; a++ {
-				if x := gc[a] + next[r-a]; x < s[r] {
-					s[r] = x
-				}
-			}
-		}
-		suffix[i] = s
-	}
-	rem := m
-	for i, c := range kids {
-		gc, next := l.g[c], suffix[i+1]
+	rows, rem := l.psuf[v], m
+	for i, c := range kids[v] {
+		gc, next := l.pg[c], rows[i+1]
 		bestA, best := 0, math.Inf(1)
 		for a := 0; a < len(gc) && a <= rem; a++ {
 			if x := gc[a] + next[rem-a]; x < best {
 				bestA, best = a, x
 			}
 		}
-		l.trace(cm, n, c, bestA, alpha)
+		l.trace(c, bestA, kids)
 		rem -= bestA
 	}
 }
@@ -205,27 +114,11 @@ func grow(s []float64, n int) []float64 {
 	return s[:n]
 }
 
-// bound returns Σ_{j in sizes} φ_j(λ, cap) − Σ_ℓ λ_ℓ·cap_ℓ.
-func (l *lagrange) bound(cm model.CostModel, sizes []int, cap []int) float64 {
-	var b float64
-	ns, mult := group(sizes)
-	for i, n := range ns {
-		b += float64(mult[i]) * l.phi(cm, n, cap, false)
-		if math.IsInf(b, 1) {
-			return b
-		}
-	}
-	for v, lam := range l.lam {
-		b -= lam * float64(cap[v])
-	}
-	return b
-}
-
 // ascend runs the subgradient method on the leaves' prices for jobs of
-// sizes on capacities cap, aiming at the upper bound ub, for at most iters
-// iterations or until stop reports true; it keeps the best prices found
-// and returns their bound.
-func (l *lagrange) ascend(cm model.CostModel, sizes []int, cap []int, ub float64, iters int, stop func() bool) float64 {
+// sizes on capacities cap (kids: their children with idle nodes), aiming at
+// the upper bound ub, for at most iters iterations or until stop reports
+// true; it keeps the best prices found and returns their bound.
+func (l *lagrange) ascend(cm model.CostModel, sizes []int, cap []int, kids [][]int, ub float64, iters int, stop func() bool) float64 {
 	t := l.t
 	nv := t.NumVertices()
 	best, bestLam := math.Inf(-1), make([]float64, nv)
@@ -241,7 +134,7 @@ func (l *lagrange) ascend(cm model.CostModel, sizes []int, cap []int, ub float64
 				copy(l.lam, bestLam)
 				return best
 			}
-			b += float64(mult[i]) * l.phi(cm, n, cap, true)
+			b += float64(mult[i]) * l.phi(cm, n, cap, kids, true)
 			for v, k := range l.x {
 				use[v] += mult[i] * k
 			}

@@ -204,6 +204,7 @@ func (st *search) run(d int, sofar int64) {
 	e := &enum{st: st, d: d, n: n, sofar: sofar, rest: rest}
 	sc := st.scratch(d)
 	if lg := st.lg; lg != nil {
+		kids := st.sh.kids // the shape of st.cap (updated above)
 		if d >= 1 && d < reprice && st.node != nil && len(st.size)-d >= 2 {
 			// Each depth has its own prices: the enumeration above still
 			// reads its own.
@@ -212,14 +213,26 @@ func (st *search) run(d int, sofar int64) {
 			}
 			lg = st.nodeLg[d]
 			copy(lg.lam, st.lg.lam)
-			lg.ascend(st.cm, st.size[d:], st.cap, float64(st.best-sofar), nodeAscent, st.poll)
+			lg.ascend(st.cm, st.size[d:], st.cap, kids, float64(st.best-sofar), nodeAscent, st.poll)
+		}
+		// Job d's own placements, priced: with α·H + β ≤ its cost, the
+		// window costs at least sofar + α·H_d + β_d + λ·x_d + lagRest.
+		// Its tables also give φ_d.
+		priced := d < pricedDepth
+		if priced {
+			lg.tables(st.cm, n, st.cap, kids, sc.pg, sc.psuf)
+			_, e.beta = minorant(st.cm, n)
+			e.pg, e.psuf = sc.pg, sc.psuf
 		}
 		var r0 float64
 		for j := d; j < len(st.size); j++ {
-			if j > d && st.size[j] == st.size[j-1] {
+			switch {
+			case j == d && priced:
+				st.phi[j] = sc.pg[0][n] + e.beta // n fits: h < inf above
+			case j > d && st.size[j] == st.size[j-1]:
 				st.phi[j] = st.phi[j-1] // sorted: equal sizes are adjacent
-			} else {
-				st.phi[j] = lg.phi(st.cm, st.size[j], st.cap, false)
+			default:
+				st.phi[j] = lg.phi(st.cm, st.size[j], st.cap, kids, false)
 			}
 			if j > d {
 				r0 += st.phi[j]
@@ -233,13 +246,6 @@ func (st *search) run(d int, sofar int64) {
 			return
 		}
 		e.lagRest, e.lam = r0, lg.lam
-		// Job d's own placements, priced: with α·H + β ≤ its cost, the
-		// window costs at least sofar + α·H_d + β_d + λ·x_d + lagRest.
-		if d < pricedDepth {
-			lg.tables(st.cm, n, st.cap, st.sh.kids, sc.pg, sc.psuf)
-			_, e.beta = minorant(st.cm, n)
-			e.pg, e.psuf = sc.pg, sc.psuf
-		}
 	}
 	defer st.storeTT(key, sofar)
 	// The shape (ids, children order, tables) is that of the capacities
