@@ -289,13 +289,7 @@ func (r *Row) freeGaps(ss []Sample, free []float64) {
 // optimum, (SCAS optimum − free optimum) / free optimum.
 type Restriction struct {
 	Class string `json:"class"`
-	// Windows counts the windows both proved; Below those where the free
-	// optimum is strictly lower.
-	Windows int     `json:"windows"`
-	Below   int     `json:"below"`
-	Mean    float64 `json:"mean"`
-	P99     float64 `json:"p99"`
-	Max     float64 `json:"max"`
+	report.Restriction
 }
 
 // Restrictions compares the solver named scas (an exact SCAS solver) with
@@ -305,48 +299,39 @@ func Restrictions(samples []Sample, scasName, freeName string) []Restriction {
 		class  string
 		window int
 	}
-	opt := map[cw][2]int64{}
-	have := map[cw][2]bool{}
+	type pair struct {
+		opt  [2]int64
+		have [2]bool
+	}
+	by := map[cw]*pair{}
 	var classes []string
+	var keys []cw
 	for _, s := range samples {
 		if !slices.Contains(classes, s.Class) {
 			classes = append(classes, s.Class)
 		}
-		i := -1
-		switch s.Solver {
-		case scasName:
-			i = 0
-		case freeName:
-			i = 1
-		}
+		i := slices.Index([]string{scasName, freeName}, s.Solver)
 		if i < 0 || !s.OK || !s.Optimal {
 			continue
 		}
 		k := cw{s.Class, s.Window}
-		o, h := opt[k], have[k]
-		o[i], h[i] = s.Objective, true
-		opt[k], have[k] = o, h
+		if by[k] == nil {
+			by[k] = &pair{}
+			keys = append(keys, k)
+		}
+		by[k].opt[i], by[k].have[i] = s.Objective, true
 	}
 	var out []Restriction
 	for _, c := range classes {
-		r := Restriction{Class: c}
-		var gs []float64
-		for k, h := range have {
-			if k.class != c || !h[0] || !h[1] || opt[k][1] <= 0 {
-				continue
-			}
-			g := float64(opt[k][0]-opt[k][1]) / float64(opt[k][1])
-			gs = append(gs, g)
-			if opt[k][1] < opt[k][0] {
-				r.Below++
+		var pairs [][2]int64
+		for _, k := range keys {
+			if p := by[k]; k.class == c && p.have[0] && p.have[1] {
+				pairs = append(pairs, p.opt)
 			}
 		}
-		if len(gs) == 0 {
-			continue
+		if r := report.RestrictionOf(pairs); r.Windows > 0 {
+			out = append(out, Restriction{Class: c, Restriction: r})
 		}
-		sp := report.SpreadOf(gs)
-		r.Windows, r.Mean, r.P99, r.Max = sp.N, sp.Mean, sp.P99, sp.Max
-		out = append(out, r)
 	}
 	return out
 }

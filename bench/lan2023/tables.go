@@ -776,44 +776,23 @@ func PrintTableIII(w io.Writer, r *TableResult) {
 	tblEpochTable(w, r, func(row TableRow) string { return fmt.Sprintf("%.1f", row.Cost) })
 }
 
-// A Restriction is what the SCAS restriction costs over windows where both
-// optima are proven: (SCAS optimum − free optimum) / free optimum.
-type Restriction struct {
-	Windows, Below int
-	Mean, P99, Max float64
-}
-
 // FreeRestriction compares the exact (SCAS) and free columns of r on the
 // windows where free proved its optimum.
-func FreeRestriction(r *TableResult) Restriction {
-	ie, ifree := -1, -1
-	for m, meth := range r.Methods {
-		switch meth.Name {
-		case "exact":
-			ie = m
-		case "free":
-			ifree = m
-		}
-	}
-	var out Restriction
+func FreeRestriction(r *TableResult) report.Restriction {
+	ie := slices.IndexFunc(r.Methods, func(m TableMethod) bool { return m.Name == "exact" })
+	ifree := slices.IndexFunc(r.Methods, func(m TableMethod) bool { return m.Name == "free" })
 	if ie < 0 || ifree < 0 {
-		return out
+		return report.Restriction{}
 	}
-	var gs []float64
+	var pairs [][2]int64
 	for _, ep := range r.Epochs {
 		for k, costs := range ep.WindowCosts {
-			if k >= len(ep.FreeOptimal) || !ep.FreeOptimal[k] || costs[ie] < 0 || costs[ifree] <= 0 {
-				continue
-			}
-			gs = append(gs, float64(costs[ie]-costs[ifree])/float64(costs[ifree]))
-			if costs[ifree] < costs[ie] {
-				out.Below++
+			if k < len(ep.FreeOptimal) && ep.FreeOptimal[k] && costs[ie] >= 0 {
+				pairs = append(pairs, [2]int64{costs[ie], costs[ifree]})
 			}
 		}
 	}
-	sp := report.SpreadOf(gs)
-	out.Windows, out.Mean, out.P99, out.Max = sp.N, sp.Mean, sp.P99, sp.Max
-	return out
+	return report.RestrictionOf(pairs)
 }
 
 // PrintTableIV writes Table IV of r as markdown: per method our mean wall
