@@ -154,7 +154,7 @@ func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 		lb = max(lb, ceilBound(b))
 		board.Raise(float64(lb))
 		if lg.ops(size, st.cap) <= maxLagOps {
-			st.lg, st.node = lg, newLagrange(t)
+			st.lg = lg
 		}
 	}
 	stats["root_bound"] = float64(lb)

@@ -26,14 +26,13 @@ type search struct {
 	onBetter func(obj int64, inc []dcas.LeafCounts)
 
 	// lg, when set, adds the Lagrangian bound with its root prices; phi
-	// holds the φ_j of the current node.
-	lg  *lagrange
-	phi []float64
-	// node, when set, has the nodes of depth 1 to reprice − 1 re-price
-	// the leaves for the jobs left, warm-started from lg's prices, for
-	// nodeAscent iterations, each depth in its own nodeLg[d] (the
-	// enumeration of the depth above still reads its prices).
-	node   *lagrange
+	// holds the φ_j of the current node. The nodes of depth 1 to
+	// reprice − 1 re-price the leaves for the jobs left, warm-started from
+	// lg's prices, for nodeAscent iterations, each depth in its own
+	// nodeLg[d] (the enumeration of the depth above still reads its
+	// prices).
+	lg     *lagrange
+	phi    []float64
 	nodeLg []*lagrange
 	// tt keeps, per (job depth, capacity shape), a lower bound on the cost
 	// of the jobs left: placements of the earlier jobs that leave
@@ -135,21 +134,20 @@ func (st *search) offer(obj int64, counts []dcas.LeafCounts) bool {
 // independent returns Σ_j (the least cost of job j alone on the current
 // capacities) over jobs from..: a lower bound on what they add.
 func (st *search) independent(from int) int64 {
-	var lb int64
+	var lb, c int64
 	for j := from; j < len(st.size); j++ {
-		if j > from && st.size[j] == st.size[j-1] {
-			lb += st.cm.FromHops(st.size[j], st.sh.best(st.size[j], st.cap)) // memoised
-			continue
+		if j == from || st.size[j] != st.size[j-1] { // sorted: equal sizes are adjacent
+			if st.ctx.Err() != nil {
+				st.stopped = true
+				return inf // no bound: the caller stops
+			}
+			h := st.sh.best(st.size[j], st.cap)
+			if h >= inf {
+				return inf
+			}
+			c = st.cm.FromHops(st.size[j], h)
 		}
-		if st.ctx.Err() != nil {
-			st.stopped = true
-			return inf // no bound: the caller stops
-		}
-		h := st.sh.best(st.size[j], st.cap)
-		if h >= inf {
-			return inf
-		}
-		lb += st.cm.FromHops(st.size[j], h)
+		lb += c
 	}
 	return lb
 }
@@ -205,7 +203,7 @@ func (st *search) run(d int, sofar int64) {
 	sc := st.scratch(d)
 	if lg := st.lg; lg != nil {
 		kids := st.sh.kids // the shape of st.cap (updated above)
-		if d >= 1 && d < reprice && st.node != nil && len(st.size)-d >= 2 {
+		if d >= 1 && d < reprice && len(st.size)-d >= 2 {
 			// Each depth has its own prices: the enumeration above still
 			// reads its own.
 			for len(st.nodeLg) <= d {
@@ -268,7 +266,11 @@ func (st *search) run(d int, sofar int64) {
 	e.cands = sc.cands[:0]
 	e.pend = sc.pend[:0]
 	st.cur[d] = dcas.LeafCounts{}
-	e.expand(append(e.pend, item{0, n}), 0, e.g[0][n], 0)
+	var plb float64 // the pending root's least priced part, as lb its H part
+	if e.pg != nil {
+		plb = e.pg[0][n]
+	}
+	e.expand(append(e.pend, item{0, n}), 0, e.g[0][n], 0, 0, plb)
 	sc.cands, sc.pend = e.cands[:0], e.pend[:0]
 }
 
@@ -355,14 +357,10 @@ func (e *enum) pricedOut(p float64) bool {
 }
 
 // expand places the pending items; h is the decided H part, lb the least
-// H part of the pending items and lamX the prices of the leaves decided.
-func (e *enum) expand(pend []item, h, lb int64, lamX float64) {
-	e.expandP(pend, h, lb, lamX, 0, 0)
-}
-
-// expandP is expand with the priced sums: ph the decided priced part, plb
-// the pending items' least priced parts (both 0 without prices).
-func (e *enum) expandP(pend []item, h, lb int64, lamX, ph, plb float64) {
+// H part of the pending items, lamX the prices of the leaves decided, ph
+// the decided priced part and plb the pending items' least priced parts
+// (the last two 0 without priced tables).
+func (e *enum) expand(pend []item, h, lb int64, lamX, ph, plb float64) {
 	st := e.st
 	if st.poll() {
 		return
@@ -398,7 +396,7 @@ func (e *enum) expandP(pend []item, h, lb int64, lamX, ph, plb float64) {
 		if e.pg != nil {
 			ph += e.pg[it.v][it.m]
 		}
-		e.expandP(pend, h+e.g[it.v][it.m], lb, lamX, ph, plb)
+		e.expand(pend, h+e.g[it.v][it.m], lb, lamX, ph, plb)
 		lc.Vertex, lc.Count = lc.Vertex[:len(lc.Vertex)-1], lc.Count[:len(lc.Count)-1]
 		return
 	}
@@ -419,7 +417,7 @@ func (e *enum) split(v, i, rem int, pend []item, h, lb int64, lamX, ph, plb floa
 	kids := e.kids[v]
 	if rem == 0 || i == len(kids) {
 		if rem == 0 {
-			e.expandP(pend, h, lb, lamX, ph, plb)
+			e.expand(pend, h, lb, lamX, ph, plb)
 		}
 		return
 	}
