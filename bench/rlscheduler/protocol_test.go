@@ -3,6 +3,7 @@ package rlscheduler
 import (
 	"context"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -130,4 +131,59 @@ func FuzzLoad(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestEASYAgainstSim: EASY on the protocol's cluster is no worse than
+// FCFS without backfilling, and every schedule verifies.
+func TestEASYSequences(t *testing.T) {
+	w, err := Open(shipped[0].path, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range Starts[:3] {
+		seq := Sequence{w, st, SequenceLength}
+		s, err := Simulate(context.Background(), seq, EASY{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Verify(); err != nil {
+			t.Fatal(err)
+		}
+		f, _ := Replay(context.Background(), seq, "fcfs", false)
+		t.Logf("start %d: easy %.2f fcfs %.2f", st, s.Mean(), f.Mean())
+		if s.Mean() > f.Mean() {
+			t.Errorf("start %d: EASY %.2f above FCFS %.2f", st, s.Mean(), f.Mean())
+		}
+	}
+}
+
+// TestEASYExtraNodes: a job that ends after the head's reservation starts
+// on the extra nodes, a second one does not; their backfilling starts
+// neither.
+func TestEASYExtraNodes(t *testing.T) {
+	log := `; MaxNodes: 4
+1 0 -1 100 2 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1
+2 1 -1 50 3 -1 -1 3 50 -1 1 1 1 -1 1 -1 -1 -1
+3 2 -1 500 1 -1 -1 1 500 -1 1 1 1 -1 1 -1 -1 -1
+4 3 -1 500 1 -1 -1 1 500 -1 1 1 1 -1 1 -1 -1 -1
+`
+	w, err := Load(strings.NewReader(log), LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq := Sequence{w, 0, 4}
+	s, err := Simulate(context.Background(), seq, EASY{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int64{0, 100, 2, 150}; !slices.Equal(s.Starts, want) {
+		t.Errorf("EASY starts %v, want %v", s.Starts, want)
+	}
+	r, err := Replay(context.Background(), seq, "fcfs", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int64{0, 100, 100, 150}; !slices.Equal(r.Starts, want) {
+		t.Errorf("their backfilling starts %v, want %v", r.Starts, want)
+	}
 }
