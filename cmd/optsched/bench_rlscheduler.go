@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/optsched/optsched/bench/rlscheduler"
+)
+
+// benchRLSchedulerOptions are the inputs of `optsched bench rlscheduler`.
+type benchRLSchedulerOptions struct {
+	streams   *streams
+	trace     string
+	paper     string
+	backfill  bool
+	policies  []string
+	starts    []int
+	length    int
+	dropFirst int
+	output    string
+	jsonPath  string
+	verbose   bool
+}
+
+// rlDefaultPolicies are the columns by default: the paper's, then EASY.
+var rlDefaultPolicies = []string{"fcfs", "wfp3", "uni", "sjf", "f1", "easy"}
+
+func newBenchRLSchedulerCmd(s *streams, runF func(*benchRLSchedulerOptions) error) *cobra.Command {
+	opts := &benchRLSchedulerOptions{streams: s}
+	cmd := &cobra.Command{
+		Use:   "rlscheduler",
+		Short: "RLScheduler's benchmark (SC'20): average bounded slowdown of FCFS, WFP3, UNICEP, SJF, F1 and EASY on 10 sequences of a log, beside the published figures",
+		Long: `Rlscheduler runs the benchmark of RLScheduler (D. Zhang et al., SC'20) on an SWF
+log: 10 sequences of 1,024 consecutive jobs (start positions 1981, 2756, 4299,
+8850, 3316, 2714, 5228, 7762, 4022, 7085 of the loaded job list) on a counter
+of free nodes, under the published decision loop and keys, with or without
+the published code's backfilling (--backfill). It prints each policy's
+average bounded slowdown and its value on every sequence beside the
+published figure of the trace (Lublin-1 and HPC2N are shipped in
+instances/traces), and EASY backfilling (with extra nodes) as an extra
+column, simulated event by event.
+
+The published row is chosen by --paper (default: from the file name:
+lublin_256 is Lublin-1, HPC2N-2002 is HPC2N). HPC2N version 2.1 has 5
+records more than the 2.2 file the paper used; for a file named
+HPC2N-2002-2.1* --drop-first defaults to 5.
+
+The protocol is described in docs/rlscheduler.md and go doc
+./bench/rlscheduler.`,
+		Example: `  optsched bench rlscheduler --trace instances/traces/lublin_256.swf.gz
+  optsched bench rlscheduler --trace instances/traces/HPC2N-2002-2.1-cln.swf.gz --backfill
+  optsched bench rlscheduler --trace log.swf --policies fcfs,sjf,wfp3-intended -o json`,
+		Args: argsBetween(0, 0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return runBenchRLScheduler(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.trace, "trace", "instances/traces/lublin_256.swf.gz", "SWF log (gzip or plain)")
+	f.StringVar(&opts.paper, "paper", "auto", "published row to print beside ours: lublin-1, hpc2n, none, or auto (from the file name)")
+	f.BoolVar(&opts.backfill, "backfill", false, "the published code's backfilling for the published policies (the \"with backfilling\" rows)")
+	f.StringSliceVar(&opts.policies, "policies", nil, "columns: "+strings.Join(rlscheduler.Published, ", ")+", easy (default "+strings.Join(rlDefaultPolicies, ",")+")")
+	f.IntSliceVar(&opts.starts, "sequences", nil, "start positions of the sequences in the loaded job list (default the published ten)")
+	f.IntVar(&opts.length, "length", rlscheduler.SequenceLength, "jobs per sequence")
+	f.IntVar(&opts.dropFirst, "drop-first", -1, "drop the first N job records of the file (default: 5 for HPC2N-2002-2.1*, else 0)")
+	f.StringVarP(&opts.output, "output", "o", "table", "output format: table or json")
+	f.StringVar(&opts.jsonPath, "json", "", "also write the results as JSON to this file")
+	f.BoolVarP(&opts.verbose, "verbose", "v", false, "progress on stderr")
+	return cmd
+}
+
+// rlPaperOf guesses the published row from a trace's file name.
+func rlPaperOf(path string) string {
+	base := strings.ToLower(filepath.Base(path))
+	switch {
+	case strings.HasPrefix(base, "lublin_256"):
+		return "lublin-1"
+	case strings.HasPrefix(base, "hpc2n-2002"):
+		return "hpc2n"
+	}
+	return ""
+}
+
+func runBenchRLScheduler(ctx context.Context, opts *benchRLSchedulerOptions) error {
+	if opts.output != "table" && opts.output != "json" {
+		return usageError{fmt.Errorf("-o must be table or json, got %q", opts.output)}
+	}
+	if opts.length < 1 {
+		return usageError{fmt.Errorf("--length must be positive, got %d", opts.length)}
+	}
+	paper := opts.paper
+	switch paper {
+	case "auto":
+		paper = rlPaperOf(opts.trace)
+	case "none":
+		paper = ""
+	case "lublin-1", "hpc2n":
+	default:
+		return usageError{fmt.Errorf("--paper must be lublin-1, hpc2n, none or auto, got %q", opts.paper)}
+	}
+	drop := opts.dropFirst
+	if drop < 0 {
+		drop = 0
+		if strings.HasPrefix(strings.ToLower(filepath.Base(opts.trace)), "hpc2n-2002-2.1") {
+			drop = 5
+		}
+	}
+	policies := opts.policies
+	if len(policies) == 0 {
+		policies = rlDefaultPolicies
+	}
+	for _, p := range policies {
+		if !slices.Contains(rlscheduler.Published, p) && p != "easy" {
+			return usageError{fmt.Errorf("--policies: no policy %q (have %s, easy)", p, strings.Join(rlscheduler.Published, ", "))}
+		}
+	}
+	w, err := rlscheduler.Open(opts.trace, rlscheduler.LoadOptions{DropFirst: drop})
+	if err != nil {
+		return err
+	}
+	cfg := rlscheduler.Config{
+		Workload: w, Trace: opts.trace, Paper: paper, DropFirst: drop,
+		Starts: opts.starts, Len: opts.length, Backfill: opts.backfill, Policies: policies,
+	}
+	if opts.verbose {
+		cfg.Progress = func(col string, done, total int) {
+			fmt.Fprintf(opts.streams.err, "%s: %d/%d sequences\n", col, done, total)
+		}
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	res, err := rlscheduler.Run(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	if opts.jsonPath != "" {
+		if err := writeJSONFile(opts.jsonPath, res); err != nil {
+			return err
+		}
+	}
+	if opts.output == "json" {
+		return writeJSON(opts.streams.out, res)
+	}
+	return res.WriteTable(opts.streams.out)
+}

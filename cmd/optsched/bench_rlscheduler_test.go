@@ -1,0 +1,54 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBenchRLScheduler runs the benchmark on short sequences of the
+// shipped Lublin-1 log, reads its JSON, and refuses bad flags.
+func TestBenchRLScheduler(t *testing.T) {
+	const trace = "../../instances/traces/lublin_256.swf.gz"
+	js := filepath.Join(t.TempDir(), "rl.json")
+	args := []string{"bench", "rlscheduler", "--trace", trace, "--sequences", "100,200", "--length", "64"}
+	code, out, errs := optsched(t, "", append(args, "--backfill", "--json", js)...)
+	if code != 0 || !strings.Contains(out, "published row: lublin-1") || !strings.Contains(out, "with backfilling") || !strings.Contains(out, "easy") {
+		t.Fatalf("exit %d: %s%s", code, out, errs)
+	}
+	var res struct {
+		Backfill bool `json:"backfill"`
+		Nodes    int  `json:"nodes"`
+		Policies []struct {
+			Name        string    `json:"name"`
+			Mean        float64   `json:"mean_bsld"`
+			PerSequence []float64 `json:"per_sequence"`
+			Published   *float64  `json:"published"`
+		} `json:"policies"`
+	}
+	if b, err := os.ReadFile(js); err != nil || json.Unmarshal(b, &res) != nil {
+		t.Fatalf("json: %v", err)
+	}
+	if !res.Backfill || res.Nodes != 256 || len(res.Policies) != 6 {
+		t.Fatalf("json: %+v", res)
+	}
+	for _, p := range res.Policies {
+		if len(p.PerSequence) != 2 || p.Mean < 1 || (p.Published == nil) != (p.Name == "easy") {
+			t.Errorf("%s: %+v", p.Name, p)
+		}
+	}
+	for _, bad := range [][]string{
+		{"--policies", "rl"}, {"--paper", "sdsc"}, {"--length", "0"}, {"-o", "csv"}, {"--sequences", "9990"},
+	} {
+		code, _, errs := optsched(t, "", append(args, bad...)...)
+		want := exitUsage
+		if bad[0] == "--sequences" {
+			want = exitError
+		}
+		if code != want || !strings.Contains(errs, strings.TrimLeft(bad[0], "-")) && !strings.Contains(errs, "sequence") {
+			t.Errorf("%v: exit %d: %s", bad, code, errs)
+		}
+	}
+}
