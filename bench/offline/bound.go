@@ -86,6 +86,12 @@ func Bound(ctx context.Context, jobs []Job, nodes int, opt BoundOptions) (BoundR
 		if v := l - margin; v > res.Value {
 			res.Value, res.Method = v, Lagrangian
 		}
+		if it%5 == 0 || l > best {
+			// Lagrangian heuristic: the serial scheme in argmin order
+			if st := lg.repair(nodes); Value(jobs, st) < res.Upper {
+				res.Starts, res.Upper, res.Heuristic = st, Value(jobs, st), "lagrangian"
+			}
+		}
 		if l > best {
 			if best > math.Inf(-1) && l-best > 0.5*delta {
 				delta *= 1.5
@@ -117,6 +123,7 @@ type lagrangian struct {
 	w     []float64 // widths
 	lam   []float64 // multiplier per node-second, ≥ 0
 	pre   []float64 // Λ at the boundaries
+	arg   []float64 // each job's argmin start (after t0)
 	use   []float64 // node-seconds used per bucket by the argmins
 	diff  []float64
 	grad  []float64
@@ -156,7 +163,7 @@ func newLagrangian(jobs []Job, nodes int, starts []int64, buckets int) *lagrangi
 	lg := &lagrangian{jobs: jobs, nodes: float64(nodes), t0: t0, k: k,
 		b: make([]float64, k+1), w: make([]float64, k), lam: make([]float64, k),
 		pre: make([]float64, k+1), use: make([]float64, k), diff: make([]float64, k+1),
-		grad: make([]float64, k)}
+		grad: make([]float64, k), arg: make([]float64, n)}
 	for i, v := range bs {
 		lg.b[i] = float64(v)
 	}
@@ -164,6 +171,26 @@ func newLagrangian(jobs []Job, nodes int, starts []int64, buckets int) *lagrangi
 		lg.w[i] = lg.b[i+1] - lg.b[i]
 	}
 	return lg
+}
+
+// repair is the serial schedule-generation scheme over the jobs sorted by
+// their relaxed starts (ties by submit time, then index): a feasible
+// schedule near the relaxation's.
+func (lg *lagrangian) repair(nodes int) []int64 {
+	order := make([]int, len(lg.jobs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		if lg.arg[a] != lg.arg[b] {
+			if lg.arg[a] < lg.arg[b] {
+				return -1
+			}
+			return 1
+		}
+		return cmpInt64(lg.jobs[a].Submit, lg.jobs[b].Submit)
+	})
+	return serial(lg.jobs, nodes, order)
 }
 
 // cum is Λ(t) = ∫_0^t λ; *idx is a bucket index hint that only grows
@@ -252,9 +279,10 @@ func (lg *lagrangian) evaluate() (float64, float64) {
 	clear(lg.use)
 	clear(lg.diff)
 	sum := 0.0
-	for _, j := range lg.jobs {
+	for i, j := range lg.jobs {
 		s, p, n := float64(j.Submit-lg.t0), float64(j.Run), float64(j.Nodes)
 		v, S := lg.jobMin(s, p, n, math.Max(p, Floor))
+		lg.arg[i] = S
 		sum += v
 		if p > 0 {
 			lg.addUse(S, S+p, n)
