@@ -97,7 +97,7 @@ func Bound(ctx context.Context, jobs []Job, nodes int, opt BoundOptions) (BoundR
 				delta *= 1.5
 			}
 			best, stall = l, 0
-		} else if stall++; stall >= 5 {
+		} else if stall++; stall >= 10 {
 			delta, stall = delta/2, 0
 			if delta < 1e-6*float64(n) {
 				break

@@ -164,3 +164,24 @@ func TestExactAndBoundSmall(t *testing.T) {
 		t.Fatalf("too few interesting cases: Lagrangian %d, above n %d, searched %d", lagr, above, searched)
 	}
 }
+
+// TestExactTinyBudget: stopped after a handful of nodes, Exact still
+// returns a feasible schedule and a bound no higher than its value.
+func TestExactTinyBudget(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 3))
+	for range 20 {
+		jobs := randomJobs(r, 40, 8, 2000, 1.5)
+		for _, m := range []int64{1, 3, 50} {
+			e, err := Exact(context.Background(), jobs, 8, ExactOptions{MaxNodes: m})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := Check(jobs, 8, e.Starts); err != nil {
+				t.Fatalf("MaxNodes %d: %v", m, err)
+			}
+			if e.Bound > e.Value || e.Bound < 40 || e.Nodes > m+1 || math.Abs(testValue(jobs, e.Starts)-e.Value) > 1e-9*e.Value {
+				t.Fatalf("MaxNodes %d: %+v", m, e)
+			}
+		}
+	}
+}

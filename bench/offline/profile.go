@@ -212,15 +212,34 @@ var heuristics = []struct {
 	}},
 }
 
-// bestHeuristic runs every list schedule and returns the best one's
-// starts, value and name.
+// bestHeuristic runs every list schedule, both as the event-driven greedy
+// (online: only submitted jobs) and as the serial scheme over the jobs
+// sorted by the key (offline: a job may be placed in a hole before jobs
+// earlier in the order), and returns the best one's starts, value and
+// name.
 func bestHeuristic(jobs []Job, nodes int) ([]int64, float64, string) {
 	var best []int64
 	bv, bn := math.Inf(1), ""
+	order := make([]int, len(jobs))
 	for _, h := range heuristics {
-		s := greedy(jobs, nodes, h.key)
-		if v := Value(jobs, s); v < bv {
-			best, bv, bn = s, v, h.name
+		if s := greedy(jobs, nodes, h.key); Value(jobs, s) < bv {
+			best, bv, bn = s, Value(jobs, s), h.name
+		}
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int {
+			ka, kb := h.key(jobs[a]), h.key(jobs[b])
+			switch {
+			case ka < kb:
+				return -1
+			case ka > kb:
+				return 1
+			}
+			return cmpInt64(jobs[a].Submit, jobs[b].Submit)
+		})
+		if s := serial(jobs, nodes, order); Value(jobs, s) < bv {
+			best, bv, bn = s, Value(jobs, s), "serial-"+h.name
 		}
 	}
 	return best, bv, bn
