@@ -57,6 +57,13 @@ func Bound(ctx context.Context, jobs []Job, nodes int, opt BoundOptions) (BoundR
 	if err := Validate(jobs, nodes); err != nil {
 		return BoundResult{}, err
 	}
+	res, _ := bound(ctx, jobs, nodes, opt)
+	return res, nil
+}
+
+// bound is Bound on valid input; it also returns the relaxation (nil when
+// it was not built), its best multipliers in lg.best.
+func bound(ctx context.Context, jobs []Job, nodes int, opt BoundOptions) (BoundResult, *lagrangian) {
 	n := len(jobs)
 	res := BoundResult{Value: float64(n), Method: Trivial}
 	if n == 0 {
@@ -85,6 +92,7 @@ func Bound(ctx context.Context, jobs []Job, nodes int, opt BoundOptions) (BoundR
 		res.Iterations++
 		if v := l - margin; v > res.Value {
 			res.Value, res.Method = v, Lagrangian
+			copy(lg.best, lg.lam)
 		}
 		if it%5 == 0 || l > best {
 			// Lagrangian heuristic: the serial scheme in argmin order
@@ -108,7 +116,7 @@ func Bound(ctx context.Context, jobs []Job, nodes int, opt BoundOptions) (BoundR
 		}
 		lg.step(min(best+delta, res.Upper) - l)
 	}
-	return res, nil
+	return res, lg
 }
 
 // lagrangian holds the multipliers of the bucketed capacity constraints.
@@ -122,6 +130,7 @@ type lagrangian struct {
 	b     []float64 // k+1 bucket boundaries, integers, b[0] = 0
 	w     []float64 // widths
 	lam   []float64 // multiplier per node-second, ≥ 0
+	best  []float64 // the multipliers of the best bound
 	pre   []float64 // Λ at the boundaries
 	arg   []float64 // each job's argmin start (after t0)
 	use   []float64 // node-seconds used per bucket by the argmins
@@ -161,7 +170,7 @@ func newLagrangian(jobs []Job, nodes int, starts []int64, buckets int) *lagrangi
 	}
 	k := len(bs) - 1
 	lg := &lagrangian{jobs: jobs, nodes: float64(nodes), t0: t0, k: k,
-		b: make([]float64, k+1), w: make([]float64, k), lam: make([]float64, k),
+		b: make([]float64, k+1), w: make([]float64, k), lam: make([]float64, k), best: make([]float64, k),
 		pre: make([]float64, k+1), use: make([]float64, k), diff: make([]float64, k+1),
 		grad: make([]float64, k), arg: make([]float64, n)}
 	for i, v := range bs {
@@ -193,6 +202,61 @@ func (lg *lagrangian) repair(nodes int) []int64 {
 	return serial(lg.jobs, nodes, order)
 }
 
+// useBest sets the multipliers to the best ones found and Λ to match.
+func (lg *lagrangian) useBest() {
+	copy(lg.lam, lg.best)
+	for i := range lg.k {
+		lg.pre[i+1] = lg.pre[i] + lg.lam[i]*lg.w[i]
+	}
+}
+
+// partial is the Lagrangian bound, at the current multipliers, of the jobs
+// not in placed, each starting no earlier than lo[j], on the capacity a
+// profile leaves free (none before its first time): L = Σ_j min_{S ≥ lo_j}
+// [...] − Σ_k λ_k ∫_{B_k} free, less the rounding margin.
+func (lg *lagrangian) partial(placed uint64, lo []int64, prof profile) float64 {
+	sum := 0.0
+	for i, j := range lg.jobs {
+		if placed&(1<<i) != 0 {
+			continue
+		}
+		p := float64(j.Run)
+		v, _ := lg.jobMin(float64(j.Submit-lg.t0), float64(lo[i]-lg.t0), p, float64(j.Nodes), math.Max(p, Floor))
+		sum += v
+	}
+	segAt := func(i int) float64 {
+		if prof.t[i] == math.MinInt64 {
+			return math.Inf(-1)
+		}
+		return float64(prof.t[i] - lg.t0)
+	}
+	capTerm := 0.0
+	seg := 0
+	for k := range lg.k {
+		if lg.lam[k] == 0 {
+			continue
+		}
+		lo, hi := math.Max(lg.b[k], segAt(0)), lg.b[k+1]
+		if lo >= hi {
+			continue
+		}
+		for seg+1 < len(prof.t) && segAt(seg+1) <= lo {
+			seg++
+		}
+		acc, x := 0.0, lo
+		for j := seg; x < hi; j++ {
+			end := hi
+			if j+1 < len(prof.t) {
+				end = math.Min(hi, segAt(j+1))
+			}
+			acc += float64(prof.free[j]) * (end - x)
+			x = end
+		}
+		capTerm += lg.lam[k] * acc
+	}
+	return sum - capTerm - 1e-9*(sum+capTerm) - 1e-9
+}
+
 // cum is Λ(t) = ∫_0^t λ; *idx is a bucket index hint that only grows
 // between calls with growing t.
 func (lg *lagrangian) cum(t float64, idx *int) float64 {
@@ -210,15 +274,16 @@ func (lg *lagrangian) cum(t float64, idx *int) float64 {
 	return lg.pre[i] + lg.lam[i]*(t-lg.b[i])
 }
 
-// jobMin minimises bsld(S) + n(Λ(S+p) − Λ(S)) over real S ≥ s: the function
-// is piecewise linear with breakpoints at s, the bsld kink s+P−p, the
-// boundaries b and b−p; beyond b[k] it is bsld alone, non-decreasing. It
-// returns the minimum and an argmin.
-func (lg *lagrangian) jobMin(s, p, n, pw float64) (float64, float64) {
-	f := func(S float64) float64 { return math.Max(1, (S-s+p)/pw) }
+// jobMin minimises bsld(S) + n(Λ(S+p) − Λ(S)) over real S ≥ lo (lo ≥ s,
+// the submit time): the function is piecewise linear with breakpoints at
+// lo, the bsld kink s+P−p, the boundaries b and b−p; beyond b[k] it is
+// bsld alone, non-decreasing. It returns the minimum and an argmin.
+func (lg *lagrangian) jobMin(sub, lo, p, n, pw float64) (float64, float64) {
+	f := func(S float64) float64 { return math.Max(1, (S-sub+p)/pw) }
 	if p == 0 {
-		return 1, s
+		return f(lo), lo
 	}
+	s := lo
 	b, k := lg.b, lg.k
 	i0 := max(sort.SearchFloat64s(b, s)-1, 0)
 	iS, iE := i0, i0
@@ -226,7 +291,7 @@ func (lg *lagrangian) jobMin(s, p, n, pw float64) (float64, float64) {
 		return f(S) + n*(lg.cum(S+p, &iE)-lg.cum(S, &iS))
 	}
 	best, bestS := h(s), s
-	kink := s + pw - p
+	kink := sub + pw - p
 	// ia: next boundary > s; ib: next boundary with b−p > s
 	ia := sort.SearchFloat64s(b, s)
 	for ia <= k && b[ia] <= s {
@@ -281,7 +346,7 @@ func (lg *lagrangian) evaluate() (float64, float64) {
 	sum := 0.0
 	for i, j := range lg.jobs {
 		s, p, n := float64(j.Submit-lg.t0), float64(j.Run), float64(j.Nodes)
-		v, S := lg.jobMin(s, p, n, math.Max(p, Floor))
+		v, S := lg.jobMin(s, s, p, n, math.Max(p, Floor))
 		lg.arg[i] = S
 		sum += v
 		if p > 0 {

@@ -64,12 +64,14 @@ func Exact(ctx context.Context, jobs []Job, nodes int, opt ExactOptions) (ExactR
 	if bo.MaxIterations == 0 {
 		bo.MaxIterations = 200
 	}
-	br, err := Bound(ctx, jobs, nodes, bo)
-	if err != nil {
-		return ExactResult{}, err
+	br, lg := bound(ctx, jobs, nodes, bo)
+	if lg != nil && br.Method == Lagrangian {
+		lg.useBest()
+	} else {
+		lg = nil
 	}
 	e := &search{ctx: ctx, jobs: jobs, nodes: nodes, maxNodes: opt.MaxNodes,
-		inc: br.Upper, incStarts: br.Starts, cur: make([]int64, len(jobs))}
+		inc: br.Upper, incStarts: br.Starts, cur: make([]int64, len(jobs)), lg: lg}
 	if len(jobs) == 0 {
 		return ExactResult{Starts: []int64{}, Proven: true}, nil
 	}
@@ -103,6 +105,7 @@ type search struct {
 	inc       float64
 	incStarts []int64
 	cur       []int64 // starts of the placed jobs on the current path
+	lg        *lagrangian // the root's relaxation at its best multipliers, or nil
 }
 
 // state is a search node: the placed jobs, their profile, the last placed
@@ -153,6 +156,16 @@ func (e *search) expand(st *state) float64 {
 			e.incStarts = slices.Clone(e.cur)
 		}
 		return math.Inf(1)
+	}
+	// The Lagrangian bound at the root's multipliers, on what the placed
+	// jobs leave free.
+	if e.lg != nil && len(unplaced) > 2 {
+		if l := st.cost + e.lg.partial(st.placed, st.ef, st.prof); l > st.lb {
+			st.lb = l
+			if l >= e.inc*(1-1e-9) {
+				return math.Inf(1)
+			}
+		}
 	}
 	// Dominance: a job j is not placed next if some unplaced i could run
 	// wholly before j's earliest fit (ef_i + p_i ≤ ef_j, ef_i < ef_j).
