@@ -71,11 +71,25 @@
 // placed next if an unplaced i has ef_i < ef_j and ef_i + p_i ≤ ef_j —
 // in every completion i could move to ef_i (all later jobs start at ≥ ef_j)
 // and lower Σ S, so S* is not below that branch. Children are searched in
-// increasing bound; the incumbent starts as the best of four greedy list
-// schedules (FCFS, SJF, smallest area, a Smith-like ratio) and the root
-// bound is Bound's. A node whose bound is within a relative 1e-9 of the
-// incumbent is pruned. When stopped early Exact reports the least bound
-// of the subtrees not yet searched.
+// increasing bound. A node also takes, when larger, the Lagrangian bound
+// at the root's best multipliers: the placed jobs' bsld plus Σ over the
+// unplaced jobs of min over S ≥ their earliest fit of bsld_j(S) +
+// n_j(Λ(S+p_j) − Λ(S)), less Σ_k λ_k times the node-seconds the profile
+// leaves free in B_k from the last start on (the unplaced jobs use only
+// those, so the same dualisation argument holds). The incumbent starts as
+// Bound's best schedule; the root bound is Bound's. A node whose bound is
+// within a relative 1e-9 of the incumbent is pruned. When stopped early
+// Exact reports the least bound of the subtrees not yet searched.
+//
+// # Feasible schedules
+//
+// Bound also returns its best feasible schedule (Upper): list schedules
+// for four priority keys (submit time, run time, area, and area ×
+// max(run, 10), a Smith-like ratio for the weights 1/max(p, 10)), each
+// both as an online greedy (at every submit and end start every waiting
+// job that fits, in key order) and as the serial scheme over the jobs in
+// key order, and every fifth iteration the serial scheme over the jobs
+// sorted by their relaxed starts S*_j (a Lagrangian heuristic).
 //
 // Check, the feasibility test every schedule passes in the tests, is a
 // sweep of start and end events that shares no code with either.

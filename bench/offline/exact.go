@@ -104,7 +104,7 @@ type search struct {
 	aborted   bool
 	inc       float64
 	incStarts []int64
-	cur       []int64 // starts of the placed jobs on the current path
+	cur       []int64     // starts of the placed jobs on the current path
 	lg        *lagrangian // the root's relaxation at its best multipliers, or nil
 }
 
