@@ -45,8 +45,12 @@ type Config struct {
 // slowdowns.
 type BoundValue struct {
 	Sum float64
+	// Upper is the sum of a feasible schedule's bounded slowdowns (0:
+	// none), so the optimum lies in [Sum, Upper].
+	Upper float64
 	// Exact reports that Sum is the proven optimum.
-	Exact bool
+	Exact  bool
+	starts []int64
 }
 
 // Result is a benchmark run's outcome; its JSON field names are stable.
@@ -97,6 +101,11 @@ type BoundResult struct {
 	PerSequence []float64 `json:"per_sequence"`
 	// Exact counts the sequences whose bound is the proven optimum.
 	Exact int `json:"exact"`
+	// Upper is the mean, and UpperPerSequence the per-sequence values,
+	// of the best offline schedule found (it knows the future too): the
+	// offline optimum lies between the bound and it.
+	Upper            float64   `json:"offline_schedule_mean_bsld"`
+	UpperPerSequence []float64 `json:"offline_schedule_per_sequence"`
 	// Offline: the bound knows every arrival and real run time in
 	// advance; no online policy can reach it in general.
 	Offline   bool    `json:"offline"`
@@ -182,12 +191,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Bound != nil {
 		t0 := time.Now()
 		exact := make([]bool, len(seqs))
+		upper := make([]float64, len(seqs))
 		vals, err := each(ctx, seqs, cfg.Parallel, func(ctx context.Context, i int, seq Sequence) (float64, error) {
 			b, err := cfg.Bound(ctx, seq)
 			if err != nil {
 				return 0, err
 			}
 			exact[i] = b.Exact
+			upper[i] = b.Upper / float64(seq.Len)
 			return b.Sum / float64(seq.Len), nil
 		}, func(done int) {
 			if cfg.Progress != nil {
@@ -197,7 +208,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("bound: %w", err)
 		}
-		b := &BoundResult{Mean: mean(vals), PerSequence: vals, Offline: true, ElapsedMS: ms(time.Since(t0))}
+		b := &BoundResult{Mean: mean(vals), PerSequence: vals, Offline: true, ElapsedMS: ms(time.Since(t0)), Upper: mean(upper), UpperPerSequence: upper}
 		for _, e := range exact {
 			if e {
 				b.Exact++

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -23,8 +24,10 @@ type benchRLSchedulerOptions struct {
 	length    int
 	dropFirst int
 	output    string
-	jsonPath  string
-	verbose   bool
+	jsonPath   string
+	verbose    bool
+	bound      bool
+	boundLimit time.Duration
 }
 
 // rlDefaultPolicies are the columns by default: the paper's, then EASY.
@@ -44,6 +47,13 @@ average bounded slowdown and its value on every sequence beside the
 published figure of the trace (Lublin-1 and HPC2N are shipped in
 instances/traces), and EASY backfilling (with extra nodes) as an extra
 column, simulated event by event.
+
+For every sequence it also proves a lower bound on the mean bounded slowdown
+that any schedule could reach (bench/offline: a Lagrangian relaxation of the
+cluster's capacity over time buckets; for sequences of 64 jobs or fewer, the
+exact offline optimum by branch and bound) and prints each policy's gap to
+it, and the best offline schedule found. The bound is offline: it knows every
+arrival and real run time in advance.
 
 The published row is chosen by --paper (default: from the file name:
 lublin_256 is Lublin-1, HPC2N-2002 is HPC2N). HPC2N version 2.1 has 5
@@ -73,6 +83,8 @@ The protocol is described in docs/rlscheduler.md and go doc
 	f.IntVar(&opts.dropFirst, "drop-first", -1, "drop the first N job records of the file (default: 5 for HPC2N-2002-2.1*, else 0)")
 	f.StringVarP(&opts.output, "output", "o", "table", "output format: table or json")
 	f.StringVar(&opts.jsonPath, "json", "", "also write the results as JSON to this file")
+	f.BoolVar(&opts.bound, "bound", true, "prove an offline lower bound for every sequence (exact optimum for sequences of ≤ 64 jobs) and print each policy's gap to it")
+	f.DurationVar(&opts.boundLimit, "bound-limit", 10*time.Second, "time limit of the bound (or the exact search) per sequence")
 	f.BoolVarP(&opts.verbose, "verbose", "v", false, "progress on stderr")
 	return cmd
 }
@@ -92,6 +104,9 @@ func rlPaperOf(path string) string {
 func runBenchRLScheduler(ctx context.Context, opts *benchRLSchedulerOptions) error {
 	if opts.output != "table" && opts.output != "json" {
 		return usageError{fmt.Errorf("-o must be table or json, got %q", opts.output)}
+	}
+	if opts.boundLimit <= 0 {
+		return usageError{fmt.Errorf("--bound-limit must be positive, got %v", opts.boundLimit)}
 	}
 	if opts.length < 1 {
 		return usageError{fmt.Errorf("--length must be positive, got %d", opts.length)}
@@ -129,6 +144,11 @@ func runBenchRLScheduler(ctx context.Context, opts *benchRLSchedulerOptions) err
 	cfg := rlscheduler.Config{
 		Workload: w, Trace: opts.trace, Paper: paper, DropFirst: drop,
 		Starts: opts.starts, Len: opts.length, Backfill: opts.backfill, Policies: policies,
+	}
+	if opts.bound {
+		cfg.Bound = func(ctx context.Context, seq rlscheduler.Sequence) (rlscheduler.BoundValue, error) {
+			return rlscheduler.OfflineBound(ctx, seq, rlscheduler.OfflineOptions{Limit: opts.boundLimit})
+		}
 	}
 	if opts.verbose {
 		cfg.Progress = func(col string, done, total int) {
