@@ -15,15 +15,15 @@ import (
 
 // benchRLSchedulerOptions are the inputs of `optsched bench rlscheduler`.
 type benchRLSchedulerOptions struct {
-	streams   *streams
-	trace     string
-	paper     string
-	backfill  bool
-	policies  []string
-	starts    []int
-	length    int
-	dropFirst int
-	output    string
+	streams    *streams
+	trace      string
+	paper      string
+	backfill   bool
+	policies   []string
+	starts     []int
+	length     int
+	dropFirst  int
+	output     string
 	jsonPath   string
 	verbose    bool
 	bound      bool
