@@ -46,12 +46,13 @@ const (
 
 // Defaults of Policy's zero fields.
 const (
-	// DefaultLimit bounds a decision's search. 20 ms: a benchmark
+	// DefaultLimit bounds a decision's search. 15 ms: a benchmark
 	// sequence of 1,024 jobs has about 2,000 decision points, of which
-	// typically a few hundred need the search; at 20 ms the 20 sequences
-	// of the RLScheduler benchmark stay within a few minutes on two
-	// cores, and a longer limit rarely changes the slot-0 decisions.
-	DefaultLimit = 20 * time.Millisecond
+	// on a loaded trace (Lublin-1) more than half need the search, which
+	// then takes the whole limit (solver/sat rarely proves a window of
+	// tens of jobs); at 20 ms the RLScheduler benchmark's 20 sequences
+	// took about 5 minutes on a 2-core machine, at 15 ms about 4.
+	DefaultLimit = 15 * time.Millisecond
 	// DefaultK is the window's job count.
 	DefaultK = 128
 	// DefaultSlots is the number of grid slots the planning horizon is
@@ -100,6 +101,8 @@ type Stats struct {
 	// proven optimal on the grid (the seed reached the lower bound, or
 	// the search proved it).
 	Fallback, Optimal bool
+	// Improved: the search's schedule is strictly better than the seed's.
+	Improved bool
 	// Objective is the model's Eq. (2) value of the schedule used, and
 	// SeedObjective the seed's.
 	Objective, SeedObjective float64
@@ -225,10 +228,12 @@ func (p *Policy) Decide(ctx context.Context, now int64, nodes, free int, running
 				st.SearchErr = fmt.Errorf("cpolicy: t=%d: the search's schedule fails the check: %w", now, cerr)
 				break
 			}
-			if slots, _, eerr := m.Encode(sch.Allocations); eerr == nil && m.Weighted(slots) <= seed.w {
+			// The search's schedule when it is better, or proven optimal.
+			if slots, _, eerr := m.Encode(sch.Allocations); eerr == nil && (m.Weighted(slots) < seed.w || m.Weighted(slots) == seed.w && sch.Status == solver.Optimal) {
 				allocs, st.Fallback = sch.Allocations, false
 				st.Objective = m.Objective(slots)
 				st.Optimal = sch.Status == solver.Optimal
+				st.Improved = m.Weighted(slots) < seed.w
 			}
 		}
 	}

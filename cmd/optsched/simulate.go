@@ -80,7 +80,7 @@ running ones (estimated ends from the requested walltimes) on the cluster
 seen as one pool of nodes, minimising --cp-objective (bsld: the queue time
 weighted by 1/max(request, 10 s); wait: the plain queue time), seeded with
 serial list schedules and improved by solver/sat within --time-limit per
-decision (default 20 ms for cp); the jobs it starts now start. A per-job policy places each job it starts with
+decision (default 15 ms for cp); the jobs it starts now start. A per-job policy places each job it starts with
 --allocator: first-fit on the lowest idle node ids (the default), slurm
 (Slurm's topology/tree best fit) or mishra-greedy, mishra-balanced,
 mishra-adaptive (Mishra et al.); the window policy places its jobs with its
@@ -119,7 +119,7 @@ windows it solved optimally; the schedule itself is unchanged.`,
 	f.StringVar(&opts.solver, "solver", "csp", "window solver")
 	f.StringVar(&opts.heuristic, "heuristic", "", "window heuristic instead of a solver")
 	f.IntVar(&opts.maxJobs, "max-jobs", 0, "cap on the multi-node jobs per window (the paper uses 5)")
-	f.DurationVar(&opts.timeLimit, "time-limit", 10*time.Second, "time limit per window solve (cp policy: per decision, default 20ms)")
+	f.DurationVar(&opts.timeLimit, "time-limit", 10*time.Second, "time limit per window solve (cp policy: per decision, default 15ms)")
 	f.StringVar(&opts.cpObjective, "cp-objective", cpolicy.BSLD, "cp policy: objective, bsld or wait")
 	f.IntVar(&opts.cpJobs, "cp-jobs", cpolicy.DefaultK, "cp policy: the waiting jobs (first by arrival) each decision plans")
 	f.StringVar(&opts.layout, "layout", "", "cluster layout PODSxLEAVESxNODES (default: 25x4x10 for lan, derived from the log's size for swf)")
