@@ -30,16 +30,15 @@
 //  4. Seeds: serial list schedules on the counter (each job, in a
 //     priority order, at the earliest slot where it fits for its whole
 //     duration beside the running jobs and the jobs before it —
-//     conservative backfilling): FCFS, shortest request first, largest
-//     weight per area first (ω_i/(D_i·n_i), Smith's rule on area), F1
-//     (Carastan-Santos and de Camargo's log10(r)·n + 870·log10(submit))
-//     and smallest first. The best by the model's weighted objective Σ ω_i
-//     s_i is the incumbent; when it reaches the lower bound Σ ω_i EST_i it
-//     is optimal and the solver is not called.
+//     conservative backfilling): Smith's rule on area (ω_i/(request·n_i),
+//     largest first), smallest first, FCFS and WFP3 (see rules for why
+//     not shortest first or F1). The best by the model's weighted
+//     objective Σ ω_i s_i is the incumbent; when it reaches the lower
+//     bound Σ ω_i EST_i it is optimal and the solver is not called.
 //  5. The search: solver/sat, seeded with that incumbent and the catalog's
 //     PBS list schedules (catalog.ListSchedulers), improves it within the
-//     limit. Its schedule is used when it passes model.Check and is no
-//     worse than the seed; otherwise (error, nothing found, time out) the
+//     limit. Its schedule is used when it passes model.Check and is
+//     strictly better than the seed (or proven optimal); otherwise (error, nothing found, time out) the
 //     seed answers.
 //  6. The jobs the schedule starts at slot 0 start now; their nodes sum to
 //     at most the free nodes (checked again).
