@@ -20,7 +20,8 @@
 //     easy (FCFS with EASY backfilling: a later job may start now if it
 //     does not delay the reservation of the queue's head, judged by
 //     requested walltimes), sjf, saf, drf, tetris, pbs-fifo and
-//     pbs-walltime (see PolicyNames).
+//     pbs-walltime (see PolicyNames), and cp: bench/cpolicy's CP/SAT
+//     scheduler deciding which waiting jobs start (Config.CP).
 //
 // A per-job policy decides which jobs start; Config.Allocator decides on
 // which idle nodes: first-fit on the lowest idle node ids (the default),

@@ -60,9 +60,10 @@ var policies = map[string]policy{
 	"pbs-walltime": {backfill: 400, priority: func(j *trace.Job) [2]float64 { return [2]float64{wall(j), float64(j.Submit)} }},
 }
 
-// PolicyNames returns the per-job policy names, sorted.
+// PolicyNames returns the per-job policy names, cp included, sorted.
 func PolicyNames() []string {
-	names := make([]string, 0, len(policies))
+	names := make([]string, 0, len(policies)+1)
+	names = append(names, CP)
 	for n := range policies {
 		names = append(names, n)
 	}

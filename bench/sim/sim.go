@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/optsched/optsched/bench/cpolicy"
 	"github.com/optsched/optsched/bench/trace"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/solver"
@@ -23,8 +24,12 @@ type Config struct {
 	Nodes        int
 	Cost         model.CostModel
 	// Policy is "window" or a per-job policy: "fcfs", "easy", "sjf",
-	// "saf", "drf", "tetris", "pbs-fifo", "pbs-walltime" (see Policies).
+	// "saf", "drf", "tetris", "pbs-fifo", "pbs-walltime", "cp" (see
+	// Policies).
 	Policy string
+	// CP configures the cp policy (bench/cpolicy); its zero value is the
+	// default policy.
+	CP cpolicy.Policy
 	// Allocator chooses the nodes of each job a per-job policy starts,
 	// among the idle nodes: "" or "first-fit" (the lowest idle ids),
 	// "slurm", "mishra-greedy", "mishra-balanced" or "mishra-adaptive"
@@ -159,6 +164,11 @@ func Run(ctx context.Context, tr *trace.Trace, cfg Config) (*Result, error) {
 			s.res.GapSolver = cfg.GapSolver.Name()
 		}
 		err = s.runWindows(ctx)
+	case CP:
+		if cfg.GapSolver != nil {
+			return nil, fmt.Errorf("%w: a gap solver needs the window policy, not %s", ErrConfig, cfg.Policy)
+		}
+		err = s.runCP(ctx)
 	default:
 		pol, ok := policies[cfg.Policy]
 		if !ok {

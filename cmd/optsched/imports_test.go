@@ -94,6 +94,13 @@ func TestFlowRules(t *testing.T) {
 		{"pbsched", "bench/sim", false},
 		{"cmd/optsched", "bench/bridi", true},
 		{"bench/bridi", "cmd/optsched", false},
+		{"bench/cpolicy", "catalog", true},
+		{"bench/cpolicy", "solver/sat", true},
+		{"bench/sim", "bench/cpolicy", true},
+		{"cmd/optsched", "bench/cpolicy", true},
+		{"bench/cpolicy", "cmd/optsched", false},
+		{"pbsched", "bench/cpolicy", false},
+		{"catalog", "bench/cpolicy", false},
 	} {
 		got := flowViolation(module+"/"+c.from, module+"/"+c.imp)
 		if (got == "") != c.ok {

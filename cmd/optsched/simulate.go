@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/optsched/optsched/bench/cpolicy"
 	"github.com/optsched/optsched/bench/report"
 	"github.com/optsched/optsched/bench/sim"
 	"github.com/optsched/optsched/bench/trace"
@@ -47,6 +48,11 @@ type simulateOptions struct {
 	defaultEWT   time.Duration
 	gap          bool
 	plotDir      string
+	// timeLimitSet: --time-limit was given (the cp policy otherwise keeps
+	// cpolicy.DefaultLimit per decision).
+	timeLimitSet bool
+	cpObjective  string
+	cpJobs       int
 }
 
 func newSimulateCmd(s *streams, runF func(*simulateOptions) error) *cobra.Command {
@@ -68,7 +74,13 @@ Policies: window (window-based scheduling every --tau, each window solved by
 backfilling), sjf, saf (walltime × nodes), drf (fewest nodes; one resource),
 tetris (packing score), pbs-fifo (backfilling limited to the first 10 queued
 jobs) and pbs-walltime (shortest walltime first, backfilling limited to 400),
-after Bridi et al. A per-job policy places each job it starts with
+after Bridi et al.; and cp: at every arrival and end, the CP/SAT scheduler
+(bench/cpolicy) plans the first --cp-jobs waiting jobs by arrival around the
+running ones (estimated ends from the requested walltimes) on the cluster
+seen as one pool of nodes, minimising --cp-objective (bsld: the queue time
+weighted by 1/max(request, 10 s); wait: the plain queue time), seeded with
+serial list schedules and improved by solver/sat within --time-limit per
+decision (default 15 ms for cp); the jobs it starts now start. A per-job policy places each job it starts with
 --allocator: first-fit on the lowest idle node ids (the default), slurm
 (Slurm's topology/tree best fit) or mishra-greedy, mishra-balanced,
 mishra-adaptive (Mishra et al.); the window policy places its jobs with its
@@ -88,9 +100,11 @@ windows it solved optimally; the schedule itself is unchanged.`,
 		Example: `  optsched simulate --trace instances/traces/lan2023_trace_1800_40.txt.gz --policy window --tau 60s --max-jobs 5
   optsched simulate --trace instances/traces/lan2023_trace_1800_40.txt.gz --policy window --heuristic seq --gap
   optsched simulate --trace instances/traces/lan2023_trace_1800_40.txt.gz --policy easy --allocator slurm
-  optsched simulate --trace instances/traces/KTH-SP2-1996-2.1-cln.swf.gz --policy easy --queue-ewt 1=1h,2=6h --default-ewt 2h`,
+  optsched simulate --trace instances/traces/KTH-SP2-1996-2.1-cln.swf.gz --policy easy --queue-ewt 1=1h,2=6h --default-ewt 2h
+  optsched simulate --trace instances/traces/KTH-SP2-1996-2.1-cln.swf.gz --policy cp --time-limit 20ms --cp-objective bsld`,
 		Args: argsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.timeLimitSet = cmd.Flags().Changed("time-limit")
 			if runF != nil {
 				return runF(opts)
 			}
@@ -105,7 +119,9 @@ windows it solved optimally; the schedule itself is unchanged.`,
 	f.StringVar(&opts.solver, "solver", "csp", "window solver")
 	f.StringVar(&opts.heuristic, "heuristic", "", "window heuristic instead of a solver")
 	f.IntVar(&opts.maxJobs, "max-jobs", 0, "cap on the multi-node jobs per window (the paper uses 5)")
-	f.DurationVar(&opts.timeLimit, "time-limit", 10*time.Second, "time limit per window solve")
+	f.DurationVar(&opts.timeLimit, "time-limit", 10*time.Second, "time limit per window solve (cp policy: per decision, default 15ms)")
+	f.StringVar(&opts.cpObjective, "cp-objective", cpolicy.BSLD, "cp policy: objective, bsld or wait")
+	f.IntVar(&opts.cpJobs, "cp-jobs", cpolicy.DefaultK, "cp policy: the waiting jobs (first by arrival) each decision plans")
 	f.StringVar(&opts.layout, "layout", "", "cluster layout PODSxLEAVESxNODES (default: 25x4x10 for lan, derived from the log's size for swf)")
 	f.IntVar(&opts.procsPerNode, "procs-per-node", 0, "SWF: processors per node (default: from the header, else 1)")
 	f.BoolVar(&opts.skipBad, "skip-bad", false, "skip malformed trace lines (counted) instead of failing")
@@ -186,6 +202,15 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	if opts.policy == "window" && opts.allocator != "" && opts.allocator != sim.FirstFit {
 		return usageError{fmt.Errorf("--allocator %s is for the per-job policies; the window policy places its jobs with --solver or --heuristic", opts.allocator)}
 	}
+	if opts.cpObjective != cpolicy.BSLD && opts.cpObjective != cpolicy.Wait {
+		return usageError{fmt.Errorf("--cp-objective must be %s or %s, got %q", cpolicy.BSLD, cpolicy.Wait, opts.cpObjective)}
+	}
+	if opts.cpJobs < 1 {
+		return usageError{fmt.Errorf("--cp-jobs must be at least 1, got %d", opts.cpJobs)}
+	}
+	if opts.policy == sim.CP && opts.timeLimitSet && opts.timeLimit <= 0 {
+		return usageError{fmt.Errorf("--time-limit must be positive for the cp policy, got %v", opts.timeLimit)}
+	}
 	if opts.gap && opts.policy != "window" {
 		return usageError{fmt.Errorf("--gap measures the window solver's gap and needs --policy window, not %s", opts.policy)}
 	}
@@ -220,6 +245,12 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 		ExpectedWait: ewt, DefaultExpectedWait: int64(opts.defaultEWT / time.Second)}
 	if opts.gap {
 		cfg.GapSolver = csp.Solver{}
+	}
+	if opts.policy == sim.CP {
+		cfg.CP = cpolicy.Policy{Objective: opts.cpObjective, K: opts.cpJobs}
+		if opts.timeLimitSet {
+			cfg.CP.Limit = opts.timeLimit
+		}
 	}
 	if opts.policy == "window" {
 		if cfg.Solver, err = windowSolver(opts.solver, opts.heuristic, catalog.Options{Formulation: scas.Strong, Seed: opts.seed, Fallback: "sa"}); err != nil {
@@ -265,6 +296,13 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 			alloc = sim.FirstFit
 		}
 		fmt.Fprintf(out, ", allocator %s", alloc)
+		if opts.policy == sim.CP {
+			lim := cfg.CP.Limit
+			if lim == 0 {
+				lim = cpolicy.DefaultLimit
+			}
+			fmt.Fprintf(out, ", objective %s, %d jobs, %v per decision", cfg.CP.Objective, cfg.CP.K, lim)
+		}
 	}
 	fmt.Fprintf(out, "; simulated in %.1f s\n\n", time.Since(t0).Seconds())
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
@@ -282,6 +320,10 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	if opts.policy == "window" {
 		fmt.Fprintf(tw, "windows solved\t%d\n", sum.Windows)
 		fmt.Fprintf(tw, "window solve latency\tmedian %.3f ms, p99 %.3f ms\n", sum.SolveMedianMS, sum.SolveP99MS)
+	}
+	if opts.policy == sim.CP {
+		fmt.Fprintf(tw, "decisions\t%d\n", sum.Windows)
+		fmt.Fprintf(tw, "decision latency\tmedian %.3f ms, p99 %.3f ms\n", sum.SolveMedianMS, sum.SolveP99MS)
 	}
 	if g := sum.Gap; g != nil {
 		fmt.Fprintf(tw, "gap to %s\tmean %.3f %%, max %.3f %% over %d windows (%d not measured)\n",

@@ -202,3 +202,38 @@ func TestSimulateArchiveRecords(t *testing.T) {
 		t.Errorf("MaxNodes 0: exit %d, %s", code, errs)
 	}
 }
+
+// TestSimulateCP runs --policy cp on the log of TestSimulateBridiFlags: A
+// runs alone (B and C arrive to no free node); at A's end (100) the bsld
+// weights (C's request 5 s, B's 50 s) start C first, B at its end (105):
+// waits 0, 95 and 80 s. The cp flags are checked.
+func TestSimulateCP(t *testing.T) {
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "t.swf")
+	log := "; MaxNodes: 4\n" + swfJob("1", "0", "100", "4", "100", "1") + swfJob("2", "10", "50", "4", "50", "2") + swfJob("3", "20", "5", "1", "5", "1")
+	os.WriteFile(tr, []byte(log), 0o644)
+	base := []string{"simulate", "--trace", tr, "--format", "swf", "--policy", "cp", "--layout", "1x1x4"}
+	js := filepath.Join(dir, "s.json")
+	code, out, errs := optsched(t, "", append(base, "--time-limit", "50ms", "--cp-objective", "bsld", "--cp-jobs", "8", "--json", js)...)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	var sum map[string]any
+	data, _ := os.ReadFile(js)
+	if err := json.Unmarshal(data, &sum); err != nil {
+		t.Fatalf("json %s: %v", data, err)
+	}
+	if w := sum["mean_wait_s"].(float64); w < 175.0/3-1e-9 || w > 175.0/3+1e-9 {
+		t.Errorf("mean wait %v s, want 175/3", w)
+	}
+	for _, want := range []string{"policy cp", "objective bsld, 8 jobs, 50ms per decision", "jobs run                   3", "decisions"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, bad := range [][]string{{"--cp-objective", "x"}, {"--cp-jobs", "0"}, {"--time-limit", "0s"}} {
+		if code, out, errs := optsched(t, "", append(base, bad...)...); code != exitUsage {
+			t.Errorf("%v: exit %d, want usage\n%s%s", bad, code, out, errs)
+		}
+	}
+}

@@ -1,0 +1,367 @@
+package cpolicy
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/optsched/optsched/catalog"
+	"github.com/optsched/optsched/encode/cp"
+	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/solver"
+	"github.com/optsched/optsched/solver/sat"
+)
+
+// A Job is a waiting job.
+type Job struct {
+	// ID names the job (for messages only).
+	ID string
+	// Submit is the arrival time and Request the requested run time (the
+	// user's estimate), in seconds; a Request below 1 counts as 1.
+	Submit, Request int64
+	// Nodes is the number of nodes the job needs.
+	Nodes int
+}
+
+// A Running job holds Nodes nodes until End, its start plus its request
+// (an estimate: an End at or before the decision time means the job
+// overran, and it is taken to end one second after it).
+type Running struct {
+	End   int64
+	Nodes int
+}
+
+// Objectives of Policy.Objective.
+const (
+	// BSLD weights each job's queue time by 1/max(Request, 10 s).
+	BSLD = "bsld"
+	// Wait weights every job's queue time alike.
+	Wait = "wait"
+)
+
+// Defaults of Policy's zero fields.
+const (
+	// DefaultLimit bounds a decision's search. 15 ms: a benchmark
+	// sequence of 1,024 jobs has about 2,000 decision points, of which
+	// on a loaded trace (Lublin-1) more than half need the search, which
+	// then takes the whole limit (solver/sat rarely proves a window of
+	// tens of jobs); at 20 ms the RLScheduler benchmark's 20 sequences
+	// took about 5 minutes on a 2-core machine, at 15 ms about 4.
+	DefaultLimit = 15 * time.Millisecond
+	// DefaultK is the window's job count.
+	DefaultK = 128
+	// DefaultSlots is the number of grid slots the planning horizon is
+	// cut into.
+	DefaultSlots = 128
+	// minSearch is the least time left for which the search is started.
+	minSearch = 2 * time.Millisecond
+)
+
+// Policy decides, at each decision point, which waiting jobs start. Its
+// zero value is the default policy.
+type Policy struct {
+	// Limit bounds each decision (0: DefaultLimit); the whole Decide
+	// returns within Limit plus a few milliseconds.
+	Limit time.Duration
+	// K is how many waiting jobs, the first by arrival, form the window
+	// (0: DefaultK).
+	K int
+	// Objective is BSLD ("" too) or Wait.
+	Objective string
+	// Slots is the number of grid slots of the planning horizon (0:
+	// DefaultSlots).
+	Slots int
+	// NoSearch decides with the seeds alone (no solver/sat).
+	NoSearch bool
+}
+
+// Stats describe one decision.
+type Stats struct {
+	// Trivial: decided without a model (nothing fits, or everything
+	// fits).
+	Trivial bool
+	// Jobs are the window's jobs and Grid its granularity g in seconds
+	// (0 when trivial).
+	Jobs int
+	Grid int64
+	// Seed names the best seed schedule.
+	Seed string
+	// Searched: solver/sat ran; Status is its status (Unknown when it did
+	// not run) and SearchErr its error, if any.
+	Searched  bool
+	Status    solver.Status
+	SearchErr error
+	// Fallback: the seed's schedule was used (no search, or the search
+	// found nothing better or failed); Optimal: the schedule used is
+	// proven optimal on the grid (the seed reached the lower bound, or
+	// the search proved it).
+	Fallback, Optimal bool
+	// Improved: the search's schedule is strictly better than the seed's.
+	Improved bool
+	// Objective is the model's Eq. (2) value of the schedule used, and
+	// SeedObjective the seed's.
+	Objective, SeedObjective float64
+	// Elapsed is the decision's wall time.
+	Elapsed time.Duration
+}
+
+// ErrInput is wrapped by the errors of inconsistent arguments.
+var ErrInput = errors.New("cpolicy: bad input")
+
+// Decide returns the indices into waiting of the jobs to start at now on a
+// cluster of nodes identical nodes, free of them idle, the running jobs
+// holding the others. The started jobs' nodes sum to at most free.
+//
+// It errs when the arguments are inconsistent (a job of no nodes, free
+// outside [0, nodes], more nodes running than not free) or when ctx has
+// ended on entry; otherwise it answers, within Limit.
+func (p *Policy) Decide(ctx context.Context, now int64, nodes, free int, running []Running, waiting []Job) (start []int, st Stats, err error) {
+	begin := time.Now()
+	defer func() { st.Elapsed = time.Since(begin) }()
+	if err := ctx.Err(); err != nil {
+		return nil, st, err
+	}
+	if nodes < 1 || free < 0 || free > nodes {
+		return nil, st, fmt.Errorf("%w: %d free of %d nodes", ErrInput, free, nodes)
+	}
+	obj := p.Objective
+	if obj == "" {
+		obj = BSLD
+	}
+	if obj != BSLD && obj != Wait {
+		return nil, st, fmt.Errorf("%w: objective %q (want %s or %s)", ErrInput, obj, BSLD, Wait)
+	}
+	capacity := free
+	for _, r := range running {
+		if r.Nodes < 1 {
+			return nil, st, fmt.Errorf("%w: a running job of %d nodes", ErrInput, r.Nodes)
+		}
+		capacity += r.Nodes
+	}
+	if capacity > nodes {
+		return nil, st, fmt.Errorf("%w: %d nodes free and %d running on a cluster of %d", ErrInput, free, capacity-free, nodes)
+	}
+	for _, j := range waiting {
+		if j.Nodes < 1 {
+			return nil, st, fmt.Errorf("%w: job %s needs %d nodes", ErrInput, j.ID, j.Nodes)
+		}
+	}
+
+	// The window: the first K jobs by arrival that ever fit.
+	k := p.K
+	if k <= 0 {
+		k = DefaultK
+	}
+	order := make([]int, len(waiting))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(waiting[a].Submit, waiting[b].Submit) })
+	sel := make([]int, 0, min(k, len(waiting)))
+	minNodes, sum := math.MaxInt, 0
+	for _, i := range order {
+		if len(sel) == k {
+			break
+		}
+		if waiting[i].Nodes <= capacity {
+			sel = append(sel, i)
+			minNodes = min(minNodes, waiting[i].Nodes)
+			sum += waiting[i].Nodes
+		}
+	}
+
+	// Trivial cases.
+	switch {
+	case len(sel) == 0 || minNodes > free:
+		st.Trivial, st.Optimal = true, true
+		return nil, st, nil
+	case sum <= free:
+		st.Trivial, st.Optimal = true, true
+		slices.Sort(sel)
+		return sel, st, nil
+	}
+
+	limit := p.Limit
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	ctx, cancel := context.WithDeadline(ctx, begin.Add(limit))
+	defer cancel()
+
+	d := newDecision(now, capacity, running, waiting, sel, obj, p.Slots)
+	st.Jobs, st.Grid = len(sel), d.g
+	m, err := cp.Build(d.w, d.g)
+	if err != nil {
+		return nil, st, fmt.Errorf("cpolicy: t=%d: %w", now, err)
+	}
+	if len(m.Jobs) != len(sel) {
+		return nil, st, fmt.Errorf("cpolicy: t=%d: the model defers %d of the window's %d jobs (a bug)", now, len(sel)-len(m.Jobs), len(sel))
+	}
+	seed := bestSeed(m, d.nodes)
+	st.Seed = seed.name
+	allocs := m.Allocations(seed.slots, oneUnit(len(m.Jobs)))
+	if err := model.Check(d.w, allocs); err != nil {
+		return nil, st, fmt.Errorf("cpolicy: t=%d: seed %s: %w", now, seed.name, err)
+	}
+	st.SeedObjective, st.Objective = m.Objective(seed.slots), m.Objective(seed.slots)
+	st.Fallback = true
+	lb := sat.LowerBound(m)
+	st.Optimal = seed.w == lb
+
+	if !st.Optimal && !p.NoSearch && time.Until(begin.Add(limit)) >= minSearch {
+		st.Searched = true
+		initial := append([]solver.Scheduler{fixed{name: seed.name, allocs: allocs}}, catalog.ListSchedulers()...)
+		sch, err := sat.Solver{Initial: initial, Sequential: true}.Schedule(ctx, d.w, solver.ScheduleOptions{Granularity: d.g})
+		switch {
+		case err != nil:
+			st.SearchErr = err
+		case sch.Status == solver.Unknown || len(sch.Allocations) != len(m.Jobs):
+			st.Status = sch.Status
+		default:
+			st.Status = sch.Status
+			if cerr := model.Check(d.w, sch.Allocations); cerr != nil {
+				st.SearchErr = fmt.Errorf("cpolicy: t=%d: the search's schedule fails the check: %w", now, cerr)
+				break
+			}
+			// The search's schedule when it is better, or proven optimal.
+			if slots, _, eerr := m.Encode(sch.Allocations); eerr == nil && (m.Weighted(slots) < seed.w || m.Weighted(slots) == seed.w && sch.Status == solver.Optimal) {
+				allocs, st.Fallback = sch.Allocations, false
+				st.Objective = m.Objective(slots)
+				st.Optimal = sch.Status == solver.Optimal
+				st.Improved = m.Weighted(slots) < seed.w
+			}
+		}
+	}
+
+	used := 0
+	for _, a := range allocs {
+		if a.Start == now {
+			start = append(start, sel[a.Job])
+			used += waiting[sel[a.Job]].Nodes
+		}
+	}
+	if used > free {
+		return nil, st, fmt.Errorf("cpolicy: t=%d: the schedule starts %d nodes now, %d are free (a bug)", now, used, free)
+	}
+	slices.Sort(start)
+	return start, st, nil
+}
+
+// oneUnit returns the units of n jobs of one unit each on their one option.
+func oneUnit(n int) [][]int {
+	u := make([][]int, n)
+	for i := range u {
+		u[i] = []int{1}
+	}
+	return u
+}
+
+// A decision is the window of one Decide: one pseudo-node (id 0) whose
+// resource "nodes" has the usable nodes as capacity.
+type decision struct {
+	w *model.Window
+	g int64
+	// nodes[i] is the node count of window job i.
+	nodes []int
+}
+
+// resource is the pseudo-node's one resource.
+const resource = "nodes"
+
+// pseudoTopology is the one-node topology of every decision window.
+var pseudoTopology = func() *model.Topology {
+	t, err := model.NewLayout(1, 1, 1)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}()
+
+func chunk(n int) model.Select {
+	return model.Select{{Count: 1, Amounts: model.Resources{resource: int64(n)}}}
+}
+
+// newDecision builds the window of the jobs sel (indices into waiting) and
+// its grid.
+func newDecision(now int64, capacity int, running []Running, waiting []Job, sel []int, obj string, slots int) *decision {
+	if slots <= 0 {
+		slots = DefaultSlots
+	}
+	d := &decision{nodes: make([]int, len(sel))}
+	w := &model.Window{Time: now, Topology: pseudoTopology, Cost: model.DefaultCostModel,
+		Resources: []model.Resources{{resource: int64(capacity)}}, Queues: map[string]model.Queue{}}
+	if len(running) == 0 {
+		w.Idle = []int{0}
+	}
+	var last int64
+	for i, r := range running {
+		end := max(r.End, now+1)
+		last = max(last, end-now)
+		w.Running = append(w.Running, model.RunningJob{ID: "r" + strconv.Itoa(i), Nodes: []int{0}, End: end, Select: chunk(r.Nodes)})
+	}
+	var area float64
+	var longest int64
+	for i, wi := range sel {
+		j := &waiting[wi]
+		req := max(j.Request, 1)
+		q, e := "all", int64(1)
+		if obj == BSLD {
+			e = roundEWT(max(req, 10))
+			q = "e" + strconv.FormatInt(e, 10)
+		}
+		w.Queues[q] = model.Queue{ExpectedWait: e}
+		id := j.ID
+		if id == "" {
+			id = strconv.Itoa(wi)
+		}
+		w.Jobs = append(w.Jobs, model.Job{ID: "w" + strconv.Itoa(i) + ":" + id, Nodes: j.Nodes, Walltime: req,
+			Submit: min(j.Submit, now), Queue: q, Select: chunk(j.Nodes)})
+		d.nodes[i] = j.Nodes
+		area += float64(req) * float64(j.Nodes)
+		longest = max(longest, req)
+	}
+	horizon := last + int64(math.Ceil(area/float64(capacity))) + longest
+	d.g = max(1, (horizon+int64(slots)-1)/int64(slots))
+	d.w = w
+	return d
+}
+
+// roundEWT rounds e ≥ 1 to the nearest (in ratio) of 2^k and 3·2^(k−1),
+// so that the least common multiple of the rounded values is at most
+// three times the largest.
+func roundEWT(e int64) int64 {
+	p := int64(1)
+	for p*2 <= e {
+		p *= 2
+	}
+	// p ≤ e < 2p; candidates p, 3p/2 (p ≥ 2), 2p.
+	best, ratio := p, float64(e)/float64(p)
+	if p >= 2 {
+		if r := math.Max(float64(e)/float64(3*p/2), float64(3*p/2)/float64(e)); r < ratio {
+			best, ratio = 3*p/2, r
+		}
+	}
+	if r := float64(2*p) / float64(e); r < ratio {
+		best = 2 * p
+	}
+	return best
+}
+
+// fixed is a solver.Scheduler that answers a schedule computed before:
+// the seed, as solver/sat's first incumbent.
+type fixed struct {
+	name   string
+	allocs []model.Allocation
+}
+
+func (f fixed) Name() string { return "seed-" + f.name }
+
+func (f fixed) Schedule(_ context.Context, w *model.Window, _ solver.ScheduleOptions) (*solver.Schedule, error) {
+	return &solver.Schedule{Status: solver.Feasible, Allocations: slices.Clone(f.allocs), Objective: model.WeightedQueueTime(w, f.allocs),
+		Bound: solver.NoBound, Encoding: "cp", Solver: f.Name()}, nil
+}

@@ -1,0 +1,233 @@
+package cpolicy
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/optsched/optsched/encode/cp"
+	"github.com/optsched/optsched/heuristics"
+	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/solver"
+)
+
+// randomDecision returns a decision point of a random cluster: nodes,
+// free, running and waiting jobs (requests from seconds to a day).
+func randomDecision(r *rand.Rand, maxJobs int) (now int64, nodes, free int, running []Running, waiting []Job) {
+	now = 100_000 + r.Int64N(1000)
+	nodes = 4 + r.IntN(60)
+	free = nodes
+	for free > 0 && r.IntN(3) > 0 {
+		n := 1 + r.IntN(free)
+		end := now - 50 + r.Int64N(20_000) // some overran
+		running = append(running, Running{End: end, Nodes: n})
+		free -= n
+	}
+	for range 1 + r.IntN(maxJobs) {
+		req := int64(1 + r.IntN(100))
+		if r.IntN(2) == 0 {
+			req = int64(10 + r.IntN(86_400))
+		}
+		waiting = append(waiting, Job{Submit: now - r.Int64N(50_000), Request: req, Nodes: 1 + r.IntN(nodes)})
+	}
+	return
+}
+
+// checkStart fails unless start holds distinct valid indices into waiting
+// whose nodes sum to at most free.
+func checkStart(t *testing.T, start []int, free int, waiting []Job) {
+	t.Helper()
+	used, seen := 0, map[int]bool{}
+	for _, i := range start {
+		if i < 0 || i >= len(waiting) || seen[i] {
+			t.Fatalf("start %v: bad or repeated index %d", start, i)
+		}
+		seen[i] = true
+		used += waiting[i].Nodes
+	}
+	if used > free {
+		t.Fatalf("start %v uses %d nodes, %d free", start, used, free)
+	}
+}
+
+func TestDecideStartsWhatFits(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	p := &Policy{Limit: 10 * time.Millisecond}
+	var searched, idleStarts int
+	for k := range 60 {
+		now, nodes, free, running, waiting := randomDecision(r, 25)
+		start, st, err := p.Decide(context.Background(), now, nodes, free, running, waiting)
+		if err != nil {
+			t.Fatalf("window %d: %v", k, err)
+		}
+		checkStart(t, start, free, waiting)
+		if st.Searched {
+			searched++
+		}
+		// On an idle cluster some job always fits, and every schedule the
+		// policy can answer (left-justified) starts one at slot 0.
+		if len(running) == 0 {
+			if len(start) == 0 {
+				t.Fatalf("window %d: an idle cluster of %d nodes, %d waiting, nothing started", k, nodes, len(waiting))
+			}
+			idleStarts++
+		}
+	}
+	if searched == 0 || idleStarts == 0 {
+		t.Fatalf("the test did not bite: %d searched, %d idle clusters", searched, idleStarts)
+	}
+}
+
+// TestDecideNoWorseThanFCFS holds Decide's schedule to the FCFS list
+// schedules (the serial one, and heuristics.PBSFifo) on the same model.
+func TestDecideNoWorseThanFCFS(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, obj := range []string{BSLD, Wait} {
+		p := &Policy{Limit: 20 * time.Millisecond, Objective: obj}
+		better := 0
+		for k := range 40 {
+			now, nodes, free, running, waiting := randomDecision(r, 12)
+			start, st, err := p.Decide(context.Background(), now, nodes, free, running, waiting)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkStart(t, start, free, waiting)
+			if st.Trivial {
+				continue
+			}
+			capacity := free
+			for _, x := range running {
+				capacity += x.Nodes
+			}
+			var sel []int
+			for i := range waiting {
+				if waiting[i].Nodes <= capacity {
+					sel = append(sel, i)
+				}
+			}
+			slices.SortStableFunc(sel, func(a, b int) int { return int(waiting[a].Submit - waiting[b].Submit) })
+			d := newDecision(now, capacity, running, waiting, sel, obj, 0)
+			if d.g != st.Grid {
+				t.Fatalf("grid %d, Decide's %d", d.g, st.Grid)
+			}
+			m, err := cp.Build(d.w, d.g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			order := make([]int, len(m.Jobs))
+			for i := range order {
+				order[i] = i
+			}
+			fcfs := m.Objective(newProfile(m).serial(m, d.nodes, order))
+			pbs, err := heuristics.PBSFifo().Schedule(context.Background(), d.w, solver.ScheduleOptions{Granularity: d.g})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := model.Check(d.w, pbs.Allocations); err != nil {
+				t.Fatal(err)
+			}
+			pbsObj := model.WeightedQueueTime(d.w, pbs.Allocations)
+			if st.Objective > fcfs+1e-9*math.Abs(fcfs) || st.Objective > pbsObj+1e-9*math.Abs(pbsObj) {
+				t.Fatalf("%s window %d: objective %v above FCFS %v or PBSFifo %v", obj, k, st.Objective, fcfs, pbsObj)
+			}
+			if st.Objective < fcfs-1e-9 {
+				better++
+			}
+		}
+		if better == 0 {
+			t.Fatalf("%s: never better than FCFS: the test does not bite", obj)
+		}
+	}
+}
+
+func TestDecideTinyLimit(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	p := &Policy{Limit: time.Millisecond}
+	for k := range 10 {
+		now, nodes, free, running, waiting := randomDecision(r, 150)
+		begin := time.Now()
+		start, st, err := p.Decide(context.Background(), now, nodes, free, running, waiting)
+		if el := time.Since(begin); el > 500*time.Millisecond {
+			t.Fatalf("window %d: %v at a 1 ms limit", k, el)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkStart(t, start, free, waiting)
+		if !st.Trivial && st.Seed == "" {
+			t.Fatalf("window %d: no seed", k)
+		}
+	}
+}
+
+func TestDecideTrivial(t *testing.T) {
+	p := &Policy{}
+	ctx := context.Background()
+	run := []Running{{End: 500, Nodes: 6}}
+	cases := []struct {
+		name    string
+		free    int
+		running []Running
+		waiting []Job
+		want    []int
+		trivial bool
+	}{
+		{"empty queue", 4, run, nil, nil, true},
+		{"nothing fits", 4, run, []Job{{Nodes: 5, Request: 10}, {Nodes: 7, Request: 10}}, nil, true},
+		{"one job fits", 4, run, []Job{{Nodes: 3, Request: 10}}, []int{0}, true},
+		{"all fit", 10, nil, []Job{{Nodes: 3, Request: 10}, {Nodes: 7, Request: 99}}, []int{0, 1}, true},
+		// 3 + 4 > 4 free: the short job of 4 nodes first (bsld), the other
+		// after the running job's end.
+		{"short first", 4, run, []Job{{Submit: 1, Nodes: 3, Request: 5000}, {Submit: 2, Nodes: 4, Request: 10}}, []int{1}, false},
+	}
+	for _, c := range cases {
+		start, st, err := p.Decide(ctx, 100, 10, c.free, c.running, c.waiting)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if !slices.Equal(start, c.want) || st.Trivial != c.trivial {
+			t.Errorf("%s: start %v trivial %v, want %v %v", c.name, start, st.Trivial, c.want, c.trivial)
+		}
+	}
+	for _, bad := range []struct {
+		free    int
+		running []Running
+		waiting []Job
+	}{{11, nil, nil}, {-1, nil, nil}, {5, []Running{{End: 1, Nodes: 6}}, nil}, {5, nil, []Job{{Nodes: 0}}}} {
+		if _, _, err := p.Decide(ctx, 100, 10, bad.free, bad.running, bad.waiting); !errors.Is(err, ErrInput) {
+			t.Errorf("%+v: err %v, want ErrInput", bad, err)
+		}
+	}
+	if _, _, err := (&Policy{Objective: "x"}).Decide(ctx, 100, 10, 10, nil, []Job{{Nodes: 1}}); !errors.Is(err, ErrInput) {
+		t.Errorf("objective x: err %v", err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, _, err := p.Decide(cancelled, 100, 10, 10, nil, []Job{{Nodes: 1}}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: err %v", err)
+	}
+}
+
+func TestRoundEWT(t *testing.T) {
+	seen := map[int64]bool{}
+	for e := int64(1); e < 1<<20; e = e*11/10 + 1 {
+		q := roundEWT(e)
+		seen[q] = true
+		if ratio := math.Max(float64(q)/float64(e), float64(e)/float64(q)); ratio > 1.225 {
+			t.Fatalf("roundEWT(%d) = %d, ratio %.3f", e, q, ratio)
+		}
+		for q%2 == 0 {
+			q /= 2
+		}
+		if q != 1 && q != 3 {
+			t.Fatalf("roundEWT(%d) = %d is not 2^k or 3·2^k", e, roundEWT(e))
+		}
+	}
+	if len(seen) < 30 {
+		t.Fatalf("only %d values", len(seen))
+	}
+}
