@@ -89,9 +89,25 @@ type PolicyResult struct {
 	PerSequence []float64 `json:"per_sequence"`
 	// Published is the paper's figure for the cell, when it has one.
 	Published *float64 `json:"published,omitempty"`
+	// Decisions sums the counts of a Decider that keeps them (Counter).
+	Decisions *DecisionCounts `json:"decisions,omitempty"`
 	// Gap is the mean over sequences of (value − bound)/value.
 	Gap       *float64 `json:"gap_to_bound,omitempty"`
 	ElapsedMS float64  `json:"elapsed_ms"`
+}
+
+// DecisionCounts are what a Counter counts over a run: its decisions,
+// those where a solver searched, and those where the search improved on
+// the best list schedule.
+type DecisionCounts struct {
+	Decisions int `json:"decisions"`
+	Searched  int `json:"searched"`
+	Improved  int `json:"improved"`
+}
+
+// A Counter is a Decider that counts its decisions.
+type Counter interface {
+	Counts() DecisionCounts
 }
 
 // BoundResult is the offline lower bound of every sequence, as a mean
@@ -145,7 +161,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		res.PublishedRL = &rl
 	}
 	for _, name := range cfg.Policies {
-		var one func(ctx context.Context, seq Sequence) (*Schedule, error)
+		var (
+			one    func(ctx context.Context, seq Sequence) (*Schedule, error)
+			counts *DecisionCounts
+			mu     sync.Mutex
+		)
 		protocol := "published"
 		switch {
 		case keys[name] != nil:
@@ -158,7 +178,22 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			if name == "easy" && mk == nil {
 				mk = func() Decider { return EASY{} }
 			}
-			one = func(ctx context.Context, seq Sequence) (*Schedule, error) { return Simulate(ctx, seq, mk()) }
+			one = func(ctx context.Context, seq Sequence) (*Schedule, error) {
+				d := mk()
+				s, err := Simulate(ctx, seq, d)
+				if c, ok := d.(Counter); ok && err == nil {
+					mu.Lock()
+					if counts == nil {
+						counts = &DecisionCounts{}
+					}
+					n := c.Counts()
+					counts.Decisions += n.Decisions
+					counts.Searched += n.Searched
+					counts.Improved += n.Improved
+					mu.Unlock()
+				}
+				return s, err
+			}
 		default:
 			return nil, fmt.Errorf("rlscheduler: no policy %q (have %v, easy and %v)", name, Published, slices.Sorted(maps.Keys(cfg.Deciders)))
 		}
@@ -180,7 +215,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		p := PolicyResult{Name: name, Protocol: protocol, Mean: mean(vals), PerSequence: vals, ElapsedMS: ms(time.Since(t0))}
+		p := PolicyResult{Name: name, Protocol: protocol, Mean: mean(vals), PerSequence: vals, ElapsedMS: ms(time.Since(t0)), Decisions: counts}
 		if row != nil {
 			if v, ok := row.Value[name]; ok && protocol == "published" {
 				p.Published = &v

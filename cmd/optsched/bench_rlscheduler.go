@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/optsched/optsched/bench/cpolicy"
 	"github.com/optsched/optsched/bench/rlscheduler"
 )
 
@@ -28,7 +29,14 @@ type benchRLSchedulerOptions struct {
 	verbose    bool
 	bound      bool
 	boundLimit time.Duration
+	timeLimit  time.Duration
+	cpJobs     int
+	cpObj      string
 }
+
+// rlDeciders are the event-driven policies besides easy: cp, the CP/SAT
+// scheduler, and cp-lists, its list schedules alone (no search).
+var rlDeciders = []string{"cp", "cp-lists"}
 
 // rlDefaultPolicies are the columns by default: the paper's, then EASY.
 var rlDefaultPolicies = []string{"fcfs", "wfp3", "uni", "sjf", "f1", "easy"}
@@ -77,12 +85,15 @@ The protocol is described in docs/rlscheduler.md and go doc
 	f.StringVar(&opts.trace, "trace", "instances/traces/lublin_256.swf.gz", "SWF log (gzip or plain)")
 	f.StringVar(&opts.paper, "paper", "auto", "published row to print beside ours: lublin-1, hpc2n, none, or auto (from the file name)")
 	f.BoolVar(&opts.backfill, "backfill", false, "the published code's backfilling for the published policies (the \"with backfilling\" rows)")
-	f.StringSliceVar(&opts.policies, "policies", nil, "columns: "+strings.Join(rlscheduler.Published, ", ")+", easy (default "+strings.Join(rlDefaultPolicies, ",")+")")
+	f.StringSliceVar(&opts.policies, "policies", nil, "columns: "+strings.Join(rlscheduler.Published, ", ")+", easy, cp, cp-lists (default "+strings.Join(rlDefaultPolicies, ",")+", and cp with --backfill)")
 	f.IntSliceVar(&opts.starts, "sequences", nil, "start positions of the sequences in the loaded job list (default the published ten)")
 	f.IntVar(&opts.length, "length", rlscheduler.SequenceLength, "jobs per sequence")
 	f.IntVar(&opts.dropFirst, "drop-first", -1, "drop the first N job records of the file (default: 5 for HPC2N-2002-2.1*, else 0)")
 	f.StringVarP(&opts.output, "output", "o", "table", "output format: table or json")
 	f.StringVar(&opts.jsonPath, "json", "", "also write the results as JSON to this file")
+	f.DurationVar(&opts.timeLimit, "time-limit", cpolicy.DefaultLimit, "time limit of each cp decision")
+	f.IntVar(&opts.cpJobs, "cp-jobs", cpolicy.DefaultK, "cp: the first K waiting jobs by arrival form each decision's window")
+	f.StringVar(&opts.cpObj, "cp-objective", cpolicy.BSLD, "cp: bsld (starts weighted by 1/max(requested time, 10 s)) or wait (Bridi's weighted queue time, one queue)")
 	f.BoolVar(&opts.bound, "bound", true, "prove an offline lower bound for every sequence (exact optimum for sequences of ≤ 64 jobs) and print each policy's gap to it")
 	f.DurationVar(&opts.boundLimit, "bound-limit", 10*time.Second, "time limit of the bound (or the exact search) per sequence")
 	f.BoolVarP(&opts.verbose, "verbose", "v", false, "progress on stderr")
@@ -128,13 +139,25 @@ func runBenchRLScheduler(ctx context.Context, opts *benchRLSchedulerOptions) err
 			drop = 5
 		}
 	}
+	if opts.timeLimit <= 0 {
+		return usageError{fmt.Errorf("--time-limit must be positive, got %v", opts.timeLimit)}
+	}
+	if opts.cpJobs < 1 {
+		return usageError{fmt.Errorf("--cp-jobs must be positive, got %d", opts.cpJobs)}
+	}
+	if opts.cpObj != cpolicy.BSLD && opts.cpObj != cpolicy.Wait {
+		return usageError{fmt.Errorf("--cp-objective must be %s or %s, got %q", cpolicy.BSLD, cpolicy.Wait, opts.cpObj)}
+	}
 	policies := opts.policies
 	if len(policies) == 0 {
-		policies = rlDefaultPolicies
+		policies = slices.Clone(rlDefaultPolicies)
+		if opts.backfill {
+			policies = append(policies, "cp")
+		}
 	}
 	for _, p := range policies {
-		if !slices.Contains(rlscheduler.Published, p) && p != "easy" {
-			return usageError{fmt.Errorf("--policies: no policy %q (have %s, easy)", p, strings.Join(rlscheduler.Published, ", "))}
+		if !slices.Contains(rlscheduler.Published, p) && p != "easy" && !slices.Contains(rlDeciders, p) {
+			return usageError{fmt.Errorf("--policies: no policy %q (have %s, easy, %s)", p, strings.Join(rlscheduler.Published, ", "), strings.Join(rlDeciders, ", "))}
 		}
 	}
 	w, err := rlscheduler.Open(opts.trace, rlscheduler.LoadOptions{DropFirst: drop})
@@ -144,6 +167,14 @@ func runBenchRLScheduler(ctx context.Context, opts *benchRLSchedulerOptions) err
 	cfg := rlscheduler.Config{
 		Workload: w, Trace: opts.trace, Paper: paper, DropFirst: drop,
 		Starts: opts.starts, Len: opts.length, Backfill: opts.backfill, Policies: policies,
+	}
+	cfg.Deciders = map[string]func() rlscheduler.Decider{
+		"cp": func() rlscheduler.Decider {
+			return &rlscheduler.CP{Policy: cpolicy.Policy{Limit: opts.timeLimit, K: opts.cpJobs, Objective: opts.cpObj}}
+		},
+		"cp-lists": func() rlscheduler.Decider {
+			return &rlscheduler.CP{Policy: cpolicy.Policy{Limit: opts.timeLimit, K: opts.cpJobs, Objective: opts.cpObj, NoSearch: true}}
+		},
 	}
 	if opts.bound {
 		cfg.Bound = func(ctx context.Context, seq rlscheduler.Sequence) (rlscheduler.BoundValue, error) {

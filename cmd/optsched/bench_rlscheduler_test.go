@@ -14,8 +14,8 @@ func TestBenchRLScheduler(t *testing.T) {
 	const trace = "../../instances/traces/lublin_256.swf.gz"
 	js := filepath.Join(t.TempDir(), "rl.json")
 	args := []string{"bench", "rlscheduler", "--trace", trace, "--sequences", "100,200", "--length", "64"}
-	code, out, errs := optsched(t, "", append(args, "--backfill", "--json", js)...)
-	if code != 0 || !strings.Contains(out, "published row: lublin-1") || !strings.Contains(out, "with backfilling") || !strings.Contains(out, "easy") {
+	code, out, errs := optsched(t, "", append(args, "--backfill", "--json", js, "--bound-limit", "2s")...)
+	if code != 0 || !strings.Contains(out, "published row: lublin-1") || !strings.Contains(out, "with backfilling") || !strings.Contains(out, "easy") || !strings.Contains(out, "gap to bound") {
 		t.Fatalf("exit %d: %s%s", code, out, errs)
 	}
 	var res struct {
@@ -26,20 +26,29 @@ func TestBenchRLScheduler(t *testing.T) {
 			Mean        float64   `json:"mean_bsld"`
 			PerSequence []float64 `json:"per_sequence"`
 			Published   *float64  `json:"published"`
+			Gap         *float64  `json:"gap_to_bound"`
 		} `json:"policies"`
+		Bound struct {
+			Mean    float64 `json:"mean_bsld"`
+			Offline bool    `json:"offline"`
+		} `json:"bound"`
 	}
 	if b, err := os.ReadFile(js); err != nil || json.Unmarshal(b, &res) != nil {
 		t.Fatalf("json: %v", err)
 	}
-	if !res.Backfill || res.Nodes != 256 || len(res.Policies) != 6 {
+	if !res.Backfill || res.Nodes != 256 || len(res.Policies) != 7 || res.Policies[6].Name != "cp" {
 		t.Fatalf("json: %+v", res)
 	}
 	for _, p := range res.Policies {
-		if len(p.PerSequence) != 2 || p.Mean < 1 || (p.Published == nil) != (p.Name == "easy") {
+		if len(p.PerSequence) != 2 || p.Mean < res.Bound.Mean || p.Gap == nil || (p.Published == nil) != (p.Name == "easy" || p.Name == "cp") {
 			t.Errorf("%s: %+v", p.Name, p)
 		}
 	}
+	if !res.Bound.Offline || res.Bound.Mean < 1 {
+		t.Errorf("bound %+v", res.Bound)
+	}
 	for _, bad := range [][]string{
+		{"--time-limit", "0s"}, {"--cp-jobs", "0"}, {"--cp-objective", "area"}, {"--bound-limit", "-1s"},
 		{"--policies", "rl"}, {"--paper", "sdsc"}, {"--length", "0"}, {"-o", "csv"}, {"--sequences", "9990"},
 	} {
 		code, _, errs := optsched(t, "", append(args, bad...)...)
