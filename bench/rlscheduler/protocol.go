@@ -272,13 +272,17 @@ func Replay(ctx context.Context, seq Sequence, policy string, backfill bool) (*S
 	for i := range r.start {
 		r.start[i] = -1
 	}
-	byKey := func(a, b int) int { return cmpKeys(key(jobs[a], r.now), key(jobs[b], r.now)) }
+	keyOf := make([][2]float64, len(jobs)) // the queue's keys, computed once a sort
+	byKey := func(a, b int) int { return cmpKeys(keyOf[a], keyOf[b]) }
 	bySubmit := func(a, b int) int { return cmp64(jobs[a].Submit, jobs[b].Submit) }
 	for n := 0; ; n++ {
 		if n%64 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
+		}
+		for _, i := range r.queue {
+			keyOf[i] = key(jobs[i], r.now)
 		}
 		slices.SortStableFunc(r.queue, byKey)
 		head := r.queue[0]
