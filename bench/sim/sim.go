@@ -185,6 +185,13 @@ type state struct {
 	res *Result
 	// alloc places the jobs of a per-job policy; nil: first-fit.
 	alloc solver.Solver
+	// keys are the per-job policy's priorities by job, and the queue is
+	// in their order up to sorted (see sortQueue).
+	keys   [][2]float64
+	sorted int
+	// checkIdle and checkJobs are the lists of the last checkWindow.
+	checkIdle []int
+	checkJobs []model.Job
 }
 
 // start runs job (index into jobs) on nodes from t.
@@ -301,6 +308,7 @@ func (s *state) runEvents(ctx context.Context, pol policy) error {
 		if err := s.schedule(ctx, t, pol); err != nil {
 			return err
 		}
+		s.sorted = len(s.queue) // starts keep the order sortQueue made
 	}
 	return nil
 }
@@ -309,7 +317,7 @@ func (s *state) runEvents(ctx context.Context, pol policy) error {
 // with easy, later jobs that do not delay the head's reservation.
 func (s *state) schedule(ctx context.Context, t int64, pol policy) error {
 	if pol.priority != nil {
-		slices.SortStableFunc(s.queue, func(a, b waiting) int { return cmpKey(pol.priority(&s.jobs[a.job]), pol.priority(&s.jobs[b.job])) })
+		s.sortQueue(pol)
 	}
 	if pol.greedy {
 		return s.greedyStart(ctx, t, pol)
@@ -373,6 +381,32 @@ func (s *state) schedule(ctx context.Context, t int64, pol policy) error {
 	return nil
 }
 
+// sortQueue puts the queue in pol's priority order, stably, as a stable
+// sort of the whole queue would: the queue is in that order up to
+// s.sorted (schedule leaves it so; starts keep the order), and each job
+// that arrived since is inserted after the jobs of equal or higher
+// priority before it. The keys are computed once per job.
+func (s *state) sortQueue(pol policy) {
+	if s.keys == nil {
+		s.keys = make([][2]float64, len(s.jobs))
+		for i := range s.jobs {
+			s.keys[i] = pol.priority(&s.jobs[i])
+		}
+	}
+	for k := min(s.sorted, len(s.queue)); k < len(s.queue); k++ {
+		q := s.queue[k]
+		key := s.keys[q.job]
+		at, _ := slices.BinarySearchFunc(s.queue[:k], key, func(e waiting, key [2]float64) int {
+			if cmpKey(s.keys[e.job], key) <= 0 {
+				return -1 // e stays before: ties keep the queue's order
+			}
+			return 1
+		})
+		copy(s.queue[at+1:k+1], s.queue[at:k])
+		s.queue[at] = q
+	}
+}
+
 // greedyStart starts, while any fits, the queued job of highest priority
 // among those that fit (Tetris-style packing).
 func (s *state) greedyStart(ctx context.Context, t int64, pol policy) error {
@@ -395,33 +429,31 @@ func (s *state) greedyStart(ctx context.Context, t int64, pol policy) error {
 }
 
 // firstFit returns the n lowest idle node ids.
-func (s *state) firstFit(n int) []int {
-	out := make([]int, 0, n)
-	for k, b := range s.busy {
-		if len(out) == n {
-			break
-		}
-		if !b {
-			out = append(out, k)
-		}
-	}
-	return out
-}
+func (s *state) firstFit(n int) []int { return s.appendLowestIdle(make([]int, 0, n), n) }
 
 // startJob starts job (an index into jobs) at t on the nodes the
 // allocator chooses (first-fit without one), after checking the allocation
 // with model.Check against the cluster's state (a window holding just that
 // job) when Config.Check is set.
+//
+// First-fit's allocation is checked against the cluster's state on the
+// job's nodes only (checkWindow): model.Check reads nothing of a window's
+// idle and running nodes but those the allocation uses, so the check is
+// the same, in O(job size) rather than O(cluster size).
 func (s *state) startJob(ctx context.Context, job int, t int64) error {
 	if s.alloc == nil && !s.cfg.Check {
 		s.start(job, s.firstFit(s.jobs[job].Nodes), t)
 		return nil
 	}
-	w := s.oneJobWindow(job, t)
-	var nodes []int
+	var (
+		w     *model.Window
+		nodes []int
+	)
 	if s.alloc == nil {
 		nodes = s.firstFit(s.jobs[job].Nodes)
+		w = s.checkWindow(job, nodes, t)
 	} else {
+		w = s.oneJobWindow(job, t)
 		var err error
 		if nodes, err = s.place(ctx, w, job); err != nil {
 			return err
