@@ -112,3 +112,32 @@ func TestTrajectoriesAsBefore(t *testing.T) {
 		}
 	}
 }
+
+// TestDiscardNodes: without the node lists, the results have the same
+// sizes and the same metrics.
+func TestDiscardNodes(t *testing.T) {
+	tr, topo := lanPrefix(t)
+	for _, policy := range []string{"easy", "window"} {
+		cfg := sim.Config{Topology: topo, Policy: policy, Tau: 60, Solver: csp.Solver{}, MaxJobs: 5, Check: true}
+		full, err := sim.Run(context.Background(), tr, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.DiscardNodes = true
+		lean, err := sim.Run(context.Background(), tr, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range lean.Jobs {
+			if lean.Jobs[i].Nodes != nil || lean.Jobs[i].NodeCount() != len(full.Jobs[i].Nodes) {
+				t.Fatalf("%s: job %s: nodes %v, %d of them; want none, %d", policy, lean.Jobs[i].ID, lean.Jobs[i].Nodes,
+					lean.Jobs[i].NodeCount(), len(full.Jobs[i].Nodes))
+			}
+		}
+		fs, ls := full.Summarise(), lean.Summarise()
+		fs.SolveMedianMS, fs.SolveP99MS, ls.SolveMedianMS, ls.SolveP99MS = 0, 0, 0, 0
+		if fs != ls {
+			t.Errorf("%s: summary %+v, with the node lists %+v", policy, ls, fs)
+		}
+	}
+}
