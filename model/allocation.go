@@ -3,6 +3,7 @@ package model
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"slices"
 )
 
@@ -56,38 +57,61 @@ func Check(w *Window, allocs []Allocation) error {
 		}
 	}
 	n := w.Topology.NumNodes()
-	// freeFrom[k] is the time from which node k may run a new job: the
+	// freeFrom is the time from which a node may run a new job: the
 	// window time for an idle node, the latest end of the running jobs on
 	// it, or never (a node neither idle nor running: down, reserved, ...).
 	// It is kept for the nodes the allocations use only (marked in a
-	// bitset first), so that checking a few jobs on a 10⁶-node window
-	// does not fill a table of every node.
+	// bitset first, each at its rank among the marked nodes), so that
+	// checking a few jobs on a 10⁶-node window does not fill a table of
+	// every node, and checking thousands of nodes needs no hash map.
+	// Nodes used more than once (marked twice) are the only ones on which
+	// two uses can clash, so only their uses are sorted below.
 	const never = int64(1<<63 - 1)
-	inUse := make([]uint64, (n+63)/64)
+	words := (n + 63) / 64
+	inUse := make([]uint64, 2*words)
+	twice := inUse[words:]
+	inUse = inUse[:words]
 	total := 0
 	for _, al := range allocs {
 		total += len(al.Nodes)
 		for _, k := range al.Nodes {
 			if k >= 0 && k < n {
-				inUse[k/64] |= 1 << (k % 64)
+				bit := uint64(1) << (k % 64)
+				twice[k/64] |= inUse[k/64] & bit
+				inUse[k/64] |= bit
 			}
 		}
 	}
+	// rank[i] counts the marked nodes below word i.
+	rank := make([]int32, words)
+	distinct := 0
+	for i, x := range inUse {
+		rank[i] = int32(distinct)
+		distinct += bits.OnesCount64(x)
+	}
 	marked := func(k int) bool { return k >= 0 && k < n && inUse[k/64]&(1<<(k%64)) != 0 }
-	freeFrom := make(map[int]int64, min(total, n))
+	// slot returns the rank of marked node k.
+	slot := func(k int) int {
+		return int(rank[k/64]) + bits.OnesCount64(inUse[k/64]&(1<<(k%64)-1))
+	}
+	shared := func(k int) bool { return twice[k/64]&(1<<(k%64)) != 0 }
+	freeFrom := make([]int64, distinct)
+	for i := range freeFrom {
+		freeFrom[i] = never
+	}
 	for _, r := range w.Running {
 		for _, k := range r.Nodes {
 			if !marked(k) {
 				continue
 			}
-			if f, ok := freeFrom[k]; !ok || r.End > f {
-				freeFrom[k] = r.End
+			if f := &freeFrom[slot(k)]; *f == never || r.End > *f {
+				*f = r.End
 			}
 		}
 	}
 	for _, k := range w.Idle {
 		if marked(k) {
-			freeFrom[k] = w.Time
+			freeFrom[slot(k)] = w.Time
 		}
 	}
 	type use struct {
@@ -95,7 +119,8 @@ func Check(w *Window, allocs []Allocation) error {
 		from, to int64
 		job      int
 	}
-	uses := make([]use, 0, total)
+	// uses holds the uses of the nodes marked twice.
+	var uses []use
 	seenJob := make([]bool, len(w.Jobs))
 	for a, al := range allocs {
 		if al.Job < 0 || al.Job >= len(w.Jobs) {
@@ -127,18 +152,15 @@ func Check(w *Window, allocs []Allocation) error {
 				add("job %s: node id %d is not in the topology", job.ID, k)
 				continue
 			}
-			name := w.Topology.Name(k)
-			f, ok := freeFrom[k]
-			if !ok {
-				f = never
-			}
-			switch {
+			switch f := freeFrom[slot(k)]; {
 			case f == never:
-				add("job %s: node %s is neither idle nor freed by a running job", job.ID, name)
+				add("job %s: node %s is neither idle nor freed by a running job", job.ID, w.Topology.Name(k))
 			case al.Start < f:
-				add("job %s: node %s is busy until %d, the job starts at %d", job.ID, name, f, al.Start)
+				add("job %s: node %s is busy until %d, the job starts at %d", job.ID, w.Topology.Name(k), f, al.Start)
 			}
-			uses = append(uses, use{node: k, from: al.Start, to: al.Start + job.Walltime, job: al.Job})
+			if shared(k) {
+				uses = append(uses, use{node: k, from: al.Start, to: al.Start + job.Walltime, job: al.Job})
+			}
 		}
 		// A node given twice within the job.
 		mine := uses[first:]

@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"math/bits"
+
 	"github.com/optsched/optsched/bench/trace"
 	"github.com/optsched/optsched/model"
 )
@@ -32,9 +34,10 @@ type Cluster struct {
 
 	jobs    []trace.Job // by submit
 	origin  int64
-	next    int // next job to arrive
-	busy    []bool
-	nIdle   int // number of false entries in busy
+	next    int      // next job to arrive
+	size    int      // nodes
+	idleSet []uint64 // bit k: node k is idle
+	nIdle   int      // number of idle nodes
 	running []run
 	queue   []waiting
 	freed   bool // a job ended in the last Release
@@ -62,7 +65,11 @@ type waiting struct {
 // of topo) with an empty queue, to which jobs (sorted by submit time)
 // arrive relative to origin.
 func NewCluster(topo *model.Topology, nodes int, cost model.CostModel, jobs []trace.Job, origin int64) *Cluster {
-	return &Cluster{Topology: topo, Cost: cost, jobs: jobs, origin: origin, busy: make([]bool, nodes), nIdle: nodes}
+	c := &Cluster{Topology: topo, Cost: cost, jobs: jobs, origin: origin, size: nodes, idleSet: make([]uint64, (nodes+63)/64), nIdle: nodes}
+	for k := range nodes {
+		c.idleSet[k/64] |= 1 << (k % 64)
+	}
+	return c
 }
 
 // Release ends the running jobs with end ≤ t; it reports whether any
@@ -73,7 +80,7 @@ func (c *Cluster) Release(t int64) bool {
 	for _, r := range c.running {
 		if r.end <= t {
 			for _, k := range r.nodes {
-				c.busy[k] = false
+				c.idleSet[k/64] |= 1 << (k % 64)
 			}
 			c.nIdle += len(r.nodes)
 			c.freed = true
@@ -91,7 +98,7 @@ func (c *Cluster) Release(t int64) bool {
 func (c *Cluster) Arrive(t int64) int {
 	n := 0
 	for c.next < len(c.jobs) && c.jobs[c.next].Submit-c.origin <= t {
-		if c.jobs[c.next].Nodes > len(c.busy) {
+		if c.jobs[c.next].Nodes > c.size {
 			c.dropped++
 		} else {
 			c.queue = append(c.queue, waiting{job: c.next})
@@ -106,14 +113,25 @@ func (c *Cluster) Arrive(t int64) int {
 func (c *Cluster) idle() []int { return c.appendIdle(make([]int, 0, c.nIdle)) }
 
 // appendIdle appends the idle node ids, ascending, to out.
-func (c *Cluster) appendIdle(out []int) []int {
-	for k, b := range c.busy {
-		if !b {
-			out = append(out, k)
+func (c *Cluster) appendIdle(out []int) []int { return c.appendLowestIdle(out, c.nIdle) }
+
+// appendLowestIdle appends the n lowest idle node ids (at most all),
+// ascending, to out, in O(n + nodes/64).
+func (c *Cluster) appendLowestIdle(out []int, n int) []int {
+	for i, word := range c.idleSet {
+		for ; word != 0 && n > 0; n-- {
+			out = append(out, i*64+bits.TrailingZeros64(word))
+			word &= word - 1
+		}
+		if n == 0 {
+			break
 		}
 	}
 	return out
 }
+
+// isIdle reports whether node k is idle.
+func (c *Cluster) isIdle(k int) bool { return c.idleSet[k/64]&(1<<(k%64)) != 0 }
 
 // runningJobs returns the running jobs as a window's, in a new list.
 func (c *Cluster) runningJobs() []model.RunningJob {
@@ -163,7 +181,7 @@ func (c *Cluster) Window(t int64) *model.Window {
 // occupy runs job (an index into the jobs) on nodes from t.
 func (c *Cluster) occupy(job int, nodes []int, t int64) {
 	for _, k := range nodes {
-		c.busy[k] = true
+		c.idleSet[k/64] &^= 1 << (k % 64)
 	}
 	c.nIdle -= len(nodes)
 	c.running = append(c.running, run{job: job, nodes: nodes, end: t + c.jobs[job].Runtime})

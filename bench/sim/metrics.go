@@ -82,7 +82,7 @@ func (r *Result) Summarise() Summary {
 		run := float64(j.End - j.Start)
 		wait := float64(j.Wait())
 		s.MeanCost += float64(j.Cost)
-		if len(j.Nodes) > 1 {
+		if j.NodeCount() > 1 {
 			s.MeanMultiCost += float64(j.Cost)
 			multi++
 		}

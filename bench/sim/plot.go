@@ -18,7 +18,7 @@ func (r *Result) Plot(dir, label string) ([]string, error) {
 	for i := range r.Jobs {
 		j := &r.Jobs[i]
 		wait = append(wait, float64(j.Wait())/3600)
-		if len(j.Nodes) > 1 {
+		if j.NodeCount() > 1 {
 			cost = append(cost, float64(j.Cost))
 		}
 	}

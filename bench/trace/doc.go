@@ -17,6 +17,11 @@
 // Open reads either from a file, gzip-compressed or not (detected by the
 // magic bytes, not the name).
 //
+// ScaleSWF writes an SWF log reshaped to archive scale — processor counts
+// scaled to a given largest job, the size header dropped, shifted copies
+// up to a job count — to test the simulator on real arrival patterns at
+// sizes the shipped logs do not have (optsched bench scale-swf).
+//
 // Memory is bounded by the input: a line longer than 1 MiB is an error, the
 // header is at most 1 MiB, and Options.MaxJobs stops reading early. Readers
 // never panic on any input; malformed job lines are errors naming the line

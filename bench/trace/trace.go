@@ -844,32 +844,52 @@ func Open(path, format string, opt Options) (*Trace, error) {
 	default:
 		return nil, fmt.Errorf("trace: unknown format %q (want \"lan\" or \"swf\")", format)
 	}
-	file, err := os.Open(path)
+	r, err := OpenFile(path)
 	if err != nil {
 		return nil, err
 	}
-	defer file.Close()
-	br := bufio.NewReaderSize(file, 64<<10)
-	var r io.Reader = br
-	magic, err := br.Peek(2)
-	if err != nil && err != io.EOF {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	gz := len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b
-	if !gz && strings.HasSuffix(strings.ToLower(path), ".gz") {
-		return nil, fmt.Errorf("%s: named .gz but not gzip-compressed (it does not start with the gzip magic bytes)", path)
-	}
-	if gz {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, fmt.Errorf("%s: gzip: %w", path, err)
-		}
-		defer zr.Close()
-		r = truncation{zr}
-	}
+	defer r.Close()
 	t, err := read(r, opt)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return t, nil
 }
+
+// OpenFile opens the file at path for reading, decompressed when it is
+// gzip-compressed (recognised by its magic bytes, as Open does); a file
+// named .gz that is not is an error. Errors are prefixed with path.
+func OpenFile(path string) (io.ReadCloser, error) {
+	file, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	br := bufio.NewReaderSize(file, 64<<10)
+	magic, err := br.Peek(2)
+	if err != nil && err != io.EOF {
+		file.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	gz := len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b
+	if !gz && strings.HasSuffix(strings.ToLower(path), ".gz") {
+		file.Close()
+		return nil, fmt.Errorf("%s: named .gz but not gzip-compressed (it does not start with the gzip magic bytes)", path)
+	}
+	if !gz {
+		return readCloser{br, file.Close}, nil
+	}
+	zr, err := gzip.NewReader(br)
+	if err != nil {
+		file.Close()
+		return nil, fmt.Errorf("%s: gzip: %w", path, err)
+	}
+	return readCloser{truncation{zr}, func() error { zr.Close(); return file.Close() }}, nil
+}
+
+// readCloser is a reader with the close of what it reads from.
+type readCloser struct {
+	io.Reader
+	close func() error
+}
+
+func (r readCloser) Close() error { return r.close() }

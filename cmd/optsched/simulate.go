@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strconv"
@@ -48,11 +49,33 @@ type simulateOptions struct {
 	defaultEWT   time.Duration
 	gap          bool
 	plotDir      string
-	// timeLimitSet: --time-limit was given (the cp policy otherwise keeps
-	// cpolicy.DefaultLimit per decision).
+	// timeLimitSet: --time-limit was given (else the default depends on
+	// the policy and the cluster's size: cpolicy.DefaultLimit per cp
+	// decision; see windowTimeLimit for the window policy).
 	timeLimitSet bool
 	cpObjective  string
 	cpJobs       int
+}
+
+// scaleNodes is the cluster size above which the window policy's default
+// time limit per window is scaleTimeLimit rather than 10 s: on a
+// 32,768-node cluster the exact solver spends the whole limit on the
+// hardest windows (8 s each at 10 s, against a median of 0.1 ms) for a
+// CH cost that is the same to the sixth digit
+// (docs/results/2026-11-26-sim-scale.md).
+const (
+	scaleNodes     = 10000
+	scaleTimeLimit = 50 * time.Millisecond
+)
+
+// windowTimeLimit returns the time limit per window: --time-limit when
+// given, else 10 s, or scaleTimeLimit on a cluster of more than
+// scaleNodes nodes.
+func (opts *simulateOptions) windowTimeLimit(nodes int) time.Duration {
+	if opts.timeLimitSet || nodes <= scaleNodes {
+		return opts.timeLimit
+	}
+	return scaleTimeLimit
 }
 
 func newSimulateCmd(s *streams, runF func(*simulateOptions) error) *cobra.Command {
@@ -119,7 +142,7 @@ windows it solved optimally; the schedule itself is unchanged.`,
 	f.StringVar(&opts.solver, "solver", "csp", "window solver")
 	f.StringVar(&opts.heuristic, "heuristic", "", "window heuristic instead of a solver")
 	f.IntVar(&opts.maxJobs, "max-jobs", 0, "cap on the multi-node jobs per window (the paper uses 5)")
-	f.DurationVar(&opts.timeLimit, "time-limit", 10*time.Second, "time limit per window solve (cp policy: per decision, default 15ms)")
+	f.DurationVar(&opts.timeLimit, "time-limit", 10*time.Second, fmt.Sprintf("time limit per window solve (default 10s; %v on clusters of more than %d nodes); cp policy: per decision (default %v)", scaleTimeLimit, scaleNodes, cpolicy.DefaultLimit))
 	f.StringVar(&opts.cpObjective, "cp-objective", cpolicy.BSLD, "cp policy: objective, bsld or wait")
 	f.IntVar(&opts.cpJobs, "cp-jobs", cpolicy.DefaultK, "cp policy: the waiting jobs (first by arrival) each decision plans")
 	f.StringVar(&opts.layout, "layout", "", "cluster layout PODSxLEAVESxNODES (default: 25x4x10 for lan, derived from the log's size for swf)")
@@ -241,7 +264,7 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	}
 	cfg := sim.Config{Topology: topo, TopologySpec: model.TopologySpec{Layout: &spec}, Nodes: nodes,
 		Cost: model.DefaultCostModel, Policy: opts.policy, Tau: int64(opts.tau / time.Second),
-		MaxJobs: opts.maxJobs, TimeLimit: opts.timeLimit, Check: true, Allocator: opts.allocator,
+		MaxJobs: opts.maxJobs, TimeLimit: opts.windowTimeLimit(nodes), Check: true, DiscardNodes: true, Allocator: opts.allocator,
 		ExpectedWait: ewt, DefaultExpectedWait: int64(opts.defaultEWT / time.Second)}
 	if opts.gap {
 		cfg.GapSolver = csp.Solver{}
@@ -262,6 +285,7 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	}
 	if cfg.Nodes == 0 {
 		cfg.Nodes = topo.NumNodes()
+		cfg.TimeLimit = opts.windowTimeLimit(cfg.Nodes)
 	}
 	t0 := time.Now()
 	var bar *report.Bar
@@ -272,6 +296,8 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 			}
 			bar.Add(1)
 		}
+	} else {
+		cfg.Started = progressLines(opts.streams.err, "simulate "+opts.policy, t0, progressEvery)
 	}
 	res, err := sim.Run(ctx, tr, cfg)
 	bar.Done()
@@ -289,7 +315,7 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	fmt.Fprintf(out, "cluster: %d nodes%s, on a %s layout\n", cfg.Nodes, nodesFrom(tr, opts.layout), opts.layoutName(spec))
 	fmt.Fprintf(out, "policy %s", opts.policy)
 	if opts.policy == "window" {
-		fmt.Fprintf(out, ", τ %v, solver %s, max-jobs %d", opts.tau, cfg.Solver.Name(), opts.maxJobs)
+		fmt.Fprintf(out, ", τ %v, solver %s, max-jobs %d, time limit %v", opts.tau, cfg.Solver.Name(), opts.maxJobs, cfg.TimeLimit)
 	} else {
 		alloc := opts.allocator
 		if alloc == "" {
@@ -348,6 +374,31 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 		return writeJSONFile(opts.jsonOut, sum)
 	}
 	return nil
+}
+
+// progressEvery is how often a run that is not on a terminal reports its
+// progress on stderr.
+const progressEvery = 30 * time.Second
+
+// progressLines returns a sim.Config.Started hook that writes a line to w
+// each period once the run is that long: the jobs started, the elapsed
+// time and the time left at the rate so far, so that a long run is never
+// silent (a terminal gets report.Bar instead).
+func progressLines(w io.Writer, label string, t0 time.Time, period time.Duration) func(done, total int) {
+	next := t0.Add(period)
+	return func(done, total int) {
+		if done%64 != 0 && done != total {
+			return // time.Now at every start would cost more than the start
+		}
+		now := time.Now()
+		if now.Before(next) || done == total {
+			return
+		}
+		next = now.Add(period)
+		el := now.Sub(t0)
+		eta := time.Duration(float64(el) * float64(total-done) / float64(max(done, 1)))
+		fmt.Fprintf(w, "%s: %d/%d jobs started after %v, eta %v\n", label, done, total, el.Round(time.Second), eta.Round(time.Second))
+	}
 }
 
 // ewtNote describes the expected waits in force: the listed queues, then
