@@ -163,7 +163,10 @@ func TestLanPrefix(t *testing.T) {
 			t.Fatalf("%s: %v", policy, err)
 		}
 		s := r.Summarise()
-		if policy != "window" && s.Windows != 0 {
+		switch {
+		case policy == sim.CP && s.Windows == 0:
+			t.Errorf("cp reported no decisions") // its decisions count as windows, with their latency
+		case policy != "window" && policy != sim.CP && s.Windows != 0:
 			t.Errorf("%s solved windows", policy)
 		}
 		if s.Jobs != 3000 {
