@@ -256,8 +256,12 @@ const maxRecheckOneByOne = 200
 // vnodes as it has units, counting those held by the whole-node jobs
 // before it; a partial-node job is placed at once by the first fit
 // (fitState), using idle vnodes only as far as the earlier whole-node
-// jobs leave them. Selection stops at the first job that does not fit now
-// (so that small jobs do not starve a large one); a job that could not
+// jobs leave them. With SelectionLan2023, selection stops at the first
+// job that does not fit now (so that small jobs do not starve a large
+// one); with SelectionBackfill (the default) that job gets a reservation
+// (reserve, backfill.go) and later jobs start when they fit now and do
+// not delay it, re-checked on the final starts (enforceReservation); a
+// job that could not
 // run on the owned vnodes even if they were all free is deferred without
 // stopping it. The whole-node jobs then go through the usual window solve
 // on the idle vnodes the partial-node jobs left (solver.SolveWindow: the
