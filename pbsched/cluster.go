@@ -175,6 +175,8 @@ type cluster struct {
 	multiHost      *bool
 	hostRulesCache map[hostRulesKey]string
 	exclFree       map[pbs.Place]string
+	// walls caches wallOf.
+	walls map[string]int64
 }
 
 // Reason is a job and why something about it.

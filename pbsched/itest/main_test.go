@@ -668,8 +668,15 @@ type auditEntry struct {
 			ExecVnode string `json:"exec_vnode"`
 			ExitCode  *int   `json:"exit_code"`
 		} `json:"starts"`
-		Deferred []auditReason `json:"deferred"`
-		Skipped  []auditReason `json:"skipped"`
+		Deferred    []auditReason `json:"deferred"`
+		Skipped     []auditReason `json:"skipped"`
+		Selection   string        `json:"selection"`
+		Reservation *struct {
+			Job    string `json:"job"`
+			Start  int64  `json:"start"`
+			Vnodes int    `json:"vnodes"`
+			Extra  int    `json:"extra"`
+		} `json:"reservation"`
 	} `json:"plan"`
 }
 
