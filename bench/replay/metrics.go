@@ -106,7 +106,8 @@ func Compute(sub []Submitted, recs []Record, c *Cluster, cost model.CostModel) (
 			first = rec.Queued
 		}
 		switch {
-		case !rec.Done:
+		case !rec.Done || rec.Start > 0 && rec.End == 0:
+			// Not finished, or deleted while running without an end.
 			s.Unfinished++
 			continue
 		case rec.Start == 0:
@@ -114,7 +115,7 @@ func Compute(sub []Submitted, recs []Record, c *Cluster, cost model.CostModel) (
 			s.NotRun++
 			continue
 		}
-		if rec.End == 0 || rec.End < rec.Start || rec.Start < rec.Queued {
+		if rec.End < rec.Start || rec.Start < rec.Queued {
 			return nil, Summary{}, fmt.Errorf("replay: job %s: times out of order (qtime %d, stime %d, end %d)", j.ID, rec.Queued, rec.Start, rec.End)
 		}
 		r.State = "ran"

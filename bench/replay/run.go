@@ -82,24 +82,27 @@ func Run(ctx context.Context, b Backend, jobs []Job, opt Options) (*Outcome, err
 		say = func(string, ...any) {}
 	}
 	out := &Outcome{Began: clk.Now()}
-	var deadline <-chan time.Time
-	if opt.Timeout > 0 {
-		deadline = clk.After(opt.Timeout)
-	}
-	// wait waits until d has passed; false (with the reason) when the run
-	// must stop first.
+	deadline := out.Began.Add(opt.Timeout)
+	// wait waits until d has passed, or returns why the run must stop
+	// first. It asks the Clock for one timer at a time.
 	wait := func(d time.Duration) error {
-		if d <= 0 {
-			return ctx.Err()
+		if err := ctx.Err(); err != nil {
+			return err
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-deadline:
+		if opt.Timeout > 0 {
+			d = min(d, deadline.Sub(clk.Now()))
+		}
+		if d > 0 {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-clk.After(d):
+			}
+		}
+		if opt.Timeout > 0 && !clk.Now().Before(deadline) {
 			return fmt.Errorf("%w after %v", ErrTimeout, opt.Timeout)
-		case <-clk.After(d):
-			return nil
 		}
+		return nil
 	}
 	fail := func(err error) (*Outcome, error) {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), opt.Cleanup)
@@ -125,7 +128,7 @@ func Run(ctx context.Context, b Backend, jobs []Job, opt Options) (*Outcome, err
 		}
 		if len(out.Submitted) > 0 {
 			if recs, rerr := b.Records(cctx, ids(out.Submitted)); rerr == nil {
-				out.Records = recs
+				out.Records = own(recs, ids(out.Submitted))
 			}
 		}
 		out.Ended = clk.Now()
@@ -155,7 +158,7 @@ func Run(ctx context.Context, b Backend, jobs []Job, opt Options) (*Outcome, err
 			}
 			return fail(fmt.Errorf("replay: reading the records: %w", err))
 		}
-		out.Records = recs
+		out.Records = own(recs, all)
 		n := len(all) - countDone(recs, all)
 		if n == 0 {
 			out.Ended = clk.Now()
@@ -175,6 +178,21 @@ func ids(s []Submitted) []string {
 	out := make([]string, len(s))
 	for i := range s {
 		out[i] = s[i].ID
+	}
+	return out
+}
+
+// own keeps the records of ids, whatever else a back end returned.
+func own(recs []Record, ids []string) []Record {
+	want := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		want[id] = true
+	}
+	var out []Record
+	for _, r := range recs {
+		if want[r.ID] {
+			out = append(out, r)
+		}
 	}
 	return out
 }
