@@ -146,7 +146,9 @@ func TestDeleteOnlyOwn(t *testing.T) {
 		t.Errorf("qdel call %v", got)
 	}
 	// Any other qdel complaint, or none at all, is an error.
-	f.answer = func(string, []string) (string, string, error) { return "", "qdel: Unauthorized Request 41.pbshost", exitErr(t) }
+	f.answer = func(string, []string) (string, string, error) {
+		return "", "qdel: Unauthorized Request 41.pbshost", exitErr(t)
+	}
 	if err := s.Delete(context.Background(), []string{"41.pbshost"}); err == nil {
 		t.Error("qdel refused: no error")
 	}
