@@ -119,6 +119,10 @@ type fakeBackend struct {
 	// onSubmit, when set, runs after the n-th submission (1-based).
 	onSubmit func(n int)
 	failAt   int // fail the n-th submission
+	// killDelay: a deleted job ends this long after Delete (PBS kills a
+	// running job through its mom).
+	killDelay  time.Duration
+	deleteTime time.Time
 }
 
 func newFake(clk *fakeClock) *fakeBackend {
@@ -155,7 +159,7 @@ func (f *fakeBackend) Records(_ context.Context, ids []string) ([]Record, error)
 		r := Record{ID: id, Queued: at.Unix(), Start: at.Unix(), Nodes: []string{"n0"}}
 		switch {
 		case f.deletedAt[id]:
-			r.Done = true
+			r.Done = !f.clk.Now().Before(f.deleteTime.Add(f.killDelay))
 		case !f.clk.Now().Before(end):
 			r.Done, r.End, r.Used, r.HasUsed, r.HasExit = true, end.Unix(), f.sleeps[id], true, true
 		}
@@ -171,6 +175,7 @@ func (f *fakeBackend) Delete(_ context.Context, ids []string) error {
 		}
 		f.deletedAt[id] = true
 	}
+	f.deleteTime = f.clk.Now()
 	f.deleted = append(f.deleted, ids...)
 	return nil
 }
@@ -218,6 +223,7 @@ func TestRunTimeout(t *testing.T) {
 	clk := &fakeClock{now: time.Unix(1e9, 0)}
 	b := newFake(clk)
 	b.foreign = []string{"77.fake"} // someone else's job: never touched
+	b.killDelay = 3 * time.Second
 	out, err := Run(context.Background(), b, planned(t, []time.Duration{0, time.Second, 2 * time.Second}, []int64{1, 500, 600}), Options{Clock: clk, Timeout: 60 * time.Second})
 	if !errors.Is(err, ErrTimeout) {
 		t.Fatalf("err = %v, want ErrTimeout", err)
@@ -225,10 +231,11 @@ func TestRunTimeout(t *testing.T) {
 	if want := []string{"1.fake", "2.fake"}; !slices.Equal(b.deleted, want) || !slices.Equal(out.Deleted, want) {
 		t.Errorf("deleted %v (outcome %v), want %v", b.deleted, out.Deleted, want)
 	}
-	if got := clk.now.Sub(time.Unix(1e9, 0)); got != 60*time.Second {
-		t.Errorf("stopped at %v, want 60s", got)
+	// Run waits for the deleted jobs to end: 3 s after the timeout.
+	if got := clk.now.Sub(time.Unix(1e9, 0)); got != 63*time.Second {
+		t.Errorf("stopped at %v, want 63s", got)
 	}
-	if len(out.Records) != 3 {
+	if len(out.Records) != 3 || countDone(out.Records, ids(out.Submitted)) != 3 {
 		t.Errorf("records after the cleanup: %+v", out.Records)
 	}
 }

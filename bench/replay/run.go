@@ -29,7 +29,8 @@ type Options struct {
 	// Timeout bounds the whole run, from the first submission (0: none).
 	Timeout time.Duration
 	// Cleanup bounds the deletion of the run's jobs after a timeout or a
-	// cancel (default 60 s); it runs on a context of its own.
+	// cancel, and the wait for them to end (default 60 s); it runs on a
+	// context of its own.
 	Cleanup time.Duration
 	// Progress, when set, hears what happens (a job submitted, the jobs
 	// left), one line at a time.
@@ -63,8 +64,8 @@ type Outcome struct {
 //
 // If ctx is cancelled, Options.Timeout passes or a submission fails, Run
 // stops submitting, deletes the jobs it submitted that have not finished
-// (only those: Delete is given no other id), reads their records once
-// more and returns the Outcome so far with the error (ctx.Err(),
+// (only those: Delete is given no other id), reads their records until
+// they have ended (within Options.Cleanup) and returns the Outcome so far with the error (ctx.Err(),
 // ErrTimeout, or the submission's).
 func Run(ctx context.Context, b Backend, jobs []Job, opt Options) (*Outcome, error) {
 	clk := opt.Clock
@@ -126,9 +127,22 @@ func Run(ctx context.Context, b Backend, jobs []Job, opt Options) (*Outcome, err
 				err = errors.Join(err, fmt.Errorf("replay: deleting this run's jobs: %w", derr))
 			}
 		}
-		if len(out.Submitted) > 0 {
-			if recs, rerr := b.Records(cctx, ids(out.Submitted)); rerr == nil {
-				out.Records = own(recs, ids(out.Submitted))
+		// A deleted running job ends a moment later (PBS kills it through
+		// its mom): read the records until every job is done, within
+		// Options.Cleanup.
+		all := ids(out.Submitted)
+		for len(all) > 0 {
+			recs, rerr := b.Records(cctx, all)
+			if rerr != nil {
+				break
+			}
+			out.Records = own(recs, all)
+			if countDone(out.Records, all) == len(all) || cctx.Err() != nil {
+				break
+			}
+			select {
+			case <-cctx.Done():
+			case <-clk.After(min(opt.Poll, time.Second)):
 			}
 		}
 		out.Ended = clk.Now()
