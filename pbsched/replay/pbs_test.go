@@ -1,9 +1,11 @@
 package replay_test
 
 import (
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -211,5 +213,71 @@ func TestParseRecordsStates(t *testing.T) {
 	}
 	if _, err := replay.ParseRecords([]byte(`{"Jobs":{"1.s":{"job_state":"F","queue":"q","exec_vnode":"(a:ncpus=4"}}}`)); err == nil {
 		t.Error("bad exec_vnode: no error")
+	}
+}
+
+func gunzipFixture(t *testing.T, name string) string {
+	t.Helper()
+	f, err := os.Open("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestFixtureKTH80 pins the summary of the 80-job KTH SP2 replay under
+// pbs_sched to figures computed from the same JSON by a separate script
+// (Python, sharing nothing with this code: ctime parsing, waits, runs
+// with the 1 s floor, bounded slowdowns, the vnode sets of exec_vnode and
+// their lan-code cost from the vnode indices, pairs under one tier0 ·1,
+// one tier1 ·3, else ·5): mean wait 14.5 s, max 162 s, mean bounded
+// slowdown 1.6901989758914808, max 10, makespan 341 s, 4,274 vnode-s, 31
+// multi-node jobs costing 245,081 in all.
+func TestFixtureKTH80(t *testing.T) {
+	f := &fakeCmds{answer: func(name string, args []string) (string, string, error) {
+		switch name {
+		case "pbsnodes":
+			return gunzipFixture(t, "pbsnodes-16-kth80.json.gz"), "", nil
+		case "qstat":
+			return gunzipFixture(t, "qstat-fx-kth80.json.gz"), "", nil
+		}
+		return "", "", fmt.Errorf("unexpected %s", name)
+	}}
+	s := &replay.Server{Cmd: f}
+	c, err := s.Cluster(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sub []breplay.Submitted
+	var ids []string
+	for i := range 80 {
+		id := fmt.Sprintf("%d.pbshost", i)
+		sub, ids = append(sub, breplay.Submitted{ID: id}), append(ids, id)
+	}
+	recs, err := s.Records(context.Background(), ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, got, err := breplay.Compute(sub, recs, c, model.DefaultCostModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := breplay.Summary{Jobs: 80, Ran: 80, MaxWait: 162, MaxBSLD: 10, Makespan: 341, NodeSeconds: 4274, Nodes: 16, MultiNode: 31,
+		MeanWait: 14.5, MeanBSLD: 1.6901989758914808, Utilisation: 4274.0 / (16 * 341), MeanCH: 245081.0 / 31}
+	got.MeanCHAll = 0
+	eq := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+	g, w := got, want
+	g.MeanWait, g.MeanBSLD, g.Utilisation, g.MeanCH, w.MeanWait, w.MeanBSLD, w.Utilisation, w.MeanCH = 0, 0, 0, 0, 0, 0, 0, 0
+	if g != w || !eq(got.MeanWait, want.MeanWait) || !eq(got.MeanBSLD, want.MeanBSLD) || !eq(got.Utilisation, want.Utilisation) || !eq(got.MeanCH, want.MeanCH) {
+		t.Errorf("summary\n got %+v\nwant %+v", got, want)
 	}
 }
