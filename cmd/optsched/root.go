@@ -174,6 +174,7 @@ func flagValues() map[string]map[string][]string {
 		"optsched pbs plan": {"output": {"script", "json"}, "solver": wholeNodeSolvers()},
 		"optsched pbs run":  {"output": {"summary", "json", "script"}, "solver": wholeNodeSolvers()},
 		"optsched simulate": {"format": {"lan", "swf"}},
+		"optsched replay":   {"output": {"table", "json"}, "server": {"pbs"}},
 	}
 }
 
