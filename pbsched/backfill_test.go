@@ -184,3 +184,33 @@ func TestPBSBackfillNeverDelaysTheHead(t *testing.T) {
 		t.Errorf("too few reservations (%d) or backfilled starts (%d) for the property to mean much", reserved, backfilled)
 	}
 }
+
+// TestPBSReserveAfter: H has waited as long as its walltime (bounded
+// slowdown so far 2.00). Below that threshold it gets no reservation and
+// every job behind it that fits starts, L1 too; at the threshold the
+// plan is EASY's.
+func TestPBSReserveAfter(t *testing.T) {
+	for _, tc := range []struct {
+		after   float64
+		started []string
+		reserve bool
+	}{{2.5, []string{"L1.s", "L2.s", "S.s"}, false}, {2, []string{"L2.s", "S.s"}, true}} {
+		c := bigHeadCluster(t)
+		opt := testPlan()
+		opt.ReserveAfter = tc.after
+		p, err := plan(context.Background(), c, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Check(c.st, c.scope, p); err != nil {
+			t.Fatalf("after %v: %v", tc.after, err)
+		}
+		started, reasons := startedAndReasons(p)
+		if !slices.Equal(started, tc.started) || (p.Reservation != nil) != tc.reserve {
+			t.Errorf("after %v: started %v, reservation %+v; want %v, %v", tc.after, started, p.Reservation, tc.started, tc.reserve)
+		}
+		if !tc.reserve && !strings.Contains(reasons["H.s"], "no reservation yet (bounded slowdown so far 2.00, reservations from 2.50)") {
+			t.Errorf("H.s: %q", reasons["H.s"])
+		}
+	}
+}

@@ -116,6 +116,13 @@ type Options struct {
 	Fallbacks []solver.Solver
 	// Partial is PartialCP or PartialFirstFit ("" is first fit).
 	Partial string
+	// ReserveAfter delays the backfill selection's reservation: a job
+	// that does not fit now gets it only once its bounded slowdown so far,
+	// (wait + walltime) / max(walltime, 10 s), has reached ReserveAfter;
+	// until then it waits without holding anything back, and jobs behind
+	// it start whenever they fit (as PBS's own scheduler without strict
+	// ordering does). At most 1 (the zero value): at once, EASY.
+	ReserveAfter float64
 	// Selection is SelectionBackfill or SelectionLan2023 ("" is
 	// backfill).
 	Selection string
@@ -342,6 +349,12 @@ func plan(ctx context.Context, c *cluster, opt Options) (*Plan, error) {
 	// reserved job; its reason (when it is deferred here) is at
 	// p.Deferred[idx].
 	holdFor := func(cand *candidate, reason string, idx int) {
+		if sd := slowdownSoFar(cand, now); sd < opt.ReserveAfter {
+			if idx >= 0 {
+				p.Deferred[idx].Reason += fmt.Sprintf("; no reservation yet (bounded slowdown so far %.2f, reservations from %.2f): jobs behind it start when they fit", sd, opt.ReserveAfter)
+			}
+			return
+		}
 		res, head, headIdx, p.headReason = c.newReserve(cand, claims()), cand, idx, reason
 		p.Reservation = &res.doc
 		if idx >= 0 {
@@ -742,4 +755,11 @@ func (o Options) left(want time.Duration) time.Duration {
 		return want
 	}
 	return max(time.Millisecond, min(want, time.Until(o.deadline)))
+}
+
+// slowdownSoFar is a queued job's bounded slowdown were it to start now,
+// (wait + walltime) / max(walltime, 10 s), on its requested walltime.
+func slowdownSoFar(cand *candidate, now int64) float64 {
+	w := max(cand.walltime, 10)
+	return float64(max(now-cand.submit, 0)+cand.walltime) / float64(w)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -35,6 +36,8 @@ type pbsOptions struct {
 	fallback  string
 	partial   string
 	selection string
+	// reserveAfter is --reserve-after (pbsched.Options.ReserveAfter).
+	reserveAfter float64
 	// Acting and recording.
 	output   string
 	apply    bool
@@ -48,6 +51,10 @@ type pbsOptions struct {
 	// periodFromInterval: --period was not given and is --interval.
 	periodFromInterval bool
 }
+
+// defaultReserveAfter is --reserve-after's default: a job that does not
+// fit gets its reservation at once (EASY).
+const defaultReserveAfter = 1.0
 
 func newPBSCmd(s *streams) *cobra.Command {
 	cmd := &cobra.Command{
@@ -88,6 +95,7 @@ func (o *pbsOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.solver, "solver", "csp", "whole-node window solver ("+strings.Join(wholeNodeSolvers(), ", ")+")")
 	f.StringVar(&o.fallback, "fallback", "sa", "heuristic that takes over when the exact solver runs out of time: sa or none")
 	f.StringVar(&o.selection, "selection", pbsched.SelectionBackfill, "which queued jobs start: backfill (a reservation for the first job that does not fit now; later jobs start when they do not delay it) or lan2023 (the paper's window selection: stop at the first job that does not fit)")
+	f.Float64Var(&o.reserveAfter, "reserve-after", defaultReserveAfter, "backfill: a job that does not fit gets a reservation once its bounded slowdown so far, (wait + walltime)/max(walltime, 10s), reaches this; until then later jobs start whenever they fit (1: at once, EASY)")
 	f.StringVar(&o.partial, "partial", pbsched.PartialCP, "placement of the jobs whose chunks share vnodes: cp (CP/SAT time-and-resource schedule, list schedule and first fit as fallbacks) or first-fit")
 	f.BoolVar(&o.apply, "apply", false, "run the qrun commands (default: a dry run that only prints them)")
 	f.StringVar(&o.qrun, "qrun", "", "qrun binary (default: qrun found on PATH)")
@@ -188,6 +196,9 @@ func (o *pbsOptions) validate() error {
 	if o.selection != pbsched.SelectionBackfill && o.selection != pbsched.SelectionLan2023 {
 		return usageError{fmt.Errorf("--selection must be backfill or lan2023, got %q", o.selection)}
 	}
+	if !(o.reserveAfter >= 1) || math.IsInf(o.reserveAfter, 0) {
+		return usageError{fmt.Errorf("--reserve-after must be a finite number of at least 1, got %v", o.reserveAfter)}
+	}
 	if o.partial != "" && o.partial != pbsched.PartialCP && o.partial != pbsched.PartialFirstFit {
 		return usageError{fmt.Errorf("--partial must be cp or first-fit, got %q", o.partial)}
 	}
@@ -226,7 +237,7 @@ func (o *pbsOptions) config() *cycle.Config {
 		QstatFile: o.qstatFile, NodesFile: o.nodesFile, QueuesFile: o.queuesFile, Snapshot: o.snapshot,
 		Stdin: o.streams.in, Timezone: o.timezone,
 		ExecQueues: o.execQueues, Nodes: o.nodes, Levels: o.levels, TopologyConf: o.topologyConf, Period: o.period,
-		Decide: pbsched.Options{TimeLimit: o.timeLimit, MaxJobs: o.maxJobs, Cost: o.cost, Partial: o.partial, Selection: o.selection},
+		Decide: pbsched.Options{TimeLimit: o.timeLimit, MaxJobs: o.maxJobs, Cost: o.cost, Partial: o.partial, Selection: o.selection, ReserveAfter: o.reserveAfter},
 		Solver: o.solver, Fallback: o.fallback,
 		Apply: o.apply, Qrun: o.qrun, LockPath: o.lockPath, LogPath: o.logPath,
 		Interval: o.interval, Cycles: o.cycles, Messages: o.streams.err,
