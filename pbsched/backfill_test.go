@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -209,7 +210,34 @@ func TestPBSReserveAfter(t *testing.T) {
 		if !slices.Equal(started, tc.started) || (p.Reservation != nil) != tc.reserve {
 			t.Errorf("after %v: started %v, reservation %+v; want %v, %v", tc.after, started, p.Reservation, tc.started, tc.reserve)
 		}
-		if !tc.reserve && !strings.Contains(reasons["H.s"], "no reservation yet (bounded slowdown so far 2.00, reservations from 2.50)") {
+		if !tc.reserve && !strings.Contains(reasons["H.s"], "no reservation yet (reservations at a bounded slowdown of 2.50 (now 2.00)): jobs behind it start when they fit") {
+			t.Errorf("H.s: %q", reasons["H.s"])
+		}
+	}
+}
+
+// TestPBSStarveAfter: with reservations by slowdown off, H (waited 2 h)
+// gets one after a wait of 1 h (PBS's max_starve), not after 3 h.
+func TestPBSStarveAfter(t *testing.T) {
+	for _, tc := range []struct {
+		starve  time.Duration
+		reserve bool
+	}{{time.Hour, true}, {3 * time.Hour, false}} {
+		c := bigHeadCluster(t)
+		opt := testPlan()
+		opt.ReserveAfter, opt.StarveAfter = math.Inf(1), tc.starve
+		p, err := plan(context.Background(), c, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Check(c.st, c.scope, p); err != nil {
+			t.Fatal(err)
+		}
+		_, reasons := startedAndReasons(p)
+		if (p.Reservation != nil) != tc.reserve {
+			t.Errorf("starve after %v: reservation %+v", tc.starve, p.Reservation)
+		}
+		if !tc.reserve && !strings.Contains(reasons["H.s"], "reservations after a wait of 3h0m0s (now 2h0m0s)") {
 			t.Errorf("H.s: %q", reasons["H.s"])
 		}
 	}

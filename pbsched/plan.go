@@ -116,13 +116,17 @@ type Options struct {
 	Fallbacks []solver.Solver
 	// Partial is PartialCP or PartialFirstFit ("" is first fit).
 	Partial string
-	// ReserveAfter delays the backfill selection's reservation: a job
-	// that does not fit now gets it only once its bounded slowdown so far,
-	// (wait + walltime) / max(walltime, 10 s), has reached ReserveAfter;
-	// until then it waits without holding anything back, and jobs behind
-	// it start whenever they fit (as PBS's own scheduler without strict
-	// ordering does). At most 1 (the zero value): at once, EASY.
+	// ReserveAfter and StarveAfter delay the backfill selection's
+	// reservation: the first job that does not fit now gets it only once
+	// its bounded slowdown so far, (wait + walltime) / max(walltime,
+	// 10 s), has reached ReserveAfter, or once it has waited StarveAfter
+	// (when positive: PBS's max_starve); until then it waits without
+	// holding anything back, and the jobs behind it start whenever they
+	// fit, as under PBS's own scheduler without strict ordering.
+	// ReserveAfter at most 1 (the zero value) reserves at once: EASY;
+	// +Inf never by slowdown.
 	ReserveAfter float64
+	StarveAfter  time.Duration
 	// Selection is SelectionBackfill or SelectionLan2023 ("" is
 	// backfill).
 	Selection string
@@ -349,9 +353,17 @@ func plan(ctx context.Context, c *cluster, opt Options) (*Plan, error) {
 	// reserved job; its reason (when it is deferred here) is at
 	// p.Deferred[idx].
 	holdFor := func(cand *candidate, reason string, idx int) {
-		if sd := slowdownSoFar(cand, now); sd < opt.ReserveAfter {
+		sd, waited := slowdownSoFar(cand, now), time.Duration(max(now-cand.submit, 0))*time.Second
+		if sd < opt.ReserveAfter && (opt.StarveAfter <= 0 || waited < opt.StarveAfter) {
 			if idx >= 0 {
-				p.Deferred[idx].Reason += fmt.Sprintf("; no reservation yet (bounded slowdown so far %.2f, reservations from %.2f): jobs behind it start when they fit", sd, opt.ReserveAfter)
+				var from []string
+				if !math.IsInf(opt.ReserveAfter, 1) {
+					from = append(from, fmt.Sprintf("at a bounded slowdown of %.2f (now %.2f)", opt.ReserveAfter, sd))
+				}
+				if opt.StarveAfter > 0 {
+					from = append(from, fmt.Sprintf("after a wait of %v (now %v)", opt.StarveAfter, waited))
+				}
+				p.Deferred[idx].Reason += "; no reservation yet (reservations " + strings.Join(from, " or ") + "): jobs behind it start when they fit"
 			}
 			return
 		}

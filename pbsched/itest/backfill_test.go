@@ -17,9 +17,11 @@ import (
 // when W starts.
 //
 //   - --selection lan2023 (the paper's rule) starts nothing behind W;
-//   - the default selection (backfill) starts N0 and N1 in the same cycle,
-//     leaves L and W waiting, and reserves W's start at the running job's
-//     stime + walltime;
+//   - the backfill selection with reservations at once (--reserve-after
+//     1, EASY) starts N0 and N1 in the same cycle, leaves L and W
+//     waiting, and reserves W's start at the running job's stime +
+//     walltime (the default reserves only for a job that starves, after
+//     --starve-after 24h, as pbs_sched does: it would start L too);
 //   - cycles every second then start W no later than that reservation
 //     (plus a cycle), and before L.
 func TestDefaultBackfill(t *testing.T) {
@@ -46,8 +48,9 @@ func TestDefaultBackfill(t *testing.T) {
 	time.Sleep(time.Second)
 	notStarted(t, jobs(t), append(narrow, wide, long)...)
 
-	if r := o.applyDefault(period...); r.code != 0 {
-		t.Fatalf("plan --apply (backfill): exit %d, want 0", r.code)
+	easy := append(period, "--reserve-after", "1")
+	if r := o.applyDefault(easy...); r.code != 0 {
+		t.Fatalf("plan --apply (backfill, EASY): exit %d, want 0", r.code)
 	}
 	started(t, narrow...)
 	time.Sleep(time.Second)
@@ -70,7 +73,7 @@ func TestDefaultBackfill(t *testing.T) {
 	// Cycles every second until W starts.
 	var wideAt time.Time
 	for deadline := time.Now().Add(40 * time.Second); time.Now().Before(deadline); time.Sleep(time.Second) {
-		if r := o.applyDefault(period...); r.code != 0 {
+		if r := o.applyDefault(easy...); r.code != 0 {
 			t.Fatalf("plan --apply: exit %d", r.code)
 		}
 		js := jobs(t)
