@@ -131,26 +131,9 @@ func solveMishra(p *solver.Problem, name string, mode mishraMode) (*solver.Resul
 	var picks [2]int // adaptive: greedy, balanced
 	for _, j := range p.Jobs {
 		job := &w.Jobs[j]
-		top := m.topSwitch(job.Nodes)
-		cands := m.leavesUnder(top)
-		var plan []leafTake
-		switch mode {
-		case mishraGreedy:
-			plan = m.greedyPlan(cands, job.Nodes, job.Comm)
-		case mishraBalanced:
-			plan = m.balancedPlan(cands, job.Nodes, job.Comm)
-		default:
-			g := m.greedyPlan(cands, job.Nodes, job.Comm)
-			b := m.balancedPlan(cands, job.Nodes, job.Comm)
-			cg := m.cost(m.planNodes(g), job.Comm, job.Pattern)
-			cb := m.cost(m.planNodes(b), job.Comm, job.Pattern)
-			if cb <= cg {
-				plan = b
-				picks[1]++
-			} else {
-				plan = g
-				picks[0]++
-			}
+		plan, pick := m.plan(mode, job)
+		if mode == mishraAdaptive {
+			picks[pick]++
 		}
 		res.Allocations = append(res.Allocations, model.Allocation{Job: j, Nodes: m.commit(plan, job.Comm), Start: w.Time})
 	}
@@ -169,6 +152,45 @@ func validPattern(p string) bool {
 	return false
 }
 
+// plan returns the leaves and counts mode gives job on the current state,
+// and for the adaptive mode which plan it took (0 greedy, 1 balanced).
+func (m *mishra) plan(mode mishraMode, job *model.Job) ([]leafTake, int) {
+	top := m.topSwitch(job.Nodes)
+	switch mode {
+	case mishraGreedy:
+		return m.greedyPlan(m.ranker(top, job.Comm), job.Nodes, job.Comm), 0
+	case mishraBalanced:
+		return m.balancedPlan(m.ranker(top, job.Comm), job.Nodes, job.Comm), 1
+	}
+	g := m.greedyPlan(m.ranker(top, job.Comm), job.Nodes, job.Comm)
+	b := m.balancedPlan(m.ranker(top, job.Comm), job.Nodes, job.Comm)
+	cg := m.cost(m.planNodes(g), job.Comm, job.Pattern)
+	cb := m.cost(m.planNodes(b), job.Comm, job.Pattern)
+	if cb <= cg {
+		return b, 1
+	}
+	return g, 0
+}
+
+// ranker returns the function that yields, for a job that still needs rem
+// nodes, the best-ranked leaf below top with free nodes not yet yielded,
+// or -1.
+func (m *mishra) ranker(top int, comm bool) func(rem int) int {
+	if m.mx != nil {
+		return m.mx.ranker(top, comm)
+	}
+	cands := m.leavesUnder(top)
+	done := make([]bool, len(cands))
+	return func(rem int) int {
+		i := m.next(cands, done, rem, comm)
+		if i < 0 {
+			return -1
+		}
+		done[i] = true
+		return cands[i]
+	}
+}
+
 // mishra is the tree of idle nodes with, per leaf switch, its node count
 // and its communication-intensive busy nodes.
 type mishra struct {
@@ -177,6 +199,9 @@ type mishra struct {
 	commCnt []int
 	// extra is scratch space for cost: the job's own nodes per leaf.
 	extra []int
+	// mx, when set, ranks the leaves by index (an Incremental allocator
+	// on an ordered topology).
+	mx *mishraIndex
 }
 
 func newMishra(w *model.Window) *mishra {
@@ -265,15 +290,14 @@ func (m *mishra) next(cands []int, done []bool, rem int, comm bool) int {
 	return best
 }
 
-// greedyPlan gives a job of n nodes whole leaves in ranking order.
-func (m *mishra) greedyPlan(cands []int, n int, comm bool) []leafTake {
-	done := make([]bool, len(cands))
+// greedyPlan gives a job of n nodes whole leaves in ranking order (next:
+// ranker's).
+func (m *mishra) greedyPlan(next func(rem int) int, n int, comm bool) []leafTake {
 	var plan []leafTake
 	for rem := n; rem > 0; {
-		i := m.next(cands, done, rem, comm)
-		done[i] = true
-		k := min(rem, m.cnt[cands[i]])
-		plan = append(plan, leafTake{cands[i], k})
+		l := next(rem)
+		k := min(rem, m.cnt[l])
+		plan = append(plan, leafTake{l, k})
 		rem -= k
 	}
 	return plan
@@ -281,18 +305,16 @@ func (m *mishra) greedyPlan(cands []int, n int, comm bool) []leafTake {
 
 // balancedPlan gives a job of n nodes power-of-two shares of leaves in
 // ranking order, then tops up from the visited leaves, last first.
-func (m *mishra) balancedPlan(cands []int, n int, comm bool) []leafTake {
-	done := make([]bool, len(cands))
+func (m *mishra) balancedPlan(next func(rem int) int, n int, comm bool) []leafTake {
 	var plan []leafTake
 	rem := n
 	for rem > 0 {
-		i := m.next(cands, done, rem, comm)
-		if i < 0 {
+		l := next(rem)
+		if l < 0 {
 			break
 		}
-		done[i] = true
-		k := 1 << (bits.Len(uint(min(rem, m.cnt[cands[i]]))) - 1)
-		plan = append(plan, leafTake{cands[i], k})
+		k := 1 << (bits.Len(uint(min(rem, m.cnt[l]))) - 1)
+		plan = append(plan, leafTake{l, k})
 		rem -= k
 	}
 	for i := len(plan) - 1; i >= 0 && rem > 0; i-- {
@@ -322,9 +344,24 @@ func (m *mishra) commit(plan []leafTake, comm bool) []int {
 		if comm {
 			m.commCnt[t.leaf] += t.k
 		}
+		if m.mx != nil {
+			m.mx.update(t.leaf)
+		}
 	}
 	slices.Sort(out)
 	return out
+}
+
+// release gives ids, all on leaf, back to the free nodes: their job
+// (communication-intensive when comm) ended.
+func (m *mishra) release(leaf int, ids []int, comm bool) {
+	m.give(leaf, ids)
+	if comm {
+		m.commCnt[leaf] -= len(ids)
+	}
+	if m.mx != nil {
+		m.mx.update(leaf)
+	}
 }
 
 // MishraCost returns the communication cost that Mishra et al.'s model
@@ -395,8 +432,15 @@ func (m *mishra) cost(nodes []int, comm bool, pattern string) float64 {
 				step = max(step, pair(i, i+k))
 			}
 		} else {
+			// A pair's cost depends on its two leaves only: runs of the
+			// same two leaves are priced once.
+			pa, pb := -1, -1
 			for i := range n {
 				if j := i ^ k; j > i && j < n {
+					if leaf[i] == pa && leaf[j] == pb {
+						continue
+					}
+					pa, pb = leaf[i], leaf[j]
 					step = max(step, pair(i, j))
 				}
 			}

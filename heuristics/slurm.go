@@ -115,6 +115,10 @@ type tree struct {
 	// on a 10⁶-node layout).
 	byCnt [][]int
 	upper []int
+	// fx, when set, indexes the tree for an Incremental allocator (it
+	// then keeps no byCnt heaps: their stale entries would pile up over
+	// a long simulation).
+	fx *treeIndex
 }
 
 func newTree(w *model.Window) *tree {
@@ -147,6 +151,9 @@ func newTree(w *model.Window) *tree {
 
 // index files level-1 switch s under its current count.
 func (tr *tree) index(s int) {
+	if tr.fx != nil {
+		return
+	}
 	c := tr.cnt[s]
 	if c <= 0 {
 		return
@@ -213,20 +220,44 @@ func (tr *tree) levelOf(s int) int {
 func (tr *tree) take(leaf, k int) []int {
 	out := slices.Clone(tr.free[leaf][:k])
 	tr.free[leaf] = tr.free[leaf][k:]
+	tr.count(leaf, -k)
+	return out
+}
+
+// count adds delta to the free counts on leaf's path and to the total.
+func (tr *tree) count(leaf, delta int) {
 	for s := leaf; s >= 0; s = tr.parent[s] {
-		tr.cnt[s] -= k
+		tr.cnt[s] += delta
 		if tr.level[s] == 1 {
 			tr.index(s)
 		}
 	}
-	tr.total -= k
-	return out
+	tr.total += delta
+	if tr.fx != nil {
+		tr.fx.moved(leaf, delta)
+	}
+}
+
+// give returns ids (free no more, all of them on leaf) to leaf's free
+// nodes.
+func (tr *tree) give(leaf int, ids []int) {
+	f := tr.free[leaf]
+	sorted := len(f) == 0 || f[len(f)-1] < ids[0]
+	f = append(f, ids...)
+	if !sorted || !slices.IsSorted(ids) {
+		slices.Sort(f)
+	}
+	tr.free[leaf] = f
+	tr.count(leaf, len(ids))
 }
 
 // topSwitch returns the lowest-level switch with at least n free nodes
 // below it, the one with the fewest among several at that level, then the
 // lowest index; -1 (the virtual switch) when no tree holds n.
 func (tr *tree) topSwitch(n int) int {
+	if tr.fx != nil && n > 0 {
+		return tr.fx.topSwitch(n)
+	}
 	if n <= 0 {
 		return tr.topSwitchScan(n)
 	}
@@ -365,6 +396,9 @@ func (tr *tree) slurmKeyOf(k *slurmKey, leaf, rem int, near []bool, used bool) {
 // slurmPlace takes n nodes for one job by Slurm's rules and returns them in
 // increasing id order.
 func (tr *tree) slurmPlace(n int) []int {
+	if tr.fx != nil {
+		return tr.slurmPlaceIndexed(n)
+	}
 	top := tr.topSwitch(n)
 	cands := tr.leavesUnder(top)
 	near := make([]bool, len(tr.cnt))
@@ -390,6 +424,31 @@ func (tr *tree) slurmPlace(n int) []int {
 			near[s] = true
 		}
 		used = true
+	}
+	slices.Sort(out)
+	return out
+}
+
+// slurmPlaceIndexed is slurmPlace on an indexed tree: the same picks,
+// each found in O(h² log d) (h levels, d children a switch) rather than by
+// ranking every candidate leaf. The leaves the job may take next are
+// those below the lowest switch that is above a leaf it took and still
+// has free nodes (the top switch before the first pick): they are all
+// equally close, and closer than any other.
+func (tr *tree) slurmPlaceIndexed(n int) []int {
+	x := tr.fx
+	region := x.topSwitch(n)
+	if region < 0 {
+		region = x.v
+	}
+	out := make([]int, 0, n)
+	for rem := n; rem > 0; {
+		pick := x.slurmPick(region, rem)
+		k := min(rem, len(tr.free[pick]))
+		out = append(out, tr.take(pick, k)...)
+		rem -= k
+		for region = pick; region >= 0 && x.cnt(region) == 0; region = x.up[region] {
+		}
 	}
 	slices.Sort(out)
 	return out
