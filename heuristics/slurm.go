@@ -218,8 +218,22 @@ func (tr *tree) levelOf(s int) int {
 
 // take removes the k lowest free node ids of leaf and returns them.
 func (tr *tree) take(leaf, k int) []int {
+	if tr.fx != nil {
+		return tr.takeInto(nil, leaf, k)
+	}
 	out := slices.Clone(tr.free[leaf][:k])
 	tr.free[leaf] = tr.free[leaf][k:]
+	tr.count(leaf, -k)
+	return out
+}
+
+// takeInto appends the k lowest free node ids of leaf to out and removes
+// them, keeping the leaf's list where it is (an indexed tree gives nodes
+// back: the list never outgrows its leaf).
+func (tr *tree) takeInto(out []int, leaf, k int) []int {
+	f := tr.free[leaf]
+	out = append(out, f[:k]...)
+	tr.free[leaf] = f[:copy(f, f[k:])]
 	tr.count(leaf, -k)
 	return out
 }
@@ -242,9 +256,9 @@ func (tr *tree) count(leaf, delta int) {
 // nodes.
 func (tr *tree) give(leaf int, ids []int) {
 	f := tr.free[leaf]
-	sorted := len(f) == 0 || f[len(f)-1] < ids[0]
+	n := len(f)
 	f = append(f, ids...)
-	if !sorted || !slices.IsSorted(ids) {
+	if n > 0 && f[n-1] > ids[0] || !slices.IsSorted(ids) {
 		slices.Sort(f)
 	}
 	tr.free[leaf] = f
@@ -445,7 +459,7 @@ func (tr *tree) slurmPlaceIndexed(n int) []int {
 	for rem := n; rem > 0; {
 		pick := x.slurmPick(region, rem)
 		k := min(rem, len(tr.free[pick]))
-		out = append(out, tr.take(pick, k)...)
+		out = tr.takeInto(out, pick, k)
 		rem -= k
 		for region = pick; region >= 0 && x.cnt(region) == 0; region = x.up[region] {
 		}

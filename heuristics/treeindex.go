@@ -1,6 +1,9 @@
 package heuristics
 
-import "math/bits"
+import (
+	"math/bits"
+	"slices"
+)
 
 // A treeIndex keeps, beside a tree's free counts, what lets Slurm's next
 // leaf and top switch be found without ranking every leaf: per level, the
@@ -28,7 +31,8 @@ type treeIndex struct {
 	// (L < level of s).
 	rng [][][2]int
 	// maxc[L] is the largest node count of a level-L switch; byCnt[L][c]
-	// marks the positions of the level-L switches with c free nodes.
+	// marks the positions of the level-L switches with c free nodes (nil
+	// for levels of fewer than 64 switches, which are scanned).
 	maxc  []int
 	byCnt [][][]uint64
 	// kids[s] are the child switches (v: the roots) and kidAt[s] is s's
@@ -37,6 +41,12 @@ type treeIndex struct {
 	kids  [][]int
 	kidAt []int
 	tour  [][]int32
+	// dirty[s] lists the children of s whose largest paths changed since
+	// its tournament was last brought up to date (marked[c]: c is listed),
+	// and slots is flush's scratch.
+	dirty  [][]int32
+	marked []bool
+	slots  []int
 	// up[s] is the parent, v for roots, -1 for v.
 	up []int
 	// leafOf is the leaf of node id, for give.
@@ -147,13 +157,18 @@ func newTreeIndex(tr *tree) *treeIndex {
 		for _, s := range x.lvl[L] {
 			x.maxc[L] = max(x.maxc[L], size[s])
 		}
-		words += (x.maxc[L] + 1) * ((len(x.lvl[L]) + 63) / 64)
+		if len(x.lvl[L]) >= 64 {
+			words += (x.maxc[L] + 1) * ((len(x.lvl[L]) + 63) / 64)
+		}
 	}
 	if words > maxIndexWords {
 		return nil
 	}
 	x.byCnt = make([][][]uint64, tr.top+1)
 	for L := 1; L <= tr.top; L++ {
+		if len(x.lvl[L]) < 64 {
+			continue
+		}
 		w := (len(x.lvl[L]) + 63) / 64
 		x.byCnt[L] = make([][]uint64, x.maxc[L]+1)
 		for c := range x.byCnt[L] {
@@ -165,6 +180,8 @@ func newTreeIndex(tr *tree) *treeIndex {
 		}
 	}
 	x.tour = make([][]int32, ns+1)
+	x.dirty = make([][]int32, ns+1)
+	x.marked = make([]bool, ns+1)
 	for L := 2; L <= tr.top; L++ {
 		for _, s := range x.lvl[L] {
 			k := len(x.kids[s])
@@ -218,7 +235,45 @@ func (x *treeIndex) bestChild(s int) int {
 	if x.tour[s] == nil {
 		return -1
 	}
+	if len(x.dirty[s]) > 0 {
+		x.flush(s)
+	}
 	return int(x.tour[s][1])
+}
+
+// flush brings s's tournament up to date: first its dirty children's,
+// then the games above them, level by level, each game once. A switch
+// with dirty children is always itself listed in its parent's (marked),
+// so that the children that are not listed have clean subtrees and the
+// games read no dirty tournament.
+func (x *treeIndex) flush(s int) {
+	for _, c := range x.dirty[s] {
+		if len(x.dirty[c]) > 0 {
+			x.flush(int(c))
+		}
+	}
+	tt := x.tour[s]
+	half := len(tt) / 2
+	slots := x.slots[:0]
+	for _, c := range x.dirty[s] {
+		x.marked[c] = false
+		slots = append(slots, half+x.kidAt[c])
+	}
+	x.dirty[s] = x.dirty[s][:0]
+	slices.Sort(slots)
+	for len(slots) > 0 && slots[0] > 1 {
+		up := slots[:0]
+		for _, j := range slots {
+			j >>= 1
+			if len(up) > 0 && up[len(up)-1] == j {
+				continue
+			}
+			tt[j] = x.better(tt[2*j], tt[2*j+1])
+			up = append(up, j)
+		}
+		slots = up
+	}
+	x.slots = slots
 }
 
 // better returns the better of two sibling switches a and b (-1: none)
@@ -273,22 +328,19 @@ func (x *treeIndex) descend(s int) int {
 	}
 }
 
-// moved records that leaf's count changed from old: it updates the count
-// bitsets and the tournaments on the leaf's path (the counts on the path
-// are already the new ones).
+// moved records that leaf's count changed by delta: it updates the count
+// bitsets and marks the tournaments on the leaf's path for bestChild to
+// bring up to date (the counts on the path are already the new ones).
 func (x *treeIndex) moved(leaf, delta int) {
 	for s := leaf; s >= 0; s = x.up[s] {
-		L := x.levelOf(s)
-		c := x.cnt(s)
-		i := x.pos[s]
-		x.byCnt[L][c-delta][i/64] &^= 1 << (i % 64)
-		x.byCnt[L][c][i/64] |= 1 << (i % 64)
-		if p := x.up[s]; p >= 0 {
-			tt := x.tour[p]
-			j := len(tt)/2 + x.kidAt[s]
-			for j >>= 1; j >= 1; j >>= 1 {
-				tt[j] = x.better(tt[2*j], tt[2*j+1])
-			}
+		if bc := x.byCnt[x.levelOf(s)]; bc != nil {
+			c, i := x.cnt(s), x.pos[s]
+			bc[c-delta][i/64] &^= 1 << (i % 64)
+			bc[c][i/64] |= 1 << (i % 64)
+		}
+		if p := x.up[s]; p >= 0 && !x.marked[s] {
+			x.marked[s] = true
+			x.dirty[p] = append(x.dirty[p], int32(s))
 		}
 	}
 }
@@ -317,7 +369,7 @@ func (x *treeIndex) fewestAtLeast(L, lo, hi, n int) (int, int) {
 		return -1, 0
 	}
 	n = max(n, 1)
-	if (x.maxc[L]-n+1)*((hi-lo)/64+2) < hi-lo {
+	if x.byCnt[L] != nil && (x.maxc[L]-n+1)*((hi-lo)/64+2) < hi-lo {
 		for c := n; c <= x.maxc[L]; c++ {
 			if p := anyIn(x.byCnt[L][c], lo, hi); p >= 0 {
 				return x.lvl[L][p], c
@@ -368,14 +420,13 @@ func (x *treeIndex) slurmPick(region, rem int) int {
 		}
 		// Several switches of this level may have c free nodes: their
 		// largest paths, then their leaves, decide.
-		bs := x.byCnt[L][c]
 		for p := x.pos[s] + 1; p < r[1]; p++ {
-			p = anyIn(bs, p, r[1])
-			if p < 0 {
-				break
+			if bs := x.byCnt[L]; bs != nil {
+				if p = anyIn(bs[c], p, r[1]); p < 0 {
+					break
+				}
 			}
-			o := x.lvl[L][p]
-			if x.cmpBelow(o, s) < 0 {
+			if o := x.lvl[L][p]; x.cnt(o) == c && x.cmpBelow(o, s) < 0 {
 				s = o
 			}
 		}

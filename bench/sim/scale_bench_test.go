@@ -70,7 +70,7 @@ func BenchmarkSimulateScaled(b *testing.B) {
 	}
 	for _, a := range sim.AllocatorNames() {
 		if a != sim.FirstFit {
-			runs = append(runs, run{"easy", a, 1000})
+			runs = append(runs, run{"easy", a, 50000})
 		}
 	}
 	for _, r := range runs {
