@@ -328,19 +328,22 @@ func (m *mishra) balancedPlan(next func(rem int) int, n int, comm bool) []leafTa
 // planNodes returns the node ids a plan would take, in increasing order.
 func (m *mishra) planNodes(plan []leafTake) []int {
 	var out []int
+	var ends []int
 	for _, t := range plan {
 		out = append(out, m.free[t.leaf][:t.k]...)
+		ends = append(ends, len(out))
 	}
-	slices.Sort(out)
-	return out
+	return sortSegments(out, ends)
 }
 
 // commit takes a plan's nodes from the tree and returns them in increasing
 // order; a communication-intensive job's nodes count as such from now on.
 func (m *mishra) commit(plan []leafTake, comm bool) []int {
 	var out []int
+	ends := make([]int, 0, len(plan))
 	for _, t := range plan {
-		out = append(out, m.take(t.leaf, t.k)...)
+		out = m.takeInto(out, t.leaf, t.k)
+		ends = append(ends, len(out))
 		if comm {
 			m.commCnt[t.leaf] += t.k
 		}
@@ -348,8 +351,7 @@ func (m *mishra) commit(plan []leafTake, comm bool) []int {
 			m.mx.update(t.leaf)
 		}
 	}
-	slices.Sort(out)
-	return out
+	return sortSegments(out, ends)
 }
 
 // release gives ids, all on leaf, back to the free nodes: their job
@@ -424,25 +426,36 @@ func (m *mishra) cost(nodes []int, comm bool, pattern string) float64 {
 		return float64(2*m.lcaLevel(a, b)) * (1 + ca + cb + c3/2)
 	}
 	n := len(nodes)
+	// runEnd[i] is the end of the run of equal leaves holding rank i: a
+	// pair's cost depends on its two leaves only, so each stretch of pairs
+	// (i, i+k) whose two ends stay on the same two leaves is priced once.
+	runEnd := make([]int, n)
+	for i := n - 1; i >= 0; i-- {
+		if i+1 < n && leaf[i+1] == leaf[i] {
+			runEnd[i] = runEnd[i+1]
+		} else {
+			runEnd[i] = i + 1
+		}
+	}
+	// stretch returns the cost of the costliest pair (i, i+k), lo ≤ i < hi.
+	stretch := func(lo, hi, k int) float64 {
+		var c float64
+		for i := lo; i < hi; {
+			c = max(c, pair(i, i+k))
+			i = min(hi, runEnd[i], runEnd[i+k]-k)
+		}
+		return c
+	}
 	var total float64
 	for k := 1; k < n; k <<= 1 {
 		var step float64
 		if pattern == model.PatternBinomial {
-			for i := 0; i < k && i+k < n; i++ {
-				step = max(step, pair(i, i+k))
-			}
+			step = stretch(0, min(k, n-k), k)
 		} else {
-			// A pair's cost depends on its two leaves only: runs of the
-			// same two leaves are priced once.
-			pa, pb := -1, -1
-			for i := range n {
-				if j := i ^ k; j > i && j < n {
-					if leaf[i] == pa && leaf[j] == pb {
-						continue
-					}
-					pa, pb = leaf[i], leaf[j]
-					step = max(step, pair(i, j))
-				}
+			// rank i pairs with i XOR k: i+k for the i whose bit k is
+			// clear, in blocks of k from every multiple of 2k.
+			for base := 0; base+k < n; base += 2 * k {
+				step = max(step, stretch(base, min(base+k, n-k), k))
 			}
 		}
 		total += step

@@ -456,14 +456,41 @@ func (tr *tree) slurmPlaceIndexed(n int) []int {
 		region = x.v
 	}
 	out := make([]int, 0, n)
+	var ends []int
 	for rem := n; rem > 0; {
 		pick := x.slurmPick(region, rem)
 		k := min(rem, len(tr.free[pick]))
 		out = tr.takeInto(out, pick, k)
+		ends = append(ends, len(out))
 		rem -= k
 		for region = pick; region >= 0 && x.cnt(region) == 0; region = x.up[region] {
 		}
 	}
-	slices.Sort(out)
+	return sortSegments(out, ends)
+}
+
+// sortSegments returns ids in increasing order, ids being segments that
+// each increase (segment i ends at ends[i]): the segments in the order of
+// their first ids, which is the answer when they do not interleave (the
+// leaves of a generated layout hold runs of ids), else a sort.
+func sortSegments(ids, ends []int) []int {
+	if len(ends) < 2 {
+		return ids
+	}
+	type seg struct{ lo, hi int }
+	segs := make([]seg, len(ends))
+	lo := 0
+	for i, e := range ends {
+		segs[i] = seg{lo, e}
+		lo = e
+	}
+	slices.SortFunc(segs, func(a, b seg) int { return ids[a.lo] - ids[b.lo] })
+	out := make([]int, 0, len(ids))
+	for _, g := range segs {
+		out = append(out, ids[g.lo:g.hi]...)
+	}
+	if !slices.IsSorted(out) {
+		slices.Sort(out)
+	}
 	return out
 }

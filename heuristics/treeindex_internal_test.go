@@ -67,3 +67,73 @@ func giveAll(tr *tree, nodes []int) {
 		nodes = nodes[k:]
 	}
 }
+
+// TestMishraCostStretches: cost, which prices each stretch of pairs on the
+// same two leaves once, answers what pricing every pair answers.
+func TestMishraCostStretches(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	for i := range 300 {
+		w := instances.RandomSmall(rng, i%instances.NumKinds, 60, 3)
+		m := newMishra(w)
+		for c := range m.commCnt {
+			m.commCnt[c] = rng.IntN(3)
+		}
+		nodes := slices.Clone(w.Idle)
+		rng.Shuffle(len(nodes), func(a, b int) { nodes[a], nodes[b] = nodes[b], nodes[a] })
+		nodes = nodes[:rng.IntN(len(nodes)+1)]
+		slices.Sort(nodes)
+		for _, pattern := range []string{"", "rd", "rhvd", "binomial"} {
+			comm := rng.IntN(2) == 0
+			if got, want := m.cost(nodes, comm, pattern), m.costEveryPair(nodes, comm, pattern); got != want {
+				t.Fatalf("window %d, %d nodes, %q: cost %v, every pair %v", i, len(nodes), pattern, got, want)
+			}
+		}
+	}
+}
+
+// costEveryPair is cost as it was: every pair of every step priced.
+func (m *mishra) costEveryPair(nodes []int, comm bool, pattern string) float64 {
+	if len(nodes) < 2 {
+		return 0
+	}
+	leaf := make([]int, len(nodes))
+	for i, id := range nodes {
+		leaf[i] = m.t.Node(id).Leaf
+		if comm {
+			m.extra[leaf[i]]++
+		}
+	}
+	defer func() {
+		for _, l := range leaf {
+			m.extra[l] = 0
+		}
+	}()
+	pair := func(i, j int) float64 {
+		a, b := leaf[i], leaf[j]
+		ca := float64(m.commCnt[a]+m.extra[a]) / float64(m.size[a])
+		if a == b {
+			return 2 * (1 + ca)
+		}
+		cb := float64(m.commCnt[b]+m.extra[b]) / float64(m.size[b])
+		c3 := float64(m.commCnt[a]+m.extra[a]+m.commCnt[b]+m.extra[b]) / float64(m.size[a]+m.size[b])
+		return float64(2*m.lcaLevel(a, b)) * (1 + ca + cb + c3/2)
+	}
+	n := len(nodes)
+	var total float64
+	for k := 1; k < n; k <<= 1 {
+		var step float64
+		if pattern == "binomial" {
+			for i := 0; i < k && i+k < n; i++ {
+				step = max(step, pair(i, i+k))
+			}
+		} else {
+			for i := range n {
+				if j := i ^ k; j > i && j < n {
+					step = max(step, pair(i, j))
+				}
+			}
+		}
+		total += step
+	}
+	return total
+}
