@@ -197,8 +197,10 @@ type mishra struct {
 	*tree
 	size    []int
 	commCnt []int
-	// extra is scratch space for cost: the job's own nodes per leaf.
-	extra []int
+	// extra is scratch space for cost: the job's own nodes per leaf; and
+	// leafBuf and runBuf its per-rank lists.
+	extra           []int
+	leafBuf, runBuf []int
 	// mx, when set, ranks the leaves by index (an Incremental allocator
 	// on an ordered topology).
 	mx *mishraIndex
@@ -403,7 +405,8 @@ func (m *mishra) cost(nodes []int, comm bool, pattern string) float64 {
 	if len(nodes) < 2 {
 		return 0
 	}
-	leaf := make([]int, len(nodes))
+	leaf := slices.Grow(m.leafBuf[:0], len(nodes))[:len(nodes)]
+	m.leafBuf = leaf
 	for i, id := range nodes {
 		leaf[i] = m.t.Node(id).Leaf
 		if comm {
@@ -429,7 +432,8 @@ func (m *mishra) cost(nodes []int, comm bool, pattern string) float64 {
 	// runEnd[i] is the end of the run of equal leaves holding rank i: a
 	// pair's cost depends on its two leaves only, so each stretch of pairs
 	// (i, i+k) whose two ends stay on the same two leaves is priced once.
-	runEnd := make([]int, n)
+	runEnd := slices.Grow(m.runBuf[:0], n)[:n]
+	m.runBuf = runEnd
 	for i := n - 1; i >= 0; i-- {
 		if i+1 < n && leaf[i+1] == leaf[i] {
 			runEnd[i] = runEnd[i+1]

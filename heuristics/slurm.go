@@ -477,17 +477,26 @@ func sortSegments(ids, ends []int) []int {
 	if len(ends) < 2 {
 		return ids
 	}
-	type seg struct{ lo, hi int }
-	segs := make([]seg, len(ends))
+	// Each segment's first id above its number, sorted as integers.
+	keys := make([]uint64, len(ends))
 	lo := 0
 	for i, e := range ends {
-		segs[i] = seg{lo, e}
+		if uint64(ids[lo]) >= 1<<32 {
+			slices.Sort(ids)
+			return ids
+		}
+		keys[i] = uint64(ids[lo])<<32 | uint64(i)
 		lo = e
 	}
-	slices.SortFunc(segs, func(a, b seg) int { return ids[a.lo] - ids[b.lo] })
+	slices.Sort(keys)
 	out := make([]int, 0, len(ids))
-	for _, g := range segs {
-		out = append(out, ids[g.lo:g.hi]...)
+	for _, k := range keys {
+		i := int(k & (1<<32 - 1))
+		lo := 0
+		if i > 0 {
+			lo = ends[i-1]
+		}
+		out = append(out, ids[lo:ends[i]]...)
 	}
 	if !slices.IsSorted(out) {
 		slices.Sort(out)
