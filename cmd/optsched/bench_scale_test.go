@@ -59,3 +59,19 @@ func TestProgressLines(t *testing.T) {
 		t.Errorf("progress %q", got)
 	}
 }
+
+// TestCPSearchAtScale: the cp policy searches by default up to 10,000
+// nodes and decides with its list schedules alone above, unless
+// --cp-search says otherwise.
+func TestCPSearchAtScale(t *testing.T) {
+	for _, c := range []struct {
+		flag  string
+		nodes int
+		want  bool
+	}{{"auto", 10000, false}, {"auto", 32768, true}, {"on", 32768, false}, {"off", 100, true}} {
+		opts := &simulateOptions{cpSearch: c.flag}
+		if got := opts.cpNoSearch(c.nodes); got != c.want {
+			t.Errorf("--cp-search %s, %d nodes: no search %v, want %v", c.flag, c.nodes, got, c.want)
+		}
+	}
+}
