@@ -47,6 +47,7 @@ func NewIncremental(name string, t *model.Topology, idle []int) (*Incremental, e
 		a.tr.fx = newTreeIndex(a.tr)
 		a.tr.byCnt = nil
 		if a.tr.fx != nil {
+			a.tr.fx.noPaths = true
 			a.m.mx = newMishraIndex(a.m)
 		}
 	default:

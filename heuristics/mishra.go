@@ -329,19 +329,19 @@ func (m *mishra) balancedPlan(next func(rem int) int, n int, comm bool) []leafTa
 
 // planNodes returns the node ids a plan would take, in increasing order.
 func (m *mishra) planNodes(plan []leafTake) []int {
-	var out []int
-	var ends []int
+	out := make([]int, 0, planSize(plan))
+	ends := make([]int, 0, len(plan))
 	for _, t := range plan {
 		out = append(out, m.free[t.leaf][:t.k]...)
 		ends = append(ends, len(out))
 	}
-	return sortSegments(out, ends)
+	return sortSegmentsBuf(out, ends, m.scratch(len(out)))
 }
 
 // commit takes a plan's nodes from the tree and returns them in increasing
 // order; a communication-intensive job's nodes count as such from now on.
 func (m *mishra) commit(plan []leafTake, comm bool) []int {
-	var out []int
+	out := make([]int, 0, planSize(plan))
 	ends := make([]int, 0, len(plan))
 	for _, t := range plan {
 		out = m.takeInto(out, t.leaf, t.k)
@@ -353,7 +353,16 @@ func (m *mishra) commit(plan []leafTake, comm bool) []int {
 			m.mx.update(t.leaf)
 		}
 	}
-	return sortSegments(out, ends)
+	return sortSegmentsBuf(out, ends, m.scratch(len(out)))
+}
+
+// planSize returns the number of nodes a plan takes.
+func planSize(plan []leafTake) int {
+	n := 0
+	for _, t := range plan {
+		n += t.k
+	}
+	return n
 }
 
 // release gives ids, all on leaf, back to the free nodes: their job

@@ -115,6 +115,8 @@ type tree struct {
 	// on a 10⁶-node layout).
 	byCnt [][]int
 	upper []int
+	// sortBuf is sortSegmentsBuf's scratch.
+	sortBuf []int
 	// fx, when set, indexes the tree for an Incremental allocator (it
 	// then keeps no byCnt heaps: their stale entries would pile up over
 	// a long simulation).
@@ -236,6 +238,14 @@ func (tr *tree) takeInto(out []int, leaf, k int) []int {
 	tr.free[leaf] = f[:copy(f, f[k:])]
 	tr.count(leaf, -k)
 	return out
+}
+
+// scratch returns tr.sortBuf with room for n ids.
+func (tr *tree) scratch(n int) []int {
+	if cap(tr.sortBuf) < n {
+		tr.sortBuf = make([]int, n)
+	}
+	return tr.sortBuf[:n]
 }
 
 // count adds delta to the free counts on leaf's path and to the total.
@@ -466,7 +476,7 @@ func (tr *tree) slurmPlaceIndexed(n int) []int {
 		for region = pick; region >= 0 && x.cnt(region) == 0; region = x.up[region] {
 		}
 	}
-	return sortSegments(out, ends)
+	return sortSegmentsBuf(out, ends, tr.scratch(n))
 }
 
 // sortSegments returns ids in increasing order, ids being segments that
@@ -474,6 +484,12 @@ func (tr *tree) slurmPlaceIndexed(n int) []int {
 // their first ids, which is the answer when they do not interleave (the
 // leaves of a generated layout hold runs of ids), else a sort.
 func sortSegments(ids, ends []int) []int {
+	return sortSegmentsBuf(ids, ends, nil)
+}
+
+// sortSegmentsBuf is sortSegments, sorting ids in place through buf (at
+// least len(ids) long) when given.
+func sortSegmentsBuf(ids, ends, buf []int) []int {
 	if len(ends) < 2 {
 		return ids
 	}
@@ -489,7 +505,12 @@ func sortSegments(ids, ends []int) []int {
 		lo = e
 	}
 	slices.Sort(keys)
-	out := make([]int, 0, len(ids))
+	var out []int
+	if buf != nil {
+		out = buf[:0]
+	} else {
+		out = make([]int, 0, len(ids))
+	}
 	for _, k := range keys {
 		i := int(k & (1<<32 - 1))
 		lo := 0
@@ -500,6 +521,10 @@ func sortSegments(ids, ends []int) []int {
 	}
 	if !slices.IsSorted(out) {
 		slices.Sort(out)
+	}
+	if buf != nil {
+		copy(ids, out)
+		return ids
 	}
 	return out
 }

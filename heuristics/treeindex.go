@@ -47,6 +47,9 @@ type treeIndex struct {
 	dirty  [][]int32
 	marked []bool
 	slots  []int
+	// noPaths leaves the tournaments alone: Mishra's allocators read no
+	// largest path.
+	noPaths bool
 	// up[s] is the parent, v for roots, -1 for v.
 	up []int
 	// leafOf is the leaf of node id, for give.
@@ -338,7 +341,7 @@ func (x *treeIndex) moved(leaf, delta int) {
 			bc[c-delta][i/64] &^= 1 << (i % 64)
 			bc[c][i/64] |= 1 << (i % 64)
 		}
-		if p := x.up[s]; p >= 0 && !x.marked[s] {
+		if p := x.up[s]; p >= 0 && !x.noPaths && !x.marked[s] {
 			x.marked[s] = true
 			x.dirty[p] = append(x.dirty[p], int32(s))
 		}
