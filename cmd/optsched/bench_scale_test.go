@@ -32,7 +32,7 @@ func TestBenchScaleSWF(t *testing.T) {
 }
 
 // TestWindowTimeLimitAtScale: the window policy's default limit per
-// window is 10 s up to 10,000 nodes and 50 ms above, unless --time-limit
+// window is 10 s up to 10,000 nodes and 10 ms above, unless --time-limit
 // is given.
 func TestWindowTimeLimitAtScale(t *testing.T) {
 	opts := &simulateOptions{timeLimit: 10e9}
