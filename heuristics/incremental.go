@@ -2,7 +2,6 @@ package heuristics
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/optsched/optsched/model"
 )
@@ -38,15 +37,15 @@ func NewIncremental(name string, t *model.Topology, idle []int) (*Incremental, e
 	switch name {
 	case "slurm":
 		a.tr = newTree(w)
-		a.tr.fx = newTreeIndex(a.tr)
-		a.tr.byCnt = nil
+		if a.tr.fx = newTreeIndex(a.tr); a.tr.fx != nil {
+			a.tr.byCnt = nil
+		}
 	case "mishra-greedy", "mishra-balanced", "mishra-adaptive":
 		a.mode = map[string]mishraMode{"mishra-greedy": mishraGreedy, "mishra-balanced": mishraBalanced, "mishra-adaptive": mishraAdaptive}[name]
 		a.m = newMishra(w)
 		a.tr = a.m.tree
-		a.tr.fx = newTreeIndex(a.tr)
-		a.tr.byCnt = nil
-		if a.tr.fx != nil {
+		if a.tr.fx = newTreeIndex(a.tr); a.tr.fx != nil {
+			a.tr.byCnt = nil
 			a.tr.fx.noPaths = true
 			a.m.mx = newMishraIndex(a.m)
 		}
@@ -101,5 +100,3 @@ func (a *Incremental) Release(nodes []int, comm bool) {
 		nodes = nodes[k:]
 	}
 }
-
-var _ = slices.Sort[[]int]

@@ -23,10 +23,16 @@ func TestIncrementalAsSolve(t *testing.T) {
 		"mishra-balanced": heuristics.MishraBalanced{}, "mishra-adaptive": heuristics.MishraAdaptive{}}
 	patterns := []string{"", model.PatternRD, model.PatternRHVD, model.PatternBinomial}
 	rng := rand.New(rand.NewPCG(31, 32))
-	placed, indexed := map[string]int{}, map[string]int{}
-	for i := range 240 {
-		kind := i % instances.NumKinds
-		w := instances.RandomSmall(rng, kind, 40, 3)
+	placed, indexed, scanned := map[string]int{}, map[string]int{}, map[string]int{}
+	for i := range 300 {
+		kind := i % (instances.NumKinds + 1)
+		var w *model.Window
+		if kind < instances.NumKinds {
+			w = instances.RandomSmall(rng, kind, 40, 3)
+		} else {
+			w = interleaved(t, rng) // not ordered: the scan
+			kind = instances.KindSlurm
+		}
 		for _, name := range heuristics.IncrementalNames {
 			a, err := heuristics.NewIncremental(name, w.Topology, w.Idle)
 			if err != nil {
@@ -34,7 +40,7 @@ func TestIncrementalAsSolve(t *testing.T) {
 			}
 			if a.Indexed() {
 				indexed[name]++
-			} else if kind != instances.KindSlurm {
+			} else if scanned[name]++; kind != instances.KindSlurm {
 				t.Fatalf("%s: window %d (kind %d) is not indexed", name, i, kind)
 			}
 			free := slices.Clone(w.Idle)
@@ -80,8 +86,46 @@ func TestIncrementalAsSolve(t *testing.T) {
 		}
 	}
 	for _, name := range heuristics.IncrementalNames {
-		if placed[name] < 2000 || indexed[name] < 160 {
-			t.Errorf("%s: only %d jobs placed, %d windows indexed", name, placed[name], indexed[name])
+		if placed[name] < 2000 || indexed[name] < 160 || scanned[name] < 10 {
+			t.Errorf("%s: only %d jobs placed, %d windows indexed, %d not", name, placed[name], indexed[name], scanned[name])
 		}
 	}
+}
+
+// interleaved returns a window on a random tree whose pods' leaves
+// interleave in switch order (pod p owns leaves p, p+P, p+2P, …), so that
+// no index applies, with a random half of the nodes idle.
+func interleaved(t *testing.T, rng *rand.Rand) *model.Window {
+	pods, leaves := 2+rng.IntN(2), 4+rng.IntN(6)
+	var specs []model.SwitchSpec
+	podKids := make([][]string, pods)
+	node := 0
+	for l := range leaves {
+		leaf := model.SwitchSpec{Name: "leaf" + strconv.Itoa(l)}
+		for range 1 + rng.IntN(8) {
+			leaf.Nodes = append(leaf.Nodes, "n"+strconv.Itoa(node))
+			node++
+		}
+		specs = append(specs, leaf)
+		podKids[l%pods] = append(podKids[l%pods], leaf.Name)
+	}
+	root := model.SwitchSpec{Name: "root"}
+	for p := range pods {
+		specs = append(specs, model.SwitchSpec{Name: "pod" + strconv.Itoa(p), Switches: podKids[p]})
+		root.Switches = append(root.Switches, "pod"+strconv.Itoa(p))
+	}
+	topo, err := model.BuildTopology(append(specs, root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &model.Window{Topology: topo}
+	for id := range topo.NumNodes() {
+		if rng.IntN(2) == 0 {
+			w.Idle = append(w.Idle, id)
+		}
+	}
+	if len(w.Idle) == 0 {
+		w.Idle = []int{0}
+	}
+	return w
 }
