@@ -62,9 +62,9 @@ type simulateOptions struct {
 // cpNoSearch reports whether the cp policy decides with its list
 // schedules alone: --cp-search off, or auto (the default) on a cluster of
 // more than scaleNodes nodes. With the search, each decision may take its
-// whole limit (15 ms): a 250,000-job log on 32,768 nodes has about 450,000
-// decisions and took an estimated 40 minutes; the list schedules alone
-// replay it in about a minute (docs/results/2026-11-26-sim-scale.md).
+// whole limit (15 ms): a 250,000-job log on 32,768 nodes has 360,000–450,000
+// decisions and would take about 36 minutes; the list schedules alone
+// replay it in 50 s (docs/results/2026-11-26-sim-scale.md).
 func (opts *simulateOptions) cpNoSearch(nodes int) bool {
 	switch opts.cpSearch {
 	case "on":
