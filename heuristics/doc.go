@@ -12,5 +12,10 @@
 //   - MishraGreedy, MishraBalanced, MishraAdaptive: the allocations of
 //     Mishra et al. (ICPP Workshops 2020) under their cost model.
 //
+// Incremental runs Slurm's and Mishra's allocators job by job on a
+// cluster whose free nodes it keeps (a simulator's): the same answers as
+// their Solve on a one-job window, in time proportional to the job on
+// generated layouts and fat-trees rather than to the cluster.
+//
 // [Lan23]: Z. Lan et al., IEEE CLUSTER 2023.
 package heuristics

@@ -131,26 +131,9 @@ func solveMishra(p *solver.Problem, name string, mode mishraMode) (*solver.Resul
 	var picks [2]int // adaptive: greedy, balanced
 	for _, j := range p.Jobs {
 		job := &w.Jobs[j]
-		top := m.topSwitch(job.Nodes)
-		cands := m.leavesUnder(top)
-		var plan []leafTake
-		switch mode {
-		case mishraGreedy:
-			plan = m.greedyPlan(cands, job.Nodes, job.Comm)
-		case mishraBalanced:
-			plan = m.balancedPlan(cands, job.Nodes, job.Comm)
-		default:
-			g := m.greedyPlan(cands, job.Nodes, job.Comm)
-			b := m.balancedPlan(cands, job.Nodes, job.Comm)
-			cg := m.cost(m.planNodes(g), job.Comm, job.Pattern)
-			cb := m.cost(m.planNodes(b), job.Comm, job.Pattern)
-			if cb <= cg {
-				plan = b
-				picks[1]++
-			} else {
-				plan = g
-				picks[0]++
-			}
+		plan, pick := m.plan(mode, job)
+		if mode == mishraAdaptive {
+			picks[pick]++
 		}
 		res.Allocations = append(res.Allocations, model.Allocation{Job: j, Nodes: m.commit(plan, job.Comm), Start: w.Time})
 	}
@@ -169,14 +152,58 @@ func validPattern(p string) bool {
 	return false
 }
 
+// plan returns the leaves and counts mode gives job on the current state,
+// and for the adaptive mode which plan it took (0 greedy, 1 balanced).
+func (m *mishra) plan(mode mishraMode, job *model.Job) ([]leafTake, int) {
+	top := m.topSwitch(job.Nodes)
+	switch mode {
+	case mishraGreedy:
+		return m.greedyPlan(m.ranker(top, job.Comm), job.Nodes, job.Comm), 0
+	case mishraBalanced:
+		return m.balancedPlan(m.ranker(top, job.Comm), job.Nodes, job.Comm), 1
+	}
+	g := m.greedyPlan(m.ranker(top, job.Comm), job.Nodes, job.Comm)
+	b := m.balancedPlan(m.ranker(top, job.Comm), job.Nodes, job.Comm)
+	cg := m.cost(m.planNodes(g), job.Comm, job.Pattern)
+	cb := m.cost(m.planNodes(b), job.Comm, job.Pattern)
+	if cb <= cg {
+		return b, 1
+	}
+	return g, 0
+}
+
+// ranker returns the function that yields, for a job that still needs rem
+// nodes, the best-ranked leaf below top with free nodes not yet yielded,
+// or -1.
+func (m *mishra) ranker(top int, comm bool) func(rem int) int {
+	if m.mx != nil {
+		return m.mx.ranker(top, comm)
+	}
+	cands := m.leavesUnder(top)
+	done := make([]bool, len(cands))
+	return func(rem int) int {
+		i := m.next(cands, done, rem, comm)
+		if i < 0 {
+			return -1
+		}
+		done[i] = true
+		return cands[i]
+	}
+}
+
 // mishra is the tree of idle nodes with, per leaf switch, its node count
 // and its communication-intensive busy nodes.
 type mishra struct {
 	*tree
 	size    []int
 	commCnt []int
-	// extra is scratch space for cost: the job's own nodes per leaf.
-	extra []int
+	// extra is scratch space for cost: the job's own nodes per leaf; and
+	// leafBuf and runBuf its per-rank lists.
+	extra           []int
+	leafBuf, runBuf []int
+	// mx, when set, ranks the leaves by index (an Incremental allocator
+	// on an ordered topology).
+	mx *mishraIndex
 }
 
 func newMishra(w *model.Window) *mishra {
@@ -265,15 +292,14 @@ func (m *mishra) next(cands []int, done []bool, rem int, comm bool) int {
 	return best
 }
 
-// greedyPlan gives a job of n nodes whole leaves in ranking order.
-func (m *mishra) greedyPlan(cands []int, n int, comm bool) []leafTake {
-	done := make([]bool, len(cands))
+// greedyPlan gives a job of n nodes whole leaves in ranking order (next:
+// ranker's).
+func (m *mishra) greedyPlan(next func(rem int) int, n int, comm bool) []leafTake {
 	var plan []leafTake
 	for rem := n; rem > 0; {
-		i := m.next(cands, done, rem, comm)
-		done[i] = true
-		k := min(rem, m.cnt[cands[i]])
-		plan = append(plan, leafTake{cands[i], k})
+		l := next(rem)
+		k := min(rem, m.cnt[l])
+		plan = append(plan, leafTake{l, k})
 		rem -= k
 	}
 	return plan
@@ -281,18 +307,16 @@ func (m *mishra) greedyPlan(cands []int, n int, comm bool) []leafTake {
 
 // balancedPlan gives a job of n nodes power-of-two shares of leaves in
 // ranking order, then tops up from the visited leaves, last first.
-func (m *mishra) balancedPlan(cands []int, n int, comm bool) []leafTake {
-	done := make([]bool, len(cands))
+func (m *mishra) balancedPlan(next func(rem int) int, n int, comm bool) []leafTake {
 	var plan []leafTake
 	rem := n
 	for rem > 0 {
-		i := m.next(cands, done, rem, comm)
-		if i < 0 {
+		l := next(rem)
+		if l < 0 {
 			break
 		}
-		done[i] = true
-		k := 1 << (bits.Len(uint(min(rem, m.cnt[cands[i]]))) - 1)
-		plan = append(plan, leafTake{cands[i], k})
+		k := 1 << (bits.Len(uint(min(rem, m.cnt[l]))) - 1)
+		plan = append(plan, leafTake{l, k})
 		rem -= k
 	}
 	for i := len(plan) - 1; i >= 0 && rem > 0; i-- {
@@ -305,26 +329,52 @@ func (m *mishra) balancedPlan(cands []int, n int, comm bool) []leafTake {
 
 // planNodes returns the node ids a plan would take, in increasing order.
 func (m *mishra) planNodes(plan []leafTake) []int {
-	var out []int
+	out := make([]int, 0, planSize(plan))
+	ends := make([]int, 0, len(plan))
 	for _, t := range plan {
 		out = append(out, m.free[t.leaf][:t.k]...)
+		ends = append(ends, len(out))
 	}
-	slices.Sort(out)
-	return out
+	return sortSegmentsBuf(out, ends, m.scratch(len(out)))
 }
 
 // commit takes a plan's nodes from the tree and returns them in increasing
 // order; a communication-intensive job's nodes count as such from now on.
 func (m *mishra) commit(plan []leafTake, comm bool) []int {
-	var out []int
+	out := make([]int, 0, planSize(plan))
+	ends := make([]int, 0, len(plan))
 	for _, t := range plan {
-		out = append(out, m.take(t.leaf, t.k)...)
+		out = m.takeInto(out, t.leaf, t.k)
+		ends = append(ends, len(out))
 		if comm {
 			m.commCnt[t.leaf] += t.k
 		}
+		if m.mx != nil {
+			m.mx.update(t.leaf)
+		}
 	}
-	slices.Sort(out)
-	return out
+	return sortSegmentsBuf(out, ends, m.scratch(len(out)))
+}
+
+// planSize returns the number of nodes a plan takes.
+func planSize(plan []leafTake) int {
+	n := 0
+	for _, t := range plan {
+		n += t.k
+	}
+	return n
+}
+
+// release gives ids, all on leaf, back to the free nodes: their job
+// (communication-intensive when comm) ended.
+func (m *mishra) release(leaf int, ids []int, comm bool) {
+	m.give(leaf, ids)
+	if comm {
+		m.commCnt[leaf] -= len(ids)
+	}
+	if m.mx != nil {
+		m.mx.update(leaf)
+	}
 }
 
 // MishraCost returns the communication cost that Mishra et al.'s model
@@ -364,7 +414,8 @@ func (m *mishra) cost(nodes []int, comm bool, pattern string) float64 {
 	if len(nodes) < 2 {
 		return 0
 	}
-	leaf := make([]int, len(nodes))
+	leaf := slices.Grow(m.leafBuf[:0], len(nodes))[:len(nodes)]
+	m.leafBuf = leaf
 	for i, id := range nodes {
 		leaf[i] = m.t.Node(id).Leaf
 		if comm {
@@ -387,18 +438,37 @@ func (m *mishra) cost(nodes []int, comm bool, pattern string) float64 {
 		return float64(2*m.lcaLevel(a, b)) * (1 + ca + cb + c3/2)
 	}
 	n := len(nodes)
+	// runEnd[i] is the end of the run of equal leaves holding rank i: a
+	// pair's cost depends on its two leaves only, so each stretch of pairs
+	// (i, i+k) whose two ends stay on the same two leaves is priced once.
+	runEnd := slices.Grow(m.runBuf[:0], n)[:n]
+	m.runBuf = runEnd
+	for i := n - 1; i >= 0; i-- {
+		if i+1 < n && leaf[i+1] == leaf[i] {
+			runEnd[i] = runEnd[i+1]
+		} else {
+			runEnd[i] = i + 1
+		}
+	}
+	// stretch returns the cost of the costliest pair (i, i+k), lo ≤ i < hi.
+	stretch := func(lo, hi, k int) float64 {
+		var c float64
+		for i := lo; i < hi; {
+			c = max(c, pair(i, i+k))
+			i = min(hi, runEnd[i], runEnd[i+k]-k)
+		}
+		return c
+	}
 	var total float64
 	for k := 1; k < n; k <<= 1 {
 		var step float64
 		if pattern == model.PatternBinomial {
-			for i := 0; i < k && i+k < n; i++ {
-				step = max(step, pair(i, i+k))
-			}
+			step = stretch(0, min(k, n-k), k)
 		} else {
-			for i := range n {
-				if j := i ^ k; j > i && j < n {
-					step = max(step, pair(i, j))
-				}
+			// rank i pairs with i XOR k: i+k for the i whose bit k is
+			// clear, in blocks of k from every multiple of 2k.
+			for base := 0; base+k < n; base += 2 * k {
+				step = max(step, stretch(base, min(base+k, n-k), k))
 			}
 		}
 		total += step

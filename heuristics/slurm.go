@@ -56,7 +56,9 @@ import (
 // the leaves; model.Switch.Level starts at 1, which changes nothing.
 //
 // Slurm takes O(L·h) time per leaf it picks, on L leaf switches of a tree
-// of height h, and ignores ctx.
+// of height h, and ignores ctx. Incremental places the same way, keeping
+// its tree between jobs, in O(h² log d) per leaf on an ordered topology
+// (d children a switch).
 type Slurm struct{}
 
 var _ solver.Solver = Slurm{}
@@ -115,6 +117,12 @@ type tree struct {
 	// on a 10⁶-node layout).
 	byCnt [][]int
 	upper []int
+	// sortBuf is sortSegmentsBuf's scratch.
+	sortBuf []int
+	// fx, when set, indexes the tree for an Incremental allocator (it
+	// then keeps no byCnt heaps: their stale entries would pile up over
+	// a long simulation).
+	fx *treeIndex
 }
 
 func newTree(w *model.Window) *tree {
@@ -147,6 +155,9 @@ func newTree(w *model.Window) *tree {
 
 // index files level-1 switch s under its current count.
 func (tr *tree) index(s int) {
+	if tr.fx != nil {
+		return
+	}
 	c := tr.cnt[s]
 	if c <= 0 {
 		return
@@ -211,22 +222,68 @@ func (tr *tree) levelOf(s int) int {
 
 // take removes the k lowest free node ids of leaf and returns them.
 func (tr *tree) take(leaf, k int) []int {
+	if tr.fx != nil {
+		return tr.takeInto(nil, leaf, k)
+	}
 	out := slices.Clone(tr.free[leaf][:k])
 	tr.free[leaf] = tr.free[leaf][k:]
+	tr.count(leaf, -k)
+	return out
+}
+
+// takeInto appends the k lowest free node ids of leaf to out and removes
+// them, keeping the leaf's list where it is (an indexed tree gives nodes
+// back: the list never outgrows its leaf).
+func (tr *tree) takeInto(out []int, leaf, k int) []int {
+	f := tr.free[leaf]
+	out = append(out, f[:k]...)
+	tr.free[leaf] = f[:copy(f, f[k:])]
+	tr.count(leaf, -k)
+	return out
+}
+
+// scratch returns tr.sortBuf with room for n ids.
+func (tr *tree) scratch(n int) []int {
+	if cap(tr.sortBuf) < n {
+		tr.sortBuf = make([]int, n)
+	}
+	return tr.sortBuf[:n]
+}
+
+// count adds delta to the free counts on leaf's path and to the total.
+func (tr *tree) count(leaf, delta int) {
 	for s := leaf; s >= 0; s = tr.parent[s] {
-		tr.cnt[s] -= k
+		tr.cnt[s] += delta
 		if tr.level[s] == 1 {
 			tr.index(s)
 		}
 	}
-	tr.total -= k
-	return out
+	tr.total += delta
+	if tr.fx != nil {
+		tr.fx.moved(leaf, delta)
+	}
+}
+
+// give returns ids (free no more, all of them on leaf) to leaf's free
+// nodes.
+func (tr *tree) give(leaf int, ids []int) {
+	f := tr.free[leaf]
+	n := len(f)
+	f = append(f, ids...)
+	if n > 0 && f[n-1] > ids[0] || !slices.IsSorted(ids) {
+		slices.Sort(f)
+	}
+	tr.free[leaf] = f
+	tr.count(leaf, len(ids))
 }
 
 // topSwitch returns the lowest-level switch with at least n free nodes
 // below it, the one with the fewest among several at that level, then the
 // lowest index; -1 (the virtual switch) when no tree holds n.
 func (tr *tree) topSwitch(n int) int {
+	if tr.fx != nil && n > 0 {
+		return tr.fx.topSwitch(n)
+	}
 	if n <= 0 {
 		return tr.topSwitchScan(n)
 	}
@@ -365,6 +422,9 @@ func (tr *tree) slurmKeyOf(k *slurmKey, leaf, rem int, near []bool, used bool) {
 // slurmPlace takes n nodes for one job by Slurm's rules and returns them in
 // increasing id order.
 func (tr *tree) slurmPlace(n int) []int {
+	if tr.fx != nil {
+		return tr.slurmPlaceIndexed(n)
+	}
 	top := tr.topSwitch(n)
 	cands := tr.leavesUnder(top)
 	near := make([]bool, len(tr.cnt))
@@ -392,5 +452,81 @@ func (tr *tree) slurmPlace(n int) []int {
 		used = true
 	}
 	slices.Sort(out)
+	return out
+}
+
+// slurmPlaceIndexed is slurmPlace on an indexed tree: the same picks,
+// each found in O(h² log d) (h levels, d children a switch) rather than by
+// ranking every candidate leaf. The leaves the job may take next are
+// those below the lowest switch that is above a leaf it took and still
+// has free nodes (the top switch before the first pick): they are all
+// equally close, and closer than any other.
+func (tr *tree) slurmPlaceIndexed(n int) []int {
+	x := tr.fx
+	region := x.topSwitch(n)
+	if region < 0 {
+		region = x.v
+	}
+	out := make([]int, 0, n)
+	var ends []int
+	for rem := n; rem > 0; {
+		pick := x.slurmPick(region, rem)
+		k := min(rem, len(tr.free[pick]))
+		out = tr.takeInto(out, pick, k)
+		ends = append(ends, len(out))
+		rem -= k
+		for region = pick; region >= 0 && x.cnt(region) == 0; region = x.up[region] {
+		}
+	}
+	return sortSegmentsBuf(out, ends, tr.scratch(n))
+}
+
+// sortSegments returns ids in increasing order, ids being segments that
+// each increase (segment i ends at ends[i]): the segments in the order of
+// their first ids, which is the answer when they do not interleave (the
+// leaves of a generated layout hold runs of ids), else a sort.
+func sortSegments(ids, ends []int) []int {
+	return sortSegmentsBuf(ids, ends, nil)
+}
+
+// sortSegmentsBuf is sortSegments, sorting ids in place through buf (at
+// least len(ids) long) when given.
+func sortSegmentsBuf(ids, ends, buf []int) []int {
+	if len(ends) < 2 {
+		return ids
+	}
+	// Each segment's first id above its number, sorted as integers.
+	keys := make([]uint64, len(ends))
+	lo := 0
+	for i, e := range ends {
+		if uint64(ids[lo]) >= 1<<32 {
+			slices.Sort(ids)
+			return ids
+		}
+		keys[i] = uint64(ids[lo])<<32 | uint64(i)
+		lo = e
+	}
+	slices.Sort(keys)
+	var out []int
+	if buf != nil {
+		out = buf[:0]
+	} else {
+		out = make([]int, 0, len(ids))
+	}
+	for _, k := range keys {
+		i := int(k & (1<<32 - 1))
+		lo := 0
+		if i > 0 {
+			lo = ends[i-1]
+		}
+		out = append(out, ids[lo:ends[i]]...)
+	}
+	if !slices.IsSorted(out) {
+		slices.Sort(out)
+	}
+	if buf != nil {
+		copy(ids, out)
+		return ids
+	}
 	return out
 }

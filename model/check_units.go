@@ -211,13 +211,35 @@ func checkNode(w *Window, k int, uses []nodeUse, add func(string, ...any)) {
 	if w.Resources != nil {
 		capacity = w.Resources[k]
 	}
-	overflow := map[string]bool{}
+	// The resources any use names, sorted, and each use's amounts by
+	// name (present: the use names it, even at 0), read once per node
+	// rather than once per pair of uses.
+	var names []string
+	for _, u := range uses {
+		for res := range u.use {
+			names = append(names, res)
+		}
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	amount := make([]int64, len(uses)*len(names))
+	present := make([]bool, len(uses)*len(names))
+	for ui, u := range uses {
+		for ri, res := range names {
+			v, ok := u.use[res]
+			amount[ui*len(names)+ri], present[ui*len(names)+ri] = v, ok
+		}
+	}
+	total := make([]int64, len(names))
+	named := make([]bool, len(names))
+	overflow := make([]bool, len(names))
+	var active []int
 	for si, s := range uses {
 		if !s.alloc {
 			continue
 		}
 		t := s.from
-		var active []int
+		active = active[:0]
 		unitsActive := false
 		for oi, o := range uses {
 			if o.from <= t && t < o.to {
@@ -244,17 +266,19 @@ func checkNode(w *Window, k int, uses []nodeUse, add func(string, ...any)) {
 			}
 			add("node %s: %s and %s share the node at %d, but %s is exclusive", name, o.job, s.job, t, excl)
 		}
-		// Capacities.
-		total := Resources{}
+		// Capacities: the resources the active uses name, in order.
+		clear(total)
+		clear(named)
 		for _, oi := range active {
-			for res, v := range uses[oi].use {
-				total[res] += v
+			for ri := range names {
+				total[ri] += amount[oi*len(names)+ri]
+				named[ri] = named[ri] || present[oi*len(names)+ri]
 			}
 		}
-		for _, res := range sortedKeys(total) {
-			if total[res] > capacity[res] && !overflow[res] {
-				overflow[res] = true
-				add("node %s: at %d the jobs on it use %s=%d, above its capacity %d", name, t, res, total[res], capacity[res])
+		for ri, res := range names {
+			if named[ri] && total[ri] > capacity[res] && !overflow[ri] {
+				overflow[ri] = true
+				add("node %s: at %d the jobs on it use %s=%d, above its capacity %d", name, t, res, total[ri], capacity[res])
 			}
 		}
 	}

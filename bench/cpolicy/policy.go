@@ -298,6 +298,8 @@ func newDecision(now int64, capacity int, running []Running, waiting []Job, sel 
 	if len(running) == 0 {
 		w.Idle = []int{0}
 	}
+	w.Running = make([]model.RunningJob, 0, len(running))
+	w.Jobs = make([]model.Job, 0, len(sel))
 	var last int64
 	for i, r := range running {
 		end := max(r.End, now+1)

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"context"
 	"fmt"
 	"slices"
 
@@ -49,18 +48,6 @@ func allocatorOf(name string) (solver.Solver, error) {
 	return a, nil
 }
 
-// oneJobWindow returns the window of the cluster's state at t holding job
-// (an index into s.jobs) as its only waiting job. Running jobs, like the
-// waiting ones, count as communication-intensive (Mishra et al.'s
-// allocators read it), as the simulator treats every job so.
-func (s *state) oneJobWindow(job int, t int64) *model.Window {
-	w := &model.Window{Time: t, Topology: s.cfg.Topology, TopologySpec: s.cfg.TopologySpec, Idle: s.idle(), Cost: s.cfg.Cost}
-	w.Running = s.runningJobs()
-	j := &s.jobs[job]
-	w.Jobs = []model.Job{s.modelJob(j, 0)}
-	return w
-}
-
 // checkWindow returns the window of the cluster's state at t restricted
 // to nodes, holding job (an index into s.jobs) as its only waiting job:
 // its idle nodes are those of nodes that are idle, and it has no running
@@ -81,17 +68,31 @@ func (s *state) checkWindow(job int, nodes []int, t int64) *model.Window {
 	return w
 }
 
-// place chooses the nodes of job (an index into s.jobs) in window w (built
-// by oneJobWindow) with the configured allocator.
-func (s *state) place(ctx context.Context, w *model.Window, job int) ([]int, error) {
-	n := s.jobs[job].Nodes
-	res, err := s.alloc.Solve(ctx, solver.NewProblem(w, []int{0}))
+// place takes the nodes of job (an index into s.jobs) with the configured
+// allocator, which keeps the cluster's free nodes (heuristics.Incremental:
+// the answer of the allocator's Solve on the one-job window of the
+// cluster's state at t, in time proportional to the job).
+func (s *state) place(job int, t int64) ([]int, error) {
+	j := &s.jobs[job]
+	nodes, err := s.inc.Place(s.modelJob(j, 0))
 	if err != nil {
-		return nil, fmt.Errorf("t=%d: allocator %s: job %s: %w", w.Time, s.alloc.Name(), s.jobs[job].ID, err)
+		return nil, fmt.Errorf("t=%d: allocator %s: job %s: %w", t, s.inc.Name(), j.ID, err)
 	}
-	if len(res.Allocations) != 1 || res.Allocations[0].Job != 0 || len(res.Allocations[0].Nodes) != n {
-		return nil, fmt.Errorf("t=%d: allocator %s: job %s: want one allocation of %d nodes, got %+v",
-			w.Time, s.alloc.Name(), s.jobs[job].ID, n, res.Allocations)
+	if len(nodes) != j.Nodes {
+		return nil, fmt.Errorf("t=%d: allocator %s: job %s: want %d nodes, got %d", t, s.inc.Name(), j.ID, j.Nodes, len(nodes))
 	}
-	return res.Allocations[0].Nodes, nil
+	return nodes, nil
+}
+
+// newPlacer returns the allocator name on the idle cluster, with the
+// cluster's Release giving it back the nodes of every job that ends.
+func (s *state) newPlacer(name string) error {
+	idle := s.idle()
+	inc, err := heuristics.NewIncremental(name, s.cfg.Topology, idle)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	s.inc = inc
+	s.released = func(nodes []int) { inc.Release(nodes, s.RunningComm) }
+	return nil
 }

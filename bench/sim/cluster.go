@@ -43,6 +43,8 @@ type Cluster struct {
 	freed   bool // a job ended in the last Release
 	started int
 	dropped int
+	// released, when set, hears of the nodes of every job that ends.
+	released func(nodes []int)
 	// idleBuf, runBuf and jobBuf are the lists of the last window, for
 	// ReuseWindows.
 	idleBuf []int
@@ -84,6 +86,9 @@ func (c *Cluster) Release(t int64) bool {
 			}
 			c.nIdle += len(r.nodes)
 			c.freed = true
+			if c.released != nil {
+				c.released(r.nodes)
+			}
 			continue
 		}
 		kept = append(kept, r)

@@ -27,7 +27,8 @@
 // which idle nodes: first-fit on the lowest idle node ids (the default),
 // Slurm's topology/tree best fit (heuristics.Slurm) or the allocators of
 // Mishra et al. (heuristics.MishraGreedy, MishraBalanced, MishraAdaptive),
-// each called on a one-job window of the current idle nodes. The
+// each answering what it answers on a one-job window of the current idle
+// nodes (heuristics.Incremental keeps its tree between jobs). The
 // simulator treats every job as communication-intensive with recursive
 // doubling (Mishra et al.'s allocators read it).
 //

@@ -11,6 +11,7 @@ import (
 
 	"github.com/optsched/optsched/bench/cpolicy"
 	"github.com/optsched/optsched/bench/trace"
+	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/solver"
 )
@@ -169,6 +170,11 @@ func Run(ctx context.Context, tr *trace.Trace, cfg Config) (*Result, error) {
 	s.Cluster = NewCluster(cfg.Topology, cfg.Nodes, cfg.Cost, jobs, 0)
 	s.TopologySpec, s.RunningComm = cfg.TopologySpec, true
 	s.ReuseWindows = true // a window is done with when its period is
+	if alloc != nil && cfg.Policy != "window" {
+		if err := s.newPlacer(cfg.Allocator); err != nil {
+			return nil, err
+		}
+	}
 	switch cfg.Policy {
 	case "window":
 		if cfg.Tau <= 0 || cfg.Solver == nil {
@@ -210,8 +216,10 @@ type state struct {
 	*Cluster
 	cfg Config
 	res *Result
-	// alloc places the jobs of a per-job policy; nil: first-fit.
+	// alloc names the allocator of a per-job policy (nil: first-fit) and
+	// inc places its jobs.
 	alloc solver.Solver
+	inc   *heuristics.Incremental
 	// keys are the per-job policy's priorities by job, and the queue is
 	// in their order up to sorted (see sortQueue).
 	keys   [][2]float64
@@ -478,30 +486,26 @@ func (s *state) firstFit(n int) []int { return s.appendLowestIdle(make([]int, 0,
 // with model.Check against the cluster's state (a window holding just that
 // job) when Config.Check is set.
 //
-// First-fit's allocation is checked against the cluster's state on the
-// job's nodes only (checkWindow): model.Check reads nothing of a window's
-// idle and running nodes but those the allocation uses, so the check is
-// the same, in O(job size) rather than O(cluster size).
+// The allocation is checked against the cluster's state on the job's
+// nodes only (checkWindow): model.Check reads nothing of a window's idle
+// and running nodes but those the allocation uses, so the check is the
+// same, in O(job size) rather than O(cluster size).
 func (s *state) startJob(ctx context.Context, job int, t int64) error {
 	if s.alloc == nil && !s.cfg.Check {
 		s.start(job, s.firstFit(s.jobs[job].Nodes), t)
 		return nil
 	}
-	var (
-		w     *model.Window
-		nodes []int
-	)
+	var nodes []int
 	if s.alloc == nil {
 		nodes = s.firstFit(s.jobs[job].Nodes)
-		w = s.checkWindow(job, nodes, t)
 	} else {
-		w = s.oneJobWindow(job, t)
 		var err error
-		if nodes, err = s.place(ctx, w, job); err != nil {
+		if nodes, err = s.place(job, t); err != nil {
 			return err
 		}
 	}
 	if s.cfg.Check {
+		w := s.checkWindow(job, nodes, t)
 		if err := model.Check(w, []model.Allocation{{Job: 0, Nodes: nodes, Start: t}}); err != nil {
 			return fmt.Errorf("t=%d: %w", t, err)
 		}

@@ -32,7 +32,7 @@ func TestBenchScaleSWF(t *testing.T) {
 }
 
 // TestWindowTimeLimitAtScale: the window policy's default limit per
-// window is 10 s up to 10,000 nodes and 50 ms above, unless --time-limit
+// window is 10 s up to 10,000 nodes and 10 ms above, unless --time-limit
 // is given.
 func TestWindowTimeLimitAtScale(t *testing.T) {
 	opts := &simulateOptions{timeLimit: 10e9}
@@ -57,5 +57,21 @@ func TestProgressLines(t *testing.T) {
 	hook(64, 128)
 	if got := b.String(); !strings.Contains(got, "simulate easy: 64/128 jobs started after 1m0s, eta 1m0s") {
 		t.Errorf("progress %q", got)
+	}
+}
+
+// TestCPSearchAtScale: the cp policy searches by default up to 10,000
+// nodes and decides with its list schedules alone above, unless
+// --cp-search says otherwise.
+func TestCPSearchAtScale(t *testing.T) {
+	for _, c := range []struct {
+		flag  string
+		nodes int
+		want  bool
+	}{{"auto", 10000, false}, {"auto", 32768, true}, {"on", 32768, false}, {"off", 100, true}} {
+		opts := &simulateOptions{cpSearch: c.flag}
+		if got := opts.cpNoSearch(c.nodes); got != c.want {
+			t.Errorf("--cp-search %s, %d nodes: no search %v, want %v", c.flag, c.nodes, got, c.want)
+		}
 	}
 }

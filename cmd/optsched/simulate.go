@@ -55,17 +55,37 @@ type simulateOptions struct {
 	timeLimitSet bool
 	cpObjective  string
 	cpJobs       int
+	// cpSearch is --cp-search: on, off or auto (see cpNoSearch).
+	cpSearch string
+}
+
+// cpNoSearch reports whether the cp policy decides with its list
+// schedules alone: --cp-search off, or auto (the default) on a cluster of
+// more than scaleNodes nodes. With the search, each decision may take its
+// whole limit (15 ms): a 250,000-job log on 32,768 nodes has 360,000–450,000
+// decisions and would take about 36 minutes; the list schedules alone
+// replay it in 50 s (docs/results/2026-11-26-sim-scale.md).
+func (opts *simulateOptions) cpNoSearch(nodes int) bool {
+	switch opts.cpSearch {
+	case "on":
+		return false
+	case "off":
+		return true
+	}
+	return nodes > scaleNodes
 }
 
 // scaleNodes is the cluster size above which the window policy's default
-// time limit per window is scaleTimeLimit rather than 10 s: on a
-// 32,768-node cluster the exact solver spends the whole limit on the
-// hardest windows (8 s each at 10 s, against a median of 0.1 ms) for a
-// CH cost that is the same to the sixth digit
-// (docs/results/2026-11-26-sim-scale.md).
+// time limit per window is scaleTimeLimit rather than 10 s, and the cp
+// policy decides without its search (cpNoSearch). On a 32,768-node
+// cluster the exact solver spends the whole limit on the hardest windows
+// (8 s each at 10 s, against a median of 0.1 ms) for a CH cost that is
+// the same to the fifth digit: on the first 20,000 jobs of KTH SP2 scaled
+// to 32,768 nodes, 6,816,821 at 50 ms and 6,816,880 at 10 ms, in 41 s and
+// 27 s (docs/results/2026-11-26-sim-scale.md).
 const (
 	scaleNodes     = 10000
-	scaleTimeLimit = 50 * time.Millisecond
+	scaleTimeLimit = 10 * time.Millisecond
 )
 
 // windowTimeLimit returns the time limit per window: --time-limit when
@@ -103,7 +123,9 @@ running ones (estimated ends from the requested walltimes) on the cluster
 seen as one pool of nodes, minimising --cp-objective (bsld: the queue time
 weighted by 1/max(request, 10 s); wait: the plain queue time), seeded with
 serial list schedules and improved by solver/sat within --time-limit per
-decision (default 15 ms for cp); the jobs it starts now start. A per-job policy places each job it starts with
+decision (default 15 ms for cp; --cp-search auto, the default, searches up
+to 10,000 nodes and decides with the list schedules alone above); the jobs
+it starts now start. A per-job policy places each job it starts with
 --allocator: first-fit on the lowest idle node ids (the default), slurm
 (Slurm's topology/tree best fit) or mishra-greedy, mishra-balanced,
 mishra-adaptive (Mishra et al.); the window policy places its jobs with its
@@ -145,6 +167,7 @@ windows it solved optimally; the schedule itself is unchanged.`,
 	f.DurationVar(&opts.timeLimit, "time-limit", 10*time.Second, fmt.Sprintf("time limit per window solve (default 10s; %v on clusters of more than %d nodes); cp policy: per decision (default %v)", scaleTimeLimit, scaleNodes, cpolicy.DefaultLimit))
 	f.StringVar(&opts.cpObjective, "cp-objective", cpolicy.BSLD, "cp policy: objective, bsld or wait")
 	f.IntVar(&opts.cpJobs, "cp-jobs", cpolicy.DefaultK, "cp policy: the waiting jobs (first by arrival) each decision plans")
+	f.StringVar(&opts.cpSearch, "cp-search", "auto", fmt.Sprintf("cp policy: improve the list schedules with solver/sat at each decision: on, off, or auto (on up to %d nodes, off above)", scaleNodes))
 	f.StringVar(&opts.layout, "layout", "", "cluster layout PODSxLEAVESxNODES (default: 25x4x10 for lan, derived from the log's size for swf)")
 	f.IntVar(&opts.procsPerNode, "procs-per-node", 0, "SWF: processors per node (default: from the header, else 1)")
 	f.BoolVar(&opts.skipBad, "skip-bad", false, "skip malformed trace lines (counted) instead of failing")
@@ -228,6 +251,9 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	if opts.cpObjective != cpolicy.BSLD && opts.cpObjective != cpolicy.Wait {
 		return usageError{fmt.Errorf("--cp-objective must be %s or %s, got %q", cpolicy.BSLD, cpolicy.Wait, opts.cpObjective)}
 	}
+	if opts.cpSearch != "auto" && opts.cpSearch != "on" && opts.cpSearch != "off" {
+		return usageError{fmt.Errorf("--cp-search must be auto, on or off, got %q", opts.cpSearch)}
+	}
 	if opts.cpJobs < 1 {
 		return usageError{fmt.Errorf("--cp-jobs must be at least 1, got %d", opts.cpJobs)}
 	}
@@ -269,12 +295,6 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	if opts.gap {
 		cfg.GapSolver = csp.Solver{}
 	}
-	if opts.policy == sim.CP {
-		cfg.CP = cpolicy.Policy{Objective: opts.cpObjective, K: opts.cpJobs}
-		if opts.timeLimitSet {
-			cfg.CP.Limit = opts.timeLimit
-		}
-	}
 	if opts.policy == "window" {
 		if cfg.Solver, err = windowSolver(opts.solver, opts.heuristic, catalog.Options{Formulation: scas.Strong, Seed: opts.seed, Fallback: "sa"}); err != nil {
 			return err
@@ -286,6 +306,12 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	if cfg.Nodes == 0 {
 		cfg.Nodes = topo.NumNodes()
 		cfg.TimeLimit = opts.windowTimeLimit(cfg.Nodes)
+	}
+	if opts.policy == sim.CP {
+		cfg.CP = cpolicy.Policy{Objective: opts.cpObjective, K: opts.cpJobs, NoSearch: opts.cpNoSearch(cfg.Nodes)}
+		if opts.timeLimitSet {
+			cfg.CP.Limit = opts.timeLimit
+		}
 	}
 	t0 := time.Now()
 	var bar *report.Bar
@@ -327,7 +353,15 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 			if lim == 0 {
 				lim = cpolicy.DefaultLimit
 			}
-			fmt.Fprintf(out, ", objective %s, %d jobs, %v per decision", cfg.CP.Objective, cfg.CP.K, lim)
+			fmt.Fprintf(out, ", objective %s, %d jobs", cfg.CP.Objective, cfg.CP.K)
+			switch {
+			case !cfg.CP.NoSearch:
+				fmt.Fprintf(out, ", %v per decision", lim)
+			case opts.cpSearch == "off":
+				fmt.Fprintf(out, ", list schedules only (--cp-search off)")
+			default:
+				fmt.Fprintf(out, ", list schedules only (no search above %d nodes; --cp-search on to search)", scaleNodes)
+			}
 		}
 	}
 	fmt.Fprintf(out, "; simulated in %.1f s\n\n", time.Since(t0).Seconds())

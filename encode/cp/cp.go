@@ -38,6 +38,73 @@ type Model struct {
 	// bounds are all multiples of Grid from the window time, so that an
 	// optimum on the grid is an optimum over all start times.
 	GridExact bool
+
+	// profiles caches, per node, the running uses at each slot a running
+	// job ends (option's release times).
+	profiles []*runProfile
+}
+
+// A runProfile is a node's running uses over its release slots: at
+// slots[i] (0, then the running jobs' ends, ascending and distinct), the
+// running jobs with a later end use use[i] in all, and some of them is
+// exclusive (excl[i]) or any runs at all (busy[i]).
+type runProfile struct {
+	slots      []int
+	use        [][]int64
+	excl, busy []bool
+}
+
+// profile returns node ni's runProfile.
+func (m *Model) profile(ni int) *runProfile {
+	if m.profiles == nil {
+		m.profiles = make([]*runProfile, len(m.Nodes))
+	}
+	if p := m.profiles[ni]; p != nil {
+		return p
+	}
+	nd := &m.Nodes[ni]
+	runs := slices.Clone(nd.Running)
+	slices.SortFunc(runs, func(a, b Run) int { return a.EndSlot - b.EndSlot })
+	p := &runProfile{slots: []int{0}}
+	for _, r := range runs {
+		if r.EndSlot != p.slots[len(p.slots)-1] {
+			p.slots = append(p.slots, r.EndSlot)
+		}
+	}
+	// The runs active at slot s are those ending after it: a suffix of
+	// runs, summed from the last.
+	p.use = make([][]int64, len(p.slots))
+	p.excl = make([]bool, len(p.slots))
+	p.busy = make([]bool, len(p.slots))
+	use := make([]int64, len(m.Resources))
+	excl := false
+	r := len(runs)
+	for i := len(p.slots) - 1; i >= 0; i-- {
+		for r > 0 && runs[r-1].EndSlot > p.slots[i] {
+			r--
+			for l, v := range runs[r].Use {
+				use[l] += v
+			}
+			excl = excl || runs[r].Excl
+		}
+		p.use[i] = slices.Clone(use)
+		p.excl[i], p.busy[i] = excl, r < len(runs)
+	}
+	m.profiles[ni] = p
+	return p
+}
+
+// fitsAt is fitsBesideRunning at p.slots[i].
+func (p *runProfile) fitsAt(j *Job, nd *Node, k, i int) bool {
+	if p.excl[i] || j.Excl && p.busy[i] {
+		return false
+	}
+	for l, u := range p.use[i] {
+		if u+int64(k)*j.Req[l] > nd.Cap[l] {
+			return false
+		}
+	}
+	return true
 }
 
 // A Node is a usable node.
@@ -195,6 +262,9 @@ func BuildContext(ctx context.Context, w *model.Window, g int64) (*Model, error)
 	for i := range m.Nodes {
 		nd := &m.Nodes[i]
 		slices.SortFunc(nd.Reserved, func(a, b [2]int64) int { return cmpPair(a, b) })
+		if len(m.Nodes) == 1 {
+			break // one node, one class (0): no key to build over its running jobs
+		}
 		runs := make([]string, len(nd.Running))
 		for r, run := range nd.Running {
 			runs[r] = fmt.Sprint(run.EndSlot, run.Use, run.Excl)
@@ -284,24 +354,18 @@ func (m *Model) option(j *Job, ni int, scatter bool) (Option, bool) {
 	}
 	o := Option{Node: ni, MaxUnits: maxUnits}
 	// Release[k−1]: the first slot, 0 or a running job's end, from which
-	// k units fit beside the running jobs still there (uses only fall).
-	slots := []int{0}
-	for _, r := range nd.Running {
-		slots = append(slots, r.EndSlot)
-	}
-	slices.Sort(slots)
+	// k units fit beside the running jobs still there (uses only fall, so
+	// the slot for k+1 units is no earlier than for k).
+	p := m.profile(ni)
+	i := 0
 	for k := 1; k <= maxUnits; k++ {
-		rel := -1
-		for _, s := range slots {
-			if m.fitsBesideRunning(j, nd, k, s) {
-				rel = s
-				break
-			}
+		for i < len(p.slots) && !p.fitsAt(j, nd, k, i) {
+			i++
 		}
-		if rel < 0 {
+		if i == len(p.slots) {
 			return Option{}, false // cannot happen after the last end
 		}
-		o.Release = append(o.Release, rel)
+		o.Release = append(o.Release, p.slots[i])
 	}
 	wall := m.Window.Jobs[j.Index].Walltime
 	t0, g := m.Window.Time, m.Grid

@@ -89,7 +89,13 @@ func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 	cells := states * (st.nq + 1)
 	st.stats["states"] = float64(states)
 	proven := false
-	if states <= maxCells && cells <= maxCells && cells > 0 {
+	if float64(st.best) <= math.Ceil(st.bound-1e-9) {
+		// The greedy placement put every job on a cheapest block of its
+		// size: the trivial bound proves it (common on a mostly idle
+		// cluster, where the exact program would be largest).
+		st.stats["method_trivial"] = 1
+		proven = true
+	} else if states <= maxCells && cells <= maxCells && cells > 0 {
 		st.stats["method_dp"] = 1
 		proven = st.exact(ctx, states)
 	} else {

@@ -125,14 +125,32 @@ func (st *search) exact(ctx context.Context, states int) bool {
 	// last ones. For each w, one DP over positions [w, |Q|−1] serves all
 	// sizes r > w. Skip a (w, r) whose cheapest completion cannot beat the
 	// incumbent.
+	//
+	// The rest of such a placement lies in [w, e), e = |Q| − r + w, so it
+	// costs at least F[e][rest] of the DP just run, which may place it
+	// anywhere in [0, e): kept, for each size, at the rows the wrapping
+	// blocks end at, it prunes most wraps (on a large, mostly idle
+	// cluster the non-wrapping optimum is seldom beaten, and each wrap is
+	// a DP over all of Q).
 	maxR := 0
 	for _, r := range st.g.Sizes {
 		maxR = max(maxR, r)
 	}
+	restAt := make([][]int64, len(st.g.Sizes))
+	for s, r := range st.g.Sizes {
+		if st.eps[s] == 0 {
+			continue
+		}
+		restAt[s] = make([]int64, r)
+		for w := 1; w < r && w <= nq; w++ {
+			restAt[s][w] = t.at(nq-r+w, full-t.stride[s])
+		}
+	}
 	for w := 1; w < maxR; w++ {
 		last := -1
 		for s, r := range st.g.Sizes {
-			if r > w && st.eps[s] > 0 && st.wrapBound(s, w) < st.best {
+			if r > w && st.eps[s] > 0 && st.wrapBound(s, w) < st.best &&
+				st.g.Cost[s][nq-r+w]+restAt[s][w] < st.best {
 				last = max(last, nq-r+w)
 			}
 		}

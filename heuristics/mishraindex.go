@@ -1,0 +1,162 @@
+package heuristics
+
+import (
+	"cmp"
+	"math/bits"
+	"slices"
+)
+
+// A mishraIndex ranks the leaves of an indexed tree for Mishra's
+// allocators without comparing every candidate: a leaf's communication
+// ratio depends only on its class (node count, free nodes, communication-
+// intensive busy nodes), so the leaves are kept in bitsets by class and the
+// classes in groups of equal ratio, in ratio order. Within a class the
+// leaves rank by index; within a group, mishra.before decides.
+type mishraIndex struct {
+	m *mishra
+	x *treeIndex
+	// off[size] is the first class of leaves of that size (-1: none);
+	// class off[size] + (free-1)·(size+1) + comm.
+	off     map[int]int
+	classOf []int // by leaf switch; -1: no free node
+	bits    [][]uint64
+	// groups lists the classes by ratio, lowest first, equal ratios
+	// together; cls describes each class.
+	groups [][]int
+	cls    []mishraClass
+	// cur is the rankers' scratch: per class, the next position to look at.
+	cur []int
+}
+
+type mishraClass struct{ size, free, comm int }
+
+// maxMishraClasses bounds the classes of a mishraIndex (leaves of up to
+// about 60 nodes).
+const maxMishraClasses = 1 << 12
+
+// newMishraIndex indexes m (its tree indexed by fx), or returns nil when
+// the leaves are too large for classes.
+func newMishraIndex(m *mishra) *mishraIndex {
+	x := m.fx
+	leaves := x.lvl[1]
+	mx := &mishraIndex{m: m, x: x, off: map[int]int{}, classOf: make([]int, len(m.cnt))}
+	n := 0
+	for _, l := range leaves {
+		s := m.size[l]
+		if _, ok := mx.off[s]; ok {
+			continue
+		}
+		mx.off[s] = n
+		for f := 1; f <= s; f++ {
+			for c := 0; c <= s; c++ {
+				mx.cls = append(mx.cls, mishraClass{s, f, c})
+			}
+		}
+		n += s * (s + 1)
+		if n > maxMishraClasses {
+			return nil
+		}
+	}
+	words := (len(leaves) + 63) / 64
+	mx.bits = make([][]uint64, n)
+	for c := range mx.bits {
+		mx.bits[c] = make([]uint64, words)
+	}
+	mx.cur = make([]int, n)
+	order := make([]int, n)
+	for c := range order {
+		order[c] = c
+	}
+	ratio := func(c int) (uint64, uint64) {
+		k := mx.cls[c]
+		size, busy := uint64(k.size), uint64(k.size-k.free)
+		if busy == 0 {
+			return 0, 1
+		}
+		return uint64(k.comm)*size + busy*busy, busy * size
+	}
+	cmpR := func(a, b int) int {
+		an, ad := ratio(a)
+		bn, bd := ratio(b)
+		h1, l1 := bits.Mul64(an, bd)
+		h2, l2 := bits.Mul64(bn, ad)
+		if h1 != h2 {
+			return cmp.Compare(h1, h2)
+		}
+		return cmp.Compare(l1, l2)
+	}
+	slices.SortStableFunc(order, cmpR)
+	for i, c := range order {
+		if i > 0 && cmpR(order[i-1], c) == 0 {
+			mx.groups[len(mx.groups)-1] = append(mx.groups[len(mx.groups)-1], c)
+			continue
+		}
+		mx.groups = append(mx.groups, []int{c})
+	}
+	for s := range mx.classOf {
+		mx.classOf[s] = -1
+	}
+	for _, l := range leaves {
+		mx.update(l)
+	}
+	return mx
+}
+
+// update files leaf l under its current class.
+func (mx *mishraIndex) update(l int) {
+	p := mx.x.pos[l]
+	if c := mx.classOf[l]; c >= 0 {
+		mx.bits[c][p/64] &^= 1 << (p % 64)
+	}
+	c := -1
+	if f := mx.m.cnt[l]; f > 0 {
+		s := mx.m.size[l]
+		c = mx.off[s] + (f-1)*(s+1) + mx.m.commCnt[l]
+		mx.bits[c][p/64] |= 1 << (p % 64)
+	}
+	mx.classOf[l] = c
+}
+
+// ranker is mishra.ranker on the index: the leaves below top (-1: all)
+// in ranking order, each once.
+func (mx *mishraIndex) ranker(top int, comm bool) func(rem int) int {
+	x := mx.x
+	if top < 0 {
+		top = x.v
+	}
+	lo, hi := x.pos[top], x.pos[top]+1
+	if x.levelOf(top) > 1 {
+		lo, hi = x.rng[top][1][0], x.rng[top][1][1]
+	}
+	for c := range mx.cur {
+		mx.cur[c] = lo
+	}
+	g, step := 0, 1
+	if !comm {
+		g, step = len(mx.groups)-1, -1 // the highest ratio first
+	}
+	return func(rem int) int {
+		for ; g >= 0 && g < len(mx.groups); g += step {
+			best, bc := -1, -1
+			for _, c := range mx.groups[g] {
+				if mx.cur[c] >= hi {
+					continue
+				}
+				p := anyIn(mx.bits[c], mx.cur[c], hi)
+				if p < 0 {
+					mx.cur[c] = hi
+					continue
+				}
+				mx.cur[c] = p
+				if l := x.lvl[1][p]; best < 0 || mx.m.before(l, best, rem, comm) {
+					best, bc = l, c
+				}
+			}
+			if best >= 0 {
+				mx.cur[bc]++
+				return best
+			}
+		}
+		return -1
+	}
+}
