@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -26,8 +28,12 @@ func TestPBSCycleTimeLimit(t *testing.T) {
 	// The contract is 200 ms (measured by BenchmarkPBSCycle, see
 	// docs/results); the test allows 1 s so that it holds on a machine
 	// loaded by other work, and still catches a cycle that ignores the
-	// limit (tens of seconds before the cycle kept to it).
-	const slack = time.Second
+	// limit (tens of seconds before the cycle kept to it). On a machine
+	// with more runnable work than cores the process gets a share of a
+	// core, and the slack grows by that factor (load average / cores):
+	// with both cores busy and the other test packages running, the
+	// cycles took 2.1–3.3 s.
+	slack := time.Duration(float64(time.Second) * loadFactor())
 	for _, mix := range []string{mixWhole, mixPartial, mixHalf} {
 		t.Run("mix="+mix, func(t *testing.T) {
 			args := writeScaleDocs(t, t.TempDir(), nodes, queued, mix)
@@ -57,4 +63,19 @@ func head(s string, n int) string {
 		lines[n] = fmt.Sprintf("... (%d more bytes)", len(s)-len(strings.Join(lines[:n], "\n")))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// loadFactor is how many times over the machine's cores are asked for:
+// the 1-minute load average over the number of CPUs, at least 1 (1 where
+// /proc/loadavg cannot be read).
+func loadFactor() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 1
+	}
+	var load float64
+	if _, err := fmt.Sscan(string(b), &load); err != nil {
+		return 1
+	}
+	return max(1, load/float64(runtime.NumCPU()))
 }

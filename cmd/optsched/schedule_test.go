@@ -212,7 +212,7 @@ func TestSolveCPCHWeight(t *testing.T) {
 		return ch
 	}
 	solve := func(args ...string) (output.ScheduleDoc, string) {
-		code, out, errs := optsched(t, "", append([]string{"solve", "--encoding", "cp", "--time-limit", (raceSlowdown * 20 * time.Second).String(), "-o", "json"}, append(args, euroraExample)...)...)
+		code, out, errs := optsched(t, "", append([]string{"solve", "--encoding", "cp", "--time-limit", (raceSlowdown * 60 * time.Second).String(), "-o", "json"}, append(args, euroraExample)...)...)
 		if code != exitOK {
 			t.Fatalf("%v: exit %d: %s", args, code, errs)
 		}
