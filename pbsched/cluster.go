@@ -175,6 +175,8 @@ type cluster struct {
 	multiHost      *bool
 	hostRulesCache map[hostRulesKey]string
 	exclFree       map[pbs.Place]string
+	// walls caches wallOf.
+	walls map[string]int64
 }
 
 // Reason is a job and why something about it.
@@ -320,50 +322,60 @@ func buildCluster(st *State, scope *Scope) (*cluster, error) {
 // buildTopology builds the switch tree over the owned vnodes: from
 // topology.conf when given, else from the level resources, else flat.
 func (c *cluster) buildTopology(owned []*pbs.Node) error {
+	t, note, missing, err := c.scope.Topology(owned)
+	if err != nil {
+		return err
+	}
+	c.topo, c.topoNote = t, note
+	switch {
+	case c.scope.TopologyConf != "" && missing > 0:
+		c.notes = append(c.notes, fmt.Sprintf("%d owned vnodes are not in topology.conf and are left alone", missing))
+	case c.scope.TopologyConf == "" && strings.HasPrefix(note, "flat"):
+		c.notes = append(c.notes, "no topology: every pair of vnodes is taken to be equally far apart ("+note+")")
+	}
+	return nil
+}
+
+// Topology builds the switch tree over the vnodes owned, as Decide reads
+// it: from TopologyConf when given, else from the Levels resources, else
+// flat (every pair equally far apart; the note then starts with "flat").
+// note says which, for people; missing counts the owned vnodes that
+// topology.conf does not list.
+func (sc *Scope) Topology(owned []*pbs.Node) (t *model.Topology, note string, missing int, err error) {
 	names := make([]string, len(owned))
 	for i, n := range owned {
 		names[i] = n.Name
 	}
-	if c.scope.TopologyConf != "" {
-		t, err := slurm.ParseTopology(c.scope.TopologyConf)
+	if sc.TopologyConf != "" {
+		t, err := slurm.ParseTopology(sc.TopologyConf)
 		if err != nil {
-			return fmt.Errorf("--topology-conf: %w", err)
+			return nil, "", 0, fmt.Errorf("--topology-conf: %w", err)
 		}
-		c.topo = t
-		c.topoNote = fmt.Sprintf("topology.conf: %d switches, %d levels", t.NumSwitches(), t.Height())
-		missing := 0
 		for _, n := range names {
 			if _, ok := t.Lookup(n); !ok {
 				missing++
 			}
 		}
-		if missing > 0 {
-			c.notes = append(c.notes, fmt.Sprintf("%d owned vnodes are not in topology.conf and are left alone", missing))
-		}
 		if missing == len(names) {
-			return fmt.Errorf("--topology-conf: none of the %d owned vnodes is in topology.conf (vnode names must match its Nodes= lists)", len(names))
+			return nil, "", missing, fmt.Errorf("--topology-conf: none of the %d owned vnodes is in topology.conf (vnode names must match its Nodes= lists)", len(names))
 		}
-		return nil
+		return t, fmt.Sprintf("topology.conf: %d switches, %d levels", t.NumSwitches(), t.Height()), missing, nil
 	}
 	nodes := make([]pbs.Node, len(owned))
 	for i, n := range owned {
 		nodes[i] = *n
 	}
-	t, err := pbs.TierTopology(nodes, c.scope.Levels)
+	t, err = pbs.TierTopology(nodes, sc.Levels)
 	switch {
 	case err == nil:
-		c.topo = t
-		c.topoNote = fmt.Sprintf("vnode resources %s: %d switches, %d levels", strings.Join(c.scope.Levels, ", "), t.NumSwitches(), t.Height())
-		return nil
+		return t, fmt.Sprintf("vnode resources %s: %d switches, %d levels", strings.Join(sc.Levels, ", "), t.NumSwitches(), t.Height()), 0, nil
 	case err != pbs.ErrNoTiers:
-		return err
+		return nil, "", 0, err
 	}
-	if c.topo, err = pbs.FlatTopology(names); err != nil {
-		return fmt.Errorf("pbsnodes: %w", err)
+	if t, err = pbs.FlatTopology(names); err != nil {
+		return nil, "", 0, fmt.Errorf("pbsnodes: %w", err)
 	}
-	c.topoNote = "flat: no vnode has " + strings.Join(c.scope.Levels, " or ") + " and no --topology-conf was given"
-	c.notes = append(c.notes, "no topology: every pair of vnodes is taken to be equally far apart ("+c.topoNote+")")
-	return nil
+	return t, "flat: no vnode has " + strings.Join(sc.Levels, " or ") + " and no --topology-conf was given", 0, nil
 }
 
 // used returns what is in use on v: per resource, the larger of

@@ -114,9 +114,11 @@ func (c *cluster) cpAmounts(u chunkReq) model.Resources {
 }
 
 // cpWindow builds the time-and-resource window of the cp candidates (see
-// the reduction above). held are the vnodes the whole-node starts take;
-// ff the first-fit starts of this cycle.
-func (c *cluster) cpWindow(cands []*candidate, held map[string]bool, ff []*Start) *model.Window {
+// the reduction above). held are the vnodes first-fit jobs of this cycle
+// take exclusively; wholeUntil the vnodes the whole-node starts take,
+// each until the start's walltime ends; ff the first-fit starts of this
+// cycle.
+func (c *cluster) cpWindow(cands []*candidate, held map[string]bool, wholeUntil map[string]int64, ff []*Start) *model.Window {
 	now := c.st.Now
 	w := &model.Window{Time: now, Topology: c.topo, Cost: model.DefaultCostModel,
 		Resources: make([]model.Resources, c.topo.NumNodes())}
@@ -193,6 +195,11 @@ func (c *cluster) cpWindow(cands []*candidate, held map[string]bool, ff []*Start
 			addUse(j.ID, vn, per[vn], end, j.Place)
 		}
 	}
+	for _, vn := range slices.Sorted(maps.Keys(wholeUntil)) {
+		if v := in[vn]; v != nil {
+			addUse("whole-node start", vn, v.n.Available, wholeUntil[vn], pbs.Place{Sharing: "excl"})
+		}
+	}
 	// Residual resources_assigned: jobs qstat did not list.
 	for _, vn := range slices.Sorted(maps.Keys(in)) {
 		v := in[vn]
@@ -266,9 +273,9 @@ type CPDoc struct {
 // now and the deferrals (later starts with their planned time); ok is
 // false when every scheduler failed (the caller falls back to the first
 // fit), with the failures in why.
-func schedulePartialCP(ctx context.Context, c *cluster, cands []*candidate, held map[string]bool, ff []*Start,
+func schedulePartialCP(ctx context.Context, c *cluster, cands []*candidate, held map[string]bool, wholeUntil map[string]int64, ff []*Start,
 	opt Options, p *Plan) (starts []*Start, deferred []Reason, why string, ok bool) {
-	w := c.cpWindow(cands, held, ff)
+	w := c.cpWindow(cands, held, wholeUntil, ff)
 	scheds := DefaultCPSchedulers()
 	if opt.NewSchedulers != nil {
 		scheds = opt.NewSchedulers()

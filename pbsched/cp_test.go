@@ -70,11 +70,18 @@ func backfillCluster(t *testing.T) *cluster {
 			queued("A.s", "1:ncpus=32", "free")+","+queued("B.s", "1:ncpus=16", "free"))
 }
 
+// The first fit is pinned under the paper's selection (lan2023), which
+// stops at A; the default selection backfills B there too (it ends by A's
+// reservation at now + 1 h, when 9.s ends).
 func TestPBSPartialCPBeatsFirstFit(t *testing.T) {
 	starts := map[string][]string{}
-	for _, mode := range []string{PartialFirstFit, PartialCP} {
+	for _, mode := range []string{PartialFirstFit, PartialCP, "first-fit backfill"} {
 		c := backfillCluster(t)
-		p, err := plan(context.Background(), c, Options{TimeLimit: 2 * time.Second, Partial: mode})
+		opt := Options{TimeLimit: 2 * time.Second, Partial: mode, Selection: SelectionLan2023}
+		if mode == "first-fit backfill" {
+			opt.Partial, opt.Selection = PartialFirstFit, SelectionBackfill
+		}
+		p, err := plan(context.Background(), c, opt)
 		if err != nil {
 			t.Fatalf("%s: %v", mode, err)
 		}
@@ -96,6 +103,9 @@ func TestPBSPartialCPBeatsFirstFit(t *testing.T) {
 				t.Errorf("A.s not deferred with its planned start: %v", p.Deferred)
 			}
 		}
+	}
+	if want := "B.s (v0:ncpus=16)"; strings.Join(starts["first-fit backfill"], ";") != want {
+		t.Errorf("first fit with backfilling started %v, want %v", starts["first-fit backfill"], want)
 	}
 	if len(starts[PartialFirstFit]) != 0 {
 		t.Errorf("first fit started %v, want nothing", starts[PartialFirstFit])
@@ -186,6 +196,12 @@ func TestPBSPartialCPKeepsQueueOrder(t *testing.T) {
 		{"an older partial job that does not fit stops a newer exclusive one",
 			[]string{job("1.s", older, "2:ncpus=40", "free", "01:00:00"), job("2.s", newer, "1:ncpus=64", "excl", "01:00:00")},
 			nil, []string{"1.s", "2.s"}, "queued behind job 1.s, which does not fit now"},
+		{"backfill: an older partial job that does not fit lets a newer exclusive one end before it could start",
+			[]string{job("1.s", older, "2:ncpus=40", "free", "01:00:00"), job("2.s", newer, "1:ncpus=64", "excl", "01:00:00")},
+			[]string{"2.s"}, []string{"1.s"}, ""},
+		{"backfill: an older partial job that does not fit holds a newer exclusive one that would end after",
+			[]string{job("1.s", older, "2:ncpus=40", "free", "01:00:00"), job("2.s", newer, "1:ncpus=64", "excl", "03:00:00")},
+			nil, []string{"1.s", "2.s"}, "would end after the reservation of job 1.s"},
 	} {
 		nodes, jobs := vnodes(2, "", ""), strings.Join(c.jobs, ",")
 		if strings.Contains(c.name, "does not fit") {
@@ -197,6 +213,11 @@ func TestPBSPartialCPKeepsQueueOrder(t *testing.T) {
 		cl := smallCluster(t, nodes, jobs)
 		opt := testPlan()
 		opt.Partial = PartialCP
+		if !strings.HasPrefix(c.name, "backfill") {
+			// Pinned under the paper's selection; the default backfills
+			// the "does not fit" case (the two cases that follow).
+			opt.Selection = SelectionLan2023
+		}
 		p, err := plan(context.Background(), cl, opt)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)

@@ -75,6 +75,15 @@ type Plan struct {
 	CPAllocs []model.Allocation
 	Notes    []string
 	Digest   string
+	// Selection is the selection the plan was made with
+	// (SelectionBackfill or SelectionLan2023); Reservation the start it
+	// holds for the first job that does not fit now (backfill only; nil
+	// when every job fits or none waits behind one).
+	Selection   string
+	Reservation *Reservation
+	// headReason is the reserved whole-node or first-fit job's reason
+	// before its reservation is described.
+	headReason string
 }
 
 // SolveDoc reports the whole-node window solve.
@@ -107,6 +116,20 @@ type Options struct {
 	Fallbacks []solver.Solver
 	// Partial is PartialCP or PartialFirstFit ("" is first fit).
 	Partial string
+	// ReserveAfter and StarveAfter delay the backfill selection's
+	// reservation: the first job that does not fit now gets it only once
+	// its bounded slowdown so far, (wait + walltime) / max(walltime,
+	// 10 s), has reached ReserveAfter, or once it has waited StarveAfter
+	// (when positive: PBS's max_starve); until then it waits without
+	// holding anything back, and the jobs behind it start whenever they
+	// fit, as under PBS's own scheduler without strict ordering.
+	// ReserveAfter at most 1 (the zero value) reserves at once: EASY;
+	// +Inf never by slowdown.
+	ReserveAfter float64
+	StarveAfter  time.Duration
+	// Selection is SelectionBackfill or SelectionLan2023 ("" is
+	// backfill).
+	Selection string
 	// NewSchedulers, when set, replaces DefaultCPSchedulers.
 	NewSchedulers func() []solver.Scheduler
 	// Start is when the cycle began (its documents were read from then
@@ -244,8 +267,12 @@ const maxRecheckOneByOne = 200
 // vnodes as it has units, counting those held by the whole-node jobs
 // before it; a partial-node job is placed at once by the first fit
 // (fitState), using idle vnodes only as far as the earlier whole-node
-// jobs leave them. Selection stops at the first job that does not fit now
-// (so that small jobs do not starve a large one); a job that could not
+// jobs leave them. With SelectionLan2023, selection stops at the first
+// job that does not fit now (so that small jobs do not starve a large
+// one); with SelectionBackfill (the default) that job gets a reservation
+// (reserve, backfill.go) and later jobs start when they fit now and do
+// not delay it, re-checked on the final starts (enforceReservation); a
+// job that could not
 // run on the owned vnodes even if they were all free is deferred without
 // stopping it. The whole-node jobs then go through the usual window solve
 // on the idle vnodes the partial-node jobs left (solver.SolveWindow: the
@@ -268,7 +295,19 @@ func plan(ctx context.Context, c *cluster, opt Options) (*Plan, error) {
 	if opt.deadline.IsZero() {
 		opt.deadline = time.Now().Add(opt.TimeLimit)
 	}
-	p := &Plan{c: c, Notes: slices.Clone(c.notes), Digest: c.st.Digest}
+	p := &Plan{c: c, Notes: slices.Clone(c.notes), Digest: c.st.Digest, Selection: opt.Selection}
+	if p.Selection == "" {
+		p.Selection = SelectionBackfill
+	}
+	// bf: backfilling (SelectionBackfill). The first job that does not
+	// fit now gets a reservation (res) instead of stopping the
+	// selection; the jobs behind it start when they fit now and do not
+	// delay it.
+	bf := p.Selection == SelectionBackfill
+	now := c.st.Now
+	var res *reserve
+	var head *candidate
+	headIdx := -1
 	// Selection order: model.Order over the candidates.
 	ow := &model.Window{Jobs: make([]model.Job, len(c.cands))}
 	for i, cand := range c.cands {
@@ -294,13 +333,63 @@ func plan(ctx context.Context, c *cluster, opt Options) (*Plan, error) {
 		why    string
 	}
 	reserved := map[*candidate]reservation{}
+	// claims are what the starts selected so far hold, for a reservation.
+	claims := func() []claim {
+		var out []claim
+		for _, w := range whole {
+			out = append(out, claim{job: w.job.ID, anon: len(w.units), end: now + w.walltime})
+		}
+		for _, s := range partial {
+			out = append(out, claim{job: s.Job, nodes: s.Nodes(), end: now + c.wallOf(s.Job)})
+		}
+		for _, cand := range cpCands {
+			if r := reserved[cand]; r.why == "" && len(r.chunks) > 0 {
+				out = append(out, claim{job: cand.job.ID, nodes: chunkVnodes(r.chunks), end: now + cand.walltime})
+			}
+		}
+		return out
+	}
+	// holdFor makes cand, the first job that does not fit now, the
+	// reserved job; its reason (when it is deferred here) is at
+	// p.Deferred[idx].
+	holdFor := func(cand *candidate, reason string, idx int) {
+		sd, waited := slowdownSoFar(cand, now), time.Duration(max(now-cand.submit, 0))*time.Second
+		if sd < opt.ReserveAfter && (opt.StarveAfter <= 0 || waited < opt.StarveAfter) {
+			if idx >= 0 {
+				var from []string
+				if !math.IsInf(opt.ReserveAfter, 1) {
+					from = append(from, fmt.Sprintf("at a bounded slowdown of %.2f (now %.2f)", opt.ReserveAfter, sd))
+				}
+				if opt.StarveAfter > 0 {
+					from = append(from, fmt.Sprintf("after a wait of %v (now %v)", opt.StarveAfter, waited))
+				}
+				p.Deferred[idx].Reason += "; no reservation yet (reservations " + strings.Join(from, " or ") + "): jobs behind it start when they fit"
+			}
+			return
+		}
+		res, head, headIdx, p.headReason = c.newReserve(cand, claims()), cand, idx, reason
+		p.Reservation = &res.doc
+		if idx >= 0 {
+			p.Deferred[idx].Reason = reason + "; " + res.when(now)
+		}
+	}
 	// firstFit places cand by the first fit on what the whole-node jobs
 	// leave; a job that does not fit is deferred and stops the selection:
 	// it returns the reason for the jobs behind it ("" when cand fits).
 	firstFit := func(cand *candidate, why string) string {
+		if res != nil && !res.endsBy(now, cand.walltime) {
+			p.Deferred = append(p.Deferred, Reason{cand.job.ID, fmt.Sprintf("would end after the reservation of job %s at %s (a partial-node job backfills only when its walltime ends by then)", res.doc.Job, stamp(res.shadow))})
+			return ""
+		}
 		chunks, usedIdle, reason := fit.place(cand, idleLeft-wholeNeed)
 		if reason != "" {
 			p.Deferred = append(p.Deferred, Reason{cand.job.ID, reason})
+			if bf {
+				if res == nil {
+					holdFor(cand, reason, len(p.Deferred)-1)
+				}
+				return ""
+			}
 			return fmt.Sprintf("queued behind job %s, which does not fit (selection stops at the first job that does not fit)", cand.job.ID)
 		}
 		idleLeft -= usedIdle
@@ -343,10 +432,23 @@ func plan(ctx context.Context, c *cluster, opt Options) (*Plan, error) {
 				continue
 			}
 			if wholeNeed+n > idleLeft {
-				p.Deferred = append(p.Deferred, Reason{cand.job.ID,
-					fmt.Sprintf("needs %s, %s left after higher-priority jobs", plural(n, "whole vnode"), plural(idleLeft-wholeNeed, "idle vnode"))})
-				stopped = fmt.Sprintf("queued behind job %s, which does not fit (selection stops at the first job that does not fit)", cand.job.ID)
+				reason := fmt.Sprintf("needs %s, %s left after higher-priority jobs", plural(n, "whole vnode"), plural(idleLeft-wholeNeed, "idle vnode"))
+				p.Deferred = append(p.Deferred, Reason{cand.job.ID, reason})
+				switch {
+				case !bf:
+					stopped = fmt.Sprintf("queued behind job %s, which does not fit (selection stops at the first job that does not fit)", cand.job.ID)
+				case res == nil:
+					holdFor(cand, reason, len(p.Deferred)-1)
+				default:
+					p.Deferred[len(p.Deferred)-1].Reason += fmt.Sprintf(" (job %s, the first that does not fit, holds the reservation)", res.doc.Job)
+				}
 				continue
+			}
+			if res != nil {
+				if why := res.admitWhole(now, n, cand.walltime); why != "" {
+					p.Deferred = append(p.Deferred, Reason{cand.job.ID, why})
+					continue
+				}
 			}
 			wholeNeed += n
 			if n >= 2 {
@@ -358,6 +460,10 @@ func plan(ctx context.Context, c *cluster, opt Options) (*Plan, error) {
 		ffWhy := cand.path
 		if opt.Partial == PartialCP {
 			why := c.cpEligible(cand)
+			if why == "" && res != nil && !res.endsBy(now, cand.walltime) {
+				p.Deferred = append(p.Deferred, Reason{cand.job.ID, fmt.Sprintf("would end after the reservation of job %s at %s (a partial-node job backfills only when its walltime ends by then)", res.doc.Job, stamp(res.shadow))})
+				continue
+			}
 			if why == "" {
 				// Scheduled by the cp schedule below. In selection order
 				// it holds, by the first fit, what it needs now, so that
@@ -371,9 +477,16 @@ func plan(ctx context.Context, c *cluster, opt Options) (*Plan, error) {
 				if r.why == "" {
 					var usedIdle int
 					r.chunks, usedIdle, r.why = fit.place(cand, idleLeft-wholeNeed)
-					if r.why == "" {
+					switch {
+					case r.why == "":
 						idleLeft -= usedIdle
-					} else {
+					case bf:
+						// The cp schedule plans its start; the jobs
+						// behind it hold its reservation.
+						if res == nil {
+							holdFor(cand, r.why, -1)
+						}
+					default:
 						stoppedNonCP = fmt.Sprintf("queued behind job %s, which does not fit now (selection stops at the first job that does not fit)", cand.job.ID)
 					}
 				}
@@ -434,16 +547,19 @@ func plan(ctx context.Context, c *cluster, opt Options) (*Plan, error) {
 		// Held from the cp schedule: the whole-node starts' vnodes and
 		// what first-fit jobs hold exclusively (a vnode, or every vnode
 		// of a host).
+		// The whole-node starts' vnodes are held until their walltime
+		// ends (the cp schedule may plan a job there after it).
 		held := map[string]bool{}
+		wholeUntil := map[string]int64{}
 		for _, st := range wholeStarts {
 			for _, v := range st.Nodes() {
-				held[v] = true
+				wholeUntil[v] = now + c.wallOf(st.Job)
 			}
 		}
 		for v := range fit.taken {
 			held[v.n.Name] = true
 		}
-		starts, deferred, why, ok := schedulePartialCP(ctx, c, cpCands, held, partial, opt, p)
+		starts, deferred, why, ok := schedulePartialCP(ctx, c, cpCands, held, wholeUntil, partial, opt, p)
 		if ok {
 			partial = append(partial, starts...)
 			p.Deferred = append(p.Deferred, deferred...)
@@ -473,6 +589,7 @@ func plan(ctx context.Context, c *cluster, opt Options) (*Plan, error) {
 		rank[c.cands[i].job.ID] = r
 	}
 	p.Starts = slices.Concat(wholeStarts, partial)
+	c.enforceReservation(p, rank, head, headIdx)
 	slices.SortStableFunc(p.Starts, func(a, b *Start) int { return rank[a.Job] - rank[b.Job] })
 	slices.SortStableFunc(p.Deferred, func(a, b Reason) int { return rank[a.Job] - rank[b.Job] })
 	return p, nil
@@ -650,4 +767,11 @@ func (o Options) left(want time.Duration) time.Duration {
 		return want
 	}
 	return max(time.Millisecond, min(want, time.Until(o.deadline)))
+}
+
+// slowdownSoFar is a queued job's bounded slowdown were it to start now,
+// (wait + walltime) / max(walltime, 10 s), on its requested walltime.
+func slowdownSoFar(cand *candidate, now int64) float64 {
+	w := max(cand.walltime, 10)
+	return float64(max(now-cand.submit, 0)+cand.walltime) / float64(w)
 }

@@ -12,21 +12,25 @@ import (
 // PlanDoc is the JSON form of a cycle (`optsched pbs plan -o json`, and
 // each line of the audit log). Field names are a contract.
 type PlanDoc struct {
-	Version     int        `json:"version"`
-	Server      string     `json:"pbs_server"`
-	PBSVersion  string     `json:"pbs_version"`
-	Time        int64      `json:"time"`
-	InputSHA256 string     `json:"input_sha256"`
-	DryRun      bool       `json:"dry_run"`
-	Topology    string     `json:"topology"`
-	Nodes       NodesDoc   `json:"nodes"`
-	WholeNode   SolveDoc   `json:"whole_node"`
-	PartialNode *CPDoc     `json:"partial_node,omitempty"`
-	Starts      []StartDoc `json:"starts"`
-	Deferred    []Reason   `json:"deferred"`
-	Skipped     []Reason   `json:"skipped"`
-	Notes       []string   `json:"notes"`
-	Failed      []Reason   `json:"failed,omitempty"`
+	Version     int      `json:"version"`
+	Server      string   `json:"pbs_server"`
+	PBSVersion  string   `json:"pbs_version"`
+	Time        int64    `json:"time"`
+	InputSHA256 string   `json:"input_sha256"`
+	DryRun      bool     `json:"dry_run"`
+	Topology    string   `json:"topology"`
+	Nodes       NodesDoc `json:"nodes"`
+	WholeNode   SolveDoc `json:"whole_node"`
+	PartialNode *CPDoc   `json:"partial_node,omitempty"`
+	// Selection is backfill or lan2023; Reservation the start held for
+	// the first job that does not fit now (backfill).
+	Selection   string       `json:"selection"`
+	Reservation *Reservation `json:"reservation,omitempty"`
+	Starts      []StartDoc   `json:"starts"`
+	Deferred    []Reason     `json:"deferred"`
+	Skipped     []Reason     `json:"skipped"`
+	Notes       []string     `json:"notes"`
+	Failed      []Reason     `json:"failed,omitempty"`
 }
 
 // NodesDoc counts the vnodes of a cycle.
@@ -64,7 +68,8 @@ func (p *Plan) Doc(qrun string, dryRun bool) PlanDoc {
 	st := p.c.st
 	d := PlanDoc{Version: 1, Server: st.Jobs.Server, PBSVersion: st.Jobs.Version, Time: st.Now,
 		InputSHA256: st.Digest, DryRun: dryRun, Topology: p.c.topoNote, WholeNode: p.Solve, PartialNode: p.CP,
-		Starts: []StartDoc{}, Deferred: nonNil(p.Deferred), Skipped: nonNil(p.c.skipped), Notes: nonNil(p.Notes)}
+		Starts: []StartDoc{}, Deferred: nonNil(p.Deferred), Skipped: nonNil(p.c.skipped), Notes: nonNil(p.Notes),
+		Selection: p.Selection, Reservation: p.Reservation}
 	if d.Server == "" {
 		d.Server = st.Nodes.Server
 	}
@@ -149,6 +154,13 @@ func (p *Plan) WriteScript(out io.Writer, qrun string, applied bool) error {
 			obj = fmt.Sprintf(", total queue time %.0f s", *cp.Objective)
 		}
 		fmt.Fprintf(&b, "# partial-node schedule: %d jobs, %s by %s%s, %.3f ms\n", cp.Jobs, cp.Status, cp.Solver, obj, cp.ElapsedMS)
+	}
+	if r := d.Reservation; r != nil {
+		at := "never (too few vnodes will ever be empty)"
+		if r.Start != 0 {
+			at = time.Unix(r.Start, 0).UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(&b, "# backfill: job %s reserved at %s, %d vnodes, %d extra\n", r.Job, at, r.Vnodes, r.Extra)
 	}
 	for _, n := range d.Notes {
 		fmt.Fprintf(&b, "# note: %s\n", n)

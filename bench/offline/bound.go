@@ -1,6 +1,7 @@
 package offline
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"slices"
@@ -197,7 +198,7 @@ func (lg *lagrangian) repair(nodes int) []int64 {
 			}
 			return 1
 		}
-		return cmpInt64(lg.jobs[a].Submit, lg.jobs[b].Submit)
+		return cmp.Compare(lg.jobs[a].Submit, lg.jobs[b].Submit)
 	})
 	return serial(lg.jobs, nodes, order)
 }

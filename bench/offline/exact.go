@@ -1,6 +1,7 @@
 package offline
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -171,7 +172,7 @@ func (e *search) expand(st *state) float64 {
 	// wholly before j's earliest fit (ef_i + p_i ≤ ef_j, ef_i < ef_j).
 	// minEnd[x] = min ef_i+p_i over the unplaced i with ef_i < x.
 	byEF := slices.Clone(unplaced)
-	slices.SortFunc(byEF, func(a, b int) int { return cmpInt64(st.ef[a], st.ef[b]) })
+	slices.SortFunc(byEF, func(a, b int) int { return cmp.Compare(st.ef[a], st.ef[b]) })
 	var kids []child
 	minEnd := int64(math.MaxInt64)
 	for k := 0; k < len(byEF); {

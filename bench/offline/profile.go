@@ -1,6 +1,7 @@
 package offline
 
 import (
+	"cmp"
 	"math"
 	"slices"
 )
@@ -121,7 +122,7 @@ func greedy(jobs []Job, nodes int, key func(Job) float64) []int64 {
 	for i := range bySubmit {
 		bySubmit[i] = i
 	}
-	slices.SortStableFunc(bySubmit, func(a, b int) int { return cmpInt64(jobs[a].Submit, jobs[b].Submit) })
+	slices.SortStableFunc(bySubmit, func(a, b int) int { return cmp.Compare(jobs[a].Submit, jobs[b].Submit) })
 	keys := make([]float64, n)
 	for i, j := range jobs {
 		keys[i] = key(j)
@@ -186,16 +187,6 @@ func greedy(jobs []Job, nodes int, key func(Job) float64) []int64 {
 	return starts
 }
 
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // heuristics are the priority keys of the list schedules that give the
 // incumbents: first come first served, shortest job first, smallest area
 // first, and a Smith-like ratio (area × max(run, Floor), the bounded
@@ -236,7 +227,7 @@ func bestHeuristic(jobs []Job, nodes int) ([]int64, float64, string) {
 			case ka > kb:
 				return 1
 			}
-			return cmpInt64(jobs[a].Submit, jobs[b].Submit)
+			return cmp.Compare(jobs[a].Submit, jobs[b].Submit)
 		})
 		if s := serial(jobs, nodes, order); Value(jobs, s) < bv {
 			best, bv, bn = s, Value(jobs, s), "serial-"+h.name

@@ -1,6 +1,7 @@
 package rlscheduler
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -153,7 +154,7 @@ func (EASY) Decide(_ context.Context, now int64, _, free int, running []Running,
 	for _, p := range pick {
 		ends = append(ends, Running{End: now + waiting[p].Request, Nodes: waiting[p].Nodes})
 	}
-	slices.SortFunc(ends, func(a, b Running) int { return cmp64(a.End, b.End) })
+	slices.SortFunc(ends, func(a, b Running) int { return cmp.Compare(a.End, b.End) })
 	head := waiting[k]
 	shadow, extra := int64(math.MaxInt64), 0
 	avail := free

@@ -1,6 +1,7 @@
 package rlscheduler
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -206,7 +207,7 @@ func (r *replay) event() error {
 	}
 	release := int64(math.MaxInt64)
 	if len(r.running) > 0 {
-		slices.SortStableFunc(r.running, func(a, b int) int { return cmp64(r.runEnd(a), r.runEnd(b)) })
+		slices.SortStableFunc(r.running, func(a, b int) int { return cmp.Compare(r.runEnd(a), r.runEnd(b)) })
 		release = r.runEnd(r.running[0])
 	}
 	if r.next < len(r.jobs) && r.jobs[r.next].Submit <= release {
@@ -221,16 +222,6 @@ func (r *replay) event() error {
 	return nil
 }
 
-func cmp64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // fits is the published can_allocated.
 func (r *replay) fits(i int) bool { return r.nodes[i] <= r.free }
 
@@ -239,7 +230,7 @@ func (r *replay) fits(i int) bool { return r.nodes[i] <= r.free }
 // processors are free.
 func (r *replay) reservation(head int) int64 {
 	earliest := r.now
-	slices.SortStableFunc(r.running, func(a, b int) int { return cmp64(r.reqEnd(a), r.reqEnd(b)) })
+	slices.SortStableFunc(r.running, func(a, b int) int { return cmp.Compare(r.reqEnd(a), r.reqEnd(b)) })
 	free := float64(r.free) * r.perNode
 	for _, i := range r.running {
 		free += float64(r.nodes[i]) * r.perNode
@@ -274,7 +265,7 @@ func Replay(ctx context.Context, seq Sequence, policy string, backfill bool) (*S
 	}
 	keyOf := make([][2]float64, len(jobs)) // the queue's keys, computed once a sort
 	byKey := func(a, b int) int { return cmpKeys(keyOf[a], keyOf[b]) }
-	bySubmit := func(a, b int) int { return cmp64(jobs[a].Submit, jobs[b].Submit) }
+	bySubmit := func(a, b int) int { return cmp.Compare(jobs[a].Submit, jobs[b].Submit) }
 	for n := 0; ; n++ {
 		if n%64 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -332,6 +323,6 @@ func Replay(ctx context.Context, seq Sequence, policy string, backfill bool) (*S
 
 // earliestRunEnd sorts the running jobs by end and returns the first end.
 func (r *replay) earliestRunEnd() int64 {
-	slices.SortStableFunc(r.running, func(a, b int) int { return cmp64(r.runEnd(a), r.runEnd(b)) })
+	slices.SortStableFunc(r.running, func(a, b int) int { return cmp.Compare(r.runEnd(a), r.runEnd(b)) })
 	return r.runEnd(r.running[0])
 }

@@ -3,7 +3,6 @@ package sim
 import (
 	"context"
 	"fmt"
-	"math"
 
 	"github.com/optsched/optsched/bench/cpolicy"
 )
@@ -21,18 +20,9 @@ func (s *state) runCP(ctx context.Context) error {
 	pol := s.cfg.CP
 	var running []cpolicy.Running
 	var waiting []cpolicy.Job
-	for s.next < len(s.jobs) || len(s.queue) > 0 {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		t := s.nextEvent()
-		if t == math.MaxInt64 {
-			return fmt.Errorf("sim: %d jobs wait but nothing runs or arrives", len(s.queue))
-		}
-		s.Release(t)
-		s.Arrive(t)
+	return s.eachEvent(ctx, func(t int64) error {
 		if len(s.queue) == 0 {
-			continue
+			return nil
 		}
 		running, waiting = running[:0], waiting[:0]
 		for _, r := range s.running {
@@ -66,6 +56,6 @@ func (s *state) runCP(ctx context.Context) error {
 		if len(s.running) == 0 && len(s.queue) > 0 && s.next == len(s.jobs) {
 			return fmt.Errorf("sim: at t=%d the cp policy started none of %d waiting jobs on an empty cluster", t, len(s.queue))
 		}
-	}
-	return nil
+		return nil
+	})
 }

@@ -332,6 +332,20 @@ func (s *state) solveWindow(ctx context.Context, t int64) error {
 
 // runEvents runs a per-job policy, scheduling at every arrival and end.
 func (s *state) runEvents(ctx context.Context, pol policy) error {
+	return s.eachEvent(ctx, func(t int64) error {
+		if err := s.schedule(ctx, t, pol); err != nil {
+			return err
+		}
+		s.sorted = len(s.queue) // starts keep the order sortQueue made
+		return nil
+	})
+}
+
+// eachEvent steps the simulation from event to event (an arrival or an
+// end) until every job has started: at each event time the ended jobs
+// release their nodes, the arrivals join the queue, and decide starts
+// what it chooses.
+func (s *state) eachEvent(ctx context.Context, decide func(t int64) error) error {
 	for s.next < len(s.jobs) || len(s.queue) > 0 {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -342,10 +356,9 @@ func (s *state) runEvents(ctx context.Context, pol policy) error {
 		}
 		s.Release(t)
 		s.Arrive(t)
-		if err := s.schedule(ctx, t, pol); err != nil {
+		if err := decide(t); err != nil {
 			return err
 		}
-		s.sorted = len(s.queue) // starts keep the order sortQueue made
 	}
 	return nil
 }

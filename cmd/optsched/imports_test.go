@@ -42,6 +42,7 @@ var allowedImports = map[string][]string{
 // packages under it may import model and each other, never the reverse.
 var selfContained = map[string]bool{"model": true}
 
+
 func top(pkg string) string {
 	rel := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")
 	t, _, _ := strings.Cut(rel, "/")
@@ -101,6 +102,16 @@ func TestFlowRules(t *testing.T) {
 		{"bench/cpolicy", "cmd/optsched", false},
 		{"pbsched", "bench/cpolicy", false},
 		{"catalog", "bench/cpolicy", false},
+		{"pbsched/replay", "bench/replay", false},
+		{"pbsched/replay", "model/replay", true},
+		{"bench/replay", "model/replay", true},
+		{"model/replay", "model", true},
+		{"model/replay", "pbsched", false},
+		{"pbsched/replay", "bench/trace", false},
+		{"pbsched/replay", "bench/sim", false},
+		{"pbsched", "bench/replay", false},
+		{"pbsched/cycle", "bench/replay", false},
+		{"cmd/optsched", "pbsched/replay", true},
 	} {
 		got := flowViolation(module+"/"+c.from, module+"/"+c.imp)
 		if (got == "") != c.ok {

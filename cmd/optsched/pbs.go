@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -34,6 +35,10 @@ type pbsOptions struct {
 	solver    string
 	fallback  string
 	partial   string
+	selection string
+	// reserveAfter is --reserve-after (pbsched.Options.ReserveAfter).
+	reserveAfter float64
+	starveAfter  time.Duration
 	// Acting and recording.
 	output   string
 	apply    bool
@@ -47,6 +52,17 @@ type pbsOptions struct {
 	// periodFromInterval: --period was not given and is --interval.
 	periodFromInterval bool
 }
+
+// The backfill selection's defaults: no reservation by slowdown, one for
+// a job that has waited 24 h — PBS's own default max_starve. Measured on
+// the real server (docs/pbs.md): reserving at once (EASY) made the small
+// jobs wait behind the widest and doubled the mean wait against
+// pbs_sched; reserving only for starving jobs matches it.
+const (
+	defaultStarveAfter = 24 * time.Hour
+)
+
+var defaultReserveAfter = math.Inf(1)
 
 func newPBSCmd(s *streams) *cobra.Command {
 	cmd := &cobra.Command{
@@ -86,6 +102,9 @@ func (o *pbsOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.cost, "cost", "lan-code", "CH cost model: lan-code or lan-paper")
 	f.StringVar(&o.solver, "solver", "csp", "whole-node window solver ("+strings.Join(wholeNodeSolvers(), ", ")+")")
 	f.StringVar(&o.fallback, "fallback", "sa", "heuristic that takes over when the exact solver runs out of time: sa or none")
+	f.StringVar(&o.selection, "selection", pbsched.SelectionBackfill, "which queued jobs start: backfill (jobs start in order whenever they fit; the first that does not fit gets a reservation once it starves, see --starve-after and --reserve-after, and the jobs behind it then start only when they do not delay it) or lan2023 (the paper's window selection: stop at the first job that does not fit)")
+	f.Float64Var(&o.reserveAfter, "reserve-after", defaultReserveAfter, "backfill: the first job that does not fit gets a reservation once its bounded slowdown so far, (wait + walltime)/max(walltime, 10s), reaches this (1: at once, EASY; +Inf: never by slowdown)")
+	f.DurationVar(&o.starveAfter, "starve-after", defaultStarveAfter, "backfill: ... or once it has waited this long (PBS's max_starve; 0: never by wait); until then the jobs behind it start whenever they fit")
 	f.StringVar(&o.partial, "partial", pbsched.PartialCP, "placement of the jobs whose chunks share vnodes: cp (CP/SAT time-and-resource schedule, list schedule and first fit as fallbacks) or first-fit")
 	f.BoolVar(&o.apply, "apply", false, "run the qrun commands (default: a dry run that only prints them)")
 	f.StringVar(&o.qrun, "qrun", "", "qrun binary (default: qrun found on PATH)")
@@ -183,6 +202,15 @@ func (o *pbsOptions) validate() error {
 	if o.timeLimit <= 0 {
 		return usageError{fmt.Errorf("--time-limit must be positive, got %v", o.timeLimit)}
 	}
+	if o.selection != pbsched.SelectionBackfill && o.selection != pbsched.SelectionLan2023 {
+		return usageError{fmt.Errorf("--selection must be backfill or lan2023, got %q", o.selection)}
+	}
+	if !(o.reserveAfter >= 1) {
+		return usageError{fmt.Errorf("--reserve-after must be at least 1 (or +Inf), got %v", o.reserveAfter)}
+	}
+	if o.starveAfter < 0 {
+		return usageError{fmt.Errorf("--starve-after must not be negative, got %v", o.starveAfter)}
+	}
 	if o.partial != "" && o.partial != pbsched.PartialCP && o.partial != pbsched.PartialFirstFit {
 		return usageError{fmt.Errorf("--partial must be cp or first-fit, got %q", o.partial)}
 	}
@@ -221,7 +249,7 @@ func (o *pbsOptions) config() *cycle.Config {
 		QstatFile: o.qstatFile, NodesFile: o.nodesFile, QueuesFile: o.queuesFile, Snapshot: o.snapshot,
 		Stdin: o.streams.in, Timezone: o.timezone,
 		ExecQueues: o.execQueues, Nodes: o.nodes, Levels: o.levels, TopologyConf: o.topologyConf, Period: o.period,
-		Decide: pbsched.Options{TimeLimit: o.timeLimit, MaxJobs: o.maxJobs, Cost: o.cost, Partial: o.partial},
+		Decide: pbsched.Options{TimeLimit: o.timeLimit, MaxJobs: o.maxJobs, Cost: o.cost, Partial: o.partial, Selection: o.selection, ReserveAfter: o.reserveAfter, StarveAfter: o.starveAfter},
 		Solver: o.solver, Fallback: o.fallback,
 		Apply: o.apply, Qrun: o.qrun, LockPath: o.lockPath, LogPath: o.logPath,
 		Interval: o.interval, Cycles: o.cycles, Messages: o.streams.err,

@@ -25,6 +25,8 @@ func FuzzParseJobs(f *testing.F) {
 	f.Add([]byte(`{"Jobs":{"1.s":{"job_state":"R","queue":"q","exec_vnode":"(a:ncpus=1)+(b:mem=1kb)","Resource_List":{"select":"2:ncpus=1","place":"scatter:excl","walltime":"1:00:00"},"eligible_time":"10:00"}}}`))
 	f.Add([]byte(`{"Jobs":{"1.s":{"Job_Name":inf,"job_state":"Q","queue":007}}}`))
 	f.Add([]byte(`{"timestamp":-1}`))
+	f.Add([]byte(`{"Jobs":{"0.s":{"job_state":"F","queue":"workq","stime":1795728001,"obittime":"Tue Nov 24 03:36:37 2026","mtime":1795728009,` +
+		`"exec_vnode":"(pbshost[7]:ncpus=1)","Exit_status":-29,"run_count":2,"resources_used":{"walltime":"00:00:08","cput":"x"}}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		js, err := ParseJobs(data, time.UTC)
 		if err != nil {
@@ -40,7 +42,8 @@ func FuzzParseJobs(f *testing.F) {
 				t.Fatalf("bad or repeated job id %q", j.ID)
 			}
 			seen[j.ID] = true
-			if len(j.State) != 1 || j.Queue == "" || j.Walltime < 0 || j.Walltime > maxTime || j.EligibleTime < 0 {
+			if len(j.State) != 1 || j.Queue == "" || j.Walltime < 0 || j.Walltime > maxTime || j.EligibleTime < 0 ||
+				j.UsedWalltime < 0 || j.UsedWalltime > maxTime || j.RunCount < 0 {
 				t.Fatalf("job %+v breaks the invariants", j)
 			}
 			if j.Select != nil && (j.Select.Units() < 1 || j.Select.Units() > 1<<20) {

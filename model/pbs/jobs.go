@@ -57,6 +57,27 @@ type Job struct {
 	Place Place
 	// ExecVnode is the parsed exec_vnode of a running job, nil otherwise.
 	ExecVnode []VChunk
+
+	// What the history (qstat -fx) tells of a job that ran; read by
+	// `optsched replay`, not by the scheduler.
+
+	// ExecVnodeText is exec_vnode as written, in any state: a finished job
+	// keeps the vnodes it ran on (ParseExecVnode reads it).
+	ExecVnodeText string
+	// MTime is mtime (last modified); ObitTime is obittime, when the
+	// server learnt that the job ended (0 for a job that never ran).
+	MTime, ObitTime int64
+	// UsedWalltime is resources_used.walltime in seconds; HasUsedWalltime
+	// says whether it was present.
+	UsedWalltime    int64
+	HasUsedWalltime bool
+	// ExitStatus is Exit_status (negative: PBS's own codes, such as -29
+	// for a job over its walltime limit; above 256: killed by a signal);
+	// HasExitStatus says whether it was present.
+	ExitStatus    int
+	HasExitStatus bool
+	// RunCount is run_count, the times the job was started.
+	RunCount int
 }
 
 // maxNodeCount bounds Resource_List.nodect.
@@ -189,6 +210,36 @@ func parseJob(id string, raw json.RawMessage, loc *time.Location) (Job, error) {
 			if execText, err = str(a.key, a.val); err != nil {
 				return j, err
 			}
+			j.ExecVnodeText = execText
+		case "mtime":
+			if j.MTime, err = tm(a.key, a.val); err != nil {
+				return j, err
+			}
+		case "obittime":
+			if j.ObitTime, err = tm(a.key, a.val); err != nil {
+				return j, err
+			}
+		case "Exit_status", "run_count":
+			s, err := str(a.key, a.val)
+			if err != nil {
+				return j, err
+			}
+			n, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || n < -maxNodeCount || n > maxNodeCount {
+				return j, bad(a.key, "%q is not an integer", cut(s))
+			}
+			if a.key == "run_count" {
+				if n < 0 {
+					return j, bad(a.key, "%d is negative", n)
+				}
+				j.RunCount = n
+			} else {
+				j.ExitStatus, j.HasExitStatus = n, true
+			}
+		case "resources_used":
+			if err := parseResourcesUsed(&j, a.val, bad); err != nil {
+				return j, err
+			}
 		case "Resource_List":
 			if err := parseResourceList(&j, a.val, bad); err != nil {
 				return j, err
@@ -213,6 +264,32 @@ func parseJob(id string, raw json.RawMessage, loc *time.Location) (Job, error) {
 		}
 	}
 	return j, nil
+}
+
+// parseResourcesUsed reads resources_used.walltime.
+func parseResourcesUsed(j *Job, raw json.RawMessage, bad func(field, format string, args ...any) error) error {
+	res, dup, err := members(raw)
+	if err != nil {
+		if dup != "" {
+			return bad("resources_used."+dup, "given twice")
+		}
+		return bad("resources_used", "must be an object, got %s", jsonkind.Of(raw))
+	}
+	for _, r := range res {
+		if r.key != "walltime" || isNull(r.val) {
+			continue
+		}
+		s, ok := scalar(r.val)
+		if !ok {
+			return bad("resources_used.walltime", "must be a string or number, got %s", jsonkind.Of(r.val))
+		}
+		w, err := ParseDuration(s)
+		if err != nil {
+			return bad("resources_used.walltime", "%v", err)
+		}
+		j.UsedWalltime, j.HasUsedWalltime = w, true
+	}
+	return nil
 }
 
 func parseResourceList(j *Job, raw json.RawMessage, bad func(field, format string, args ...any) error) error {

@@ -407,3 +407,38 @@ func ExampleParseJobs() {
 	fmt.Println(j.ID, j.State, j.Select, j.Place.Sharing, j.Walltime)
 	// Output: 5.pbs Q 2:ncpus=64 excl 7200
 }
+
+// TestParseJobsHistory reads what the history (qstat -fx) tells of
+// finished jobs, on the OpenPBS 23.06 fixture: 0.pbshost finished (exit
+// 0, one run, 1 s of walltime, obittime 2 s after stime, its exec_vnode
+// kept as text but not parsed into ExecVnode, which is for running jobs);
+// the queued 2.pbshost has none of it.
+func TestParseJobsHistory(t *testing.T) {
+	data, err := os.ReadFile("testdata/openpbs-23.06/qstat-ftx.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := ParseJobs(data, time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]Job{}
+	for _, j := range jobs.Jobs {
+		byID[j.ID] = j
+	}
+	j := byID["0.pbshost"]
+	if j.State != "F" || !j.HasExitStatus || j.ExitStatus != 0 || j.RunCount != 1 || !j.HasUsedWalltime || j.UsedWalltime != 1 ||
+		j.ObitTime-j.STime != 2 || j.MTime != j.ObitTime || j.ExecVnodeText != "(pbshost[7]:ncpus=1)" || j.ExecVnode != nil {
+		t.Errorf("finished job: %+v", j)
+	}
+	q := byID["2.pbshost"]
+	if q.HasExitStatus || q.HasUsedWalltime || q.ObitTime != 0 || q.RunCount != 0 || q.ExecVnodeText != "" || q.MTime == 0 {
+		t.Errorf("queued job: %+v", q)
+	}
+	for _, bad := range []string{`"Exit_status": "x"`, `"run_count": -1`, `"resources_used": {"walltime": "1:99"}`, `"resources_used": 3`, `"obittime": "yesterday"`} {
+		doc := `{"Jobs": {"1.s": {"job_state": "F", "queue": "q", ` + bad + `}}}`
+		if _, err := ParseJobs([]byte(doc), time.UTC); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+}

@@ -67,7 +67,7 @@ func probe() (skip, fatal string) {
 	}
 	config = os.Getenv("OPTSCHED_ITEST_CONFIG")
 	if config == "" {
-		return "needs OPTSCHED_ITEST_CONFIG (" + cfgDefault + " or " + cfgHosts + ") and a server started by shared/pbs/pbs-up.sh (" + how + ")", ""
+		return "needs OPTSCHED_ITEST_CONFIG (" + cfgDefault + ", " + cfgHosts + " or " + cfgSched + ") and a server started by shared/pbs/pbs-up.sh (" + how + ")", ""
 	}
 	if _, err := exec.LookPath("qstat"); err != nil {
 		return "needs qstat, pbsnodes and qrun on PATH and a server: run inside shared/pbs/pbs-up.sh (" + how + ")", ""
@@ -668,8 +668,15 @@ type auditEntry struct {
 			ExecVnode string `json:"exec_vnode"`
 			ExitCode  *int   `json:"exit_code"`
 		} `json:"starts"`
-		Deferred []auditReason `json:"deferred"`
-		Skipped  []auditReason `json:"skipped"`
+		Deferred    []auditReason `json:"deferred"`
+		Skipped     []auditReason `json:"skipped"`
+		Selection   string        `json:"selection"`
+		Reservation *struct {
+			Job    string `json:"job"`
+			Start  int64  `json:"start"`
+			Vnodes int    `json:"vnodes"`
+			Extra  int    `json:"extra"`
+		} `json:"reservation"`
 	} `json:"plan"`
 }
 

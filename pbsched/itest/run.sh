@@ -6,14 +6,14 @@
 # (where the project's machines keep them). Without them it says what it
 # needs and exits 0 (skipped). Settings, from the environment:
 #   GO, BIN          the go command and the optsched binary to build (bin/optsched)
-#   ITEST_CONFIGS    server configurations to run (default hosts)
+#   ITEST_CONFIGS    server configurations to run (default hosts sched)
 #   ITEST_FLAGS      flags for the test binary (-test.v -test.timeout 10m)
 set -e
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 shared=${PBS_SHARED:-$repo/../shared/pbs}
 GO=${GO:-go}
 BIN=${BIN:-bin/optsched}
-ITEST_CONFIGS=${ITEST_CONFIGS:-default hosts}
+ITEST_CONFIGS=${ITEST_CONFIGS:-default hosts sched}
 ITEST_FLAGS=${ITEST_FLAGS:--test.v -test.timeout 10m}
 data=$repo/pbsched/itest/testdata
 
@@ -40,6 +40,7 @@ for cfg in $ITEST_CONFIGS; do
 	case $cfg in
 	default) env="" tests='^TestDefault' ;;
 	hosts) env="PBSNS_VNODEDEF=$data/hosts.vnodedef PBSNS_QMGR=$data/hosts.qmgr" tests='^TestHosts' ;;
+	sched) env="PBSNS_VNODES=16 PBSNS_SCHED=1" tests='^TestSched' ;;
 	*) echo "itest: unknown configuration $cfg"; failed="$failed $cfg"; continue ;;
 	esac
 	echo "== itest: configuration $cfg"

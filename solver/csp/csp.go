@@ -144,7 +144,9 @@ func newSearchContext(ctx context.Context, p *solver.Problem, progress io.Writer
 	for sz, e := range st.eps {
 		triv += int64(e) * st.minc[sz]
 	}
-	st.bound = float64(triv)
+	// Published at once, so that a solve abandoned at its deadline (a
+	// loaded machine, a 10 ms limit) still answers with a bound.
+	st.raise(float64(triv), "every job at its size's cheapest block")
 	st.seqIncumbent(p)
 	st.greedy()
 	return st, nil

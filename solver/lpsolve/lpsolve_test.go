@@ -168,7 +168,13 @@ func TestIncumbentAtDeadline(t *testing.T) {
 		t.Fatalf("strong form: %v, %v", opt, err)
 	}
 	feasible := 0
-	for _, limit := range []time.Duration{200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond} {
+	// The limits double until a solve stops with an incumbent: on a
+	// loaded machine lp_solve gets a share of a core, and 800 ms may not
+	// see it past the root LP (seen at load 7 on 2 cores).
+	for _, limit := range []time.Duration{200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond, 1600 * time.Millisecond, 3200 * time.Millisecond} {
+		if feasible > 0 {
+			break
+		}
 		res, err := solver.SolveWindow(context.Background(), w, Solver{Formulation: scas.Paper},
 			solver.Options{MaxJobs: 5, TimeLimit: limit})
 		if err != nil {

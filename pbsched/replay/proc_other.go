@@ -1,0 +1,7 @@
+//go:build !unix
+
+package replay
+
+import "os/exec"
+
+func boundProcess(*exec.Cmd) {}
