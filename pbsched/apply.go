@@ -39,7 +39,7 @@ func (q Qrun) Run(ctx context.Context, execVnode, job string) (int, string) {
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(cctx, q.Path, "-H", execVnode, job)
-	boundProcess(cmd)
+	BoundProcess(cmd)
 	cmd.WaitDelay = delay
 	var out bytes.Buffer
 	cmd.Stdout = &headWriter{b: &out, n: 1 << 16}

@@ -4,6 +4,6 @@ package pbsched
 
 import "os/exec"
 
-// boundProcess: without process groups, the context kills qrun itself
-// and cmd.WaitDelay bounds the wait for its pipes.
-func boundProcess(cmd *exec.Cmd) {}
+// BoundProcess: without process groups, the context kills the command
+// itself and cmd.WaitDelay bounds the wait for its pipes.
+func BoundProcess(cmd *exec.Cmd) {}

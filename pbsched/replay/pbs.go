@@ -40,7 +40,7 @@ func (e Exec) Run(ctx context.Context, dir, name string, args ...string) ([]byte
 	defer cancel()
 	cmd := exec.CommandContext(cctx, name, args...)
 	cmd.Dir = dir
-	boundProcess(cmd)
+	pbsched.BoundProcess(cmd)
 	cmd.WaitDelay = 2 * time.Second
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

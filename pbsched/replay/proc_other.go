@@ -1,7 +1,0 @@
-//go:build !unix
-
-package replay
-
-import "os/exec"
-
-func boundProcess(*exec.Cmd) {}
