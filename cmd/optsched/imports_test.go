@@ -42,7 +42,6 @@ var allowedImports = map[string][]string{
 // packages under it may import model and each other, never the reverse.
 var selfContained = map[string]bool{"model": true}
 
-
 func top(pkg string) string {
 	rel := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")
 	t, _, _ := strings.Cut(rel, "/")
