@@ -3,12 +3,13 @@ package offline
 import (
 	"errors"
 	"fmt"
-	"math"
+
+	"github.com/optsched/optsched/model"
 )
 
 // Floor is the τ of the bounded slowdown: a job's slowdown is taken
 // relative to max(run time, Floor) seconds.
-const Floor = 10
+const Floor = model.BoundedSlowdownFloor
 
 // Job is one job of a sequence: its submit time and actual run time in
 // seconds, and the number of nodes it holds for its whole run.
@@ -24,8 +25,7 @@ type Job struct {
 // A start before the submit time is not a valid start; BSLD does not check
 // it (the formula still applies).
 func BSLD(j Job, start int64) float64 {
-	wait := float64(start - j.Submit)
-	return math.Max(1, (wait+float64(j.Run))/math.Max(float64(j.Run), Floor))
+	return model.BoundedSlowdown(float64(start-j.Submit), float64(j.Run))
 }
 
 // ErrNodes is returned for a cluster of fewer than one node.

@@ -8,10 +8,6 @@ import (
 	"github.com/optsched/optsched/model"
 )
 
-// BoundedSlowdownFloor is the τ of the bounded slowdown,
-// max(1, (wait + run) / max(run, τ)), in seconds (as in bench/sim).
-const BoundedSlowdownFloor = 10
-
 // JobResult is one job's line of a Report. Times are seconds since 1970
 // as the server recorded them; durations are seconds.
 type JobResult struct {
@@ -133,7 +129,7 @@ func Compute(sub []Submitted, recs []Record, c *Cluster, cost model.CostModel) (
 			r.Run = rec.Used
 		}
 		r.Run = max(r.Run, 1)
-		r.BSLD = math.Max(1, float64(r.Wait+r.Run)/math.Max(float64(r.Run), BoundedSlowdownFloor))
+		r.BSLD = model.BoundedSlowdown(float64(r.Wait), float64(r.Run))
 		r.Nodes = slices.Clone(rec.Nodes)
 		r.CH = chCost(c.Topology, r.Nodes, cost)
 		sumWait += float64(r.Wait)

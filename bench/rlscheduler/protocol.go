@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/optsched/optsched/model"
 )
 
 // Starts are the published code's ten start positions of the test
@@ -62,7 +64,7 @@ type Schedule struct {
 // BSLD is a job's bounded slowdown, max(1, (wait + run)/max(run, 10)), on
 // its real run time.
 func BSLD(j Job, start int64) float64 {
-	return max(1, float64(start-j.Submit+j.Run)/float64(max(j.Run, 10)))
+	return model.BoundedSlowdown(float64(start-j.Submit), float64(j.Run))
 }
 
 // Mean is the mean bounded slowdown of the schedule's jobs.

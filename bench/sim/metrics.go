@@ -4,11 +4,13 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/optsched/optsched/model"
 )
 
-// BoundedSlowdownFloor is the τ of the bounded slowdown,
-// max(1, (wait + run) / max(run, τ)).
-const BoundedSlowdownFloor = 10
+// BoundedSlowdownFloor is the τ of the bounded slowdown
+// (model.BoundedSlowdown).
+const BoundedSlowdownFloor = model.BoundedSlowdownFloor
 
 // Summary holds a run's aggregate metrics.
 type Summary struct {
@@ -95,7 +97,7 @@ func (r *Result) Summarise() Summary {
 			}
 		}
 		s.MeanTurnaround += wait + run
-		s.MeanBSLD += math.Max(1, (wait+run)/math.Max(run, BoundedSlowdownFloor))
+		s.MeanBSLD += model.BoundedSlowdown(wait, run)
 	}
 	n := float64(len(r.Jobs))
 	s.MeanCost /= n
