@@ -429,26 +429,11 @@ func (x *treeIndex) slurmPick(region, rem int) int {
 					break
 				}
 			}
-			if o := x.lvl[L][p]; x.cnt(o) == c && x.cmpBelow(o, s) < 0 {
+			if o := x.lvl[L][p]; x.cnt(o) == c && x.cmpPath(o, s) < 0 {
 				s = o
 			}
 		}
 		return x.descend(s)
 	}
 	return x.descend(region)
-}
-
-// cmpBelow compares switches a and b of equal free counts by their
-// largest paths below them, then their leaves.
-func (x *treeIndex) cmpBelow(a, b int) int {
-	na, nb := x.bestChild(a), x.bestChild(b)
-	switch {
-	case na < 0 && nb < 0:
-		return a - b
-	case na < 0:
-		return -1
-	case nb < 0:
-		return 1
-	}
-	return x.cmpPath(na, nb)
 }

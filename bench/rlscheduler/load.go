@@ -3,15 +3,15 @@ package rlscheduler
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/optsched/optsched/bench/trace"
 )
 
 // A Job is one job of a workload as the protocol loads it.
@@ -93,23 +93,13 @@ func (e *LineError) Error() string { return fmt.Sprintf("swf line %d: %s", e.Lin
 var ErrNoJobs = errors.New("rlscheduler: no jobs in the input")
 
 // Open loads the SWF log at path, gzip-compressed or not (told by its
-// magic bytes).
+// magic bytes, as bench/trace reads logs).
 func Open(path string, opt LoadOptions) (*Workload, error) {
-	f, err := os.Open(path)
+	r, err := trace.OpenFile(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	br := bufio.NewReaderSize(f, 1<<16)
-	var r io.Reader = br
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		gz, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		defer gz.Close()
-		r = gz
-	}
+	defer r.Close()
 	w, err := Load(r, opt)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
