@@ -2,7 +2,6 @@ package cpolicy
 
 import (
 	"cmp"
-	"math"
 	"slices"
 
 	"github.com/optsched/optsched/encode/cp"
@@ -31,7 +30,8 @@ type rule struct {
 // raised the mean bounded slowdown from 30.8 to 40.6 (Lublin-1) and left
 // HPC2N at 51.4–52.0; each rule alone gave 28.4 / 55.6 (Smith on area),
 // 47.5 / 65.6 (smallest), 258.8 / 84.0 (FCFS), 91.2 / 80.0 (WFP3), 49.3
-// / 65.0 (shortest), 35.9 / 65.5 (F1).
+// / 65.0 (shortest), 35.9 / 65.5 (F1; log10(request)·nodes +
+// 870·log10(submit), smallest first).
 var rules = []rule{
 	{"wspt-area", func(m *cp.Model, nodes []int, i int) float64 {
 		j := &m.Jobs[i]
@@ -43,22 +43,6 @@ var rules = []rule{
 		wj := &m.Window.Jobs[m.Jobs[i].Index]
 		r := float64(m.Window.Time-wj.Submit) / float64(max(wj.Walltime, 1))
 		return -r * r * r * float64(nodes[m.Jobs[i].Index])
-	}},
-}
-
-// moreRules are further orders, measured and left out of the seeds (see
-// rules): shortest request first, ω_i per request, F1 (Carastan-Santos
-// and de Camargo: log10(request)·nodes + 870·log10(submit), smallest
-// first).
-var moreRules = []rule{
-	{"sjf", func(m *cp.Model, _ []int, i int) float64 { return float64(m.Window.Jobs[m.Jobs[i].Index].Walltime) }},
-	{"wspt", func(m *cp.Model, _ []int, i int) float64 {
-		j := &m.Jobs[i]
-		return float64(m.Window.Jobs[j.Index].Walltime) / float64(j.Weight)
-	}},
-	{"f1", func(m *cp.Model, nodes []int, i int) float64 {
-		wj := &m.Window.Jobs[m.Jobs[i].Index]
-		return math.Log10(float64(max(wj.Walltime, 1)))*float64(nodes[m.Jobs[i].Index]) + 870*math.Log10(float64(max(wj.Submit, 1)))
 	}},
 }
 

@@ -55,6 +55,7 @@ func Simulate(ctx context.Context, seq Sequence, d Decider) (*Schedule, error) {
 		now     = jobs[0].Submit
 		wv      []Waiting
 		rv      []Running
+		chosen  []bool // by queue position, for one decision
 	)
 	for done < len(jobs) {
 		if err := ctx.Err(); err != nil {
@@ -86,12 +87,13 @@ func Simulate(ctx context.Context, seq Sequence, d Decider) (*Schedule, error) {
 				return nil, err
 			}
 			used := 0
-			seen := map[int]bool{}
+			chosen = slices.Grow(chosen[:0], len(queue))[:len(queue)]
+			clear(chosen)
 			for _, k := range pick {
-				if k < 0 || k >= len(queue) || seen[k] {
+				if k < 0 || k >= len(queue) || chosen[k] {
 					return nil, fmt.Errorf("rlscheduler: decider chose waiting job %d of %d (or twice)", k, len(queue))
 				}
-				seen[k] = true
+				chosen[k] = true
 				used += nodes[queue[k]]
 			}
 			if used > free {
@@ -106,7 +108,7 @@ func Simulate(ctx context.Context, seq Sequence, d Decider) (*Schedule, error) {
 			free -= used
 			left := queue[:0]
 			for k, i := range queue {
-				if !seen[k] {
+				if !chosen[k] {
 					left = append(left, i)
 				}
 			}
