@@ -208,7 +208,8 @@ func (p *Policy) Decide(ctx context.Context, now int64, nodes, free int, running
 	if err := model.Check(d.w, allocs); err != nil {
 		return nil, st, fmt.Errorf("cpolicy: t=%d: seed %s: %w", now, seed.name, err)
 	}
-	st.SeedObjective, st.Objective = m.Objective(seed.slots), m.Objective(seed.slots)
+	st.SeedObjective = m.Objective(seed.slots)
+	st.Objective = st.SeedObjective
 	st.Fallback = true
 	lb := sat.LowerBound(m)
 	st.Optimal = seed.w == lb
@@ -229,11 +230,15 @@ func (p *Policy) Decide(ctx context.Context, now int64, nodes, free int, running
 				break
 			}
 			// The search's schedule when it is better, or proven optimal.
-			if slots, _, eerr := m.Encode(sch.Allocations); eerr == nil && (m.Weighted(slots) < seed.w || m.Weighted(slots) == seed.w && sch.Status == solver.Optimal) {
+			slots, _, eerr := m.Encode(sch.Allocations)
+			if eerr != nil {
+				break
+			}
+			if w := m.Weighted(slots); w < seed.w || w == seed.w && sch.Status == solver.Optimal {
 				allocs, st.Fallback = sch.Allocations, false
 				st.Objective = m.Objective(slots)
 				st.Optimal = sch.Status == solver.Optimal
-				st.Improved = m.Weighted(slots) < seed.w
+				st.Improved = w < seed.w
 			}
 		}
 	}
