@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -47,8 +49,10 @@ type pbsOptions struct {
 	logPath  string
 	// run only.
 	interval time.Duration
-	once     bool
-	cycles   int
+	once      bool
+	cycles    int
+	pidFile   string
+	wakeDelay time.Duration
 	// periodFromInterval: --period was not given and is --interval.
 	periodFromInterval bool
 }
@@ -76,11 +80,13 @@ starts them with qrun -H.
   optsched pbs plan   one cycle; prints the qrun commands (a dry run) or,
                       with --apply, runs them
   optsched pbs run    repeats the cycle every --interval (--once for a cron
-                      job or a PBS periodic hook)
+                      job or a PBS periodic hook), and at once when the
+                      hook of "optsched pbs wake-hook" says a job was
+                      queued or ended
 
 See docs/pbs.md for the server set-up.`,
 	}
-	cmd.AddCommand(newPBSPlanCmd(s, nil), newPBSRunCmd(s, nil))
+	cmd.AddCommand(newPBSPlanCmd(s, nil), newPBSRunCmd(s, nil), newPBSWakeHookCmd(s))
 	return cmd
 }
 
@@ -189,6 +195,8 @@ flight is killed, the others do not run).`,
 	f.DurationVar(&o.interval, "interval", 60*time.Second, "time between the starts of two cycles")
 	f.BoolVar(&o.once, "once", false, "run one cycle and exit with its status")
 	f.IntVar(&o.cycles, "cycles", 0, "stop after this many cycles; 0 = until signalled")
+	f.StringVar(&o.pidFile, "pid-file", "", "write the daemon's pid here while it runs, for the wake-up hook (optsched pbs wake-hook); SIGUSR1 starts the next cycle early")
+	f.DurationVar(&o.wakeDelay, "wake-delay", cycle.DefaultWakeDelay, "after a SIGUSR1 wake-up, wait this long before the cycle (the queuejob hook runs before the job is queued; the wait also gathers a burst of submissions)")
 	f.StringVarP(&o.output, "output", "o", "summary", "per-cycle output on stdout: summary (one line), json (one line per cycle) or script")
 	return cmd
 }
@@ -253,6 +261,10 @@ func (o *pbsOptions) config() *cycle.Config {
 		Solver: o.solver, Fallback: o.fallback,
 		Apply: o.apply, Qrun: o.qrun, LockPath: o.lockPath, LogPath: o.logPath,
 		Interval: o.interval, Cycles: o.cycles, Messages: o.streams.err,
+		PIDFile: o.pidFile, WakeDelay: o.wakeDelay,
+	}
+	if o.wakeDelay == 0 {
+		c.WakeDelay = -1 // at once
 	}
 	if o.once {
 		c.Cycles = 1
@@ -328,6 +340,12 @@ func runPBSDaemon(ctx context.Context, o *pbsOptions) error {
 	if o.cycles < 0 {
 		return usageError{fmt.Errorf("--cycles must be at least 0, got %d", o.cycles)}
 	}
+	if o.wakeDelay < 0 || o.wakeDelay > o.interval {
+		return usageError{fmt.Errorf("--wake-delay must be between 0 and --interval (%v), got %v", o.interval, o.wakeDelay)}
+	}
+	if o.pidFile != "" && !filepath.IsAbs(o.pidFile) {
+		return usageError{fmt.Errorf("--pid-file must be an absolute path (the hook reads it from the server's folder), got %q", o.pidFile)}
+	}
 	c := o.config()
 	return commandError(c.Loop(ctx, func(n int, p *pbsched.Plan, err error) error {
 		if p != nil {
@@ -346,4 +364,40 @@ func runPBSDaemon(ctx context.Context, o *pbsOptions) error {
 		}
 		return nil
 	}))
+}
+
+func newPBSWakeHookCmd(s *streams) *cobra.Command {
+	var pidFile string
+	cmd := &cobra.Command{
+		Use:   "wake-hook",
+		Short: "Print a PBS server hook that wakes `optsched pbs run` when a job is queued or ends",
+		Long: `wake-hook prints a PBS server hook (Python, events queuejob and jobobit)
+that sends SIGUSR1 to the "optsched pbs run --pid-file FILE" running on the
+server's host, so that a cycle follows each submission and each job's end
+within --wake-delay instead of at the next --interval: the reaction time of
+pbs_sched, which the server wakes on the same events. The hook checks that
+the pid is an optsched process and always accepts the event. Install it as
+root on the server host:
+
+  optsched pbs wake-hook --pid-file /run/optsched/pbs.pid > optsched_wake.py
+  qmgr -c "create hook optsched_wake event='queuejob,jobobit'"
+  qmgr -c "import hook optsched_wake application/x-python default optsched_wake.py"
+  optsched pbs run --apply --pid-file /run/optsched/pbs.pid ...
+
+and remove it with qmgr -c "delete hook optsched_wake".`,
+		Args: argsBetween(0, 0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if pidFile == "" {
+				return usageError{errors.New("--pid-file is required: the path that optsched pbs run --pid-file writes")}
+			}
+			h, err := cycle.WakeHook(pidFile)
+			if err != nil {
+				return usageError{fmt.Errorf("--pid-file: %w", err)}
+			}
+			_, err = io.WriteString(s.out, h)
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&pidFile, "pid-file", "", "the pid file of optsched pbs run --pid-file (absolute path)")
+	return cmd
 }

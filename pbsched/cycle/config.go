@@ -77,6 +77,13 @@ type Config struct {
 	// Cycles the number of cycles it runs (0: until stopped).
 	Interval time.Duration
 	Cycles   int
+	// PIDFile, when set, is where Loop writes its pid while it runs, for
+	// the PBS hook of WakeHook to find. SIGUSR1 wakes a Loop whether or
+	// not it is set: the next cycle starts WakeDelay after the signal
+	// (default DefaultWakeDelay; negative: at once) instead of at the
+	// interval.
+	PIDFile   string
+	WakeDelay time.Duration
 	// Messages receives the notices of the signal handling (nil: none).
 	Messages io.Writer
 }
@@ -145,14 +152,31 @@ func (c *Config) Plan(ctx context.Context) (*pbsched.Plan, error) {
 // ends. It handles SIGINT and SIGTERM while it runs: the first signal
 // stops the loop after the cycle in flight, whose qrun commands all run
 // and are logged; a second aborts that cycle (the qrun in flight is
-// killed, the others do not run, the cycle is logged with the error). A
+// killed, the others do not run, the cycle is logged with the error).
+// SIGUSR1 (sent by the hook of WakeHook when a job is queued or ends)
+// starts the next cycle WakeDelay after it rather than at the interval;
+// the signals that come during a cycle or its delay make one cycle. A
 // Loop that would repeat cycles needs a positive Interval.
-func (c *Config) Loop(ctx context.Context, report func(n int, p *pbsched.Plan, err error) error) error {
+func (c *Config) Loop(ctx context.Context, report func(n int, p *pbsched.Plan, err error) error) (err error) {
 	if c.Interval <= 0 && c.Cycles != 1 {
 		return ConfigError{fmt.Errorf("the time between two cycles must be positive, got %v", c.Interval)}
 	}
 	ctx, stopping, release := gracefulSignals(ctx, c.Messages)
 	defer release()
+	wake, stopWake := wakeSignals()
+	defer stopWake()
+	if c.PIDFile != "" {
+		// After the handler is in place: SIGUSR1 would kill the process
+		// before it.
+		if err := writePIDFile(c.PIDFile); err != nil {
+			return ConfigError{err}
+		}
+		defer func() { err = errors.Join(err, removePIDFile(c.PIDFile)) }()
+	}
+	delay := c.WakeDelay
+	if delay == 0 {
+		delay = DefaultWakeDelay
+	}
 	for n := 1; ; n++ {
 		start := time.Now()
 		p, err := c.locked(ctx, "run")
@@ -167,12 +191,34 @@ func (c *Config) Loop(ctx context.Context, report func(n int, p *pbsched.Plan, e
 			return nil
 		default:
 		}
+		next := time.NewTimer(max(0, c.Interval-time.Since(start)))
 		select {
 		case <-stopping:
+			next.Stop()
 			return nil
 		case <-ctx.Done():
+			next.Stop()
 			return nil
-		case <-time.After(max(0, c.Interval-time.Since(start))):
+		case <-next.C:
+		case <-wake:
+			next.Stop()
+			if delay > 0 {
+				settle := time.NewTimer(delay)
+				select {
+				case <-stopping:
+					settle.Stop()
+					return nil
+				case <-ctx.Done():
+					settle.Stop()
+					return nil
+				case <-settle.C:
+				}
+			}
+			// The wake-ups of the delay are this cycle's.
+			select {
+			case <-wake:
+			default:
+			}
 		}
 	}
 }

@@ -1,0 +1,79 @@
+package cycle
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	_ "embed"
+)
+
+// DefaultWakeDelay is how long a woken Loop waits before its cycle: the
+// server's queuejob hook runs before the job is queued, so a cycle that
+// read the server at once could miss it; the delay also gathers a burst
+// of submissions into one cycle.
+const DefaultWakeDelay = 200 * time.Millisecond
+
+// wakeHook is the PBS server hook that wakes `optsched pbs run`; see
+// WakeHook.
+//
+//go:embed optsched_wake.py
+var wakeHook string
+
+// wakeHookPIDFile is the placeholder of the pid file's path in wakeHook.
+const wakeHookPIDFile = "@PID_FILE@"
+
+// WakeHook returns the source of a PBS server hook (Python, events
+// queuejob and jobobit) that sends SIGUSR1 to the `optsched pbs run`
+// whose --pid-file is pidFile, so that a cycle follows each submission
+// and each job's end at once instead of at the next interval. It checks
+// that the pid still names an optsched process before it signals, and
+// always accepts the event: a hook never refuses a job for optsched.
+func WakeHook(pidFile string) (string, error) {
+	if !filepath.IsAbs(pidFile) {
+		return "", fmt.Errorf("the pid file must be an absolute path (the hook runs in the server's folder), got %q", pidFile)
+	}
+	if strings.ContainsAny(pidFile, "\"\\\n\r") {
+		return "", fmt.Errorf("the pid file's path must not contain quotes, backslashes or line breaks, got %q", pidFile)
+	}
+	return strings.ReplaceAll(wakeHook, wakeHookPIDFile, pidFile), nil
+}
+
+// writePIDFile writes this process's pid to path (through a temporary
+// file and a rename, so that a reader never sees a partial file).
+func writePIDFile(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("--pid-file: %w", err)
+	}
+	tmp := path + ".tmp" + strconv.Itoa(os.Getpid())
+	if err := os.WriteFile(tmp, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+		return fmt.Errorf("--pid-file: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("--pid-file: %w", err)
+	}
+	return nil
+}
+
+// removePIDFile removes path if it still holds this process's pid.
+func removePIDFile(path string) error {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("--pid-file: %w", err)
+	}
+	if strings.TrimSpace(string(data)) != strconv.Itoa(os.Getpid()) {
+		return nil
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("--pid-file: %w", err)
+	}
+	return nil
+}
