@@ -48,7 +48,7 @@ type pbsOptions struct {
 	lockPath string
 	logPath  string
 	// run only.
-	interval time.Duration
+	interval  time.Duration
 	once      bool
 	cycles    int
 	pidFile   string
