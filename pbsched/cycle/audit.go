@@ -25,6 +25,11 @@ type AuditEntry struct {
 	Error       string           `json:"error,omitempty"`
 	InputSHA256 string           `json:"input_sha256,omitempty"`
 	Plan        *pbsched.PlanDoc `json:"plan,omitempty"`
+	// CycleMS is the cycle's wall time in milliseconds, from taking the
+	// lock to the last qrun (reading, deciding, re-reading and acting),
+	// for `pbs run` and `plan --apply`: a daemon whose cycles take longer
+	// than its --interval shows it here.
+	CycleMS float64 `json:"cycle_ms,omitempty"`
 }
 
 // appendAudit appends one JSON line to the audit log at path, creating it

@@ -344,7 +344,8 @@ func (c *Config) locked(ctx context.Context, command string) (*pbsched.Plan, err
 	if err != nil {
 		return nil, err
 	}
-	e := AuditEntry{LoggedAt: time.Now().UTC().Format(time.RFC3339Nano), Command: command, Apply: c.Apply}
+	start := time.Now()
+	e := AuditEntry{LoggedAt: start.UTC().Format(time.RFC3339Nano), Command: command, Apply: c.Apply}
 	lock, err := TakeLock(lockPath)
 	if err != nil {
 		e.Error = err.Error()
@@ -362,6 +363,8 @@ func (c *Config) locked(ctx context.Context, command string) (*pbsched.Plan, err
 	if cerr != nil {
 		e.Error = cerr.Error()
 	}
+	e.CycleMS = float64(time.Since(start).Microseconds()) / 1000
+	e.LoggedAt = time.Now().UTC().Format(time.RFC3339Nano)
 	if err := appendAudit(logPath, e); err != nil {
 		return p, errors.Join(cerr, err)
 	}

@@ -177,7 +177,7 @@ func TestLoop(t *testing.T) {
 		t.Fatalf("loop: %v, cycles %v", err, seen)
 	}
 	e := readAudit(t, c.LogPath)
-	if len(e) != 3 || e[2].Command != "run" || e[2].Apply || e[2].Plan == nil {
+	if len(e) != 3 || e[2].Command != "run" || e[2].Apply || e[2].Plan == nil || !(e[2].CycleMS > 0) {
 		t.Errorf("audit %+v", e)
 	}
 	l, err := TakeLock(c.LockPath)
