@@ -196,7 +196,7 @@ flight is killed, the others do not run).`,
 	f.BoolVar(&o.once, "once", false, "run one cycle and exit with its status")
 	f.IntVar(&o.cycles, "cycles", 0, "stop after this many cycles; 0 = until signalled")
 	f.StringVar(&o.pidFile, "pid-file", "", "write the daemon's pid here while it runs, for the wake-up hook (optsched pbs wake-hook); SIGUSR1 starts the next cycle early")
-	f.DurationVar(&o.wakeDelay, "wake-delay", cycle.DefaultWakeDelay, "after a SIGUSR1 wake-up, wait this long before the cycle (the queuejob hook runs before the job is queued; the wait also gathers a burst of submissions)")
+	f.DurationVar(&o.wakeDelay, "wake-delay", cycle.DefaultWakeDelay, "after a SIGUSR1 wake-up, wait this long before the cycle (gathers a burst of submissions into one cycle)")
 	f.StringVarP(&o.output, "output", "o", "summary", "per-cycle output on stdout: summary (one line), json (one line per cycle) or script")
 	return cmd
 }
@@ -371,7 +371,7 @@ func newPBSWakeHookCmd(s *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "wake-hook",
 		Short: "Print a PBS server hook that wakes `optsched pbs run` when a job is queued or ends",
-		Long: `wake-hook prints a PBS server hook (Python, events queuejob and jobobit)
+		Long: `wake-hook prints a PBS server hook (Python, events postqueuejob and jobobit)
 that sends SIGUSR1 to the "optsched pbs run --pid-file FILE" running on the
 server's host, so that a cycle follows each submission and each job's end
 within --wake-delay instead of at the next --interval: the reaction time of
@@ -380,7 +380,8 @@ the pid is an optsched process and always accepts the event. Install it as
 root on the server host:
 
   optsched pbs wake-hook --pid-file /run/optsched/pbs.pid > optsched_wake.py
-  qmgr -c "create hook optsched_wake event='queuejob,jobobit'"
+  qmgr -c "create hook optsched_wake"
+  qmgr -c "set hook optsched_wake event = 'postqueuejob,jobobit'"
   qmgr -c "import hook optsched_wake application/x-python default optsched_wake.py"
   optsched pbs run --apply --pid-file /run/optsched/pbs.pid ...
 

@@ -1,8 +1,9 @@
-# optsched_wake: a PBS server hook (events queuejob, jobobit) that wakes
+# optsched_wake: a PBS server hook (events postqueuejob, jobobit) that wakes
 # `optsched pbs run --pid-file @PID_FILE@` with SIGUSR1, so that its next
 # cycle follows a submission or a job's end at once rather than at the
 # next --interval. Made by `optsched pbs wake-hook`; installed with
-#   qmgr -c "create hook optsched_wake event='queuejob,jobobit'"
+#   qmgr -c "create hook optsched_wake"
+#   qmgr -c "set hook optsched_wake event = 'postqueuejob,jobobit'"
 #   qmgr -c "import hook optsched_wake application/x-python default optsched_wake.py"
 # It never refuses a job: whatever happens here, the event is accepted.
 import os

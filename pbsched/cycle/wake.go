@@ -12,11 +12,13 @@ import (
 	_ "embed"
 )
 
-// DefaultWakeDelay is how long a woken Loop waits before its cycle: the
-// server's queuejob hook runs before the job is queued, so a cycle that
-// read the server at once could miss it; the delay also gathers a burst
-// of submissions into one cycle.
-const DefaultWakeDelay = 200 * time.Millisecond
+// DefaultWakeDelay is how long a woken Loop waits before its cycle. The
+// hook's events run inside the server just as it queues a job
+// (postqueuejob) and just before it frees an ended job's vnodes
+// (jobobit); the server finishes that work before it answers the next
+// request, so a cycle could start at once: the delay gathers a burst of
+// submissions into one cycle.
+const DefaultWakeDelay = 100 * time.Millisecond
 
 // wakeHook is the PBS server hook that wakes `optsched pbs run`; see
 // WakeHook.
@@ -28,7 +30,7 @@ var wakeHook string
 const wakeHookPIDFile = "@PID_FILE@"
 
 // WakeHook returns the source of a PBS server hook (Python, events
-// queuejob and jobobit) that sends SIGUSR1 to the `optsched pbs run`
+// postqueuejob and jobobit) that sends SIGUSR1 to the `optsched pbs run`
 // whose --pid-file is pidFile, so that a cycle follows each submission
 // and each job's end at once instead of at the next interval. It checks
 // that the pid still names an optsched process before it signals, and

@@ -90,7 +90,7 @@ func TestWakeHook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`PID_FILE = "/var/run/optsched/pbs.pid"`, "signal.SIGUSR1", "/proc/%d/cmdline", "pbs.event().accept()", "queuejob,jobobit"} {
+	for _, want := range []string{`PID_FILE = "/var/run/optsched/pbs.pid"`, "signal.SIGUSR1", "/proc/%d/cmdline", "pbs.event().accept()", "postqueuejob,jobobit"} {
 		if !strings.Contains(h, want) {
 			t.Errorf("hook lacks %q:\n%s", want, h)
 		}

@@ -13,7 +13,7 @@ import (
 )
 
 // TestDefaultWakeHook: the server hook of `optsched pbs wake-hook`
-// (queuejob, jobobit), installed with qmgr, wakes `optsched pbs run`
+// (postqueuejob, jobobit), installed with qmgr, wakes `optsched pbs run`
 // whose interval is 10 minutes: a job submitted to an idle complex
 // starts, and the job queued behind it starts when it ends, each within
 // a minute — long before the next interval. The pid file is there while
@@ -37,7 +37,7 @@ func TestDefaultWakeHook(t *testing.T) {
 	runCmd(30*time.Second, "qmgr", "-c", "delete hook optsched_wake")
 	qmgr(t, "create hook optsched_wake")
 	t.Cleanup(func() { runCmd(30*time.Second, "qmgr", "-c", "delete hook optsched_wake") })
-	qmgr(t, `set hook optsched_wake event = "queuejob,jobobit"`)
+	qmgr(t, `set hook optsched_wake event = "postqueuejob,jobobit"`)
 	qmgr(t, "import hook optsched_wake application/x-python default "+hook)
 
 	bg := o.start(append([]string{"pbs", "run", "--apply", "--interval", "10m", "--pid-file", pidFile, "--time-limit", "1s"}, defaultArgs...)...)
