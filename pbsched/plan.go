@@ -528,6 +528,7 @@ func plan(ctx context.Context, c *cluster, opt Options) (*Plan, error) {
 		if err != nil {
 			return nil, err
 		}
+		bestFitSingles(w, res.Allocations)
 		p.Window = w
 		p.Allocs = res.Allocations
 		for _, d := range res.Deferred {
