@@ -411,6 +411,13 @@ func TestPBSScopeFlags(t *testing.T) {
 	if code != exitUsage || !strings.Contains(errs, "--queues FILE") {
 		t.Errorf("no queue list: exit %d, %q", code, errs)
 	}
+	// A bad --fallback is a usage error before anything is read (no
+	// qstat on PATH here).
+	t.Setenv("PATH", t.TempDir())
+	code, _, errs = optsched(t, "", "pbs", "plan", "--fallback", "bogus")
+	if code != exitUsage || !strings.Contains(errs, "--fallback must be one of sa, nsa, none") {
+		t.Errorf("bad --fallback: exit %d, %q", code, errs)
+	}
 }
 
 // TestPBSTopologyConf takes the switches from a Slurm-style topology.conf

@@ -56,7 +56,7 @@ type Config struct {
 	// Decide are the options of pbsched.Decide; Start is set by each
 	// cycle, when it begins. When Decide.NewSolver is nil and Solver is
 	// set, the window solver is the catalogue's Solver with the heuristic
-	// Fallback (sa or none) in the reserve.
+	// Fallback (one of catalog.Fallbacks) in the reserve.
 	Decide           pbsched.Options
 	Solver, Fallback string
 
