@@ -16,9 +16,13 @@ import (
 // hook's events run inside the server just as it queues a job
 // (postqueuejob) and just before it frees an ended job's vnodes
 // (jobobit); the server finishes that work before it answers the next
-// request, so a cycle could start at once: the delay gathers a burst of
-// submissions into one cycle.
-const DefaultWakeDelay = 100 * time.Millisecond
+// request, so a cycle could start at once. The signals that come during
+// a cycle make one cycle after it; the delay gathers a burst of
+// submissions into one cycle when the daemon is idle, and is short: on
+// the replays of docs/pbs.md most of a woken cycle's reaction time is
+// its reads and qruns, and every 100 ms of it shows in the waits of the
+// short jobs.
+const DefaultWakeDelay = 20 * time.Millisecond
 
 // wakeHook is the PBS server hook that wakes `optsched pbs run`; see
 // WakeHook.
