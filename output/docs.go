@@ -29,10 +29,44 @@ type ResultDoc struct {
 	Solver string `json:"solver"`
 	// ElapsedMS is the wall time of the solve, in milliseconds.
 	ElapsedMS float64 `json:"elapsed_ms"`
+	// Cost is the cost model the costs and the objective are priced
+	// with (the window's, or solve's --cost). Documents written before it
+	// was recorded lack it: validate then prices with the window's model
+	// or its own --cost.
+	Cost *CostDoc `json:"cost,omitempty"`
+	// MaxJobs is the cap on the multi-node jobs the window was solved
+	// with (solve's --max-jobs; 0: none). Documents written before it was
+	// recorded lack it.
+	MaxJobs *int `json:"max_jobs,omitempty"`
 	// Allocations are the jobs that start, with their nodes and cost.
 	Allocations []AllocationDoc `json:"allocations"`
 	// Deferred are the jobs that wait, with the reason.
 	Deferred []DeferralDoc `json:"deferred"`
+}
+
+// A CostDoc names a cost model as a window file's "cost" object does.
+type CostDoc struct {
+	// Model is lan-code or lan-paper.
+	Model string `json:"model"`
+	// HopCost is c, the cost of one hop.
+	HopCost int64 `json:"hop_cost"`
+}
+
+// CostOf returns the document of cost model m.
+func CostOf(m model.CostModel) *CostDoc {
+	return &CostDoc{Model: m.Kind.String(), HopCost: m.HopCost}
+}
+
+// CostModel returns the cost model d names; errors name the field.
+func (d *CostDoc) CostModel() (model.CostModel, error) {
+	k, err := model.ParseCostKind(d.Model)
+	if err != nil {
+		return model.CostModel{}, fieldErr("cost.model", "%v", err)
+	}
+	if d.HopCost < 1 || d.HopCost > 1_000_000 {
+		return model.CostModel{}, fieldErr("cost.hop_cost", "must be an integer from 1 to 1000000, got %d", d.HopCost)
+	}
+	return model.CostModel{Kind: k, HopCost: d.HopCost}, nil
 }
 
 // AllocationDoc is one allocation in a ResultDoc.
@@ -144,6 +178,10 @@ type ScheduleDoc struct {
 	// objective and bound include: weighted queue time + W·Σ CH cost of
 	// the allocations' node sets (CostModel.Cost).
 	CHWeight float64 `json:"ch_weight,omitempty"`
+	// Cost is the cost model of the allocations' costs (and of the CH
+	// term with CHWeight); absent in documents written before it was
+	// recorded.
+	Cost *CostDoc `json:"cost,omitempty"`
 	// Allocations give every scheduled job its start, nodes and units.
 	Allocations []AllocationDoc `json:"allocations"`
 	// Deferred are the jobs without a start (they never fit, or no

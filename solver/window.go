@@ -34,6 +34,9 @@ type WindowResult struct {
 	Deferred []model.Deferral
 	// Elapsed is the wall time of the whole call.
 	Elapsed time.Duration
+	// MaxJobs is the cap on the multi-node jobs the selection applied
+	// (Options.MaxJobs; 0: none).
+	MaxJobs int
 }
 
 // ErrSolverBug is wrapped by the errors SolveWindow returns when a solver
@@ -63,7 +66,7 @@ func SolveWindow(ctx context.Context, w *model.Window, s Solver, opt Options) (*
 		defer cancel()
 	}
 	sel := model.SelectJobs(w, opt.MaxJobs)
-	out := &WindowResult{Deferred: sel.Deferred}
+	out := &WindowResult{Deferred: sel.Deferred, MaxJobs: opt.MaxJobs}
 	if len(sel.Multi) == 0 {
 		// Nothing to optimise: the empty placement is optimal.
 		out.Result = Result{Status: Optimal, Bound: 0, Encoding: "none", Solver: s.Name()}
