@@ -237,3 +237,24 @@ func TestSimulateCP(t *testing.T) {
 		}
 	}
 }
+
+// TestSimulateClusterSizeSaid: a --layout smaller than the log's MaxNodes
+// is the cluster, and the line says so (KTH: MaxNodes 100, a 10-node
+// layout drops the larger jobs); a headerless log whose one job is too
+// large for any layout is an error about the log (exit 1), not about
+// --layout, which was never given.
+func TestSimulateClusterSizeSaid(t *testing.T) {
+	code, out, errs := optsched(t, "", "simulate", "--trace", "../../instances/traces/KTH-SP2-1996-2.1-cln.swf.gz", "--layout", "1x1x10", "--policy", "easy")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "cluster: 10 nodes (--layout 1x1x10, smaller than the log's MaxNodes of 100") || strings.Contains(out, "100 nodes") {
+		t.Errorf("cluster line:\n%s", out)
+	}
+	big := filepath.Join(t.TempDir(), "big.swf")
+	os.WriteFile(big, []byte("1 0 0 100 3000000 -1 -1 3000000 100 -1 1 1 1 1 1 -1 -1 -1\n"), 0o644)
+	code, _, errs = optsched(t, "", "simulate", "--trace", big, "--format", "swf")
+	if code != exitError || strings.Contains(errs, "--layout:") || !strings.Contains(errs, "largest job") || !strings.Contains(errs, "give --layout") {
+		t.Errorf("headerless log with a huge job: exit %d, %s", code, errs)
+	}
+}
