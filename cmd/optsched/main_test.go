@@ -452,6 +452,16 @@ func TestOutputFlag(t *testing.T) {
 	if _, err := os.Stat("json"); err == nil {
 		t.Error("gen -o json wrote a file named json")
 	}
+	// Another command's format is refused, not a file of that name
+	// (issue 36: gen -o table wrote a file named table).
+	for _, args := range [][]string{{"gen", "--jobs", "2", "-o", "table"}, {"export", "-o", "json", example}} {
+		if code, _, errs := optsched(t, "", args...); code != exitUsage || !strings.Contains(errs, "--out FILE") {
+			t.Errorf("%v: exit %d, %q", args, code, errs)
+		}
+		if _, err := os.Stat(args[len(args)-1]); err == nil && args[0] == "gen" {
+			t.Errorf("%v wrote a file", args)
+		}
+	}
 	lp := filepath.Join(dir, "w.lp")
 	if code, _, errs := optsched(t, "", "export", "-o", "lp", "--out", lp, example); code != exitOK {
 		t.Errorf("export -o lp --out: exit %d, %s", code, errs)
