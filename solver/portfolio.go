@@ -2,6 +2,7 @@ package solver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -77,7 +78,8 @@ func (pf Portfolio) Solve(ctx context.Context, p *Problem) (*Result, error) {
 		keep = 0
 	}
 	ex, abandoned, err := pf.runExact(ctx, deadline.Add(-keep), grace, p)
-	if err != nil {
+	tooLarge := errors.Is(err, ErrTooLarge) && pf.Fallback != nil
+	if err != nil && !tooLarge {
 		return nil, err
 	}
 	if ex != nil && (ex.Status == Optimal || ex.Status == Infeasible) {
@@ -125,6 +127,12 @@ func (pf Portfolio) Solve(ctx context.Context, p *Problem) (*Result, error) {
 	}
 	if ex != nil && len(ex.Allocations) > 0 {
 		out.Stats["exact_objective"] = float64(ex.Objective)
+	}
+	if tooLarge {
+		// The exact solver refused the window (brute force beyond what
+		// it enumerates): the fallback's answer stands, marked.
+		out.Stats["exact_too_large"] = 1
+		return &out, nil
 	}
 	if abandoned {
 		out.Stats["exact_abandoned"] = 1

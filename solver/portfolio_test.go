@@ -2,6 +2,8 @@ package solver_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -253,5 +255,27 @@ func TestPortfolioUsesTimeLeft(t *testing.T) {
 	// half of it (10 s), not nothing.
 	if left[0] < 5*time.Second || left[0] > 11*time.Second {
 		t.Errorf("first share %v, want about half of 20 s", left[0])
+	}
+}
+
+// refuses is an exact solver that refuses every problem as too large.
+type refuses struct{}
+
+func (refuses) Name() string { return "refuses" }
+func (refuses) Solve(context.Context, *solver.Problem) (*solver.Result, error) {
+	return nil, fmt.Errorf("refuses: %w", solver.ErrTooLarge)
+}
+
+// TestPortfolioTooLarge: an exact solver that refuses the problem as too
+// large gives way to the fallback, marked exact_too_large; without a
+// fallback the refusal is the error.
+func TestPortfolioTooLarge(t *testing.T) {
+	w := load(t)
+	res, err := solver.SolveWindow(context.Background(), w, solver.Portfolio{Exact: refuses{}, Fallback: seqLike{}}, solver.Options{TimeLimit: time.Second})
+	if err != nil || res.Status != solver.Fallback || res.Stats["exact_too_large"] != 1 {
+		t.Fatalf("with a fallback: %v, %+v", err, res)
+	}
+	if _, err := solver.SolveWindow(context.Background(), w, solver.Portfolio{Exact: refuses{}}, solver.Options{TimeLimit: time.Second}); !errors.Is(err, solver.ErrTooLarge) {
+		t.Errorf("without a fallback: %v", err)
 	}
 }

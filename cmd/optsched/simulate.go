@@ -386,6 +386,9 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	fmt.Fprintf(tw, "tardiness (TR)\t%d s\n", sum.Tardiness)
 	if opts.policy == "window" {
 		fmt.Fprintf(tw, "windows solved\t%d\n", sum.Windows)
+		if sum.WindowsTooLarge > 0 {
+			fmt.Fprintf(tw, "windows too large for %s\t%d (answered by its fallback)\n", opts.solver, sum.WindowsTooLarge)
+		}
 		fmt.Fprintf(tw, "window solve latency\tmedian %.3f ms, p99 %.3f ms\n", sum.SolveMedianMS, sum.SolveP99MS)
 	}
 	if opts.policy == sim.CP {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -256,5 +257,19 @@ func TestSimulateClusterSizeSaid(t *testing.T) {
 	code, _, errs = optsched(t, "", "simulate", "--trace", big, "--format", "swf")
 	if code != exitError || strings.Contains(errs, "--layout:") || !strings.Contains(errs, "largest job") || !strings.Contains(errs, "give --layout") {
 		t.Errorf("headerless log with a huge job: exit %d, %s", code, errs)
+	}
+}
+
+// TestSimulateBruteFallsBack: simulate --solver brute no longer aborts at
+// the first window it cannot enumerate: its fallback answers, and the
+// windows are counted (KTH's first 300 jobs hold some).
+func TestSimulateBruteFallsBack(t *testing.T) {
+	code, out, errs := optsched(t, "", "simulate", "--trace", "../../instances/traces/KTH-SP2-1996-2.1-cln.swf.gz",
+		"--policy", "window", "--solver", "brute", "--max-trace-jobs", "300", "--time-limit", "100ms")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !regexp.MustCompile(`windows too large for brute +[1-9][0-9]* \(answered by its fallback\)`).MatchString(out) {
+		t.Errorf("no count of the windows too large:\n%s", out)
 	}
 }
