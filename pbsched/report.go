@@ -77,7 +77,7 @@ func (p *Plan) Doc(qrun string, dryRun bool) PlanDoc {
 	for _, s := range p.Starts {
 		ev := s.ExecVnode()
 		sd := StartDoc{Job: s.Job, Queue: s.Queue, Path: s.Path, Placement: s.Placement, Why: s.Why,
-			Nodes: s.Nodes(), ExecVnode: ev, Command: []string{qrun, "-H", ev, s.Job}}
+			Nodes: s.Nodes(), ExecVnode: ev, Command: []string{qrun, "-H", ev, "--", s.Job}}
 		if s.Cost >= 0 {
 			c := s.Cost
 			sd.Cost = &c
@@ -177,7 +177,7 @@ func (p *Plan) WriteScript(out io.Writer, qrun string, applied bool) error {
 			cost = fmt.Sprintf(", CH cost %d", *s.Cost)
 		}
 		fmt.Fprintf(&b, "# %s (queue %s): %s, placed by %s (%s), %s%s\n", s.Job, s.Queue, s.Path, s.Placement, s.Why, plural(len(s.Nodes), "vnode"), cost)
-		cmd := fmt.Sprintf("%s -H %s %s", shellQuote(qrun), shellQuote(s.ExecVnode), shellQuote(s.Job))
+		cmd := fmt.Sprintf("%s -H %s -- %s", shellQuote(qrun), shellQuote(s.ExecVnode), shellQuote(s.Job))
 		switch {
 		case !applied:
 			fmt.Fprintf(&b, "%s || rc=1\n", cmd)
