@@ -1,10 +1,14 @@
 package output
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/model/windowjson"
@@ -92,8 +96,8 @@ type DeferralDoc struct {
 // path. It checks names only; feasibility is model.Check's business.
 func ParseResult(w *model.Window, data []byte) (*ResultDoc, []model.Allocation, error) {
 	var doc ResultDoc
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return nil, nil, &windowjson.FieldError{Reason: fmt.Sprintf("not a result document: %v", err)}
+	if err := json.Unmarshal(trimBOM(data), &doc); err != nil {
+		return nil, nil, jsonError("result", err)
 	}
 	allocs, err := allocationsOf(w, doc.Allocations, doc.Deferred)
 	if err != nil {
@@ -193,8 +197,8 @@ type ScheduleDoc struct {
 // w, as ParseResult does. Feasibility is model.Check's business.
 func ParseSchedule(w *model.Window, data []byte) (*ScheduleDoc, []model.Allocation, error) {
 	var doc ScheduleDoc
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return nil, nil, &windowjson.FieldError{Reason: fmt.Sprintf("not a schedule document: %v", err)}
+	if err := json.Unmarshal(trimBOM(data), &doc); err != nil {
+		return nil, nil, jsonError("schedule", err)
 	}
 	allocs, err := allocationsOf(w, doc.Allocations, doc.Deferred)
 	if err != nil {
@@ -273,6 +277,62 @@ func (d *ResultDoc) CheckFigures(multi bool) error {
 // gap agree (see checkFigures); scheduled says whether any job is.
 func (d *ScheduleDoc) CheckFigures(scheduled bool) error {
 	return checkFigures(d.Status, d.Objective, d.Bound, d.Gap, scheduled)
+}
+
+// trimBOM drops a UTF-8 byte order mark, which some editors write at the
+// head of a file and which JSON does not allow.
+func trimBOM(data []byte) []byte {
+	return bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+}
+
+// jsonError says why data is not a document of the given kind in the
+// document's words: the field path and the JSON type it wants, never a Go
+// type or struct name.
+func jsonError(kind string, err error) error {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te):
+		return &windowjson.FieldError{Path: te.Field, Reason: fmt.Sprintf("%s, want %s", jsonArticle(te.Value), jsonTypeName(te.Type))}
+	case errors.As(err, &se):
+		return &windowjson.FieldError{Reason: fmt.Sprintf("not a %s document: not JSON at byte %d: %s", kind, se.Offset, se.Error())}
+	}
+	return &windowjson.FieldError{Reason: fmt.Sprintf("not a %s document: %s", kind, strings.TrimPrefix(err.Error(), "json: "))}
+}
+
+// jsonArticle names a JSON value kind as the decoder reports it ("string",
+// "number -1", "array") with its article.
+func jsonArticle(v string) string {
+	switch {
+	case strings.HasPrefix(v, "array"), strings.HasPrefix(v, "object"):
+		return "an " + v
+	case v == "":
+		return "a value"
+	}
+	return "a " + v
+}
+
+// jsonTypeName names the JSON a Go type reads.
+func jsonTypeName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "an integer"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a non-negative integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.Pointer:
+		return jsonTypeName(t.Elem()) + " or null"
+	}
+	return "another JSON type"
 }
 
 func fieldErr(path, format string, args ...any) error {

@@ -470,3 +470,23 @@ func TestOutputFlag(t *testing.T) {
 		t.Errorf("export -o lp wrote %.60q", data)
 	}
 }
+
+// TestFlagErrorsInPlainWords: a flag value that does not parse is refused
+// with what the flag wants, not the Go function that failed (issue 36:
+// strconv.ParseUint in the message).
+func TestFlagErrorsInPlainWords(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"solve", "--seed", "abc", example}, `"--seed" flag: want a non-negative integer`},
+		{[]string{"gen", "--jobs", "x"}, `"--jobs" flag: want an integer`},
+		{[]string{"solve", "--time-limit", "1x", example}, "want a duration with a unit"},
+		{[]string{"solve", "--sa-tmax", "hot", example}, "want a number"},
+	} {
+		code, _, errs := optsched(t, "", c.args...)
+		if code != exitUsage || !strings.Contains(errs, c.want) || strings.Contains(errs, "strconv") || strings.Contains(errs, "time: ") {
+			t.Errorf("%v: exit %d, %q; want %q", c.args, code, errs, c.want)
+		}
+	}
+}
