@@ -490,3 +490,20 @@ func TestFlagErrorsInPlainWords(t *testing.T) {
 		}
 	}
 }
+
+// TestNaNFlagsRefused: NaN (and an infinite temperature) is refused by
+// every number flag, where range checks alone let it through (issue 36:
+// --sa-tmax NaN was accepted).
+func TestNaNFlagsRefused(t *testing.T) {
+	for _, args := range [][]string{
+		{"solve", "--sa-tmax", "NaN", example},
+		{"solve", "--sa-tmin", "nan", example},
+		{"solve", "--sa-tmax", "+Inf", example},
+		{"solve", "--encoding", "cp", "--ch-weight", "NaN", example},
+		{"pbs", "plan", "--reserve-after", "NaN"},
+	} {
+		if code, _, errs := optsched(t, "", args...); code != exitUsage || !strings.Contains(errs, "--sa-t") && !strings.Contains(errs, "NaN is not a number") {
+			t.Errorf("%v: exit %d, %q", args, code, errs)
+		}
+	}
+}

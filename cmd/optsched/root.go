@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"regexp"
 	"runtime/debug"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -157,9 +159,26 @@ Windows are JSON files (see docs/formats.md, "Window JSON v1").`,
 	root.SetErr(s.err)
 	root.SetIn(s.in)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{plainFlagError(err)} })
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return noNaNFlags(cmd) }
 	root.AddCommand(newSolveCmd(s, nil), newGenCmd(s, nil), newValidateCmd(s, nil), newExportCmd(s, nil), newBenchCmd(s), newSimulateCmd(s, nil), newPBSCmd(s), newReplayCmd(s, nil), newTrainCmd(s))
 	registerCompletions(root)
 	return root
+}
+
+// noNaNFlags refuses NaN as the value of any number flag given: every
+// comparison with NaN is false, so range checks such as "tmax > 0" let it
+// through, and no flag means anything by it.
+func noNaNFlags(cmd *cobra.Command) error {
+	var err error
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if err != nil || f.Value.Type() != "float64" && f.Value.Type() != "float32" {
+			return
+		}
+		if v, perr := strconv.ParseFloat(f.Value.String(), 64); perr == nil && math.IsNaN(v) {
+			err = usageError{fmt.Errorf("--%s: NaN is not a number; give a number", f.Name)}
+		}
+	})
+	return err
 }
 
 // strconvMessage matches what pflag passes on from strconv and time when a

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -211,8 +212,8 @@ func (opts *solveOptions) newSolver() (solver.Solver, error) {
 	default:
 		return nil, usageError{fmt.Errorf("--encoding must be csp, scas or dcas (or cp, the time-and-resource model), got %q", opts.encoding)}
 	}
-	if opts.sa.Tmax <= 0 || opts.sa.Tmin <= 0 || opts.sa.Tmin > opts.sa.Tmax {
-		return nil, usageError{fmt.Errorf("--sa-tmin and --sa-tmax must satisfy 0 < tmin <= tmax, got %g and %g", opts.sa.Tmin, opts.sa.Tmax)}
+	if !(opts.sa.Tmin > 0 && opts.sa.Tmin <= opts.sa.Tmax && !math.IsInf(opts.sa.Tmax, 0)) {
+		return nil, usageError{fmt.Errorf("--sa-tmin and --sa-tmax must be finite numbers with 0 < tmin <= tmax, got %g and %g", opts.sa.Tmin, opts.sa.Tmax)}
 	}
 	if opts.sa.Steps < 1 || opts.sa.Destroy < 1 || opts.sa.Q < 1 {
 		return nil, usageError{fmt.Errorf("--sa-steps, --sa-destroy and --sa-q must be at least 1")}
