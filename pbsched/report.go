@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/optsched/optsched/output"
 )
 
 // PlanDoc is the JSON form of a cycle (`optsched pbs plan -o json`, and
@@ -222,7 +224,7 @@ func solveFigures(s SolveDoc) string {
 		parts = append(parts, fmt.Sprintf("CH cost %d", *s.Objective))
 	}
 	if s.Bound != nil {
-		parts = append(parts, fmt.Sprintf("bound %.6g", *s.Bound))
+		parts = append(parts, "bound "+output.Figure(*s.Bound))
 	}
 	if s.Gap != nil {
 		parts = append(parts, fmt.Sprintf("gap %.3f%%", 100**s.Gap))

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/optsched/optsched/model"
@@ -223,17 +224,20 @@ func Judge(w *model.Window, a Answer) *Verdict {
 	var boundErr error
 	boundDetail := "no bound reported"
 	if a.Bound != nil {
-		boundDetail = fmt.Sprintf("%g, at most the checker's best placement %s", *a.Bound, fmtPtr(v.CheckerBest))
+		boundDetail = fmt.Sprintf("%s, at most the checker's best placement %s", plain(*a.Bound), fmtPtr(v.CheckerBest))
 		switch {
 		case v.CheckerBest == nil && *a.Bound > 1e-6:
-			boundErr = fmt.Errorf("%g, but there is no multi-node job to place (the optimum is 0)", *a.Bound)
+			boundErr = fmt.Errorf("%s, but there is no multi-node job to place (the optimum is 0)", plain(*a.Bound))
 		case v.CheckerBest != nil && *a.Bound > float64(*v.CheckerBest)+1e-6:
-			boundErr = fmt.Errorf("%g is above the cost %d of a placement the checker found", *a.Bound, *v.CheckerBest)
+			boundErr = fmt.Errorf("%s is above the cost %d of a placement the checker found", plain(*a.Bound), *v.CheckerBest)
 		}
 	}
 	v.Add("bound", boundErr, boundDetail)
 	return v
 }
+
+// plain writes x without an exponent.
+func plain(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
 
 func fmtPtr(p *int64) string {
 	if p == nil {
