@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"slices"
 	"text/tabwriter"
 
@@ -14,13 +15,17 @@ import (
 
 // Figure writes an objective or a bound for people: an integral value as
 // an integer (2638660, never 2.63866e+06 beside an integer objective),
-// others with two decimals at most (2638659.5).
+// others with six significant digits (8.78801), or two decimals at most
+// where those would need an exponent (2638659.5).
 func Figure(x float64) string {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return fmt.Sprint(x)
 	}
 	if r := math.Round(x); math.Abs(x-r) <= 1e-9*math.Max(1, math.Abs(x)) && math.Abs(r) < 1<<53 {
 		return strconv.FormatInt(int64(r), 10)
+	}
+	if g := strconv.FormatFloat(x, 'g', 6, 64); !strings.ContainsRune(g, 'e') {
+		return g
 	}
 	return strconv.FormatFloat(math.Round(x*100)/100, 'f', -1, 64)
 }
