@@ -230,3 +230,114 @@ func TestReproducingSWFOutput(t *testing.T) {
 		}
 	}
 }
+
+// A docTranscript is a fenced block of the README or a guide that shows
+// an optsched command ("$ optsched ...") and what it prints.
+type docTranscript struct {
+	where string // file:line
+	args  []string
+	want  []string
+}
+
+// docTranscripts returns the transcripts of README.md and docs/*.md.
+func docTranscripts(t *testing.T) []docTranscript {
+	t.Helper()
+	files, err := filepath.Glob("../../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []docTranscript
+	for _, f := range append([]string{"../../README.md"}, files...) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(string(b), "\n")
+		open, plain := false, false // in a fenced block; one without a language
+		var cur *docTranscript
+		for i, l := range lines {
+			switch {
+			case strings.HasPrefix(l, "```"):
+				if cur != nil {
+					out = append(out, *cur)
+					cur = nil
+				}
+				open = !open
+				plain = open && l == "```"
+			case plain && strings.HasPrefix(l, "$ optsched "):
+				if cur != nil {
+					out = append(out, *cur)
+				}
+				cur = &docTranscript{where: filepath.Base(f) + ":" + strconv.Itoa(i+1), args: shellWords(strings.TrimPrefix(l, "$ optsched "))}
+			case cur != nil:
+				cur.want = append(cur.want, l)
+			}
+		}
+	}
+	return out
+}
+
+// msFigure hides the timings of a transcript, which change from run to run.
+var msFigure = regexp.MustCompile(`[0-9.]+ ms`)
+
+// TestDocTranscripts runs every "$ optsched ..." transcript of the README
+// and the guides, in the folder its files come from, and compares what
+// the command prints (stdout and stderr) with the transcript line for
+// line, the timings aside. A transcript whose files the test does not
+// know fails: add its folder to transcriptDirs.
+func TestDocTranscripts(t *testing.T) {
+	transcriptDirs := map[string]func(t *testing.T) string{
+		// The PBS documents of the sample plan.
+		"pbs plan": func(*testing.T) string { return "../../model/pbs/testdata" },
+		// bad.json: the example window with a job of 0 nodes.
+		"solve bad.json": func(t *testing.T) string {
+			dir := t.TempDir()
+			b, err := os.ReadFile(example)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bad := strings.Replace(string(b), `{"id": "d", "nodes": 1,`, `{"id": "d", "nodes": 0,`, 1)
+			if err := os.WriteFile(filepath.Join(dir, "bad.json"), []byte(bad), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return dir
+		},
+	}
+	ts := docTranscripts(t)
+	if len(ts) < 2 {
+		t.Fatalf("only %d transcripts found", len(ts))
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range ts {
+		key := strings.Join(tr.args[:min(2, len(tr.args))], " ")
+		dirOf, ok := transcriptDirs[key]
+		if !ok {
+			t.Errorf("%s: transcript of optsched %s: no folder for its files in transcriptDirs", tr.where, key)
+			continue
+		}
+		dir := dirOf(t)
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(wd, dir)
+		}
+		t.Run(tr.where, func(t *testing.T) {
+			t.Chdir(dir)
+			_, out, errs := optsched(t, "", tr.args...)
+			got := strings.Split(strings.TrimRight(out+errs, "\n"), "\n")
+			want := tr.want
+			for len(want) > 0 && want[len(want)-1] == "" {
+				want = want[:len(want)-1]
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%d lines, the transcript shows %d:\n%s", len(got), len(want), out+errs)
+			}
+			for i := range got {
+				if g, w := msFigure.ReplaceAllString(got[i], "X ms"), msFigure.ReplaceAllString(want[i], "X ms"); g != w {
+					t.Errorf("line %d:\n got %q\nwant %q", i+1, g, w)
+				}
+			}
+		})
+	}
+}
