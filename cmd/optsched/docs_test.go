@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // A docCommand is an optsched command line of a shell block of the
@@ -339,5 +340,117 @@ func TestDocTranscripts(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// headingSlug is GitHub's anchor of a Markdown heading: lower case,
+// punctuation but '-' and '_' dropped, spaces made '-'.
+func headingSlug(h string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(h)) {
+		switch {
+		case r == ' ':
+			b.WriteByte('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// headings returns the headings of a Markdown file (outside fenced blocks).
+func headings(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	fenced := false
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "```") {
+			fenced = !fenced
+		}
+		if !fenced && strings.HasPrefix(l, "#") {
+			out = append(out, strings.TrimLeft(l, "# "))
+		}
+	}
+	return out
+}
+
+// TestDocPointers: every relative link of the README and the guides names
+// a file that exists and, with an anchor, a heading of it; every pointer
+// written as FILE.md, "Section" — in the docs and in the command's help —
+// names a file whose heading starts with Section (issue 36: pointers to
+// sections the README no longer had).
+func TestDocPointers(t *testing.T) {
+	files, err := filepath.Glob("../../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	goFiles, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := regexp.MustCompile(`\]\(([^)#\s]*)(#[^)\s]*)?\)`)
+	named := regexp.MustCompile(`((?:docs/)?[\w.-]+\.md),? \\?"([^"\\]+)\\?"`)
+	checked := 0
+	for _, f := range append(append([]string{"../../README.md"}, files...), goFiles...) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Dir(f)
+		resolve := func(target string) string {
+			if strings.HasSuffix(f, ".go") || strings.HasPrefix(target, "docs/") {
+				return filepath.Join("../..", target)
+			}
+			return filepath.Join(dir, target)
+		}
+		if strings.HasSuffix(f, ".md") {
+			for _, m := range link.FindAllStringSubmatch(string(b), -1) {
+				target, anchor := m[1], strings.TrimPrefix(m[2], "#")
+				if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+					continue
+				}
+				path := f
+				if target != "" {
+					path = filepath.Join(dir, target)
+				}
+				st, err := os.Stat(path)
+				if err != nil {
+					t.Errorf("%s: link to %s: %v", filepath.Base(f), m[1], err)
+					continue
+				}
+				checked++
+				if anchor == "" || st.IsDir() {
+					continue
+				}
+				found := false
+				for _, h := range headings(t, path) {
+					found = found || headingSlug(h) == anchor
+				}
+				if !found {
+					t.Errorf("%s: link %s%s: no such heading", filepath.Base(f), m[1], m[2])
+				}
+			}
+		}
+		for _, m := range named.FindAllStringSubmatch(string(b), -1) {
+			path := resolve(m[1])
+			if _, err := os.Stat(path); err != nil {
+				continue // a file name in prose, not a pointer
+			}
+			checked++
+			found := false
+			for _, h := range headings(t, path) {
+				found = found || strings.HasPrefix(strings.ToLower(strings.Trim(h, "*`")), strings.ToLower(m[2]))
+			}
+			if !found {
+				t.Errorf("%s: %s, %q: no such heading", filepath.Base(f), m[1], m[2])
+			}
+		}
+	}
+	if checked < 20 {
+		t.Errorf("only %d pointers checked", checked)
 	}
 }

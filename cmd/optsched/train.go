@@ -68,8 +68,8 @@ its starting solutions (Seq or SA after a random number of steps),
 removes 1–2 jobs and lets the policy reinsert them largest first; the
 reward is minus the CH cost of the reinserted jobs.
 
-The same flags give the same file (training is deterministic; see the
-README for the machine caveat). The shipped weights are
+The same flags give the same file (training is deterministic; see
+docs/reproducing.md, "Neural simulated annealing", for the machine caveat). The shipped weights are
 heuristics/nsa/weights/nsa-cnn3.bin.gz, made with the defaults.`,
 		Example: `  optsched train nsa --seed 1 --out nsa.bin.gz --plot curve.png
   optsched solve --heuristic nsa --nsa-weights nsa.bin.gz window.json
