@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
-	"slices"
 	"text/tabwriter"
 
 	"github.com/optsched/optsched/model"
