@@ -213,7 +213,7 @@ const heldOutEpisodes = 4000
 // overlap the tables' own epochs (the default protocol, seed 1), and the
 // tables' windows, held out for evaluation.
 func trainingProblems(ctx context.Context, path string, seed uint64, epochs int) (train, held []*solver.Problem, err error) {
-	tr, err := trace.Open(path, "lan", trace.Options{})
+	tr, err := openLanTrace(path, trace.Options{})
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, fmt.Errorf("trace %s not found: pass --trace FILE, the paper's trace (data/data_large_1800_40.txt of the authors' code; lines: id arrival runtime nodes)", path)
 	}
