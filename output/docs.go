@@ -27,7 +27,9 @@ type ResultDoc struct {
 	// Gap is (objective − bound) / objective, null when the bound is
 	// unknown.
 	Gap *float64 `json:"gap"`
-	// Encoding names the formulation solved (scas, csp, dcas, cp).
+	// Encoding names the formulation solved (scas, csp, dcas, tree for
+	// the Slurm and Mishra allocators, cp; none when no multi-node job
+	// needed placing).
 	Encoding string `json:"encoding"`
 	// Solver names the solver or heuristic that produced the allocation.
 	Solver string `json:"solver"`

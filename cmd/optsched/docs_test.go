@@ -290,6 +290,24 @@ func TestDocTranscripts(t *testing.T) {
 	transcriptDirs := map[string]func(t *testing.T) string{
 		// The PBS documents of the sample plan.
 		"pbs plan": func(*testing.T) string { return "../../model/pbs/testdata" },
+		// The example window and the results of docs/examples.
+		"validate example-window.json": func(t *testing.T) string {
+			dir := t.TempDir()
+			srcs, err := filepath.Glob("../../docs/examples/*.json")
+			if err != nil || len(srcs) == 0 {
+				t.Fatalf("docs/examples: %v", err)
+			}
+			for _, src := range append(srcs, example) {
+				b, err := os.ReadFile(src)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, filepath.Base(src)), b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return dir
+		},
 		// bad.json: the example window with a job of 0 nodes.
 		"solve bad.json": func(t *testing.T) string {
 			dir := t.TempDir()
