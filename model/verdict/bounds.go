@@ -22,15 +22,23 @@ import (
 // when the switches with the most idle nodes nest (the usual case of a
 // mostly idle layout) and never above the true least cost.
 func JobLowerBound(w *model.Window, n int) int64 {
-	if n <= 1 {
-		return 1
-	}
-	if n > len(w.Idle) {
-		return 0 // the job cannot start: no bound to give
-	}
+	return newBounder(w).bound(n)
+}
+
+// A bounder holds what JobLowerBound needs of a window's idle nodes,
+// computed once for every job of the window: the prefix sums of their
+// depths d(a), smallest first, and per switch depth the idle counts of
+// the switches, largest first.
+type bounder struct {
+	w       *model.Window
+	sumD    []int64 // sumD[k]: the k smallest depths added
+	byDepth [][]int
+}
+
+func newBounder(w *model.Window) *bounder {
 	t := w.Topology
-	depthOf := map[int32]int{}
-	idleBelow := map[int32]int{}
+	depthOf := make(map[int32]int)
+	idleBelow := make(map[int32]int)
 	ds := make([]int, 0, len(w.Idle))
 	for _, a := range w.Idle {
 		anc := t.Ancestors(a)
@@ -41,26 +49,45 @@ func JobLowerBound(w *model.Window, n int) int64 {
 		}
 	}
 	slices.Sort(ds)
-	var sumD int64
-	for _, d := range ds[:n] {
-		sumD += int64(d)
+	b := &bounder{w: w, sumD: make([]int64, len(ds)+1)}
+	for i, d := range ds {
+		b.sumD[i+1] = b.sumD[i] + int64(d)
 	}
-	byDepth := map[int][]int{}
 	for s, c := range idleBelow {
-		byDepth[depthOf[s]] = append(byDepth[depthOf[s]], c)
+		d := depthOf[s]
+		for len(b.byDepth) <= d {
+			b.byDepth = append(b.byDepth, nil)
+		}
+		b.byDepth[d] = append(b.byDepth[d], c)
+	}
+	for _, cs := range b.byDepth {
+		slices.SortFunc(cs, func(x, y int) int { return y - x })
+	}
+	return b
+}
+
+// bound is JobLowerBound(b.w, n).
+func (b *bounder) bound(n int) int64 {
+	if n <= 1 {
+		return 1
+	}
+	if n > len(b.w.Idle) {
+		return 0 // the job cannot start: no bound to give
 	}
 	var pairs int64
-	for _, cs := range byDepth {
-		slices.Sort(cs)
+	for _, cs := range b.byDepth {
 		left := n
-		for i := len(cs) - 1; i >= 0 && left > 0; i-- {
-			c := int64(min(cs[i], left))
-			pairs += c * (c - 1) / 2
-			left -= int(c)
+		for _, c := range cs {
+			if left == 0 {
+				break
+			}
+			k := int64(min(c, left))
+			pairs += k * (k - 1) / 2
+			left -= int(k)
 		}
 	}
-	hops := int64(n-1)*sumD - 2*pairs
-	return w.Cost.FromHops(n, hops)
+	hops := int64(n-1)*b.sumD[n] - 2*pairs
+	return b.w.Cost.FromHops(n, hops)
 }
 
 // placementBudget bounds the node prices BestPlacement computes (each
@@ -69,14 +96,15 @@ const placementBudget = 3_000_000
 
 // BestPlacement returns the least total CH cost (under w.Cost) of the
 // placements of jobs (indices into w.Jobs, whose node counts sum to at
-// most the idle nodes) that it tries: the jobs laid one after another
-// along the idle sequence, wrapping at its end — runs of the idle
-// sequence, the blocks D(i, n) of [Lan23] §IV-A, feasible in every
+// most the idle nodes) that it tries, all made of runs of the idle
+// sequence — the blocks D(i, n) of [Lan23] §IV-A, feasible in every
 // whole-node encoding — in three orders (as given, largest first,
-// smallest first) and from evenly spaced starting positions, as many as
-// placementBudget allows (every position on small windows). It is a
-// witness, not an optimum: an answer claiming optimality that costs more
-// is wrong.
+// smallest first): each job in turn on its cheapest block that overlaps
+// no block taken before (greedyBlocks), and the jobs laid one after
+// another along the sequence, wrapping at its end, from evenly spaced
+// starting positions; as many positions as placementBudget allows (every
+// position on small windows). It is a witness, not an optimum: an answer
+// claiming optimality that costs more is wrong.
 func BestPlacement(w *model.Window, jobs []int) int64 {
 	q := len(w.Idle)
 	total := 0
@@ -93,6 +121,11 @@ func BestPlacement(w *model.Window, jobs []int) int64 {
 	orders := [][]int{jobs, byDesc, byAsc}
 	starts := min(q, max(1, placementBudget/(len(orders)*total)))
 	best := int64(-1)
+	for _, order := range orders {
+		if c, ok := greedyBlocks(w, order, placementBudget/len(orders)); ok && (best < 0 || c < best) {
+			best = c
+		}
+	}
 	nodes := make([]int, 0, total)
 	for _, order := range orders {
 		for k := 0; k < starts; k++ {
@@ -115,4 +148,45 @@ func BestPlacement(w *model.Window, jobs []int) int64 {
 		}
 	}
 	return best
+}
+
+// greedyBlocks places the jobs in order, each on the cheapest block D(i,
+// n) of the idle sequence that overlaps no block placed before, trying
+// evenly spaced positions i, as many as budget node prices allow. ok is
+// false when a job finds no free block (the blocks before it left only
+// gaps too short).
+func greedyBlocks(w *model.Window, order []int, budget int) (cost int64, ok bool) {
+	q := len(w.Idle)
+	used := make([]bool, q)
+	nodes := make([]int, 0, q)
+	for _, j := range order {
+		n := w.Jobs[j].Nodes
+		tries := min(q, max(1, budget/(len(order)*n)))
+		bestAt, bestCost := -1, int64(0)
+		for k := 0; k < tries; k++ {
+			at := int(int64(k) * int64(q) / int64(tries))
+			free := true
+			for d := 0; d < n && free; d++ {
+				free = !used[(at+d)%q]
+			}
+			if !free {
+				continue
+			}
+			nodes = nodes[:0]
+			for d := 0; d < n; d++ {
+				nodes = append(nodes, w.Idle[(at+d)%q])
+			}
+			if c := w.Cost.Cost(w.Topology, nodes); bestAt < 0 || c < bestCost {
+				bestAt, bestCost = at, c
+			}
+		}
+		if bestAt < 0 {
+			return 0, false
+		}
+		for d := 0; d < n; d++ {
+			used[(bestAt+d)%q] = true
+		}
+		cost += bestCost
+	}
+	return cost, true
 }

@@ -187,8 +187,11 @@ func Judge(w *model.Window, a Answer) *Verdict {
 			multi = append(multi, j)
 		}
 	}
-	for _, j := range multi {
-		v.LowerBound += JobLowerBound(w, w.Jobs[j].Nodes)
+	if len(multi) > 0 {
+		lb := newBounder(w)
+		for _, j := range multi {
+			v.LowerBound += lb.bound(w.Jobs[j].Nodes)
+		}
 	}
 	if len(multi) > 0 {
 		best := BestPlacement(w, multi)
