@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/optsched/optsched/bench/gaps"
+	"github.com/optsched/optsched/catalog"
 	"github.com/optsched/optsched/output"
 )
 
@@ -136,5 +137,43 @@ func TestSolversDocGaps(t *testing.T) {
 		if got := 100 * r.MeanFreeGap; strconv.FormatFloat(got, 'g', digits, 64) != strconv.FormatFloat(doc, 'g', digits, 64) {
 			t.Errorf("README %s: %s, bench scas measures %.4f %%", s, figs[i], got)
 		}
+	}
+}
+
+// TestReadmeContractEncodings: the result contract in the README names
+// every encoding a result can carry (issue 36: tree was missing).
+func TestReadmeContractEncodings(t *testing.T) {
+	readme := readDoc(t, "README.md")
+	_, row, ok := strings.Cut(readme, "| `encoding`, `solver` |")
+	if !ok {
+		t.Fatal("README: no encoding row in the result contract")
+	}
+	row, _, _ = strings.Cut(row, "\n")
+	for _, e := range []string{catalog.CSP, catalog.SCAS, catalog.Tree, catalog.DCAS, catalog.CP, "none"} {
+		if !strings.Contains(row, "`"+e+"`") {
+			t.Errorf("the contract's encoding row lacks %q: %s", e, row)
+		}
+	}
+}
+
+// TestKTHTimingStatedOnce: the README and docs/reproducing.md give the
+// same time for KTH SP2 under the window policy (issue 36: 1.3 s in one
+// paragraph, 1.7 s in another).
+func TestKTHTimingStatedOnce(t *testing.T) {
+	statements := []struct{ file, re string }{
+		{"README.md", "KTH SP2 \\(27,992 jobs\\) replays in [\\d.]+ s \\(`easy`\\) to ([\\d.]+) s \\(`window`\\)"},
+		{"docs/reproducing.md", "KTH SP2 log \\(100 nodes, 27,992 jobs\\) runs in ([\\d.]+) s under the window policy"},
+		{"docs/reproducing.md", "replays KTH SP2 \\(27,992 jobs, 100 nodes\\) in [\\d.]+ s under `easy` and ([\\d.]+) s under `window`"},
+	}
+	var figs []string
+	for _, st := range statements {
+		m := regexp.MustCompile(st.re).FindStringSubmatch(strings.Join(strings.Fields(readDoc(t, st.file)), " "))
+		if m == nil {
+			t.Fatalf("%s: no statement %s", st.file, st.re)
+		}
+		figs = append(figs, m[1])
+	}
+	if figs[0] != figs[1] || figs[1] != figs[2] {
+		t.Errorf("KTH SP2 under window: %v s in the three statements", figs)
 	}
 }
