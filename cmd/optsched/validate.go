@@ -85,6 +85,9 @@ Exit codes: 0 valid, 1 bad input, 2 usage, 3 infeasible or inconsistent result.`
 					return usageError{fmt.Errorf("--cost: %w", err)}
 				}
 			}
+			if opts.result == "" && (opts.cost != "" || opts.maxJobs >= 0 || opts.override) {
+				return usageError{fmt.Errorf("--cost, --max-jobs and --override judge a result: give RESULT")}
+			}
 			if opts.override && opts.cost == "" && opts.maxJobs < 0 {
 				return usageError{fmt.Errorf("--override needs --cost or --max-jobs")}
 			}
