@@ -98,7 +98,7 @@ Exit codes: 0 valid, 1 bad input, 2 usage, 3 infeasible or inconsistent result.`
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.output, "output", "o", "table", "output format: table (a line for people) or json (the verdict)")
+	f.StringVarP(&opts.output, "output", "o", "table", "output format: table (lines for people) or json (the verdict)")
 	f.StringVar(&opts.cost, "cost", "", "CH cost model (lan-code or lan-paper) of a result that records none; must agree with a result that records one, unless --override")
 	f.IntVar(&opts.maxJobs, "max-jobs", 0, "cap on the multi-node jobs the result was solved with, for a result that records none; must agree with one that does, unless --override")
 	f.BoolVar(&opts.override, "override", false, "let --cost and --max-jobs replace what the result records")
