@@ -16,6 +16,8 @@ func Result(w *model.Window, r *solver.WindowResult) ResultDoc {
 		Encoding:  r.Encoding,
 		Solver:    r.Solver,
 		ElapsedMS: ms(r.Elapsed),
+		Cost:      CostOf(w.Cost),
+		MaxJobs:   &r.MaxJobs,
 	}
 	d.Status, d.Objective, d.Bound, d.Gap = figures(r.Status, r.Objective, r.Bound, r.Gap)
 	d.Allocations = allocationDocs(w, r.Allocations)
@@ -32,6 +34,7 @@ func Schedule(w *model.Window, r *solver.ScheduleResult) ScheduleDoc {
 		ElapsedMS:   ms(r.Elapsed),
 		Granularity: r.Granularity,
 		CHWeight:    r.CHWeight,
+		Cost:        CostOf(w.Cost),
 	}
 	d.Status, d.Objective, d.Bound, d.Gap = figures(r.Status, r.Objective, r.Bound, r.Gap)
 	allocs := slices.Clone(r.Allocations)

@@ -1,10 +1,14 @@
 package output
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/model/windowjson"
@@ -23,16 +27,52 @@ type ResultDoc struct {
 	// Gap is (objective − bound) / objective, null when the bound is
 	// unknown.
 	Gap *float64 `json:"gap"`
-	// Encoding names the formulation solved (scas, csp, dcas, cp).
+	// Encoding names the formulation solved (scas, csp, dcas, tree for
+	// the Slurm and Mishra allocators, cp; none when no multi-node job
+	// needed placing).
 	Encoding string `json:"encoding"`
 	// Solver names the solver or heuristic that produced the allocation.
 	Solver string `json:"solver"`
 	// ElapsedMS is the wall time of the solve, in milliseconds.
 	ElapsedMS float64 `json:"elapsed_ms"`
+	// Cost is the cost model the costs and the objective are priced
+	// with (the window's, or solve's --cost). Documents written before it
+	// was recorded lack it: validate then prices with the window's model
+	// or its own --cost.
+	Cost *CostDoc `json:"cost,omitempty"`
+	// MaxJobs is the cap on the multi-node jobs the window was solved
+	// with (solve's --max-jobs; 0: none). Documents written before it was
+	// recorded lack it.
+	MaxJobs *int `json:"max_jobs,omitempty"`
 	// Allocations are the jobs that start, with their nodes and cost.
 	Allocations []AllocationDoc `json:"allocations"`
 	// Deferred are the jobs that wait, with the reason.
 	Deferred []DeferralDoc `json:"deferred"`
+}
+
+// A CostDoc names a cost model as a window file's "cost" object does.
+type CostDoc struct {
+	// Model is lan-code or lan-paper.
+	Model string `json:"model"`
+	// HopCost is c, the cost of one hop.
+	HopCost int64 `json:"hop_cost"`
+}
+
+// CostOf returns the document of cost model m.
+func CostOf(m model.CostModel) *CostDoc {
+	return &CostDoc{Model: m.Kind.String(), HopCost: m.HopCost}
+}
+
+// CostModel returns the cost model d names; errors name the field.
+func (d *CostDoc) CostModel() (model.CostModel, error) {
+	k, err := model.ParseCostKind(d.Model)
+	if err != nil {
+		return model.CostModel{}, fieldErr("cost.model", "%v", err)
+	}
+	if d.HopCost < 1 || d.HopCost > 1_000_000 {
+		return model.CostModel{}, fieldErr("cost.hop_cost", "must be an integer from 1 to 1000000, got %d", d.HopCost)
+	}
+	return model.CostModel{Kind: k, HopCost: d.HopCost}, nil
 }
 
 // AllocationDoc is one allocation in a ResultDoc.
@@ -58,8 +98,8 @@ type DeferralDoc struct {
 // path. It checks names only; feasibility is model.Check's business.
 func ParseResult(w *model.Window, data []byte) (*ResultDoc, []model.Allocation, error) {
 	var doc ResultDoc
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return nil, nil, &windowjson.FieldError{Reason: fmt.Sprintf("not a result document: %v", err)}
+	if err := json.Unmarshal(trimBOM(data), &doc); err != nil {
+		return nil, nil, jsonError("result", err)
 	}
 	allocs, err := allocationsOf(w, doc.Allocations, doc.Deferred)
 	if err != nil {
@@ -144,6 +184,10 @@ type ScheduleDoc struct {
 	// objective and bound include: weighted queue time + W·Σ CH cost of
 	// the allocations' node sets (CostModel.Cost).
 	CHWeight float64 `json:"ch_weight,omitempty"`
+	// Cost is the cost model of the allocations' costs (and of the CH
+	// term with CHWeight); absent in documents written before it was
+	// recorded.
+	Cost *CostDoc `json:"cost,omitempty"`
 	// Allocations give every scheduled job its start, nodes and units.
 	Allocations []AllocationDoc `json:"allocations"`
 	// Deferred are the jobs without a start (they never fit, or no
@@ -155,8 +199,8 @@ type ScheduleDoc struct {
 // w, as ParseResult does. Feasibility is model.Check's business.
 func ParseSchedule(w *model.Window, data []byte) (*ScheduleDoc, []model.Allocation, error) {
 	var doc ScheduleDoc
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return nil, nil, &windowjson.FieldError{Reason: fmt.Sprintf("not a schedule document: %v", err)}
+	if err := json.Unmarshal(trimBOM(data), &doc); err != nil {
+		return nil, nil, jsonError("schedule", err)
 	}
 	allocs, err := allocationsOf(w, doc.Allocations, doc.Deferred)
 	if err != nil {
@@ -235,6 +279,62 @@ func (d *ResultDoc) CheckFigures(multi bool) error {
 // gap agree (see checkFigures); scheduled says whether any job is.
 func (d *ScheduleDoc) CheckFigures(scheduled bool) error {
 	return checkFigures(d.Status, d.Objective, d.Bound, d.Gap, scheduled)
+}
+
+// trimBOM drops a UTF-8 byte order mark, which some editors write at the
+// head of a file and which JSON does not allow.
+func trimBOM(data []byte) []byte {
+	return bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+}
+
+// jsonError says why data is not a document of the given kind in the
+// document's words: the field path and the JSON type it wants, never a Go
+// type or struct name.
+func jsonError(kind string, err error) error {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te):
+		return &windowjson.FieldError{Path: te.Field, Reason: fmt.Sprintf("%s, want %s", jsonArticle(te.Value), jsonTypeName(te.Type))}
+	case errors.As(err, &se):
+		return &windowjson.FieldError{Reason: fmt.Sprintf("not a %s document: not JSON at byte %d: %s", kind, se.Offset, se.Error())}
+	}
+	return &windowjson.FieldError{Reason: fmt.Sprintf("not a %s document: %s", kind, strings.TrimPrefix(err.Error(), "json: "))}
+}
+
+// jsonArticle names a JSON value kind as the decoder reports it ("string",
+// "number -1", "array") with its article.
+func jsonArticle(v string) string {
+	switch {
+	case strings.HasPrefix(v, "array"), strings.HasPrefix(v, "object"):
+		return "an " + v
+	case v == "":
+		return "a value"
+	}
+	return "a " + v
+}
+
+// jsonTypeName names the JSON a Go type reads.
+func jsonTypeName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "an integer"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a non-negative integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.Pointer:
+		return jsonTypeName(t.Elem()) + " or null"
+	}
+	return "another JSON type"
 }
 
 func fieldErr(path, format string, args ...any) error {

@@ -5,12 +5,14 @@ import (
 	"testing"
 
 	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/verdict"
 	"github.com/optsched/optsched/model/windowjson"
 	"github.com/optsched/optsched/output"
 )
 
 // FuzzParseResult feeds arbitrary result documents for the example window
-// to ParseResult and Check: neither may panic.
+// to ParseResult, Check and the verdict of validate (verdict.Judge): none
+// may panic, and a document Judge finds valid passes Check.
 func FuzzParseResult(f *testing.F) {
 	data, err := os.ReadFile("../instances/example-window.json")
 	if err != nil {
@@ -24,11 +26,25 @@ func FuzzParseResult(f *testing.F) {
 	f.Add([]byte(`{"allocations": [{"job": "a", "nodes": ["n3", "n3"], "start": -5}]}`))
 	f.Add([]byte(`{"allocations": null}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, allocs, err := output.ParseResult(w, data)
+		doc, allocs, err := output.ParseResult(w, data)
 		if err != nil {
 			return
 		}
-		_ = model.Check(w, allocs)
+		checkErr := model.Check(w, allocs)
+		ans := verdict.Answer{Status: doc.Status, Objective: doc.Objective, Bound: doc.Bound, Allocations: allocs}
+		for _, a := range doc.Allocations {
+			ans.Costs = append(ans.Costs, a.Cost)
+		}
+		for _, d := range doc.Deferred {
+			j, _ := w.JobIndex(d.Job)
+			ans.Deferred = append(ans.Deferred, model.Deferral{Job: j, Reason: d.Reason})
+		}
+		if doc.MaxJobs != nil && *doc.MaxJobs >= 0 {
+			ans.MaxJobs, ans.MaxJobsKnown = *doc.MaxJobs, true
+		}
+		if v := verdict.Judge(w, ans); v.Valid && checkErr != nil {
+			t.Fatalf("judged valid, but Check says %v", checkErr)
+		}
 	})
 }
 

@@ -3,12 +3,32 @@ package output
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
+	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/model/hostlist"
 )
+
+// Figure writes an objective or a bound for people: an integral value as
+// an integer (2638660, never 2.63866e+06 beside an integer objective),
+// others with six significant digits (8.78801), or two decimals at most
+// where those would need an exponent (2638659.5).
+func Figure(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return fmt.Sprint(x)
+	}
+	if r := math.Round(x); math.Abs(x-r) <= 1e-9*math.Max(1, math.Abs(x)) && math.Abs(r) < 1<<53 {
+		return strconv.FormatInt(int64(r), 10)
+	}
+	if g := strconv.FormatFloat(x, 'g', 6, 64); !strings.ContainsRune(g, 'e') {
+		return g
+	}
+	return strconv.FormatFloat(math.Round(x*100)/100, 'f', -1, 64)
+}
 
 // WriteResultTable writes a result document for people: the figures,
 // then a line per allocation and the deferred jobs with their reasons.
@@ -21,7 +41,7 @@ func WriteResultTable(out io.Writer, d *ResultDoc) {
 	}
 	bound, gap := "-", "-"
 	if d.Bound != nil {
-		bound = fmt.Sprintf("%.6g", *d.Bound)
+		bound = Figure(*d.Bound)
 	}
 	if d.Gap != nil {
 		gap = fmt.Sprintf("%.3f%%", 100**d.Gap)
@@ -44,7 +64,7 @@ func WriteScheduleTable(out io.Writer, w *model.Window, d *ScheduleDoc) {
 		if p == nil {
 			return "-"
 		}
-		return fmt.Sprintf("%.6g", *p)
+		return Figure(*p)
 	}
 	gap := "-"
 	if d.Gap != nil {

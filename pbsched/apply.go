@@ -17,7 +17,8 @@ type Runner interface {
 	Run(ctx context.Context, execVnode, job string) (exitCode int, msg string)
 }
 
-// Qrun is the Runner that runs `qrun -H SPEC JOB`. Each call runs for at
+// Qrun is the Runner that runs `qrun -H SPEC -- JOB` (the "--" ends the
+// options, so that no job id is ever read as one). Each call runs for at
 // most Timeout (60 s when 0): then qrun and every process of its process
 // group are killed, and the call waits at most WaitDelay (2 s when 0)
 // more for the output pipes that something qrun left behind may hold.
@@ -38,7 +39,7 @@ func (q Qrun) Run(ctx context.Context, execVnode, job string) (int, string) {
 	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(cctx, q.Path, "-H", execVnode, job)
+	cmd := exec.CommandContext(cctx, q.Path, "-H", execVnode, "--", job)
 	BoundProcess(cmd)
 	cmd.WaitDelay = delay
 	var out bytes.Buffer

@@ -56,9 +56,12 @@ func (sc *Scope) ResolveNodes(nodes *pbs.Nodes) error {
 	if sc.NodeList == "" {
 		return nil
 	}
-	exists := make(map[string]bool, len(nodes.Nodes))
+	exists := make(map[string]bool, len(nodes.Nodes)+len(nodes.Invalid))
 	for i := range nodes.Nodes {
 		exists[nodes.Nodes[i].Name] = true
+	}
+	for _, bad := range nodes.Invalid {
+		exists[bad.Name] = true // named by --nodes, it is an error (buildCluster)
 	}
 	names, unmatched, err := pbs.ResolveVnodes(sc.NodeList, func(n string) bool { return exists[n] })
 	if err != nil {
@@ -195,6 +198,22 @@ func buildCluster(st *State, scope *Scope) (*cluster, error) {
 		notes: slices.Clone(scope.notes)}
 	var owned []*pbs.Node
 	var noCPUs []string
+	// A vnode that does not parse (pbs.ParseNodesLenient) fails the cycle
+	// when it is optsched's to manage, and is ignored, with a note, when
+	// it is outside --nodes: one badly named vnode elsewhere on the
+	// server must not stop the scheduler of this part.
+	var invalid []string
+	for _, bad := range st.Nodes.Invalid {
+		if scope.Owned == nil || scope.Owned[bad.Name] {
+			return nil, bad.Err
+		}
+		c.ignored++
+		invalid = append(invalid, bad.Err.Error())
+	}
+	if len(invalid) > 0 {
+		c.notes = append(c.notes, fmt.Sprintf("%s outside --nodes that pbsnodes describes invalidly ignored: %s",
+			plural(len(invalid), "vnode"), abbreviate(invalid, 3)))
+	}
 	for i := range st.Nodes.Nodes {
 		n := &st.Nodes.Nodes[i]
 		if scope.Owned != nil && !scope.Owned[n.Name] {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/optsched/optsched/output"
 )
 
 // PlanDoc is the JSON form of a cycle (`optsched pbs plan -o json`, and
@@ -77,7 +79,7 @@ func (p *Plan) Doc(qrun string, dryRun bool) PlanDoc {
 	for _, s := range p.Starts {
 		ev := s.ExecVnode()
 		sd := StartDoc{Job: s.Job, Queue: s.Queue, Path: s.Path, Placement: s.Placement, Why: s.Why,
-			Nodes: s.Nodes(), ExecVnode: ev, Command: []string{qrun, "-H", ev, s.Job}}
+			Nodes: s.Nodes(), ExecVnode: ev, Command: []string{qrun, "-H", ev, "--", s.Job}}
 		if s.Cost >= 0 {
 			c := s.Cost
 			sd.Cost = &c
@@ -177,7 +179,7 @@ func (p *Plan) WriteScript(out io.Writer, qrun string, applied bool) error {
 			cost = fmt.Sprintf(", CH cost %d", *s.Cost)
 		}
 		fmt.Fprintf(&b, "# %s (queue %s): %s, placed by %s (%s), %s%s\n", s.Job, s.Queue, s.Path, s.Placement, s.Why, plural(len(s.Nodes), "vnode"), cost)
-		cmd := fmt.Sprintf("%s -H %s %s", shellQuote(qrun), shellQuote(s.ExecVnode), shellQuote(s.Job))
+		cmd := fmt.Sprintf("%s -H %s -- %s", shellQuote(qrun), shellQuote(s.ExecVnode), shellQuote(s.Job))
 		switch {
 		case !applied:
 			fmt.Fprintf(&b, "%s || rc=1\n", cmd)
@@ -222,7 +224,7 @@ func solveFigures(s SolveDoc) string {
 		parts = append(parts, fmt.Sprintf("CH cost %d", *s.Objective))
 	}
 	if s.Bound != nil {
-		parts = append(parts, fmt.Sprintf("bound %.6g", *s.Bound))
+		parts = append(parts, "bound "+output.Figure(*s.Bound))
 	}
 	if s.Gap != nil {
 		parts = append(parts, fmt.Sprintf("gap %.3f%%", 100**s.Gap))

@@ -2,6 +2,7 @@ package solver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -26,7 +27,9 @@ type Portfolio struct {
 	// Fallback runs when Exact does not prove optimality; nil for none.
 	Fallback Solver
 	// Reserve is the share of the time budget kept for the fallback
-	// (default 0.2), and at least MinReserve (default 2 ms).
+	// (default 0.2), and at least MinReserve (default 2 ms) or half the
+	// budget, whichever is less. Time the fallback leaves before the
+	// deadline goes to the exact solver again.
 	Reserve    float64
 	MinReserve time.Duration
 	// Grace is how long past its share the exact solver may take before
@@ -67,38 +70,17 @@ func (pf Portfolio) Solve(ctx context.Context, p *Problem) (*Result, error) {
 		grace = 10 * time.Millisecond
 	}
 	budget := time.Until(deadline)
-	keep := max(time.Duration(float64(budget)*reserve), minReserve)
+	// The reserve is a share of the budget, at least minReserve but never
+	// more than half the budget: at a 1 ms limit the exact solver keeps
+	// half of it rather than nothing.
+	keep := max(time.Duration(float64(budget)*reserve), min(minReserve, budget/2))
 	if pf.Fallback == nil {
 		keep = 0
 	}
-	exactCtx, cancel := context.WithDeadline(ctx, deadline.Add(-keep))
-	defer cancel()
-	board := NewBoard()
-	exactCtx = WithBoard(exactCtx, board)
-	done := make(chan outcome, 1)
-	go func() {
-		r, err := pf.Exact.Solve(exactCtx, p)
-		done <- outcome{r, err}
-	}()
-	var ex *Result
-	abandoned := false
-	timer := time.NewTimer(max(0, time.Until(deadline.Add(-keep))+grace))
-	defer timer.Stop()
-	select {
-	case o := <-done:
-		if o.err != nil {
-			return nil, o.err
-		}
-		ex = o.res
-	case <-timer.C:
-		// Abandoned: the exact solver overran its share. What it
-		// published stands: its incumbent and its bound.
-		abandoned = true
-		if allocs, obj, bound, ok := board.Best(); ok {
-			ex = &Result{Status: Feasible, Allocations: allocs, Objective: obj, Bound: bound, Solver: pf.Exact.Name()}
-		} else if !math.IsNaN(bound) {
-			ex = &Result{Status: Unknown, Bound: bound, Solver: pf.Exact.Name()}
-		}
+	ex, abandoned, err := pf.runExact(ctx, deadline.Add(-keep), grace, p)
+	tooLarge := errors.Is(err, ErrTooLarge) && pf.Fallback != nil
+	if err != nil && !tooLarge {
+		return nil, err
 	}
 	if ex != nil && (ex.Status == Optimal || ex.Status == Infeasible) {
 		return ex, nil
@@ -146,8 +128,74 @@ func (pf Portfolio) Solve(ctx context.Context, p *Problem) (*Result, error) {
 	if ex != nil && len(ex.Allocations) > 0 {
 		out.Stats["exact_objective"] = float64(ex.Objective)
 	}
+	if tooLarge {
+		// The exact solver refused the window (brute force beyond what
+		// it enumerates): the fallback's answer stands, marked.
+		out.Stats["exact_too_large"] = 1
+		return &out, nil
+	}
+	if abandoned {
+		out.Stats["exact_abandoned"] = 1
+		return &out, nil
+	}
+	// The time the fallback left (it answers at once on a small window)
+	// goes to the exact solver again, up to the deadline: at a limit of a
+	// few milliseconds it may prove there what it could not in its share.
+	if time.Until(deadline) < minRerun {
+		return &out, nil
+	}
+	again, abandoned, err := pf.runExact(ctx, deadline, grace, p)
+	if err != nil || again == nil {
+		return &out, nil // the first answer stands
+	}
+	out.Stats["exact_rerun"] = 1
+	switch {
+	case again.Status == Optimal || again.Status == Infeasible:
+		again.Stats = out.Stats
+		return again, nil
+	case len(again.Allocations) > 0 && again.Objective < out.Objective:
+		out.Allocations, out.Objective, out.Status = again.Allocations, again.Objective, again.Status
+	}
+	if again.HasBound() && float64(out.Objective) >= again.Bound && (!out.HasBound() || again.Bound > out.Bound) {
+		out.Bound = again.Bound
+	}
 	if abandoned {
 		out.Stats["exact_abandoned"] = 1
 	}
 	return &out, nil
+}
+
+// minRerun is the least time left after the fallback for which the exact
+// solver runs again.
+const minRerun = 100 * time.Microsecond
+
+// runExact runs the exact solver with the deadline until (and the Board)
+// and waits for it until grace past it; then it is abandoned and what it
+// published on the Board stands (an incumbent as Feasible, or a bound
+// alone as Unknown; nil when it published nothing).
+func (pf Portfolio) runExact(ctx context.Context, until time.Time, grace time.Duration, p *Problem) (ex *Result, abandoned bool, err error) {
+	exactCtx, cancel := context.WithDeadline(ctx, until)
+	board := NewBoard()
+	exactCtx = WithBoard(exactCtx, board)
+	done := make(chan outcome, 1)
+	go func() {
+		defer cancel()
+		r, err := pf.Exact.Solve(exactCtx, p)
+		done <- outcome{r, err}
+	}()
+	timer := time.NewTimer(max(0, time.Until(until)+grace))
+	defer timer.Stop()
+	select {
+	case o := <-done:
+		return o.res, false, o.err
+	case <-timer.C:
+		// Abandoned: the exact solver overran its share. What it
+		// published stands: its incumbent and its bound.
+		if allocs, obj, bound, ok := board.Best(); ok {
+			return &Result{Status: Feasible, Allocations: allocs, Objective: obj, Bound: bound, Solver: pf.Exact.Name()}, true, nil
+		} else if !math.IsNaN(bound) {
+			return &Result{Status: Unknown, Bound: bound, Solver: pf.Exact.Name()}, true, nil
+		}
+		return nil, true, nil
+	}
 }

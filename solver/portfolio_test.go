@@ -2,6 +2,8 @@ package solver_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -209,5 +211,71 @@ func TestBoard(t *testing.T) {
 	got, obj, bound, ok := b.Best()
 	if !ok || obj != 8 || bound != 5 || got[0].Nodes[0] != 3 || built != 1 {
 		t.Errorf("best %v %d %v %v, built %d", got, obj, bound, ok, built)
+	}
+}
+
+// secondTime is an exact solver that gives up at its first call (as when
+// its share of a tiny budget is spent) and proves the optimum (its
+// fallback's placement, priced) at the second; it records the time left
+// to its deadline at each call.
+type secondTime struct {
+	calls *int
+	left  *[]time.Duration
+}
+
+func (secondTime) Name() string { return "second" }
+func (s secondTime) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, error) {
+	*s.calls++
+	dl, _ := ctx.Deadline()
+	*s.left = append(*s.left, time.Until(dl))
+	if *s.calls == 1 {
+		return &solver.Result{Status: solver.Unknown, Bound: solver.NoBound}, nil
+	}
+	r, _ := seqLike{}.Solve(ctx, p)
+	r.Status, r.Bound = solver.Optimal, float64(r.Objective)
+	return r, nil
+}
+
+// TestPortfolioUsesTimeLeft: the time the fallback leaves goes to the
+// exact solver again, whose proof is then the answer (issue 36: at 1 ms
+// the answer was Seq's after 0.17 ms); and a minimum reserve larger than
+// the budget takes half of it, not all.
+func TestPortfolioUsesTimeLeft(t *testing.T) {
+	w := load(t)
+	calls, left := 0, []time.Duration{}
+	pf := solver.Portfolio{Exact: secondTime{&calls, &left}, Fallback: seqLike{}, MinReserve: time.Hour}
+	res, err := solver.SolveWindow(context.Background(), w, pf, solver.Options{TimeLimit: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != 2 || res.Status != solver.Optimal || res.Stats["exact_rerun"] != 1 {
+		t.Fatalf("%d calls, status %v, stats %v; want the second call's proof", calls, res.Status, res.Stats)
+	}
+	// A 1 h minimum reserve on a 20 s budget: the first share is about
+	// half of it (10 s), not nothing.
+	if left[0] < 5*time.Second || left[0] > 11*time.Second {
+		t.Errorf("first share %v, want about half of 20 s", left[0])
+	}
+}
+
+// refuses is an exact solver that refuses every problem as too large.
+type refuses struct{}
+
+func (refuses) Name() string { return "refuses" }
+func (refuses) Solve(context.Context, *solver.Problem) (*solver.Result, error) {
+	return nil, fmt.Errorf("refuses: %w", solver.ErrTooLarge)
+}
+
+// TestPortfolioTooLarge: an exact solver that refuses the problem as too
+// large gives way to the fallback, marked exact_too_large; without a
+// fallback the refusal is the error.
+func TestPortfolioTooLarge(t *testing.T) {
+	w := load(t)
+	res, err := solver.SolveWindow(context.Background(), w, solver.Portfolio{Exact: refuses{}, Fallback: seqLike{}}, solver.Options{TimeLimit: time.Second})
+	if err != nil || res.Status != solver.Fallback || res.Stats["exact_too_large"] != 1 {
+		t.Fatalf("with a fallback: %v, %+v", err, res)
+	}
+	if _, err := solver.SolveWindow(context.Background(), w, solver.Portfolio{Exact: refuses{}}, solver.Options{TimeLimit: time.Second}); !errors.Is(err, solver.ErrTooLarge) {
+		t.Errorf("without a fallback: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package solver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
@@ -34,6 +35,12 @@ func (s Status) String() string {
 	}
 	return fmt.Sprintf("Status(%d)", int(s))
 }
+
+// ErrTooLarge is wrapped by the error of a solver that refuses a problem
+// beyond what it can handle at all (brute force past its enumeration
+// limit). A Portfolio with a fallback answers with the fallback instead
+// and marks the result's Stats with exact_too_large.
+var ErrTooLarge = errors.New("too large for this solver")
 
 // A Problem is what a window solver is asked: place every job in Jobs on
 // the window's idle nodes, minimising the total CH cost ([Lan23] §III).

@@ -34,6 +34,9 @@ type WindowResult struct {
 	Deferred []model.Deferral
 	// Elapsed is the wall time of the whole call.
 	Elapsed time.Duration
+	// MaxJobs is the cap on the multi-node jobs the selection applied
+	// (Options.MaxJobs; 0: none).
+	MaxJobs int
 }
 
 // ErrSolverBug is wrapped by the errors SolveWindow returns when a solver
@@ -63,7 +66,7 @@ func SolveWindow(ctx context.Context, w *model.Window, s Solver, opt Options) (*
 		defer cancel()
 	}
 	sel := model.SelectJobs(w, opt.MaxJobs)
-	out := &WindowResult{Deferred: sel.Deferred}
+	out := &WindowResult{Deferred: sel.Deferred, MaxJobs: opt.MaxJobs}
 	if len(sel.Multi) == 0 {
 		// Nothing to optimise: the empty placement is optimal.
 		out.Result = Result{Status: Optimal, Bound: 0, Encoding: "none", Solver: s.Name()}
@@ -110,13 +113,14 @@ func SolveWindow(ctx context.Context, w *model.Window, s Solver, opt Options) (*
 // window's size. 30 ns a node (topology, idle and running) covers what was
 // measured on a 10⁶-node window (about 10 ns a node on a quiet machine, up
 // to three times that while the garbage collector scans the topology); at
-// least 1 ms.
+// least 200 µs (a small window's takes a few µs: a floor of 1 ms left a
+// 1 ms limit no time to solve).
 func postReserve(w *model.Window) time.Duration {
 	n := w.Topology.NumNodes() + len(w.Idle)
 	for _, r := range w.Running {
 		n += len(r.Nodes)
 	}
-	return max(time.Millisecond, time.Duration(n)*30*time.Nanosecond)
+	return max(200*time.Microsecond, time.Duration(n)*30*time.Nanosecond)
 }
 
 // verify checks that res places exactly the problem's jobs (when it claims

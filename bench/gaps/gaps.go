@@ -133,7 +133,8 @@ type Row struct {
 	// without any, the gap columns are empty.
 	Gaps int `json:"gaps"`
 	// MeanFreeGap, P99FreeGap and MaxFreeGap are the gap to the free
-	// optimum, (objective − free bound) / free bound, over the FreeGaps
+	// optimum, (objective − free bound) / objective (GapDefinition, as
+	// MeanGap), over the FreeGaps
 	// windows where the free solver (--solvers free) proved a bound: how
 	// far the solver is from the least cost any allocator can reach. The
 	// bound is the free optimum where free proved it, and below it (so
@@ -278,7 +279,11 @@ func (r *Row) freeGaps(ss []Sample, free []float64) {
 		if !s.OK || free[k] <= 0 {
 			continue
 		}
-		gs = append(gs, (float64(s.Objective)-free[k])/free[k])
+		g := 0.0
+		if s.Objective > 0 {
+			g = (float64(s.Objective) - free[k]) / float64(s.Objective) // GapDefinition
+		}
+		gs = append(gs, g)
 	}
 	sp := report.SpreadOf(gs)
 	r.FreeGaps, r.MeanFreeGap, r.P99FreeGap, r.MaxFreeGap = sp.N, sp.Mean, sp.P99, sp.Max
@@ -440,8 +445,14 @@ func exportMPS(w *model.Window, c Class, dir string) error {
 	return nil
 }
 
+// GapDefinition is the one definition of a gap in the tables of bench
+// scas, the `gap` of a result document: the objective's excess over a
+// lower bound, as a share of the objective.
+const GapDefinition = "gap = (objective − bound) / objective; \"gap\" to the best SCAS bound any solver proved, \"free gap\" to the free solver's bound"
+
 // PrintRows writes rows as a table (class × solver: median, p99, share
-// proven optimal, mean, min and max gap to the best bound).
+// proven optimal, mean, min and max gap to the best bound), then the gap's
+// definition.
 func PrintRows(out io.Writer, rows []Row) {
 	withFree := slices.ContainsFunc(rows, func(r Row) bool { return r.FreeGaps > 0 })
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', tabwriter.AlignRight)
@@ -465,6 +476,7 @@ func PrintRows(out io.Writer, rows []Row) {
 		fmt.Fprintf(tw, "%d\t\n", r.Failed)
 	}
 	tw.Flush()
+	fmt.Fprintln(out, GapDefinition)
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.3f ms", float64(d.Microseconds())/1000) }

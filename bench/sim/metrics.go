@@ -27,9 +27,12 @@ type Summary struct {
 	Utilisation    float64 `json:"utilisation"`
 	Makespan       int64   `json:"makespan_s"`
 	// Windows solved and their solve latency.
-	Windows       int     `json:"windows"`
-	SolveMedianMS float64 `json:"solve_median_ms"`
-	SolveP99MS    float64 `json:"solve_p99_ms"`
+	Windows int `json:"windows"`
+	// WindowsTooLarge counts the windows the solver refused as too large
+	// (Result.TooLarge), answered by its fallback.
+	WindowsTooLarge int     `json:"windows_too_large,omitempty"`
+	SolveMedianMS   float64 `json:"solve_median_ms"`
+	SolveP99MS      float64 `json:"solve_p99_ms"`
 	// The queue metrics of Bridi et al. (IEEE TPDS 2016; see the package
 	// doc), with wait_j = start − submit and ewt_j the expected waiting
 	// time of job j's queue (JobResult.EWT, from Config.ExpectedWait):
@@ -73,7 +76,7 @@ type GapSummary struct {
 
 // Summarise computes r's aggregate metrics.
 func (r *Result) Summarise() Summary {
-	s := Summary{Jobs: len(r.Jobs), Dropped: r.Dropped, Utilisation: r.Utilisation, Makespan: r.Makespan, Windows: r.Windows,
+	s := Summary{Jobs: len(r.Jobs), Dropped: r.Dropped, Utilisation: r.Utilisation, Makespan: r.Makespan, Windows: r.Windows, WindowsTooLarge: r.TooLarge,
 		Gap: r.summariseGaps()}
 	if len(r.Jobs) == 0 {
 		return s

@@ -126,6 +126,10 @@ type Result struct {
 	GapSolver  string
 	Gaps       []WindowGap
 	GapSkipped int
+	// TooLarge counts the windows the solver refused as beyond what it
+	// can handle (solver.ErrTooLarge: brute force past its enumeration
+	// limit), which its fallback answered instead.
+	TooLarge int
 }
 
 // ErrConfig is wrapped by configuration errors.
@@ -319,6 +323,9 @@ func (s *state) solveWindow(ctx context.Context, t int64) error {
 		}
 	}
 	s.res.Windows++
+	if res.Stats["exact_too_large"] == 1 {
+		s.res.TooLarge++
+	}
 	s.res.SolveTimes = append(s.res.SolveTimes, res.Elapsed)
 	for i, a := range res.Allocations {
 		// The next window reuses this one's lists, which a solver's node

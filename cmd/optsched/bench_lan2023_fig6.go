@@ -17,10 +17,12 @@ import (
 	"github.com/optsched/optsched/bench/report"
 	"github.com/optsched/optsched/bench/trace"
 	"github.com/optsched/optsched/catalog"
+	"github.com/optsched/optsched/instances/traces"
 )
 
-// lan2023Fig6DefaultTrace is the paper's trace beside the checkout.
-const lan2023Fig6DefaultTrace = "instances/traces/lan2023_trace_1800_40.txt.gz"
+// lan2023Fig6DefaultTrace is the paper's trace: its path in a checkout,
+// read from the copy in the binary elsewhere (openLanTrace).
+const lan2023Fig6DefaultTrace = traces.Lan2023Name
 
 // benchLan2023Fig6Options are the inputs of `optsched bench lan2023 fig6`.
 type benchLan2023Fig6Options struct {
@@ -126,7 +128,7 @@ func runBenchLan2023Fig6(ctx context.Context, opts *benchLan2023Fig6Options) err
 	if opts.slice <= math.MaxInt/opts.epochs {
 		maxJobs = opts.epochs * opts.slice
 	}
-	tr, err := trace.Open(opts.trace, "lan", trace.Options{MaxJobs: maxJobs})
+	tr, err := openLanTrace(opts.trace, trace.Options{MaxJobs: maxJobs})
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("trace %s not found: pass --trace FILE, the paper's trace (data/data_large_1800_40.txt of the authors' code; lines: id arrival runtime nodes)", opts.trace)
 	}

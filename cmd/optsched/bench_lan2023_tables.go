@@ -14,10 +14,28 @@ import (
 	"github.com/optsched/optsched/bench/lan2023"
 	"github.com/optsched/optsched/bench/report"
 	"github.com/optsched/optsched/bench/trace"
+	"github.com/optsched/optsched/instances/traces"
 )
 
-// lan2023TablesDefaultTrace is the paper's trace beside the checkout.
-const lan2023TablesDefaultTrace = "instances/traces/lan2023_trace_1800_40.txt.gz"
+// lan2023TablesDefaultTrace is the paper's trace: its path in a
+// checkout, read from the copy in the binary elsewhere (openLanTrace).
+const lan2023TablesDefaultTrace = traces.Lan2023Name
+
+// openLanTrace reads the trace at path in the format of the NSA paper's;
+// the default path (traces.Lan2023Name), when it is not there — an
+// installed binary run away from a checkout — reads the copy shipped in
+// the binary.
+func openLanTrace(path string, opt trace.Options) (*trace.Trace, error) {
+	tr, err := trace.Open(path, "lan", opt)
+	if path != traces.Lan2023Name || !errors.Is(err, fs.ErrNotExist) {
+		return tr, err
+	}
+	r, err := traces.Lan2023()
+	if err != nil {
+		return nil, fmt.Errorf("the shipped trace: %w", err)
+	}
+	return trace.ReadLan(r, opt)
+}
 
 // benchLan2023TableOptions are the inputs of `optsched bench lan2023
 // table3` and `table4`.
@@ -138,7 +156,7 @@ func runBenchLan2023Table(ctx context.Context, opts *benchLan2023TableOptions) e
 	if opts.workers < 0 {
 		return usageError{fmt.Errorf("--workers must be at least 0 (0: GOMAXPROCS), got %d", opts.workers)}
 	}
-	tr, err := trace.Open(opts.trace, "lan", trace.Options{})
+	tr, err := openLanTrace(opts.trace, trace.Options{})
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("trace %s not found: pass --trace FILE, the paper's trace (data/data_large_1800_40.txt of the authors' code; lines: id arrival runtime nodes)", opts.trace)
 	}

@@ -3,12 +3,19 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/optsched/optsched/bench/trace"
+	"github.com/optsched/optsched/instances/traces"
 )
 
 func TestBenchLan2023Tables(t *testing.T) {
@@ -187,4 +194,36 @@ func TestBenchLan2023TablesShardMerge(t *testing.T) {
 	if code, _, errs := optsched(t, "", "bench", "merge", bad); code == exitOK || !strings.Contains(errs, `benchmark "fig6"`) {
 		t.Errorf("merge of a fig6 report: exit %d, %q", code, errs)
 	}
+}
+
+// TestDefaultTraceAwayFromCheckout: bench lan2023 and train nsa read their
+// default trace from the copy in the binary when run away from a checkout
+// (issue 36: they failed after go install); another missing path is still
+// an error.
+func TestDefaultTraceAwayFromCheckout(t *testing.T) {
+	t.Chdir(t.TempDir())
+	tr, err := openLanTrace(traces.Lan2023Name, trace.Options{MaxJobs: 500})
+	if err != nil || len(tr.Jobs) != 500 {
+		t.Fatalf("default trace away from a checkout: %v", err)
+	}
+	if _, err := openLanTrace("instances/traces/nope.txt.gz", trace.Options{}); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing trace: %v", err)
+	}
+	for _, c := range []*cobra.Command{newTrainCmd(&streams{}), newBenchCmd(&streams{})} {
+		for _, sub := range append([]*cobra.Command{c}, allCommands(c)...) {
+			if f := sub.Flags().Lookup("trace"); f != nil && strings.Contains(f.DefValue, "lan2023") && f.DefValue != traces.Lan2023Name {
+				t.Errorf("%s: --trace default %q", sub.CommandPath(), f.DefValue)
+			}
+		}
+	}
+}
+
+// allCommands returns every command under c.
+func allCommands(c *cobra.Command) []*cobra.Command {
+	var out []*cobra.Command
+	for _, s := range c.Commands() {
+		out = append(out, s)
+		out = append(out, allCommands(s)...)
+	}
+	return out
 }

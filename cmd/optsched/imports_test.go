@@ -80,6 +80,13 @@ func TestFlowRules(t *testing.T) {
 		{"model/windowjson", "model/slurm", true},
 		{"model/pbs", "model/internal/jsonkind", true},
 		{"model", "model/windowjson", false},
+		// The verdict of validate: a checker beside Check, never a solver.
+		{"model/verdict", "model", true},
+		{"model/verdict", "solver", false},
+		{"model/verdict", "encode", false},
+		{"model", "model/verdict", false},
+		{"output", "model/verdict", true},
+		{"instances/traces", "bench/trace", false},
 		{"model", "model/hostlist", false},
 		{"model", "encode", false},
 		{"model/windowjson", "solver", false},

@@ -64,10 +64,16 @@ func readWindow(path string, stdin io.Reader) (*model.Window, error) {
 	return w, nil
 }
 
+// formatNames are the output formats of every optsched command: as -o
+// values they never name a file.
+var formatNames = []string{"json", "table", "lp", "mps", "cnf", "csv", "tsv", "text", "txt"}
+
 // outputFlag resolves -o/--output for the commands that write a file
 // (gen, export): -o is the output format there as everywhere, and a value
 // that is not one of formats is the file of the old spelling (-o FILE),
-// which still works with a deprecation note. *format and *file are set.
+// which still works with a deprecation note — unless it is the name of a
+// format (formatNames): -o table is refused, not a file named table.
+// *format and *file are set.
 func outputFlag(s *streams, command, value string, formats []string, format, file *string) error {
 	switch {
 	case value == "":
@@ -77,6 +83,9 @@ func outputFlag(s *streams, command, value string, formats []string, format, fil
 		return nil
 	case *file != "-":
 		return usageError{fmt.Errorf("-o %q is not an output format of %s (%s), and --out is given", value, command, strings.Join(formats, ", "))}
+	case slices.Contains(formatNames, value):
+		// The name of another command's format, not a file name.
+		return usageError{fmt.Errorf("-o %s: %s writes %s (-o), to --out FILE", value, command, strings.Join(formats, " or "))}
 	}
 	fmt.Fprintf(s.err, "optsched %s: -o FILE is deprecated: -o is the output format (%s), --out FILE the file; writing %s\n", command, strings.Join(formats, ", "), value)
 	*file = value

@@ -452,11 +452,58 @@ func TestOutputFlag(t *testing.T) {
 	if _, err := os.Stat("json"); err == nil {
 		t.Error("gen -o json wrote a file named json")
 	}
+	// Another command's format is refused, not a file of that name
+	// (issue 36: gen -o table wrote a file named table).
+	for _, args := range [][]string{{"gen", "--jobs", "2", "-o", "table"}, {"export", "-o", "json", example}} {
+		if code, _, errs := optsched(t, "", args...); code != exitUsage || !strings.Contains(errs, "--out FILE") {
+			t.Errorf("%v: exit %d, %q", args, code, errs)
+		}
+		if _, err := os.Stat(args[len(args)-1]); err == nil && args[0] == "gen" {
+			t.Errorf("%v wrote a file", args)
+		}
+	}
 	lp := filepath.Join(dir, "w.lp")
 	if code, _, errs := optsched(t, "", "export", "-o", "lp", "--out", lp, example); code != exitOK {
 		t.Errorf("export -o lp --out: exit %d, %s", code, errs)
 	}
 	if data, _ := os.ReadFile(lp); !strings.Contains(string(data), "min:") {
 		t.Errorf("export -o lp wrote %.60q", data)
+	}
+}
+
+// TestFlagErrorsInPlainWords: a flag value that does not parse is refused
+// with what the flag wants, not the Go function that failed (issue 36:
+// strconv.ParseUint in the message).
+func TestFlagErrorsInPlainWords(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"solve", "--seed", "abc", example}, `"--seed" flag: want a non-negative integer`},
+		{[]string{"gen", "--jobs", "x"}, `"--jobs" flag: want an integer`},
+		{[]string{"solve", "--time-limit", "1x", example}, "want a duration with a unit"},
+		{[]string{"solve", "--sa-tmax", "hot", example}, "want a number"},
+	} {
+		code, _, errs := optsched(t, "", c.args...)
+		if code != exitUsage || !strings.Contains(errs, c.want) || strings.Contains(errs, "strconv") || strings.Contains(errs, "time: ") {
+			t.Errorf("%v: exit %d, %q; want %q", c.args, code, errs, c.want)
+		}
+	}
+}
+
+// TestNaNFlagsRefused: NaN (and an infinite temperature) is refused by
+// every number flag, where range checks alone let it through (issue 36:
+// --sa-tmax NaN was accepted).
+func TestNaNFlagsRefused(t *testing.T) {
+	for _, args := range [][]string{
+		{"solve", "--sa-tmax", "NaN", example},
+		{"solve", "--sa-tmin", "nan", example},
+		{"solve", "--sa-tmax", "+Inf", example},
+		{"solve", "--encoding", "cp", "--ch-weight", "NaN", example},
+		{"pbs", "plan", "--reserve-after", "NaN"},
+	} {
+		if code, _, errs := optsched(t, "", args...); code != exitUsage || !strings.Contains(errs, "--sa-t") && !strings.Contains(errs, "NaN is not a number") {
+			t.Errorf("%v: exit %d, %q", args, code, errs)
+		}
 	}
 }

@@ -139,7 +139,7 @@ PBS state (model.Check for the whole-node window, a resource check for all)
 before anything runs.
 
 By default the plan is printed as a shell script: one
-  qrun -H "(vnodeA:ncpus=16)+(vnodeB:ncpus=16)" JOBID
+  qrun -H "(vnodeA:ncpus=16)+(vnodeB:ncpus=16)" -- JOBID
 per job that starts, with comments on why each other job waits. -o json
 prints the same as JSON. --apply runs the commands itself, takes the lock
 and appends the cycle to the audit log.

@@ -29,8 +29,9 @@ func fixtureArgs(extra ...string) []string {
 		"--queues", fixture("queues.json"), "--timezone", "UTC"}, extra...)
 }
 
-// qrunLine matches one command of a plan script.
-var qrunLine = regexp.MustCompile(`^(\S+) -H "([^"]+)" (\S+) \|\| rc=1$`)
+// qrunLine matches one command of a plan script: the job id after "--",
+// so that no id is read as an option of qrun.
+var qrunLine = regexp.MustCompile(`^(\S+) -H "([^"]+)" -- (\S+) \|\| rc=1$`)
 
 // scriptCommands returns job -> exec_vnode of a plan script's qrun lines.
 func scriptCommands(t *testing.T, script string) map[string]string {
@@ -191,7 +192,7 @@ func TestPBSApplyFromPATH(t *testing.T) {
 		t.Fatalf("%d qrun calls for %d starts: %q", len(runs), len(doc.Starts), runs)
 	}
 	for i, s := range doc.Starts {
-		if want := "qrun -H " + s.ExecVnode + " " + s.Job; runs[i] != want {
+		if want := "qrun -H " + s.ExecVnode + " -- " + s.Job; runs[i] != want {
 			t.Errorf("call %d: %q, want %q", i, runs[i], want)
 		}
 		if s.ExitCode == nil || *s.ExitCode != 0 {

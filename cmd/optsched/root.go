@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"regexp"
 	"runtime/debug"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -155,10 +158,51 @@ Windows are JSON files (see docs/formats.md, "Window JSON v1").`,
 	root.SetOut(s.out)
 	root.SetErr(s.err)
 	root.SetIn(s.in)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{plainFlagError(err)} })
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return noNaNFlags(cmd) }
 	root.AddCommand(newSolveCmd(s, nil), newGenCmd(s, nil), newValidateCmd(s, nil), newExportCmd(s, nil), newBenchCmd(s), newSimulateCmd(s, nil), newPBSCmd(s), newReplayCmd(s, nil), newTrainCmd(s))
 	registerCompletions(root)
 	return root
+}
+
+// noNaNFlags refuses NaN as the value of any number flag given: every
+// comparison with NaN is false, so range checks such as "tmax > 0" let it
+// through, and no flag means anything by it.
+func noNaNFlags(cmd *cobra.Command) error {
+	var err error
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if err != nil || f.Value.Type() != "float64" && f.Value.Type() != "float32" {
+			return
+		}
+		if v, perr := strconv.ParseFloat(f.Value.String(), 64); perr == nil && math.IsNaN(v) {
+			err = usageError{fmt.Errorf("--%s: NaN is not a number; give a number", f.Name)}
+		}
+	})
+	return err
+}
+
+// strconvMessage matches what pflag passes on from strconv and time when a
+// flag's value does not parse: `strconv.ParseInt: parsing "x": invalid
+// syntax`, `time: invalid duration "x"`.
+var strconvMessage = regexp.MustCompile(`strconv\.Parse(Int|Uint|Float|Bool): parsing "[^"]*": (invalid syntax|value out of range)|time: (invalid duration|unknown unit "[^"]*" in duration) "[^"]*"`)
+
+// plainFlagError rewrites a flag error that quotes a Go function
+// (strconv.ParseUint, time.ParseDuration) in the user's words: what the
+// flag wants.
+func plainFlagError(err error) error {
+	msg := err.Error()
+	m := strconvMessage.FindStringSubmatch(msg)
+	if m == nil {
+		return err
+	}
+	want := map[string]string{"Int": "an integer", "Uint": "a non-negative integer", "Float": "a number", "Bool": "true or false"}[m[1]]
+	switch {
+	case m[1] == "":
+		want = "a duration with a unit, such as 500ms, 2s or 1m"
+	case m[2] == "value out of range":
+		want += " in range"
+	}
+	return errors.New(strings.Replace(msg, m[0], "want "+want, 1))
 }
 
 // flagValues lists the values shell completion offers for a flag, by the

@@ -93,8 +93,8 @@ func runSchedule(ctx context.Context, opts *solveOptions, format string) error {
 	} else {
 		output.WriteScheduleTable(opts.streams.out, w, &doc)
 		if res.CHWeight > 0 && res.Status != solver.Unknown {
-			fmt.Fprintf(opts.streams.out, "\nobjective = weighted queue time %.6g + %g x CH cost %d (%s)\n",
-				model.WeightedQueueTime(w, res.Allocations), res.CHWeight, solver.Objective(w, res.Allocations), w.Cost.Kind)
+			fmt.Fprintf(opts.streams.out, "\nobjective = weighted queue time %s + %g x CH cost %d (%s)\n",
+				output.Figure(model.WeightedQueueTime(w, res.Allocations)), res.CHWeight, solver.Objective(w, res.Allocations), w.Cost.Kind)
 		}
 	}
 	if res.Status == solver.Unknown {

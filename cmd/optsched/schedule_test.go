@@ -257,7 +257,7 @@ func TestSolveCPCHWeight(t *testing.T) {
 		want string
 	}{
 		{[]string{"solve", "--encoding", "cp", "--ch-weight", "-1", euroraExample}, "--ch-weight must be a finite number at least 0"},
-		{[]string{"solve", "--encoding", "cp", "--ch-weight", "NaN", euroraExample}, "--ch-weight must be a finite number at least 0"},
+		{[]string{"solve", "--encoding", "cp", "--ch-weight", "NaN", euroraExample}, "--ch-weight: NaN is not a number"},
 		{[]string{"solve", "--heuristic", "pbs-fifo", "--ch-weight", "1", euroraExample}, "--ch-weight applies to the sat solver"},
 		{[]string{"solve", "--ch-weight", "1", "../../instances/example-window.json"}, "--ch-weight applies to the time-and-resource model"},
 	} {

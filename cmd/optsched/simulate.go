@@ -285,8 +285,15 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 		spec.Pods = (nodes + 39) / 40 // whole pods of 4 leaves × 10 nodes
 	}
 	topo, err := model.NewLayout(spec.Pods, spec.LeavesPerPod, spec.NodesPerLeaf)
-	if err != nil {
+	switch {
+	case err != nil && opts.layout != "":
 		return usageError{fmt.Errorf("--layout: %w", err)}
+	case err != nil:
+		return fmt.Errorf("%s: a cluster of %d nodes (%s) would need a layout of %d: %w; give --layout, or check the log's header and its largest jobs",
+			opts.trace, nodes, strings.TrimSuffix(strings.TrimPrefix(nodesFrom(tr, "", nodes), " ("), ")"), spec.Pods*spec.LeavesPerPod*spec.NodesPerLeaf, err)
+	}
+	if nodes > topo.NumNodes() {
+		nodes = topo.NumNodes() // --layout is smaller than the log's cluster
 	}
 	cfg := sim.Config{Topology: topo, TopologySpec: model.TopologySpec{Layout: &spec}, Nodes: nodes,
 		Cost: model.DefaultCostModel, Policy: opts.policy, Tau: int64(opts.tau / time.Second),
@@ -338,7 +345,7 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 		fmt.Fprintf(out, "trace %s: %d jobs (%d skipped as malformed, %d larger than the cluster dropped)\n",
 			opts.trace, len(tr.Jobs), tr.Skipped, sum.Dropped)
 	}
-	fmt.Fprintf(out, "cluster: %d nodes%s, on a %s layout\n", cfg.Nodes, nodesFrom(tr, opts.layout), opts.layoutName(spec))
+	fmt.Fprintf(out, "cluster: %d nodes%s, on a %s layout\n", cfg.Nodes, nodesFrom(tr, opts.layout, cfg.Nodes), opts.layoutName(spec))
 	fmt.Fprintf(out, "policy %s", opts.policy)
 	if opts.policy == "window" {
 		fmt.Fprintf(out, ", τ %v, solver %s, max-jobs %d, time limit %v", opts.tau, cfg.Solver.Name(), opts.maxJobs, cfg.TimeLimit)
@@ -379,6 +386,9 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	fmt.Fprintf(tw, "tardiness (TR)\t%d s\n", sum.Tardiness)
 	if opts.policy == "window" {
 		fmt.Fprintf(tw, "windows solved\t%d\n", sum.Windows)
+		if sum.WindowsTooLarge > 0 {
+			fmt.Fprintf(tw, "windows too large for %s\t%d (answered by its fallback)\n", opts.solver, sum.WindowsTooLarge)
+		}
 		fmt.Fprintf(tw, "window solve latency\tmedian %.3f ms, p99 %.3f ms\n", sum.SolveMedianMS, sum.SolveP99MS)
 	}
 	if opts.policy == sim.CP {
@@ -467,13 +477,15 @@ func windowSolver(name, heuristic string, o catalog.Options) (solver.Solver, err
 	return s, err
 }
 
-// nodesFrom says where the cluster size comes from.
-func nodesFrom(tr *trace.Trace, layout string) string {
+// nodesFrom says where the cluster size (nodes) comes from.
+func nodesFrom(tr *trace.Trace, layout string, nodes int) string {
 	switch {
 	case tr.Nodes == 0 && layout != "":
 		return " (--layout)"
 	case tr.Nodes == 0:
 		return " (the paper's layout)"
+	case tr.Nodes > nodes:
+		return fmt.Sprintf(" (--layout %s, smaller than the log's %s of %d: its larger jobs are dropped)", layout, tr.NodesFrom, tr.Nodes)
 	case tr.NodesFrom == "largest job":
 		return " (the log's header gives neither MaxNodes nor MaxProcs: its largest job's size stands in)"
 	case tr.NodesFrom != "":

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -235,5 +236,40 @@ func TestSimulateCP(t *testing.T) {
 		if code, out, errs := optsched(t, "", append(base, bad...)...); code != exitUsage {
 			t.Errorf("%v: exit %d, want usage\n%s%s", bad, code, out, errs)
 		}
+	}
+}
+
+// TestSimulateClusterSizeSaid: a --layout smaller than the log's MaxNodes
+// is the cluster, and the line says so (KTH: MaxNodes 100, a 10-node
+// layout drops the larger jobs); a headerless log whose one job is too
+// large for any layout is an error about the log (exit 1), not about
+// --layout, which was never given.
+func TestSimulateClusterSizeSaid(t *testing.T) {
+	code, out, errs := optsched(t, "", "simulate", "--trace", "../../instances/traces/KTH-SP2-1996-2.1-cln.swf.gz", "--layout", "1x1x10", "--policy", "easy")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "cluster: 10 nodes (--layout 1x1x10, smaller than the log's MaxNodes of 100") || strings.Contains(out, "100 nodes") {
+		t.Errorf("cluster line:\n%s", out)
+	}
+	big := filepath.Join(t.TempDir(), "big.swf")
+	os.WriteFile(big, []byte("1 0 0 100 3000000 -1 -1 3000000 100 -1 1 1 1 1 1 -1 -1 -1\n"), 0o644)
+	code, _, errs = optsched(t, "", "simulate", "--trace", big, "--format", "swf")
+	if code != exitError || strings.Contains(errs, "--layout:") || !strings.Contains(errs, "largest job") || !strings.Contains(errs, "give --layout") {
+		t.Errorf("headerless log with a huge job: exit %d, %s", code, errs)
+	}
+}
+
+// TestSimulateBruteFallsBack: simulate --solver brute no longer aborts at
+// the first window it cannot enumerate: its fallback answers, and the
+// windows are counted (KTH's first 300 jobs hold some).
+func TestSimulateBruteFallsBack(t *testing.T) {
+	code, out, errs := optsched(t, "", "simulate", "--trace", "../../instances/traces/KTH-SP2-1996-2.1-cln.swf.gz",
+		"--policy", "window", "--solver", "brute", "--max-trace-jobs", "300", "--time-limit", "100ms")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !regexp.MustCompile(`windows too large for brute +[1-9][0-9]* \(answered by its fallback\)`).MatchString(out) {
+		t.Errorf("no count of the windows too large:\n%s", out)
 	}
 }

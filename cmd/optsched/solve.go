@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -116,7 +117,7 @@ Exit codes: 0 solved, 1 error, 2 usage, 3 infeasible.`,
 	f.BoolVarP(&opts.verbose, "verbose", "v", false, "log incumbents and bounds as they improve, on stderr")
 	f.StringVar(&opts.fallback, "fallback", "sa", "heuristic that takes over when the exact solver runs out of time: sa, nsa or none (cp encoding: the best PBS list schedule unless none)")
 	f.StringVar(&opts.nsaWeights, "nsa-weights", "", "NSA: weights file of the repair policy (optsched train nsa; default: the shipped weights)")
-	f.BoolVar(&opts.nsaSample, "nsa-sample", true, "NSA: draw each start from the policy (false: take the most probable start; measured worse, see the README)")
+	f.BoolVar(&opts.nsaSample, "nsa-sample", true, "NSA: draw each start from the policy (false: take the most probable start; measured worse, see docs/reproducing.md, \"Neural simulated annealing\")")
 	f.Uint64Var(&opts.seed, "seed", 1, "random seed of randomised solvers (sa)")
 	d := catalog.Anneal(catalog.Options{}) // [Lan23] Table I
 	f.Float64Var(&opts.sa.Tmax, "sa-tmax", d.Tmax, "SA: first temperature")
@@ -211,8 +212,8 @@ func (opts *solveOptions) newSolver() (solver.Solver, error) {
 	default:
 		return nil, usageError{fmt.Errorf("--encoding must be csp, scas or dcas (or cp, the time-and-resource model), got %q", opts.encoding)}
 	}
-	if opts.sa.Tmax <= 0 || opts.sa.Tmin <= 0 || opts.sa.Tmin > opts.sa.Tmax {
-		return nil, usageError{fmt.Errorf("--sa-tmin and --sa-tmax must satisfy 0 < tmin <= tmax, got %g and %g", opts.sa.Tmin, opts.sa.Tmax)}
+	if !(opts.sa.Tmin > 0 && opts.sa.Tmin <= opts.sa.Tmax && !math.IsInf(opts.sa.Tmax, 0)) {
+		return nil, usageError{fmt.Errorf("--sa-tmin and --sa-tmax must be finite numbers with 0 < tmin <= tmax, got %g and %g", opts.sa.Tmin, opts.sa.Tmax)}
 	}
 	if opts.sa.Steps < 1 || opts.sa.Destroy < 1 || opts.sa.Q < 1 {
 		return nil, usageError{fmt.Errorf("--sa-steps, --sa-destroy and --sa-q must be at least 1")}

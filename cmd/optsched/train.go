@@ -68,8 +68,8 @@ its starting solutions (Seq or SA after a random number of steps),
 removes 1–2 jobs and lets the policy reinsert them largest first; the
 reward is minus the CH cost of the reinserted jobs.
 
-The same flags give the same file (training is deterministic; see the
-README for the machine caveat). The shipped weights are
+The same flags give the same file (training is deterministic; see
+docs/reproducing.md, "Neural simulated annealing", for the machine caveat). The shipped weights are
 heuristics/nsa/weights/nsa-cnn3.bin.gz, made with the defaults.`,
 		Example: `  optsched train nsa --seed 1 --out nsa.bin.gz --plot curve.png
   optsched solve --heuristic nsa --nsa-weights nsa.bin.gz window.json
@@ -213,7 +213,7 @@ const heldOutEpisodes = 4000
 // overlap the tables' own epochs (the default protocol, seed 1), and the
 // tables' windows, held out for evaluation.
 func trainingProblems(ctx context.Context, path string, seed uint64, epochs int) (train, held []*solver.Problem, err error) {
-	tr, err := trace.Open(path, "lan", trace.Options{})
+	tr, err := openLanTrace(path, trace.Options{})
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, fmt.Errorf("trace %s not found: pass --trace FILE, the paper's trace (data/data_large_1800_40.txt of the authors' code; lines: id arrival runtime nodes)", path)
 	}

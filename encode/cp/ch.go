@@ -67,7 +67,20 @@ func (m *Model) SetCHWeight(W float64) error {
 	}
 	kappa := int64(math.Round(base * float64(F)))
 	if kappa < 1 || kappa > 1<<40 {
-		return fmt.Errorf("cp: CH weight %v gives the coefficient %v per unit of CH cost, out of range", W, base*float64(F))
+		// The weights that give an integer coefficient κ in [1, 2^40]:
+		// κ = round(W·Scale·F/Grid), with F at most fMax (the largest
+		// factor the queue weights leave) for the least W, and F = 1 for
+		// the largest.
+		fMax := int64(1)
+		for fMax*2 <= maxCHFactor && maxW*fMax*2 <= 1<<31 {
+			fMax *= 2
+		}
+		least := 0.5 * float64(m.Grid) / (float64(m.Scale) * float64(fMax))
+		most := (1<<40 + 0.5) * float64(m.Grid) / float64(m.Scale)
+		if kappa < 1 {
+			return fmt.Errorf("cp: CH weight %v is too small for this window at a %d s grid: its integer coefficient per unit of CH cost rounds to 0; the weight must lie in [%.3g, %.3g] (give a larger --ch-weight, or a finer --granularity, which raises the least weight's coefficient)", W, m.Grid, least, most)
+		}
+		return fmt.Errorf("cp: CH weight %v is too large for this window at a %d s grid: its coefficient per unit of CH cost exceeds 2^40; the weight must lie in [%.3g, %.3g]", W, m.Grid, least, most)
 	}
 	for i := range m.Jobs {
 		m.Jobs[i].Weight *= F

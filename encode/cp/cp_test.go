@@ -1,6 +1,7 @@
 package cp_test
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -224,5 +225,40 @@ func TestAllocationsEncodeRoundTrip(t *testing.T) {
 		if m.Jobs[0].EST > 0 {
 			bad("before EST", "before its earliest", func(a []model.Allocation) []model.Allocation { a[0].Start = w.Time; return a })
 		}
+	}
+}
+
+// TestCHWeightRange: a CH weight whose coefficient rounds to 0 (the docs'
+// 0.001 on a generated window with no queues, so each job weighs
+// Scale/1) or passes 2^40 is refused with the range of weights that work
+// and the remedy, and the least weight of that range is accepted.
+func TestCHWeightRange(t *testing.T) {
+	cfg := instances.PaperGenConfig()
+	cfg.Seed = 3
+	w, err := instances.Generate(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := cp.Build(w, 60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = m.SetCHWeight(1e-12)
+	if err == nil || !strings.Contains(err.Error(), "too small") || !strings.Contains(err.Error(), "--granularity") {
+		t.Fatalf("tiny weight: %v", err)
+	}
+	var least, most float64
+	if _, serr := fmt.Sscanf(err.Error()[strings.Index(err.Error(), "["):], "[%g, %g]", &least, &most); serr != nil || !(least > 0 && most > least) {
+		t.Fatalf("no range in %q: %v", err, serr)
+	}
+	for _, W := range []float64{least * 1.001, most * 0.999} {
+		m, _ := cp.Build(w, 60)
+		if err := m.SetCHWeight(W); err != nil {
+			t.Errorf("weight %g inside the stated range [%g, %g]: %v", W, least, most, err)
+		}
+	}
+	m, _ = cp.Build(w, 60)
+	if err := m.SetCHWeight(most * 10); err == nil || !strings.Contains(err.Error(), "too large") {
+		t.Errorf("huge weight: %v", err)
 	}
 }

@@ -19,6 +19,18 @@ type Nodes struct {
 	Version, Server string
 	// Nodes lists the vnodes in document order.
 	Nodes []Node
+	// Invalid lists the vnodes ParseNodesLenient left out of Nodes: a
+	// name that cannot be used on a qrun line, or an attribute that does
+	// not parse. ParseNodes fails on the first instead.
+	Invalid []InvalidNode
+}
+
+// An InvalidNode is a vnode of pbsnodes that does not parse.
+type InvalidNode struct {
+	// Name is the vnode's name as pbsnodes gives it.
+	Name string
+	// Err says what is wrong (an *Error naming the vnode and attribute).
+	Err error
 }
 
 // A Node is one vnode of pbsnodes -av.
@@ -76,6 +88,20 @@ var (
 // optsched does not use are ignored; every error is an *Error naming the
 // vnode and the attribute.
 func ParseNodes(data []byte) (*Nodes, error) {
+	out, err := ParseNodesLenient(data)
+	if err == nil && len(out.Invalid) > 0 {
+		return nil, out.Invalid[0].Err
+	}
+	return out, err
+}
+
+// ParseNodesLenient parses as ParseNodes, but a vnode whose name or
+// attributes do not parse is listed in Invalid instead of failing the
+// whole document, for the caller to judge: a scheduler managing part of
+// the cluster ignores such a vnode outside its part. Errors of the
+// document itself (not JSON, no nodes object, a vnode listed twice) still
+// fail.
+func ParseNodesLenient(data []byte) (*Nodes, error) {
 	const src = "pbsnodes"
 	h, body, err := document(src, data, "nodes")
 	if err != nil {
@@ -96,7 +122,8 @@ func ParseNodes(data []byte) (*Nodes, error) {
 	for _, m := range list {
 		n, err := parseNode(m.key, m.val)
 		if err != nil {
-			return nil, err
+			out.Invalid = append(out.Invalid, InvalidNode{Name: m.key, Err: err})
+			continue
 		}
 		out.Nodes = append(out.Nodes, n)
 	}

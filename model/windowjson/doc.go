@@ -1,5 +1,5 @@
 // Package windowjson is the JSON codec of model.Window, the window format
-// (version 1) documented in the README and described by
+// (version 1) documented in docs/formats.md and described by
 // instances/window.schema.json. It owns:
 //
 //   - the reader, Parse and Load: a strict reader that rejects unknown

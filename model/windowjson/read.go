@@ -1,6 +1,7 @@
 package windowjson
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -46,10 +47,12 @@ func Load(path string) (*model.Window, error) {
 }
 
 // Parse decodes and validates a window in the JSON format documented in
-// the README (version 1). Every error names the field path and the
+// docs/formats.md (version 1). Every error names the field path and the
 // reason, as in "jobs[3].nodes: must be at least 1", and is a *FieldError
-// (or wraps one). It never panics.
+// (or wraps one). It never panics. A UTF-8 byte order mark at the head,
+// which some editors write, is skipped.
 func Parse(data []byte, opt Options) (*model.Window, error) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	if !json.Valid(data) {
 		var v any
 		err := json.Unmarshal(data, &v)

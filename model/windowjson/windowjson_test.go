@@ -370,3 +370,15 @@ func TestParseWindowQuotedNumber(t *testing.T) {
 		t.Errorf("quoted number: %v", err)
 	}
 }
+
+// TestParseSkipsBOM: a window saved with a UTF-8 byte order mark reads as
+// without one (issue 36: it was "invalid character 'ï'").
+func TestParseSkipsBOM(t *testing.T) {
+	w, err := windowjson.Parse([]byte("\xef\xbb\xbf"+minimalWindow), windowjson.Options{})
+	if err != nil || len(w.Jobs) != 1 {
+		t.Fatalf("%v", err)
+	}
+	if _, err := windowjson.Parse([]byte("\xef\xbb\xbf\xef\xbb\xbf"+minimalWindow), windowjson.Options{}); err == nil {
+		t.Error("two marks accepted")
+	}
+}

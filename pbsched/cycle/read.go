@@ -175,7 +175,7 @@ func (c *Config) readState(ctx context.Context) (*pbsched.State, error) {
 	if st.Jobs, err = pbs.ParseJobs(jobsData, loc); err != nil {
 		return st, fmt.Errorf("%s: %w", jobsSrc, err)
 	}
-	if st.Nodes, err = pbs.ParseNodes(nodesData); err != nil {
+	if st.Nodes, err = pbs.ParseNodesLenient(nodesData); err != nil {
 		return st, fmt.Errorf("%s: %w", nodesSrc, err)
 	}
 	if queuesData != nil {
@@ -224,7 +224,7 @@ func (c *Config) readFresh(ctx context.Context, prev *pbsched.State) (*pbsched.S
 	if fresh.Jobs, err = pbs.ParseJobs(jobsData, loc); err != nil {
 		return nil, fmt.Errorf("qstat: %w", err)
 	}
-	if fresh.Nodes, err = pbs.ParseNodes(nodesData); err != nil {
+	if fresh.Nodes, err = pbs.ParseNodesLenient(nodesData); err != nil {
 		return nil, fmt.Errorf("pbsnodes: %w", err)
 	}
 	fresh.Now = max(fresh.Jobs.Timestamp, prev.Now)

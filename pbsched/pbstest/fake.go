@@ -56,14 +56,15 @@ cat "$FAKE_NODES"
 `,
 		"qrun": `#!/bin/sh
 echo "qrun $*" >> "$FAKE_CALLS"
+[ "$3" = "--" ] || { echo "qrun: the job id must follow --" >&2; exit 2; }
 for j in $QRUN_FAIL; do
-  if [ "$3" = "$j" ]; then echo "qrun: Request invalid for state of job $3" >&2; exit 2; fi
+  if [ "$4" = "$j" ]; then echo "qrun: Request invalid for state of job $4" >&2; exit 2; fi
 done
 if [ -n "$QRUN_WAIT" ]; then
   while [ ! -e "$QRUN_WAIT" ] && [ -d "$(dirname "$QRUN_WAIT")" ]; do sleep 0.05; done
 fi
 if [ -n "$QRUN_SLEEP" ]; then sleep "$QRUN_SLEEP"; fi
-if [ -n "$QRUN_WAIT$QRUN_SLEEP" ]; then echo "qrun-done $3" >> "$FAKE_CALLS"; fi
+if [ -n "$QRUN_WAIT$QRUN_SLEEP" ]; then echo "qrun-done $4" >> "$FAKE_CALLS"; fi
 exit 0
 `,
 	}
@@ -80,7 +81,7 @@ exit 0
 }
 
 // Calls returns the calls FakePBS's commands logged, in order ("qstat
-// -f -t -F json", "qrun -H SPEC JOB", "qrun-done JOB", …); none when
+// -f -t -F json", "qrun -H SPEC -- JOB", "qrun-done JOB", …); none when
 // nothing was called.
 func Calls(t testing.TB, calls string) []string {
 	t.Helper()

@@ -45,7 +45,7 @@ func (Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, err
 		}
 	}
 	if math.Pow(float64(nq), float64(len(sizes))) > MaxStates {
-		return nil, fmt.Errorf("brute: %d jobs on %d idle nodes is too large to enumerate", len(sizes), nq)
+		return nil, fmt.Errorf("brute: %d jobs on %d idle nodes: %w to enumerate (more than %d states)", len(sizes), nq, solver.ErrTooLarge, MaxStates)
 	}
 	used := make([]bool, nq)
 	cur := make([]int, len(sizes))
