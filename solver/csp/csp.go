@@ -60,9 +60,11 @@ type search struct {
 	board *solver.Board
 	t0    time.Time
 	stats map[string]float64
-	mode  int        // Solver.mode
-	seg   segScratch // segmentDP's reusable tables
-	res   resScratch // residualDP's reusable tables
+	mode  int // Solver.mode
+	// tables are the DP tables made (newTable), given back at the end.
+	tables []*table
+	seg    segScratch // segmentDP's reusable tables
+	res    resScratch // residualDP's reusable tables
 }
 
 // resScratch holds residualDP's tables between calls.
@@ -92,6 +94,10 @@ func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 	}
 	g := st.g
 	st.mode = s.mode
+	// Nothing of the graph outlives the solve: the allocations copy
+	// their nodes, and the board builds them while the solve runs.
+	defer g.Release()
+	defer st.releaseTables()
 
 	maxCells := s.MaxCells
 	if maxCells <= 0 {

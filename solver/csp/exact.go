@@ -3,6 +3,7 @@ package csp
 import (
 	"context"
 	"fmt"
+	"sync"
 )
 
 // table is the exact DP over (position, multiset of placed sizes). A
@@ -19,7 +20,6 @@ type table struct {
 	st     *search
 	S      int
 	stride []int
-	digit  []uint8 // digit[m*D+s] = cnt_s(m)
 	F      []int64
 	choice []uint8
 	a      int
@@ -28,18 +28,50 @@ type table struct {
 	rot int
 }
 
+// tablePool holds the DP tables of finished solves (search.tables),
+// which on an archive-scale window run to megabytes: allocating and
+// zeroing them in every window was much of the window policy's time.
+var tablePool sync.Pool
+
+type tableBufs struct {
+	F      []int64
+	choice []uint8
+}
+
+// tableBuf returns tables of at least need cells, reused when a free pair
+// is large enough (their contents are stale: run writes every cell it
+// reads), and gives back the pair old, outgrown.
+func tableBuf(need int, oldF []int64, oldChoice []uint8) ([]int64, []uint8) {
+	if cap(oldF) > 0 {
+		tablePool.Put(&tableBufs{oldF, oldChoice})
+	}
+	if b, ok := tablePool.Get().(*tableBufs); ok && cap(b.F) >= need && cap(b.choice) >= need {
+		return b.F[:need], b.choice[:need]
+	} else if ok {
+		tablePool.Put(b)
+	}
+	return make([]int64, need), make([]uint8, need)
+}
+
+// releaseTables gives the search's DP tables back for reuse.
+func (st *search) releaseTables() {
+	for _, t := range st.tables {
+		if cap(t.F) > 0 {
+			tablePool.Put(&tableBufs{t.F, t.choice})
+			t.F, t.choice = nil, nil
+		}
+	}
+	st.tables = nil
+}
+
 func newTable(st *search, states int) *table {
 	D := len(st.eps)
-	t := &table{st: st, S: states, stride: make([]int, D), digit: make([]uint8, states*D)}
+	t := &table{st: st, S: states, stride: make([]int, D)}
+	st.tables = append(st.tables, t)
 	k := 1
 	for s, e := range st.eps {
 		t.stride[s] = k
 		k *= e + 1
-	}
-	for m := 0; m < states; m++ {
-		for s, e := range st.eps {
-			t.digit[m*D+s] = uint8((m / t.stride[s]) % (e + 1))
-		}
 	}
 	return t
 }
@@ -49,8 +81,7 @@ func (t *table) run(ctx context.Context, a, last int) bool {
 	st, S := t.st, t.S
 	rows := last - a + 1
 	if need := rows * S; cap(t.F) < need {
-		t.F = make([]int64, need)
-		t.choice = make([]uint8, need)
+		t.F, t.choice = tableBuf(need, t.F, t.choice)
 	}
 	t.F, t.choice, t.a = t.F[:rows*S], t.choice[:rows*S], a
 	for m := range S {

@@ -34,16 +34,21 @@ func (s Solver) single(ctx context.Context, p *solver.Problem) (res *solver.Resu
 		h.Add(q[k])
 	}
 	nq := len(q)
-	first := w.Cost.FromHops(n, h.Hops())
-	best, at := first, 0
+	// The price is non-decreasing in the hops, so only a block of fewer
+	// hops than the best so far can be cheaper: prices are computed for
+	// those only.
+	minHops := h.Hops()
+	best, at := w.Cost.FromHops(n, minHops), 0
 	for i := 1; i < nq; i++ {
 		if i&4095 == 0 && ctx.Err() != nil {
 			return seqResult(p), true
 		}
-		h.Remove(q[i-1])
-		h.Add(q[(i+n-1)%nq])
-		if c := w.Cost.FromHops(n, h.Hops()); c < best {
-			best, at = c, i
+		h.Move(q[i-1], q[(i+n-1)%nq])
+		if hops := h.Hops(); hops < minHops {
+			minHops = hops
+			if c := w.Cost.FromHops(n, hops); c < best {
+				best, at = c, i
+			}
 		}
 	}
 	board := solver.BoardFrom(ctx)
