@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/optsched/optsched/model"
 )
@@ -58,7 +59,7 @@ func NewBlocksContext(ctx context.Context, w *model.Window, jobs []int) (*Blocks
 	nq := len(b.Q)
 	for _, r := range b.Sizes {
 		b.Jobs = append(b.Jobs, bySize[r])
-		cost := make([]int64, nq)
+		cost := costBuf(nq)
 		h.Reset()
 		for k := 0; k < r; k++ {
 			h.Add(b.Q[k])
@@ -68,14 +69,37 @@ func NewBlocksContext(ctx context.Context, w *model.Window, jobs []int) (*Blocks
 				return nil, fmt.Errorf("encode: pricing the blocks: %w", ctx.Err())
 			}
 			if i > 0 {
-				h.Remove(b.Q[i-1])
-				h.Add(b.Q[(i+r-1)%nq])
+				h.Move(b.Q[i-1], b.Q[(i+r-1)%nq])
 			}
 			cost[i] = w.Cost.FromHops(r, h.Hops())
 		}
 		b.Cost = append(b.Cost, cost)
 	}
 	return b, nil
+}
+
+// costPool holds price tables of Blocks given back by Release: a window
+// solver at archive scale prices tens of thousands of positions per size
+// in every window, and allocating (and zeroing) the tables was a tenth
+// of its time.
+var costPool sync.Pool
+
+// costBuf returns a table of n prices, reused when one is free; every
+// entry is written before it is read.
+func costBuf(n int) []int64 {
+	if p, ok := costPool.Get().(*[]int64); ok && cap(*p) >= n {
+		return (*p)[:n]
+	}
+	return make([]int64, n)
+}
+
+// Release gives b's price tables back for reuse by later Blocks; b, and
+// every Cost slice taken from it, must not be used afterwards.
+func (b *Blocks) Release() {
+	for _, c := range b.Cost {
+		costPool.Put(&c)
+	}
+	b.Cost = nil
 }
 
 // Block returns the node ids of D(i, r).

@@ -99,19 +99,53 @@ func Check(w *Window, allocs []Allocation) error {
 	for i := range freeFrom {
 		freeFrom[i] = never
 	}
-	for _, r := range w.Running {
-		for _, k := range r.Nodes {
-			if !marked(k) {
-				continue
-			}
-			if f := &freeFrom[slot(k)]; *f == never || r.End > *f {
-				*f = r.End
+	// An idle node is free from the window time whatever runs on it, so
+	// when every marked node is idle the running jobs (every busy node of
+	// the cluster) need not be read. Few marked nodes are looked up in Idle
+	// by binary search (a hit is in Idle, sorted or not; a miss, in an
+	// unsorted list, only costs the full pass), many by one pass over it.
+	allIdle := distinct == 0
+	if distinct > 0 && distinct*16 < len(w.Idle) {
+		found := 0
+		for i, x := range inUse {
+			for ; x != 0; x &= x - 1 {
+				k := i*64 + bits.TrailingZeros64(x)
+				if _, ok := slices.BinarySearch(w.Idle, k); !ok {
+					break
+				}
+				freeFrom[slot(k)] = w.Time
+				found++
 			}
 		}
+		allIdle = found == distinct
+	} else if distinct > 0 {
+		found := 0
+		for _, k := range w.Idle {
+			if marked(k) && freeFrom[slot(k)] == never {
+				freeFrom[slot(k)] = w.Time
+				found++
+			}
+		}
+		allIdle = found == distinct
 	}
-	for _, k := range w.Idle {
-		if marked(k) {
-			freeFrom[slot(k)] = w.Time
+	if !allIdle {
+		for i := range freeFrom {
+			freeFrom[i] = never
+		}
+		for _, r := range w.Running {
+			for _, k := range r.Nodes {
+				if !marked(k) {
+					continue
+				}
+				if f := &freeFrom[slot(k)]; *f == never || r.End > *f {
+					*f = r.End
+				}
+			}
+		}
+		for _, k := range w.Idle {
+			if marked(k) {
+				freeFrom[slot(k)] = w.Time
+			}
 		}
 	}
 	type use struct {

@@ -12,16 +12,27 @@ import (
 // a rank over the used-node bitset (it was a map, and every use was
 // sorted): on seeded random whole-node windows and allocations, feasible
 // and not (nodes busy, down, out of range, given twice, shared in time),
-// both must return the same error text, or both nil.
+// both must return the same error text, or both nil. A third of the
+// cases (from case 3000 on) allocate idle nodes only, the case Check
+// answers without reading the running jobs, on a larger cluster too, with
+// the idle list sometimes unsorted and running jobs on idle nodes.
 func TestCheckAsBefore(t *testing.T) {
 	rng := rand.New(rand.NewPCG(26, 11))
-	topo, err := NewLayout(3, 2, 5)
+	small, err := NewLayout(3, 2, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := topo.NumNodes()
-	infeasible := 0
-	for it := range 3000 {
+	large, err := NewLayout(10, 4, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	infeasible, idleOnly, idleFeasible := 0, 0, 0
+	for it := range 4500 {
+		topo, onlyIdle := small, it >= 3000
+		if onlyIdle && it%2 == 0 {
+			topo = large
+		}
+		n := topo.NumNodes()
 		w := &Window{Time: 100, Topology: topo, Cost: DefaultCostModel}
 		perm := rng.Perm(n)
 		nIdle := rng.IntN(n + 1)
@@ -31,6 +42,15 @@ func TestCheckAsBefore(t *testing.T) {
 			k := 1 + rng.IntN(len(rest))
 			w.Running = append(w.Running, RunningJob{ID: fmt.Sprint("r", len(w.Running)), Nodes: rest[:k], End: 100 + int64(rng.IntN(300))})
 			rest = rest[k:]
+		}
+		if onlyIdle && len(w.Idle) > 0 && rng.IntN(3) == 0 {
+			// A running job on idle nodes (the idle list wins), and an
+			// unsorted idle list.
+			k := 1 + rng.IntN(len(w.Idle))
+			w.Running = append(w.Running, RunningJob{ID: "on-idle", Nodes: slices.Clone(w.Idle[:k]), End: 100 + int64(rng.IntN(300))})
+			if rng.IntN(2) == 0 {
+				rng.Shuffle(len(w.Idle), func(i, j int) { w.Idle[i], w.Idle[j] = w.Idle[j], w.Idle[i] })
+			}
 		}
 		for j := range 1 + rng.IntN(6) {
 			w.Jobs = append(w.Jobs, Job{ID: fmt.Sprint("j", j), Nodes: 1 + rng.IntN(6), Walltime: 1 + int64(rng.IntN(200))})
@@ -45,6 +65,8 @@ func TestCheckAsBefore(t *testing.T) {
 			var nodes []int
 			for range size {
 				switch k := rng.IntN(n + 2); {
+				case onlyIdle && len(w.Idle) > 0:
+					nodes = append(nodes, w.Idle[rng.IntN(len(w.Idle))])
 				case k == n+1:
 					nodes = append(nodes, -1)
 				case rng.IntN(4) == 0 && len(w.Idle) > 0:
@@ -59,12 +81,21 @@ func TestCheckAsBefore(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(want) || errors.Is(got, ErrInfeasible) != errors.Is(want, ErrInfeasible) {
 			t.Fatalf("case %d: Check says\n%v\nbefore it said\n%v", it, got, want)
 		}
-		if got != nil {
+		switch {
+		case onlyIdle && got == nil && len(allocs) > 0:
+			idleFeasible++
+		case got != nil && !onlyIdle:
 			infeasible++
+		}
+		if onlyIdle {
+			idleOnly++
 		}
 	}
 	if infeasible < 1000 || infeasible > 2900 {
 		t.Errorf("%d of 3000 cases infeasible: the cases do not exercise both answers", infeasible)
+	}
+	if idleFeasible < idleOnly/20 || idleFeasible == idleOnly {
+		t.Errorf("%d of %d idle-only cases feasible with an allocation: the cases do not exercise both answers", idleFeasible, idleOnly)
 	}
 }
 

@@ -162,6 +162,29 @@ func (h *HopCounter) Remove(id int) {
 	h.n--
 }
 
+// Move removes node out, which must be in the set, and adds node in, which
+// must not be (or be out): Remove(out) then Add(in), without touching the
+// switches above both, whose counts and pairs do not change. It is the
+// step of a block sliding along a sequence of nodes.
+func (h *HopCounter) Move(out, in int) {
+	ao, ai := h.t.anc[out], h.t.anc[in]
+	// The common switches are a common suffix of both lists (leaf first).
+	no, ni := len(ao), len(ai)
+	for no > 0 && ni > 0 && ao[no-1] == ai[ni-1] {
+		no--
+		ni--
+	}
+	for _, s := range ao[:no] {
+		h.cnt[s]--
+		h.pairs -= int64(h.cnt[s])
+	}
+	for _, s := range ai[:ni] {
+		h.pairs += int64(h.cnt[s])
+		h.cnt[s]++
+	}
+	h.sumDepth += int64(len(ai) - len(ao))
+}
+
 // Reset empties the set.
 func (h *HopCounter) Reset() {
 	clear(h.cnt)

@@ -2,6 +2,7 @@ package model
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -145,4 +146,54 @@ func BenchmarkCost(b *testing.B) {
 			DefaultCostModel.PairwiseCost(topo, nodes)
 		}
 	})
+}
+
+// TestHopCounterMove holds Move(out, in) to Remove(out) then Add(in), on
+// every counter of the switches, on a tree of uneven depth (Slurm
+// topology) and on a layout, moving to nodes of the same leaf, pod and
+// elsewhere, and to the node moved out.
+func TestHopCounterMove(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	uneven, err := BuildTopology([]SwitchSpec{
+		{Name: "s0", Nodes: []string{"a0", "a1", "a2"}},
+		{Name: "s1", Nodes: []string{"b0", "b1"}},
+		{Name: "s2", Switches: []string{"s0", "s1"}},
+		{Name: "s3", Nodes: []string{"c0", "c1", "c2", "c3"}},
+		{Name: "top", Switches: []string{"s2", "s3"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, topo := range []*Topology{paperTopology(t), uneven} {
+		n := topo.NumNodes()
+		h, ref := NewHopCounter(topo), NewHopCounter(topo)
+		in := rng.Perm(n)[:n/2]
+		for _, k := range in {
+			h.Add(k)
+			ref.Add(k)
+		}
+		moves := 0
+		for range 3000 {
+			i := rng.IntN(len(in))
+			out := in[i]
+			next := out
+			if rng.IntN(8) > 0 {
+				next = rng.IntN(n)
+				if slices.Contains(in, next) {
+					continue
+				}
+			}
+			h.Move(out, next)
+			ref.Remove(out)
+			ref.Add(next)
+			in[i] = next
+			moves++
+			if h.Hops() != ref.Hops() || h.Len() != ref.Len() || h.sumDepth != ref.sumDepth || !slices.Equal(h.cnt, ref.cnt) {
+				t.Fatalf("after %d moves: hops %d len %d, by Remove and Add %d %d", moves, h.Hops(), h.Len(), ref.Hops(), ref.Len())
+			}
+		}
+		if moves < 1000 {
+			t.Fatalf("%d moves", moves)
+		}
+	}
 }

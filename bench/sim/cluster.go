@@ -183,6 +183,11 @@ func (c *Cluster) Window(t int64) *model.Window {
 	return w
 }
 
+// forgetWindow makes the next Window allocate new lists instead of
+// writing over those of the window it returned last (ReuseWindows): a
+// solver still reading that window keeps its lists.
+func (c *Cluster) forgetWindow() { c.idleBuf, c.runBuf, c.jobBuf = nil, nil, nil }
+
 // occupy runs job (an index into the jobs) on nodes from t.
 func (c *Cluster) occupy(job int, nodes []int, t int64) {
 	for _, k := range nodes {

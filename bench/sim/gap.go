@@ -38,18 +38,20 @@ type WindowGap struct {
 // on it. A window without multi-node jobs is not measured (its empty
 // placement is trivially optimal); one whose multi-node jobs the window
 // solver did not place, or whose optimum has no known lower bound, counts
-// in Result.GapSkipped.
-func (s *state) measureGap(ctx context.Context, w *model.Window, res *solver.WindowResult, opt solver.Options) error {
+// in Result.GapSkipped. abandoned reports that the gap solver's exact
+// solver was abandoned at the deadline (and may still read w).
+func (s *state) measureGap(ctx context.Context, w *model.Window, res *solver.WindowResult, opt solver.Options) (abandoned bool, err error) {
 	if !hasMulti(w, res.Result.Allocations) {
 		if res.Status == solver.Unknown || res.Status == solver.Infeasible {
 			s.res.GapSkipped++
 		}
-		return nil
+		return false, nil
 	}
 	ex, err := solver.SolveWindow(ctx, w, s.cfg.GapSolver, opt)
 	if err != nil {
-		return err
+		return false, err
 	}
+	abandoned = ex.Stats["exact_abandoned"] != 0
 	lb := math.Inf(-1)
 	switch {
 	case ex.Status == solver.Optimal:
@@ -62,7 +64,7 @@ func (s *state) measureGap(ctx context.Context, w *model.Window, res *solver.Win
 	}
 	if math.IsInf(lb, -1) {
 		s.res.GapSkipped++
-		return nil
+		return abandoned, nil
 	}
 	g := WindowGap{Time: w.Time, Objective: res.Objective, Bound: int64(math.Ceil(lb - 1e-6)),
 		ExactObjective: ex.Objective, Exact: ex.Status, ExactElapsed: ex.Elapsed}
@@ -70,7 +72,7 @@ func (s *state) measureGap(ctx context.Context, w *model.Window, res *solver.Win
 		g.Gap = float64(g.Objective-g.Bound) / float64(g.Objective)
 	}
 	s.res.Gaps = append(s.res.Gaps, g)
-	return nil
+	return abandoned, nil
 }
 
 // hasMulti reports whether allocs place a job of two or more nodes.

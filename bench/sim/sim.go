@@ -317,10 +317,20 @@ func (s *state) solveWindow(ctx context.Context, t int64) error {
 	if err != nil {
 		return fmt.Errorf("window at t=%d: %w", t, err)
 	}
+	abandoned := res.Stats["exact_abandoned"] != 0
 	if s.cfg.GapSolver != nil {
-		if err := s.measureGap(ctx, w, res, opt); err != nil {
+		gapAbandoned, err := s.measureGap(ctx, w, res, opt)
+		if err != nil {
 			return fmt.Errorf("window at t=%d: %w", t, err)
 		}
+		abandoned = abandoned || gapAbandoned
+	}
+	if abandoned {
+		// A portfolio abandoned its exact solver at the deadline; the
+		// solver's goroutine may still read w (it stops at its next
+		// check of the deadline): the next window must not write over
+		// w's lists.
+		s.forgetWindow()
 	}
 	s.res.Windows++
 	if res.Stats["exact_too_large"] == 1 {

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/optsched/optsched/bench/sim"
 	"github.com/optsched/optsched/bench/trace"
@@ -488,4 +489,56 @@ func TestWindowListsReused(t *testing.T) {
 		}
 	}
 	noOverlap(t, "alias solver", r)
+}
+
+// stuckSolver ignores its deadline until release is closed, then reports
+// on changed whether the window it was given changed meanwhile: a
+// portfolio abandons it at every window, as it abandons a cgo solver
+// mid-solve or a goroutine the machine's load delays past the grace.
+type stuckSolver struct {
+	release <-chan struct{}
+	changed chan<- bool
+}
+
+func (stuckSolver) Name() string { return "stuck" }
+
+func (s stuckSolver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, error) {
+	idle, jobs := slices.Clone(p.Window.Idle), slices.Clone(p.Window.Jobs)
+	<-s.release
+	s.changed <- !slices.Equal(idle, p.Window.Idle) || !reflect.DeepEqual(jobs, p.Window.Jobs)
+	return &solver.Result{Status: solver.Unknown, Bound: solver.NoBound}, nil
+}
+
+// TestAbandonedSolverKeepsWindow: a window whose exact solver the
+// portfolio abandoned is not written over by later windows (the
+// simulator reuses a window's lists otherwise); the abandoned solver read
+// it while the simulation went on, and crashed on lists of another
+// window (a 251,928-job replay at a machine load of 8 did).
+func TestAbandonedSolverKeepsWindow(t *testing.T) {
+	tr, topo := lanPrefix(t)
+	tr.Jobs = tr.Jobs[:40]
+	release := make(chan struct{})
+	changed := make(chan bool, 1000)
+	pf := solver.Portfolio{Exact: stuckSolver{release, changed}, Fallback: heuristics.Seq{}, Grace: time.Millisecond}
+	r, err := sim.Run(context.Background(), tr, sim.Config{Topology: topo, Policy: "window", Tau: 60, Solver: pf,
+		MaxJobs: 5, Check: true, TimeLimit: 5 * time.Millisecond})
+	close(release)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Windows < 10 {
+		t.Fatalf("%d windows: too few to reuse lists", r.Windows)
+	}
+	stuck := 0
+	for range r.Windows {
+		select {
+		case c := <-changed:
+			stuck++
+			if c {
+				t.Fatal("an abandoned solver's window changed under it")
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%d of %d abandoned solvers answered", stuck, r.Windows)
+		}
+	}
 }

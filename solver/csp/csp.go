@@ -24,7 +24,18 @@ type Solver struct {
 	MaxCells int
 	// Progress, when set, receives a line per improved incumbent or bound.
 	Progress io.Writer
+	// mode, for tests, forces a path: modeGeneral no single-job shortcut,
+	// modeWraps the wrap DPs, modeRotations the rotations wherever they
+	// apply (see exact).
+	mode int
 }
+
+const (
+	modeAuto = iota
+	modeGeneral
+	modeWraps
+	modeRotations
+)
 
 var _ solver.Solver = Solver{}
 
@@ -49,8 +60,11 @@ type search struct {
 	board *solver.Board
 	t0    time.Time
 	stats map[string]float64
-	seg   segScratch // segmentDP's reusable tables
-	res   resScratch // residualDP's reusable tables
+	mode  int // Solver.mode
+	// tables are the DP tables made (newTable), given back at the end.
+	tables []*table
+	seg    segScratch // segmentDP's reusable tables
+	res    resScratch // residualDP's reusable tables
 }
 
 // resScratch holds residualDP's tables between calls.
@@ -64,6 +78,11 @@ type resScratch struct {
 // deadline with a lower bound. It always returns an allocation: the
 // sequential placement is the first incumbent.
 func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, error) {
+	if len(p.Jobs) == 1 && s.Progress == nil && s.mode == modeAuto {
+		if res, ok := s.single(ctx, p); ok {
+			return res, nil
+		}
+	}
 	st, err := newSearchContext(ctx, p, s.Progress)
 	if err != nil && ctx.Err() != nil {
 		// Interrupted while building the graph: the sequential placement,
@@ -74,6 +93,11 @@ func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 		return nil, err
 	}
 	g := st.g
+	st.mode = s.mode
+	// Nothing of the graph outlives the solve: the allocations copy
+	// their nodes, and the board builds them while the solve runs.
+	defer g.Release()
+	defer st.releaseTables()
 
 	maxCells := s.MaxCells
 	if maxCells <= 0 {

@@ -3,6 +3,7 @@ package csp
 import (
 	"context"
 	"fmt"
+	"sync"
 )
 
 // table is the exact DP over (position, multiset of placed sizes). A
@@ -19,35 +20,68 @@ type table struct {
 	st     *search
 	S      int
 	stride []int
-	digit  []uint8 // digit[m*D+s] = cnt_s(m)
 	F      []int64
 	choice []uint8
 	a      int
+	// rot rotates Q: row p of the table is position (rot + p) mod |Q|
+	// (0 but for rotations).
+	rot int
+}
+
+// tablePool holds the DP tables of finished solves (search.tables),
+// which on an archive-scale window run to megabytes: allocating and
+// zeroing them in every window was much of the window policy's time.
+var tablePool sync.Pool
+
+type tableBufs struct {
+	F      []int64
+	choice []uint8
+}
+
+// tableBuf returns tables of at least need cells, reused when a free pair
+// is large enough (their contents are stale: run writes every cell it
+// reads), and gives back the pair old, outgrown.
+func tableBuf(need int, oldF []int64, oldChoice []uint8) ([]int64, []uint8) {
+	if cap(oldF) > 0 {
+		tablePool.Put(&tableBufs{oldF, oldChoice})
+	}
+	if b, ok := tablePool.Get().(*tableBufs); ok && cap(b.F) >= need && cap(b.choice) >= need {
+		return b.F[:need], b.choice[:need]
+	} else if ok {
+		tablePool.Put(b)
+	}
+	return make([]int64, need), make([]uint8, need)
+}
+
+// releaseTables gives the search's DP tables back for reuse.
+func (st *search) releaseTables() {
+	for _, t := range st.tables {
+		if cap(t.F) > 0 {
+			tablePool.Put(&tableBufs{t.F, t.choice})
+			t.F, t.choice = nil, nil
+		}
+	}
+	st.tables = nil
 }
 
 func newTable(st *search, states int) *table {
 	D := len(st.eps)
-	t := &table{st: st, S: states, stride: make([]int, D), digit: make([]uint8, states*D)}
+	t := &table{st: st, S: states, stride: make([]int, D)}
+	st.tables = append(st.tables, t)
 	k := 1
 	for s, e := range st.eps {
 		t.stride[s] = k
 		k *= e + 1
-	}
-	for m := 0; m < states; m++ {
-		for s, e := range st.eps {
-			t.digit[m*D+s] = uint8((m / t.stride[s]) % (e + 1))
-		}
 	}
 	return t
 }
 
 // run fills rows a..last. It returns false if ctx expired first.
 func (t *table) run(ctx context.Context, a, last int) bool {
-	st, S, D := t.st, t.S, len(t.stride)
+	st, S := t.st, t.S
 	rows := last - a + 1
 	if need := rows * S; cap(t.F) < need {
-		t.F = make([]int64, need)
-		t.choice = make([]uint8, need)
+		t.F, t.choice = tableBuf(need, t.F, t.choice)
 	}
 	t.F, t.choice, t.a = t.F[:rows*S], t.choice[:rows*S], a
 	for m := range S {
@@ -69,19 +103,19 @@ func (t *table) run(ctx context.Context, a, last int) bool {
 				continue
 			}
 			from := t.F[(row-r)*S : (row-r+1)*S]
-			c := cost[s][p-r]
-			stride := t.stride[s]
-			for m := stride; m < S; m++ {
-				if t.digit[m*D+s] == 0 {
-					continue
-				}
-				f := from[m-stride]
-				if f >= inf {
-					continue
-				}
-				if v := f + c; v < cur[m] {
-					cur[m] = v
-					ch[m] = uint8(s + 1)
+			c := cost[s][(t.rot+p-r)%len(cost[s])]
+			// The multisets with a block of size s: in each period
+			// stride·(ε_s+1) of the mixed radix, all but the first stride.
+			sd, period, cs := t.stride[s], t.stride[s]*(st.eps[s]+1), uint8(s+1)
+			for base := 0; base < S; base += period {
+				for m := base + sd; m < base+period; m++ {
+					f := from[m-sd]
+					if f >= inf {
+						continue
+					}
+					if v := f + c; v < cur[m] {
+						cur[m], ch[m] = v, cs
+					}
 				}
 			}
 		}
@@ -104,7 +138,7 @@ func (t *table) starts(p, m int, out [][]int) {
 		s := int(c - 1)
 		p -= sizes[s]
 		m -= t.stride[s]
-		out[s] = append(out[s], p)
+		out[s] = append(out[s], (t.rot+p)%t.st.nq)
 	}
 }
 
@@ -146,11 +180,68 @@ func (st *search) exact(ctx context.Context, states int) bool {
 			restAt[s][w] = t.at(nq-r+w, full-t.stride[s])
 		}
 	}
+	// The rest also lies in [w, |Q|): the suffix DP's optimum for it there
+	// is a second lower bound, computed only when the first leaves a wrap
+	// to try (on windows whose cheap blocks sit at both ends of Q, the
+	// prefix bound alone left thousands of wraps, each a DP over Q).
+	alive := func(s, w int, backAt [][]int64) bool {
+		r := st.g.Sizes[s]
+		if r <= w || st.eps[s] == 0 || st.wrapBound(s, w) >= st.best {
+			return false
+		}
+		c := st.g.Cost[s][nq-r+w]
+		return c+restAt[s][w] < st.best && (backAt == nil || c+backAt[s][w] < st.best)
+	}
+	countAlive := func(backAt [][]int64) int {
+		n := 0
+		for w := 1; w < maxR; w++ {
+			for s := range st.g.Sizes {
+				if alive(s, w, backAt) {
+					n++
+					break
+				}
+			}
+		}
+		return n
+	}
+	var backAt [][]int64
+	if countAlive(nil) > 0 {
+		var ok bool
+		if backAt, ok = st.suffixRest(ctx, t, maxR); !ok {
+			return false
+		}
+		// More wraps to try than rotations would take: K−1 more DPs, each
+		// over a rotation of Q, cover every placement instead (see
+		// rotations).
+		if n := countAlive(backAt); n > 1 && st.mode != modeWraps {
+			limit := n + 1
+			if st.mode == modeRotations {
+				limit = st.nq + 1
+			}
+			if k := st.rotationCount(limit); k > 0 {
+				st.stats["wraps_alive"] = float64(n)
+				before := st.best
+				if !st.rotations(ctx, t, k) {
+					return false
+				}
+				if st.best < before {
+					// A wrap beats the placements without one. The wrap
+					// DPs would have answered with the first wrap, in
+					// their order, that reaches the optimum: found so,
+					// the answer does not depend on the path (ties are
+					// common). Without time for it, the rotation's
+					// optimum stands.
+					st.firstWrapAt(ctx, t, maxR, restAt, backAt)
+				}
+				st.raise(float64(st.best), "dp complete")
+				return true
+			}
+		}
+	}
 	for w := 1; w < maxR; w++ {
 		last := -1
 		for s, r := range st.g.Sizes {
-			if r > w && st.eps[s] > 0 && st.wrapBound(s, w) < st.best &&
-				st.g.Cost[s][nq-r+w]+restAt[s][w] < st.best {
+			if alive(s, w, backAt) {
 				last = max(last, nq-r+w)
 			}
 		}
@@ -206,4 +297,150 @@ func (t *table) collect(p, m, ws, wp int) [][]int {
 		out[ws] = append(out[ws], wp)
 	}
 	return out
+}
+
+// suffixRest runs the DP of table.run backwards from the end of Q,
+//
+//	B[p][m] = min cost of placing exactly m in positions [p, |Q|)
+//	        = min( B[p+1][m],  min_s B[p+r_s][m − e_s] + c(D(p, r_s)) ),
+//
+// no block running past the end, keeping maxR+1 rows. It returns, for each
+// size index s with jobs and each w in [1, r_s), B[w][full − e_s]: the
+// least cost of the other jobs in [w, |Q|), a lower bound on them when a
+// block of size s wraps over the w first positions. ok is false if ctx
+// expired first.
+func (st *search) suffixRest(ctx context.Context, t *table, maxR int) (out [][]int64, ok bool) {
+	S := t.S
+	nq, full := st.nq, t.S-1
+	sizes, cost := st.g.Sizes, st.g.Cost
+	R := maxR + 1
+	buf := make([]int64, R*S)
+	row := func(p int) []int64 { k := p % R; return buf[k*S : (k+1)*S] }
+	last := row(nq)
+	for m := range last {
+		last[m] = inf
+	}
+	last[0] = 0
+	out = make([][]int64, len(sizes))
+	for s, r := range sizes {
+		if st.eps[s] > 0 {
+			out[s] = make([]int64, r)
+		}
+	}
+	for p := nq - 1; p >= 1; p-- {
+		if p&63 == 0 && ctx.Err() != nil {
+			return nil, false
+		}
+		cur := row(p)
+		copy(cur, row(p+1))
+		for s, r := range sizes {
+			if p+r > nq {
+				continue
+			}
+			from := row(p + r)
+			c := cost[s][p]
+			sd, period := t.stride[s], t.stride[s]*(st.eps[s]+1)
+			for base := 0; base < S; base += period {
+				for m := base + sd; m < base+period; m++ {
+					if f := from[m-sd]; f < inf && f+c < cur[m] {
+						cur[m] = f + c
+					}
+				}
+			}
+		}
+		for s, r := range sizes {
+			if out[s] != nil && p < r {
+				out[s][p] = cur[full-t.stride[s]]
+			}
+		}
+	}
+	return out, true
+}
+
+// rotationCount returns the least K < limit such that K boundaries
+// between positions of Q, evenly spread (at least d = ⌊|Q|/K⌋ apart),
+// cannot all be crossed by the blocks of one placement, or 0 if there is
+// none. A block of r positions crosses r − 1 consecutive boundaries and so
+// at most ⌈(r−1)/d⌉ of the K; the placement crosses at most the sum over
+// its jobs.
+func (st *search) rotationCount(limit int) int {
+	nq := st.nq
+	for k := 2; k < limit && k <= nq; k++ {
+		d := nq / k
+		cross := 0
+		for s, e := range st.eps {
+			cross += e * ((st.g.Sizes[s] - 1 + d - 1) / d)
+		}
+		if cross < k {
+			return k
+		}
+	}
+	return 0
+}
+
+// rotations finishes exact by K−1 more DPs without wrap-around, each over
+// Q rotated to start at x_k = ⌊k·|Q|/K⌋, k = 1..K−1 (the DP already run is
+// x_0 = 0). A placement whose blocks all keep off the boundary between
+// positions x_k − 1 and x_k is a placement without wrap-around on the
+// rotation at x_k, which that DP prices. rotationCount chose K so that no
+// placement crosses all K boundaries: the cheapest over the K DPs is
+// optimal. It replaces the wrap DPs when more of them would run.
+func (st *search) rotations(ctx context.Context, t *table, k int) bool {
+	nq, full := st.nq, t.S-1
+	defer func() { t.rot = 0 }()
+	for i := 1; i < k; i++ {
+		t.rot = i * nq / k
+		st.stats["rotation_dps"]++
+		if !t.run(ctx, 0, nq) {
+			return false
+		}
+		if v := t.at(nq, full); v < st.best {
+			st.offer(t.collect(nq, full, -1, -1), fmt.Sprintf("dp, rotation at %d", t.rot))
+		}
+	}
+	return true
+}
+
+// firstWrapAt replaces the incumbent, which is optimal and wraps, by the
+// first wrap, in the order of exact's wrap DPs (head length w, then size),
+// whose DP reaches the same cost: the answer of the wrap DPs. A wrap whose
+// lower bound exceeds the optimum is skipped. It keeps the incumbent if
+// ctx expires first.
+func (st *search) firstWrapAt(ctx context.Context, t *table, maxR int, restAt, backAt [][]int64) {
+	nq, full, opt := st.nq, t.S-1, st.best
+	reaches := func(s, w int) bool {
+		r := st.g.Sizes[s]
+		if r <= w || st.eps[s] == 0 || st.wrapBound(s, w) > opt {
+			return false
+		}
+		c := st.g.Cost[s][nq-r+w]
+		return c+restAt[s][w] <= opt && c+backAt[s][w] <= opt
+	}
+	for w := 1; w < maxR; w++ {
+		last := -1
+		for s, r := range st.g.Sizes {
+			if reaches(s, w) {
+				last = max(last, nq-r+w)
+			}
+		}
+		if last < w {
+			continue
+		}
+		st.stats["wrap_dps"]++
+		if !t.run(ctx, w, last) {
+			return
+		}
+		for s, r := range st.g.Sizes {
+			e := nq - r + w
+			if r <= w || st.eps[s] == 0 || e > last {
+				continue
+			}
+			rest := full - t.stride[s]
+			if f := t.at(e, rest); f < inf && f+st.g.Cost[s][e] == opt {
+				st.starts = t.collect(e, rest, s, e)
+				st.log("incumbent %d (dp, wrap w=%d: the wrap DPs' answer)", opt, w)
+				return
+			}
+		}
+	}
 }
