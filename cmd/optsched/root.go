@@ -156,7 +156,7 @@ Windows are JSON files (see docs/formats.md, "Window JSON v1").`,
 	root.SetErr(s.err)
 	root.SetIn(s.in)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newSolveCmd(s, nil), newGenCmd(s, nil), newValidateCmd(s, nil), newExportCmd(s, nil), newBenchCmd(s), newSimulateCmd(s, nil), newPBSCmd(s), newReplayCmd(s, nil), newTrainCmd(s))
+	root.AddCommand(newSolveCmd(s, nil), newGenCmd(s, nil), newValidateCmd(s, nil), newExportCmd(s, nil), newBenchCmd(s), newSimulateCmd(s, nil), newPBSCmd(s), newSlurmCmd(s), newReplayCmd(s, nil), newTrainCmd(s))
 	registerCompletions(root)
 	return root
 }
