@@ -1,0 +1,265 @@
+//go:build slurmitest
+
+package itest
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/optsched/optsched/model/hostlist"
+)
+
+// TestWholeAndShared: exclusive, whole-node and shared jobs all run and
+// complete; the exclusive and whole-node jobs of two nodes each land
+// under one leaf switch; no node goes over its CPUs or memory.
+func TestWholeAndShared(t *testing.T) {
+	need(t)
+	reset(t)
+	excl := submit(t, "--exclusive -N2 --wrap 'sleep 3'")
+	whole := submit(t, "-N2 -n8 --wrap 'sleep 3'")
+	ids := []string{excl, whole}
+	for range 3 {
+		ids = append(ids, submit(t, "-n2 --mem=1000 --wrap 'sleep 3'"))
+	}
+	ids = append(ids, submit(t, "-n1 --mem-per-cpu=500 --wrap 'sleep 2'"), submit(t, "-N3 -n3 --wrap 'sleep 2'"))
+	js := cycleUntilDone(t, ids, 90*time.Second)
+	checkRecords(t, js, ids, nil)
+	for _, id := range []string{excl, whole} {
+		names, _ := hostlist.Expand(js[id].Nodes)
+		if len(names) != 2 || leaf(names[0]) != leaf(names[1]) {
+			t.Errorf("job %s ran on %v: not two nodes under one leaf switch", id, names)
+		}
+	}
+}
+
+// TestDrainedAndDown: nothing starts on drained or down nodes; the jobs
+// run on the others.
+func TestDrainedAndDown(t *testing.T) {
+	need(t)
+	reset(t)
+	defer reset(t)
+	must(t, "scontrol", "update", "NodeName=n[01-04]", "State=DRAIN", "Reason=itest")
+	must(t, "scontrol", "update", "NodeName=n05", "State=DOWN", "Reason=itest")
+	var ids []string
+	for range 6 {
+		ids = append(ids, submit(t, "-n4 --wrap 'sleep 2'"))
+	}
+	ids = append(ids, submit(t, "--exclusive -N2 --wrap 'sleep 2'"), submit(t, "-n1 --wrap 'sleep 1'"), submit(t, "-N2 -n2 --wrap 'sleep 1'"))
+	js := cycleUntilDone(t, ids, 90*time.Second)
+	checkRecords(t, js, ids, []string{"n01", "n02", "n03", "n04", "n05"})
+}
+
+// TestRecheck: a job cancelled, and a node drained, between the reading
+// of the plan and the act: the start is dropped and nothing runs there.
+func TestRecheck(t *testing.T) {
+	need(t)
+	reset(t)
+	defer reset(t)
+	dir := t.TempDir()
+	lock, log := stateFiles(t)
+	capture := func() (string, string) {
+		q, s := dir+"/squeue.json", dir+"/sinfo.json"
+		if err := os.WriteFile(q, []byte(must(t, "squeue", "--json")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(s, []byte(must(t, "sinfo", "--json")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return q, s
+	}
+	// A job cancelled after the reading.
+	keep := submit(t, "-n1 --wrap 'sleep 1'")
+	gone := submit(t, "-n1 --wrap 'sleep 1'")
+	q, s := capture()
+	must(t, "scancel", gone)
+	if out, errs, rc := optsched(t, "slurm", "plan", "--apply", "--squeue", q, "--sinfo", s, "--lock", lock, "--log", log); rc != 0 {
+		t.Fatalf("plan --apply: exit %d\n%s%s", rc, out, errs)
+	}
+	js := cycleUntilDone(t, []string{keep}, 60*time.Second)
+	if js[keep].State != "COMPLETED" {
+		t.Errorf("job %s: %s", keep, js[keep].State)
+	}
+	if j := js[gone]; j.State != "CANCELLED" || j.Nodes != "" {
+		t.Errorf("cancelled job %s: %s on %q", gone, j.State, j.Nodes)
+	}
+	// A node drained after the reading: only n16 is up when the state is
+	// read, and it is drained before the act.
+	must(t, "scontrol", "update", "NodeName=n[01-15]", "State=DRAIN", "Reason=itest")
+	late := submit(t, "-n1 --wrap 'sleep 1'")
+	q, s = capture()
+	must(t, "scontrol", "update", "NodeName=n16", "State=DRAIN", "Reason=itest")
+	if out, errs, rc := optsched(t, "slurm", "plan", "--apply", "--squeue", q, "--sinfo", s, "--lock", lock, "--log", log); rc != 0 {
+		t.Fatalf("plan --apply: exit %d\n%s%s", rc, out, errs)
+	}
+	time.Sleep(3 * time.Second)
+	if j := jobs(t)[late]; j.State != "PENDING" || j.Priority != 0 || j.Nodes != "" {
+		t.Errorf("job %s planned on a node drained before the act: %s priority %d on %q", late, j.State, j.Priority, j.Nodes)
+	}
+	_, dropped := released(audit(t, log))
+	if !dropped[gone] || !dropped[late] {
+		t.Errorf("audit log: dropped %v, want %s and %s", dropped, gone, late)
+	}
+}
+
+// TestUserCannotRelease: the hold guard refuses the owner's release,
+// priority and nice changes, and the job stays held.
+func TestUserCannotRelease(t *testing.T) {
+	need(t)
+	reset(t)
+	defer reset(t)
+	id := submit(t, "-n1 --wrap 'sleep 1'")
+	for _, line := range []string{"scontrol release " + id, "scontrol update JobId=" + id + " Nice=10", "scontrol update JobId=" + id + " Priority=100"} {
+		if out, err := asUser(line); err == nil {
+			t.Errorf("%s by the owner: accepted\n%s", line, out)
+		}
+	}
+	time.Sleep(2 * time.Second)
+	if j := jobs(t)[id]; j.State != "PENDING" || j.Priority != 0 || j.Reason != "JobHeldUser" {
+		t.Errorf("job %s after the owner's attempts: %s priority %d reason %s", id, j.State, j.Priority, j.Reason)
+	}
+	// The owner may still cancel it.
+	if out, err := asUser("scancel " + id); err != nil {
+		t.Errorf("scancel by the owner: %v\n%s", err, out)
+	}
+}
+
+// TestManyCycles: optsched slurm run while jobs of every kind arrive and
+// finish, with one node drained: every job runs and ends COMPLETED,
+// nothing on the drained node, no node over its CPUs or memory, and the
+// audit log released every job exactly once. SIGTERM then stops the
+// daemon with exit 0.
+func TestManyCycles(t *testing.T) {
+	need(t)
+	reset(t)
+	defer reset(t)
+	must(t, "scontrol", "update", "NodeName=n16", "State=DRAIN", "Reason=itest")
+	lock, log := stateFiles(t)
+	d := exec.Command(optschedBin, "slurm", "run", "--apply", "--interval", "1s", "--lock", lock, "--log", log)
+	var out, errs bytes.Buffer
+	d.Stdout, d.Stderr = &out, &errs
+	if err := d.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- d.Wait() }()
+	defer func() {
+		if d.ProcessState == nil {
+			d.Process.Kill()
+		}
+	}()
+	r := rand.New(rand.NewPCG(37, 1))
+	var ids []string
+	for i := range 40 {
+		var args string
+		sleep := 1 + r.IntN(3)
+		switch r.IntN(5) {
+		case 0:
+			args = fmt.Sprintf("--exclusive -N%d", 1+r.IntN(3))
+		case 1:
+			args = "-N2 -n8"
+		default:
+			n := 1 + r.IntN(2)
+			args = fmt.Sprintf("-N%d -n%d --mem-per-cpu=%d", n, n*(1+r.IntN(3)), 500*(1+r.IntN(3)))
+		}
+		ids = append(ids, submit(t, fmt.Sprintf("%s --wrap 'sleep %d'", args, sleep)))
+		if i%4 == 3 {
+			time.Sleep(time.Second)
+		}
+	}
+	deadline := time.Now().Add(4 * time.Minute)
+	var js map[string]sjob
+	for {
+		js = jobs(t)
+		left := 0
+		for _, id := range ids {
+			if !terminal(js[id].State) {
+				left++
+			}
+		}
+		if left == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d jobs not done after 4 minutes: %+v\nstderr: %s", left, pick(js, ids), errs.String())
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("daemon exited early: %v\n%s", err, errs.String())
+		case <-time.After(time.Second):
+		}
+	}
+	checkRecords(t, js, ids, []string{"n16"})
+	signal(t, d, syscall.SIGTERM)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("daemon after SIGTERM: %v\n%s", err, errs.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("daemon still running 30 s after SIGTERM")
+	}
+	rel, _ := released(audit(t, log))
+	for _, id := range ids {
+		if rel[id] != 1 {
+			t.Errorf("audit log: job %s released %d times, want once", id, rel[id])
+		}
+	}
+	if strings.Contains(errs.String(), "panic") {
+		t.Errorf("daemon stderr: %s", errs.String())
+	}
+}
+
+// TestSIGTERMStops: SIGTERM stops a running daemon with exit 0 after its
+// cycle, and no job submitted afterwards starts.
+func TestSIGTERMStops(t *testing.T) {
+	need(t)
+	reset(t)
+	defer reset(t)
+	lock, log := stateFiles(t)
+	first := submit(t, "-n1 --wrap 'sleep 1'")
+	d := exec.Command(optschedBin, "slurm", "run", "--apply", "--interval", "1s", "--lock", lock, "--log", log)
+	var errs bytes.Buffer
+	d.Stderr = &errs
+	if err := d.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for jobs(t)[first].State == "PENDING" {
+		if time.Now().After(deadline) {
+			d.Process.Kill()
+			t.Fatalf("job %s not started by the daemon in 30 s: %s", first, errs.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	signal(t, d, syscall.SIGTERM)
+	waited := make(chan error, 1)
+	go func() { waited <- d.Wait() }()
+	select {
+	case err := <-waited:
+		if err != nil {
+			t.Errorf("daemon after SIGTERM: %v\n%s", err, errs.String())
+		}
+	case <-time.After(30 * time.Second):
+		d.Process.Kill()
+		t.Fatal("daemon still running 30 s after SIGTERM")
+	}
+	late := submit(t, "-n1 --wrap 'sleep 1'")
+	time.Sleep(3 * time.Second)
+	if j := jobs(t)[late]; j.State != "PENDING" || j.Priority != 0 {
+		t.Errorf("job %s submitted after the daemon stopped: %s priority %d", late, j.State, j.Priority)
+	}
+	entries := audit(t, log)
+	if len(entries) == 0 {
+		t.Fatal("no audit entry")
+	}
+	if e := entries[len(entries)-1]; e["command"] != "run" || e["error"] != nil {
+		t.Errorf("last audit entry: %v", e)
+	}
+}
