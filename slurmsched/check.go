@@ -55,6 +55,19 @@ func checkStarts(st *State, sc *Scope, starts []*Start) []error {
 	seen := map[string]bool{}
 	for _, s := range starts {
 		j := jobs[s.Job]
+		if a, t, ok := strings.Cut(s.Job, "_"); ok && j == nil {
+			// One pending task of an array's record.
+			if rec := jobs[a]; rec != nil && rec.ArrayTaskString != "" {
+				if inTaskString(rec.ArrayTaskString, t) {
+					task := *rec
+					task.ArrayTaskString = ""
+					j = &task
+				} else {
+					bad(s.Job, "task %s is not pending in array %s (%s)", t, a, rec.ArrayTaskString)
+					continue
+				}
+			}
+		}
 		if j == nil {
 			bad(s.Job, "no such job in squeue")
 			continue
@@ -179,6 +192,36 @@ func checkStarts(st *State, sc *Scope, starts []*Start) []error {
 		}
 	}
 	return errs
+}
+
+// inTaskString reports whether task t is one of an array record's pending
+// tasks ("1-3,7", "1-9:2", "1-100%%4").
+func inTaskString(tasks, t string) bool {
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil {
+		return false
+	}
+	tasks, _, _ = strings.Cut(tasks, "%")
+	for _, part := range strings.Split(tasks, ",") {
+		r, st, _ := strings.Cut(part, ":")
+		lo, hi, isRange := strings.Cut(r, "-")
+		l, err1 := strconv.ParseInt(lo, 10, 64)
+		h := l
+		var err2 error
+		if isRange {
+			h, err2 = strconv.ParseInt(hi, 10, 64)
+		}
+		step := int64(1)
+		if st != "" {
+			if s, err := strconv.ParseInt(st, 10, 64); err == nil && s > 0 {
+				step = s
+			}
+		}
+		if err1 == nil && err2 == nil && n >= l && n <= h && (n-l)%step == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func flagText(flags []string) string {

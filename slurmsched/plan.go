@@ -117,11 +117,12 @@ func usable(n *Node) (bool, string) {
 // Owned reports whether optsched owns job j under sc: pending in an
 // owned partition, held with priority 0 (JobHeldUser, as the hold guard
 // leaves it, or BadConstraints, as Slurm leaves a placement that could
-// not run), and not an array's pending tasks.
+// not run). The record of an array's pending tasks is owned too: Decide
+// schedules each task (scontrol splits it off when it is placed).
 func (sc *Scope) Owned(j *Job) bool {
 	return j.State == "PENDING" && j.Priority == 0 &&
 		(j.Reason == "JobHeldUser" || j.Reason == "BadConstraints") &&
-		sc.ownsPartition(j.Partition) && j.ArrayTaskString == ""
+		sc.ownsPartition(j.Partition)
 }
 
 // demand is what a job needs on each of its nodes.
@@ -212,7 +213,21 @@ func Decide(ctx context.Context, st *State, sc *Scope, opt Options) (*Plan, erro
 	// The owned jobs, in submission order.
 	var jobs []*Job
 	for i := range st.Jobs {
-		if j := &st.Jobs[i]; sc.Owned(j) {
+		j := &st.Jobs[i]
+		switch {
+		case !sc.Owned(j):
+		case j.ArrayTaskString != "":
+			tasks, err := ArrayTasks(j.ArrayTaskString, MaxArrayTasks)
+			if err != nil {
+				p.Deferred = append(p.Deferred, Reason{j.IDString(), err.Error()})
+				continue
+			}
+			for _, t := range tasks {
+				c := *j
+				c.ArrayTaskString, c.isTask, c.task = "", true, t
+				jobs = append(jobs, &c)
+			}
+		default:
 			jobs = append(jobs, j)
 		}
 	}

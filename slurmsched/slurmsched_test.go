@@ -95,7 +95,15 @@ func TestDecideFixture(t *testing.T) {
 		}
 		accounted[d.Job] = true
 	}
+	for _, task := range []string{"7_2", "7_3", "7_4"} {
+		if !accounted[task] {
+			t.Errorf("array task %s not in the plan", task)
+		}
+	}
 	for _, j := range st.Jobs {
+		if j.ArrayTaskString != "" {
+			continue
+		}
 		if sc.Owned(&j) != accounted[j.IDString()] {
 			t.Errorf("job %s (%s %s): owned %v, in the plan %v", j.IDString(), j.State, j.Reason, sc.Owned(&j), accounted[j.IDString()])
 		}
@@ -114,6 +122,8 @@ func TestCheckRejects(t *testing.T) {
 		{"not owned", []*Start{{Job: "11", Nodes: []string{"n12", "n13"}}}, "not held"},
 		{"running", []*Start{{Job: "4", Nodes: []string{"n12", "n13"}}}, "not PENDING"},
 		{"array", []*Start{{Job: "7", Nodes: []string{"n12"}}}, "array"},
+		{"array task not pending", []*Start{{Job: "7_5", Nodes: []string{"n12"}}}, "not pending"},
+		{"array task twice", []*Start{{Job: "7_3", Nodes: []string{"n12"}}, {Job: "7_3", Nodes: []string{"n13"}}}, "twice"},
 		{"unknown job", []*Start{{Job: "99", Nodes: []string{"n12"}}}, "no such job"},
 		{"twice", []*Start{{Job: "15", Nodes: []string{"n12", "n13"}}, {Job: "15", Nodes: []string{"n14", "n15"}}}, "twice"},
 		{"count", []*Start{{Job: "15", Nodes: []string{"n12"}}}, "1 node(s) for a job of 2"},
@@ -145,6 +155,9 @@ func TestCheckRejects(t *testing.T) {
 	if err := Check(stm, sc, &Plan{Starts: []*Start{{Job: "15", Nodes: []string{"n12", "n13"}}}}); err == nil || !strings.Contains(err.Error(), "n12 would use 9000 of its 8000 MB") {
 		t.Errorf("over memory: %v", err)
 	}
+	if err := Check(st, sc, &Plan{Starts: []*Start{{Job: "7_3", Nodes: []string{"n12"}}, {Job: "7_4", Nodes: []string{"n12"}}}}); err != nil {
+		t.Errorf("two tasks of array 7: %v", err)
+	}
 	// An exclusive job needs nodes with nothing on them.
 	st2 := fixture(t)
 	for i := range st2.Jobs {
@@ -158,6 +171,35 @@ func TestCheckRejects(t *testing.T) {
 	}
 	if err := Check(st2, sc, &Plan{Starts: []*Start{{Job: "15", Nodes: []string{"n13", "n12"}}}}); err != nil {
 		t.Errorf("exclusive job on idle nodes: %v", err)
+	}
+}
+
+func TestArrayTasks(t *testing.T) {
+	for _, c := range []struct {
+		in    string
+		limit int
+		want  []int64
+	}{
+		{"2-4", 100, []int64{2, 3, 4}}, {"1,3,7-8", 100, []int64{1, 3, 7, 8}}, {"1-9:4", 100, []int64{1, 5, 9}},
+		{"5-7%1", 100, []int64{5, 6, 7}}, {"0-100000", 3, []int64{0, 1, 2}},
+	} {
+		got, err := ArrayTasks(c.in, c.limit)
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("ArrayTasks(%q) = %v, %v; want %v", c.in, got, err, c.want)
+		}
+		for _, task := range c.want {
+			if !inTaskString(c.in, fmt.Sprint(task)) {
+				t.Errorf("inTaskString(%q, %d) = false", c.in, task)
+			}
+		}
+	}
+	if inTaskString("1-9:4", "2") || inTaskString("2-4", "5") {
+		t.Error("inTaskString accepts a task not in the string")
+	}
+	for _, bad := range []string{"", "a", "4-2", "1-3:0", "-1"} {
+		if _, err := ArrayTasks(bad, 10); err == nil {
+			t.Errorf("ArrayTasks(%q) accepted", bad)
+		}
 	}
 }
 

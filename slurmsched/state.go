@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/optsched/optsched/model/hostlist"
@@ -51,6 +52,7 @@ type Job struct {
 	// ArrayJobID is the array's id for a task, ArrayTaskString the
 	// pending tasks of an array's record ("2-4").
 	ArrayJobID      int64  `json:"array_job_id"`
+	ArrayTaskID     *int64 `json:"array_task_id"`
 	ArrayTaskString string `json:"array_task_string"`
 	State           string `json:"job_state"`
 	Reason          string `json:"state_reason"`
@@ -83,13 +85,62 @@ type Job struct {
 	TresPerNode  string `json:"tres_per_node"`
 	TresPerJob   string `json:"tres_per_job"`
 	ExitCode     int64  `json:"exit_code"`
+
+	// isTask and task mark a copy Decide makes for one pending task of
+	// an array's record, and its task id.
+	isTask bool
+	task   int64
 }
 
 // Exclusive reports whether the job asked for whole nodes (--exclusive).
 func (j *Job) Exclusive() bool { return j.Shared != nil && *j.Shared == "none" }
 
-// IDString is the job's id as scontrol takes it.
-func (j *Job) IDString() string { return fmt.Sprint(j.ID) }
+// IDString is the job's id as scontrol takes it; for one pending task
+// of an array's record (as Decide makes them), ARRAY_TASK.
+func (j *Job) IDString() string {
+	if j.isTask {
+		return fmt.Sprintf("%d_%d", j.ID, j.task)
+	}
+	return fmt.Sprint(j.ID)
+}
+
+// MaxArrayTasks bounds the pending tasks of one array record a cycle
+// considers; the others wait for a later cycle.
+const MaxArrayTasks = 1000
+
+// ArrayTasks expands an array_task_string ("2-4", "1,3,7-9", "1-9:2",
+// "1-100%5") into task ids, at most limit of them; the throttle after
+// '%' is dropped.
+func ArrayTasks(s string, limit int) ([]int64, error) {
+	s, _, _ = strings.Cut(s, "%")
+	var out []int64
+	for _, part := range strings.Split(s, ",") {
+		rng, stepText, hasStep := strings.Cut(part, ":")
+		loText, hiText, isRange := strings.Cut(rng, "-")
+		lo, err := strconv.ParseInt(loText, 10, 64)
+		if err != nil || lo < 0 {
+			return nil, fmt.Errorf("array task string %q: bad task %q", s, loText)
+		}
+		hi, step := lo, int64(1)
+		if isRange {
+			if hi, err = strconv.ParseInt(hiText, 10, 64); err != nil || hi < lo {
+				return nil, fmt.Errorf("array task string %q: bad range %q", s, rng)
+			}
+		}
+		if hasStep {
+			if step, err = strconv.ParseInt(stepText, 10, 64); err != nil || step < 1 {
+				return nil, fmt.Errorf("array task string %q: bad step %q", s, stepText)
+			}
+		}
+		for t := lo; t <= hi; t += step {
+			if len(out) >= limit {
+				return out, nil
+			}
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
 
 // maxDoc bounds a document ParseJobs or ParseNodes reads.
 const maxDoc = 256 << 20

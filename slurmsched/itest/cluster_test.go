@@ -263,3 +263,52 @@ func TestSIGTERMStops(t *testing.T) {
 		t.Errorf("last audit entry: %v", e)
 	}
 }
+
+// TestArrayAndMemory: the tasks of a job array run, each split off and
+// placed by optsched; memory, not CPUs, limits them to one a node
+// (5000 of 8000 MB), and --nodes keeps them on n[01-04].
+func TestArrayAndMemory(t *testing.T) {
+	need(t)
+	reset(t)
+	arr := submit(t, "--array=0-7 -n1 --mem=5000 --wrap 'sleep 2'")
+	lock, log := stateFiles(t)
+	deadline := time.Now().Add(2 * time.Minute)
+	var tasks []string
+	var js map[string]sjob
+	for {
+		if out, errs, rc := optsched(t, "slurm", "plan", "--apply", "--nodes", "n[01-04]", "--lock", lock, "--log", log); rc != 0 {
+			t.Fatalf("plan --apply: exit %d\n%s%s", rc, out, errs)
+		}
+		js = jobs(t)
+		tasks = tasks[:0]
+		done := true
+		for id, j := range js {
+			if fmt.Sprint(j.ArrayJobID) == arr {
+				tasks = append(tasks, id)
+				done = done && terminal(j.State)
+			}
+		}
+		if done && len(tasks) == 8 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("array %s not done after 2 minutes: %+v", arr, pick(js, tasks))
+		}
+		time.Sleep(time.Second)
+	}
+	var avoid []string
+	for i := 5; i <= 16; i++ {
+		avoid = append(avoid, fmt.Sprintf("n%02d", i))
+	}
+	checkRecords(t, js, tasks, avoid)
+	// One task a node at a time: 8 tasks on 4 nodes took two rounds.
+	starts := map[int64]int{}
+	for _, id := range tasks {
+		starts[js[id].Start]++
+	}
+	for at, n := range starts {
+		if n > 4 {
+			t.Errorf("%d tasks started at %d on 4 nodes", n, at)
+		}
+	}
+}

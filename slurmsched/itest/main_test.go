@@ -98,15 +98,16 @@ func submit(t *testing.T, args string) string {
 // A sjob is what the tests read of squeue --json, with their own
 // decoding (not optsched's).
 type sjob struct {
-	ID        int64   `json:"job_id"`
-	State     string  `json:"job_state"`
-	Reason    string  `json:"state_reason"`
-	Priority  int64   `json:"priority"`
-	Nodes     string  `json:"nodes"`
-	Shared    *string `json:"shared"`
-	Start     int64   `json:"start_time"`
-	End       int64   `json:"end_time"`
-	Resources struct {
+	ID         int64   `json:"job_id"`
+	ArrayJobID int64   `json:"array_job_id"`
+	State      string  `json:"job_state"`
+	Reason     string  `json:"state_reason"`
+	Priority   int64   `json:"priority"`
+	Nodes      string  `json:"nodes"`
+	Shared     *string `json:"shared"`
+	Start      int64   `json:"start_time"`
+	End        int64   `json:"end_time"`
+	Resources  struct {
 		Nodes []struct {
 			Name    string                     `json:"nodename"`
 			Mem     int64                      `json:"memory_allocated"`
