@@ -49,6 +49,11 @@ type Options struct {
 	// DefaultWalltime is the walltime of a job without a time limit
 	// (0: 365 days).
 	DefaultWalltime time.Duration
+	// StarveAfter, when positive, is the wait after which the first job
+	// that does not fit now stops the jobs behind it: they wait, so that
+	// the nodes it needs drain (0: never; jobs behind always start when
+	// they fit).
+	StarveAfter time.Duration
 }
 
 // The paths a start takes.
@@ -247,9 +252,21 @@ func Decide(ctx context.Context, st *State, sc *Scope, opt Options) (*Plan, erro
 	}
 	var whole []wholeJob
 	wholeNeed := 0
+	stopped := ""
+	// waitFor is called for a job that fits in optsched's nodes but not
+	// now: once it has starved, the jobs behind it wait.
+	waitFor := func(j *Job) {
+		if opt.StarveAfter > 0 && stopped == "" && st.Now-j.SubmitTime >= int64(opt.StarveAfter/time.Second) {
+			stopped = fmt.Sprintf("queued behind job %s, which has waited %v (--starve-after %v): the jobs behind it wait until it starts", j.IDString(), time.Duration(st.Now-j.SubmitTime)*time.Second, opt.StarveAfter)
+		}
+	}
 	for _, j := range jobs {
 		d := jobDemand(j, maxCPUs, defWall)
 		id := j.IDString()
+		if stopped != "" {
+			p.Deferred = append(p.Deferred, Reason{id, stopped})
+			continue
+		}
 		if d.unplacable != "" {
 			p.Deferred = append(p.Deferred, Reason{id, d.unplacable})
 			continue
@@ -261,6 +278,7 @@ func Decide(ctx context.Context, st *State, sc *Scope, opt Options) (*Plan, erro
 		if d.whole {
 			if idleLeft-wholeNeed < d.k {
 				p.Deferred = append(p.Deferred, Reason{id, fmt.Sprintf("needs %d idle node(s); %d are idle and not taken by the jobs before it", d.k, max(idleLeft-wholeNeed, 0))})
+				waitFor(j)
 				continue
 			}
 			wholeNeed += d.k
@@ -300,6 +318,7 @@ func Decide(ctx context.Context, st *State, sc *Scope, opt Options) (*Plan, erro
 		}
 		if len(pick) < d.k {
 			p.Deferred = append(p.Deferred, Reason{id, fmt.Sprintf("needs %d node(s) with %d free CPUs and %d MB free memory each; %d have them now", d.k, d.cpus, d.mem, len(pick))})
+			waitFor(j)
 			continue
 		}
 		s := &Start{Job: id, Path: PathShared, CPUsPerNode: d.cpus, MemPerNode: d.mem}

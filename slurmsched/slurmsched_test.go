@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/optsched/optsched/model/slurm"
 )
@@ -365,5 +366,35 @@ func TestDecideRandom(t *testing.T) {
 	}
 	if starts == 0 {
 		t.Fatal("no random plan started a job")
+	}
+}
+
+// TestStarveAfter: a wide job that has starved stops the small jobs behind
+// it; before it starves, they start.
+func TestStarveAfter(t *testing.T) {
+	st := &State{Now: 10000}
+	for i := range 4 {
+		n := Node{Name: fmt.Sprintf("c%d", i), State: "idle", CPUs: 4, RealMemory: 8000, Partitions: []string{"p"}}
+		if i == 0 {
+			n.State, n.AllocCPUs, n.AllocMemory = "mixed", 2, 2000
+		}
+		st.Nodes = append(st.Nodes, n)
+	}
+	none := "none"
+	st.Jobs = []Job{
+		{ID: 1, State: "PENDING", Reason: "JobHeldUser", Partition: "p", NodeCount: 4, CPUs: 4, Shared: &none, SubmitTime: 100},
+		{ID: 2, State: "PENDING", Reason: "JobHeldUser", Partition: "p", NodeCount: 1, CPUs: 1, SubmitTime: 200},
+	}
+	for _, c := range []struct {
+		starve time.Duration
+		starts int
+	}{{0, 1}, {4 * time.Hour, 1}, {time.Minute, 0}} {
+		p, err := Decide(context.Background(), st, &Scope{}, Options{StarveAfter: c.starve})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Starts) != c.starts {
+			t.Errorf("--starve-after %v: %d starts, want %d (%+v)", c.starve, len(p.Starts), c.starts, p.Deferred)
+		}
 	}
 }

@@ -24,7 +24,7 @@ type slurmOptions struct {
 	partitions                                 []string
 	nodes                                      string
 	solver, fallback                           string
-	timeLimit                                  time.Duration
+	timeLimit, starveAfter                     time.Duration
 	output                                     string
 	apply                                      bool
 	scontrol, squeue, sinfo, lockPath, logPath string
@@ -70,6 +70,7 @@ func (o *slurmOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.solver, "solver", "csp", "whole-node window solver ("+strings.Join(catalog.WholeNode(), ", ")+"); Slurm's tree best fit takes over when it fails")
 	f.StringVar(&o.fallback, "fallback", "sa", "heuristic in the exact solver's reserve: sa or none")
 	f.DurationVar(&o.timeLimit, "time-limit", 5*time.Second, "time limit of the whole-node window solve")
+	f.DurationVar(&o.starveAfter, "starve-after", 24*time.Hour, "once the first job that does not fit now has waited this long, the jobs behind it wait too, so that its nodes drain (0: never)")
 	f.BoolVar(&o.apply, "apply", false, "act: place and release the jobs (default: a dry run that only prints the plan)")
 	f.StringVar(&o.scontrol, "scontrol", "", "scontrol binary (default: scontrol on PATH)")
 	f.StringVar(&o.squeue, "squeue-cmd", "", "squeue binary (default: squeue on PATH)")
@@ -86,6 +87,9 @@ func (o *slurmOptions) validate() error {
 	if !ok || e.Encoding == catalog.CP {
 		return usageError{fmt.Errorf("--solver must be one of the whole-node window solvers (%s), got %q", strings.Join(catalog.WholeNode(), ", "), o.solver)}
 	}
+	if o.starveAfter < 0 {
+		return usageError{fmt.Errorf("--starve-after must not be negative, got %v", o.starveAfter)}
+	}
 	if o.topoFile != "" && o.topoConf != "" {
 		return usageError{errors.New("give --topology or --topology-conf, not both")}
 	}
@@ -95,7 +99,7 @@ func (o *slurmOptions) validate() error {
 func (o *slurmOptions) config() *cycle.Config {
 	c := &cycle.Config{
 		SqueueFile: o.squeueFile, SinfoFile: o.sinfoFile, TopologyFile: o.topoFile, TopologyConf: o.topoConf,
-		Partitions: o.partitions, Nodes: o.nodes, Solver: o.solver, Fallback: o.fallback, TimeLimit: o.timeLimit,
+		Partitions: o.partitions, Nodes: o.nodes, Solver: o.solver, Fallback: o.fallback, TimeLimit: o.timeLimit, StarveAfter: o.starveAfter,
 		Apply: o.apply, Scontrol: o.scontrol, Squeue: o.squeue, Sinfo: o.sinfo, LockPath: o.lockPath, LogPath: o.logPath,
 		Interval: o.interval, Cycles: o.cycles, PIDFile: o.pidFile, WakeDelay: o.wakeDelay, Messages: o.streams.err,
 	}

@@ -51,6 +51,8 @@ type Config struct {
 	// TimeLimit bounds the solve.
 	Solver, Fallback string
 	TimeLimit        time.Duration
+	// StarveAfter is slurmsched.Options.StarveAfter.
+	StarveAfter time.Duration
 	// Apply acts (after reading the state again from the commands and
 	// rechecking the plan); otherwise a cycle is a dry run.
 	Apply bool
@@ -209,7 +211,7 @@ func (c *Config) cycle(ctx context.Context, apply bool) (*slurmsched.Plan, *slur
 	if err != nil {
 		return nil, st, err
 	}
-	opt := slurmsched.Options{TimeLimit: c.TimeLimit}
+	opt := slurmsched.Options{TimeLimit: c.TimeLimit, StarveAfter: c.StarveAfter}
 	if c.Solver != "" {
 		name, fb := c.Solver, c.Fallback
 		opt.NewSolver = func() (solver.Solver, error) {
