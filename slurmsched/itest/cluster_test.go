@@ -312,3 +312,110 @@ func TestArrayAndMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestAbortMidApply: a second SIGTERM while the daemon is placing jobs
+// (scontrol update made slow by a wrapper) aborts the cycle: nothing is
+// released and every job stays held. The next cycle, with the real
+// scontrol, places the half-placed jobs again and they complete.
+func TestAbortMidApply(t *testing.T) {
+	need(t)
+	reset(t)
+	defer reset(t)
+	dir := t.TempDir()
+	real, err := exec.LookPath("scontrol")
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := dir + "/update-started"
+	wrapper := dir + "/scontrol"
+	// The update itself runs, then the wrapper lingers: the abort comes
+	// after the first job is placed and before it is released.
+	script := fmt.Sprintf("#!/bin/sh\nif [ \"$1\" = update ]; then %s \"$@\"; rc=$?; touch %s; sleep 2; exit $rc; fi\nexec %s \"$@\"\n", real, started, real)
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for range 4 {
+		ids = append(ids, submit(t, "-n1 --wrap 'sleep 1'"))
+	}
+	lock, log := stateFiles(t)
+	d := exec.Command(optschedBin, "slurm", "run", "--apply", "--interval", "1s", "--scontrol", wrapper, "--lock", lock, "--log", log)
+	var errs bytes.Buffer
+	d.Stderr = &errs
+	if err := d.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			d.Process.Kill()
+			t.Fatalf("no scontrol update within 30 s: %s", errs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	signal(t, d, syscall.SIGTERM)
+	time.Sleep(100 * time.Millisecond)
+	signal(t, d, syscall.SIGTERM)
+	waited := make(chan error, 1)
+	go func() { waited <- d.Wait() }()
+	select {
+	case <-waited:
+	case <-time.After(20 * time.Second):
+		d.Process.Kill()
+		t.Fatal("daemon still running 20 s after the second SIGTERM")
+	}
+	time.Sleep(2 * time.Second)
+	js := jobs(t)
+	placed := 0
+	for _, id := range ids {
+		if j := js[id]; j.State != "PENDING" || j.Priority != 0 {
+			t.Errorf("job %s after the aborted cycle: %s priority %d", id, j.State, j.Priority)
+		}
+		if js[id].Required != "" {
+			placed++
+		}
+	}
+	if placed == 0 {
+		t.Error("no job was placed before the abort: the test did not abort mid-apply")
+	}
+	entries := audit(t, log)
+	if e := entries[len(entries)-1]; e["error"] == nil {
+		t.Errorf("aborted cycle logged without an error: %v", e)
+	}
+	js = cycleUntilDone(t, ids, 60*time.Second)
+	checkRecords(t, js, ids, nil)
+}
+
+// TestSlurmctldStopped: with slurmctld stopped (SIGSTOP) a cycle fails
+// with exit 1 and changes nothing; once it runs again (SIGCONT), the next
+// cycle starts the jobs.
+func TestSlurmctldStopped(t *testing.T) {
+	need(t)
+	reset(t)
+	defer reset(t)
+	id := submit(t, "-n1 --wrap 'sleep 1'")
+	pid := strings.TrimSpace(must(t, "pgrep", "-x", "slurmctld"))
+	must(t, "kill", "-STOP", pid)
+	cont := func() { sh("kill", "-CONT", pid) }
+	defer cont()
+	lock, log := stateFiles(t)
+	start := time.Now()
+	_, errs, rc := optsched(t, "slurm", "plan", "--apply", "--lock", lock, "--log", log)
+	took := time.Since(start)
+	cont()
+	if rc != 1 {
+		t.Errorf("cycle with slurmctld stopped: exit %d, want 1\n%s", rc, errs)
+	}
+	t.Logf("the failing cycle took %v", took)
+	if e := audit(t, log); len(e) != 1 || e[0]["error"] == nil {
+		t.Errorf("audit log: %v", e)
+	}
+	if j := jobs(t)[id]; j.State != "PENDING" || j.Priority != 0 {
+		t.Errorf("job %s: %s priority %d", id, j.State, j.Priority)
+	}
+	js := cycleUntilDone(t, []string{id}, 60*time.Second)
+	checkRecords(t, js, []string{id}, nil)
+}

@@ -104,6 +104,7 @@ type sjob struct {
 	Reason     string  `json:"state_reason"`
 	Priority   int64   `json:"priority"`
 	Nodes      string  `json:"nodes"`
+	Required   string  `json:"required_nodes"`
 	Shared     *string `json:"shared"`
 	Start      int64   `json:"start_time"`
 	End        int64   `json:"end_time"`
