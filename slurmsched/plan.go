@@ -387,6 +387,7 @@ func Decide(ctx context.Context, st *State, sc *Scope, opt Options) (*Plan, erro
 		}
 	}
 	for _, s := range p.Starts {
+		slices.Sort(s.Nodes)
 		s.NodeList = hostlist.Compress(s.Nodes)
 	}
 	return p, nil
