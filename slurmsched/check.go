@@ -32,163 +32,192 @@ func Check(st *State, sc *Scope, p *Plan) error {
 	return errors.Join(checkStarts(st, sc, p.Starts)...)
 }
 
-// checkStarts returns the violations of starts against st.
+// checkStarts returns the violations of starts against st, each start
+// counted with all the starts before it.
 func checkStarts(st *State, sc *Scope, starts []*Start) []error {
+	c := newChecker(st, sc)
 	var errs []error
-	bad := func(job, format string, a ...any) {
-		errs = append(errs, fmt.Errorf("start of job %s: %s", job, fmt.Sprintf(format, a...)))
-	}
-	jobs := map[string]*Job{}
-	for i := range st.Jobs {
-		jobs[strconv.FormatInt(st.Jobs[i].ID, 10)] = &st.Jobs[i]
-	}
-	nodes := map[string]*Node{}
-	for i := range st.Nodes {
-		nodes[st.Nodes[i].Name] = &st.Nodes[i]
-	}
-	type use struct {
-		cpus, mem int64
-		starts    int
-		exclusive bool
-	}
-	used := map[string]*use{}
-	seen := map[string]bool{}
 	for _, s := range starts {
-		j := jobs[s.Job]
-		if a, t, ok := strings.Cut(s.Job, "_"); ok && j == nil {
-			// One pending task of an array's record.
-			if rec := jobs[a]; rec != nil && rec.ArrayTaskString != "" {
-				if inTaskString(rec.ArrayTaskString, t) {
-					task := *rec
-					task.ArrayTaskString = ""
-					j = &task
-				} else {
-					bad(s.Job, "task %s is not pending in array %s (%s)", t, a, rec.ArrayTaskString)
-					continue
-				}
+		errs = append(errs, c.add(s, true)...)
+	}
+	return errs
+}
+
+// A checker holds the raw records by id and what the starts it accepted
+// use on each node.
+type checker struct {
+	sc    *Scope
+	jobs  map[string]*Job
+	nodes map[string]*Node
+	used  map[string]*nodeUse
+	seen  map[string]bool
+}
+
+// nodeUse is what a node has allocated plus the accepted starts on it.
+type nodeUse struct {
+	cpus, mem int64
+	starts    int
+	exclusive bool
+}
+
+func newChecker(st *State, sc *Scope) *checker {
+	c := &checker{sc: sc, jobs: make(map[string]*Job, len(st.Jobs)), nodes: make(map[string]*Node, len(st.Nodes)),
+		used: map[string]*nodeUse{}, seen: map[string]bool{}}
+	for i := range st.Jobs {
+		c.jobs[strconv.FormatInt(st.Jobs[i].ID, 10)] = &st.Jobs[i]
+	}
+	for i := range st.Nodes {
+		c.nodes[st.Nodes[i].Name] = &st.Nodes[i]
+	}
+	return c
+}
+
+// add checks start s against the records and the starts accepted before
+// it, and returns its violations. The start's use is counted when it has
+// none, or always with always (Check counts every start, so that each
+// node's excess is reported where it arises).
+func (c *checker) add(s *Start, always bool) []error {
+	var errs []error
+	bad := func(format string, a ...any) {
+		errs = append(errs, fmt.Errorf("start of job %s: %s", s.Job, fmt.Sprintf(format, a...)))
+	}
+	j := c.jobs[s.Job]
+	if a, t, ok := strings.Cut(s.Job, "_"); ok && j == nil {
+		// One pending task of an array's record.
+		if rec := c.jobs[a]; rec != nil && rec.ArrayTaskString != "" {
+			if !inTaskString(rec.ArrayTaskString, t) {
+				bad("task %s is not pending in array %s (%s)", t, a, rec.ArrayTaskString)
+				return errs
 			}
+			task := *rec
+			task.ArrayTaskString = ""
+			j = &task
 		}
-		if j == nil {
-			bad(s.Job, "no such job in squeue")
+	}
+	switch {
+	case j == nil:
+		bad("no such job in squeue")
+		return errs
+	case c.seen[s.Job]:
+		bad("started twice")
+		return errs
+	case j.State != "PENDING":
+		bad("job is %s, not PENDING", j.State)
+		return errs
+	case j.Priority != 0 || (j.Reason != "JobHeldUser" && j.Reason != "BadConstraints"):
+		bad("job is not held by the hold guard (priority %d, reason %s): not optsched's", j.Priority, j.Reason)
+		return errs
+	case j.ArrayTaskString != "":
+		bad("job is the pending tasks %s of an array", j.ArrayTaskString)
+		return errs
+	}
+	if len(c.sc.Partitions) > 0 {
+		owned := false
+		for _, q := range c.sc.Partitions {
+			owned = owned || q == j.Partition
+		}
+		if !owned {
+			bad("partition %s is not optsched's", j.Partition)
+			return errs
+		}
+	}
+	count := j.NodeCount
+	if count < 1 {
+		count = 1
+	}
+	if int64(len(s.Nodes)) != count {
+		bad("%d node(s) for a job of %d", len(s.Nodes), count)
+		return errs
+	}
+	if s.NodeList != "" {
+		if got, err := hostlist.Expand(s.NodeList); err != nil || strings.Join(got, ",") != strings.Join(s.Nodes, ",") {
+			bad("node list %q is not its nodes %v", s.NodeList, s.Nodes)
+			return errs
+		}
+	}
+	perCPU := (j.CPUs + count - 1) / count
+	if perCPU < j.MinCPUsPerNode {
+		perCPU = j.MinCPUsPerNode
+	}
+	if perCPU < 1 {
+		perCPU = 1
+	}
+	var perMem int64
+	if j.MemPerNode != nil {
+		perMem = *j.MemPerNode
+	} else if j.MemPerCPU != nil {
+		perMem = *j.MemPerCPU * perCPU
+	}
+	excl := j.Shared != nil && *j.Shared == "none"
+	var excludedNodes []string
+	if j.ExcludedNodes != "" && j.ExcludedNodes != "(null)" {
+		var err error
+		if excludedNodes, err = hostlist.Expand(j.ExcludedNodes); err != nil {
+			bad("excluded nodes %q: %v", j.ExcludedNodes, err)
+			return errs
+		}
+	}
+	// after is each node's use with this start on it.
+	after := make(map[string]nodeUse, len(s.Nodes))
+	for _, name := range s.Nodes {
+		n := c.nodes[name]
+		_, twice := after[name]
+		switch {
+		case n == nil:
+			bad("no such node %s in sinfo", name)
+			continue
+		case twice:
+			bad("node %s listed twice", name)
+			continue
+		case len(c.sc.Nodes) > 0 && !c.sc.Nodes[name]:
+			bad("node %s is not optsched's", name)
 			continue
 		}
-		if seen[s.Job] {
-			bad(s.Job, "started twice")
-			continue
+		inPart := false
+		for _, q := range n.Partitions {
+			inPart = inPart || q == j.Partition
 		}
-		seen[s.Job] = true
-		if j.State != "PENDING" {
-			bad(s.Job, "job is %s, not PENDING", j.State)
-			continue
+		if !inPart {
+			bad("node %s is not in partition %s", name, j.Partition)
 		}
-		if j.Priority != 0 || (j.Reason != "JobHeldUser" && j.Reason != "BadConstraints") {
-			bad(s.Job, "job is not held by the hold guard (priority %d, reason %s): not optsched's", j.Priority, j.Reason)
-			continue
-		}
-		if j.ArrayTaskString != "" {
-			bad(s.Job, "job is the pending tasks %s of an array", j.ArrayTaskString)
-			continue
-		}
-		if len(sc.Partitions) > 0 {
-			owned := false
-			for _, q := range sc.Partitions {
-				owned = owned || q == j.Partition
-			}
-			if !owned {
-				bad(s.Job, "partition %s is not optsched's", j.Partition)
-				continue
+		for _, x := range excludedNodes {
+			if x == name {
+				bad("node %s is excluded by the job", name)
 			}
 		}
-		count := j.NodeCount
-		if count < 1 {
-			count = 1
+		state := strings.ToUpper(n.State)
+		if (state != "IDLE" && state != "MIXED") || len(n.Flags) > 0 {
+			bad("node %s is %s%s, not up for new jobs", name, n.State, flagText(n.Flags))
 		}
-		if int64(len(s.Nodes)) != count {
-			bad(s.Job, "%d node(s) for a job of %d", len(s.Nodes), count)
-			continue
+		u := nodeUse{cpus: n.AllocCPUs, mem: n.AllocMemory}
+		if prev := c.used[name]; prev != nil {
+			u = *prev
 		}
-		if s.NodeList != "" {
-			if got, err := hostlist.Expand(s.NodeList); err != nil || strings.Join(got, ",") != strings.Join(s.Nodes, ",") {
-				bad(s.Job, "node list %q is not its nodes %v", s.NodeList, s.Nodes)
-				continue
-			}
+		u.starts++
+		if excl {
+			u.exclusive = true
+			u.cpus += n.CPUs
+			u.mem += n.RealMemory
+		} else {
+			u.cpus += perCPU
+			u.mem += perMem
 		}
-		perCPU := (j.CPUs + count - 1) / count
-		if perCPU < j.MinCPUsPerNode {
-			perCPU = j.MinCPUsPerNode
+		if u.cpus > n.CPUs {
+			bad("node %s would use %d of its %d CPUs", name, u.cpus, n.CPUs)
 		}
-		if perCPU < 1 {
-			perCPU = 1
+		if u.mem > n.RealMemory {
+			bad("node %s would use %d of its %d MB", name, u.mem, n.RealMemory)
 		}
-		var perMem int64
-		if j.MemPerNode != nil {
-			perMem = *j.MemPerNode
-		} else if j.MemPerCPU != nil {
-			perMem = *j.MemPerCPU * perCPU
+		if u.exclusive && (u.starts > 1 || n.AllocCPUs > 0 || n.AllocMemory > 0) {
+			bad("node %s is not free for an exclusive job", name)
 		}
-		excl := j.Shared != nil && *j.Shared == "none"
-		var excludedNodes []string
-		if j.ExcludedNodes != "" && j.ExcludedNodes != "(null)" {
-			var err error
-			if excludedNodes, err = hostlist.Expand(j.ExcludedNodes); err != nil {
-				bad(s.Job, "excluded nodes %q: %v", j.ExcludedNodes, err)
-				continue
-			}
-		}
-		onNode := map[string]bool{}
-		for _, name := range s.Nodes {
-			n := nodes[name]
-			switch {
-			case n == nil:
-				bad(s.Job, "no such node %s in sinfo", name)
-				continue
-			case onNode[name]:
-				bad(s.Job, "node %s listed twice", name)
-				continue
-			case len(sc.Nodes) > 0 && !sc.Nodes[name]:
-				bad(s.Job, "node %s is not optsched's", name)
-				continue
-			}
-			onNode[name] = true
-			inPart := false
-			for _, q := range n.Partitions {
-				inPart = inPart || q == j.Partition
-			}
-			if !inPart {
-				bad(s.Job, "node %s is not in partition %s", name, j.Partition)
-			}
-			for _, x := range excludedNodes {
-				if x == name {
-					bad(s.Job, "node %s is excluded by the job", name)
-				}
-			}
-			st := strings.ToUpper(n.State)
-			if (st != "IDLE" && st != "MIXED") || len(n.Flags) > 0 {
-				bad(s.Job, "node %s is %s%s, not up for new jobs", name, n.State, flagText(n.Flags))
-			}
-			u := used[name]
-			if u == nil {
-				u = &use{cpus: n.AllocCPUs, mem: n.AllocMemory}
-				used[name] = u
-			}
-			u.starts++
-			if excl {
-				u.exclusive = true
-				u.cpus += n.CPUs
-				u.mem += n.RealMemory
-			} else {
-				u.cpus += perCPU
-				u.mem += perMem
-			}
-			if u.cpus > n.CPUs {
-				bad(s.Job, "node %s would use %d of its %d CPUs", name, u.cpus, n.CPUs)
-			}
-			if u.mem > n.RealMemory {
-				bad(s.Job, "node %s would use %d of its %d MB", name, u.mem, n.RealMemory)
-			}
-			if u.exclusive && (u.starts > 1 || n.AllocCPUs > 0 || n.AllocMemory > 0) {
-				bad(s.Job, "node %s is not free for an exclusive job", name)
-			}
+		after[name] = u
+	}
+	if len(errs) == 0 || always {
+		c.seen[s.Job] = true
+		for name, u := range after {
+			u := u
+			c.used[name] = &u
 		}
 	}
 	return errs
@@ -235,9 +264,10 @@ func flagText(flags []string) string {
 // (fresh) still allows by Check's rules together with the starts kept
 // before them; the others move to p.Dropped with the reason.
 func Recheck(fresh *State, sc *Scope, p *Plan) {
+	c := newChecker(fresh, sc)
 	var kept []*Start
 	for _, s := range p.Starts {
-		if errs := checkStarts(fresh, sc, append(kept[:len(kept):len(kept)], s)); len(errs) > 0 {
+		if errs := c.add(s, false); len(errs) > 0 {
 			p.Dropped = append(p.Dropped, Reason{s.Job, "dropped before acting: " + errors.Join(errs...).Error()})
 			continue
 		}

@@ -241,9 +241,18 @@ func Decide(ctx context.Context, st *State, sc *Scope, opt Options) (*Plan, erro
 	})
 
 	idleLeft := 0
+	// byFree lists the partly used nodes by their free CPUs; idleNodes
+	// the idle ones, with idleFrom past those used since.
+	byFree := make([][]*free, maxCPUs+1)
+	var idleNodes []*free
+	idleFrom := 0
 	for _, f := range nodes {
-		if f.idle {
+		switch {
+		case f.idle:
 			idleLeft++
+			idleNodes = append(idleNodes, f)
+		case f.cpus > 0:
+			byFree[f.cpus] = append(byFree[f.cpus], f)
 		}
 	}
 	type wholeJob struct {
@@ -252,6 +261,13 @@ func Decide(ctx context.Context, st *State, sc *Scope, opt Options) (*Plan, erro
 	}
 	var whole []wholeJob
 	wholeNeed := 0
+	// never caches neverFits by what it reads of a job.
+	type neverKey struct {
+		part, excluded string
+		cpus, mem      int64
+		k              int
+	}
+	never := map[neverKey]string{}
 	stopped := ""
 	// waitFor is called for a job that fits in optsched's nodes but not
 	// now: once it has starved, the jobs behind it wait.
@@ -271,7 +287,13 @@ func Decide(ctx context.Context, st *State, sc *Scope, opt Options) (*Plan, erro
 			p.Deferred = append(p.Deferred, Reason{id, d.unplacable})
 			continue
 		}
-		if why := neverFits(st, sc, j, d); why != "" {
+		key := neverKey{j.Partition, j.ExcludedNodes, d.cpus, d.mem, d.k}
+		why, ok := never[key]
+		if !ok {
+			why = neverFits(st, sc, j, d)
+			never[key] = why
+		}
+		if why != "" {
 			p.Deferred = append(p.Deferred, Reason{id, "can never run on optsched's nodes: " + why})
 			continue
 		}
@@ -285,36 +307,37 @@ func Decide(ctx context.Context, st *State, sc *Scope, opt Options) (*Plan, erro
 			whole = append(whole, wholeJob{j, d})
 			continue
 		}
-		// First fit: partly used nodes first (best fit on CPUs), then
-		// idle nodes beyond those the whole-node jobs before need.
-		cands := make([]*free, 0, len(nodes))
-		for _, f := range nodes {
-			if f.cpus >= d.cpus && f.mem >= d.mem && partitionOf(f.n, j.Partition) && !excluded(j, f.n.Name) {
-				cands = append(cands, f)
+		// First fit: partly used nodes first (best fit on CPUs: the
+		// buckets by free CPUs, lowest first), then idle nodes, in
+		// topology order, beyond those the whole-node jobs before need.
+		var pick []*free
+		ex, _ := expand(j.ExcludedNodes)
+		fits := func(f *free) bool {
+			return f.cpus >= d.cpus && f.mem >= d.mem && partitionOf(f.n, j.Partition) && !excludes(ex, f.n.Name)
+		}
+		for c := d.cpus; c < int64(len(byFree)) && len(pick) < d.k; c++ {
+			for _, f := range byFree[c] {
+				if len(pick) == d.k {
+					break
+				}
+				// Entries of nodes whose free CPUs changed since are stale.
+				if !f.idle && f.cpus == c && fits(f) && !slices.Contains(pick, f) {
+					pick = append(pick, f)
+				}
 			}
 		}
-		slices.SortStableFunc(cands, func(a, b *free) int {
-			if a.idle != b.idle {
-				if a.idle {
-					return 1
-				}
-				return -1
-			}
-			return cmp.Compare(a.cpus, b.cpus)
-		})
-		var pick []*free
+		for idleFrom < len(idleNodes) && !idleNodes[idleFrom].idle {
+			idleFrom++
+		}
 		idleUsed := 0
-		for _, f := range cands {
-			if len(pick) == d.k {
+		for _, f := range idleNodes[idleFrom:] {
+			if len(pick) == d.k || idleLeft-idleUsed-wholeNeed <= 0 {
 				break
 			}
-			if f.idle {
-				if idleLeft-idleUsed-wholeNeed <= 0 {
-					continue
-				}
+			if f.idle && fits(f) {
+				pick = append(pick, f)
 				idleUsed++
 			}
-			pick = append(pick, f)
 		}
 		if len(pick) < d.k {
 			p.Deferred = append(p.Deferred, Reason{id, fmt.Sprintf("needs %d node(s) with %d free CPUs and %d MB free memory each; %d have them now", d.k, d.cpus, d.mem, len(pick))})
@@ -329,6 +352,9 @@ func Decide(ctx context.Context, st *State, sc *Scope, opt Options) (*Plan, erro
 			}
 			f.cpus -= d.cpus
 			f.mem -= d.mem
+			if f.cpus > 0 {
+				byFree[f.cpus] = append(byFree[f.cpus], f)
+			}
 			s.Nodes = append(s.Nodes, f.n.Name)
 		}
 		p.Starts = append(p.Starts, s)
@@ -456,14 +482,20 @@ func excluded(j *Job, name string) bool {
 	return err == nil && slices.Contains(ex, name)
 }
 
+// excludes reports whether the expanded exclusion list ex holds name.
+func excludes(ex []string, name string) bool { return len(ex) > 0 && slices.Contains(ex, name) }
+
 // neverFits says why job j could not run on the scope's nodes even were
 // they all free and up ("" when it could).
 func neverFits(st *State, sc *Scope, j *Job, d demand) string {
+	ex, _ := expand(j.ExcludedNodes)
 	n := 0
 	for i := range st.Nodes {
 		nd := &st.Nodes[i]
-		if sc.ownsNode(nd.Name) && partitionOf(nd, j.Partition) && !excluded(j, nd.Name) && nd.CPUs >= d.cpus && nd.RealMemory >= d.mem {
-			n++
+		if nd.CPUs >= d.cpus && nd.RealMemory >= d.mem && sc.ownsNode(nd.Name) && partitionOf(nd, j.Partition) && !excludes(ex, nd.Name) {
+			if n++; n >= d.k {
+				return ""
+			}
 		}
 	}
 	if n < d.k {
