@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -418,4 +419,53 @@ func TestSlurmctldStopped(t *testing.T) {
 	}
 	js := cycleUntilDone(t, []string{id}, 60*time.Second)
 	checkRecords(t, js, []string{id}, nil)
+}
+
+// TestWake: with an interval of an hour, SIGUSR1 to the pid in
+// --pid-file starts a cycle, and the held job runs.
+func TestWake(t *testing.T) {
+	need(t)
+	reset(t)
+	defer reset(t)
+	lock, log := stateFiles(t)
+	pidFile := filepath.Join(t.TempDir(), "slurm.pid")
+	d := exec.Command(optschedBin, "slurm", "run", "--apply", "--interval", "1h", "--pid-file", pidFile, "--lock", lock, "--log", log)
+	var errs bytes.Buffer
+	d.Stderr = &errs
+	if err := d.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer d.Process.Kill()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if data, err := os.ReadFile(pidFile); err == nil && strings.TrimSpace(string(data)) == fmt.Sprint(d.Process.Pid) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no pid file after 30 s: %s", errs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// The first cycle ran at once; this job waits for a wake-up.
+	time.Sleep(time.Second)
+	id := submit(t, "-n1 --wrap 'sleep 1'")
+	time.Sleep(2 * time.Second)
+	if j := jobs(t)[id]; j.State != "PENDING" {
+		t.Fatalf("job %s %s before any wake-up (the interval is an hour)", id, j.State)
+	}
+	signal(t, d, syscall.SIGUSR1)
+	deadline = time.Now().Add(30 * time.Second)
+	for jobs(t)[id].State == "PENDING" {
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s still pending 30 s after SIGUSR1: %s", id, errs.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	signal(t, d, syscall.SIGTERM)
+	if err := d.Wait(); err != nil {
+		t.Errorf("daemon after SIGTERM: %v", err)
+	}
+	if _, err := os.Stat(pidFile); !os.IsNotExist(err) {
+		t.Errorf("pid file left behind: %v", err)
+	}
 }
