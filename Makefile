@@ -83,8 +83,10 @@ fuzz: deps ## fuzz every reader of external input for FUZZTIME each (default 30s
 bench: deps ## run the Go benchmarks (medians: pipe through benchstat)
 	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./...
 
-itest: deps ## OpenPBS integration suite in private namespaces (root; needs the OpenPBS test scripts, PBS_SHARED=DIR; see docs/pbs-itest.md)
-	GO="$(GO)" BIN="$(BIN)" pbsched/itest/run.sh
+itest: deps ## OpenPBS and Slurm integration suites in private namespaces (root; needs the shared/pbs and shared/slurm test scripts; see docs/pbs-itest.md, docs/slurm.md)
+	@rc=0; GO="$(GO)" BIN="$(BIN)" pbsched/itest/run.sh || rc=1; \
+	GO="$(GO)" BIN="$(BIN)" slurmsched/itest/run.sh || rc=1; \
+	exit $$rc
 
 clean: ## remove build output
 	rm -rf bin

@@ -29,7 +29,13 @@ var allowedImports = map[string][]string{
 	// The PBS scheduler: a library over the libraries, used by cmd (and
 	// by nothing below it). pbsched/cycle (reading the server's state,
 	// the lock, the audit log, the daemon loop) is under the same rule.
-	"pbsched": {"model", "encode", "solver", "heuristics", "catalog", "output"},
+	"pbsched": {"model", "encode", "solver", "heuristics", "catalog", "output", "runloop"},
+	// The Slurm scheduler, beside the PBS one and under the same rule;
+	// slurmsched/cycle reads the cluster and runs the daemon loop.
+	"slurmsched": {"model", "encode", "solver", "heuristics", "catalog", "output", "runloop"},
+	// The scheduler-neutral pieces of a daemon (lock, audit line,
+	// signals, loop): no optsched package at all.
+	"runloop": {},
 	// The documents optsched answers, their checks, the conversion of
 	// the pipelines' answers and the tables for people.
 	"output": {"model", "solver"},
@@ -118,6 +124,13 @@ func TestFlowRules(t *testing.T) {
 		{"pbsched", "bench/replay", false},
 		{"pbsched/cycle", "bench/replay", false},
 		{"cmd/optsched", "pbsched/replay", true},
+		{"pbsched/cycle", "runloop", true},
+		{"slurmsched/cycle", "runloop", true},
+		{"slurmsched", "model/slurm", true},
+		{"slurmsched", "pbsched", false},
+		{"pbsched", "slurmsched", false},
+		{"runloop", "model", false},
+		{"cmd/optsched", "slurmsched/cycle", true},
 	} {
 		got := flowViolation(module+"/"+c.from, module+"/"+c.imp)
 		if (got == "") != c.ok {

@@ -160,7 +160,7 @@ Windows are JSON files (see docs/formats.md, "Window JSON v1").`,
 	root.SetIn(s.in)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{plainFlagError(err)} })
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return noNaNFlags(cmd) }
-	root.AddCommand(newSolveCmd(s, nil), newGenCmd(s, nil), newValidateCmd(s, nil), newExportCmd(s, nil), newBenchCmd(s), newSimulateCmd(s, nil), newPBSCmd(s), newReplayCmd(s, nil), newTrainCmd(s))
+	root.AddCommand(newSolveCmd(s, nil), newGenCmd(s, nil), newValidateCmd(s, nil), newExportCmd(s, nil), newBenchCmd(s), newSimulateCmd(s, nil), newPBSCmd(s), newSlurmCmd(s), newReplayCmd(s, nil), newTrainCmd(s))
 	registerCompletions(root)
 	return root
 }

@@ -1,13 +1,6 @@
 package cycle
 
-import (
-	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
-
-	"github.com/optsched/optsched/pbsched"
-)
+import "github.com/optsched/optsched/pbsched"
 
 // An AuditEntry is one line of the audit log: a cycle's input digest, its
 // decisions and the commands' exit codes, or why it failed.
@@ -30,26 +23,4 @@ type AuditEntry struct {
 	// for `pbs run` and `plan --apply`: a daemon whose cycles take longer
 	// than its --interval shows it here.
 	CycleMS float64 `json:"cycle_ms,omitempty"`
-}
-
-// appendAudit appends one JSON line to the audit log at path, creating it
-// (and its folder) when needed. The line is written with one write call
-// on a file opened for appending.
-func appendAudit(path string, e AuditEntry) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
-		return fmt.Errorf("audit log: %w", err)
-	}
-	line, err := json.Marshal(e)
-	if err != nil {
-		return fmt.Errorf("audit log: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o640)
-	if err != nil {
-		return fmt.Errorf("audit log: %w", err)
-	}
-	if _, err := f.Write(append(line, '\n')); err != nil {
-		f.Close()
-		return fmt.Errorf("audit log %s: %w", path, err)
-	}
-	return f.Close()
 }

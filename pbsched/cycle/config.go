@@ -15,6 +15,7 @@ import (
 	"github.com/optsched/optsched/encode/scas"
 	"github.com/optsched/optsched/model/windowjson"
 	"github.com/optsched/optsched/pbsched"
+	"github.com/optsched/optsched/runloop"
 	"github.com/optsched/optsched/solver"
 )
 
@@ -119,7 +120,7 @@ func (c *Config) QrunName() string {
 func (c *Config) Plan(ctx context.Context) (*pbsched.Plan, error) {
 	switch {
 	case c.Apply:
-		ctx, _, release := gracefulSignals(ctx, c.Messages)
+		ctx, _, release := runloop.Graceful(ctx, c.Messages)
 		defer release()
 		return c.locked(ctx, "plan --apply")
 	case c.LogPath != "":
@@ -136,7 +137,7 @@ func (c *Config) Plan(ctx context.Context) (*pbsched.Plan, error) {
 		if err != nil {
 			e.Error = err.Error()
 		}
-		return p, errors.Join(err, appendAudit(c.LogPath, e))
+		return p, errors.Join(err, runloop.AppendJSONLine(c.LogPath, e))
 	default:
 		p, _, err := c.cycle(ctx, false)
 		return p, err
@@ -161,66 +162,20 @@ func (c *Config) Loop(ctx context.Context, report func(n int, p *pbsched.Plan, e
 	if c.Interval <= 0 && c.Cycles != 1 {
 		return ConfigError{fmt.Errorf("the time between two cycles must be positive, got %v", c.Interval)}
 	}
-	ctx, stopping, release := gracefulSignals(ctx, c.Messages)
-	defer release()
-	wake, stopWake := wakeSignals()
-	defer stopWake()
-	if c.PIDFile != "" {
-		// After the handler is in place: SIGUSR1 would kill the process
-		// before it.
-		if err := writePIDFile(c.PIDFile); err != nil {
-			return ConfigError{err}
-		}
-		defer func() { err = errors.Join(err, removePIDFile(c.PIDFile)) }()
-	}
 	delay := c.WakeDelay
 	if delay == 0 {
 		delay = DefaultWakeDelay
 	}
-	for n := 1; ; n++ {
-		start := time.Now()
+	o := runloop.LoopOptions{Interval: c.Interval, Cycles: c.Cycles, PIDFile: c.PIDFile, WakeDelay: delay, Messages: c.Messages}
+	err = runloop.Loop(ctx, o, func(ctx context.Context, n int) error {
 		p, err := c.locked(ctx, "run")
-		if rerr := report(n, p, err); rerr != nil {
-			return rerr
-		}
-		if c.Cycles > 0 && n >= c.Cycles {
-			return nil
-		}
-		select {
-		case <-stopping:
-			return nil
-		default:
-		}
-		next := time.NewTimer(max(0, c.Interval-time.Since(start)))
-		select {
-		case <-stopping:
-			next.Stop()
-			return nil
-		case <-ctx.Done():
-			next.Stop()
-			return nil
-		case <-next.C:
-		case <-wake:
-			next.Stop()
-			if delay > 0 {
-				settle := time.NewTimer(delay)
-				select {
-				case <-stopping:
-					settle.Stop()
-					return nil
-				case <-ctx.Done():
-					settle.Stop()
-					return nil
-				case <-settle.C:
-				}
-			}
-			// The wake-ups of the delay are this cycle's.
-			select {
-			case <-wake:
-			default:
-			}
-		}
+		return report(n, p, err)
+	})
+	var pe runloop.PIDFileError
+	if errors.As(err, &pe) {
+		return ConfigError{pe.Err}
 	}
+	return err
 }
 
 // scope returns what the Config says optsched schedules.
@@ -349,7 +304,7 @@ func (c *Config) locked(ctx context.Context, command string) (*pbsched.Plan, err
 	lock, err := TakeLock(lockPath)
 	if err != nil {
 		e.Error = err.Error()
-		return nil, errors.Join(err, appendAudit(logPath, e))
+		return nil, errors.Join(err, runloop.AppendJSONLine(logPath, e))
 	}
 	defer lock.Unlock()
 	p, st, cerr := c.cycle(ctx, c.Apply)
@@ -365,7 +320,7 @@ func (c *Config) locked(ctx context.Context, command string) (*pbsched.Plan, err
 	}
 	e.CycleMS = float64(time.Since(start).Microseconds()) / 1000
 	e.LoggedAt = time.Now().UTC().Format(time.RFC3339Nano)
-	if err := appendAudit(logPath, e); err != nil {
+	if err := runloop.AppendJSONLine(logPath, e); err != nil {
 		return p, errors.Join(cerr, err)
 	}
 	return p, cerr

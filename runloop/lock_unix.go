@@ -1,6 +1,6 @@
 //go:build unix
 
-package cycle
+package runloop
 
 import (
 	"errors"
@@ -18,9 +18,10 @@ type Lock struct{ f *os.File }
 // TakeLock takes an exclusive flock(2) on path without waiting, so that
 // only one cycle runs at a time on this host (the lock goes with the
 // process if it dies), creating the file and its folder when needed. The
-// holder's pid is written into the file for people; ErrLocked comes
-// back, naming it, when the lock is taken.
-func TakeLock(path string) (*Lock, error) {
+// holder's pid is written into the file for people. When another process
+// holds the lock, the error wraps locked (the caller's sentinel) and
+// names the path and the holder.
+func TakeLock(path string, locked error) (*Lock, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return nil, fmt.Errorf("lock: %w", err)
 	}
@@ -32,7 +33,7 @@ func TakeLock(path string) (*Lock, error) {
 		holder, _ := os.ReadFile(path)
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("%w: %s is held by pid %s", ErrLocked, path, strings.TrimSpace(string(holder)))
+			return nil, fmt.Errorf("%w: %s is held by pid %s", locked, path, strings.TrimSpace(string(holder)))
 		}
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}

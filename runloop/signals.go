@@ -1,4 +1,4 @@
-package cycle
+package runloop
 
 import (
 	"context"
@@ -9,13 +9,13 @@ import (
 	"syscall"
 )
 
-// gracefulSignals handles SIGINT and SIGTERM for cycles that act: the
-// first signal closes stopping (the daemon stops after the cycle in
-// flight, whose qrun commands all run and are logged), the second ends
-// the returned context (the qrun in flight is killed, the rest are not
-// run, the cycle is logged as interrupted). Each signal is noted on
+// Graceful handles SIGINT and SIGTERM for cycles that act: the first
+// signal closes stopping (the daemon stops after the cycle in flight,
+// whose commands all run and are logged), the second ends the returned
+// context (the command in flight is killed, the rest are not run, the
+// cycle is logged as interrupted). Each signal is noted on
 // errOut (nil: nowhere). release restores the default handling.
-func gracefulSignals(parent context.Context, errOut io.Writer) (ctx context.Context, stopping <-chan struct{}, release func()) {
+func Graceful(parent context.Context, errOut io.Writer) (ctx context.Context, stopping <-chan struct{}, release func()) {
 	if errOut == nil {
 		errOut = io.Discard
 	}

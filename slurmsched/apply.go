@@ -1,0 +1,171 @@
+package slurmsched
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/optsched/optsched/model/hostlist"
+)
+
+// A Runner runs the scontrol commands of Apply.
+type Runner interface {
+	// Place runs `scontrol update JobId=job ReqNodeList=nodes
+	// NumNodes=k-k AdminComment=optsched:placed` (PlacedMark).
+	Place(ctx context.Context, job, nodes string, k int) error
+	// Show returns the job's fields as `scontrol show job -o job` prints
+	// them (JobState, ReqNodeList, NumNodes, …).
+	Show(ctx context.Context, job string) (map[string]string, error)
+	// Release runs `scontrol release` on the jobs.
+	Release(ctx context.Context, jobs []string) error
+}
+
+// Apply places each start of p, reads the job back, and releases the jobs
+// whose placement read back right, in one call. A start that fails is
+// left held, with its Status saying why; so is every start when ctx ends
+// before the release. The error lists the failures.
+func Apply(ctx context.Context, p *Plan, r Runner) error {
+	var errs []error
+	var ok []*Start
+	for _, s := range p.Starts {
+		if err := ctx.Err(); err != nil {
+			s.Status = "not placed: " + context.Cause(ctx).Error()
+			errs = append(errs, fmt.Errorf("job %s: %s", s.Job, s.Status))
+			continue
+		}
+		if err := r.Place(ctx, s.Job, s.NodeList, len(s.Nodes)); err != nil {
+			s.Status = "placement failed (the job stays held): " + err.Error()
+			errs = append(errs, fmt.Errorf("job %s: %s", s.Job, s.Status))
+			continue
+		}
+		f, err := r.Show(ctx, s.Job)
+		if err == nil {
+			err = readBack(f, s)
+		}
+		if err != nil {
+			s.Status = "read-back failed (the job stays held): " + err.Error()
+			errs = append(errs, fmt.Errorf("job %s: %s", s.Job, s.Status))
+			continue
+		}
+		ok = append(ok, s)
+	}
+	if len(ok) > 0 {
+		ids := make([]string, len(ok))
+		for i, s := range ok {
+			ids[i] = s.Job
+		}
+		err := ctx.Err()
+		if err == nil {
+			err = r.Release(ctx, ids)
+		} else {
+			err = context.Cause(ctx)
+		}
+		for _, s := range ok {
+			if err != nil {
+				s.Status = "not released: " + err.Error()
+			} else {
+				s.Status = "released"
+			}
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("scontrol release %s: %w", strings.Join(ids, ","), err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// readBack checks that the job is still pending with the placement of s.
+func readBack(f map[string]string, s *Start) error {
+	if st := f["JobState"]; st != "PENDING" {
+		return fmt.Errorf("job is %s", st)
+	}
+	got, err := hostlist.Expand(f["ReqNodeList"])
+	if err != nil {
+		return fmt.Errorf("ReqNodeList %q: %w", f["ReqNodeList"], err)
+	}
+	want := slices.Clone(s.Nodes)
+	slices.Sort(want)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		return fmt.Errorf("ReqNodeList reads %q, want %s", f["ReqNodeList"], s.NodeList)
+	}
+	k := fmt.Sprint(len(s.Nodes))
+	if nn := f["NumNodes"]; nn != k+"-"+k && !(nn == k && k == "1") {
+		return fmt.Errorf("NumNodes reads %q, want %s-%s", nn, k, k)
+	}
+	return nil
+}
+
+// ParseShowJob splits one line of `scontrol show job -o` into its
+// fields. A value runs to the next space-separated KEY= token.
+func ParseShowJob(line string) map[string]string {
+	out := map[string]string{}
+	key := ""
+	for _, tok := range strings.Fields(line) {
+		k, v, ok := strings.Cut(tok, "=")
+		if ok && k != "" && !strings.ContainsAny(k, "()[],") {
+			key = k
+			out[key] = v
+			continue
+		}
+		if key != "" {
+			out[key] += " " + tok
+		}
+	}
+	return out
+}
+
+// Scontrol is the Runner that runs scontrol (Path, or scontrol on PATH),
+// each call bounded by Timeout (0: 30 s).
+type Scontrol struct {
+	Path    string
+	Timeout time.Duration
+}
+
+func (s Scontrol) run(ctx context.Context, args ...string) (string, error) {
+	path := s.Path
+	if path == "" {
+		path = "scontrol"
+	}
+	t := s.Timeout
+	if t <= 0 {
+		t = 30 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, t)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	cmd.WaitDelay = time.Second
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("scontrol %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
+	}
+	return out.String(), nil
+}
+
+// Place runs scontrol update JobId=job ReqNodeList=nodes NumNodes=k-k.
+func (s Scontrol) Place(ctx context.Context, job, nodes string, k int) error {
+	_, err := s.run(ctx, "update", "JobId="+job, "ReqNodeList="+nodes, fmt.Sprintf("NumNodes=%d-%d", k, k), "AdminComment="+PlacedMark)
+	return err
+}
+
+// Show runs scontrol show job -o job.
+func (s Scontrol) Show(ctx context.Context, job string) (map[string]string, error) {
+	out, err := s.run(ctx, "show", "job", "-o", job)
+	if err != nil {
+		return nil, err
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(out), "\n")
+	return ParseShowJob(line), nil
+}
+
+// Release runs scontrol release on the jobs, comma-separated.
+func (s Scontrol) Release(ctx context.Context, jobs []string) error {
+	_, err := s.run(ctx, "release", strings.Join(jobs, ","))
+	return err
+}

@@ -1,0 +1,323 @@
+package cycle
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/optsched/optsched/catalog"
+	"github.com/optsched/optsched/encode/scas"
+	"github.com/optsched/optsched/runloop"
+	"github.com/optsched/optsched/slurmsched"
+	"github.com/optsched/optsched/solver"
+)
+
+// ErrLocked is returned, wrapped with the lock's path and holder, when
+// another cycle holds the lock.
+var ErrLocked = errors.New("another optsched slurm cycle is running")
+
+// A ConfigError lies in the Config rather than in the cluster's state.
+type ConfigError struct{ Err error }
+
+// Error returns Err's message.
+func (e ConfigError) Error() string { return e.Err.Error() }
+
+// Unwrap returns Err.
+func (e ConfigError) Unwrap() error { return e.Err }
+
+// A Config is what a cycle reads, what optsched owns, how it decides and
+// how it acts: the flags of `optsched slurm plan` and `optsched slurm run`.
+type Config struct {
+	// SqueueFile and SinfoFile hold squeue --json and sinfo --json output;
+	// empty: run the commands. TopologyFile holds scontrol show topology
+	// output, TopologyConf a topology.conf; both empty: run scontrol show
+	// topology (no switch in its answer: one switch over every node).
+	SqueueFile, SinfoFile, TopologyFile, TopologyConf string
+	// Partitions are the partitions whose held jobs optsched schedules
+	// (empty: all); Nodes, a hostlist, the nodes it may use ("" all).
+	Partitions []string
+	Nodes      string
+	// Solver names the whole-node window solver of the catalogue ("":
+	// Slurm's tree best fit alone), with Fallback in its reserve;
+	// TimeLimit bounds the solve.
+	Solver, Fallback string
+	TimeLimit        time.Duration
+	// StarveAfter is slurmsched.Options.StarveAfter.
+	StarveAfter time.Duration
+	// Apply acts (after reading the state again from the commands and
+	// rechecking the plan); otherwise a cycle is a dry run.
+	Apply bool
+	// Scontrol is the scontrol binary ("": scontrol on PATH); Squeue and
+	// Sinfo likewise.
+	Scontrol, Squeue, Sinfo string
+	// LockPath and LogPath are the lock file and the audit log (default
+	// slurm.lock and slurm-audit.jsonl in $XDG_STATE_HOME/optsched or
+	// ~/.local/state/optsched).
+	LockPath, LogPath string
+	// Interval, Cycles, PIDFile, WakeDelay and Messages are the loop's
+	// (runloop.LoopOptions).
+	Interval  time.Duration
+	Cycles    int
+	PIDFile   string
+	WakeDelay time.Duration
+	Messages  io.Writer
+}
+
+// An AuditEntry is one line of the audit log.
+type AuditEntry struct {
+	LoggedAt    string           `json:"logged_at"`
+	Command     string           `json:"command"`
+	Apply       bool             `json:"apply"`
+	Error       string           `json:"error,omitempty"`
+	InputSHA256 string           `json:"input_sha256,omitempty"`
+	Plan        *slurmsched.Plan `json:"plan,omitempty"`
+	CycleMS     float64          `json:"cycle_ms,omitempty"`
+}
+
+// Plan runs one cycle (`optsched slurm plan`): with Apply under the lock,
+// logged, with SIGINT/SIGTERM handled; a dry run takes no lock and is
+// logged only when LogPath is set.
+func (c *Config) Plan(ctx context.Context) (*slurmsched.Plan, error) {
+	if c.Apply {
+		ctx, _, release := runloop.Graceful(ctx, c.Messages)
+		defer release()
+		return c.locked(ctx, "plan --apply")
+	}
+	p, st, err := c.cycle(ctx, false)
+	if c.LogPath != "" {
+		e := AuditEntry{LoggedAt: time.Now().UTC().Format(time.RFC3339Nano), Command: "plan", Plan: p}
+		if st != nil {
+			e.InputSHA256 = st.Digest
+		}
+		if err != nil {
+			e.Error = err.Error()
+		}
+		err = errors.Join(err, runloop.AppendJSONLine(c.LogPath, e))
+	}
+	return p, err
+}
+
+// Loop runs the cycles of `optsched slurm run` (see runloop.Loop): after
+// each, report gets its number, plan and error; an error from report
+// stops the loop.
+func (c *Config) Loop(ctx context.Context, report func(n int, p *slurmsched.Plan, err error) error) error {
+	if c.Interval <= 0 && c.Cycles != 1 {
+		return ConfigError{fmt.Errorf("the time between two cycles must be positive, got %v", c.Interval)}
+	}
+	o := runloop.LoopOptions{Interval: c.Interval, Cycles: c.Cycles, PIDFile: c.PIDFile, WakeDelay: c.WakeDelay, Messages: c.Messages}
+	err := runloop.Loop(ctx, o, func(ctx context.Context, n int) error {
+		p, err := c.locked(ctx, "run")
+		return report(n, p, err)
+	})
+	var pe runloop.PIDFileError
+	if errors.As(err, &pe) {
+		return ConfigError{pe.Err}
+	}
+	return err
+}
+
+func (c *Config) paths() (lock, log string, err error) {
+	lock, log = c.LockPath, c.LogPath
+	if lock == "" || log == "" {
+		dir := os.Getenv("XDG_STATE_HOME")
+		if dir == "" {
+			home, err := os.UserHomeDir()
+			if err != nil {
+				return "", "", fmt.Errorf("no home folder for the lock and the audit log (give --lock and --log): %w", err)
+			}
+			dir = filepath.Join(home, ".local", "state")
+		}
+		dir = filepath.Join(dir, "optsched")
+		if lock == "" {
+			lock = filepath.Join(dir, "slurm.lock")
+		}
+		if log == "" {
+			log = filepath.Join(filepath.Dir(lock), "slurm-audit.jsonl")
+		}
+	}
+	return lock, log, nil
+}
+
+// locked runs a cycle under the lock and appends it to the audit log.
+func (c *Config) locked(ctx context.Context, command string) (*slurmsched.Plan, error) {
+	lockPath, logPath, err := c.paths()
+	if err != nil {
+		return nil, ConfigError{err}
+	}
+	start := time.Now()
+	e := AuditEntry{LoggedAt: start.UTC().Format(time.RFC3339Nano), Command: command, Apply: c.Apply}
+	lock, err := runloop.TakeLock(lockPath, ErrLocked)
+	if err != nil {
+		e.Error = err.Error()
+		return nil, errors.Join(err, runloop.AppendJSONLine(logPath, e))
+	}
+	defer lock.Unlock()
+	p, st, cerr := c.cycle(ctx, c.Apply)
+	if st != nil {
+		e.InputSHA256 = st.Digest
+	}
+	e.Plan = p
+	if cerr != nil {
+		e.Error = cerr.Error()
+	}
+	e.CycleMS = float64(time.Since(start).Microseconds()) / 1000
+	e.LoggedAt = time.Now().UTC().Format(time.RFC3339Nano)
+	return p, errors.Join(cerr, runloop.AppendJSONLine(logPath, e))
+}
+
+// scope builds the Scope.
+func (c *Config) scope() (*slurmsched.Scope, error) {
+	sc := &slurmsched.Scope{}
+	for _, p := range c.Partitions {
+		if p = strings.TrimSpace(p); p != "" {
+			sc.Partitions = append(sc.Partitions, p)
+		}
+	}
+	if c.Nodes != "" {
+		names, err := expandNodes(c.Nodes)
+		if err != nil {
+			return nil, ConfigError{fmt.Errorf("--nodes: %w", err)}
+		}
+		sc.Nodes = map[string]bool{}
+		for _, n := range names {
+			sc.Nodes[n] = true
+		}
+	}
+	return sc, nil
+}
+
+// cycle runs read, decide, check and, with apply, read again, recheck and
+// act.
+func (c *Config) cycle(ctx context.Context, apply bool) (*slurmsched.Plan, *slurmsched.State, error) {
+	sc, err := c.scope()
+	if err != nil {
+		return nil, nil, err
+	}
+	if apply {
+		if _, err := exec.LookPath(orDefault(c.Scontrol, "scontrol")); err != nil {
+			return nil, nil, fmt.Errorf("scontrol is not on PATH (give --scontrol PATH): %w", err)
+		}
+	}
+	st, err := c.readState(ctx, false)
+	if err != nil {
+		return nil, st, err
+	}
+	opt := slurmsched.Options{TimeLimit: c.TimeLimit, StarveAfter: c.StarveAfter}
+	if c.Solver != "" {
+		name, fb := c.Solver, c.Fallback
+		opt.NewSolver = func() (solver.Solver, error) {
+			return catalog.Solver(name, catalog.Options{Formulation: scas.Strong, Seed: 1, Fallback: fb})
+		}
+	}
+	p, err := slurmsched.Decide(ctx, st, sc, opt)
+	if err != nil {
+		return nil, st, err
+	}
+	if err := slurmsched.Check(st, sc, p); err != nil {
+		return p, st, fmt.Errorf("the plan failed the independent check (nothing was started): %w", err)
+	}
+	if apply && len(p.Starts) > 0 {
+		fresh, err := c.readState(ctx, true)
+		if err != nil {
+			return p, st, fmt.Errorf("reading the state again before acting (nothing was started): %w", err)
+		}
+		slurmsched.Recheck(fresh, sc, p)
+		if err := slurmsched.Apply(ctx, p, slurmsched.Scontrol{Path: c.Scontrol}); err != nil {
+			return p, st, err
+		}
+	}
+	return p, st, nil
+}
+
+func orDefault(s, d string) string {
+	if s != "" {
+		return s
+	}
+	return d
+}
+
+// readState reads squeue, sinfo and the topology; fresh reads the
+// commands whatever the files say (the topology is read as before).
+func (c *Config) readState(ctx context.Context, fresh bool) (*slurmsched.State, error) {
+	h := sha256.New()
+	read := func(flag, file string, command ...string) ([]byte, error) {
+		var data []byte
+		var err error
+		if file != "" && !fresh {
+			data, err = os.ReadFile(file)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", flag, err)
+			}
+		} else if data, err = run(ctx, command...); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(h, "%d\n", len(data))
+		h.Write(data)
+		return data, nil
+	}
+	jobsData, err := read("--squeue", c.SqueueFile, orDefault(c.Squeue, "squeue"), "--json")
+	if err != nil {
+		return nil, err
+	}
+	nodesData, err := read("--sinfo", c.SinfoFile, orDefault(c.Sinfo, "sinfo"), "--json")
+	if err != nil {
+		return nil, err
+	}
+	var topo string
+	switch {
+	case c.TopologyConf != "":
+		data, err := os.ReadFile(c.TopologyConf)
+		if err != nil {
+			return nil, ConfigError{fmt.Errorf("--topology-conf: %w", err)}
+		}
+		topo = string(data)
+	case c.TopologyFile != "":
+		data, err := os.ReadFile(c.TopologyFile)
+		if err != nil {
+			return nil, ConfigError{fmt.Errorf("--topology: %w", err)}
+		}
+		if topo, err = slurmsched.TopologyConf(string(data)); err != nil {
+			return nil, err
+		}
+	default:
+		data, err := run(ctx, orDefault(c.Scontrol, "scontrol"), "show", "topology")
+		if err != nil {
+			return nil, err
+		}
+		if topo, err = slurmsched.TopologyConf(string(data)); err != nil {
+			return nil, err
+		}
+	}
+	h.Write([]byte(topo))
+	st := &slurmsched.State{Topology: topo, Now: time.Now().Unix(), Digest: hex.EncodeToString(h.Sum(nil))}
+	if st.Jobs, err = slurmsched.ParseJobs(jobsData); err != nil {
+		return st, err
+	}
+	if st.Nodes, err = slurmsched.ParseNodes(nodesData); err != nil {
+		return st, err
+	}
+	return st, nil
+}
+
+// run runs a command within two minutes and returns its output.
+func run(ctx context.Context, command ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, command[0], command[1:]...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	cmd.WaitDelay = time.Second
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%s: %w: %s", strings.Join(command, " "), err, strings.TrimSpace(errb.String()))
+	}
+	return out.Bytes(), nil
+}

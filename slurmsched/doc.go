@@ -1,0 +1,40 @@
+// Package slurmsched is optsched's external scheduler for Slurm: it owns
+// one cycle's decision from a parsed cluster state to the scontrol
+// commands that place and release held jobs.
+//
+//		State, Scope ──Decide──▶ Plan ──Check──▶ (Recheck on fresh state) ──Apply(Runner)──▶ released jobs
+//
+//	  - State is the parsed squeue --json and sinfo --json documents and
+//	    the topology (scontrol show topology, or a topology.conf).
+//	    ParseState reads them; every error names the document and field.
+//	  - Scope says which partitions (and nodes) are optsched's. optsched
+//	    owns a job that is pending in one of them, held (priority 0, as the
+//	    job_submit hold guard of docs/slurm.md leaves every new job) and is
+//	    neither an array's pending tasks nor waiting for a dependency.
+//	  - Decide takes the owned jobs in submission order. A whole-node job
+//	    (--exclusive, or one that needs every CPU of a node) needs idle
+//	    nodes: these go through the topology-aware window solve of package
+//	    solver (a model.Window on the idle nodes, catalog's solver, Slurm's
+//	    tree best fit as the fallback). A job that shares nodes is placed
+//	    by a first fit on the free CPUs and memory of the nodes, partly
+//	    used nodes first, leaving the idle nodes the whole-node jobs ahead
+//	    of it need.
+//	  - Check re-derives every rule from the raw documents and shares no
+//	    code with Decide: each start is an owned held job, started once, on
+//	    exactly its node count of distinct, usable nodes of its partition,
+//	    and no node goes over its CPUs or memory. Recheck applies the same
+//	    rules to a state read again just before acting and drops the starts
+//	    that no longer hold.
+//	  - Apply places each start with `scontrol update JobId=J
+//	    ReqNodeList=NODES NumNodes=k-k`, reads the job back, and releases
+//	    the jobs whose placement reads back right with one `scontrol
+//	    release`.
+//
+// Slurm has no "run this job on these nodes now": slurmctld's own
+// scheduler starts a released job on its ReqNodeList, and holds any job
+// that cannot run there. The README of the project's Slurm test cluster
+// and docs/slurm.md record what was verified.
+//
+// The process around the pipeline (reading the commands, the lock, the
+// audit log, signals and the loop) is package slurmsched/cycle's.
+package slurmsched
