@@ -28,7 +28,7 @@ type Options struct {
 // MaxInputBytes. A slurm_file topology is read relative to the window
 // file's folder. Every error names path.
 func Load(path string) (*model.Window, error) {
-	data, err := ReadFileLimited(path)
+	data, err := ReadJSONFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +175,11 @@ func readTopology(root *jobj, w *model.Window, opt Options) error {
 			return fieldErr("topology.fat_tree", "%v", err)
 		}
 	case "slurm":
-		text, err := o.str("slurm", true, "")
+		raw, _ := o.get("slurm")
+		if k := jsonkind.Of(raw); k != "a string" {
+			return fieldErr("topology.slurm", "must be a string, got %s", k)
+		}
+		text, err := decodeString("topology.slurm", raw, -1) // bounded by the input alone
 		if err != nil {
 			return err
 		}
@@ -249,8 +253,8 @@ func nodeList(path string, raw json.RawMessage, t *model.Topology) ([]int, error
 			return nil, err
 		}
 		for i, r := range l {
-			var s string
-			if err := decodeValue(fmt.Sprintf("%s[%d]", path, i), r, &s); err != nil {
+			s, err := decodeString(fmt.Sprintf("%s[%d]", path, i), r, maxString)
+			if err != nil {
 				return nil, err
 			}
 			names = append(names, s)
@@ -292,7 +296,7 @@ func readIdle(root *jobj, w *model.Window) error {
 }
 
 func readRunning(root *jobj, w *model.Window, ids map[string]string) error {
-	return root.objects("running", false, func(path string, o *jobj) error {
+	return root.objects("running", false, maxRunning, "running jobs", func(path string, o *jobj) error {
 		var err error
 		var r model.RunningJob
 		if r.ID, err = o.id("id"); err != nil {
@@ -400,7 +404,7 @@ func readQueues(root *jobj, w *model.Window) error {
 }
 
 func readJobs(root *jobj, w *model.Window, ids map[string]string) error {
-	list, _, err := root.list("jobs", true)
+	list, _, err := root.list("jobs", true, maxJobs, "waiting jobs")
 	if err != nil {
 		return err
 	}

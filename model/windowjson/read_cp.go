@@ -85,7 +85,7 @@ func readRunningUnits(o *jobj, path string, w *model.Window, r *model.RunningJob
 // readReservations reads "reservations": a list of {id, nodes, start,
 // end} keeping waiting jobs off nodes over [start, end).
 func readReservations(root *jobj, w *model.Window) error {
-	return root.objects("reservations", false, func(path string, o *jobj) error {
+	return root.objects("reservations", false, maxRunning, "reservations", func(path string, o *jobj) error {
 		var err error
 		var r model.Reservation
 		if r.ID, err = o.str("id", false, ""); err != nil {
