@@ -265,8 +265,11 @@ func (o *jobj) str(key string, required bool, def string) (string, error) {
 // once unescaped (max < 0: no bound beyond the input's). A longer one is
 // refused before it is copied when its raw text already says so.
 func decodeString(path string, raw json.RawMessage, max int) (string, error) {
-	if max >= 0 && len(raw)-2 > 6*max { // an unescaped byte takes at most 6 raw ones (\u00XX)
+	if max >= 0 && len(raw)-2 > max && bytes.IndexByte(raw, '\\') < 0 {
 		return "", stringTooLong(path, len(raw)-2, max)
+	}
+	if max >= 0 && len(raw)-2 > 6*max { // an unescaped byte takes at most 6 raw ones (\u00XX)
+		return "", fieldErr(path, "a string of at least %d bytes is longer than the limit of %d bytes of one string (see docs/limits.md)", (len(raw)-2+5)/6, max)
 	}
 	var s string
 	if err := decodeValue(path, raw, &s); err != nil {

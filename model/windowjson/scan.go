@@ -3,6 +3,7 @@ package windowjson
 import (
 	"bytes"
 	"encoding/json"
+	"unicode/utf8"
 )
 
 // This file splits a document Parse has validated (json.Valid) into its
@@ -147,14 +148,15 @@ const (
 )
 
 // quickString returns the text of the JSON string raw when it holds no
-// escape (no copy but the string's); ok is false when it must be decoded.
+// escape and is valid UTF-8 (no copy but the string's); ok is false
+// when encoding/json must decode it.
 func quickString(raw []byte) (s string, ok bool) {
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
 		return "", false
 	}
 	body := raw[1 : len(raw)-1]
-	if bytes.IndexByte(body, '\\') >= 0 {
-		return "", false
+	if bytes.IndexByte(body, '\\') >= 0 || !utf8.Valid(body) {
+		return "", false // escapes, or bytes encoding/json replaces by U+FFFD
 	}
 	return string(body), true
 }
