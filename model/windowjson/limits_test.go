@@ -123,12 +123,13 @@ func TestSplitterMatchesDecoder(t *testing.T) {
 		if err := json.Unmarshal([]byte(doc), &want); err != nil {
 			t.Fatal(err)
 		}
-		if len(o.m) != len(want) {
-			t.Errorf("%s: %d members, want %d", doc, len(o.m), len(want))
+		m := o.members()
+		if len(m) != len(want) {
+			t.Errorf("%s: %d members, want %d", doc, len(m), len(want))
 		}
 		for k, v := range want {
-			if !bytes.Equal(bytes.TrimSpace(o.m[k]), bytes.TrimSpace(v)) {
-				t.Errorf("%s: member %q = %s, want %s", doc, k, o.m[k], v)
+			if !bytes.Equal(bytes.TrimSpace(m[k]), bytes.TrimSpace(v)) {
+				t.Errorf("%s: member %q = %s, want %s", doc, k, m[k], v)
 			}
 			if bytes.HasPrefix(v, []byte("[")) {
 				l, _, err := splitList(v, -1)
@@ -138,6 +139,31 @@ func TestSplitterMatchesDecoder(t *testing.T) {
 					t.Errorf("%s: list %s: %d elements (%v), want %d", doc, v, len(l), err, len(wl))
 				}
 			}
+		}
+	}
+}
+
+// TestManyMembers: past linearKeys members an object is indexed; a key
+// given twice is still found, early or late.
+func TestManyMembers(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("{")
+	for i := range 40 {
+		fmt.Fprintf(&b, `"k%d": %d, `, i, i)
+	}
+	doc := b.String()
+	o, err := newObj("", []byte(doc+`"end": 0}`))
+	if err != nil || len(o.members()) != 41 {
+		t.Fatalf("41 members: %v", err)
+	}
+	for _, k := range []string{"k0", "k16", "k39", "end"} {
+		if raw, ok := o.get(k); !ok || (k != "end" && string(raw) != strings.TrimPrefix(k, "k")) {
+			t.Errorf("get %s = %s, %v", k, raw, ok)
+		}
+	}
+	for _, dup := range []string{"k3", "k30"} {
+		if _, err := newObj("", []byte(doc+`"`+dup+`": 1}`)); err == nil || !strings.Contains(err.Error(), dup+": given twice") {
+			t.Errorf("%s twice: %v", dup, err)
 		}
 	}
 }
@@ -241,9 +267,10 @@ func FuzzParse(f *testing.F) {
 			}
 			t.Fatalf("%q: %v", data, err)
 		}
+		m := o.members()
 		for k, v := range want {
-			if !bytes.Equal(bytes.TrimSpace(o.m[k]), bytes.TrimSpace(v)) {
-				t.Fatalf("%q: member %q = %s, want %s", data, k, o.m[k], v)
+			if !bytes.Equal(bytes.TrimSpace(m[k]), bytes.TrimSpace(v)) {
+				t.Fatalf("%q: member %q = %s, want %s", data, k, m[k], v)
 			}
 		}
 	})

@@ -3,6 +3,7 @@ package windowjson
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -380,17 +381,18 @@ func readQueues(root *jobj, w *model.Window) error {
 	if err != nil {
 		return err
 	}
-	w.Queues = make(map[string]model.Queue, len(o.m))
-	for _, name := range sortedKeys(o.m) {
+	members := o.members()
+	w.Queues = make(map[string]model.Queue, len(members))
+	for _, name := range sortedKeys(members) {
 		path := fmt.Sprintf("queues[%q]", name)
 		if strings.TrimSpace(name) == "" {
 			return fieldErr(path, "queue name must not be empty")
 		}
-		q, err := newObj(path, o.m[name])
+		q, err := newObj(path, members[name])
 		if err != nil {
 			return err
 		}
-		o.used[name] = true
+		o.use(name)
 		ewt, err := q.int("expected_wait", true, 0, 1, model.MaxTime)
 		if err != nil {
 			return err
@@ -409,6 +411,12 @@ func readJobs(root *jobj, w *model.Window, ids map[string]string) error {
 		return err
 	}
 	w.Jobs = make([]model.Job, 0, len(list))
+	if len(list) > len(ids) {
+		// Grow the map of ids once rather than as the jobs come.
+		grown := make(map[string]string, len(ids)+len(list))
+		maps.Copy(grown, ids)
+		ids = grown
+	}
 	for i, raw := range list {
 		path := fmt.Sprintf("jobs[%d]", i)
 		o, err := newObj(path, raw)
@@ -501,15 +509,16 @@ func readNodeResources(root *jobj, w *model.Window) error {
 	n := w.Topology.NumNodes()
 	w.Resources = make([]model.Resources, n)
 	owner := make([]string, n)
-	keys := sortedKeys(o.m)
+	members := o.members()
+	keys := sortedKeys(members)
 	// "default" first, so that the others override it.
 	if i := slices.Index(keys, "default"); i > 0 {
 		keys = append([]string{"default"}, slices.Delete(keys, i, i+1)...)
 	}
 	for _, key := range keys {
-		o.used[key] = true
+		o.use(key)
 		path := fmt.Sprintf("node_resources[%q]", key)
-		caps, err := readCapacities(path, o.m[key])
+		caps, err := readCapacities(path, members[key])
 		if err != nil {
 			return err
 		}
@@ -553,13 +562,14 @@ func readCapacities(path string, raw json.RawMessage) (model.Resources, error) {
 		return nil, err
 	}
 	caps := model.Resources{}
-	for _, k := range sortedKeys(o.m) {
-		o.used[k] = true
+	members := o.members()
+	for _, k := range sortedKeys(members) {
+		o.use(k)
 		p := path + "." + k
 		if !model.ValidResourceName(k) {
 			return nil, fieldErr(p, "bad resource name")
 		}
-		v := o.m[k]
+		v := members[k]
 		switch jsonkind.Of(v) {
 		case "a number":
 			n, err := parseInt(p, v, 0, maxInt)
