@@ -34,3 +34,17 @@ func TestOrderIsTheStableSort(t *testing.T) {
 		}
 	}
 }
+
+// TestJobIndices: the look-up agrees with JobIndex on every id, a
+// duplicate's first index included, and misses what is not waiting.
+func TestJobIndices(t *testing.T) {
+	w := &Window{Jobs: []Job{{ID: "a"}, {ID: "b"}, {ID: "a"}, {ID: "c"}}}
+	look := w.JobIndices()
+	for _, id := range []string{"a", "b", "c", "d", ""} {
+		i, ok := look(id)
+		wi, wok := w.JobIndex(id)
+		if i != wi || ok != wok {
+			t.Errorf("%q: %d %v, JobIndex %d %v", id, i, ok, wi, wok)
+		}
+	}
+}

@@ -161,8 +161,9 @@ func validateSchedule(opts *validateOptions, w *model.Window, data []byte) error
 // exactly once in a result document (model.CheckAccounted).
 func accounted(w *model.Window, allocs []model.Allocation, deferred []output.DeferralDoc) error {
 	ds := make([]model.Deferral, 0, len(deferred))
+	jobIndex := w.JobIndices()
 	for _, d := range deferred {
-		j, _ := w.JobIndex(d.Job) // the parser checked that it waits
+		j, _ := jobIndex(d.Job) // the parser checked that it waits
 		ds = append(ds, model.Deferral{Job: j, Reason: d.Reason})
 	}
 	return model.CheckAccounted(w, allocs, ds)
