@@ -182,6 +182,26 @@ func (w *Window) IsIdle(id int) bool {
 	return ok
 }
 
+// JobIndices returns a look-up of waiting jobs' indices in Jobs by id,
+// built in one pass: for many look-ups, where JobIndex (a linear search)
+// would take time quadratic in the jobs (validating a result of a
+// million jobs). It does not follow later changes to Jobs.
+func (w *Window) JobIndices() func(id string) (int, bool) {
+	m := make(map[string]int, len(w.Jobs))
+	for i := range w.Jobs {
+		if _, dup := m[w.Jobs[i].ID]; !dup { // the first, as JobIndex
+			m[w.Jobs[i].ID] = i
+		}
+	}
+	return func(id string) (int, bool) {
+		i, ok := m[id]
+		if !ok {
+			return -1, false
+		}
+		return i, true
+	}
+}
+
 // JobIndex returns the index in Jobs of the waiting job with the given id.
 func (w *Window) JobIndex(id string) (int, bool) {
 	for i := range w.Jobs {

@@ -113,10 +113,11 @@ func ParseResult(w *model.Window, data []byte) (*ResultDoc, []model.Allocation, 
 // deferred job is waiting in w. Errors name the field path.
 func allocationsOf(w *model.Window, docs []AllocationDoc, deferred []DeferralDoc) ([]model.Allocation, error) {
 	allocs := make([]model.Allocation, 0, len(docs))
+	jobIndex := w.JobIndices()
 	for i := range docs {
 		a := &docs[i]
 		path := fmt.Sprintf("allocations[%d]", i)
-		j, ok := w.JobIndex(a.Job)
+		j, ok := jobIndex(a.Job)
 		if !ok {
 			return nil, fieldErr(path+".job", "job %q is not waiting in the window", a.Job)
 		}
@@ -127,7 +128,7 @@ func allocationsOf(w *model.Window, docs []AllocationDoc, deferred []DeferralDoc
 		allocs = append(allocs, al)
 	}
 	for i, d := range deferred {
-		if _, ok := w.JobIndex(d.Job); !ok {
+		if _, ok := jobIndex(d.Job); !ok {
 			return nil, fieldErr(fmt.Sprintf("deferred[%d].job", i), "job %q is not waiting in the window", d.Job)
 		}
 	}

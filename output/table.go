@@ -74,8 +74,9 @@ func WriteScheduleTable(out io.Writer, w *model.Window, d *ScheduleDoc) {
 	fmt.Fprintf(out, "solver %s   encoding %s   grid %d s   elapsed %.3f ms\n\n", d.Solver, d.Encoding, d.Granularity, d.ElapsedMS)
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "JOB\tQUEUE\tSTART\tWAIT\tUNITS\tNODES")
+	jobIndex := w.JobIndices()
 	for _, a := range d.Allocations {
-		j, _ := w.JobIndex(a.Job)
+		j, _ := jobIndex(a.Job)
 		when := "now"
 		if a.Start > w.Time {
 			when = fmt.Sprintf("+%ds", a.Start-w.Time)

@@ -110,8 +110,8 @@ func SolveWindow(ctx context.Context, w *model.Window, s Solver, opt Options) (*
 // postReserve is the part of a deadline SolveWindow keeps for its own work
 // after the solver returns — placing the one-node jobs, the objective's
 // recomputation, model.Check and model.CheckAccounted — all linear in the
-// window's size. 30 ns a node (topology, idle and running) covers what was
-// measured on a 10⁶-node window (about 10 ns a node on a quiet machine, up
+// window's size (its nodes and its jobs). 30 ns a node (topology, idle
+// and running) or job covers what was measured on a 10⁶-node window (about 10 ns a node on a quiet machine, up
 // to three times that while the garbage collector scans the topology); at
 // least 200 µs (a small window's takes a few µs: a floor of 1 ms left a
 // 1 ms limit no time to solve).
@@ -120,6 +120,7 @@ func postReserve(w *model.Window) time.Duration {
 	for _, r := range w.Running {
 		n += len(r.Nodes)
 	}
+	n += len(w.Jobs) // CheckAccounted and the deferrals: a job costs about what a node does
 	return max(200*time.Microsecond, time.Duration(n)*30*time.Nanosecond)
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/optsched/optsched/bench/gaps"
 	"github.com/optsched/optsched/instances"
 	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/model/windowjson"
 )
 
 // Family says which model a window class is solved in, and so which
@@ -66,6 +67,13 @@ func Million(seed uint64, k int) instances.GenConfig {
 	return cfg
 }
 
+// MillionJobs is the waiting jobs of the million-jobs class (issue 36's
+// time-promise case); MaxJobsIdle the idle nodes of the max-jobs class.
+const (
+	MillionJobs = 200_000
+	MaxJobsIdle = 10
+)
+
 // EuroraHeavyJobs and EuroraHeavyLoad make the eurora-heavy class: four
 // times the waiting jobs of the eurora class, on a cluster whose running
 // jobs hold 95 % of the cores (the generator's default is 85 %).
@@ -75,7 +83,7 @@ const (
 )
 
 // Classes returns every window class of the sweep, in table order; the
-// million class comes last, so that the memory its generation leaves
+// million classes come last, so that the memory its generation leaves
 // behind in the sweep's process (see the package comment) does not raise
 // the floor of the other classes' measurements.
 func Classes() []Class {
@@ -98,6 +106,18 @@ func Classes() []Class {
 			Make:     gaps.LargeClass().Make},
 		{Name: "million", Family: WholeNode, Describe: "the 10⁶-node 100×100×100 layout, 300,000 idle nodes, 2,000 jobs (outside the 1 GiB promise; its peak is reported)",
 			Make: func(seed uint64, k int) (*model.Window, error) { return instances.Generate(Million(seed, k)) }},
+		{Name: "million-jobs", Family: WholeNode, Describe: fmt.Sprintf("the million class with %d waiting jobs (outside the 1 GiB promise)", MillionJobs),
+			Make: func(seed uint64, k int) (*model.Window, error) {
+				cfg := Million(seed, k)
+				cfg.Jobs = MillionJobs
+				return instances.Generate(cfg)
+			}},
+		{Name: "max-jobs", Family: WholeNode, Describe: fmt.Sprintf("the paper's 1000-node layout, %d idle nodes, %d waiting jobs: the most a window may hold, nearly all beyond what its idle nodes can take (outside the 1 GiB promise)", MaxJobsIdle, windowjson.MaxJobs),
+			Make: func(seed uint64, k int) (*model.Window, error) {
+				cfg := instances.PaperGenConfig()
+				cfg.Seed, cfg.Idle, cfg.Jobs = subSeed(seed, k), MaxJobsIdle, windowjson.MaxJobs
+				return instances.Generate(cfg)
+			}},
 	}
 }
 

@@ -2,6 +2,7 @@ package limits
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -238,7 +239,7 @@ func TestLimitsSelect(t *testing.T) {
 		t.Errorf("unknown solver: %v", err)
 	}
 	for _, c := range Classes() {
-		if c.Bounded == (c.Name == "million") {
+		if c.Bounded == slices.Contains([]string{"million", "million-jobs", "max-jobs"}, c.Name) {
 			t.Errorf("class %s: bounded %v", c.Name, c.Bounded)
 		}
 	}

@@ -108,6 +108,17 @@ func runExport(opts *exportOptions) error {
 	if len(sel.Multi) == 0 {
 		return fmt.Errorf("the window selects no multi-node job: nothing to export")
 	}
+	if opts.encoding == "scas" {
+		_, _, nz := scas.Size(w, sel.Multi, form)
+		if nz > outLimits.nonzeros {
+			remedy := "export a window of fewer idle nodes, or cap the jobs with --max-jobs"
+			if form == scas.Paper {
+				remedy += "; the strong form (--formulation strong) is smaller"
+			}
+			return tooLarge(fmt.Sprintf("the M_SCAS program (%s form) of %d jobs on %d idle nodes would have nonzero coefficients", form, len(sel.Multi), len(w.Idle)),
+				nz, outLimits.nonzeros, remedy)
+		}
+	}
 	var prog *encode.Program
 	if opts.encoding == "dcas" {
 		e, err := dcas.Build(context.Background(), w, sel.Multi)

@@ -61,6 +61,10 @@ would place them, so the idle nodes are fragmented realistically. The same
 	return cmd
 }
 
+// genLimits are the limits of gen: what optsched reads back
+// (windowjson.MaxJobs, windowjson.MaxInputBytes); tests lower them.
+var genLimits = struct{ jobs, bytes int64 }{windowjson.MaxJobs, windowjson.MaxInputBytes}
+
 func runGen(opts *genOptions) error {
 	format := "json"
 	if err := outputFlag(opts.streams, "gen", opts.format0, []string{"json"}, &format, &opts.output); err != nil {
@@ -77,6 +81,9 @@ func runGen(opts *genOptions) error {
 		}
 		cfg.Layout = &l
 	}
+	if int64(cfg.Jobs) > genLimits.jobs {
+		return fmt.Errorf("--jobs %d: above the limit of %d waiting jobs a window may hold (windowjson.MaxJobs, see docs/limits.md); nothing was written: generate fewer jobs", cfg.Jobs, genLimits.jobs)
+	}
 	w, err := instances.Generate(cfg)
 	if err != nil {
 		return usageError{err}
@@ -86,6 +93,9 @@ func runGen(opts *genOptions) error {
 		return err
 	}
 	data = append(data, '\n')
+	if int64(len(data)) > genLimits.bytes {
+		return fmt.Errorf("the window is %d bytes, above the limit of %d bytes of one input that optsched reads (see docs/limits.md); nothing was written: generate fewer jobs or nodes", len(data), genLimits.bytes)
+	}
 	if opts.output == "-" {
 		_, err = opts.streams.out.Write(data)
 		return err

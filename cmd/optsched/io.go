@@ -50,12 +50,9 @@ func readWindow(path string, stdin io.Reader) (*model.Window, error) {
 	if path != "-" {
 		return windowjson.Load(path)
 	}
-	data, err := io.ReadAll(io.LimitReader(stdin, maxInput+1))
+	data, err := windowjson.ReadJSON(stdin, "stdin", 0)
 	if err != nil {
-		return nil, fmt.Errorf("reading stdin: %w", err)
-	}
-	if len(data) > maxInput {
-		return nil, fmt.Errorf("stdin: window larger than %d bytes", maxInput)
+		return nil, err
 	}
 	w, err := windowjson.Parse(data, windowjson.Options{ReadFile: windowjson.ReadFileLimited})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -44,12 +45,15 @@ type streams struct {
 	out, err io.Writer
 	// outIsTerminal selects human tables over JSON by default.
 	outIsTerminal bool
+	// start is when the command began (run's call), from which a
+	// process-wide --deadline counts; zero: when the deadline is read.
+	start time.Time
 }
 
 // run executes optsched with args and returns the exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	out := &checkedWriter{w: stdout}
-	s := &streams{in: stdin, out: out, err: stderr, outIsTerminal: isTerminal(stdout)}
+	s := &streams{in: stdin, out: out, err: stderr, outIsTerminal: isTerminal(stdout), start: time.Now()}
 	root := newRootCmd(s)
 	root.SetArgs(args)
 	err := root.Execute()

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/optsched/optsched/catalog"
-	"github.com/optsched/optsched/encode/cnf"
 	"github.com/optsched/optsched/encode/cp"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/output"
@@ -81,7 +80,8 @@ func runSchedule(ctx context.Context, opts *solveOptions, format string) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	res, err := solver.ScheduleWindow(ctx, w, s, solver.ScheduleOptions{Granularity: g}, opts.timeLimit)
+	limit := opts.solveLimit(w)
+	res, err := solver.ScheduleWindow(ctx, w, s, solver.ScheduleOptions{Granularity: g}, limit)
 	if err != nil {
 		return err
 	}
@@ -101,7 +101,7 @@ func runSchedule(ctx context.Context, opts *solveOptions, format string) error {
 		if res.Why != "" {
 			return fmt.Errorf("no schedule: %s", res.Why)
 		}
-		return fmt.Errorf("no schedule found within %v", opts.timeLimit)
+		return fmt.Errorf("no schedule found within %v", limit)
 	}
 	return nil
 }
@@ -118,6 +118,10 @@ func runExportCNF(opts *exportOptions) error {
 	w, err := loadWindow(opts.window, opts.streams.in)
 	if err != nil {
 		return err
+	}
+	if n := int64(cp.Options(w)); n > outLimits.options {
+		return tooLarge(fmt.Sprintf("the CNF of %d waiting jobs would have job-node options (jobs × usable nodes)", len(w.Jobs)),
+			n, outLimits.options, "export a window of fewer nodes or jobs, or solve this one with optsched solve --encoding cp")
 	}
 	m, err := cp.Build(w, g)
 	if err != nil {
@@ -153,10 +157,14 @@ func runExportCNF(opts *exportOptions) error {
 		c := m.ObjectiveOfWeighted(0)
 		bound = int64(math.Floor((opts.bound - c) * float64(m.Scale) / float64(g) * (1 + 1e-12)))
 	}
-	var f cnf.Formula
-	enc, err := sat.EncodeBounded(m, bound, &f)
+	f := &cappedFormula{max: outLimits.literals}
+	enc, err := sat.EncodeBounded(m, bound, f)
 	if err != nil {
 		return err
+	}
+	if f.over {
+		return tooLarge(fmt.Sprintf("the CNF of %d jobs on the %d s grid would have literals (at least)", len(m.Jobs), g), f.lits, outLimits.literals,
+			"export a window of fewer nodes or jobs, or a coarser --granularity")
 	}
 	f.Comments = sat.Comments(m, enc, bound)
 	if opts.output == "-" {

@@ -38,15 +38,102 @@ func fieldErr(path, format string, args ...any) error {
 
 // jobj is one decoded JSON object with the path that leads to it; it
 // remembers which keys were read so that unknown keys can be reported.
+// Its members are kept in slices, found by a linear search while there
+// are few (a job has a dozen at most: maps per object were a third of
+// the time of reading a million jobs) and through an index beyond.
 type jobj struct {
 	path string
-	m    map[string]json.RawMessage
-	used map[string]bool
+	keys []string
+	vals []json.RawMessage
+	used []bool
+	idx  map[string]int // nil while len(keys) <= linearKeys
+}
+
+// linearKeys is the most members found by a linear search.
+const linearKeys = 16
+
+// find returns the index of key among the members, or -1.
+func (o *jobj) find(key string) int {
+	if o.idx != nil {
+		if i, ok := o.idx[key]; ok {
+			return i
+		}
+		return -1
+	}
+	for i, k := range o.keys {
+		if k == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// add appends a member; false when key is already one.
+func (o *jobj) add(key string, v json.RawMessage) bool {
+	if o.find(key) >= 0 {
+		return false
+	}
+	o.keys, o.vals, o.used = append(o.keys, key), append(o.vals, v), append(o.used, false)
+	switch {
+	case o.idx != nil:
+		o.idx[key] = len(o.keys) - 1
+	case len(o.keys) > linearKeys:
+		o.idx = make(map[string]int, 2*len(o.keys))
+		for i, k := range o.keys {
+			o.idx[k] = i
+		}
+	}
+	return true
+}
+
+// members returns the members as a map, for objects whose keys are
+// names (queues, node_resources, capacities, units).
+func (o *jobj) members() map[string]json.RawMessage {
+	m := make(map[string]json.RawMessage, len(o.keys))
+	for i, k := range o.keys {
+		m[k] = o.vals[i]
+	}
+	return m
+}
+
+// use marks key as read.
+func (o *jobj) use(key string) {
+	if i := o.find(key); i >= 0 {
+		o.used[i] = true
+	}
 }
 
 // decodeValue decodes raw into v with numbers kept as json.Number, and
 // describes a type mismatch without Go type names.
 func decodeValue(path string, raw json.RawMessage, v any) error {
+	// The common cases without a Decoder (one allocation per call at
+	// most): unescaped strings, numbers, lists and booleans.
+	switch p := v.(type) {
+	case *string:
+		if s, ok := quickString(raw); ok {
+			*p = s
+			return nil
+		}
+	case *json.Number:
+		if t := bytes.TrimSpace(raw); jsonkind.Of(t) == "a number" {
+			*p = json.Number(t)
+			return nil
+		}
+	case *[]json.RawMessage:
+		if l, _, err := splitList(raw, -1); err == nil {
+			*p = l
+			return nil
+		}
+	case *bool:
+		switch string(bytes.TrimSpace(raw)) {
+		case "true":
+			*p = true
+			return nil
+		case "false":
+			*p = false
+			return nil
+		}
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	if err := dec.Decode(v); err != nil {
@@ -75,30 +162,63 @@ func newObj(path string, raw json.RawMessage) (*jobj, error) {
 	if jsonkind.Of(raw) != "an object" {
 		return nil, fieldErr(path, "must be an object, got %s", jsonkind.Of(raw))
 	}
-	// Read the members one by one, so that a key given twice is an error
-	// rather than silently the last value.
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if _, err := dec.Token(); err != nil { // '{'
-		return nil, fieldErr(path, "must be an object: %v", err)
-	}
-	o := &jobj{path: path, m: map[string]json.RawMessage{}, used: map[string]bool{}}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, fieldErr(path, "bad object: %v", err)
+	// Split the members one by one (scan.go: no copies), so that a key
+	// given twice is an error rather than silently the last value.
+	o := &jobj{path: path}
+	bad := func() (*jobj, error) { return nil, fieldErr(path, "must be an object: malformed") }
+	i := skipSpace(raw, 0) + 1 // past '{'
+	for {
+		i = skipSpace(raw, i)
+		if i >= len(raw) {
+			return bad()
 		}
-		key, _ := tok.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, fieldErr(o.sub(key), "bad value: %v", err)
+		if raw[i] == '}' && len(o.keys) == 0 {
+			return o, nil
 		}
-		if _, dup := o.m[key]; dup {
+		if raw[i] != '"' {
+			return bad()
+		}
+		e := skipString(raw, i)
+		if e < 0 {
+			return bad()
+		}
+		if e-i-2 > 6*maxString {
+			return nil, fieldErr(path, "a key of %d bytes is longer than the limit of %d bytes of one string", e-i-2, maxString)
+		}
+		key, ok := quickString(raw[i:e])
+		if !ok {
+			if err := json.Unmarshal(raw[i:e], &key); err != nil {
+				return bad()
+			}
+		}
+		if len(key) > maxString {
+			return nil, fieldErr(path, "a key of %d bytes is longer than the limit of %d bytes of one string", len(key), maxString)
+		}
+		i = skipSpace(raw, e)
+		if i >= len(raw) || raw[i] != ':' {
+			return bad()
+		}
+		vs := skipSpace(raw, i+1)
+		ve := skipValue(raw, vs)
+		if ve < 0 {
+			return nil, fieldErr(o.sub(key), "bad value")
+		}
+		if !o.add(key, json.RawMessage(raw[vs:ve:ve])) {
 			return nil, fieldErr(o.sub(key), "given twice")
 		}
-		o.m[key] = v
+		i = skipSpace(raw, ve)
+		if i >= len(raw) {
+			return bad()
+		}
+		switch raw[i] {
+		case ',':
+			i++
+		case '}':
+			return o, nil
+		default:
+			return bad()
+		}
 	}
-	return o, nil
 }
 
 func (o *jobj) sub(key string) string {
@@ -111,9 +231,13 @@ func (o *jobj) sub(key string) string {
 // get returns the raw value of key, marking it read; ok is false when the
 // key is absent or null.
 func (o *jobj) get(key string) (json.RawMessage, bool) {
-	o.used[key] = true
-	raw, ok := o.m[key]
-	if !ok || string(bytes.TrimSpace(raw)) == "null" {
+	i := o.find(key)
+	if i < 0 {
+		return nil, false
+	}
+	o.used[i] = true
+	raw := o.vals[i]
+	if string(bytes.TrimSpace(raw)) == "null" {
 		return nil, false
 	}
 	return raw, true
@@ -127,8 +251,8 @@ func (o *jobj) has(key string) bool {
 // unknown reports the first key (in sorted order) that was never read.
 func (o *jobj) unknown() error {
 	var extra []string
-	for k := range o.m {
-		if !o.used[k] {
+	for i, k := range o.keys {
+		if !o.used[i] {
 			extra = append(extra, k)
 		}
 	}
@@ -196,11 +320,31 @@ func (o *jobj) str(key string, required bool, def string) (string, error) {
 		}
 		return def, nil
 	}
+	return decodeString(o.sub(key), raw, maxString)
+}
+
+// decodeString decodes the JSON string raw at path, of at most max bytes
+// once unescaped (max < 0: no bound beyond the input's). A longer one is
+// refused before it is copied when its raw text already says so.
+func decodeString(path string, raw json.RawMessage, max int) (string, error) {
+	if max >= 0 && len(raw)-2 > max && bytes.IndexByte(raw, '\\') < 0 {
+		return "", stringTooLong(path, len(raw)-2, max)
+	}
+	if max >= 0 && len(raw)-2 > 6*max { // an unescaped byte takes at most 6 raw ones (\u00XX)
+		return "", fieldErr(path, "a string of at least %d bytes is longer than the limit of %d bytes of one string (see docs/limits.md)", (len(raw)-2+5)/6, max)
+	}
 	var s string
-	if err := decodeValue(o.sub(key), raw, &s); err != nil {
+	if err := decodeValue(path, raw, &s); err != nil {
 		return "", err
 	}
+	if max >= 0 && len(s) > max {
+		return "", stringTooLong(path, len(s), max)
+	}
 	return s, nil
+}
+
+func stringTooLong(path string, n, max int) error {
+	return fieldErr(path, "a string of %d bytes is longer than the limit of %d bytes of one string (see docs/limits.md)", n, max)
 }
 
 // id returns key as a job identifier, a string or an integer.
@@ -212,8 +356,8 @@ func (o *jobj) id(key string) (string, error) {
 	path := o.sub(key)
 	switch jsonkind.Of(raw) {
 	case "a string":
-		var s string
-		if err := decodeValue(path, raw, &s); err != nil {
+		s, err := decodeString(path, raw, maxString)
+		if err != nil {
 			return "", err
 		}
 		if strings.TrimSpace(s) == "" {
@@ -230,8 +374,9 @@ func (o *jobj) id(key string) (string, error) {
 	return "", fieldErr(path, "must be a string or a non-negative integer, got %s", jsonkind.Of(raw))
 }
 
-// list returns key as a list of raw values.
-func (o *jobj) list(key string, required bool) ([]json.RawMessage, bool, error) {
+// list returns key as a list of raw values, of at most max elements
+// (max < 0: no bound; what names them in the error).
+func (o *jobj) list(key string, required bool, max int, what string) ([]json.RawMessage, bool, error) {
 	raw, ok := o.get(key)
 	if !ok {
 		if required {
@@ -239,17 +384,23 @@ func (o *jobj) list(key string, required bool) ([]json.RawMessage, bool, error) 
 		}
 		return nil, false, nil
 	}
-	var l []json.RawMessage
-	if err := decodeValue(o.sub(key), raw, &l); err != nil {
-		return nil, false, err
+	if k := jsonkind.Of(raw); k != "a list" {
+		return nil, false, fieldErr(o.sub(key), "must be a list, got %s", k)
+	}
+	l, n, err := splitList(raw, max)
+	if err == errTooMany {
+		return nil, false, fieldErr(o.sub(key), "%d %s exceed the limit of %d in one window (see docs/limits.md): split them over several windows, or leave out those that cannot start now", n, what, max)
+	}
+	if err != nil {
+		return nil, false, fieldErr(o.sub(key), "must be a list: malformed")
 	}
 	return l, true, nil
 }
 
 // objects calls fn on every member of the list under key, each an object
 // read at path key[i]; a missing list is empty (an error when required).
-func (o *jobj) objects(key string, required bool, fn func(path string, m *jobj) error) error {
-	list, _, err := o.list(key, required)
+func (o *jobj) objects(key string, required bool, max int, what string, fn func(path string, m *jobj) error) error {
+	list, _, err := o.list(key, required, max, what)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -29,7 +30,7 @@ type Options struct {
 // MaxInputBytes. A slurm_file topology is read relative to the window
 // file's folder. Every error names path.
 func Load(path string) (*model.Window, error) {
-	data, err := ReadFileLimited(path)
+	data, err := ReadJSONFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +179,11 @@ func readTopology(root *jobj, w *model.Window, opt Options) error {
 			return fieldErr("topology.fat_tree", "%v", err)
 		}
 	case "slurm":
-		text, err := o.str("slurm", true, "")
+		raw, _ := o.get("slurm")
+		if k := jsonkind.Of(raw); k != "a string" {
+			return fieldErr("topology.slurm", "must be a string, got %s", k)
+		}
+		text, err := decodeString("topology.slurm", raw, -1) // bounded by the input alone
 		if err != nil {
 			return err
 		}
@@ -252,8 +257,8 @@ func nodeList(path string, raw json.RawMessage, t *model.Topology) ([]int, error
 			return nil, err
 		}
 		for i, r := range l {
-			var s string
-			if err := decodeValue(fmt.Sprintf("%s[%d]", path, i), r, &s); err != nil {
+			s, err := decodeString(fmt.Sprintf("%s[%d]", path, i), r, maxString)
+			if err != nil {
 				return nil, err
 			}
 			names = append(names, s)
@@ -295,7 +300,7 @@ func readIdle(root *jobj, w *model.Window) error {
 }
 
 func readRunning(root *jobj, w *model.Window, ids map[string]string) error {
-	return root.objects("running", false, func(path string, o *jobj) error {
+	return root.objects("running", false, maxRunning, "running jobs", func(path string, o *jobj) error {
 		var err error
 		var r model.RunningJob
 		if r.ID, err = o.id("id"); err != nil {
@@ -379,17 +384,18 @@ func readQueues(root *jobj, w *model.Window) error {
 	if err != nil {
 		return err
 	}
-	w.Queues = make(map[string]model.Queue, len(o.m))
-	for _, name := range sortedKeys(o.m) {
+	members := o.members()
+	w.Queues = make(map[string]model.Queue, len(members))
+	for _, name := range sortedKeys(members) {
 		path := fmt.Sprintf("queues[%q]", name)
 		if strings.TrimSpace(name) == "" {
 			return fieldErr(path, "queue name must not be empty")
 		}
-		q, err := newObj(path, o.m[name])
+		q, err := newObj(path, members[name])
 		if err != nil {
 			return err
 		}
-		o.used[name] = true
+		o.use(name)
 		ewt, err := q.int("expected_wait", true, 0, 1, model.MaxTime)
 		if err != nil {
 			return err
@@ -403,11 +409,17 @@ func readQueues(root *jobj, w *model.Window) error {
 }
 
 func readJobs(root *jobj, w *model.Window, ids map[string]string) error {
-	list, _, err := root.list("jobs", true)
+	list, _, err := root.list("jobs", true, maxJobs, "waiting jobs")
 	if err != nil {
 		return err
 	}
 	w.Jobs = make([]model.Job, 0, len(list))
+	if len(list) > len(ids) {
+		// Grow the map of ids once rather than as the jobs come.
+		grown := make(map[string]string, len(ids)+len(list))
+		maps.Copy(grown, ids)
+		ids = grown
+	}
 	for i, raw := range list {
 		path := fmt.Sprintf("jobs[%d]", i)
 		o, err := newObj(path, raw)
@@ -500,15 +512,16 @@ func readNodeResources(root *jobj, w *model.Window) error {
 	n := w.Topology.NumNodes()
 	w.Resources = make([]model.Resources, n)
 	owner := make([]string, n)
-	keys := sortedKeys(o.m)
+	members := o.members()
+	keys := sortedKeys(members)
 	// "default" first, so that the others override it.
 	if i := slices.Index(keys, "default"); i > 0 {
 		keys = append([]string{"default"}, slices.Delete(keys, i, i+1)...)
 	}
 	for _, key := range keys {
-		o.used[key] = true
+		o.use(key)
 		path := fmt.Sprintf("node_resources[%q]", key)
-		caps, err := readCapacities(path, o.m[key])
+		caps, err := readCapacities(path, members[key])
 		if err != nil {
 			return err
 		}
@@ -552,13 +565,14 @@ func readCapacities(path string, raw json.RawMessage) (model.Resources, error) {
 		return nil, err
 	}
 	caps := model.Resources{}
-	for _, k := range sortedKeys(o.m) {
-		o.used[k] = true
+	members := o.members()
+	for _, k := range sortedKeys(members) {
+		o.use(k)
 		p := path + "." + k
 		if !model.ValidResourceName(k) {
 			return nil, fieldErr(p, "bad resource name")
 		}
-		v := o.m[k]
+		v := members[k]
 		switch jsonkind.Of(v) {
 		case "a number":
 			n, err := parseInt(p, v, 0, maxInt)

@@ -52,10 +52,11 @@ func readRunningUnits(o *jobj, path string, w *model.Window, r *model.RunningJob
 	if len(r.Select) != 1 {
 		return nil, fieldErr(p, "needs a select of one chunk, got %d chunks", len(r.Select))
 	}
-	units := make(map[int]int, len(u.m))
+	members := u.members()
+	units := make(map[int]int, len(members))
 	total := 0
-	for _, name := range sortedKeys(u.m) {
-		u.used[name] = true
+	for _, name := range sortedKeys(members) {
+		u.use(name)
 		kp := fmt.Sprintf("%s[%q]", p, name)
 		id, ok := w.Topology.Lookup(name)
 		if !ok {
@@ -64,7 +65,7 @@ func readRunningUnits(o *jobj, path string, w *model.Window, r *model.RunningJob
 		if !slices.Contains(r.Nodes, id) {
 			return nil, fieldErr(kp, "node %q is not one of the job's nodes", name)
 		}
-		n, err := parseInt(kp, u.m[name], 1, maxUnitsPerNode)
+		n, err := parseInt(kp, members[name], 1, maxUnitsPerNode)
 		if err != nil {
 			return nil, err
 		}
@@ -85,7 +86,7 @@ func readRunningUnits(o *jobj, path string, w *model.Window, r *model.RunningJob
 // readReservations reads "reservations": a list of {id, nodes, start,
 // end} keeping waiting jobs off nodes over [start, end).
 func readReservations(root *jobj, w *model.Window) error {
-	return root.objects("reservations", false, func(path string, o *jobj) error {
+	return root.objects("reservations", false, maxRunning, "reservations", func(path string, o *jobj) error {
 		var err error
 		var r model.Reservation
 		if r.ID, err = o.str("id", false, ""); err != nil {

@@ -240,7 +240,13 @@ func (t *searcher) fits(ctx context.Context) (int, bool) {
 	}
 	if !encodingFits(ctx, vars) {
 		t.stats.EncodingSkipped++
-		t.stats.EncodingSkippedVars = max(t.stats.EncodingSkippedVars, vars)
+		if vars >= t.stats.EncodingSkippedVars {
+			t.stats.EncodingSkippedVars = vars
+			t.stats.EncodingSkippedLeftMS = -1
+			if dl, ok := ctx.Deadline(); ok {
+				t.stats.EncodingSkippedLeftMS = ms(time.Until(dl))
+			}
+		}
 		return vars, false
 	}
 	return vars, true

@@ -3,6 +3,7 @@ package sat
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -120,9 +121,37 @@ func (sc *scheduling) walk(ctx context.Context, out *solver.Schedule) (*solver.S
 		}
 	}
 	if sc.best == nil {
+		out.Why = sc.why()
 		return out, nil
 	}
 	return sc.s.result(sc.m, out, sc.best, sc.optimal(), sc.lb+sc.proven, sc.start, sc.st), nil
+}
+
+// why says why the walk ended with no schedule (no list schedule was
+// asked for, and no search found one): the searches' own reasons, from
+// their counters — an encoding too large for the memory bound or for the
+// time left, one the deadline stopped — or that none found one in time.
+func (sc *scheduling) why() string {
+	st, p := sc.st.Search, sc.st.Prover
+	if p.EncodingSkippedVars > st.EncodingSkippedVars {
+		st.EncodingSkippedVars, st.EncodingSkippedLeftMS = p.EncodingSkippedVars, p.EncodingSkippedLeftMS
+	}
+	st.EncodingSkipped += p.EncodingSkipped
+	st.EncodingInterrupted += p.EncodingInterrupted
+	left := "the time limit"
+	if st.EncodingSkippedLeftMS >= 0 {
+		left = fmt.Sprintf("the %.0f ms its phase had left", math.Floor(st.EncodingSkippedLeftMS))
+	}
+	switch v := st.EncodingSkippedVars; {
+	case st.EncodingSkipped > 0 && v > maxEncodeVars:
+		return fmt.Sprintf("its SAT encoding of this window needs %d variables, above the memory bound of %d: no search was started, and no list schedule was asked for (drop --fallback none)", v, maxEncodeVars)
+	case st.EncodingSkipped > 0:
+		return fmt.Sprintf("its SAT encoding of this window (%d variables, about %d ms to write at %d variables/s) cannot be written in %s: no search was started, and no list schedule was asked for (give a longer --time-limit, or drop --fallback none)",
+			v, int64(math.Ceil(float64(v)/encodeRate*1000)), encodeRate, left)
+	case st.EncodingInterrupted > 0:
+		return "the time limit ended while its SAT encoding was being written, and no list schedule was asked for (give a longer --time-limit, or drop --fallback none)"
+	}
+	return "its searches found no schedule within the time limit, and no list schedule was asked for (give a longer --time-limit, or drop --fallback none)"
 }
 
 // optimal reports whether the incumbent is proven optimal.

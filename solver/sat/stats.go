@@ -36,6 +36,10 @@ type SearchStats struct {
 	// memory left), the largest of which had EncodingSkippedVars
 	// variables.
 	EncodingInterrupted, EncodingSkipped, EncodingSkippedVars int
+	// EncodingSkippedLeftMS is the time that was left (ms, -1 without a
+	// deadline) when the largest skipped encoding was refused; it names
+	// the reason of an answer without a schedule, not a counter of Map.
+	EncodingSkippedLeftMS float64
 	// DomainSlots are the start slots of the domains on the grid,
 	// DomainCandidates those the compressed domains keep; ClosureFallback
 	// counts searches that kept the grid (closure too large).
