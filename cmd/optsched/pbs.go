@@ -43,11 +43,13 @@ type pbsOptions struct {
 	reserveAfter float64
 	starveAfter  time.Duration
 	// Acting and recording.
-	output   string
-	apply    bool
-	qrun     string
-	lockPath string
-	logPath  string
+	output string
+	apply  bool
+	qrun   string
+	// recheckAfter is --recheck-after.
+	recheckAfter time.Duration
+	lockPath     string
+	logPath      string
 	// run only.
 	interval  time.Duration
 	once      bool
@@ -65,6 +67,9 @@ type pbsOptions struct {
 // pbs_sched; reserving only for starving jobs matches it.
 const (
 	defaultStarveAfter = 24 * time.Hour
+	// defaultRecheckAfter: a cycle that decided within this of reading
+	// the server acts on what it read (see cycle.Config.RecheckAfter).
+	defaultRecheckAfter = 100 * time.Millisecond
 )
 
 var defaultReserveAfter = math.Inf(1)
@@ -115,6 +120,7 @@ func (o *pbsOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.partial, "partial", pbsched.PartialCP, "placement of the jobs whose chunks share vnodes: cp (CP/SAT time-and-resource schedule, list schedule and first fit as fallbacks) or first-fit")
 	f.BoolVar(&o.apply, "apply", false, "run the qrun commands (default: a dry run that only prints them)")
 	f.StringVar(&o.qrun, "qrun", "", "qrun binary (default: qrun found on PATH)")
+	f.DurationVar(&o.recheckAfter, "recheck-after", defaultRecheckAfter, "with --apply: read the server's state again before qrun only when deciding took longer than this since it was read (0: always; a state from files is always read again)")
 	f.StringVar(&o.lockPath, "lock", "", "lock file that keeps cycles one at a time (default: $XDG_STATE_HOME/optsched/pbs.lock, or ~/.local/state/optsched/pbs.lock)")
 	f.StringVar(&o.logPath, "log", "", "JSON-lines audit log, one line per cycle (default: pbs-audit.jsonl beside the lock)")
 }
@@ -236,6 +242,9 @@ func (o *pbsOptions) validate() error {
 	if _, err := model.ParseCostKind(o.cost); err != nil {
 		return usageError{fmt.Errorf("--cost: %w", err)}
 	}
+	if o.recheckAfter < 0 {
+		return usageError{fmt.Errorf("--recheck-after must not be negative, got %v", o.recheckAfter)}
+	}
 	if !slices.Contains(catalog.Fallbacks, o.fallback) {
 		return usageError{fmt.Errorf("--fallback must be one of %s, got %q", strings.Join(catalog.Fallbacks, ", "), o.fallback)}
 	}
@@ -263,7 +272,7 @@ func (o *pbsOptions) config() *cycle.Config {
 		ExecQueues: o.execQueues, Nodes: o.nodes, Levels: o.levels, TopologyConf: o.topologyConf, Period: o.period,
 		Decide: pbsched.Options{TimeLimit: o.timeLimit, MaxJobs: o.maxJobs, Cost: o.cost, Partial: o.partial, Selection: o.selection, ReserveAfter: o.reserveAfter, StarveAfter: o.starveAfter},
 		Solver: o.solver, Fallback: o.fallback,
-		Apply: o.apply, Qrun: o.qrun, LockPath: o.lockPath, LogPath: o.logPath,
+		Apply: o.apply, Qrun: o.qrun, LockPath: o.lockPath, LogPath: o.logPath, RecheckAfter: o.recheckAfter,
 		Interval: o.interval, Cycles: o.cycles, Messages: o.streams.err,
 		PIDFile: o.pidFile, WakeDelay: o.wakeDelay,
 	}

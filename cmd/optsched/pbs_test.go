@@ -501,7 +501,7 @@ func TestPBSRecheckBeforeQrun(t *testing.T) {
 	}
 	t.Setenv("FAKE_NODES_LATER", laterPath)
 	dir := t.TempDir()
-	code, out, errs := optsched(t, "", "pbs", "plan", "--apply", "--timezone", "UTC", "--lock", filepath.Join(dir, "l"), "--log", filepath.Join(dir, "a"), "-o", "json")
+	code, out, errs := optsched(t, "", "pbs", "plan", "--apply", "--recheck-after", "0", "--timezone", "UTC", "--lock", filepath.Join(dir, "l"), "--log", filepath.Join(dir, "a"), "-o", "json")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -521,5 +521,40 @@ func TestPBSRecheckBeforeQrun(t *testing.T) {
 	}
 	if len(runs) != 3 || len(doc.Starts) != 3 || !dropped {
 		t.Errorf("%d qruns, %d starts, deferred %+v", len(runs), len(doc.Starts), doc.Deferred)
+	}
+}
+
+// TestPBSRecheckAfter: a cycle that decided within --recheck-after of
+// reading the server acts on the state it read (three reads, then qrun;
+// 1h here, so that no load makes the decision late); with 1ns, deciding
+// always takes longer and the jobs and vnodes are read again; a negative
+// value is a usage error.
+func TestPBSRecheckAfter(t *testing.T) {
+	for _, c := range []struct {
+		flag  []string
+		reads int
+	}{{[]string{"--recheck-after", "1h"}, 3}, {[]string{"--recheck-after", "1ns"}, 5}} {
+		_, calls := pbstest.FakePBS(t, fixture("qstat.json"), fixture("pbsnodes.json"), fixture("queues.json"))
+		dir := t.TempDir()
+		args := append([]string{"pbs", "plan", "--apply", "--timezone", "UTC", "--lock", filepath.Join(dir, "l"), "--log", filepath.Join(dir, "a")}, c.flag...)
+		if code, _, errs := optsched(t, "", args...); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", c.flag, code, errs)
+		}
+		got := pbstest.Calls(t, calls)
+		reads := 0
+		for _, g := range got {
+			if !strings.HasPrefix(g, "qrun") {
+				reads++
+			}
+		}
+		if reads != c.reads {
+			t.Errorf("%v: %d reads (%q), want %d", c.flag, reads, got, c.reads)
+		}
+		if len(pbstest.QrunCalls(t, calls)) != 4 {
+			t.Errorf("%v: calls %q, want 4 qruns", c.flag, got)
+		}
+	}
+	if code, _, errs := optsched(t, "", "pbs", "plan", "--recheck-after", "-1s"); code != exitUsage || !strings.Contains(errs, "--recheck-after must not be negative") {
+		t.Errorf("negative: exit %d, %q", code, errs)
 	}
 }

@@ -65,6 +65,14 @@ type Config struct {
 	// read again from its commands and the plan rechecked against it);
 	// otherwise a cycle is a dry run.
 	Apply bool
+	// RecheckAfter: a state read from the server's commands is read
+	// again before qrun only when deciding and checking took longer than
+	// this since it was read (0: always). A re-read is fresher than the
+	// first read only by the time the cycle spent deciding, and costs as
+	// long as the first read: on a busy host that is most of a cycle's
+	// reaction time. A state read from files or a snapshot is always
+	// read again.
+	RecheckAfter time.Duration
 	// Qrun is the qrun binary ("": qrun found on PATH).
 	Qrun string
 	// LockPath and LogPath are the lock file and the JSON-lines audit log
@@ -259,6 +267,8 @@ func (c *Config) cycle(ctx context.Context, apply bool) (*pbsched.Plan, *pbsched
 	if err != nil {
 		return nil, st, err
 	}
+	read := time.Now()
+	live := c.QstatFile == "" && c.NodesFile == "" && c.Snapshot == ""
 	if err := sc.ResolveNodes(st.Nodes); err != nil {
 		return nil, st, ConfigError{err}
 	}
@@ -279,13 +289,16 @@ func (c *Config) cycle(ctx context.Context, apply bool) (*pbsched.Plan, *pbsched
 	}
 	if apply && len(p.Starts) > 0 {
 		// The plan applier's re-check: the server's state is read again
-		// just before qrun (also when the plan was made from files), and
-		// only the starts it still allows run.
-		fresh, err := c.readFresh(ctx, st)
-		if err != nil {
-			return p, st, fmt.Errorf("reading the server's state again before qrun (nothing was started): %w", err)
+		// just before qrun (always when the plan was made from files;
+		// from the server's commands, when deciding took longer than
+		// RecheckAfter), and only the starts it still allows run.
+		if !live || c.RecheckAfter <= 0 || time.Since(read) > c.RecheckAfter {
+			fresh, err := c.readFresh(ctx, st)
+			if err != nil {
+				return p, st, fmt.Errorf("reading the server's state again before qrun (nothing was started): %w", err)
+			}
+			pbsched.Recheck(fresh, sc, p)
 		}
-		pbsched.Recheck(fresh, sc, p)
 		if err := pbsched.Apply(ctx, p, pbsched.Qrun{Path: qrun}); err != nil {
 			return p, st, err
 		}
