@@ -586,6 +586,25 @@ func (m *mishra) costRuns(runs []rankRun, comm bool, pattern string) float64 {
 		c3 := float64(a.comm+b.comm) / float64(a.size+b.size)
 		return float64(2*m.lcaLevel(a.leaf, b.leaf)) * (1 + a.c + b.c + c3/2)
 	}
+	// top bounds every pair's cost, so a step that reaches it is done:
+	// with cmax the largest contention factor of the runs, c3 ≤ cmax too
+	// (it is the mediant of two of them), and the lowest common switch of
+	// any two runs is at most the highest of consecutive runs' (levels of
+	// lowest common switches are an ultrametric on leaves). Floating-point
+	// sums and products round monotonically, so the bound, computed in the
+	// same order, holds for the computed costs as well.
+	var cmax float64
+	lmax := 0
+	for j := range rc {
+		cmax = max(cmax, rc[j].c)
+		if j > 0 && rc[j].leaf != rc[j-1].leaf {
+			lmax = max(lmax, m.lcaLevel(rc[j-1].leaf, rc[j].leaf))
+		}
+	}
+	top := 2 * (1 + cmax)
+	if lmax > 0 {
+		top = max(top, float64(2*lmax)*(1+cmax+cmax+cmax/2))
+	}
 	binomial := pattern == model.PatternBinomial
 	var total float64
 	for k := 1; k < n; k <<= 1 {
@@ -606,7 +625,9 @@ func (m *mishra) costRuns(runs []rankRun, comm bool, pattern string) float64 {
 			for rc[b].end <= i+k {
 				b++
 			}
-			step = max(step, pair(&rc[a], &rc[b]))
+			if step = max(step, pair(&rc[a], &rc[b])); step >= top {
+				break
+			}
 			i = min(rc[a].end, rc[b].end-k)
 		}
 		total += step
