@@ -22,6 +22,8 @@ type Incremental struct {
 	tr   *tree
 	m    *mishra
 	mode mishraMode
+	// leafOf is the leaf switch of each node, for Release.
+	leafOf []int
 }
 
 // IncrementalNames lists the allocators NewIncremental accepts: slurm,
@@ -51,6 +53,14 @@ func NewIncremental(name string, t *model.Topology, idle []int) (*Incremental, e
 		}
 	default:
 		return nil, fmt.Errorf("heuristics: no incremental allocator %q (want one of %v)", name, IncrementalNames)
+	}
+	if a.tr.fx != nil {
+		a.leafOf = a.tr.fx.leafOf
+	} else {
+		a.leafOf = make([]int, t.NumNodes())
+		for id := range a.leafOf {
+			a.leafOf[id] = t.Node(id).Leaf
+		}
 	}
 	return a, nil
 }
@@ -85,11 +95,10 @@ func (a *Incremental) Place(job model.Job) ([]int, error) {
 // Release gives back nodes (in increasing order) that Place took for a job
 // of communication intensity comm.
 func (a *Incremental) Release(nodes []int, comm bool) {
-	t := a.tr.t
 	for len(nodes) > 0 {
-		leaf := t.Node(nodes[0]).Leaf
+		leaf := a.leafOf[nodes[0]]
 		k := 1
-		for k < len(nodes) && t.Node(nodes[k]).Leaf == leaf {
+		for k < len(nodes) && a.leafOf[nodes[k]] == leaf {
 			k++
 		}
 		if a.m != nil {

@@ -103,16 +103,18 @@ func (m CostModel) Cost(t *Topology, nodes []int) int64 {
 	return c
 }
 
-// eachRun calls f(id, r) for each maximal run of r consecutive nodes of
-// nodes on one leaf switch, id the run's first node.
+// eachRun calls f(id, r) for runs of r consecutive nodes of nodes on one
+// leaf switch, id the run's first node: a run goes on while the ids stay
+// from id up to the end of the stretch of ids on id's leaf (t.runEnd).
 func eachRun(t *Topology, nodes []int, f func(id, r int)) {
 	for i := 0; i < len(nodes); {
-		leaf := t.nodes[nodes[i]].Leaf
+		id := nodes[i]
+		span := uint(t.runEnd[id]) - uint(id)
 		j := i + 1
-		for j < len(nodes) && t.nodes[nodes[j]].Leaf == leaf {
+		for j < len(nodes) && uint(nodes[j])-uint(id) < span {
 			j++
 		}
-		f(nodes[i], j-i)
+		f(id, j-i)
 		i = j
 	}
 }
