@@ -22,8 +22,10 @@ type Incremental struct {
 	tr   *tree
 	m    *mishra
 	mode mishraMode
-	// leafOf is the leaf switch of each node, for Release.
+	// leafOf is the leaf switch of each node, for Release, and deltas
+	// Release's scratch.
 	leafOf []int
+	deltas []leafTake
 }
 
 // IncrementalNames lists the allocators NewIncremental accepts: slurm,
@@ -95,17 +97,34 @@ func (a *Incremental) Place(job model.Job) ([]int, error) {
 // Release gives back nodes (in increasing order) that Place took for a job
 // of communication intensity comm.
 func (a *Incremental) Release(nodes []int, comm bool) {
+	x := a.tr.fx
+	ds := a.deltas[:0]
 	for len(nodes) > 0 {
 		leaf := a.leafOf[nodes[0]]
 		k := 1
 		for k < len(nodes) && a.leafOf[nodes[k]] == leaf {
 			k++
 		}
-		if a.m != nil {
+		switch {
+		case x != nil:
+			// The counts of all the leaves at once, below.
+			a.tr.putBack(leaf, nodes[:k])
+			ds = append(ds, leafTake{leaf, k})
+		case a.m != nil:
 			a.m.release(leaf, nodes[:k], comm)
-		} else {
+		default:
 			a.tr.give(leaf, nodes[:k])
 		}
 		nodes = nodes[k:]
+	}
+	a.deltas = ds
+	if x == nil {
+		return
+	}
+	x.movedBatch(ds)
+	if a.m != nil {
+		for _, d := range ds {
+			a.m.released(d.leaf, d.k, comm)
+		}
 	}
 }

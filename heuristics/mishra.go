@@ -226,8 +226,9 @@ type mishra struct {
 	marks   []uint64
 	takeAt  []int
 	at      []int
-	// gPlan and bPlan are plan's scratch.
-	gPlan, bPlan []leafTake
+	// gPlan and bPlan are plan's scratch, deltas commit's and release's
+	// (changes of leaves' free counts).
+	gPlan, bPlan, deltas []leafTake
 	// mx, when set, ranks the leaves by index (an Incremental allocator
 	// on an ordered topology).
 	mx *mishraIndex
@@ -436,8 +437,22 @@ func (m *mishra) commit(plan []leafTake, comm bool) []int {
 			f := m.free[t.leaf]
 			m.at[t.leaf] += copy(out[m.at[t.leaf]:], f[:t.k])
 			m.free[t.leaf] = f[:copy(f, f[t.k:])]
-			m.count(t.leaf, -t.k)
-			m.committed(t, comm)
+			if m.fx == nil {
+				m.count(t.leaf, -t.k)
+				m.committed(t, comm)
+			}
+		}
+		if m.fx != nil {
+			// The counts at once, then the leaves' classes.
+			ds := m.deltas[:0]
+			for _, t := range plan {
+				ds = append(ds, leafTake{t.leaf, -t.k})
+			}
+			m.deltas = ds
+			m.fx.movedBatch(ds)
+			for _, t := range plan {
+				m.committed(t, comm)
+			}
 		}
 		return out
 	}
@@ -475,8 +490,14 @@ func planSize(plan []leafTake) int {
 // (communication-intensive when comm) ended.
 func (m *mishra) release(leaf int, ids []int, comm bool) {
 	m.give(leaf, ids)
+	m.released(leaf, len(ids), comm)
+}
+
+// released counts k nodes given back to leaf (its free count already
+// up to date) as no longer those of a job of intensity comm.
+func (m *mishra) released(leaf, k int, comm bool) {
 	if comm {
-		m.commCnt[leaf] -= len(ids)
+		m.commCnt[leaf] -= k
 	}
 	if m.mx != nil {
 		m.mx.update(leaf)

@@ -267,6 +267,12 @@ func (tr *tree) count(leaf, delta int) {
 // give returns ids (free no more, all of them on leaf) to leaf's free
 // nodes.
 func (tr *tree) give(leaf int, ids []int) {
+	tr.putBack(leaf, ids)
+	tr.count(leaf, len(ids))
+}
+
+// putBack is give without the counts.
+func (tr *tree) putBack(leaf int, ids []int) {
 	f := tr.free[leaf]
 	n := len(f)
 	f = append(f, ids...)
@@ -274,7 +280,6 @@ func (tr *tree) give(leaf int, ids []int) {
 		slices.Sort(f)
 	}
 	tr.free[leaf] = f
-	tr.count(leaf, len(ids))
 }
 
 // topSwitch returns the lowest-level switch with at least n free nodes
