@@ -435,7 +435,9 @@ func (m *mishra) commit(plan []leafTake, comm bool) []int {
 		}
 		for _, t := range plan {
 			f := m.free[t.leaf]
-			m.at[t.leaf] += copy(out[m.at[t.leaf]:], f[:t.k])
+			if t.k > 0 { // planRuns skips an empty take: its leaf has no place
+				m.at[t.leaf] += copy(out[m.at[t.leaf]:], f[:t.k])
+			}
 			m.free[t.leaf] = f[:copy(f, f[t.k:])]
 			if m.fx == nil {
 				m.count(t.leaf, -t.k)
