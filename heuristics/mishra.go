@@ -218,9 +218,9 @@ type mishra struct {
 	// lowRank[l], when set, is leaf l's place among the leaves in the
 	// order of their node ids, every leaf's nodes being a run of ids
 	// (generated layouts, fat-trees); byLow lists the leaves in that order.
-	// planRuns reads a plan's ranks from it: marks (a bitset by place) and
-	// takeAt (the count by place) are its scratch, at commit's (each
-	// take's next position in the output).
+	// planRuns reads a plan's ranks from it, with marks (a bitset by
+	// place) and takeAt (the count by place) as scratch; at is commit's
+	// scratch (by leaf, the next position of its ids in the output).
 	lowRank []int
 	byLow   []int
 	marks   []uint64
