@@ -22,6 +22,10 @@ type Incremental struct {
 	tr   *tree
 	m    *mishra
 	mode mishraMode
+	// leafOf is the leaf switch of each node, for Release, and deltas
+	// Release's scratch.
+	leafOf []int
+	deltas []leafTake
 }
 
 // IncrementalNames lists the allocators NewIncremental accepts: slurm,
@@ -51,6 +55,14 @@ func NewIncremental(name string, t *model.Topology, idle []int) (*Incremental, e
 		}
 	default:
 		return nil, fmt.Errorf("heuristics: no incremental allocator %q (want one of %v)", name, IncrementalNames)
+	}
+	if a.tr.fx != nil {
+		a.leafOf = a.tr.fx.leafOf
+	} else {
+		a.leafOf = make([]int, t.NumNodes())
+		for id := range a.leafOf {
+			a.leafOf[id] = t.Node(id).Leaf
+		}
 	}
 	return a, nil
 }
@@ -85,18 +97,34 @@ func (a *Incremental) Place(job model.Job) ([]int, error) {
 // Release gives back nodes (in increasing order) that Place took for a job
 // of communication intensity comm.
 func (a *Incremental) Release(nodes []int, comm bool) {
-	t := a.tr.t
+	x := a.tr.fx
+	ds := a.deltas[:0]
 	for len(nodes) > 0 {
-		leaf := t.Node(nodes[0]).Leaf
+		leaf := a.leafOf[nodes[0]]
 		k := 1
-		for k < len(nodes) && t.Node(nodes[k]).Leaf == leaf {
+		for k < len(nodes) && a.leafOf[nodes[k]] == leaf {
 			k++
 		}
-		if a.m != nil {
+		switch {
+		case x != nil:
+			// The counts of all the leaves at once, below.
+			a.tr.putBack(leaf, nodes[:k])
+			ds = append(ds, leafTake{leaf, k})
+		case a.m != nil:
 			a.m.release(leaf, nodes[:k], comm)
-		} else {
+		default:
 			a.tr.give(leaf, nodes[:k])
 		}
 		nodes = nodes[k:]
+	}
+	a.deltas = ds
+	if x == nil {
+		return
+	}
+	x.movedBatch(ds)
+	if a.m != nil {
+		for _, d := range ds {
+			a.m.released(d.leaf, d.k, comm)
+		}
 	}
 }

@@ -153,23 +153,36 @@ func validPattern(p string) bool {
 }
 
 // plan returns the leaves and counts mode gives job on the current state,
-// and for the adaptive mode which plan it took (0 greedy, 1 balanced).
+// and for the adaptive mode which plan it took (0 greedy, 1 balanced). The
+// plan is m's scratch, valid until the next plan.
 func (m *mishra) plan(mode mishraMode, job *model.Job) ([]leafTake, int) {
 	top := m.topSwitch(job.Nodes)
 	switch mode {
 	case mishraGreedy:
-		return m.greedyPlan(m.ranker(top, job.Comm), job.Nodes, job.Comm), 0
+		m.gPlan = m.greedyPlan(m.gPlan[:0], m.ranker(top, job.Comm), job.Nodes)
+		return m.gPlan, 0
 	case mishraBalanced:
-		return m.balancedPlan(m.ranker(top, job.Comm), job.Nodes, job.Comm), 1
+		m.bPlan = m.balancedPlan(m.bPlan[:0], m.ranker(top, job.Comm), job.Nodes)
+		return m.bPlan, 1
 	}
-	g := m.greedyPlan(m.ranker(top, job.Comm), job.Nodes, job.Comm)
-	b := m.balancedPlan(m.ranker(top, job.Comm), job.Nodes, job.Comm)
-	cg := m.cost(m.planNodes(g), job.Comm, job.Pattern)
-	cb := m.cost(m.planNodes(b), job.Comm, job.Pattern)
+	m.gPlan = m.greedyPlan(m.gPlan[:0], m.ranker(top, job.Comm), job.Nodes)
+	m.bPlan = m.balancedPlan(m.bPlan[:0], m.ranker(top, job.Comm), job.Nodes)
+	cg := m.planCost(m.gPlan, job.Comm, job.Pattern)
+	cb := m.planCost(m.bPlan, job.Comm, job.Pattern)
 	if cb <= cg {
-		return b, 1
+		return m.bPlan, 1
 	}
-	return g, 0
+	return m.gPlan, 0
+}
+
+// planCost is cost of the nodes plan would take, on the current state:
+// from the plan's leaves and counts alone when each leaf's nodes are a run
+// of ids (the ranks are then the plan's takes in the leaves' id order).
+func (m *mishra) planCost(plan []leafTake, comm bool, pattern string) float64 {
+	if m.lowRank == nil {
+		return m.cost(m.planNodes(plan), comm, pattern)
+	}
+	return m.costRuns(m.planRuns(plan), comm, pattern)
 }
 
 // ranker returns the function that yields, for a job that still needs rem
@@ -197,10 +210,25 @@ type mishra struct {
 	*tree
 	size    []int
 	commCnt []int
-	// extra is scratch space for cost: the job's own nodes per leaf; and
-	// leafBuf and runBuf its per-rank lists.
-	extra           []int
-	leafBuf, runBuf []int
+	// extra is scratch space for cost: the job's own nodes per leaf; runBuf
+	// its runs of ranks and runC its per-run contention.
+	extra  []int
+	runBuf []rankRun
+	runC   []runCost
+	// lowRank[l], when set, is leaf l's place among the leaves in the
+	// order of their node ids, every leaf's nodes being a run of ids
+	// (generated layouts, fat-trees); byLow lists the leaves in that order.
+	// planRuns reads a plan's ranks from it, with marks (a bitset by
+	// place) and takeAt (the count by place) as scratch; at is commit's
+	// scratch (by leaf, the next position of its ids in the output).
+	lowRank []int
+	byLow   []int
+	marks   []uint64
+	takeAt  []int
+	at      []int
+	// gPlan and bPlan are plan's scratch, deltas commit's and release's
+	// (changes of leaves' free counts).
+	gPlan, bPlan, deltas []leafTake
 	// mx, when set, ranks the leaves by index (an Incremental allocator
 	// on an ordered topology).
 	mx *mishraIndex
@@ -225,7 +253,36 @@ func newMishra(w *model.Window) *mishra {
 			m.commCnt[w.Topology.Node(id).Leaf]++
 		}
 	}
+	m.rankLeaves()
 	return m
+}
+
+// rankLeaves sets lowRank and byLow when every leaf's nodes are a run of
+// ids.
+func (m *mishra) rankLeaves() {
+	t := m.t
+	rank := make([]int, len(m.cnt))
+	for s := range rank {
+		rank[s] = -1
+	}
+	var byLow []int
+	prev := -1
+	for id := range t.NumNodes() {
+		l := t.Node(id).Leaf
+		if l == prev {
+			continue
+		}
+		if rank[l] >= 0 {
+			return // l's nodes are not one run
+		}
+		rank[l] = len(byLow)
+		byLow = append(byLow, l)
+		prev = l
+	}
+	m.lowRank, m.byLow = rank, byLow
+	m.marks = make([]uint64, (len(byLow)+63)/64)
+	m.takeAt = make([]int, len(byLow))
+	m.at = make([]int, len(m.cnt))
 }
 
 // A leafTake gives k of a leaf's idle nodes (the lowest ids) to a job.
@@ -292,10 +349,9 @@ func (m *mishra) next(cands []int, done []bool, rem int, comm bool) int {
 	return best
 }
 
-// greedyPlan gives a job of n nodes whole leaves in ranking order (next:
-// ranker's).
-func (m *mishra) greedyPlan(next func(rem int) int, n int, comm bool) []leafTake {
-	var plan []leafTake
+// greedyPlan appends to plan whole leaves in ranking order (next:
+// ranker's) for a job of n nodes.
+func (m *mishra) greedyPlan(plan []leafTake, next func(rem int) int, n int) []leafTake {
 	for rem := n; rem > 0; {
 		l := next(rem)
 		k := min(rem, m.cnt[l])
@@ -305,10 +361,10 @@ func (m *mishra) greedyPlan(next func(rem int) int, n int, comm bool) []leafTake
 	return plan
 }
 
-// balancedPlan gives a job of n nodes power-of-two shares of leaves in
-// ranking order, then tops up from the visited leaves, last first.
-func (m *mishra) balancedPlan(next func(rem int) int, n int, comm bool) []leafTake {
-	var plan []leafTake
+// balancedPlan appends to plan power-of-two shares of leaves in ranking
+// order for a job of n nodes, then tops up from the visited leaves, last
+// first.
+func (m *mishra) balancedPlan(plan []leafTake, next func(rem int) int, n int) []leafTake {
 	rem := n
 	for rem > 0 {
 		l := next(rem)
@@ -338,22 +394,89 @@ func (m *mishra) planNodes(plan []leafTake) []int {
 	return sortSegmentsBuf(out, ends, m.scratch(len(out)))
 }
 
+// planRuns returns the runs of ranks of the nodes a plan would take (m's
+// scratch, valid until the next call): its takes in the order of their
+// leaves' ids, a leaf's takes together. It needs lowRank.
+func (m *mishra) planRuns(plan []leafTake) []rankRun {
+	for _, t := range plan {
+		if t.k == 0 {
+			continue
+		}
+		r := m.lowRank[t.leaf]
+		m.marks[r/64] |= 1 << (r % 64)
+		m.takeAt[r] += t.k
+	}
+	runs := m.runBuf[:0]
+	for w, x := range m.marks {
+		for x != 0 {
+			r := w*64 + bits.TrailingZeros64(x)
+			x &= x - 1
+			runs = append(runs, rankRun{m.byLow[r], m.takeAt[r]})
+			m.takeAt[r] = 0
+		}
+		m.marks[w] = 0
+	}
+	m.runBuf = runs
+	return runs
+}
+
 // commit takes a plan's nodes from the tree and returns them in increasing
 // order; a communication-intensive job's nodes count as such from now on.
 func (m *mishra) commit(plan []leafTake, comm bool) []int {
-	out := make([]int, 0, planSize(plan))
+	n := planSize(plan)
+	if m.lowRank != nil {
+		// Each take's place in the output: after the takes of the leaves
+		// of lower ids, and of its own leaf earlier in the plan.
+		out := make([]int, n)
+		off := 0
+		for _, r := range m.planRuns(plan) {
+			m.at[r.leaf] = off
+			off += r.n
+		}
+		for _, t := range plan {
+			f := m.free[t.leaf]
+			if t.k > 0 { // planRuns skips an empty take: its leaf has no place
+				m.at[t.leaf] += copy(out[m.at[t.leaf]:], f[:t.k])
+			}
+			m.free[t.leaf] = f[:copy(f, f[t.k:])]
+			if m.fx == nil {
+				m.count(t.leaf, -t.k)
+				m.committed(t, comm)
+			}
+		}
+		if m.fx != nil {
+			// The counts at once, then the leaves' classes.
+			ds := m.deltas[:0]
+			for _, t := range plan {
+				ds = append(ds, leafTake{t.leaf, -t.k})
+			}
+			m.deltas = ds
+			m.fx.movedBatch(ds)
+			for _, t := range plan {
+				m.committed(t, comm)
+			}
+		}
+		return out
+	}
+	out := make([]int, 0, n)
 	ends := make([]int, 0, len(plan))
 	for _, t := range plan {
 		out = m.takeInto(out, t.leaf, t.k)
 		ends = append(ends, len(out))
-		if comm {
-			m.commCnt[t.leaf] += t.k
-		}
-		if m.mx != nil {
-			m.mx.update(t.leaf)
-		}
+		m.committed(t, comm)
 	}
 	return sortSegmentsBuf(out, ends, m.scratch(len(out)))
+}
+
+// committed counts take t of a job (communication-intensive when comm) as
+// taken.
+func (m *mishra) committed(t leafTake, comm bool) {
+	if comm {
+		m.commCnt[t.leaf] += t.k
+	}
+	if m.mx != nil {
+		m.mx.update(t.leaf)
+	}
 }
 
 // planSize returns the number of nodes a plan takes.
@@ -369,8 +492,14 @@ func planSize(plan []leafTake) int {
 // (communication-intensive when comm) ended.
 func (m *mishra) release(leaf int, ids []int, comm bool) {
 	m.give(leaf, ids)
+	m.released(leaf, len(ids), comm)
+}
+
+// released counts k nodes given back to leaf (its free count already
+// up to date) as no longer those of a job of intensity comm.
+func (m *mishra) released(leaf, k int, comm bool) {
 	if comm {
-		m.commCnt[leaf] -= len(ids)
+		m.commCnt[leaf] -= k
 	}
 	if m.mx != nil {
 		m.mx.update(leaf)
@@ -409,67 +538,120 @@ func MishraCost(w *model.Window, job model.Job, nodes []int) (float64, error) {
 	return newMishra(w).cost(slices.Sorted(slices.Values(nodes)), job.Comm, job.Pattern), nil
 }
 
+// A rankRun is a stretch of n consecutive ranks of a job on one leaf.
+type rankRun struct{ leaf, n int }
+
 // cost is MishraCost for nodes in increasing order, on the current state.
 func (m *mishra) cost(nodes []int, comm bool, pattern string) float64 {
-	if len(nodes) < 2 {
+	runs := m.runBuf[:0]
+	for _, id := range nodes {
+		l := m.t.Node(id).Leaf
+		if k := len(runs) - 1; k >= 0 && runs[k].leaf == l {
+			runs[k].n++
+			continue
+		}
+		runs = append(runs, rankRun{l, 1})
+	}
+	m.runBuf = runs
+	return m.costRuns(runs, comm, pattern)
+}
+
+// A runCost is what pricing a pair reads of one run of ranks: its leaf,
+// the leaf's communication-intensive nodes (the job's own included) and
+// size, the leaf's contention factor, and where the run ends.
+type runCost struct {
+	leaf, comm, size, end int
+	c                     float64
+}
+
+// costRuns is cost for the nodes whose ranks lie in runs, in rank order.
+//
+// A pair's cost depends only on the leaves of its two ranks, so each step
+// k is the costliest pair over the stretches of ranks i in which rank i
+// stays in one run and rank i+k in one run: i moves from stretch to
+// stretch, at most 2·len(runs) of them, each priced once if it holds an
+// i of the step (rd, rhvd: bit k of i clear; binomial: i < k). The same
+// pairs as pricing every (i, i+k), so the same maximum, in O(len(runs))
+// a step instead of O(nodes).
+func (m *mishra) costRuns(runs []rankRun, comm bool, pattern string) float64 {
+	rc := slices.Grow(m.runC[:0], len(runs))
+	n := 0
+	for _, r := range runs {
+		n += r.n
+		if comm {
+			m.extra[r.leaf] += r.n
+		}
+	}
+	if n < 2 {
+		if comm {
+			for _, r := range runs {
+				m.extra[r.leaf] = 0
+			}
+		}
 		return 0
 	}
-	leaf := slices.Grow(m.leafBuf[:0], len(nodes))[:len(nodes)]
-	m.leafBuf = leaf
-	for i, id := range nodes {
-		leaf[i] = m.t.Node(id).Leaf
-		if comm {
-			m.extra[leaf[i]]++
+	end := 0
+	for _, r := range runs {
+		end += r.n
+		c := m.commCnt[r.leaf] + m.extra[r.leaf]
+		rc = append(rc, runCost{leaf: r.leaf, comm: c, size: m.size[r.leaf], end: end, c: float64(c) / float64(m.size[r.leaf])})
+	}
+	m.runC = rc
+	if comm {
+		for _, r := range runs {
+			m.extra[r.leaf] = 0
 		}
 	}
-	defer func() {
-		for _, l := range leaf {
-			m.extra[l] = 0
+	pair := func(a, b *runCost) float64 {
+		if a.leaf == b.leaf {
+			return 2 * (1 + a.c)
 		}
-	}()
-	pair := func(i, j int) float64 {
-		a, b := leaf[i], leaf[j]
-		ca := float64(m.commCnt[a]+m.extra[a]) / float64(m.size[a])
-		if a == b {
-			return 2 * (1 + ca)
-		}
-		cb := float64(m.commCnt[b]+m.extra[b]) / float64(m.size[b])
-		c3 := float64(m.commCnt[a]+m.extra[a]+m.commCnt[b]+m.extra[b]) / float64(m.size[a]+m.size[b])
-		return float64(2*m.lcaLevel(a, b)) * (1 + ca + cb + c3/2)
+		c3 := float64(a.comm+b.comm) / float64(a.size+b.size)
+		return float64(2*m.lcaLevel(a.leaf, b.leaf)) * (1 + a.c + b.c + c3/2)
 	}
-	n := len(nodes)
-	// runEnd[i] is the end of the run of equal leaves holding rank i: a
-	// pair's cost depends on its two leaves only, so each stretch of pairs
-	// (i, i+k) whose two ends stay on the same two leaves is priced once.
-	runEnd := slices.Grow(m.runBuf[:0], n)[:n]
-	m.runBuf = runEnd
-	for i := n - 1; i >= 0; i-- {
-		if i+1 < n && leaf[i+1] == leaf[i] {
-			runEnd[i] = runEnd[i+1]
-		} else {
-			runEnd[i] = i + 1
+	// top bounds every pair's cost, so a step that reaches it is done:
+	// with cmax the largest contention factor of the runs, c3 ≤ cmax too
+	// (it is the mediant of two of them), and the lowest common switch of
+	// any two runs is at most the highest of consecutive runs' (levels of
+	// lowest common switches are an ultrametric on leaves). Floating-point
+	// sums and products round monotonically, so the bound, computed in the
+	// same order, holds for the computed costs as well.
+	var cmax float64
+	lmax := 0
+	for j := range rc {
+		cmax = max(cmax, rc[j].c)
+		if j > 0 && rc[j].leaf != rc[j-1].leaf {
+			lmax = max(lmax, m.lcaLevel(rc[j-1].leaf, rc[j].leaf))
 		}
 	}
-	// stretch returns the cost of the costliest pair (i, i+k), lo ≤ i < hi.
-	stretch := func(lo, hi, k int) float64 {
-		var c float64
-		for i := lo; i < hi; {
-			c = max(c, pair(i, i+k))
-			i = min(hi, runEnd[i], runEnd[i+k]-k)
-		}
-		return c
+	top := 2 * (1 + cmax)
+	if lmax > 0 {
+		top = max(top, float64(2*lmax)*(1+cmax+cmax+cmax/2))
 	}
+	binomial := pattern == model.PatternBinomial
 	var total float64
 	for k := 1; k < n; k <<= 1 {
 		var step float64
-		if pattern == model.PatternBinomial {
-			step = stretch(0, min(k, n-k), k)
-		} else {
-			// rank i pairs with i XOR k: i+k for the i whose bit k is
-			// clear, in blocks of k from every multiple of 2k.
-			for base := 0; base+k < n; base += 2 * k {
-				step = max(step, stretch(base, min(base+k, n-k), k))
+		lim := n - k // the pairs (i, i+k) with i < lim
+		if binomial {
+			lim = min(k, n-k)
+		}
+		a, b := 0, 0 // the runs of ranks i and i+k
+		for i := 0; i < lim; {
+			if !binomial && i&k != 0 {
+				i = (i | (k - 1)) + 1 // the next multiple of 2k
+				continue
 			}
+			for rc[a].end <= i {
+				a++
+			}
+			for rc[b].end <= i+k {
+				b++
+			}
+			if step = max(step, pair(&rc[a], &rc[b])); step >= top {
+				break
+			}
+			i = min(rc[a].end, rc[b].end-k)
 		}
 		total += step
 	}

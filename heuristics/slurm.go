@@ -267,14 +267,32 @@ func (tr *tree) count(leaf, delta int) {
 // give returns ids (free no more, all of them on leaf) to leaf's free
 // nodes.
 func (tr *tree) give(leaf int, ids []int) {
+	tr.putBack(leaf, ids)
+	tr.count(leaf, len(ids))
+}
+
+// putBack is give without the counts.
+func (tr *tree) putBack(leaf int, ids []int) {
 	f := tr.free[leaf]
 	n := len(f)
 	f = append(f, ids...)
-	if n > 0 && f[n-1] > ids[0] || !slices.IsSorted(ids) {
+	switch {
+	case !slices.IsSorted(ids):
 		slices.Sort(f)
+	case n > 0 && f[n-1] > ids[0]:
+		// Merge the two increasing lists from the back.
+		i, j := n-1, len(ids)-1
+		for k := len(f) - 1; j >= 0; k-- {
+			if i >= 0 && f[i] > ids[j] {
+				f[k] = f[i]
+				i--
+			} else {
+				f[k] = ids[j]
+				j--
+			}
+		}
 	}
 	tr.free[leaf] = f
-	tr.count(leaf, len(ids))
 }
 
 // topSwitch returns the lowest-level switch with at least n free nodes

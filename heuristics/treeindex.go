@@ -54,6 +54,11 @@ type treeIndex struct {
 	up []int
 	// leafOf is the leaf of node id, for give.
 	leafOf []int
+	// acc, seen and touched are movedBatch's scratch: per switch the
+	// change summed so far and whether it is listed in touched.
+	acc     []int
+	seen    []bool
+	touched []int
 }
 
 // maxIndexWords bounds the bitsets of a treeIndex (64 MiB).
@@ -336,15 +341,57 @@ func (x *treeIndex) descend(s int) int {
 // bring up to date (the counts on the path are already the new ones).
 func (x *treeIndex) moved(leaf, delta int) {
 	for s := leaf; s >= 0; s = x.up[s] {
-		if bc := x.byCnt[x.levelOf(s)]; bc != nil {
-			c, i := x.cnt(s), x.pos[s]
-			bc[c-delta][i/64] &^= 1 << (i % 64)
-			bc[c][i/64] |= 1 << (i % 64)
+		x.move(s, delta)
+	}
+}
+
+// movedBatch records that the leaves of ds changed by their k each, as
+// moved of each in turn would (the same bitsets and marked tournaments
+// in the end), and adds them to the tree's counts: each switch above
+// them is moved once, by the sum of its leaves' changes, where moved
+// moves it once per leaf.
+func (x *treeIndex) movedBatch(ds []leafTake) {
+	tr := x.tr
+	if len(x.acc) == 0 {
+		x.acc = make([]int, len(x.up))
+		x.seen = make([]bool, len(x.up))
+	}
+	touched := x.touched[:0]
+	sum := 0
+	for _, d := range ds {
+		tr.cnt[d.leaf] += d.k
+		sum += d.k
+		x.move(d.leaf, d.k)
+		for s := x.up[d.leaf]; s >= 0; s = x.up[s] {
+			if !x.seen[s] {
+				x.seen[s] = true
+				touched = append(touched, s)
+			}
+			x.acc[s] += d.k
 		}
-		if p := x.up[s]; p >= 0 && !x.noPaths && !x.marked[s] {
-			x.marked[s] = true
-			x.dirty[p] = append(x.dirty[p], int32(s))
+	}
+	tr.total += sum
+	for _, s := range touched {
+		if s != x.v {
+			tr.cnt[s] += x.acc[s]
 		}
+		x.move(s, x.acc[s])
+		x.acc[s], x.seen[s] = 0, false
+	}
+	x.touched = touched
+}
+
+// move is moved's step for switch s, whose count (already the new one)
+// changed by delta.
+func (x *treeIndex) move(s, delta int) {
+	if bc := x.byCnt[x.levelOf(s)]; bc != nil {
+		c, i := x.cnt(s), x.pos[s]
+		bc[c-delta][i/64] &^= 1 << (i % 64)
+		bc[c][i/64] |= 1 << (i % 64)
+	}
+	if p := x.up[s]; p >= 0 && !x.noPaths && !x.marked[s] {
+		x.marked[s] = true
+		x.dirty[p] = append(x.dirty[p], int32(s))
 	}
 }
 

@@ -81,7 +81,9 @@ func (m CostModel) FromHops(n int, hops int64) int64 {
 // Cost returns the CH cost of the node set nodes on t ([Lan23] Eq. 1). It
 // counts nodes per switch instead of visiting all pairs: O(len(nodes) ×
 // height), with a counter the topology keeps between calls (it is safe
-// for concurrent use). nodes must be distinct valid ids.
+// for concurrent use); consecutive nodes of nodes on one leaf switch are
+// counted together, so sorted ids on a layout cost O(leaves × height).
+// nodes must be distinct valid ids.
 func (m CostModel) Cost(t *Topology, nodes []int) int64 {
 	if len(nodes) <= 1 {
 		return 1
@@ -90,19 +92,31 @@ func (m CostModel) Cost(t *Topology, nodes []int) int64 {
 	if h == nil {
 		h = NewHopCounter(t)
 	}
-	for _, id := range nodes {
-		h.Add(id)
-	}
+	eachRun(t, nodes, h.addRun)
 	c := m.FromHops(h.Len(), h.Hops())
 	if len(nodes) >= len(h.cnt)/4 {
 		h.Reset() // back to empty, for the next call: cheaper than removing each node
 	} else {
-		for _, id := range nodes {
-			h.Remove(id) // back to empty, for the next call
-		}
+		eachRun(t, nodes, h.removeRun) // back to empty, for the next call
 	}
 	t.counters.Put(h)
 	return c
+}
+
+// eachRun calls f(id, r) for runs of r consecutive nodes of nodes on one
+// leaf switch, id the run's first node: a run goes on while the ids stay
+// from id up to the end of the stretch of ids on id's leaf (t.runEnd).
+func eachRun(t *Topology, nodes []int, f func(id, r int)) {
+	for i := 0; i < len(nodes); {
+		id := nodes[i]
+		span := uint(t.runEnd[id]) - uint(id)
+		j := i + 1
+		for j < len(nodes) && uint(nodes[j])-uint(id) < span {
+			j++
+		}
+		f(id, j-i)
+		i = j
+	}
 }
 
 // TotalCost returns the summed CH cost of allocs' node sets on t
@@ -183,6 +197,31 @@ func (h *HopCounter) Move(out, in int) {
 		h.cnt[s]++
 	}
 	h.sumDepth += int64(len(ai) - len(ao))
+}
+
+// addRun adds r nodes that share node id's leaf switch (id among them):
+// Add of each, at once.
+func (h *HopCounter) addRun(id, r int) {
+	anc := h.t.anc[id]
+	r64 := int64(r)
+	for _, s := range anc {
+		h.pairs += r64*int64(h.cnt[s]) + r64*(r64-1)/2
+		h.cnt[s] += int32(r)
+	}
+	h.sumDepth += r64 * int64(len(anc)+1)
+	h.n += r
+}
+
+// removeRun undoes addRun(id, r).
+func (h *HopCounter) removeRun(id, r int) {
+	anc := h.t.anc[id]
+	r64 := int64(r)
+	for _, s := range anc {
+		h.cnt[s] -= int32(r)
+		h.pairs -= r64*int64(h.cnt[s]) + r64*(r64-1)/2
+	}
+	h.sumDepth -= r64 * int64(len(anc)+1)
+	h.n -= r
 }
 
 // Reset empties the set.

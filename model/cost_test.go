@@ -103,6 +103,65 @@ func TestCostMatchesPairwise(t *testing.T) {
 	}
 }
 
+// TestCostRunsAsPairwise: Cost counts the nodes of each run on one leaf
+// switch at once; on node sets made of such runs (sorted subsets, whole
+// and partial leaves, in leaf order and shuffled by run), of every size
+// up to the whole cluster, it answers the all-pairs definition, call after
+// call on the topology's shared counter (both of its ways back to empty).
+func TestCostRunsAsPairwise(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	layout, err := NewLayout(6, 4, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ft, err := NewFatTree(8, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, topo := range []*Topology{paperTopology(t), layout, ft} {
+		for _, m := range []CostModel{DefaultCostModel, {Kind: CostLanPaper, HopCost: 7}} {
+			for i := range 400 {
+				n := topo.NumNodes()
+				var nodes []int
+				switch i % 3 {
+				case 0: // a sorted random subset
+					for id := range n {
+						if rng.IntN(4) > 0 && len(nodes) < 60+rng.IntN(n) {
+							nodes = append(nodes, id)
+						}
+					}
+				case 1: // runs of consecutive ids, in random order
+					for id := 0; id < n; {
+						r := 1 + rng.IntN(12)
+						if rng.IntN(2) == 0 {
+							for k := id; k < min(n, id+r); k++ {
+								nodes = append(nodes, k)
+							}
+						}
+						id += r
+					}
+					runs := [][]int{}
+					for len(nodes) > 0 {
+						r := min(len(nodes), 1+rng.IntN(7))
+						runs = append(runs, nodes[:r])
+						nodes = nodes[r:]
+					}
+					rng.Shuffle(len(runs), func(a, b int) { runs[a], runs[b] = runs[b], runs[a] })
+					for _, r := range runs {
+						nodes = append(nodes, r...)
+					}
+				default: // a small sorted subset (removed node by node)
+					nodes = rng.Perm(n)[:1+rng.IntN(min(n, 30))]
+					slices.Sort(nodes)
+				}
+				if got, want := m.Cost(topo, nodes), m.PairwiseCost(topo, nodes); got != want {
+					t.Fatalf("%v cost of %d nodes %v = %d, pairwise %d", m.Kind, len(nodes), nodes, got, want)
+				}
+			}
+		}
+	}
+}
+
 // TestHopCounterRemove checks that removing nodes undoes adding them, the
 // property sliding-window pricing relies on.
 func TestHopCounterRemove(t *testing.T) {

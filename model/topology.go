@@ -23,6 +23,9 @@ type Topology struct {
 	byName   map[string]int
 	// anc[i] lists the switches above node i, leaf switch first.
 	anc [][]int32
+	// runEnd[i] is the first id after i whose node is not on i's leaf
+	// switch (or NumNodes): nodes i..runEnd[i]-1 share a leaf.
+	runEnd []int32
 	// height is the number of switch levels: 1 for a single leaf switch.
 	height int
 	// counters keeps empty HopCounters over this topology for Cost, so
@@ -161,13 +164,33 @@ func BuildTopology(specs []SwitchSpec) (*Topology, error) {
 	for i := range t.switches {
 		t.height = max(t.height, level(i))
 	}
+	// The nodes of a leaf share its list; the lists lie in one array.
 	t.anc = make([][]int32, len(t.nodes))
-	for id, n := range t.nodes {
-		var a []int32
-		for s := n.Leaf; s >= 0; s = t.switches[s].Parent {
-			a = append(a, int32(s))
+	from := make([]int, len(t.switches)) // leaf's list at all[from-1:]; 0: none yet
+	var all []int32
+	for _, n := range t.nodes {
+		if from[n.Leaf] == 0 {
+			from[n.Leaf] = len(all) + 1
+			for s := n.Leaf; s >= 0; s = t.switches[s].Parent {
+				all = append(all, int32(s))
+			}
 		}
-		t.anc[id] = a
+	}
+	for id, n := range t.nodes {
+		lo := from[n.Leaf] - 1
+		hi := lo
+		for s := n.Leaf; s >= 0; s = t.switches[s].Parent {
+			hi++
+		}
+		t.anc[id] = all[lo:hi:hi]
+	}
+	t.runEnd = make([]int32, len(t.nodes))
+	for id := len(t.nodes) - 1; id >= 0; id-- {
+		if id+1 < len(t.nodes) && t.nodes[id+1].Leaf == t.nodes[id].Leaf {
+			t.runEnd[id] = t.runEnd[id+1]
+		} else {
+			t.runEnd[id] = int32(id + 1)
+		}
 	}
 	return t, nil
 }
