@@ -18,6 +18,7 @@ import (
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/pbsched"
 	"github.com/optsched/optsched/pbsched/cycle"
+	slurmcycle "github.com/optsched/optsched/slurmsched/cycle"
 )
 
 // pbsOptions are the inputs of `optsched pbs plan` and `optsched pbs run`.
@@ -285,11 +286,12 @@ func (o *pbsOptions) config() *cycle.Config {
 	return c
 }
 
-// commandError makes the cycle's configuration errors usage errors (exit
-// 2), keeping their messages.
+// commandError makes a cycle's configuration errors (PBS's or Slurm's)
+// usage errors (exit 2), keeping their messages.
 func commandError(err error) error {
-	var ce cycle.ConfigError
-	if errors.As(err, &ce) {
+	var pe cycle.ConfigError
+	var se slurmcycle.ConfigError
+	if errors.As(err, &pe) || errors.As(err, &se) {
 		return usageError{err}
 	}
 	return err

@@ -109,13 +109,6 @@ func (o *slurmOptions) config() *cycle.Config {
 	return c
 }
 
-func slurmCommandError(err error) error {
-	var ce cycle.ConfigError
-	if errors.As(err, &ce) {
-		return usageError{err}
-	}
-	return err
-}
 
 func (o *slurmOptions) writePlan(p *slurmsched.Plan) error {
 	switch o.output {
@@ -170,7 +163,7 @@ scontrol, 2 usage.`,
 					return werr
 				}
 			}
-			return slurmCommandError(err)
+			return commandError(err)
 		},
 	}
 	o.addFlags(cmd)
@@ -213,7 +206,7 @@ nothing is released: the jobs stay held).`,
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			return slurmCommandError(o.config().Loop(ctx, func(n int, p *slurmsched.Plan, err error) error {
+			return commandError(o.config().Loop(ctx, func(n int, p *slurmsched.Plan, err error) error {
 				if p != nil {
 					if werr := o.writePlan(p); werr != nil {
 						return werr
