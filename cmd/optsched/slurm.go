@@ -109,7 +109,6 @@ func (o *slurmOptions) config() *cycle.Config {
 	return c
 }
 
-
 func (o *slurmOptions) writePlan(p *slurmsched.Plan) error {
 	switch o.output {
 	case "json":
