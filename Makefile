@@ -7,8 +7,9 @@ BIN := bin/optsched
 
 # Debian packages: lp_solve (liblpsolve55-dev, plus lp-solve for the shared
 # liblpsolve55.so under /usr/lib/lp_solve, which keeps lp_solve's LGPL
-# linking dynamic), COIN-OR CLP, and the cgo toolchain.
-APT_PACKAGES := liblpsolve55-dev lp-solve coinor-libclp-dev pkg-config g++
+# linking dynamic), COIN-OR CLP, the cgo toolchain, and Lua 5.1 (the
+# Slurm hold guard's unit test runs it as slurmctld's job_submit/lua would).
+APT_PACKAGES := liblpsolve55-dev lp-solve coinor-libclp-dev pkg-config g++ lua5.1
 
 # golp looks for lp_solve under its own source folder; point cgo at
 # Debian's copy and link it dynamically. `go install` users set the same.
