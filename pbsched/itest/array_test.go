@@ -33,9 +33,19 @@ func TestSchedBenchArray(t *testing.T) {
 	if err := os.Chmod(dir, 0o777); err != nil {
 		t.Fatal(err)
 	}
+	// ... and a binary it can run, wherever the checkout lives (a home
+	// folder the job owner cannot enter, say).
+	bin := filepath.Join(dir, "optsched")
+	data, err := os.ReadFile(optschedBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	sweep := []string{"bench", "scas", "--classes", "paper", "--windows", "8", "--solvers", "csp,seq", "--time-limit", "10s"}
 	script := fmt.Sprintf(`exec %s %s --shard "$PBS_ARRAY_INDEX/4" --json %s/shard-"$PBS_ARRAY_INDEX".json`,
-		shellQuote([]string{optschedBin}), shellQuote(sweep), shellQuote([]string{dir}))
+		shellQuote([]string{bin}), shellQuote(sweep), shellQuote([]string{dir}))
 	id := qsub(t, "-N", "sweep", "-J", "0-3", "-l", "select=1:ncpus=1", "-l", "walltime=00:10:00", "--", "/bin/sh", "-c", script)
 	if !strings.Contains(id, "[]") {
 		t.Fatalf("qsub -J returned %q, not an array id", id)
