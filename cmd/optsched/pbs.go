@@ -114,7 +114,7 @@ func (o *pbsOptions) addFlags(cmd *cobra.Command) {
 	f.IntVar(&o.maxJobs, "max-jobs", 0, "cap on the multi-node whole-node jobs of a cycle; 0 = no cap")
 	f.StringVar(&o.cost, "cost", "lan-code", "CH cost model: lan-code or lan-paper")
 	f.StringVar(&o.solver, "solver", "csp", "whole-node window solver ("+strings.Join(wholeNodeSolvers(), ", ")+")")
-	f.StringVar(&o.fallback, "fallback", "sa", "heuristic that takes over when the exact solver runs out of time: "+strings.Join(catalog.Fallbacks, ", "))
+	f.StringVar(&o.fallback, "fallback", "sa", fallbackHelp)
 	f.StringVar(&o.selection, "selection", pbsched.SelectionBackfill, "which queued jobs start: backfill (jobs start in order whenever they fit; the first that does not fit gets a reservation once it starves, see --starve-after and --reserve-after, and the jobs behind it then start only when they do not delay it) or lan2023 (the paper's window selection: stop at the first job that does not fit)")
 	f.Float64Var(&o.reserveAfter, "reserve-after", defaultReserveAfter, "backfill: the first job that does not fit gets a reservation once its bounded slowdown so far, (wait + walltime)/max(walltime, 10s), reaches this (1: at once, EASY; +Inf: never by slowdown)")
 	f.DurationVar(&o.starveAfter, "starve-after", defaultStarveAfter, "backfill: ... or once it has waited this long (PBS's max_starve; 0: never by wait); until then the jobs behind it start whenever they fit")
@@ -246,8 +246,8 @@ func (o *pbsOptions) validate() error {
 	if o.recheckAfter < 0 {
 		return usageError{fmt.Errorf("--recheck-after must not be negative, got %v", o.recheckAfter)}
 	}
-	if !slices.Contains(catalog.Fallbacks, o.fallback) {
-		return usageError{fmt.Errorf("--fallback must be one of %s, got %q", strings.Join(catalog.Fallbacks, ", "), o.fallback)}
+	if err := checkFallback(o.fallback); err != nil {
+		return err
 	}
 	e, ok := catalog.Lookup(o.solver)
 	switch {
@@ -416,4 +416,16 @@ and remove it with qmgr -c "delete hook optsched_wake".`,
 	}
 	cmd.Flags().StringVar(&pidFile, "pid-file", "", "the pid file of optsched pbs run --pid-file (absolute path)")
 	return cmd
+}
+
+// fallbackHelp and checkFallback are the --fallback of the schedulers'
+// whole-node window (pbs and slurm): the catalogue's list, checked with
+// the flags.
+var fallbackHelp = "heuristic that takes over when the exact solver runs out of time: " + strings.Join(catalog.Fallbacks, ", ")
+
+func checkFallback(v string) error {
+	if !slices.Contains(catalog.Fallbacks, v) {
+		return usageError{fmt.Errorf("--fallback must be one of %s, got %q", strings.Join(catalog.Fallbacks, ", "), v)}
+	}
+	return nil
 }

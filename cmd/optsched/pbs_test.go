@@ -558,3 +558,13 @@ func TestPBSRecheckAfter(t *testing.T) {
 		t.Errorf("negative: exit %d, %q", code, errs)
 	}
 }
+
+// TestSlurmFallbackFlag: slurm's --fallback takes the same list as pbs's
+// and solve's, checked before anything is read.
+func TestSlurmFallbackFlag(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	code, _, errs := optsched(t, "", "slurm", "plan", "--fallback", "bogus")
+	if code != exitUsage || !strings.Contains(errs, "--fallback must be one of sa, nsa, none") {
+		t.Errorf("bad --fallback: exit %d, %q", code, errs)
+	}
+}

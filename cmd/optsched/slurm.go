@@ -68,7 +68,7 @@ func (o *slurmOptions) addFlags(cmd *cobra.Command) {
 	f.StringSliceVar(&o.partitions, "partitions", nil, "schedule only the held jobs of these partitions (default: every partition)")
 	f.StringVar(&o.nodes, "nodes", "", "nodes optsched may start jobs on, a hostlist such as 'n[01-16]' (default: every node)")
 	f.StringVar(&o.solver, "solver", "csp", "whole-node window solver ("+strings.Join(catalog.WholeNode(), ", ")+"); Slurm's tree best fit takes over when it fails")
-	f.StringVar(&o.fallback, "fallback", "sa", "heuristic in the exact solver's reserve: sa or none")
+	f.StringVar(&o.fallback, "fallback", "sa", fallbackHelp)
 	f.DurationVar(&o.timeLimit, "time-limit", 5*time.Second, "time limit of the whole-node window solve")
 	f.DurationVar(&o.starveAfter, "starve-after", 24*time.Hour, "once the first job that does not fit now has waited this long, the jobs behind it wait too, so that its nodes drain (0: never)")
 	f.BoolVar(&o.apply, "apply", false, "act: place and release the jobs (default: a dry run that only prints the plan)")
@@ -89,6 +89,9 @@ func (o *slurmOptions) validate() error {
 	}
 	if o.starveAfter < 0 {
 		return usageError{fmt.Errorf("--starve-after must not be negative, got %v", o.starveAfter)}
+	}
+	if err := checkFallback(o.fallback); err != nil {
+		return err
 	}
 	if o.topoFile != "" && o.topoConf != "" {
 		return usageError{errors.New("give --topology or --topology-conf, not both")}
