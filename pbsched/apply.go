@@ -26,6 +26,13 @@ type Qrun struct {
 	// Path is the qrun binary.
 	Path               string
 	Timeout, WaitDelay time.Duration
+	// Async runs `qrun -a`: qrun returns once the server has accepted
+	// the run request (the job exists, is queued and the vnodes are
+	// known), without waiting for the MoM to start it, as pbs_sched's
+	// own run requests do (pbs_asyrunjob, its default when the server
+	// has no runjob hook). A start the MoM then fails puts the job back
+	// in the queue, where the next cycle sees it.
+	Async bool
 }
 
 // Run implements Runner.
@@ -39,7 +46,7 @@ func (q Qrun) Run(ctx context.Context, execVnode, job string) (int, string) {
 	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(cctx, q.Path, "-H", execVnode, "--", job)
+	cmd := exec.CommandContext(cctx, q.Path, q.Args(execVnode, job)...)
 	BoundProcess(cmd)
 	cmd.WaitDelay = delay
 	var out bytes.Buffer
@@ -65,6 +72,15 @@ func (q Qrun) Run(ctx context.Context, execVnode, job string) (int, string) {
 		msg = msg[:497] + "..."
 	}
 	return code, msg
+}
+
+// Args are qrun's arguments for one start (Apply records them in the
+// plan).
+func (q Qrun) Args(execVnode, job string) []string {
+	if q.Async {
+		return []string{"-a", "-H", execVnode, "--", job}
+	}
+	return []string{"-H", execVnode, "--", job}
 }
 
 // headWriter keeps the first n bytes written to it and drops the rest.
@@ -96,6 +112,11 @@ func Apply(ctx context.Context, p *Plan, r Runner) error {
 		}
 		code, msg := r.Run(ctx, s.ExecVnode(), s.Job)
 		s.Applied, s.ExitCode, s.Error = true, code, ""
+		if a, ok := r.(interface {
+			Args(execVnode, job string) []string
+		}); ok {
+			s.Args = a.Args(s.ExecVnode(), s.Job)
+		}
 		if code == 0 {
 			continue
 		}

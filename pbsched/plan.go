@@ -36,10 +36,12 @@ type Start struct {
 	// Cost is the CH cost of a whole-node job's vnode set; -1 for a
 	// partial-node job.
 	Cost int64
-	// Result of running qrun, when applied.
+	// Result of running qrun, when applied; Args are the arguments it
+	// ran with when the Runner says (see Apply).
 	Applied  bool
 	ExitCode int
 	Error    string
+	Args     []string
 }
 
 // ExecVnode returns the start's qrun -H vnode specification.

@@ -85,6 +85,9 @@ func (p *Plan) Doc(qrun string, dryRun bool) PlanDoc {
 			sd.Cost = &c
 		}
 		if s.Applied {
+			if s.Args != nil {
+				sd.Command = append([]string{qrun}, s.Args...)
+			}
 			code := s.ExitCode
 			sd.ExitCode = &code
 			sd.Error = s.Error

@@ -167,6 +167,34 @@ func readAudit(t *testing.T, path string) []cycle.AuditEntry {
 	return out
 }
 
+// TestPBSQrunSync: --qrun-sync runs qrun without -a, and the plan
+// records that command.
+func TestPBSQrunSync(t *testing.T) {
+	_, calls := pbstest.FakePBS(t, fixture("qstat.json"), fixture("pbsnodes.json"), fixture("queues.json"))
+	dir := t.TempDir()
+	code, out, errs := optsched(t, "", "pbs", "plan", "--apply", "--qrun-sync", "--timezone", "UTC",
+		"--lock", filepath.Join(dir, "pbs.lock"), "--log", filepath.Join(dir, "a.jsonl"), "-o", "json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc pbsched.PlanDoc
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	runs := pbstest.QrunCalls(t, calls)
+	if len(runs) != len(doc.Starts) || len(runs) == 0 {
+		t.Fatalf("%d qrun calls for %d starts", len(runs), len(doc.Starts))
+	}
+	for i, s := range doc.Starts {
+		if want := "qrun -H " + s.ExecVnode + " -- " + s.Job; runs[i] != want {
+			t.Errorf("call %d: %q, want %q", i, runs[i], want)
+		}
+		if want := []string{"qrun", "-H", s.ExecVnode, "--", s.Job}; !slices.Equal(s.Command, want) {
+			t.Errorf("start %s: command %q, want %q", s.Job, s.Command, want)
+		}
+	}
+}
+
 // TestPBSApplyFromPATH: without files, the state comes from qstat and
 // pbsnodes on PATH; --apply runs qrun from PATH once per start with the
 // planned vnode specification, and the cycle goes to the audit log.
@@ -193,8 +221,13 @@ func TestPBSApplyFromPATH(t *testing.T) {
 		t.Fatalf("%d qrun calls for %d starts: %q", len(runs), len(doc.Starts), runs)
 	}
 	for i, s := range doc.Starts {
-		if want := "qrun -H " + s.ExecVnode + " -- " + s.Job; runs[i] != want {
+		// qrun -a by default, as pbs_sched's asynchronous run requests;
+		// the plan records the command that ran.
+		if want := "qrun -a -H " + s.ExecVnode + " -- " + s.Job; runs[i] != want {
 			t.Errorf("call %d: %q, want %q", i, runs[i], want)
+		}
+		if want := []string{"qrun", "-a", "-H", s.ExecVnode, "--", s.Job}; !slices.Equal(s.Command, want) {
+			t.Errorf("start %s: command %q, want %q", s.Job, s.Command, want)
 		}
 		if s.ExitCode == nil || *s.ExitCode != 0 {
 			t.Errorf("start %s: exit code %v", s.Job, s.ExitCode)

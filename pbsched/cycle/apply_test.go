@@ -96,3 +96,78 @@ func TestPlanApply(t *testing.T) {
 		t.Errorf("audit %+v", e)
 	}
 }
+
+// TestClearQstatPacing: only qstat's own marker, an empty regular file,
+// is removed; a file with content, a folder and a symbolic link at that
+// path are left alone, and a missing one is no error.
+func TestClearQstatPacing(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty")
+	full := filepath.Join(dir, "full")
+	sub := filepath.Join(dir, "sub")
+	link := filepath.Join(dir, "link")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(full, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "other")
+	if err := os.WriteFile(other, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(other, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{empty, full, sub, link, filepath.Join(dir, "missing")} {
+		clearQstatPacing(p)
+	}
+	if _, err := os.Lstat(empty); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the empty marker was not removed: %v", err)
+	}
+	for _, p := range []string{full, sub, link, other} {
+		if _, err := os.Lstat(p); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	if got := qstatPacingFile(1234); got != "/var/tmp/.pbs_last_query_1234" {
+		t.Errorf("qstatPacingFile(1234) = %q", got)
+	}
+}
+
+// TestQstatPacingCleared: a cycle that reads the server removes qstat's
+// pacing marker before its qstat calls, so that they are not paced, and
+// leaves it with KeepQstatDelay.
+func TestQstatPacingCleared(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		_, calls := pbstest.FakePBS(t, fixture("qstat.json"), fixture("pbsnodes.json"), fixture("queues.json"))
+		marker := filepath.Join(t.TempDir(), "pbs_last_query")
+		old := qstatPacingPath
+		qstatPacingPath = func() string { return marker }
+		t.Cleanup(func() { qstatPacingPath = old })
+		if err := os.WriteFile(marker, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		c := fixtureConfig()
+		c.QstatFile, c.NodesFile, c.QueuesFile = "", "", ""
+		c.KeepQstatDelay = keep
+		c.LockPath, c.LogPath = filepath.Join(dir, "pbs.lock"), filepath.Join(dir, "audit.jsonl")
+		if _, err := c.Plan(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(pbstest.Calls(t, calls)); n < 3 {
+			t.Fatalf("keep %v: %d calls", keep, n)
+		}
+		_, err := os.Lstat(marker)
+		if keep && err != nil {
+			t.Errorf("KeepQstatDelay: the marker was removed: %v", err)
+		}
+		if !keep && !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("the marker was left before qstat: %v", err)
+		}
+	}
+}

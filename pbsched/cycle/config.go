@@ -73,8 +73,19 @@ type Config struct {
 	// reaction time. A state read from files or a snapshot is always
 	// read again.
 	RecheckAfter time.Duration
-	// Qrun is the qrun binary ("": qrun found on PATH).
-	Qrun string
+	// Qrun is the qrun binary ("": qrun found on PATH); QrunAsync runs
+	// it as qrun -a (see pbsched.Qrun.Async).
+	Qrun      string
+	QrunAsync bool
+	// KeepQstatDelay leaves qstat's pacing alone. OpenPBS's qstat sleeps
+	// 200 ms when the same user ran qstat earlier in the same second (it
+	// keeps the time in /var/tmp/.pbs_last_query_UID; delay_query in
+	// src/lib/Libutil/misc_utils.c), which a cycle reading the jobs and
+	// the queues at once, and again before qrun, meets on most cycles.
+	// Unless it is set, a cycle removes that file before each qstat it
+	// runs, as a scheduler talking to the server directly (pbs_sched)
+	// is never paced.
+	KeepQstatDelay bool
 	// LockPath and LogPath are the lock file and the JSON-lines audit log
 	// of the cycles that hold the lock (default: pbs.lock in
 	// $XDG_STATE_HOME/optsched or ~/.local/state/optsched, and
@@ -299,7 +310,7 @@ func (c *Config) cycle(ctx context.Context, apply bool) (*pbsched.Plan, *pbsched
 			}
 			pbsched.Recheck(fresh, sc, p)
 		}
-		if err := pbsched.Apply(ctx, p, pbsched.Qrun{Path: qrun}); err != nil {
+		if err := pbsched.Apply(ctx, p, pbsched.Qrun{Path: qrun, Async: c.QrunAsync}); err != nil {
 			return p, st, err
 		}
 	}

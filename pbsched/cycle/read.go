@@ -71,15 +71,18 @@ func (c *Config) readDoc(ctx context.Context, flag, file, snapshotPath string, c
 		}
 		return data, p, nil
 	}
-	return runDoc(ctx, flag, command)
+	return c.runDoc(ctx, flag, command)
 }
 
 // runDoc reads one input document from the output of command, found on
 // PATH, within commandTimeout and maxInput bytes.
-func runDoc(ctx context.Context, flag string, command []string) ([]byte, string, error) {
+func (c *Config) runDoc(ctx context.Context, flag string, command []string) ([]byte, string, error) {
 	path, err := exec.LookPath(command[0])
 	if err != nil {
 		return nil, "", fmt.Errorf("%s is not on PATH (give %s FILE or --snapshot DIR): %w", command[0], flag, err)
+	}
+	if command[0] == "qstat" && !c.KeepQstatDelay {
+		clearQstatPacing(qstatPacingPath())
 	}
 	cctx, cancel := context.WithTimeout(ctx, commandTimeout)
 	defer cancel()
@@ -90,6 +93,30 @@ func runDoc(ctx context.Context, flag string, command []string) ([]byte, string,
 		return nil, "", fmt.Errorf("%s: %w: %s", strings.Join(command, " "), err, strings.TrimSpace(errb.String()))
 	}
 	return out.Bytes(), strings.Join(command, " "), nil
+}
+
+// qstatPacingPath is this process's qstat pacing file (a variable for
+// the tests).
+var qstatPacingPath = func() string { return qstatPacingFile(os.Getuid()) }
+
+// qstatPacingFile is the file in which OpenPBS's qstat keeps the time of
+// the user's last qstat (TMP_DIR/.pbs_last_query_UID, TMP_DIR being
+// /var/tmp unless PBS was configured --with-tmpdir).
+func qstatPacingFile(uid int) string {
+	return fmt.Sprintf("/var/tmp/.pbs_last_query_%d", uid)
+}
+
+// clearQstatPacing removes qstat's pacing file, so that the next qstat
+// does not sleep 200 ms for having a predecessor in the same second
+// (see Config.KeepQstatDelay). Only an empty regular file is removed:
+// anything else at that path is not qstat's and is left alone, and so
+// is any error (the cost is then one paced read, never a failed one).
+func clearQstatPacing(path string) {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() != 0 {
+		return
+	}
+	_ = os.Remove(path)
 }
 
 // readFileLimited reads a file of at most maxInput bytes.
@@ -159,7 +186,7 @@ func (c *Config) readState(ctx context.Context) (*pbsched.State, error) {
 	case c.QstatFile != "" || c.NodesFile != "":
 		queuesErr = ConfigError{errors.New("reading the state from files needs the queue list too: give --queues FILE (qstat -Q -f -F json) or --exec-queues")}
 	default:
-		queuesData, queuesSrc, queuesErr = runDoc(ctx, "--queues", queuesCommand)
+		queuesData, queuesSrc, queuesErr = c.runDoc(ctx, "--queues", queuesCommand)
 	}
 	wg.Wait()
 	for _, err := range []error{jobsErr, nodesErr, queuesErr} {
@@ -206,9 +233,9 @@ func (c *Config) readFresh(ctx context.Context, prev *pbsched.State) (*pbsched.S
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		jobsData, _, jobsErr = runDoc(ctx, "--qstat", qstatCommand)
+		jobsData, _, jobsErr = c.runDoc(ctx, "--qstat", qstatCommand)
 	}()
-	nodesData, _, nodesErr = runDoc(ctx, "--pbsnodes", nodesCommand)
+	nodesData, _, nodesErr = c.runDoc(ctx, "--pbsnodes", nodesCommand)
 	wg.Wait()
 	if jobsErr != nil {
 		return nil, jobsErr

@@ -56,7 +56,8 @@ cat "$FAKE_NODES"
 `,
 		"qrun": `#!/bin/sh
 echo "qrun $*" >> "$FAKE_CALLS"
-[ "$3" = "--" ] || { echo "qrun: the job id must follow --" >&2; exit 2; }
+[ "$1" = "-a" ] && shift
+[ "$1" = "-H" ] && [ "$3" = "--" ] || { echo "qrun: the job id must follow --" >&2; exit 2; }
 for j in $QRUN_FAIL; do
   if [ "$4" = "$j" ]; then echo "qrun: Request invalid for state of job $4" >&2; exit 2; fi
 done
