@@ -95,6 +95,16 @@ func TestPlanApply(t *testing.T) {
 		e[1].Command != "plan --apply" || !e[1].Apply || e[1].Error != "" || e[1].Plan == nil || e[1].Plan.DryRun || len(e[1].Plan.Starts) != 4 {
 		t.Errorf("audit %+v", e)
 	}
+	// The applied cycle's phases: it read, decided, read again (the
+	// fixture config always re-reads) and ran qrun, each within the
+	// cycle's time; the refused one has none.
+	if ph := e[1].PhasesMS; ph == nil || !(ph.ReadMS > 0 && ph.DecideMS > 0 && ph.RereadMS > 0 && ph.ApplyMS > 0) ||
+		ph.ReadMS+ph.DecideMS+ph.RereadMS+ph.ApplyMS > e[1].CycleMS {
+		t.Errorf("phases %+v of a %v ms cycle", ph, e[1].CycleMS)
+	}
+	if e[0].PhasesMS != nil {
+		t.Errorf("the locked-out cycle has phases %+v", e[0].PhasesMS)
+	}
 }
 
 // TestClearQstatPacing: only qstat's own marker, an empty regular file,

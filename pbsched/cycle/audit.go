@@ -1,6 +1,10 @@
 package cycle
 
-import "github.com/optsched/optsched/pbsched"
+import (
+	"time"
+
+	"github.com/optsched/optsched/pbsched"
+)
 
 // An AuditEntry is one line of the audit log: a cycle's input digest, its
 // decisions and the commands' exit codes, or why it failed.
@@ -23,4 +27,21 @@ type AuditEntry struct {
 	// for `pbs run` and `plan --apply`: a daemon whose cycles take longer
 	// than its --interval shows it here.
 	CycleMS float64 `json:"cycle_ms,omitempty"`
+	// PhasesMS splits the cycle's time (absent for a cycle that failed
+	// before reading).
+	PhasesMS *Phases `json:"phases_ms,omitempty"`
 }
+
+// Phases are the parts of a cycle's wall time, in milliseconds: reading
+// the server's state (the documents at once), deciding and checking the
+// plan, reading the jobs and vnodes again before qrun (0 when not read
+// again, see Config.RecheckAfter), and running the qrun commands.
+type Phases struct {
+	ReadMS   float64 `json:"read"`
+	DecideMS float64 `json:"decide"`
+	RereadMS float64 `json:"reread"`
+	ApplyMS  float64 `json:"apply"`
+}
+
+// ms is d in milliseconds, to the microsecond.
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -144,7 +144,7 @@ func (c *Config) Plan(ctx context.Context) (*pbsched.Plan, error) {
 		return c.locked(ctx, "plan --apply")
 	case c.LogPath != "":
 		// A dry run is logged only when asked to be.
-		p, st, err := c.cycle(ctx, false)
+		p, st, err := c.cycle(ctx, false, nil)
 		e := AuditEntry{LoggedAt: time.Now().UTC().Format(time.RFC3339Nano), Command: "plan"}
 		if st != nil {
 			e.InputSHA256 = st.Digest
@@ -158,7 +158,7 @@ func (c *Config) Plan(ctx context.Context) (*pbsched.Plan, error) {
 		}
 		return p, errors.Join(err, runloop.AppendJSONLine(c.LogPath, e))
 	default:
-		p, _, err := c.cycle(ctx, false)
+		p, _, err := c.cycle(ctx, false, nil)
 		return p, err
 	}
 }
@@ -261,8 +261,12 @@ func (c *Config) qrunPath() (string, error) {
 
 // cycle runs one read–decide–check–act cycle. With apply it runs the qrun
 // commands; it never runs one unless the whole plan passed pbsched.Check.
-func (c *Config) cycle(ctx context.Context, apply bool) (*pbsched.Plan, *pbsched.State, error) {
+// When ph is not nil, it receives the time each phase took.
+func (c *Config) cycle(ctx context.Context, apply bool, ph *Phases) (*pbsched.Plan, *pbsched.State, error) {
 	start := time.Now() // the time limit counts from here
+	if ph == nil {
+		ph = new(Phases)
+	}
 	sc, err := c.scope()
 	if err != nil {
 		return nil, nil, err
@@ -279,6 +283,7 @@ func (c *Config) cycle(ctx context.Context, apply bool) (*pbsched.Plan, *pbsched
 		return nil, st, err
 	}
 	read := time.Now()
+	ph.ReadMS = ms(read.Sub(start))
 	live := c.QstatFile == "" && c.NodesFile == "" && c.Snapshot == ""
 	if err := sc.ResolveNodes(st.Nodes); err != nil {
 		return nil, st, ConfigError{err}
@@ -295,7 +300,9 @@ func (c *Config) cycle(ctx context.Context, apply bool) (*pbsched.Plan, *pbsched
 	if err != nil {
 		return nil, st, err
 	}
-	if err := pbsched.Check(st, sc, p); err != nil {
+	err = pbsched.Check(st, sc, p)
+	ph.DecideMS = ms(time.Since(read))
+	if err != nil {
 		return p, st, err
 	}
 	if apply && len(p.Starts) > 0 {
@@ -304,13 +311,18 @@ func (c *Config) cycle(ctx context.Context, apply bool) (*pbsched.Plan, *pbsched
 		// from the server's commands, when deciding took longer than
 		// RecheckAfter), and only the starts it still allows run.
 		if !live || c.RecheckAfter <= 0 || time.Since(read) > c.RecheckAfter {
+			t := time.Now()
 			fresh, err := c.readFresh(ctx, st)
+			ph.RereadMS = ms(time.Since(t))
 			if err != nil {
 				return p, st, fmt.Errorf("reading the server's state again before qrun (nothing was started): %w", err)
 			}
 			pbsched.Recheck(fresh, sc, p)
 		}
-		if err := pbsched.Apply(ctx, p, pbsched.Qrun{Path: qrun, Async: c.QrunAsync}); err != nil {
+		t := time.Now()
+		err := pbsched.Apply(ctx, p, pbsched.Qrun{Path: qrun, Async: c.QrunAsync})
+		ph.ApplyMS = ms(time.Since(t))
+		if err != nil {
 			return p, st, err
 		}
 	}
@@ -331,7 +343,8 @@ func (c *Config) locked(ctx context.Context, command string) (*pbsched.Plan, err
 		return nil, errors.Join(err, runloop.AppendJSONLine(logPath, e))
 	}
 	defer lock.Unlock()
-	p, st, cerr := c.cycle(ctx, c.Apply)
+	var ph Phases
+	p, st, cerr := c.cycle(ctx, c.Apply, &ph)
 	if st != nil {
 		e.InputSHA256 = st.Digest
 	}
@@ -343,6 +356,9 @@ func (c *Config) locked(ctx context.Context, command string) (*pbsched.Plan, err
 		e.Error = cerr.Error()
 	}
 	e.CycleMS = float64(time.Since(start).Microseconds()) / 1000
+	if ph != (Phases{}) {
+		e.PhasesMS = &ph
+	}
 	e.LoggedAt = time.Now().UTC().Format(time.RFC3339Nano)
 	if err := runloop.AppendJSONLine(logPath, e); err != nil {
 		return p, errors.Join(cerr, err)
