@@ -170,7 +170,6 @@ func annealBefore(ctx context.Context, a Anneal, p *solver.Problem) (*solver.Res
 	return res, nil
 }
 
-
 // TestAnnealAsBefore holds Anneal.Solve to annealBefore: the same
 // allocations, objective and steps on 1,500 random windows (every kind of
 // instances.RandomSmall, some of 200-node clusters so that blocks wrap and
