@@ -27,8 +27,10 @@ type Blocks struct {
 }
 
 // NewBlocks groups jobs by size and prices every block. It prices blocks
-// by sliding a model.HopCounter along Q (one node out, one in), so the cost
-// is O(|Q| × height) per size rather than O(|Q| × r × height). It returns an
+// by sliding a model.HopCounter along Q (HopCounter.Slide: one node out,
+// one in, O(1) a step within a stretch of both ends on one leaf each), so
+// the cost is O(|Q| + stretches × height) per size rather than
+// O(|Q| × r × height). It returns an
 // error if the jobs need more nodes than Q has.
 func NewBlocks(w *model.Window, jobs []int) (*Blocks, error) {
 	return NewBlocksContext(context.Background(), w, jobs)
@@ -64,14 +66,17 @@ func NewBlocksContext(ctx context.Context, w *model.Window, jobs []int) (*Blocks
 		for k := 0; k < r; k++ {
 			h.Add(b.Q[k])
 		}
-		for i := 0; i < nq; i++ {
-			if i&4095 == 0 && ctx.Err() != nil {
+		// Slid in chunks of 4096 positions, the deadline checked between
+		// them; the hops go in the table and are priced in place.
+		for i := 0; i < nq; i += 4096 {
+			if ctx.Err() != nil {
 				return nil, fmt.Errorf("encode: pricing the blocks: %w", ctx.Err())
 			}
-			if i > 0 {
-				h.Move(b.Q[i-1], b.Q[(i+r-1)%nq])
+			to := min(nq, i+4096)
+			h.Slide(b.Q, r, i, to, cost[i:to])
+			for k := i; k < to; k++ {
+				cost[k] = w.Cost.FromHops(r, cost[k])
 			}
-			cost[i] = w.Cost.FromHops(r, h.Hops())
 		}
 		b.Cost = append(b.Cost, cost)
 	}

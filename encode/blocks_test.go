@@ -78,3 +78,37 @@ func TestCSPDecode(t *testing.T) {
 		t.Errorf("arc from the last position: %+v", a)
 	}
 }
+
+// TestBlockCostsLarge checks the block prices of windows larger than one
+// pricing chunk (4096 positions, slid in pieces) against model's Cost of
+// each block, wrap-around included, on 32,768-node layouts with random
+// idle sets.
+func TestBlockCostsLarge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(53, 54))
+	topo, err := model.NewLayout(820, 4, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c := range 3 {
+		w := &model.Window{Topology: topo, Cost: model.DefaultCostModel}
+		for id := range topo.NumNodes() {
+			if rng.IntN(4+c) > 0 {
+				w.Idle = append(w.Idle, id)
+			}
+		}
+		for _, r := range []int{2, 3 + rng.IntN(40), 100 + rng.IntN(900)} {
+			w.Jobs = append(w.Jobs, model.Job{ID: "j" + string(rune('a'+len(w.Jobs))), Nodes: r})
+		}
+		b, err := encode.NewBlocks(w, []int{0, 1, 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for s, r := range b.Sizes {
+			for i := range b.Q {
+				if got, want := b.Cost[s][i], w.Cost.Cost(topo, w.Block(i, r)); got != want {
+					t.Fatalf("window %d: cost of D(%d,%d) = %d, Cost %d", c, i, r, got, want)
+				}
+			}
+		}
+	}
+}

@@ -132,16 +132,19 @@ func (a Anneal) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 	if err := checkFits("sa", p); err != nil {
 		return nil, err
 	}
-	h := model.NewHopCounter(w.Topology)
+	// A job's price from its node ids: model's Cost counts each run of
+	// nodes on one leaf switch at once (the positions a job takes are
+	// consecutive free ones, so its ids come in runs).
+	var ids []int
 	price := func(positions []int) int64 {
 		if len(positions) <= 1 {
 			return 1
 		}
-		h.Reset()
+		ids = ids[:0]
 		for _, i := range positions {
-			h.Add(q[i])
+			ids = append(ids, q[i])
 		}
-		return w.Cost.FromHops(len(positions), h.Hops())
+		return w.Cost.Cost(w.Topology, ids)
 	}
 	n := len(p.Jobs)
 	cur := &annealState{owner: make([]int, len(q)), nodes: make([][]int, n), cost: make([]int64, n)}
@@ -177,6 +180,12 @@ func (a Anneal) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 	best := cur.clone()
 	rng := rand.New(rand.NewPCG(a.Seed, a.Seed^0xa0761d6478bd642f))
 	free := make([]int, 0, len(q))
+	// The jobs' nodes in all: while the moved jobs from moved[mi] on are
+	// out, len(q) − need + their sizes positions are free.
+	need := 0
+	for _, j := range p.Jobs {
+		need += w.Jobs[j].Nodes
+	}
 	var moved, pending []int
 	saved := make([][]int, n)
 	savedCost := make([]int64, n)
@@ -211,17 +220,23 @@ func (a Anneal) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 		// Repair: each job takes n_j nodes of the current idle sequence
 		// from a start among its first Q positions, wrapping.
 		for mi, k := range moved {
-			free = free[:0]
-			for i, o := range cur.owner {
-				if o < 0 {
-					free = append(free, i)
-				}
+			nfree := len(q) - need
+			for _, k2 := range moved[mi:] {
+				nfree += w.Jobs[p.Jobs[k2]].Nodes
 			}
 			r := w.Jobs[p.Jobs[k]].Nodes
 			var u int
 			if a.Repair == nil {
-				u = rng.IntN(min(a.Q, len(free)))
+				u = rng.IntN(min(a.Q, nfree))
+				// Only the free positions up to the block's end are
+				// read, unless it wraps round the end of the sequence.
+				upto := nfree
+				if u+r <= nfree {
+					upto = u + r
+				}
+				free = appendFree(free[:0], cur.owner, upto)
 			} else {
+				free = appendFree(free[:0], cur.owner, nfree)
 				pending = pending[:0]
 				for _, k2 := range moved[mi+1:] {
 					pending = append(pending, w.Jobs[p.Jobs[k2]].Nodes)
@@ -234,7 +249,7 @@ func (a Anneal) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 			}
 			cur.nodes[k] = cur.nodes[k][:0]
 			for d := 0; d < r; d++ {
-				i := free[(u+d)%len(free)]
+				i := free[(u+d)%nfree]
 				cur.owner[i] = k
 				cur.nodes[k] = append(cur.nodes[k], i)
 			}
@@ -274,6 +289,20 @@ func (a Anneal) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 		res.Allocations = append(res.Allocations, model.Allocation{Job: j, Nodes: nodes, Start: w.Time})
 	}
 	return res, nil
+}
+
+// appendFree appends to free the first upto positions of owner that no
+// job holds (owner −1), in order.
+func appendFree(free, owner []int, upto int) []int {
+	for i, o := range owner {
+		if len(free) == upto {
+			break
+		}
+		if o < 0 {
+			free = append(free, i)
+		}
+	}
+	return free
 }
 
 // load sets cur from a.Initial, checking that it places exactly the

@@ -199,6 +199,83 @@ func (h *HopCounter) Move(out, in int) {
 	h.sumDepth += int64(len(ai) - len(ao))
 }
 
+// Slide walks a block of r positions along the sequence q (circularly:
+// position k's block is q[k], …, q[(k+r−1) mod len(q)]) from start from to
+// start to: h must hold exactly the block at from, it sets out[k−from] to
+// the hops of the block at k for every k in [from, to), and it leaves h
+// holding the block at to. It is Move(q[k], q[(k+r) mod len(q)]) for each
+// k, and gives the same hops, in O(1) a step plus O(height) a stretch:
+// while the node moved out stays on one leaf switch and the node moved
+// in on another, the switches above the one only lose a node a step and
+// those above the other only gain one, so the pairs change by an amount
+// that grows by the number of those switches each step, and the switch
+// counts are updated once at the end of the stretch. On a layout of
+// leaves of l nodes the stretches are about 2|q|/l. q must hold distinct
+// valid ids, 1 ≤ r ≤ len(q), 0 ≤ from ≤ to ≤ len(q), len(out) ≥ to−from.
+func (h *HopCounter) Slide(q []int, r, from, to int, out []int64) {
+	nq := len(q)
+	t := h.t
+	nodes := t.nodes
+	// The stretch: the switches above the node out only (ao), above the
+	// node in only (ai), its steps so far, and each step's change of
+	// the pairs (delta, which grows by grow a step) and of sumDepth.
+	var ao, ai []int32
+	lo, li := -1, -1
+	var steps, delta, grow, depth int64
+	pairs, sumDepth, n1 := h.pairs, h.sumDepth, int64(h.n-1)
+	in := from + r
+	if in >= nq {
+		in -= nq
+	}
+	for k := from; k < to; k++ {
+		out[k-from] = n1*sumDepth - 2*pairs
+		x, y := q[k], q[in]
+		if in++; in == nq {
+			in = 0
+		}
+		if lx, ly := nodes[x].Leaf, nodes[y].Leaf; lx != lo || ly != li {
+			h.shift(ao, ai, steps)
+			lo, li = lx, ly
+			ao, ai = t.anc[x], t.anc[y]
+			depth = int64(len(ai) - len(ao))
+			no, ni := len(ao), len(ai)
+			for no > 0 && ni > 0 && ao[no-1] == ai[ni-1] {
+				no--
+				ni--
+			}
+			ao, ai = ao[:no], ai[:ni]
+			delta, grow, steps = 0, int64(no+ni), 0
+			for _, s := range ai {
+				delta += int64(h.cnt[s])
+			}
+			for _, s := range ao {
+				delta -= int64(h.cnt[s]) - 1
+			}
+		}
+		pairs += delta
+		delta += grow
+		sumDepth += depth
+		steps++
+	}
+	h.shift(ao, ai, steps)
+	h.pairs, h.sumDepth = pairs, sumDepth
+}
+
+// shift moves steps nodes from below the switches ao to below the
+// switches ai in the counts (not the pairs): the end of a stretch of
+// Slide.
+func (h *HopCounter) shift(ao, ai []int32, steps int64) {
+	if steps == 0 {
+		return
+	}
+	for _, s := range ao {
+		h.cnt[s] -= int32(steps)
+	}
+	for _, s := range ai {
+		h.cnt[s] += int32(steps)
+	}
+}
+
 // addRun adds r nodes that share node id's leaf switch (id among them):
 // Add of each, at once.
 func (h *HopCounter) addRun(id, r int) {

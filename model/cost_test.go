@@ -256,3 +256,70 @@ func TestHopCounterMove(t *testing.T) {
 		}
 	}
 }
+
+// TestSlideAsMove holds HopCounter.Slide to Move step by step: the hops of
+// every block and the counter left at the end (every switch count), on
+// 3,000 random sequences — sorted subsets of idle nodes and shuffled ones,
+// sizes from 1 to all of q, slid in chunks from random starts — over the
+// paper's layout, a tree of uneven depth, random layouts and a forest.
+func TestSlideAsMove(t *testing.T) {
+	rng := rand.New(rand.NewPCG(33, 4))
+	uneven, err := BuildTopology([]SwitchSpec{
+		{Name: "s0", Nodes: []string{"a0", "a1", "a2"}},
+		{Name: "s1", Nodes: []string{"b0", "b1"}},
+		{Name: "s2", Switches: []string{"s0", "s1"}},
+		{Name: "s3", Nodes: []string{"c0", "c1", "c2", "c3"}},
+		{Name: "top", Switches: []string{"s2", "s3"}},
+		{Name: "lone", Nodes: []string{"d0", "d1"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	topos := []*Topology{paperTopology(t), uneven}
+	for range 6 {
+		l, err := NewLayout(1+rng.IntN(4), 1+rng.IntN(4), 1+rng.IntN(6))
+		if err != nil {
+			t.Fatal(err)
+		}
+		topos = append(topos, l)
+	}
+	for c := range 3000 {
+		topo := topos[c%len(topos)]
+		n := topo.NumNodes()
+		var q []int
+		for id := range n {
+			if rng.IntN(4) > 0 {
+				q = append(q, id)
+			}
+		}
+		if len(q) == 0 {
+			q = []int{rng.IntN(n)}
+		}
+		if c%5 == 0 {
+			rng.Shuffle(len(q), func(i, j int) { q[i], q[j] = q[j], q[i] })
+		}
+		nq := len(q)
+		r := 1 + rng.IntN(nq)
+		h, ref := NewHopCounter(topo), NewHopCounter(topo)
+		from := rng.IntN(nq + 1)
+		for k := range r {
+			h.Add(q[(from+k)%nq])
+			ref.Add(q[(from+k)%nq])
+		}
+		out := make([]int64, nq)
+		for from < nq {
+			to := min(nq, from+1+rng.IntN(nq))
+			h.Slide(q, r, from, to, out)
+			for k := from; k < to; k++ {
+				if out[k-from] != ref.Hops() {
+					t.Fatalf("case %d (n=%d |q|=%d r=%d): block %d: slid hops %d, by Move %d", c, n, nq, r, k, out[k-from], ref.Hops())
+				}
+				ref.Move(q[k], q[(k+r)%nq])
+			}
+			if h.Hops() != ref.Hops() || h.Len() != ref.Len() || h.sumDepth != ref.sumDepth || h.pairs != ref.pairs || !slices.Equal(h.cnt, ref.cnt) {
+				t.Fatalf("case %d (n=%d |q|=%d r=%d): counter after sliding to %d differs from Move's", c, n, nq, r, to)
+			}
+			from = to
+		}
+	}
+}

@@ -162,6 +162,10 @@ func verify(w *model.Window, jobs []int, res *Result) error {
 // used by allocs, as the published code of [Lan23] does after the window's
 // solution.
 func placeSingles(w *model.Window, allocs []model.Allocation, singles []int) (placed []model.Allocation, unplaced []int) {
+	if len(singles) == 0 {
+		// Most windows of an archive log: no table of the cluster's nodes.
+		return nil, nil
+	}
 	used := make([]bool, w.Topology.NumNodes())
 	for _, a := range allocs {
 		for _, k := range a.Nodes {

@@ -37,17 +37,23 @@ func (s Solver) single(ctx context.Context, p *solver.Problem) (res *solver.Resu
 	// The price is non-decreasing in the hops, so only a block of fewer
 	// hops than the best so far can be cheaper: prices are computed for
 	// those only.
+	// The hops are slid (HopCounter.Slide) a chunk of 4096 positions at
+	// a time, the deadline checked between chunks.
+	var buf [4096]int64
 	minHops := h.Hops()
 	best, at := w.Cost.FromHops(n, minHops), 0
-	for i := 1; i < nq; i++ {
-		if i&4095 == 0 && ctx.Err() != nil {
+	for from := 0; from < nq; from += len(buf) {
+		if from > 0 && ctx.Err() != nil {
 			return seqResult(p), true
 		}
-		h.Move(q[i-1], q[(i+n-1)%nq])
-		if hops := h.Hops(); hops < minHops {
-			minHops = hops
-			if c := w.Cost.FromHops(n, hops); c < best {
-				best, at = c, i
+		to := min(nq, from+len(buf))
+		h.Slide(q, n, from, to, buf[:])
+		for k, hops := range buf[:to-from] {
+			if hops < minHops {
+				minHops = hops
+				if c := w.Cost.FromHops(n, hops); c < best {
+					best, at = c, from+k
+				}
 			}
 		}
 	}
