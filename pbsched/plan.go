@@ -530,6 +530,7 @@ func plan(ctx context.Context, c *cluster, opt Options) (*Plan, error) {
 		if err != nil {
 			return nil, err
 		}
+		bestFitMulti(w, res.Allocations)
 		bestFitSingles(w, res.Allocations)
 		p.Window = w
 		p.Allocs = res.Allocations
