@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"math/bits"
 	"slices"
 
@@ -167,8 +168,14 @@ func (m *mishra) plan(mode mishraMode, job *model.Job) ([]leafTake, int) {
 	}
 	m.gPlan = m.greedyPlan(m.gPlan[:0], m.ranker(top, job.Comm), job.Nodes)
 	m.bPlan = m.balancedPlan(m.bPlan[:0], m.ranker(top, job.Comm), job.Nodes)
-	cg := m.planCost(m.gPlan, job.Comm, job.Pattern)
+	// The same takes cost the same: balanced, as on a tie. Otherwise
+	// greedy is priced only as far as it takes to know whether it costs
+	// less than balanced (a cost only grows, step by step).
+	if slices.Equal(m.gPlan, m.bPlan) {
+		return m.bPlan, 1
+	}
 	cb := m.planCost(m.bPlan, job.Comm, job.Pattern)
+	cg := m.planCostBelow(m.gPlan, job.Comm, job.Pattern, cb)
 	if cb <= cg {
 		return m.bPlan, 1
 	}
@@ -179,10 +186,16 @@ func (m *mishra) plan(mode mishraMode, job *model.Job) ([]leafTake, int) {
 // from the plan's leaves and counts alone when each leaf's nodes are a run
 // of ids (the ranks are then the plan's takes in the leaves' id order).
 func (m *mishra) planCost(plan []leafTake, comm bool, pattern string) float64 {
+	return m.planCostBelow(plan, comm, pattern, math.Inf(1))
+}
+
+// planCostBelow is planCost, or, when that is bound or more, possibly a
+// partial cost between bound and it (see costRuns).
+func (m *mishra) planCostBelow(plan []leafTake, comm bool, pattern string, bound float64) float64 {
 	if m.lowRank == nil {
-		return m.cost(m.planNodes(plan), comm, pattern)
+		return m.costRuns(m.nodeRuns(m.planNodes(plan)), comm, pattern, bound)
 	}
-	return m.costRuns(m.planRuns(plan), comm, pattern)
+	return m.costRuns(m.planRuns(plan), comm, pattern, bound)
 }
 
 // ranker returns the function that yields, for a job that still needs rem
@@ -543,6 +556,12 @@ type rankRun struct{ leaf, n int }
 
 // cost is MishraCost for nodes in increasing order, on the current state.
 func (m *mishra) cost(nodes []int, comm bool, pattern string) float64 {
+	return m.costRuns(m.nodeRuns(nodes), comm, pattern, math.Inf(1))
+}
+
+// nodeRuns returns the runs of ranks of nodes, in increasing order, on
+// one leaf each (m's scratch, valid until the next call).
+func (m *mishra) nodeRuns(nodes []int) []rankRun {
 	runs := m.runBuf[:0]
 	for _, id := range nodes {
 		l := m.t.Node(id).Leaf
@@ -553,7 +572,7 @@ func (m *mishra) cost(nodes []int, comm bool, pattern string) float64 {
 		runs = append(runs, rankRun{l, 1})
 	}
 	m.runBuf = runs
-	return m.costRuns(runs, comm, pattern)
+	return runs
 }
 
 // A runCost is what pricing a pair reads of one run of ranks: its leaf,
@@ -573,7 +592,12 @@ type runCost struct {
 // i of the step (rd, rhvd: bit k of i clear; binomial: i < k). The same
 // pairs as pricing every (i, i+k), so the same maximum, in O(len(runs))
 // a step instead of O(nodes).
-func (m *mishra) costRuns(runs []rankRun, comm bool, pattern string) float64 {
+//
+// Once the steps priced so far add up to bound or more, it returns their
+// sum: a step costs at least 0, and adding a number ≥ 0 never lowers a
+// floating-point sum, so the cost is then at least that sum, at least
+// bound (+Inf: the cost).
+func (m *mishra) costRuns(runs []rankRun, comm bool, pattern string, bound float64) float64 {
 	rc := slices.Grow(m.runC[:0], len(runs))
 	n := 0
 	for _, r := range runs {
@@ -653,7 +677,9 @@ func (m *mishra) costRuns(runs []rankRun, comm bool, pattern string) float64 {
 			}
 			i = min(rc[a].end, rc[b].end-k)
 		}
-		total += step
+		if total += step; total >= bound {
+			break
+		}
 	}
 	return total
 }
