@@ -88,9 +88,11 @@ func Check(w *Window, allocs []Allocation) error {
 	words := (n + 63) / 64
 	sc := checkPool.Get().(*checkScratch)
 	defer checkPool.Put(sc)
-	inUse := slices.Grow(sc.bits[:0], 2*words)[:2*words]
-	clear(inUse)
+	inUse := slices.Grow(sc.bits[:0], 3*words)[:3*words]
 	sc.bits = inUse
+	left := inUse[2*words:] // the pass over Idle's scratch
+	inUse = inUse[:2*words]
+	clear(inUse)
 	twice := inUse[words:]
 	inUse = inUse[:words]
 	total := 0
@@ -139,7 +141,9 @@ func Check(w *Window, allocs []Allocation) error {
 	}
 	freeFrom := slices.Grow(sc.freeFrom[:0], size)[:size]
 	sc.freeFrom = freeFrom
-	// resetFree sets every marked node's free-from time to never.
+	// resetFree sets every marked node's free-from time to never. The
+	// passes over Idle below write every marked node's time when they find
+	// every marked node idle, and call it first otherwise.
 	resetFree := func() {
 		if !direct {
 			for i := range freeFrom {
@@ -153,7 +157,6 @@ func Check(w *Window, allocs []Allocation) error {
 			}
 		}
 	}
-	resetFree()
 	// An idle node is free from the window time whatever runs on it, so
 	// when every marked node is idle the running jobs (every busy node of
 	// the cluster) need not be read. Few marked nodes are looked up in Idle
@@ -174,9 +177,12 @@ func Check(w *Window, allocs []Allocation) error {
 		}
 		allIdle = found == distinct
 	} else if distinct > 0 {
+		// left: the marked nodes not yet met in Idle.
+		copy(left, inUse)
 		found := 0
 		for _, k := range w.Idle {
-			if marked(k) && freeFrom[slot(k)] == never {
+			if k >= 0 && k < n && left[k/64]&(1<<(k%64)) != 0 {
+				left[k/64] &^= 1 << (k % 64)
 				freeFrom[slot(k)] = w.Time
 				found++
 			}
