@@ -166,8 +166,7 @@ func (m *mishra) plan(mode mishraMode, job *model.Job) ([]leafTake, int) {
 		m.bPlan = m.balancedPlan(m.bPlan[:0], m.ranker(top, job.Comm), job.Nodes)
 		return m.bPlan, 1
 	}
-	m.gPlan = m.greedyPlan(m.gPlan[:0], m.ranker(top, job.Comm), job.Nodes)
-	m.bPlan = m.balancedPlan(m.bPlan[:0], m.ranker(top, job.Comm), job.Nodes)
+	m.plans(top, job)
 	// The same takes cost the same: balanced, as on a tie. Otherwise
 	// greedy is priced only as far as it takes to know whether it costs
 	// less than balanced (a cost only grows, step by step).
@@ -180,6 +179,35 @@ func (m *mishra) plan(mode mishraMode, job *model.Job) ([]leafTake, int) {
 		return m.bPlan, 1
 	}
 	return m.gPlan, 0
+}
+
+// plans sets gPlan and bPlan to the greedy and the balanced plan for job
+// below switch top. With an index, one walk of the ranking serves both as
+// long as their takes agree (the same leaves asked with the same
+// remainders: the same answers), then forks.
+func (m *mishra) plans(top int, job *model.Job) {
+	if m.mx == nil {
+		m.gPlan = m.greedyPlan(m.gPlan[:0], m.ranker(top, job.Comm), job.Nodes)
+		m.bPlan = m.balancedPlan(m.bPlan[:0], m.ranker(top, job.Comm), job.Nodes)
+		return
+	}
+	g, b := m.gPlan[:0], m.bPlan[:0]
+	r := m.mx.walk(top, job.Comm, m.mx.cur)
+	for rem := job.Nodes; rem > 0; {
+		l := r.next(rem)
+		kg := min(rem, m.cnt[l])
+		kb := 1 << (bits.Len(uint(kg)) - 1)
+		g, b = append(g, leafTake{l, kg}), append(b, leafTake{l, kb})
+		if kg != kb {
+			// greedyPlan and balancedPlan go on as from here.
+			rb := r.fork(m.mx.fork)
+			g = m.greedyPlan(g, r.next, rem-kg)
+			b = m.balancedPlan(b, rb.next, rem-kb)
+			break
+		}
+		rem -= kg
+	}
+	m.gPlan, m.bPlan = g, b
 }
 
 // planCost is cost of the nodes plan would take, on the current state:
@@ -363,7 +391,8 @@ func (m *mishra) next(cands []int, done []bool, rem int, comm bool) int {
 }
 
 // greedyPlan appends to plan whole leaves in ranking order (next:
-// ranker's) for a job of n nodes.
+// ranker's) for a job of n nodes (or for the n nodes a job still needs
+// after the takes plan holds, which next has yielded).
 func (m *mishra) greedyPlan(plan []leafTake, next func(rem int) int, n int) []leafTake {
 	for rem := n; rem > 0; {
 		l := next(rem)
@@ -376,7 +405,9 @@ func (m *mishra) greedyPlan(plan []leafTake, next func(rem int) int, n int) []le
 
 // balancedPlan appends to plan power-of-two shares of leaves in ranking
 // order for a job of n nodes, then tops up from the visited leaves, last
-// first.
+// first (those plan held already among them: it may hold the first takes
+// of the job, which next has yielded, and n is then what the job still
+// needs).
 func (m *mishra) balancedPlan(plan []leafTake, next func(rem int) int, n int) []leafTake {
 	rem := n
 	for rem > 0 {

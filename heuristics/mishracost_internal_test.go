@@ -170,15 +170,26 @@ func TestMishraPlanRuns(t *testing.T) {
 // value from the bound up to the cost, on the greedy and balanced plans
 // of random jobs on random windows, with bounds below, at and above the
 // cost; and adaptive's pick (plan) is the plan the full costs choose
-// (balanced on a tie), with identical plans counted.
+// (balanced on a tie), with identical plans counted. Every other window
+// is indexed as an Incremental allocator's is, where plan walks the
+// ranking once for both plans until they differ (the plans it is held
+// to here walk it once each).
 func TestMishraCostBelow(t *testing.T) {
 	rng := rand.New(rand.NewPCG(55, 56))
 	patterns := []string{"", model.PatternRD, model.PatternRHVD, model.PatternBinomial}
-	var below, stopped, same, greedy, balanced int
+	var below, stopped, same, greedy, balanced, indexed int
 	for i := range 400 {
 		w := mishraWindow(t, rng, i)
 		m := newMishra(w)
 		randomComm(rng, m)
+		if i%2 == 0 {
+			if m.fx = newTreeIndex(m.tree); m.fx != nil {
+				m.byCnt, m.fx.noPaths = nil, true
+				if m.mx = newMishraIndex(m); m.mx != nil {
+					indexed++
+				}
+			}
+		}
 		for range 10 {
 			if m.total == 0 {
 				break
@@ -224,9 +235,9 @@ func TestMishraCostBelow(t *testing.T) {
 			m.commit(plan, job.Comm)
 		}
 	}
-	t.Logf("%d prices below the bound, %d stopped early; plans: %d identical, balanced cheaper %d, greedy cheaper %d", below, stopped, same, balanced, greedy)
-	if below < 1000 || stopped < 500 || same < 100 || balanced < 100 || greedy < 40 {
-		t.Errorf("the cases do not exercise every way: %d below the bound, %d stopped early, %d identical plans, balanced cheaper %d, greedy cheaper %d",
-			below, stopped, same, balanced, greedy)
+	t.Logf("%d prices below the bound, %d stopped early; plans: %d identical, balanced cheaper %d, greedy cheaper %d; %d windows indexed", below, stopped, same, balanced, greedy, indexed)
+	if below < 1000 || stopped < 500 || same < 100 || balanced < 100 || greedy < 40 || indexed < 150 {
+		t.Errorf("the cases do not exercise every way: %d below the bound, %d stopped early, %d identical plans, balanced cheaper %d, greedy cheaper %d, %d windows indexed",
+			below, stopped, same, balanced, greedy, indexed)
 	}
 }
