@@ -18,6 +18,7 @@ type mishraIndex struct {
 	// off[size] is the first class of leaves of that size (-1: none);
 	// class off[size] + (free-1)·(size+1) + comm.
 	off     map[int]int
+	base    []int // by leaf switch: off[its size]
 	classOf []int // by leaf switch; -1: no free node
 	bits    [][]uint64
 	// groups lists the classes by ratio, lowest first, equal ratios
@@ -98,6 +99,10 @@ func newMishraIndex(m *mishra) *mishraIndex {
 	for s := range mx.classOf {
 		mx.classOf[s] = -1
 	}
+	mx.base = make([]int, len(m.cnt))
+	for _, l := range leaves {
+		mx.base[l] = mx.off[m.size[l]]
+	}
 	for _, l := range leaves {
 		mx.update(l)
 	}
@@ -113,7 +118,7 @@ func (mx *mishraIndex) update(l int) {
 	c := -1
 	if f := mx.m.cnt[l]; f > 0 {
 		s := mx.m.size[l]
-		c = mx.off[s] + (f-1)*(s+1) + mx.m.commCnt[l]
+		c = mx.base[l] + (f-1)*(s+1) + mx.m.commCnt[l]
 		mx.bits[c][p/64] |= 1 << (p % 64)
 	}
 	mx.classOf[l] = c
