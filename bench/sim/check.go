@@ -35,7 +35,7 @@ type checkItem struct {
 }
 
 // checkAhead bounds the allocations made but not yet checked.
-const checkAhead = 256
+const checkAhead = 64
 
 // startChecks makes s check its allocations with a checker.
 func (s *state) startChecks() {
