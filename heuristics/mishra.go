@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"math/bits"
 	"slices"
 
@@ -165,24 +166,64 @@ func (m *mishra) plan(mode mishraMode, job *model.Job) ([]leafTake, int) {
 		m.bPlan = m.balancedPlan(m.bPlan[:0], m.ranker(top, job.Comm), job.Nodes)
 		return m.bPlan, 1
 	}
-	m.gPlan = m.greedyPlan(m.gPlan[:0], m.ranker(top, job.Comm), job.Nodes)
-	m.bPlan = m.balancedPlan(m.bPlan[:0], m.ranker(top, job.Comm), job.Nodes)
-	cg := m.planCost(m.gPlan, job.Comm, job.Pattern)
+	m.plans(top, job)
+	// The same takes cost the same: balanced, as on a tie. Otherwise
+	// greedy is priced only as far as it takes to know whether it costs
+	// less than balanced (a cost only grows, step by step).
+	if slices.Equal(m.gPlan, m.bPlan) {
+		return m.bPlan, 1
+	}
 	cb := m.planCost(m.bPlan, job.Comm, job.Pattern)
+	cg := m.planCostBelow(m.gPlan, job.Comm, job.Pattern, cb)
 	if cb <= cg {
 		return m.bPlan, 1
 	}
 	return m.gPlan, 0
 }
 
+// plans sets gPlan and bPlan to the greedy and the balanced plan for job
+// below switch top. With an index, one walk of the ranking serves both as
+// long as their takes agree (the same leaves asked with the same
+// remainders: the same answers), then forks.
+func (m *mishra) plans(top int, job *model.Job) {
+	if m.mx == nil {
+		m.gPlan = m.greedyPlan(m.gPlan[:0], m.ranker(top, job.Comm), job.Nodes)
+		m.bPlan = m.balancedPlan(m.bPlan[:0], m.ranker(top, job.Comm), job.Nodes)
+		return
+	}
+	g, b := m.gPlan[:0], m.bPlan[:0]
+	r := m.mx.walk(top, job.Comm, m.mx.cur)
+	for rem := job.Nodes; rem > 0; {
+		l := r.next(rem)
+		kg := min(rem, m.cnt[l])
+		kb := 1 << (bits.Len(uint(kg)) - 1)
+		g, b = append(g, leafTake{l, kg}), append(b, leafTake{l, kb})
+		if kg != kb {
+			// greedyPlan and balancedPlan go on as from here.
+			rb := r.fork(m.mx.fork)
+			g = m.greedyPlan(g, r.next, rem-kg)
+			b = m.balancedPlan(b, rb.next, rem-kb)
+			break
+		}
+		rem -= kg
+	}
+	m.gPlan, m.bPlan = g, b
+}
+
 // planCost is cost of the nodes plan would take, on the current state:
 // from the plan's leaves and counts alone when each leaf's nodes are a run
 // of ids (the ranks are then the plan's takes in the leaves' id order).
 func (m *mishra) planCost(plan []leafTake, comm bool, pattern string) float64 {
+	return m.planCostBelow(plan, comm, pattern, math.Inf(1))
+}
+
+// planCostBelow is planCost, or, when that is bound or more, possibly a
+// partial cost between bound and it (see costRuns).
+func (m *mishra) planCostBelow(plan []leafTake, comm bool, pattern string, bound float64) float64 {
 	if m.lowRank == nil {
-		return m.cost(m.planNodes(plan), comm, pattern)
+		return m.costRuns(m.nodeRuns(m.planNodes(plan)), comm, pattern, bound)
 	}
-	return m.costRuns(m.planRuns(plan), comm, pattern)
+	return m.costRuns(m.planRuns(plan), comm, pattern, bound)
 }
 
 // ranker returns the function that yields, for a job that still needs rem
@@ -350,7 +391,8 @@ func (m *mishra) next(cands []int, done []bool, rem int, comm bool) int {
 }
 
 // greedyPlan appends to plan whole leaves in ranking order (next:
-// ranker's) for a job of n nodes.
+// ranker's) for a job of n nodes (or for the n nodes a job still needs
+// after the takes plan holds, which next has yielded).
 func (m *mishra) greedyPlan(plan []leafTake, next func(rem int) int, n int) []leafTake {
 	for rem := n; rem > 0; {
 		l := next(rem)
@@ -363,7 +405,9 @@ func (m *mishra) greedyPlan(plan []leafTake, next func(rem int) int, n int) []le
 
 // balancedPlan appends to plan power-of-two shares of leaves in ranking
 // order for a job of n nodes, then tops up from the visited leaves, last
-// first.
+// first (those plan held already among them: it may hold the first takes
+// of the job, which next has yielded, and n is then what the job still
+// needs).
 func (m *mishra) balancedPlan(plan []leafTake, next func(rem int) int, n int) []leafTake {
 	rem := n
 	for rem > 0 {
@@ -543,6 +587,12 @@ type rankRun struct{ leaf, n int }
 
 // cost is MishraCost for nodes in increasing order, on the current state.
 func (m *mishra) cost(nodes []int, comm bool, pattern string) float64 {
+	return m.costRuns(m.nodeRuns(nodes), comm, pattern, math.Inf(1))
+}
+
+// nodeRuns returns the runs of ranks of nodes, in increasing order, on
+// one leaf each (m's scratch, valid until the next call).
+func (m *mishra) nodeRuns(nodes []int) []rankRun {
 	runs := m.runBuf[:0]
 	for _, id := range nodes {
 		l := m.t.Node(id).Leaf
@@ -553,7 +603,7 @@ func (m *mishra) cost(nodes []int, comm bool, pattern string) float64 {
 		runs = append(runs, rankRun{l, 1})
 	}
 	m.runBuf = runs
-	return m.costRuns(runs, comm, pattern)
+	return runs
 }
 
 // A runCost is what pricing a pair reads of one run of ranks: its leaf,
@@ -573,7 +623,12 @@ type runCost struct {
 // i of the step (rd, rhvd: bit k of i clear; binomial: i < k). The same
 // pairs as pricing every (i, i+k), so the same maximum, in O(len(runs))
 // a step instead of O(nodes).
-func (m *mishra) costRuns(runs []rankRun, comm bool, pattern string) float64 {
+//
+// Once the steps priced so far add up to bound or more, it returns their
+// sum: a step costs at least 0, and adding a number ≥ 0 never lowers a
+// floating-point sum, so the cost is then at least that sum, at least
+// bound (+Inf: the cost).
+func (m *mishra) costRuns(runs []rankRun, comm bool, pattern string, bound float64) float64 {
 	rc := slices.Grow(m.runC[:0], len(runs))
 	n := 0
 	for _, r := range runs {
@@ -653,7 +708,9 @@ func (m *mishra) costRuns(runs []rankRun, comm bool, pattern string) float64 {
 			}
 			i = min(rc[a].end, rc[b].end-k)
 		}
-		total += step
+		if total += step; total >= bound {
+			break
+		}
 	}
 	return total
 }

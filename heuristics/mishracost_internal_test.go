@@ -163,3 +163,81 @@ func TestMishraPlanRuns(t *testing.T) {
 		t.Errorf("only %d windows with leaves in id order, %d plans priced", ranked, plans)
 	}
 }
+
+// TestMishraCostBelow: pricing a plan with a bound (planCostBelow, how
+// the adaptive allocator prices greedy once it knows balanced's cost)
+// answers the plan's cost when that is below the bound, and otherwise a
+// value from the bound up to the cost, on the greedy and balanced plans
+// of random jobs on random windows, with bounds below, at and above the
+// cost; and adaptive's pick (plan) is the plan the full costs choose
+// (balanced on a tie), with identical plans counted. Every other window
+// is indexed as an Incremental allocator's is, where plan walks the
+// ranking once for both plans until they differ (the plans it is held
+// to here walk it once each).
+func TestMishraCostBelow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(55, 56))
+	patterns := []string{"", model.PatternRD, model.PatternRHVD, model.PatternBinomial}
+	var below, stopped, same, greedy, balanced, indexed int
+	for i := range 400 {
+		w := mishraWindow(t, rng, i)
+		m := newMishra(w)
+		randomComm(rng, m)
+		if i%2 == 0 {
+			if m.fx = newTreeIndex(m.tree); m.fx != nil {
+				m.byCnt, m.fx.noPaths = nil, true
+				if m.mx = newMishraIndex(m); m.mx != nil {
+					indexed++
+				}
+			}
+		}
+		for range 10 {
+			if m.total == 0 {
+				break
+			}
+			job := model.Job{ID: "j", Nodes: 1 + rng.IntN(m.total), Comm: rng.IntN(2) == 0, Pattern: patterns[rng.IntN(len(patterns))]}
+			top := m.topSwitch(job.Nodes)
+			g := m.greedyPlan(nil, m.ranker(top, job.Comm), job.Nodes)
+			b := m.balancedPlan(nil, m.ranker(top, job.Comm), job.Nodes)
+			cg, cb := m.planCost(g, job.Comm, job.Pattern), m.planCost(b, job.Comm, job.Pattern)
+			for _, c := range []struct {
+				plan []leafTake
+				cost float64
+			}{{g, cg}, {b, cb}} {
+				for _, bound := range []float64{c.cost * rng.Float64(), c.cost, c.cost * (1 + rng.Float64()), cg, cb} {
+					got := m.planCostBelow(c.plan, job.Comm, job.Pattern, bound)
+					switch {
+					case c.cost < bound:
+						if got != c.cost {
+							t.Fatalf("window %d: cost %v below bound %v, priced %v", i, c.cost, bound, got)
+						}
+						below++
+					case got < bound || got > c.cost:
+						t.Fatalf("window %d: cost %v, bound %v, priced %v (want from the bound to the cost)", i, c.cost, bound, got)
+					case got < c.cost:
+						stopped++
+					}
+				}
+			}
+			want, wantPick := b, 1
+			switch {
+			case slices.Equal(g, b):
+				same++
+			case cb <= cg:
+				balanced++
+			default:
+				want, wantPick = g, 0
+				greedy++
+			}
+			plan, pick := m.plan(mishraAdaptive, &job)
+			if !slices.Equal(plan, want) || pick != wantPick {
+				t.Fatalf("window %d: adaptive plans %v (pick %d); greedy %v costs %v, balanced %v costs %v", i, plan, pick, g, cg, b, cb)
+			}
+			m.commit(plan, job.Comm)
+		}
+	}
+	t.Logf("%d prices below the bound, %d stopped early; plans: %d identical, balanced cheaper %d, greedy cheaper %d; %d windows indexed", below, stopped, same, balanced, greedy, indexed)
+	if below < 1000 || stopped < 500 || same < 100 || balanced < 100 || greedy < 40 || indexed < 150 {
+		t.Errorf("the cases do not exercise every way: %d below the bound, %d stopped early, %d identical plans, balanced cheaper %d, greedy cheaper %d, %d windows indexed",
+			below, stopped, same, balanced, greedy, indexed)
+	}
+}

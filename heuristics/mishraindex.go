@@ -18,14 +18,17 @@ type mishraIndex struct {
 	// off[size] is the first class of leaves of that size (-1: none);
 	// class off[size] + (free-1)·(size+1) + comm.
 	off     map[int]int
+	base    []int // by leaf switch: off[its size]
 	classOf []int // by leaf switch; -1: no free node
 	bits    [][]uint64
 	// groups lists the classes by ratio, lowest first, equal ratios
 	// together; cls describes each class.
 	groups [][]int
 	cls    []mishraClass
-	// cur is the rankers' scratch: per class, the next position to look at.
-	cur []int
+	// cur and fork are the rankers' scratch: per class, the next
+	// position to look at (fork: of a walk forked from the first, see
+	// mishra.plans).
+	cur, fork []int
 }
 
 type mishraClass struct{ size, free, comm int }
@@ -62,7 +65,7 @@ func newMishraIndex(m *mishra) *mishraIndex {
 	for c := range mx.bits {
 		mx.bits[c] = make([]uint64, words)
 	}
-	mx.cur = make([]int, n)
+	mx.cur, mx.fork = make([]int, n), make([]int, n)
 	order := make([]int, n)
 	for c := range order {
 		order[c] = c
@@ -96,6 +99,10 @@ func newMishraIndex(m *mishra) *mishraIndex {
 	for s := range mx.classOf {
 		mx.classOf[s] = -1
 	}
+	mx.base = make([]int, len(m.cnt))
+	for _, l := range leaves {
+		mx.base[l] = mx.off[m.size[l]]
+	}
 	for _, l := range leaves {
 		mx.update(l)
 	}
@@ -111,7 +118,7 @@ func (mx *mishraIndex) update(l int) {
 	c := -1
 	if f := mx.m.cnt[l]; f > 0 {
 		s := mx.m.size[l]
-		c = mx.off[s] + (f-1)*(s+1) + mx.m.commCnt[l]
+		c = mx.base[l] + (f-1)*(s+1) + mx.m.commCnt[l]
 		mx.bits[c][p/64] |= 1 << (p % 64)
 	}
 	mx.classOf[l] = c
@@ -120,6 +127,24 @@ func (mx *mishraIndex) update(l int) {
 // ranker is mishra.ranker on the index: the leaves below top (-1: all)
 // in ranking order, each once.
 func (mx *mishraIndex) ranker(top int, comm bool) func(rem int) int {
+	r := mx.walk(top, comm, mx.cur)
+	return r.next
+}
+
+// A mishraWalk is a ranking of the leaves below a switch in progress:
+// the group of classes it is at and, per class, the next position to
+// look at (cur).
+type mishraWalk struct {
+	mx          *mishraIndex
+	hi, g, step int
+	comm        bool
+	cur         []int
+}
+
+// walk starts the ranking of the leaves below top (-1: all) for a job
+// (communication-intensive when comm), with cur (one entry per class) as
+// its state.
+func (mx *mishraIndex) walk(top int, comm bool, cur []int) *mishraWalk {
 	x := mx.x
 	if top < 0 {
 		top = x.v
@@ -128,35 +153,48 @@ func (mx *mishraIndex) ranker(top int, comm bool) func(rem int) int {
 	if x.levelOf(top) > 1 {
 		lo, hi = x.rng[top][1][0], x.rng[top][1][1]
 	}
-	for c := range mx.cur {
-		mx.cur[c] = lo
+	for c := range cur {
+		cur[c] = lo
 	}
-	g, step := 0, 1
+	r := &mishraWalk{mx: mx, hi: hi, step: 1, comm: comm, cur: cur}
 	if !comm {
-		g, step = len(mx.groups)-1, -1 // the highest ratio first
+		r.g, r.step = len(mx.groups)-1, -1 // the highest ratio first
 	}
-	return func(rem int) int {
-		for ; g >= 0 && g < len(mx.groups); g += step {
-			best, bc := -1, -1
-			for _, c := range mx.groups[g] {
-				if mx.cur[c] >= hi {
-					continue
-				}
-				p := anyIn(mx.bits[c], mx.cur[c], hi)
-				if p < 0 {
-					mx.cur[c] = hi
-					continue
-				}
-				mx.cur[c] = p
-				if l := x.lvl[1][p]; best < 0 || mx.m.before(l, best, rem, comm) {
-					best, bc = l, c
-				}
+	return r
+}
+
+// fork returns a copy of r with cur as its state: both go on from where r
+// is, independently.
+func (r *mishraWalk) fork(cur []int) *mishraWalk {
+	f := *r
+	f.cur = cur[:copy(cur, r.cur)]
+	return &f
+}
+
+// next returns the best-ranked leaf not yet yielded for a job that still
+// needs rem nodes, or -1.
+func (r *mishraWalk) next(rem int) int {
+	mx, hi := r.mx, r.hi
+	for ; r.g >= 0 && r.g < len(mx.groups); r.g += r.step {
+		best, bc := -1, -1
+		for _, c := range mx.groups[r.g] {
+			if r.cur[c] >= hi {
+				continue
 			}
-			if best >= 0 {
-				mx.cur[bc]++
-				return best
+			p := anyIn(mx.bits[c], r.cur[c], hi)
+			if p < 0 {
+				r.cur[c] = hi
+				continue
+			}
+			r.cur[c] = p
+			if l := mx.x.lvl[1][p]; best < 0 || mx.m.before(l, best, rem, r.comm) {
+				best, bc = l, c
 			}
 		}
-		return -1
+		if best >= 0 {
+			r.cur[bc]++
+			return best
+		}
 	}
+	return -1
 }

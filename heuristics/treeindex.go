@@ -358,16 +358,35 @@ func (x *treeIndex) movedBatch(ds []leafTake) {
 	}
 	touched := x.touched[:0]
 	sum := 0
+	// Each leaf's change goes to its parent's sum; then each switch
+	// touched passes its sum on to its parent, level by level upwards
+	// (a parent's level is above its children's), so that a switch is
+	// visited once whatever the number of leaves below it.
 	for _, d := range ds {
 		tr.cnt[d.leaf] += d.k
 		sum += d.k
 		x.move(d.leaf, d.k)
-		for s := x.up[d.leaf]; s >= 0; s = x.up[s] {
-			if !x.seen[s] {
-				x.seen[s] = true
-				touched = append(touched, s)
+		if p := x.up[d.leaf]; p >= 0 {
+			if !x.seen[p] {
+				x.seen[p] = true
+				touched = append(touched, p)
 			}
-			x.acc[s] += d.k
+			x.acc[p] += d.k
+		}
+	}
+	for L := 2; L < tr.top; L++ {
+		for i := 0; i < len(touched); i++ {
+			s := touched[i]
+			if x.levelOf(s) != L {
+				continue
+			}
+			if p := x.up[s]; p >= 0 {
+				if !x.seen[p] {
+					x.seen[p] = true
+					touched = append(touched, p)
+				}
+				x.acc[p] += x.acc[s]
+			}
 		}
 	}
 	tr.total += sum

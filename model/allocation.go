@@ -29,6 +29,11 @@ var ErrInfeasible = errors.New("model: infeasible allocation")
 // maxCheckProblems bounds how many problems one Check error lists.
 const maxCheckProblems = 10
 
+// directShare: Check keeps its free-from times by node id, not by rank
+// among the allocations' nodes, when the allocations list at least one
+// node in directShare of the topology's (see Check).
+const directShare = 32
+
 // checkScratch is Check's bitsets, ranks and free-from times, kept in
 // checkPool between calls: a simulator checks each of 10⁵ placements on
 // a 32,768-node cluster, and a fresh set each time is mostly garbage.
@@ -73,18 +78,21 @@ func Check(w *Window, allocs []Allocation) error {
 	// window time for an idle node, the latest end of the running jobs on
 	// it, or never (a node neither idle nor running: down, reserved, ...).
 	// It is kept for the nodes the allocations use only (marked in a
-	// bitset first, each at its rank among the marked nodes), so that
-	// checking a few jobs on a 10⁶-node window does not fill a table of
-	// every node, and checking thousands of nodes needs no hash map.
+	// bitset first, each at its rank among the marked nodes, or at its id
+	// when they are a large share of the nodes), so that checking a few
+	// jobs on a 10⁶-node window does not fill a table of every node, and
+	// checking thousands of nodes needs no hash map.
 	// Nodes used more than once (marked twice) are the only ones on which
 	// two uses can clash, so only their uses are sorted below.
 	const never = int64(1<<63 - 1)
 	words := (n + 63) / 64
 	sc := checkPool.Get().(*checkScratch)
 	defer checkPool.Put(sc)
-	inUse := slices.Grow(sc.bits[:0], 2*words)[:2*words]
-	clear(inUse)
+	inUse := slices.Grow(sc.bits[:0], 3*words)[:3*words]
 	sc.bits = inUse
+	left := inUse[2*words:] // the pass over Idle's scratch
+	inUse = inUse[:2*words]
+	clear(inUse)
 	twice := inUse[words:]
 	inUse = inUse[:words]
 	total := 0
@@ -98,24 +106,56 @@ func Check(w *Window, allocs []Allocation) error {
 			}
 		}
 	}
-	// rank[i] counts the marked nodes below word i.
-	rank := slices.Grow(sc.rank[:0], words)[:words]
-	sc.rank = rank
+	// rank[i] counts the marked nodes below word i. When the allocations
+	// cover a large share of the topology (at least one node in
+	// directShare), freeFrom is indexed by node id instead (a marked
+	// node's slot is its id; the table is at most directShare × 8 bytes
+	// per allocated node), which spares the ranks and a popcount per
+	// look-up; only the marked nodes' entries are ever written or read.
+	direct := total*directShare >= n
+	rank := sc.rank[:0]
+	if !direct {
+		rank = slices.Grow(rank, words)[:words]
+		sc.rank = rank
+	}
 	distinct := 0
 	for i, x := range inUse {
-		rank[i] = int32(distinct)
+		if !direct {
+			rank[i] = int32(distinct)
+		}
 		distinct += bits.OnesCount64(x)
 	}
 	marked := func(k int) bool { return k >= 0 && k < n && inUse[k/64]&(1<<(k%64)) != 0 }
-	// slot returns the rank of marked node k.
+	// slot returns where marked node k's free-from time is kept: its rank,
+	// or its id.
 	slot := func(k int) int {
+		if direct {
+			return k
+		}
 		return int(rank[k/64]) + bits.OnesCount64(inUse[k/64]&(1<<(k%64)-1))
 	}
 	shared := func(k int) bool { return twice[k/64]&(1<<(k%64)) != 0 }
-	freeFrom := slices.Grow(sc.freeFrom[:0], distinct)[:distinct]
+	size := distinct
+	if direct {
+		size = n
+	}
+	freeFrom := slices.Grow(sc.freeFrom[:0], size)[:size]
 	sc.freeFrom = freeFrom
-	for i := range freeFrom {
-		freeFrom[i] = never
+	// resetFree sets every marked node's free-from time to never. The
+	// passes over Idle below write every marked node's time when they find
+	// every marked node idle, and call it first otherwise.
+	resetFree := func() {
+		if !direct {
+			for i := range freeFrom {
+				freeFrom[i] = never
+			}
+			return
+		}
+		for i, x := range inUse {
+			for ; x != 0; x &= x - 1 {
+				freeFrom[i*64+bits.TrailingZeros64(x)] = never
+			}
+		}
 	}
 	// An idle node is free from the window time whatever runs on it, so
 	// when every marked node is idle the running jobs (every busy node of
@@ -137,9 +177,12 @@ func Check(w *Window, allocs []Allocation) error {
 		}
 		allIdle = found == distinct
 	} else if distinct > 0 {
+		// left: the marked nodes not yet met in Idle.
+		copy(left, inUse)
 		found := 0
 		for _, k := range w.Idle {
-			if marked(k) && freeFrom[slot(k)] == never {
+			if k >= 0 && k < n && left[k/64]&(1<<(k%64)) != 0 {
+				left[k/64] &^= 1 << (k % 64)
 				freeFrom[slot(k)] = w.Time
 				found++
 			}
@@ -147,9 +190,7 @@ func Check(w *Window, allocs []Allocation) error {
 		allIdle = found == distinct
 	}
 	if !allIdle {
-		for i := range freeFrom {
-			freeFrom[i] = never
-		}
+		resetFree()
 		for _, r := range w.Running {
 			for _, k := range r.Nodes {
 				if !marked(k) {

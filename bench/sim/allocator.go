@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/optsched/optsched/heuristics"
-	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/solver"
 )
 
@@ -46,26 +45,6 @@ func allocatorOf(name string) (solver.Solver, error) {
 		return nil, fmt.Errorf("%w: unknown allocator %q (want one of %v)", ErrConfig, name, AllocatorNames())
 	}
 	return a, nil
-}
-
-// checkWindow returns the window of the cluster's state at t restricted
-// to nodes, holding job (an index into s.jobs) as its only waiting job:
-// its idle nodes are those of nodes that are idle, and it has no running
-// jobs. Every running job ends after t (Release ran), so a busy node of
-// nodes fails model.Check in this window as in the whole one (there
-// "busy until" its end, here "neither idle nor freed").
-func (s *state) checkWindow(job int, nodes []int, t int64) *model.Window {
-	w := &model.Window{Time: t, Topology: s.cfg.Topology, TopologySpec: s.cfg.TopologySpec, Cost: s.cfg.Cost}
-	w.Idle = s.checkIdle[:0]
-	for _, k := range nodes {
-		if k >= 0 && k < s.size && s.isIdle(k) {
-			w.Idle = append(w.Idle, k)
-		}
-	}
-	s.checkIdle = w.Idle
-	w.Jobs = append(s.checkJobs[:0], s.modelJob(&s.jobs[job], 0))
-	s.checkJobs = w.Jobs
-	return w
 }
 
 // place takes the nodes of job (an index into s.jobs) with the configured

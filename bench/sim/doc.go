@@ -32,7 +32,10 @@
 // simulator treats every job as communication-intensive with recursive
 // doubling (Mishra et al.'s allocators read it).
 //
-// Every allocation of every policy goes through model.Check.
+// Every allocation of every policy goes through model.Check; those of the
+// per-job policies (and cp) in a goroutine of its own, in the order they
+// were made, while the simulation goes on (the first that fails is
+// returned as the run's error, as if it had stopped there).
 //
 // Cluster is the window policy's period stepping (release, arrive,
 // window, start), exported for other window-based runners: bench/lan2023's

@@ -195,7 +195,13 @@ func Run(ctx context.Context, tr *trace.Trace, cfg Config) (*Result, error) {
 		if cfg.GapSolver != nil {
 			return nil, fmt.Errorf("%w: a gap solver needs the window policy, not %s", ErrConfig, cfg.Policy)
 		}
+		if cfg.Check {
+			s.startChecks()
+		}
 		err = s.runCP(ctx)
+		if cerr := s.stopChecks(); cerr != nil {
+			err = cerr
+		}
 	default:
 		pol, ok := policies[cfg.Policy]
 		if !ok {
@@ -204,7 +210,13 @@ func Run(ctx context.Context, tr *trace.Trace, cfg Config) (*Result, error) {
 		if cfg.GapSolver != nil {
 			return nil, fmt.Errorf("%w: a gap solver needs the window policy, not %s", ErrConfig, cfg.Policy)
 		}
+		if cfg.Check {
+			s.startChecks()
+		}
 		err = s.runEvents(ctx, pol)
+		if cerr := s.stopChecks(); cerr != nil {
+			err = cerr
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -228,9 +240,8 @@ type state struct {
 	// in their order up to sorted (see sortQueue).
 	keys   [][2]float64
 	sorted int
-	// checkIdle and checkJobs are the lists of the last checkWindow.
-	checkIdle []int
-	checkJobs []model.Job
+	// checker, when set, checks the allocations of startJob.
+	checker *checker
 }
 
 // start runs job (index into jobs) on nodes from t.
@@ -499,14 +510,10 @@ func (s *state) greedyStart(ctx context.Context, t int64, pol policy) error {
 func (s *state) firstFit(n int) []int { return s.appendLowestIdle(make([]int, 0, n), n) }
 
 // startJob starts job (an index into jobs) at t on the nodes the
-// allocator chooses (first-fit without one), after checking the allocation
-// with model.Check against the cluster's state (a window holding just that
-// job) when Config.Check is set.
-//
-// The allocation is checked against the cluster's state on the job's
-// nodes only (checkWindow): model.Check reads nothing of a window's idle
-// and running nodes but those the allocation uses, so the check is the
-// same, in O(job size) rather than O(cluster size).
+// allocator chooses (first-fit without one); when Config.Check is set,
+// its checker checks the allocation with model.Check against the
+// cluster's state at t (a window holding just that job, see
+// state.check), and startJob fails once a check has failed.
 func (s *state) startJob(ctx context.Context, job int, t int64) error {
 	if s.alloc == nil && !s.cfg.Check {
 		s.start(job, s.firstFit(s.jobs[job].Nodes), t)
@@ -522,14 +529,18 @@ func (s *state) startJob(ctx context.Context, job int, t int64) error {
 		}
 	}
 	if s.cfg.Check {
-		w := s.checkWindow(job, nodes, t)
-		if err := model.Check(w, []model.Allocation{{Job: 0, Nodes: nodes, Start: t}}); err != nil {
-			return fmt.Errorf("t=%d: %w", t, err)
+		if s.checkFailed() {
+			return errCheckFailed // Run returns the failure instead
 		}
+		s.check(job, nodes, t)
 	}
 	s.start(job, nodes, t)
 	return nil
 }
+
+// errCheckFailed stops a simulation whose checker found an allocation
+// infeasible.
+var errCheckFailed = errors.New("sim: an allocation failed model.Check")
 
 func (s *state) finish() {
 	r := s.res
