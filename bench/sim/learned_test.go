@@ -14,7 +14,9 @@ import (
 // pickFunc is a scripted HeadChooser.
 type pickFunc func(now int64, idle, nodes int, q []sim.QueuedJob) int
 
-func (f pickFunc) ChooseHead(now int64, idle, nodes int, q []sim.QueuedJob) int { return f(now, idle, nodes, q) }
+func (f pickFunc) ChooseHead(now int64, idle, nodes int, q []sim.QueuedJob) int {
+	return f(now, idle, nodes, q)
+}
 
 // TestLearnedHeadWaits: the chosen head keeps its place until it fits and
 // nothing starts before it (no backfilling): on the tiny trace B is

@@ -16,8 +16,8 @@ import (
 
 	"github.com/optsched/optsched/bench/cpolicy"
 	"github.com/optsched/optsched/bench/learned"
-	"github.com/optsched/optsched/bench/rlscheduler"
 	"github.com/optsched/optsched/bench/report"
+	"github.com/optsched/optsched/bench/rlscheduler"
 	"github.com/optsched/optsched/bench/sim"
 	"github.com/optsched/optsched/bench/trace"
 	"github.com/optsched/optsched/catalog"
