@@ -93,7 +93,9 @@ type PolicyResult struct {
 	// bounded slowdown; PerSequence those, in Starts order.
 	Mean        float64   `json:"mean_bsld"`
 	PerSequence []float64 `json:"per_sequence"`
-	// Published is the paper's figure for the cell, when it has one.
+	// Published is the paper's figure for the cell, when it has one (for
+	// a learned chooser, the published RL figure of the row without
+	// backfilling).
 	Published *float64 `json:"published,omitempty"`
 	// Decisions sums the counts of a Decider that keeps them (Counter).
 	Decisions *DecisionCounts `json:"decisions,omitempty"`
@@ -230,6 +232,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		p := PolicyResult{Name: name, Protocol: protocol, Mean: mean(vals), PerSequence: vals, ElapsedMS: ms(time.Since(t0)), Decisions: counts}
 		if row != nil {
 			if v, ok := row.Value[name]; ok && protocol == "published" {
+				p.Published = &v
+			}
+			// A learned chooser runs the loop without backfilling: beside
+			// it, the published learned policy's figure of that row.
+			if v, ok := row.Value["rl"]; ok && protocol == "published-loop-chooser" && !cfg.Backfill {
 				p.Published = &v
 			}
 		}
