@@ -221,3 +221,20 @@ func BenchmarkDecide128(b *testing.B) {
 }
 
 func gzipReader(b []byte) (*gzip.Reader, error) { return gzip.NewReader(bytes.NewReader(b)) }
+
+// TestShipped: both shipped weights files read, with the design's
+// sizes; a trace without shipped weights is an error.
+func TestShipped(t *testing.T) {
+	for _, tr := range []string{"lublin-1", "hpc2n"} {
+		p, err := Shipped(tr)
+		if err != nil {
+			t.Fatalf("%s: %v", tr, err)
+		}
+		if got := p.Kernel.NumParams(); got != 961 {
+			t.Errorf("%s: %d parameters, want 961", tr, got)
+		}
+	}
+	if _, err := Shipped("sdsc-sp2"); err == nil {
+		t.Error("weights for a trace not shipped")
+	}
+}

@@ -43,7 +43,7 @@ type TrainConfig struct {
 // DefaultTrainConfig returns the settings of the shipped weights but for
 // Workload.
 func DefaultTrainConfig() TrainConfig {
-	return TrainConfig{Seed: 1, Updates: 450, EpisodesPerUpdate: 16, EpisodeLen: 256,
+	return TrainConfig{Seed: 1, Updates: 300, EpisodesPerUpdate: 16, EpisodeLen: 256,
 		TestStarts: rlscheduler.Starts, TestLen: rlscheduler.SequenceLength, PPOEpochs: 4, Minibatch: 256,
 		Clip: 0.2, LRActor: 3e-4, LRCritic: 1e-3, Gamma: 1, Lambda: 0.97, Entropy: 0.01, MaxGradNorm: 0.5, RewardScale: 100}
 }
