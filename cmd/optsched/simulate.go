@@ -246,7 +246,7 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 		return usageError{fmt.Errorf("--max-jobs, --max-trace-jobs and --procs-per-node must be at least 0")}
 	}
 	if opts.policy != "window" && opts.policy != rlSimPolicy && !slices.Contains(sim.PolicyNames(), opts.policy) {
-		return usageError{fmt.Errorf("--policy must be window, %s or one of %s, got %q", rlSimPolicy, strings.Join(sim.PolicyNames(), ", "), opts.policy)}
+		return usageError{fmt.Errorf("--policy must be window or one of %s, %s, got %q", rlSimPolicy, strings.Join(sim.PolicyNames(), ", "), opts.policy)}
 	}
 	if opts.allocator != "" && !slices.Contains(sim.AllocatorNames(), opts.allocator) {
 		return usageError{fmt.Errorf("--allocator must be one of %s, got %q", strings.Join(sim.AllocatorNames(), ", "), opts.allocator)}
