@@ -23,13 +23,19 @@ type LearningPoint struct {
 // moving average and the baseline, and saves it to file (the format
 // follows the extension: .png, .svg, .pdf).
 func PlotLearningCurve(points []LearningPoint, title, file string) error {
+	return PlotLearningCurveLabelled(points, title, "reward (− CH cost of the repaired jobs, scaled)", "uniform start (SA's repair)", file)
+}
+
+// PlotLearningCurveLabelled is PlotLearningCurve with the y axis's label
+// and the baseline's legend given.
+func PlotLearningCurveLabelled(points []LearningPoint, title, ylabel, baseline, file string) error {
 	if len(points) == 0 {
 		return fmt.Errorf("plot %s: no points", file)
 	}
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "episodes"
-	p.Y.Label.Text = "reward (− CH cost of the repaired jobs, scaled)"
+	p.Y.Label.Text = ylabel
 	mk := func(f func(LearningPoint) float64) plotter.XYs {
 		xy := make(plotter.XYs, len(points))
 		for i, pt := range points {
@@ -65,7 +71,7 @@ func PlotLearningCurve(points []LearningPoint, title, file string) error {
 	}
 	p.Legend.Add("batch mean", raw)
 	p.Legend.Add("moving average", mov)
-	p.Legend.Add("uniform start (SA's repair)", base)
+	p.Legend.Add(baseline, base)
 	p.Legend.Top, p.Legend.Left = false, false
 	p.Legend.YOffs = vg.Points(10)
 	return p.Save(160*vg.Millimeter, 100*vg.Millimeter, file)

@@ -32,6 +32,11 @@ type Config struct {
 	// Deciders builds the event-driven policies by name, one per
 	// sequence; "easy" needs no entry.
 	Deciders map[string]func() Decider
+	// Choosers builds the learned policies by name, one per sequence
+	// (given, so that a sampling policy can seed from it):
+	// each picks the heads of the published loop (ReplayChooser, no
+	// backfilling whatever Backfill says).
+	Choosers map[string]func(Sequence) Chooser
 	// Bound, when set, proves a lower bound on the sum of bounded
 	// slowdowns of a sequence's jobs (offline).
 	Bound func(ctx context.Context, seq Sequence) (BoundValue, error)
@@ -80,14 +85,17 @@ type SequenceInfo struct {
 type PolicyResult struct {
 	Name string `json:"name"`
 	// Protocol is "published" (the published decision loop, with their
-	// backfilling when the run's backfill is set) or "event-driven"
-	// (Simulate).
+	// backfilling when the run's backfill is set), "event-driven"
+	// (Simulate) or "published-loop-chooser" (a learned policy choosing
+	// the heads of the published loop, no backfilling: ReplayChooser).
 	Protocol string `json:"protocol"`
 	// Mean is the mean over the sequences of each sequence's mean
 	// bounded slowdown; PerSequence those, in Starts order.
 	Mean        float64   `json:"mean_bsld"`
 	PerSequence []float64 `json:"per_sequence"`
-	// Published is the paper's figure for the cell, when it has one.
+	// Published is the paper's figure for the cell, when it has one (for
+	// a learned chooser, the published RL figure of the row without
+	// backfilling).
 	Published *float64 `json:"published,omitempty"`
 	// Decisions sums the counts of a Decider that keeps them (Counter).
 	Decisions *DecisionCounts `json:"decisions,omitempty"`
@@ -172,6 +180,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			one = func(ctx context.Context, seq Sequence) (*Schedule, error) {
 				return Replay(ctx, seq, name, cfg.Backfill)
 			}
+		case cfg.Choosers[name] != nil:
+			protocol = "published-loop-chooser"
+			mk := cfg.Choosers[name]
+			one = func(ctx context.Context, seq Sequence) (*Schedule, error) {
+				return ReplayChooser(ctx, seq, mk(seq))
+			}
 		case name == "easy" || cfg.Deciders[name] != nil:
 			protocol = "event-driven"
 			mk := cfg.Deciders[name]
@@ -218,6 +232,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		p := PolicyResult{Name: name, Protocol: protocol, Mean: mean(vals), PerSequence: vals, ElapsedMS: ms(time.Since(t0)), Decisions: counts}
 		if row != nil {
 			if v, ok := row.Value[name]; ok && protocol == "published" {
+				p.Published = &v
+			}
+			// A learned chooser runs the loop without backfilling: beside
+			// it, the published learned policy's figure of that row.
+			if v, ok := row.Value["rl"]; ok && protocol == "published-loop-chooser" && !cfg.Backfill {
 				p.Published = &v
 			}
 		}

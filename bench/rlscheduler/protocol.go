@@ -252,6 +252,27 @@ func Replay(ctx context.Context, seq Sequence, policy string, backfill bool) (*S
 	if !ok {
 		return nil, fmt.Errorf("rlscheduler: no published policy %q (have %v)", policy, Published)
 	}
+	return replayLoop(ctx, seq, key, nil, backfill)
+}
+
+// A Chooser picks the head of the published decision loop in place of a
+// key: a learned policy. waiting is the queue in arrival order (Job
+// indexes the sequence); Choose returns an index into waiting. The loop
+// then treats the chosen job as the published policies' head: it starts
+// at once if it fits, else time advances event by event until it does.
+type Chooser interface {
+	Choose(now int64, free, nodes int, waiting []Waiting) int
+}
+
+// ReplayChooser runs the published decision loop with c choosing each
+// head (without backfilling: the learned policies' "no backfilling"
+// rows). Every start is checked to fit by the loop; the schedule can be
+// checked with Verify.
+func ReplayChooser(ctx context.Context, seq Sequence, c Chooser) (*Schedule, error) {
+	return replayLoop(ctx, seq, nil, c, false)
+}
+
+func replayLoop(ctx context.Context, seq Sequence, key Key, chooser Chooser, backfill bool) (*Schedule, error) {
 	if err := seq.Check(); err != nil {
 		return nil, err
 	}
@@ -268,17 +289,31 @@ func Replay(ctx context.Context, seq Sequence, policy string, backfill bool) (*S
 	keyOf := make([][2]float64, len(jobs)) // the queue's keys, computed once a sort
 	byKey := func(a, b int) int { return cmpKeys(keyOf[a], keyOf[b]) }
 	bySubmit := func(a, b int) int { return cmp.Compare(jobs[a].Submit, jobs[b].Submit) }
+	var waiting []Waiting
 	for n := 0; ; n++ {
 		if n%64 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 		}
-		for _, i := range r.queue {
-			keyOf[i] = key(jobs[i], r.now)
+		var head int
+		if chooser != nil {
+			waiting = waiting[:0]
+			for _, i := range r.queue {
+				waiting = append(waiting, Waiting{Job: i, Submit: jobs[i].Submit, Request: max(jobs[i].Request, 1), Nodes: nodes[i]})
+			}
+			k := chooser.Choose(r.now, r.free, r.total, waiting)
+			if k < 0 || k >= len(waiting) {
+				return nil, fmt.Errorf("rlscheduler: the chooser picked %d of %d waiting jobs", k, len(waiting))
+			}
+			head = r.queue[k]
+		} else {
+			for _, i := range r.queue {
+				keyOf[i] = key(jobs[i], r.now)
+			}
+			slices.SortStableFunc(r.queue, byKey)
+			head = r.queue[0]
 		}
-		slices.SortStableFunc(r.queue, byKey)
-		head := r.queue[0]
 		if !r.fits(head) {
 			if backfill {
 				res := r.reservation(head)
@@ -300,6 +335,9 @@ func Replay(ctx context.Context, seq Sequence, policy string, backfill bool) (*S
 					}
 				}
 			}
+		}
+		if !r.fits(head) {
+			return nil, fmt.Errorf("rlscheduler: job %d starts at %d on %d free nodes, needing %d", jobs[head].Number, r.now, r.free, nodes[head])
 		}
 		r.begin(head)
 		if len(r.queue) > 0 {

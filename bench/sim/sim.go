@@ -69,6 +69,9 @@ type Config struct {
 	// log on 32,768 nodes otherwise keeps gigabytes of them. The metrics
 	// do not need them.
 	DiscardNodes bool
+	// Chooser is the learned policy of Policy Learned: it picks each
+	// head among the waiting jobs (see HeadChooser).
+	Chooser HeadChooser
 	// Started, when set, is called each time a job starts, with the
 	// number of runnable jobs started so far and their total (jobs larger
 	// than the cluster are not counted): a progress hook for long runs.
@@ -191,6 +194,14 @@ func Run(ctx context.Context, tr *trace.Trace, cfg Config) (*Result, error) {
 			s.res.GapSolver = cfg.GapSolver.Name()
 		}
 		err = s.runWindows(ctx)
+	case Learned:
+		if cfg.Chooser == nil {
+			return nil, fmt.Errorf("%w: the %s policy needs a chooser", ErrConfig, Learned)
+		}
+		if cfg.GapSolver != nil {
+			return nil, fmt.Errorf("%w: a gap solver needs the window policy, not %s", ErrConfig, cfg.Policy)
+		}
+		err = s.runChooser(ctx)
 	case CP:
 		if cfg.GapSolver != nil {
 			return nil, fmt.Errorf("%w: a gap solver needs the window policy, not %s", ErrConfig, cfg.Policy)

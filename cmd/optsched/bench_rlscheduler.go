@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/optsched/optsched/bench/cpolicy"
+	"github.com/optsched/optsched/bench/learned"
 	"github.com/optsched/optsched/bench/rlscheduler"
 )
 
@@ -32,7 +34,13 @@ type benchRLSchedulerOptions struct {
 	timeLimit  time.Duration
 	cpJobs     int
 	cpObj      string
+	weights    string
+	sample     bool
 }
+
+// rlLearned is the learned column: the rlscheduler design trained here
+// (bench/learned), choosing the heads of the published loop.
+const rlLearned = "rl-here"
 
 // rlDeciders are the event-driven policies besides easy: cp, the CP/SAT
 // scheduler, and cp-lists, its list schedules alone (no search).
@@ -84,8 +92,10 @@ The protocol is described in docs/rlscheduler.md and go doc
 	f := cmd.Flags()
 	f.StringVar(&opts.trace, "trace", "instances/traces/lublin_256.swf.gz", "SWF log (gzip or plain)")
 	f.StringVar(&opts.paper, "paper", "auto", "published row to print beside ours: lublin-1, hpc2n, none, or auto (from the file name)")
+	f.StringVar(&opts.weights, "weights", "", "weights of the "+rlLearned+" column (optsched train sched; default: the shipped weights of the trace)")
+	f.BoolVar(&opts.sample, "sample", false, rlLearned+": sample from the policy (seeded per sequence) instead of taking the most likely job")
 	f.BoolVar(&opts.backfill, "backfill", false, "the published code's backfilling for the published policies (the \"with backfilling\" rows)")
-	f.StringSliceVar(&opts.policies, "policies", nil, "columns: "+strings.Join(rlscheduler.Published, ", ")+", easy, cp, cp-lists (default "+strings.Join(rlDefaultPolicies, ",")+", and cp with --backfill)")
+	f.StringSliceVar(&opts.policies, "policies", nil, "columns: "+strings.Join(rlscheduler.Published, ", ")+", easy, cp, cp-lists, "+rlLearned+" (default "+strings.Join(rlDefaultPolicies, ",")+", and cp with --backfill)")
 	f.IntSliceVar(&opts.starts, "sequences", nil, "start positions of the sequences in the loaded job list (default the published ten)")
 	f.IntVar(&opts.length, "length", rlscheduler.SequenceLength, "jobs per sequence")
 	f.IntVar(&opts.dropFirst, "drop-first", -1, "drop the first N job records of the file (default: 5 for HPC2N-2002-2.1*, else 0)")
@@ -156,8 +166,8 @@ func runBenchRLScheduler(ctx context.Context, opts *benchRLSchedulerOptions) err
 		}
 	}
 	for _, p := range policies {
-		if !slices.Contains(rlscheduler.Published, p) && p != "easy" && !slices.Contains(rlDeciders, p) {
-			return usageError{fmt.Errorf("--policies: no policy %q (have %s, easy, %s)", p, strings.Join(rlscheduler.Published, ", "), strings.Join(rlDeciders, ", "))}
+		if !slices.Contains(rlscheduler.Published, p) && p != "easy" && !slices.Contains(rlDeciders, p) && p != rlLearned {
+			return usageError{fmt.Errorf("--policies: no policy %q (have %s, easy, %s, %s)", p, strings.Join(rlscheduler.Published, ", "), strings.Join(rlDeciders, ", "), rlLearned)}
 		}
 	}
 	w, err := rlscheduler.Open(opts.trace, rlscheduler.LoadOptions{DropFirst: drop})
@@ -175,6 +185,18 @@ func runBenchRLScheduler(ctx context.Context, opts *benchRLSchedulerOptions) err
 		"cp-lists": func() rlscheduler.Decider {
 			return &rlscheduler.CP{Policy: cpolicy.Policy{Limit: opts.timeLimit, K: opts.cpJobs, Objective: opts.cpObj, NoSearch: true}}
 		},
+	}
+	if slices.Contains(policies, rlLearned) {
+		pol, err := rlPolicy(opts.weights, paper)
+		if err != nil {
+			return err
+		}
+		norm := learned.NormOf(w)
+		cfg.Choosers = map[string]func(rlscheduler.Sequence) rlscheduler.Chooser{
+			rlLearned: func(seq rlscheduler.Sequence) rlscheduler.Chooser {
+				return learned.NewChooser(pol, norm, opts.sample, uint64(seq.Start))
+			},
+		}
 	}
 	if opts.bound {
 		cfg.Bound = func(ctx context.Context, seq rlscheduler.Sequence) (rlscheduler.BoundValue, error) {
@@ -202,4 +224,25 @@ func runBenchRLScheduler(ctx context.Context, opts *benchRLSchedulerOptions) err
 		return writeJSON(opts.streams.out, res)
 	}
 	return res.WriteTable(opts.streams.out)
+}
+
+// rlPolicy reads the rlscheduler weights of --weights, or the shipped
+// weights of the trace's published row.
+func rlPolicy(path, paper string) (*learned.RLScheduler, error) {
+	if path == "" {
+		if paper == "" {
+			return nil, usageError{fmt.Errorf("%s needs --weights FILE (shipped weights exist for lublin-1 and hpc2n only)", rlLearned)}
+		}
+		return learned.Shipped(paper)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	p, err := learned.ReadRLScheduler(f)
+	if err != nil {
+		return nil, fmt.Errorf("--weights %s: %w", path, err)
+	}
+	return p, nil
 }

@@ -15,7 +15,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/optsched/optsched/bench/cpolicy"
+	"github.com/optsched/optsched/bench/learned"
 	"github.com/optsched/optsched/bench/report"
+	"github.com/optsched/optsched/bench/rlscheduler"
 	"github.com/optsched/optsched/bench/sim"
 	"github.com/optsched/optsched/bench/trace"
 	"github.com/optsched/optsched/catalog"
@@ -31,6 +33,8 @@ type simulateOptions struct {
 	trace        string
 	format       string
 	policy       string
+	weights      string
+	sample       bool
 	tau          time.Duration
 	solver       string
 	heuristic    string
@@ -159,7 +163,9 @@ windows it solved optimally; the schedule itself is unchanged.`,
 	f := cmd.Flags()
 	f.StringVar(&opts.trace, "trace", "", "trace file (required)")
 	f.StringVar(&opts.format, "format", "", "lan or swf (default: from the file name)")
-	f.StringVar(&opts.policy, "policy", "window", "window, or a per-job policy: "+strings.Join(sim.PolicyNames(), ", "))
+	f.StringVar(&opts.policy, "policy", "window", "window, "+rlSimPolicy+" (learned; --weights), or a per-job policy: "+strings.Join(sim.PolicyNames(), ", "))
+	f.StringVar(&opts.weights, "weights", "", rlSimPolicy+" policy: weights file (optsched train sched; default: the shipped weights of lublin_256 or HPC2N, by the trace's name)")
+	f.BoolVar(&opts.sample, "sample", false, rlSimPolicy+" policy: sample from the policy (seeded by --seed) instead of taking the most likely job")
 	f.DurationVar(&opts.tau, "tau", 60*time.Second, "window period τ (window policy)")
 	f.StringVar(&opts.solver, "solver", "csp", "window solver")
 	f.StringVar(&opts.heuristic, "heuristic", "", "window heuristic instead of a solver")
@@ -239,8 +245,8 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	if opts.maxJobs < 0 || opts.maxTraceJobs < 0 || opts.procsPerNode < 0 {
 		return usageError{fmt.Errorf("--max-jobs, --max-trace-jobs and --procs-per-node must be at least 0")}
 	}
-	if opts.policy != "window" && !slices.Contains(sim.PolicyNames(), opts.policy) {
-		return usageError{fmt.Errorf("--policy must be window or one of %s, got %q", strings.Join(sim.PolicyNames(), ", "), opts.policy)}
+	if opts.policy != "window" && opts.policy != rlSimPolicy && !slices.Contains(sim.PolicyNames(), opts.policy) {
+		return usageError{fmt.Errorf("--policy must be window or one of %s, %s, got %q", rlSimPolicy, strings.Join(sim.PolicyNames(), ", "), opts.policy)}
 	}
 	if opts.allocator != "" && !slices.Contains(sim.AllocatorNames(), opts.allocator) {
 		return usageError{fmt.Errorf("--allocator must be one of %s, got %q", strings.Join(sim.AllocatorNames(), ", "), opts.allocator)}
@@ -313,6 +319,20 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	if cfg.Nodes == 0 {
 		cfg.Nodes = topo.NumNodes()
 		cfg.TimeLimit = opts.windowTimeLimit(cfg.Nodes)
+	}
+	if opts.policy == rlSimPolicy {
+		pol, err := rlPolicy(opts.weights, rlPaperOf(opts.trace))
+		if err != nil {
+			return err
+		}
+		norm := learned.Norm{MaxRequest: 1}
+		for _, j := range tr.Jobs {
+			norm.MaxRequest = max(norm.MaxRequest, float64(j.Walltime), float64(j.Runtime))
+		}
+		cfg.Policy = sim.Learned
+		cfg.Chooser = simChooser{learned.NewChooser(pol, norm, opts.sample, opts.seed)}
+	} else if opts.weights != "" || opts.sample {
+		return usageError{fmt.Errorf("--weights and --sample are for --policy %s", rlSimPolicy)}
 	}
 	if opts.policy == sim.CP {
 		cfg.CP = cpolicy.Policy{Objective: opts.cpObjective, K: opts.cpJobs, NoSearch: opts.cpNoSearch(cfg.Nodes)}
@@ -496,4 +516,19 @@ func nodesFrom(tr *trace.Trace, layout string, nodes int) string {
 
 func (opts *simulateOptions) layoutName(l model.LayoutSpec) string {
 	return fmt.Sprintf("%dx%dx%d", l.Pods, l.LeavesPerPod, l.NodesPerLeaf)
+}
+
+// rlSimPolicy is simulate's name of the learned RLScheduler design.
+const rlSimPolicy = "rlscheduler"
+
+// simChooser adapts a learned chooser to bench/sim.
+type simChooser struct{ c *learned.Chooser }
+
+// ChooseHead implements sim.HeadChooser.
+func (s simChooser) ChooseHead(now int64, idle, nodes int, queue []sim.QueuedJob) int {
+	w := make([]rlscheduler.Waiting, len(queue))
+	for i, q := range queue {
+		w[i] = rlscheduler.Waiting{Job: i, Submit: q.Submit, Request: q.Request, Nodes: q.Nodes}
+	}
+	return s.c.Choose(now, idle, nodes, w)
 }

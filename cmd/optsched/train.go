@@ -22,9 +22,9 @@ import (
 func newTrainCmd(s *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "train",
-		Short: "Train learned heuristics (nsa: the repair policy of neural simulated annealing)",
+		Short: "Train learned heuristics (nsa: the repair policy of neural simulated annealing; sched: learned job selection)",
 	}
-	cmd.AddCommand(newTrainNSACmd(s, nil))
+	cmd.AddCommand(newTrainNSACmd(s, nil), newTrainSchedCmd(s, nil))
 	return cmd
 }
 

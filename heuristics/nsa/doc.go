@@ -17,9 +17,11 @@
 //   - Networks (Table II): CNN-3 = Conv1d(β,16,10,1)–Tanh–Conv1d(16,8,5,2)–
 //     Flatten(352)–Linear(352,256)–Linear(256,100) by default; CNN-1,
 //     CNN-2, FCN-1, FCN-2, FCN-3 for the ablation (see Arch). The critic
-//     is the same network with one output. Matrix products run on gonum's
-//     BLAS; every layer's backward pass is checked against finite
-//     differences in the tests.
+//     is the same network with one output. The layers, Adam and the PPO
+//     pieces (masked softmax, clipped-objective gradient) are those of
+//     the learning core heuristics/learn, which every learned design
+//     shares; matrix products run on gonum's BLAS; every layer's backward
+//     pass is checked against finite differences in the tests.
 //   - Training (§V-B3, Train): episodes destroy 1…n^D jobs of an SA
 //     solution of a window and let the policy reinsert them largest
 //     first, one start per job; the reward is 0 until the last job, then

@@ -75,7 +75,7 @@ func newInfer(n *Net) *infer {
 			if !positional {
 				return nil
 			}
-			chs, lout = l.cout, l.lout
+			chs, lout = l.Cout, l.Lout
 		case *tanh:
 		case *linear:
 			positional = false
@@ -88,7 +88,7 @@ func newInfer(n *Net) *infer {
 		}
 		f.layers = append(f.layers, il)
 		if c, ok := l.(*conv1d); ok {
-			f.cols = make([]float64, max(len(f.cols), c.lout*c.cin*c.k))
+			f.cols = make([]float64, max(len(f.cols), c.Lout*c.Cin*c.K))
 		}
 	}
 	return f
@@ -98,11 +98,11 @@ func newInfer(n *Net) *infer {
 func outputOf(l layer) []float64 {
 	switch l := l.(type) {
 	case *conv1d:
-		return l.y
+		return l.Y
 	case *tanh:
-		return l.y
+		return l.impl().Y
 	case *linear:
-		return l.y
+		return l.Y
 	}
 	return nil
 }
@@ -118,7 +118,7 @@ func (f *infer) forward(x []float64, n int) []float64 {
 		case *conv1d:
 			// Output t reads positions t·stride … t·stride+k−1: from
 			// t·stride ≥ live on, only padding.
-			live = min(l.lout, (live+l.stride-1)/l.stride)
+			live = min(l.Lout, (live+l.Stride-1)/l.Stride)
 			f.conv(l, x, il, live)
 		case *tanh:
 			if il.lout == 0 {
@@ -186,24 +186,24 @@ func dotAcc1(c float64, x, a []float64, blocked bool) float64 {
 // cleared output, then the bias), four positions at a time, and copies
 // the others from the all-zero input's.
 func (f *infer) conv(l *conv1d, x []float64, il *inferLayer, live int) {
-	ck := l.cin * l.k
+	ck := l.Cin * l.K
 	cols := f.cols[:live*ck]
 	for t := range live {
 		row := cols[t*ck : (t+1)*ck]
-		for ci := range l.cin {
-			dst := row[ci*l.k : (ci+1)*l.k]
-			src := x[ci*l.lin+t*l.stride:]
+		for ci := range l.Cin {
+			dst := row[ci*l.K : (ci+1)*l.K]
+			src := x[ci*l.Lin+t*l.Stride:]
 			src = src[:len(dst)]
 			for j := range dst {
 				dst[j] = src[j]
 			}
 		}
 	}
-	w, b, y := l.w.W, l.b.W, il.y
-	blocked := gemmBlocked(l.lout, l.cout)
-	for co := range l.cout {
+	w, b, y := l.W.W, l.B.W, il.y
+	blocked := gemmBlocked(l.Lout, l.Cout)
+	for co := range l.Cout {
 		wr := w[co*ck : (co+1)*ck]
-		yr := y[co*l.lout : (co+1)*l.lout]
+		yr := y[co*l.Lout : (co+1)*l.Lout]
 		t := 0
 		for ; t+3 < live; t += 4 {
 			var d [4]float64
@@ -216,22 +216,22 @@ func (f *infer) conv(l *conv1d, x []float64, il *inferLayer, live int) {
 		for ; t < live; t++ {
 			yr[t] = dotAcc1(0, wr, cols[t*ck:(t+1)*ck], blocked) + b[co]
 		}
-		copy(yr[live:], il.pad[co*l.lout+live:(co+1)*l.lout])
+		copy(yr[live:], il.pad[co*l.Lout+live:(co+1)*l.Lout])
 	}
 }
 
 // linearForward computes y = b + W·x as linear.forward does: b_j +
 // ⟨x, w_j⟩ per output.
 func linearForward(l *linear, x, y []float64) {
-	w, b, in := l.w.W, l.b.W, l.in
-	blocked := gemmBlocked(1, l.out)
+	w, b, in := l.W.W, l.B.W, l.In
+	blocked := gemmBlocked(1, l.Out)
 	j := 0
-	for ; j+3 < l.out; j += 4 {
+	for ; j+3 < l.Out; j += 4 {
 		d := [4]float64{b[j], b[j+1], b[j+2], b[j+3]}
 		dotAcc4(&d, x, w[j*in:], w[(j+1)*in:], w[(j+2)*in:], w[(j+3)*in:], blocked)
 		copy(y[j:j+4], d[:])
 	}
-	for ; j < l.out; j++ {
+	for ; j < l.Out; j++ {
 		y[j] = dotAcc1(b[j], x, w[j*in:(j+1)*in], blocked)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+
+	"github.com/optsched/optsched/heuristics/learn"
 )
 
 // Arch names a network architecture of [Lan23] Table II.
@@ -82,7 +84,7 @@ func NewNet(arch Arch, beta, q, out int, lastScale float64, rng *rand.Rand) (*Ne
 			n.layers = append(n.layers, newLinear("fc1", c1.outSize(), out, lastScale, rng))
 			break
 		}
-		c2 := newConv1d("conv2", 16, 8, 5, 2, c1.lout, 1, rng)
+		c2 := newConv1d("conv2", 16, 8, 5, 2, c1.Lout, 1, rng)
 		n.layers = append(n.layers, c2)
 		if arch == CNN2 {
 			n.layers = append(n.layers, newLinear("fc1", c2.outSize(), out, lastScale, rng))
@@ -170,35 +172,27 @@ func (n *Net) Copy() *Net {
 	for _, l := range c.layers {
 		switch l := l.(type) {
 		case *linear:
-			l.w, l.b = copyParam(l.w), copyParam(l.b)
+			l.W, l.B = learn.CopyParam(l.W), learn.CopyParam(l.B)
 		case *conv1d:
-			l.w, l.b = copyParam(l.w), copyParam(l.b)
+			l.W, l.B = learn.CopyParam(l.W), learn.CopyParam(l.B)
 		}
 	}
 	return c
 }
 
-func copyParam(p *Param) *Param {
-	return &Param{Name: p.Name, W: append([]float64(nil), p.W...), G: make([]float64, len(p.G))}
-}
-
 // Fused returns a network computing the same function as n with every
 // run of consecutive Linear layers (no activation between them, as
-// CNN-3's Linear(352,256)–Linear(256,100)) multiplied out into one:
-// W = W₂·W₁, b = W₂·b₁ + b₂. It is for inference (fewer operations; the
-// outputs differ from n's only by rounding) and shares nothing with n.
+// CNN-3's Linear(352,256)–Linear(256,100)) multiplied out into one
+// (learn.FuseLinear: W = W₂·W₁, b = W₂·b₁ + b₂). It is for inference
+// (fewer operations; the outputs differ from n's only by rounding) and
+// shares nothing with n.
 func (n *Net) Fused() *Net {
 	c := &Net{Arch: n.Arch, Beta: n.Beta, Q: n.Q, Out: n.Out}
 	for _, l := range n.Copy().layers {
 		l2, ok := l.(*linear)
 		if k := len(c.layers) - 1; ok && k >= 0 {
 			if l1, ok := c.layers[k].(*linear); ok {
-				f := &linear{in: l1.in, out: l2.out,
-					w: &Param{Name: l1.w.Name + "*" + l2.w.Name, W: make([]float64, l2.out*l1.in), G: make([]float64, l2.out*l1.in)},
-					b: &Param{Name: l1.b.Name + "*" + l2.b.Name, W: append([]float64(nil), l2.b.W...), G: make([]float64, l2.out)}}
-				gemm(false, false, l2.out, l1.in, l1.out, 1, l2.w.W, l2.in, l1.w.W, l1.in, 0, f.w.W, l1.in)
-				gemm(false, false, l2.out, 1, l1.out, 1, l2.w.W, l2.in, l1.b.W, 1, 1, f.b.W, 1)
-				c.layers[k] = f
+				c.layers[k] = &linear{learn.FuseLinear(l1.Linear, l2.Linear)}
 				continue
 			}
 		}

@@ -3,12 +3,12 @@ package nsa
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"sync"
 
 	"github.com/optsched/optsched/heuristics"
+	"github.com/optsched/optsched/heuristics/learn"
 	"github.com/optsched/optsched/model"
 )
 
@@ -209,57 +209,17 @@ func (e encoding) encode(x []float64, tf *topoFeatures, idle, free []int, size i
 	return n
 }
 
-// maskedSoftmax writes into p the softmax of the first valid logits; the
-// others (masked: padding, or beyond the allowed starts) are set to the
-// lowest value before the softmax ([Lan23] §V-B2), so their probability
-// is exactly 0. It returns log Σ exp over the valid logits.
+// maskedSoftmax is learn.MaskedSoftmax: masked logits (padding, or
+// beyond the allowed starts) are set to the lowest value before the
+// softmax ([Lan23] §V-B2), so their probability is exactly 0.
 func maskedSoftmax(p, logits []float64, valid int) float64 {
-	m := math.Inf(-1)
-	for _, z := range logits[:valid] {
-		m = max(m, z)
-	}
-	var s float64
-	for i := range p {
-		if i < valid {
-			p[i] = math.Exp(logits[i] - m)
-			s += p[i]
-		} else {
-			p[i] = 0
-		}
-	}
-	for i := 0; i < valid; i++ {
-		p[i] /= s
-	}
-	return m + math.Log(s)
+	return learn.MaskedSoftmax(p, logits, valid)
 }
 
-// pick chooses an action from the probabilities p over the first valid
-// entries: the most probable (greedy, lowest index among ties) or a draw
-// from rng.
+// pick is learn.Pick: the most probable action (greedy, lowest index
+// among ties) or a draw from rng.
 func pick(p []float64, valid int, sample bool, rng *rand.Rand) int {
-	if !sample {
-		best := 0
-		for i := 1; i < valid; i++ {
-			if p[i] > p[best] {
-				best = i
-			}
-		}
-		return best
-	}
-	u := rng.Float64()
-	for i := 0; i < valid; i++ {
-		u -= p[i]
-		if u < 0 {
-			return i
-		}
-	}
-	// Rounding left u ≥ 0: the last valid action with positive mass.
-	for i := valid - 1; i > 0; i-- {
-		if p[i] > 0 {
-			return i
-		}
-	}
-	return 0
+	return learn.Pick(p, valid, sample, rng)
 }
 
 // chooser is a heuristics.StartChooser backed by a policy, for one solve.

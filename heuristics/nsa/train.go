@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/optsched/optsched/heuristics"
+	"github.com/optsched/optsched/heuristics/learn"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/solver"
 )
@@ -239,7 +239,7 @@ func Train(ctx context.Context, cfg TrainConfig) (*TrainResult, error) {
 		return nil, err
 	}
 	start := time.Now()
-	rng := rand.New(rand.NewPCG(cfg.Seed, 0x6e5a_7261_696e))
+	rng := learn.NewRand(cfg.Seed, 0x6e5a_7261_696e)
 	actor, err := NewPolicy(cfg.Arch, cfg.Q, cfg.Idle, cfg.Relative, cfg.NMax, rng)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrTrainConfig, err)
@@ -286,18 +286,13 @@ func Train(ctx context.Context, cfg TrainConfig) (*TrainResult, error) {
 				g *= cfg.Gamma
 			}
 		}
-		var am, as float64
+		adv := make([]float64, len(trs))
 		for i := range trs {
-			trs[i].adv = trs[i].ret - trs[i].value
-			am += trs[i].adv
+			adv[i] = trs[i].ret - trs[i].value
 		}
-		am /= float64(len(trs))
+		learn.Normalize(adv)
 		for i := range trs {
-			as += (trs[i].adv - am) * (trs[i].adv - am)
-		}
-		as = math.Sqrt(as/float64(len(trs))) + 1e-8
-		for i := range trs {
-			trs[i].adv = (trs[i].adv - am) / as
+			trs[i].adv = adv[i]
 		}
 		ppoUpdate(cfg, actor.Net, critic.Net, optA, optC, trs, in, rng)
 		up := TrainUpdate{Update: u, Updates: updates, Episodes: done, Steps: len(trs),
@@ -481,13 +476,7 @@ func rollout(cfg TrainConfig, actor, critic *Net, data []*problemData, states []
 			pd := data[ep.st.prob]
 			lse := maskedSoftmax(p, logits[r*q:(r+1)*q], valid[r])
 			a := pick(p, valid[r], sample, rng)
-			var h float64
-			for i := 0; i < valid[r]; i++ {
-				if p[i] > 0 {
-					h -= p[i] * math.Log(p[i])
-				}
-			}
-			entSum += h
+			entSum += learn.Entropy(p, valid[r])
 			nEnt++
 			trs[ep.first+step] = transition{x: x[r*in : (r+1)*in], valid: valid[r], action: a, logp: logits[r*q+a] - lse}
 			if values != nil {
@@ -539,56 +528,23 @@ func ppoUpdate(cfg TrainConfig, actor, critic *Net, optA, optC *adam, trs []tran
 				ppoLogitGrad(dz[r*q:(r+1)*q], p, logits[r*q:(r+1)*q], t.valid, t.action, t.logp, t.adv, cfg.Clip, cfg.Entropy)
 			}
 			actor.Backward(dz[:b*q], b)
-			optA.step(1 / float64(b))
+			optA.Step(1 / float64(b))
 			// Critic: ½(V − G)².
 			v := critic.Forward(x, b)
 			for r, i := range mb {
 				dv[r] = v[r] - trs[i].ret
 			}
 			critic.Backward(dv[:b], b)
-			optC.step(1 / float64(b))
+			optC.Step(1 / float64(b))
 		}
 	}
 }
 
-// ppoLogitGrad writes into g the gradient with respect to the logits z of
-// one sample's actor loss
-//
-//	L = −min(ρA, clip(ρ, 1−ε, 1+ε)·A) − c·H(π),  ρ = π(a|s) / π_old(a|s),
-//
-// over the first valid logits (the others are masked: gradient 0), using
-// p as scratch, and returns L.
+// ppoLogitGrad is learn.PPOLogitGrad: the gradient with respect to the
+// logits of one sample's clipped-surrogate loss with entropy bonus, over
+// the first valid logits.
 func ppoLogitGrad(g, p, z []float64, valid, action int, oldLogp, adv, clip, entCoef float64) float64 {
-	lse := maskedSoftmax(p, z, valid)
-	logp := z[action] - lse
-	ratio := math.Exp(logp - oldLogp)
-	clipped := min(max(ratio, 1-clip), 1+clip)
-	loss := -min(ratio*adv, clipped*adv)
-	// ∂L/∂logπ(a) = −ρA where the unclipped term is the minimum, else 0.
-	var dlogp float64
-	if ratio*adv <= clipped*adv {
-		dlogp = -ratio * adv
-	}
-	var h float64
-	for j := 0; j < valid; j++ {
-		if p[j] > 0 {
-			h -= p[j] * math.Log(p[j])
-		}
-	}
-	loss -= entCoef * h
-	clear(g)
-	for j := 0; j < valid; j++ {
-		// ∂logπ(a)/∂z_j = 1[j=a] − p_j ; ∂H/∂z_j = −p_j (log p_j + H).
-		d := -p[j] * dlogp
-		if j == action {
-			d += dlogp
-		}
-		if p[j] > 0 {
-			d += entCoef * p[j] * (math.Log(p[j]) + h)
-		}
-		g[j] = d
-	}
-	return loss
+	return learn.PPOLogitGrad(g, p, z, valid, action, oldLogp, adv, clip, entCoef)
 }
 
 // prepare caches per problem what episodes need.

@@ -1,0 +1,33 @@
+// Package learned holds optsched's learned job-selection designs, each
+// trained with the one learning core heuristics/learn (layers, Adam,
+// PPO) on the benchmark simulators of bench.
+//
+// RLScheduler (D. Zhang et al., SC'20; the benchmark of
+// bench/rlscheduler) is the design built so far:
+//
+//   - State: the waiting jobs in submit order, the first MaxVisible = 128
+//     visible, Features = 8 values each (Features lists them; the
+//     published code's four id-like features — memory, user, group,
+//     executable, constant on the Lublin trace — are replaced by
+//     features of the queue and the cluster; see docs/learned.md).
+//   - Actor: the kernel network, one small MLP 8–32–16–8–1 (ReLU), as
+//     published, applied to every visible job alike and giving one
+//     logit per job; a softmax over the visible jobs, padding masked
+//     (probability exactly 0; only the real rows are computed). The
+//     chosen job is the head of the protocol's loop (no backfilling: it
+//     waits until it fits).
+//   - Critic: an MLP 14–32–16–1 on a summary of the state (the features'
+//     means and maxima over the visible jobs, the queue's length, the
+//     free nodes): a baseline only.
+//   - Training (TrainRLScheduler): PPO with the clipped objective on
+//     episodes of 256 consecutive jobs whose start is drawn from the
+//     parts of the trace outside the protocol's ten test sequences
+//     (TrainingStarts); reward −(mean bounded slowdown of the episode)
+//     at its end; advantages by GAE (γ = 1, λ = 0.97) over the critic,
+//     with F1's mean bounded slowdown on the same 256 jobs subtracted as
+//     an action-independent baseline; Adam, actor 3e-4 and critic 1e-3
+//     as published.
+//   - Use: a Chooser for bench/rlscheduler's published loop
+//     (ReplayChooser) and for bench/sim's event-driven simulation;
+//     argmax by default, sampling on request.
+package learned

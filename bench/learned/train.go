@@ -1,0 +1,306 @@
+package learned
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/optsched/optsched/bench/rlscheduler"
+	"github.com/optsched/optsched/heuristics/learn"
+)
+
+// TrainConfig configures TrainRLScheduler. Zero fields take
+// DefaultTrainConfig's values, except Workload.
+type TrainConfig struct {
+	Workload *rlscheduler.Workload
+	// Seed seeds everything random: the weights, the episodes' starts,
+	// the sampled actions and the minibatches.
+	Seed uint64
+	// Updates is the number of PPO updates (the published "epochs");
+	// EpisodesPerUpdate the episodes each collects.
+	Updates, EpisodesPerUpdate int
+	// EpisodeLen is the jobs of an episode (256, as published).
+	EpisodeLen int
+	// TestStarts and TestLen are the sequences training never touches
+	// (rlscheduler.Starts and SequenceLength).
+	TestStarts []int
+	TestLen    int
+	// PPOEpochs is the passes over a batch; Minibatch its steps per
+	// gradient step.
+	PPOEpochs, Minibatch int
+	// Clip is PPO's ε (0.2); LRActor and LRCritic Adam's rates (3e-4,
+	// 1e-3); Gamma and Lambda GAE's (1, 0.97); Entropy the bonus (0.01);
+	// MaxGradNorm the clip of each network's gradient norm (0.5).
+	Clip, LRActor, LRCritic, Gamma, Lambda, Entropy, MaxGradNorm float64
+	// RewardScale divides the mean bounded slowdowns into rewards (100).
+	RewardScale float64
+	// Progress, when set, is called after every update.
+	Progress func(TrainUpdate)
+}
+
+// DefaultTrainConfig returns the settings of the shipped weights but for
+// Workload.
+func DefaultTrainConfig() TrainConfig {
+	return TrainConfig{Seed: 1, Updates: 300, EpisodesPerUpdate: 16, EpisodeLen: 256,
+		TestStarts: rlscheduler.Starts, TestLen: rlscheduler.SequenceLength, PPOEpochs: 4, Minibatch: 256,
+		Clip: 0.2, LRActor: 3e-4, LRCritic: 1e-3, Gamma: 1, Lambda: 0.97, Entropy: 0.01, MaxGradNorm: 0.5, RewardScale: 100}
+}
+
+// TrainUpdate reports one PPO update.
+type TrainUpdate struct {
+	Update, Updates, Episodes int
+	// Steps is the batch's decisions with a choice (two or more visible
+	// jobs).
+	Steps int
+	// MeanBSLD is the mean over the batch's episodes of their mean
+	// bounded slowdown under the sampled policy; MeanF1 under F1 on the
+	// same episodes.
+	MeanBSLD, MeanF1 float64
+	// Entropy is the mean entropy of the action distributions.
+	Entropy float64
+	Elapsed time.Duration `json:"elapsed_ns"`
+}
+
+// TrainResult is TrainRLScheduler's outcome.
+type TrainResult struct {
+	Policy *RLScheduler
+	Curve  []TrainUpdate
+	// Starts are the episode starts training drew from.
+	Starts []int
+}
+
+// ErrTrainConfig is wrapped by TrainRLScheduler's configuration errors.
+var ErrTrainConfig = errors.New("learned: bad training configuration")
+
+func (c *TrainConfig) fill() error {
+	d := DefaultTrainConfig()
+	for _, f := range []struct{ p, d *int }{{&c.Updates, &d.Updates}, {&c.EpisodesPerUpdate, &d.EpisodesPerUpdate},
+		{&c.EpisodeLen, &d.EpisodeLen}, {&c.TestLen, &d.TestLen}, {&c.PPOEpochs, &d.PPOEpochs}, {&c.Minibatch, &d.Minibatch}} {
+		if *f.p == 0 {
+			*f.p = *f.d
+		}
+	}
+	for _, f := range []struct{ p, d *float64 }{{&c.Clip, &d.Clip}, {&c.LRActor, &d.LRActor}, {&c.LRCritic, &d.LRCritic},
+		{&c.Gamma, &d.Gamma}, {&c.Lambda, &d.Lambda}, {&c.Entropy, &d.Entropy}, {&c.MaxGradNorm, &d.MaxGradNorm}, {&c.RewardScale, &d.RewardScale}} {
+		if *f.p == 0 {
+			*f.p = *f.d
+		}
+	}
+	if c.TestStarts == nil {
+		c.TestStarts = d.TestStarts
+	}
+	switch {
+	case c.Workload == nil || len(c.Workload.Jobs) == 0:
+		return fmt.Errorf("%w: no workload", ErrTrainConfig)
+	case c.Updates < 1 || c.EpisodesPerUpdate < 1 || c.EpisodeLen < 2 || c.PPOEpochs < 1 || c.Minibatch < 1:
+		return fmt.Errorf("%w: counts must be positive", ErrTrainConfig)
+	case c.Clip <= 0 || c.LRActor <= 0 || c.LRCritic <= 0 || c.Gamma <= 0 || c.Gamma > 1 || c.Lambda < 0 || c.Lambda > 1 || c.Entropy < 0:
+		return fmt.Errorf("%w: rates out of range", ErrTrainConfig)
+	}
+	return nil
+}
+
+// TrainingStarts returns the starts of the episodes of length epLen in a
+// workload of n jobs that overlap none of the test sequences [t, t +
+// testLen): training never sees a test job.
+func TrainingStarts(n, epLen int, testStarts []int, testLen int) []int {
+	var out []int
+	for s := 0; s+epLen <= n; s++ {
+		ok := true
+		for _, t := range testStarts {
+			if s < t+testLen && t < s+epLen {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// step is one decision with a choice.
+type step struct {
+	x      []float64 // n × Features
+	c      []float64 // critic input
+	n      int
+	action int
+	logp   float64
+	value  float64
+	ret    float64
+	adv    float64
+}
+
+// recorder is the training chooser: it samples from the actor and
+// records the steps.
+type recorder struct {
+	net    *RLScheduler
+	norm   Norm
+	rng    *rand.Rand
+	x, p   []float64
+	c      []float64
+	vis    []int
+	steps  []step
+	entSum float64
+}
+
+func (r *recorder) Choose(now int64, free, nodes int, waiting []rlscheduler.Waiting) int {
+	if len(waiting) <= 1 {
+		return 0
+	}
+	var n int
+	r.vis, n = observe(r.x, r.vis, now, free, nodes, waiting, r.norm)
+	x := append([]float64(nil), r.x[:n*Features]...)
+	logits := r.net.Kernel.Forward(x, n)
+	lse := learn.MaskedSoftmax(r.p, logits, n)
+	a := learn.Pick(r.p, n, true, r.rng)
+	r.entSum += learn.Entropy(r.p, n)
+	c := make([]float64, criticIn)
+	summarise(c, x, n)
+	v := r.net.Critic.Forward(c, 1)[0]
+	r.steps = append(r.steps, step{x: x, c: c, n: n, action: a, logp: logits[a] - lse, value: v})
+	return r.vis[a]
+}
+
+// TrainRLScheduler trains the design with PPO (see the package doc). It
+// is deterministic for a configuration (one goroutine; the seeded
+// generator is consumed in a fixed order) and checks ctx between
+// episodes.
+func TrainRLScheduler(ctx context.Context, cfg TrainConfig) (*TrainResult, error) {
+	if err := cfg.fill(); err != nil {
+		return nil, err
+	}
+	starts := TrainingStarts(len(cfg.Workload.Jobs), cfg.EpisodeLen, cfg.TestStarts, cfg.TestLen)
+	if len(starts) == 0 {
+		return nil, fmt.Errorf("%w: no %d-job episode of the %d jobs lies outside the test sequences", ErrTrainConfig, cfg.EpisodeLen, len(cfg.Workload.Jobs))
+	}
+	t0 := time.Now()
+	rng := learn.NewRand(cfg.Seed, 0x726c_7472_6169_6e)
+	net := NewRLScheduler(rng)
+	optA := learn.NewAdam(net.Kernel.Params(), cfg.LRActor, cfg.MaxGradNorm)
+	optC := learn.NewAdam(net.Critic.Params(), cfg.LRCritic, cfg.MaxGradNorm)
+	norm := NormOf(cfg.Workload)
+	f1 := map[int]float64{}
+	res := &TrainResult{Policy: net, Starts: starts}
+	rec := &recorder{net: net, norm: norm, rng: rng, x: make([]float64, MaxVisible*Features), p: make([]float64, MaxVisible)}
+	episodes := 0
+	for u := 1; u <= cfg.Updates; u++ {
+		rec.steps, rec.entSum = rec.steps[:0], 0
+		var sumRL, sumF1 float64
+		for range cfg.EpisodesPerUpdate {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			st := starts[rng.IntN(len(starts))]
+			seq := rlscheduler.Sequence{W: cfg.Workload, Start: st, Len: cfg.EpisodeLen}
+			b, ok := f1[st]
+			if !ok {
+				s, err := rlscheduler.Replay(ctx, seq, "f1", false)
+				if err != nil {
+					return nil, err
+				}
+				b = s.Mean()
+				f1[st] = b
+			}
+			first := len(rec.steps)
+			s, err := rlscheduler.ReplayChooser(ctx, seq, rec)
+			if err != nil {
+				return nil, err
+			}
+			if err := s.Verify(); err != nil {
+				return nil, err
+			}
+			m := s.Mean()
+			sumRL += m
+			sumF1 += b
+			episodes++
+			// The reward, −m/scale, comes at the episode's end; F1's
+			// score of the same jobs is subtracted as a baseline that
+			// no action changes.
+			eps := rec.steps[first:]
+			if len(eps) == 0 {
+				continue
+			}
+			rw := make([]float64, len(eps))
+			vals := make([]float64, len(eps))
+			for i := range eps {
+				vals[i] = eps[i].value
+			}
+			rw[len(rw)-1] = -(m - b) / cfg.RewardScale
+			adv, ret := make([]float64, len(eps)), make([]float64, len(eps))
+			learn.GAE(adv, ret, rw, vals, 0, cfg.Gamma, cfg.Lambda)
+			for i := range eps {
+				eps[i].adv, eps[i].ret = adv[i], ret[i]
+			}
+		}
+		up := TrainUpdate{Update: u, Updates: cfg.Updates, Episodes: episodes, Steps: len(rec.steps),
+			MeanBSLD: sumRL / float64(cfg.EpisodesPerUpdate), MeanF1: sumF1 / float64(cfg.EpisodesPerUpdate)}
+		if len(rec.steps) > 0 {
+			up.Entropy = rec.entSum / float64(len(rec.steps))
+			adv := make([]float64, len(rec.steps))
+			for i := range rec.steps {
+				adv[i] = rec.steps[i].adv
+			}
+			learn.Normalize(adv)
+			for i := range rec.steps {
+				rec.steps[i].adv = adv[i]
+			}
+			ppoUpdate(cfg, net, optA, optC, rec.steps, rng)
+		}
+		up.Elapsed = time.Since(t0)
+		res.Curve = append(res.Curve, up)
+		if cfg.Progress != nil {
+			cfg.Progress(up)
+		}
+	}
+	net.Critic = nil
+	learn.RoundWeights(net.Kernel.Params())
+	return res, nil
+}
+
+// ppoUpdate runs PPOEpochs passes of minibatch steps over the batch: the
+// kernel on all the minibatch's visible jobs at once (one row per job;
+// the softmax per step over its rows), the critic on the summaries.
+func ppoUpdate(cfg TrainConfig, net *RLScheduler, optA, optC *learn.Adam, steps []step, rng *rand.Rand) {
+	idx := make([]int, len(steps))
+	for i := range idx {
+		idx[i] = i
+	}
+	var x, xc, dz, dv []float64
+	g := make([]float64, MaxVisible)
+	p := make([]float64, MaxVisible)
+	for range cfg.PPOEpochs {
+		rng.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
+		for lo := 0; lo < len(idx); lo += cfg.Minibatch {
+			mb := idx[lo:min(lo+cfg.Minibatch, len(idx))]
+			x, xc = x[:0], xc[:0]
+			rows := 0
+			for _, i := range mb {
+				x = append(x, steps[i].x...)
+				xc = append(xc, steps[i].c...)
+				rows += steps[i].n
+			}
+			logits := net.Kernel.Forward(x, rows)
+			dz = learn.Grow(dz, rows)
+			off := 0
+			for _, i := range mb {
+				s := &steps[i]
+				learn.PPOLogitGrad(g[:s.n], p[:s.n], logits[off:off+s.n], s.n, s.action, s.logp, s.adv, cfg.Clip, cfg.Entropy)
+				copy(dz[off:off+s.n], g[:s.n])
+				off += s.n
+			}
+			net.Kernel.Backward(dz, rows)
+			optA.Step(1 / float64(len(mb)))
+			v := net.Critic.Forward(xc, len(mb))
+			dv = learn.Grow(dv, len(mb))
+			for r, i := range mb {
+				dv[r] = v[r] - steps[i].ret
+			}
+			net.Critic.Backward(dv, len(mb))
+			optC.Step(1 / float64(len(mb)))
+		}
+	}
+}

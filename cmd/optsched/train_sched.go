@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/optsched/optsched/bench/learned"
+	"github.com/optsched/optsched/bench/report"
+	"github.com/optsched/optsched/bench/rlscheduler"
+)
+
+// trainSchedOptions are the inputs of `optsched train sched`.
+type trainSchedOptions struct {
+	streams   *streams
+	design    string
+	trace     string
+	objective string
+	seed      uint64
+	epochs    int
+	episodes  int
+	dropFirst int
+	out       string
+	plot      string
+	verbose   bool
+}
+
+func newTrainSchedCmd(s *streams, runF func(*trainSchedOptions) error) *cobra.Command {
+	opts := &trainSchedOptions{streams: s}
+	d := learned.DefaultTrainConfig()
+	cmd := &cobra.Command{
+		Use:   "sched --design rlscheduler --trace FILE [--objective bsld] [--seed N] [--epochs N] --out FILE",
+		Short: "Train a learned job-selection policy with PPO on an SWF trace",
+		Long: `Trains a learned job-selection design with PPO (heuristics/learn) and
+writes its weights. Designs: rlscheduler (Zhang et al., SC'20: a kernel
+network scoring every visible job, up to 128, with one shared MLP
+8-32-16-8-1; see docs/learned.md).
+
+Episodes are 256 consecutive jobs of the trace whose start is drawn from
+the parts of the trace that overlap none of the ten test sequences of
+optsched bench rlscheduler (starts 1981, 2756, 4299, 8850, 3316, 2714,
+5228, 7762, 4022, 7085, 1,024 jobs each), run by the protocol's loop
+without backfilling; the reward is minus the episode's mean bounded
+slowdown. Each epoch is one PPO update on --episodes episodes.
+
+Training is deterministic: the same flags give the same file.`,
+		Example: `  optsched train sched --design rlscheduler --trace instances/traces/lublin_256.swf.gz --out rl.bin.gz --plot curve.png
+  optsched bench rlscheduler --trace instances/traces/lublin_256.swf.gz --policies f1,sjf,rl-here --weights rl.bin.gz`,
+		Args: argsBetween(0, 0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return runTrainSched(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.design, "design", "rlscheduler", "design to train: rlscheduler")
+	f.StringVar(&opts.trace, "trace", "", "SWF trace to train on (required)")
+	f.StringVar(&opts.objective, "objective", "bsld", "objective: bsld (mean bounded slowdown)")
+	f.Uint64Var(&opts.seed, "seed", d.Seed, "seed of the weights, episodes and sampled actions")
+	f.IntVar(&opts.epochs, "epochs", d.Updates, "PPO updates (epochs)")
+	f.IntVar(&opts.episodes, "episodes", d.EpisodesPerUpdate, "episodes of 256 jobs per epoch")
+	f.IntVar(&opts.dropFirst, "drop-first", -1, "drop the first N job records of the file (default: 5 for HPC2N-2002-2.1*, else 0)")
+	f.StringVar(&opts.out, "out", "", "weights file to write (required)")
+	f.StringVar(&opts.plot, "plot", "", "learning-curve PNG/SVG (default: the weights file's name with .png)")
+	f.BoolVarP(&opts.verbose, "verbose", "v", false, "print a line per epoch on stderr (default when stderr is not a terminal)")
+	return cmd
+}
+
+// rlDropDefault is bench rlscheduler's default --drop-first for a trace.
+func rlDropDefault(trace string, drop int) int {
+	if drop >= 0 {
+		return drop
+	}
+	if strings.HasPrefix(strings.ToLower(filepath.Base(trace)), "hpc2n-2002-2.1") {
+		return 5
+	}
+	return 0
+}
+
+func runTrainSched(ctx context.Context, opts *trainSchedOptions) error {
+	if opts.design != "rlscheduler" {
+		return usageError{fmt.Errorf("--design must be rlscheduler (rlschert and joshh are not built yet), got %q", opts.design)}
+	}
+	if opts.objective != "bsld" {
+		return usageError{fmt.Errorf("--objective must be bsld for rlscheduler, got %q", opts.objective)}
+	}
+	if opts.trace == "" || opts.out == "" {
+		return usageError{fmt.Errorf("--trace and --out are required")}
+	}
+	if opts.epochs < 1 || opts.episodes < 1 {
+		return usageError{fmt.Errorf("--epochs and --episodes must be at least 1")}
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	w, err := rlscheduler.Open(opts.trace, rlscheduler.LoadOptions{DropFirst: rlDropDefault(opts.trace, opts.dropFirst)})
+	if err != nil {
+		return err
+	}
+	cfg := learned.DefaultTrainConfig()
+	cfg.Workload, cfg.Seed, cfg.Updates, cfg.EpisodesPerUpdate = w, opts.seed, opts.epochs, opts.episodes
+	starts := learned.TrainingStarts(len(w.Jobs), cfg.EpisodeLen, cfg.TestStarts, cfg.TestLen)
+	errw := opts.streams.err
+	fmt.Fprintf(errw, "train sched rlscheduler: %s, %d jobs; episodes of %d jobs from %d starts outside the test sequences (%s); %d epochs of %d episodes, seed %d\n",
+		opts.trace, len(w.Jobs), cfg.EpisodeLen, len(starts), rangesOf(starts), opts.epochs, opts.episodes, opts.seed)
+	verbose := opts.verbose || !isTerminal(errw)
+	var bar *report.Bar
+	if !verbose {
+		bar = report.NewBar(errw, "train sched", opts.epochs)
+	}
+	cfg.Progress = func(u learned.TrainUpdate) {
+		if verbose {
+			fmt.Fprintf(errw, "epoch %d/%d: %d episodes, mean bsld %.2f (F1 on the same episodes %.2f), entropy %.2f, %d steps, %.0f s\n",
+				u.Update, u.Updates, u.Episodes, u.MeanBSLD, u.MeanF1, u.Entropy, u.Steps, u.Elapsed.Seconds())
+		}
+		bar.Note(fmt.Sprintf("bsld %.1f (F1 %.1f)", u.MeanBSLD, u.MeanF1))
+		bar.Add(1)
+	}
+	t0 := time.Now()
+	res, err := learned.TrainRLScheduler(ctx, cfg)
+	bar.Done()
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(opts.out)
+	if err != nil {
+		return err
+	}
+	if err := learned.WriteRLScheduler(f, res.Policy); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	plotPath := opts.plot
+	if plotPath == "" {
+		plotPath = strings.TrimSuffix(strings.TrimSuffix(opts.out, ".gz"), ".bin") + ".png"
+	}
+	pts := make([]report.LearningPoint, len(res.Curve))
+	var moving float64
+	for i, u := range res.Curve {
+		if i == 0 {
+			moving = -u.MeanBSLD
+		} else {
+			moving = 0.9*moving - 0.1*u.MeanBSLD
+		}
+		pts[i] = report.LearningPoint{Episodes: u.Episodes, Reward: -u.MeanBSLD, Moving: moving, Baseline: -u.MeanF1}
+	}
+	title := fmt.Sprintf("rlscheduler on %s, PPO, seed %d", filepath.Base(opts.trace), opts.seed)
+	if err := report.PlotLearningCurveLabelled(pts, title, "reward (− mean bounded slowdown of the episode)", "F1 on the same episodes", plotPath); err != nil {
+		return err
+	}
+	last := res.Curve[len(res.Curve)-1]
+	fmt.Fprintf(opts.streams.out, "trained rlscheduler in %.0f s: last epoch's mean bsld %.2f (F1 %.2f on the same episodes); weights: %s; learning curve: %s\n",
+		time.Since(t0).Seconds(), last.MeanBSLD, last.MeanF1, opts.out, plotPath)
+	return nil
+}
+
+// rangesOf writes sorted starts as ranges "a–b, c–d".
+func rangesOf(s []int) string {
+	var parts []string
+	for i := 0; i < len(s); {
+		j := i
+		for j+1 < len(s) && s[j+1] == s[j]+1 {
+			j++
+		}
+		parts = append(parts, fmt.Sprintf("%d–%d", s[i], s[j]))
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
+}
