@@ -20,6 +20,20 @@ const (
 	SelectionLan2023 = "lan2023"
 )
 
+// The orders in which a cycle considers the queued jobs (Options.Order).
+const (
+	// OrderFIFO (the default) is the window selection order of [Lan23]
+	// §III-C: more waiting periods first, then fewer units, then qstat
+	// order — first come, first served at the waiting period's grain.
+	OrderFIFO = "fifo"
+	// OrderSJF takes the shortest requested walltime first (a job without
+	// one counts a year), then OrderFIFO among equal walltimes. It lowers
+	// the mean wait and bounded slowdown of a queue at the expense of the
+	// long jobs, which a reservation (ReserveAfter, StarveAfter) protects
+	// from starving.
+	OrderSJF = "sjf"
+)
+
 // Reservation is the start a backfilling cycle holds for the first job
 // that does not fit now (EASY's shadow time).
 type Reservation struct {

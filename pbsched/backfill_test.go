@@ -133,7 +133,7 @@ func TestPBSBackfillNeverDelaysTheHead(t *testing.T) {
 		}
 		reserved++
 		in := newCheckInput(c.st, c.scope, p)
-		rank := in.queueRank()
+		rank := in.queueRank(false)
 		now := c.st.Now
 		wall := func(id string) int64 {
 			if w := in.jobs[id].Walltime; w > 0 {

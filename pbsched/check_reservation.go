@@ -47,7 +47,7 @@ func ruleReservation(in *checkInput, add func(string, ...any)) {
 	if head.State != "Q" {
 		add("reserved job %s is in state %s, not queued", r.Job, head.State)
 	}
-	rank := in.queueRank()
+	rank := in.queueRank(p.Order == OrderSJF)
 	hr, ok := rank[r.Job]
 	if !ok {
 		return
@@ -122,12 +122,13 @@ func ruleReservation(in *checkInput, add func(string, ...any)) {
 }
 
 // queueRank ranks the queued jobs in the selection order of [Lan23]:
-// more waiting periods first, then fewer select units, then qstat order.
-func (in *checkInput) queueRank() map[string]int {
+// more waiting periods first, then fewer select units, then qstat order;
+// with sjf, by requested walltime (a year without one) first.
+func (in *checkInput) queueRank(sjf bool) map[string]int {
 	type key struct {
-		id         string
-		nwp, units int64
-		idx        int
+		id               string
+		wall, nwp, units int64
+		idx              int
 	}
 	var ks []key
 	now := in.st.Now
@@ -151,10 +152,19 @@ func (in *checkInput) queueRank() map[string]int {
 		if wait > 0 && in.scope.Period > 0 {
 			nwp = wait / in.scope.Period
 		}
-		ks = append(ks, key{j.ID, nwp, int64(len(in.units(j))), i})
+		var wall int64
+		if sjf {
+			wall = j.Walltime
+			if wall <= 0 {
+				wall = 365 * 24 * 3600
+			}
+		}
+		ks = append(ks, key{j.ID, wall, nwp, int64(len(in.units(j))), i})
 	}
 	slices.SortStableFunc(ks, func(a, b key) int {
 		switch {
+		case a.wall != b.wall:
+			return int(min(max(a.wall-b.wall, -1), 1))
 		case a.nwp != b.nwp:
 			return int(min(max(b.nwp-a.nwp, -1), 1))
 		case a.units != b.units:

@@ -1,6 +1,7 @@
 package pbsched
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -83,6 +84,9 @@ type Plan struct {
 	// when every job fits or none waits behind one).
 	Selection   string
 	Reservation *Reservation
+	// Order is the order the queued jobs were considered in (OrderFIFO or
+	// OrderSJF).
+	Order string
 	// headReason is the reserved whole-node or first-fit job's reason
 	// before its reservation is described.
 	headReason string
@@ -132,6 +136,9 @@ type Options struct {
 	// Selection is SelectionBackfill or SelectionLan2023 ("" is
 	// backfill).
 	Selection string
+	// Order is the order in which queued jobs are considered: OrderFIFO
+	// ("" too) or OrderSJF.
+	Order string
 	// NewSchedulers, when set, replaces DefaultCPSchedulers.
 	NewSchedulers func() []solver.Scheduler
 	// Start is when the cycle began (its documents were read from then
@@ -297,7 +304,10 @@ func plan(ctx context.Context, c *cluster, opt Options) (*Plan, error) {
 	if opt.deadline.IsZero() {
 		opt.deadline = time.Now().Add(opt.TimeLimit)
 	}
-	p := &Plan{c: c, Notes: slices.Clone(c.notes), Digest: c.st.Digest, Selection: opt.Selection}
+	p := &Plan{c: c, Notes: slices.Clone(c.notes), Digest: c.st.Digest, Selection: opt.Selection, Order: opt.Order}
+	if p.Order == "" {
+		p.Order = OrderFIFO
+	}
 	if p.Selection == "" {
 		p.Selection = SelectionBackfill
 	}
@@ -316,6 +326,10 @@ func plan(ctx context.Context, c *cluster, opt Options) (*Plan, error) {
 		ow.Jobs[i] = model.Job{ID: cand.job.ID, Nodes: len(cand.units), NWP: cand.nwp}
 	}
 	order := model.Order(ow)
+	if p.Order == OrderSJF {
+		// Shortest requested walltime first; model.Order among equals.
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(c.cands[a].walltime, c.cands[b].walltime) })
+	}
 
 	fit := newFitState(c, false)
 	idleLeft := 0

@@ -28,11 +28,13 @@ type PlanDoc struct {
 	// the first job that does not fit now (backfill).
 	Selection   string       `json:"selection"`
 	Reservation *Reservation `json:"reservation,omitempty"`
-	Starts      []StartDoc   `json:"starts"`
-	Deferred    []Reason     `json:"deferred"`
-	Skipped     []Reason     `json:"skipped"`
-	Notes       []string     `json:"notes"`
-	Failed      []Reason     `json:"failed,omitempty"`
+	// Order is fifo or sjf: the order the queued jobs were considered in.
+	Order    string     `json:"order"`
+	Starts   []StartDoc `json:"starts"`
+	Deferred []Reason   `json:"deferred"`
+	Skipped  []Reason   `json:"skipped"`
+	Notes    []string   `json:"notes"`
+	Failed   []Reason   `json:"failed,omitempty"`
 }
 
 // NodesDoc counts the vnodes of a cycle.
@@ -71,7 +73,7 @@ func (p *Plan) Doc(qrun string, dryRun bool) PlanDoc {
 	d := PlanDoc{Version: 1, Server: st.Jobs.Server, PBSVersion: st.Jobs.Version, Time: st.Now,
 		InputSHA256: st.Digest, DryRun: dryRun, Topology: p.c.topoNote, WholeNode: p.Solve, PartialNode: p.CP,
 		Starts: []StartDoc{}, Deferred: nonNil(p.Deferred), Skipped: nonNil(p.c.skipped), Notes: nonNil(p.Notes),
-		Selection: p.Selection, Reservation: p.Reservation}
+		Selection: p.Selection, Reservation: p.Reservation, Order: p.Order}
 	if d.Server == "" {
 		d.Server = st.Nodes.Server
 	}

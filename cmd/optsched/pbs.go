@@ -40,6 +40,7 @@ type pbsOptions struct {
 	fallback  string
 	partial   string
 	selection string
+	order     string
 	// reserveAfter is --reserve-after (pbsched.Options.ReserveAfter).
 	reserveAfter float64
 	starveAfter  time.Duration
@@ -118,6 +119,7 @@ func (o *pbsOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.solver, "solver", "csp", "whole-node window solver ("+strings.Join(wholeNodeSolvers(), ", ")+")")
 	f.StringVar(&o.fallback, "fallback", "sa", fallbackHelp)
 	f.StringVar(&o.selection, "selection", pbsched.SelectionBackfill, "which queued jobs start: backfill (jobs start in order whenever they fit; the first that does not fit gets a reservation once it starves, see --starve-after and --reserve-after, and the jobs behind it then start only when they do not delay it) or lan2023 (the paper's window selection: stop at the first job that does not fit)")
+	f.StringVar(&o.order, "order", pbsched.OrderFIFO, "the order queued jobs are considered in: fifo (more waiting periods first, then fewer chunks, then qstat order) or sjf (shortest requested walltime first, then fifo; a job without a walltime counts a year)")
 	f.Float64Var(&o.reserveAfter, "reserve-after", defaultReserveAfter, "backfill: the first job that does not fit gets a reservation once its bounded slowdown so far, (wait + walltime)/max(walltime, 10s), reaches this (1: at once, EASY; +Inf: never by slowdown)")
 	f.DurationVar(&o.starveAfter, "starve-after", defaultStarveAfter, "backfill: ... or once it has waited this long (PBS's max_starve; 0: never by wait); until then the jobs behind it start whenever they fit")
 	f.StringVar(&o.partial, "partial", pbsched.PartialCP, "placement of the jobs whose chunks share vnodes: cp (CP/SAT time-and-resource schedule, list schedule and first fit as fallbacks) or first-fit")
@@ -222,6 +224,9 @@ func (o *pbsOptions) validate() error {
 	if o.timeLimit <= 0 {
 		return usageError{fmt.Errorf("--time-limit must be positive, got %v", o.timeLimit)}
 	}
+	if o.order != pbsched.OrderFIFO && o.order != pbsched.OrderSJF {
+		return usageError{fmt.Errorf("--order must be fifo or sjf, got %q", o.order)}
+	}
 	if o.selection != pbsched.SelectionBackfill && o.selection != pbsched.SelectionLan2023 {
 		return usageError{fmt.Errorf("--selection must be backfill or lan2023, got %q", o.selection)}
 	}
@@ -275,7 +280,7 @@ func (o *pbsOptions) config() *cycle.Config {
 		QstatFile: o.qstatFile, NodesFile: o.nodesFile, QueuesFile: o.queuesFile, Snapshot: o.snapshot,
 		Stdin: o.streams.in, Timezone: o.timezone,
 		ExecQueues: o.execQueues, Nodes: o.nodes, Levels: o.levels, TopologyConf: o.topologyConf, Period: o.period,
-		Decide: pbsched.Options{TimeLimit: o.timeLimit, MaxJobs: o.maxJobs, Cost: o.cost, Partial: o.partial, Selection: o.selection, ReserveAfter: o.reserveAfter, StarveAfter: o.starveAfter},
+		Decide: pbsched.Options{TimeLimit: o.timeLimit, MaxJobs: o.maxJobs, Cost: o.cost, Partial: o.partial, Selection: o.selection, Order: o.order, ReserveAfter: o.reserveAfter, StarveAfter: o.starveAfter},
 		Solver: o.solver, Fallback: o.fallback,
 		Apply: o.apply, Qrun: o.qrun, QrunAsync: !o.qrunSync, KeepQstatDelay: o.keepQstatDelay,
 		LockPath: o.lockPath, LogPath: o.logPath, RecheckAfter: o.recheckAfter,
