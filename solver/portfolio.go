@@ -94,6 +94,16 @@ func (pf Portfolio) Solve(ctx context.Context, p *Problem) (*Result, error) {
 		}
 		return ex, nil
 	}
+	if ex != nil && len(ex.Allocations) > 0 && ctx.Err() != nil {
+		// No time is left for the fallback, which would only price the
+		// incumbent again (on 47,000 jobs, tens of milliseconds past
+		// the deadline): the incumbent stands.
+		if abandoned {
+			ex.Stats = map[string]float64{"exact_abandoned": 1}
+		}
+		ex.Solver = pf.Name()
+		return ex, nil
+	}
 	fb := pf.Fallback
 	if ws, ok := fb.(WarmStarter); ok && ex != nil && len(ex.Allocations) > 0 {
 		fb = ws.WithInitial(ex.Allocations)
