@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"time"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -61,15 +64,70 @@ func settleHeap(w *model.Window) {
 // largeWindowGOGC is the GOGC of the solve of a large window (settleHeap).
 const largeWindowGOGC = 300
 
-func readWindow(path string, stdin io.Reader) (*model.Window, error) {
-	if path != "-" {
-		return windowjson.Load(path)
+// loadWindowBy is loadWindow that returns when the command's --deadline
+// (at, when not zero) passes first, with a deadlineError: the reading
+// goes on in another goroutine (a read of a pipe cannot be interrupted)
+// and stops at its next look at the deadline (windowjson.LoadContext);
+// the command returns at once.
+func loadWindowBy(at time.Time, deadline time.Duration, start time.Time, path string, stdin io.Reader) (*model.Window, error) {
+	if at.IsZero() {
+		return loadWindow(path, stdin)
 	}
-	data, err := windowjson.ReadJSON(stdin, "stdin", 0)
+	ctx, cancel := context.WithDeadline(context.Background(), at)
+	type loaded struct {
+		w   *model.Window
+		err error
+	}
+	done := make(chan loaded, 1)
+	go func() {
+		w, err := readWindowContext(ctx, path, stdin)
+		if err == nil {
+			settleHeap(w)
+		}
+		done <- loaded{w, err}
+	}()
+	var l loaded
+	select {
+	case l = <-done:
+	case <-ctx.Done():
+		l.err = ctx.Err()
+	}
+	cancel()
+	if l.err != nil && errors.Is(l.err, context.DeadlineExceeded) {
+		return nil, deadlineError{deadline: deadline, after: time.Since(start), window: path}
+	}
+	return l.w, l.err
+}
+
+// deadlineError is a --deadline that passed while the window was read:
+// exit 1 (exitError), nothing written on stdout.
+type deadlineError struct {
+	deadline, after time.Duration
+	window          string
+}
+
+func (e deadlineError) Error() string {
+	name := e.window
+	if name == "-" {
+		name = "stdin"
+	}
+	return fmt.Sprintf("the --deadline %v passed while reading the window %s (%v after the start): nothing was solved or written; give a longer --deadline or a smaller window",
+		e.deadline, name, e.after.Round(time.Millisecond))
+}
+
+func readWindow(path string, stdin io.Reader) (*model.Window, error) {
+	return readWindowContext(context.Background(), path, stdin)
+}
+
+func readWindowContext(ctx context.Context, path string, stdin io.Reader) (*model.Window, error) {
+	if path != "-" {
+		return windowjson.LoadContext(ctx, path)
+	}
+	data, err := windowjson.ReadJSONContext(ctx, stdin, "stdin", 0)
 	if err != nil {
 		return nil, err
 	}
-	w, err := windowjson.Parse(data, windowjson.Options{ReadFile: windowjson.ReadFileLimited})
+	w, err := windowjson.ParseContext(ctx, data, windowjson.Options{ReadFile: windowjson.ReadFileLimited})
 	if err != nil {
 		return nil, fmt.Errorf("stdin: %w", err)
 	}

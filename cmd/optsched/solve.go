@@ -160,7 +160,7 @@ func runSolve(ctx context.Context, opts *solveOptions) error {
 	if err != nil {
 		return err
 	}
-	w, err := loadWindow(opts.window, opts.streams.in)
+	w, err := opts.load()
 	if err != nil {
 		return err
 	}
@@ -258,6 +258,18 @@ func (opts *solveOptions) isCP() bool {
 	}
 	e, ok := catalog.Lookup(name)
 	return ok && e.Encoding == catalog.CP && opts.encoding == ""
+}
+
+// load reads the window, within --deadline when it is given.
+func (opts *solveOptions) load() (*model.Window, error) {
+	if opts.deadline <= 0 {
+		return loadWindow(opts.window, opts.streams.in)
+	}
+	start := opts.streams.start
+	if start.IsZero() {
+		start = time.Now()
+	}
+	return loadWindowBy(start.Add(opts.deadline), opts.deadline, start, opts.window, opts.streams.in)
 }
 
 // solveLimit is the time limit of the solve: --time-limit, or with
