@@ -2,9 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
-	"time"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/model/windowjson"
