@@ -67,19 +67,54 @@ var _ solver.Solver = Slurm{}
 func (Slurm) Name() string { return "slurm" }
 
 // Solve places the problem's jobs one after another with Slurm's best fit.
-func (Slurm) Solve(_ context.Context, p *solver.Problem) (*solver.Result, error) {
+// It looks at ctx before every job: when ctx ends first, the jobs not yet
+// placed take the free nodes first-fit (leaf by leaf in index order, in
+// linear time), so that the answer is always a whole feasible allocation;
+// Stats then counts them as first_fit_jobs.
+func (Slurm) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, error) {
 	if err := checkFits("slurm", p); err != nil {
 		return nil, err
 	}
 	w := p.Window
 	tr := newTree(w)
 	res := &solver.Result{Status: solver.Feasible, Bound: solver.NoBound, Encoding: "tree", Solver: "slurm"}
+	res.Allocations = make([]model.Allocation, 0, len(p.Jobs))
+	late, leaf := 0, 0
 	for _, j := range p.Jobs {
-		nodes := tr.slurmPlace(w.Jobs[j].Nodes)
+		n := w.Jobs[j].Nodes
+		var nodes []int
+		if late == 0 && ctx.Err() == nil {
+			nodes = tr.slurmPlace(n)
+		} else {
+			late++
+			nodes, leaf = tr.firstFit(n, leaf)
+		}
 		res.Allocations = append(res.Allocations, model.Allocation{Job: j, Nodes: nodes, Start: w.Time})
+	}
+	if late > 0 {
+		res.Stats = map[string]float64{"first_fit_jobs": float64(late)}
 	}
 	res.Objective = solver.Objective(w, res.Allocations)
 	return res, nil
+}
+
+// firstFit takes n free nodes from the leaves in index order, starting at
+// leaf from (the leaves before it have none left), and returns them in
+// increasing id order with the leaf to start from next time.
+func (tr *tree) firstFit(n, from int) ([]int, int) {
+	out := make([]int, 0, n)
+	var ends []int
+	for rem := n; rem > 0; from++ {
+		if k := min(rem, len(tr.free[from])); k > 0 {
+			out = tr.takeInto(out, from, k)
+			ends = append(ends, len(out))
+			rem -= k
+			if len(tr.free[from]) > 0 {
+				break // the next job starts on this leaf
+			}
+		}
+	}
+	return sortSegments(out, ends), from
 }
 
 // checkFits rejects a problem whose jobs need more nodes than are idle.
@@ -117,8 +152,11 @@ type tree struct {
 	// on a 10⁶-node layout).
 	byCnt [][]int
 	upper []int
-	// sortBuf is sortSegmentsBuf's scratch.
+	// sortBuf is sortSegmentsBuf's scratch; near and marked are
+	// slurmPlace's (the switches above the leaves a job took, and which).
 	sortBuf []int
+	near    []bool
+	marked  []int
 	// fx, when set, indexes the tree for an Incremental allocator (it
 	// then keeps no byCnt heaps: their stale entries would pile up over
 	// a long simulation).
@@ -445,7 +483,18 @@ func (tr *tree) slurmPlace(n int) []int {
 	}
 	top := tr.topSwitch(n)
 	cands := tr.leavesUnder(top)
-	near := make([]bool, len(tr.cnt))
+	// near is kept between jobs and cleared by what was marked: a fresh
+	// one a job (a flag per switch) was most of the time on 10⁴ switches.
+	if len(tr.near) != len(tr.cnt) {
+		tr.near = make([]bool, len(tr.cnt))
+	}
+	near := tr.near
+	defer func() {
+		for _, s := range tr.marked {
+			near[s] = false
+		}
+		tr.marked = tr.marked[:0]
+	}()
 	used := false
 	out := make([]int, 0, n)
 	var best, cur slurmKey
@@ -466,6 +515,7 @@ func (tr *tree) slurmPlace(n int) []int {
 		rem -= k
 		for s := pick; s >= 0 && !near[s]; s = tr.parent[s] {
 			near[s] = true
+			tr.marked = append(tr.marked, s)
 		}
 		used = true
 	}

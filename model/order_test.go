@@ -7,13 +7,24 @@ import (
 )
 
 // TestOrderIsTheStableSort: Order equals the stable sort of the window's
-// jobs on (−nwp, nodes), ties in window order, on windows full of ties.
+// jobs on (−nwp, nodes), ties in window order, on windows full of ties;
+// every third window has radixMin jobs or more (the radix sort), some
+// with large node counts and waiting periods (digits above the first).
 func TestOrderIsTheStableSort(t *testing.T) {
 	rng := rand.New(rand.NewPCG(36, 1))
-	for range 50 {
-		w := &Window{Jobs: make([]Job, 1+rng.IntN(300))}
+	for r := range 60 {
+		n := 1 + rng.IntN(300)
+		if r%3 == 0 {
+			n = radixMin + rng.IntN(3*radixMin)
+		}
+		w := &Window{Jobs: make([]Job, n)}
+		wide := r%2 == 0
 		for i := range w.Jobs {
 			w.Jobs[i] = Job{NWP: rng.IntN(4), Nodes: 1 + rng.IntN(5)}
+			if wide {
+				w.Jobs[i].NWP = rng.IntN(1 << 20)
+				w.Jobs[i].Nodes = 1 + rng.IntN(1<<21)
+			}
 			if rng.IntN(20) == 0 {
 				w.Jobs[i].NWP = 1<<31 - 1
 			}

@@ -21,6 +21,10 @@ import (
 // and bound — stands as if it had returned them, so an abandoned solver's
 // work is never thrown away.
 //
+// When the exact solver's share is already spent as Solve begins, it is
+// not started (Stats exact_not_started): the fallback answers, and the
+// exact solver runs only in what it leaves.
+//
 // Without a deadline on ctx the exact solver runs alone.
 type Portfolio struct {
 	Exact Solver
@@ -77,7 +81,18 @@ func (pf Portfolio) Solve(ctx context.Context, p *Problem) (*Result, error) {
 	if pf.Fallback == nil {
 		keep = 0
 	}
-	ex, abandoned, err := pf.runExact(ctx, deadline.Add(-keep), grace, p)
+	var ex *Result
+	var abandoned, skipped bool
+	var err error
+	if pf.Fallback != nil && !time.Now().Before(deadline.Add(-keep)) {
+		// The exact solver's share is already spent (the window's own
+		// work — selection, the checks' reserve — took it): not started,
+		// so that it does not build an answer beside the fallback's on
+		// the same cores.
+		skipped = true
+	} else {
+		ex, abandoned, err = pf.runExact(ctx, deadline.Add(-keep), grace, p)
+	}
 	tooLarge := errors.Is(err, ErrTooLarge) && pf.Fallback != nil
 	if err != nil && !tooLarge {
 		return nil, err
@@ -92,6 +107,16 @@ func (pf Portfolio) Solve(ctx context.Context, p *Problem) (*Result, error) {
 		if abandoned {
 			ex.Stats = map[string]float64{"exact_abandoned": 1}
 		}
+		return ex, nil
+	}
+	if ex != nil && len(ex.Allocations) > 0 && ctx.Err() != nil {
+		// No time is left for the fallback, which would only price the
+		// incumbent again (on 47,000 jobs, tens of milliseconds past
+		// the deadline): the incumbent stands.
+		if abandoned {
+			ex.Stats = map[string]float64{"exact_abandoned": 1}
+		}
+		ex.Solver = pf.Name()
 		return ex, nil
 	}
 	fb := pf.Fallback
@@ -137,6 +162,9 @@ func (pf Portfolio) Solve(ctx context.Context, p *Problem) (*Result, error) {
 	if abandoned {
 		out.Stats["exact_abandoned"] = 1
 		return &out, nil
+	}
+	if skipped {
+		out.Stats["exact_not_started"] = 1 // it may still run in what the fallback left
 	}
 	// The time the fallback left (it answers at once on a small window)
 	// goes to the exact solver again, up to the deadline: at a limit of a

@@ -279,3 +279,66 @@ func TestPortfolioTooLarge(t *testing.T) {
 		t.Errorf("without a fallback: %v", err)
 	}
 }
+
+// counted counts the calls of a fallback.
+type counted struct {
+	seqLike
+	calls *int
+}
+
+func (c counted) WithInitial(a []model.Allocation) solver.Solver {
+	return counted{c.seqLike.WithInitial(a).(seqLike), c.calls}
+}
+func (c counted) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, error) {
+	*c.calls++
+	return c.seqLike.Solve(ctx, p)
+}
+
+// TestPortfolioNoTimeLeft: with the exact solver's share spent before
+// Solve begins, the exact solver is not started beside the fallback, and
+// the fallback answers; with an incumbent from the exact solver and the
+// deadline past when it returns, the fallback is not run and the
+// incumbent stands.
+func TestPortfolioNoTimeLeft(t *testing.T) {
+	w := load(t)
+	var exact, fallback int
+	ex := fake{func(p *solver.Problem) (*solver.Result, error) {
+		exact++
+		return place(w, p, []int{4, 5}, []int{0, 1, 2}), nil
+	}}
+	p := solver.NewProblem(w, []int{0, 1})
+	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Millisecond))
+	defer cancel()
+	res, err := solver.Portfolio{Exact: ex, Fallback: counted{calls: &fallback}}.Solve(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exact != 0 || fallback != 1 || res.Status != solver.Fallback || res.Stats["exact_not_started"] != 1 || len(res.Allocations) != 2 {
+		t.Errorf("spent share: exact %d calls, fallback %d, %s, stats %v", exact, fallback, res.Status, res.Stats)
+	}
+
+	exact, fallback = 0, 0
+	late := lateFake{func(p *solver.Problem) *solver.Result { exact++; return place(w, p, []int{4, 5}, []int{0, 1, 2}) }}
+	ctx, cancel = context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	res, err = solver.Portfolio{Exact: late, Fallback: counted{calls: &fallback}, Grace: time.Minute}.Solve(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exact != 1 || fallback != 0 || res.Status != solver.Feasible || res.Solver != "fake+seqlike" || len(res.Allocations) != 2 {
+		t.Errorf("incumbent at the deadline: exact %d calls, fallback %d, %s by %s", exact, fallback, res.Status, res.Solver)
+	}
+}
+
+// lateFake returns its answer once the whole deadline (not only its
+// share) has passed.
+type lateFake struct {
+	solve func(p *solver.Problem) *solver.Result
+}
+
+func (lateFake) Name() string { return "fake" }
+func (f lateFake) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, error) {
+	<-ctx.Done()
+	time.Sleep(30 * time.Millisecond)
+	return f.solve(p), nil
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -180,6 +181,40 @@ func TestGap(t *testing.T) {
 		g, ok := c.r.Gap()
 		if ok != c.isOK || math.Abs(g-c.gap) > 1e-12 {
 			t.Errorf("Gap(%+v) = %v, %v; want %v, %v", c.r, g, ok, c.gap, c.isOK)
+		}
+	}
+}
+
+// TestSolveWindowPricesManyAside: with many allocations the objective is
+// priced beside the checks (parallelPricing); a wrong one is still caught,
+// and a right one passes.
+func TestSolveWindowPricesManyAside(t *testing.T) {
+	topo, err := model.NewLayout(10, 10, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &model.Window{Topology: topo, Cost: model.DefaultCostModel}
+	for id := range topo.NumNodes() {
+		w.Idle = append(w.Idle, id)
+	}
+	for j := range 1400 {
+		w.Jobs = append(w.Jobs, model.Job{ID: strconv.Itoa(j), Nodes: 2, Walltime: 60, Queue: model.DefaultQueue})
+	}
+	for _, off := range []int64{0, 1} {
+		s := fake{func(p *solver.Problem) (*solver.Result, error) {
+			r := &solver.Result{Status: solver.Feasible, Bound: solver.NoBound}
+			for k, j := range p.Jobs {
+				r.Allocations = append(r.Allocations, model.Allocation{Job: j, Nodes: []int{w.Idle[2*k], w.Idle[2*k+1]}, Start: w.Time})
+			}
+			r.Objective = solver.Objective(w, r.Allocations) + off
+			return r, nil
+		}}
+		res, err := solver.SolveWindow(context.Background(), w, s, solver.Options{})
+		switch {
+		case off == 0 && (err != nil || len(res.Allocations) != 1400):
+			t.Errorf("right objective: %v", err)
+		case off != 0 && (!errors.Is(err, solver.ErrSolverBug) || !strings.Contains(err.Error(), "reported objective")):
+			t.Errorf("objective off by %d: %v", off, err)
 		}
 	}
 }

@@ -1,13 +1,17 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/model/windowjson"
@@ -40,21 +44,90 @@ func loadWindow(path string, stdin io.Reader) (*model.Window, error) {
 // last cycles over the reader's garbage run during the solve and its
 // checks, and on a 10⁶-node window they cost tens of milliseconds of the
 // limit. It is part of the start-up, outside the solve's elapsed time.
+//
+// It then lets the heap grow to four times what is live (GOGC 300, unless
+// GOGC was set) before the next cycle: the window's topology is most of
+// the heap (a switch list and a name a node), and a cycle's marking of it
+// costs some 0.3–1 s of CPU on a 10⁶-node window — more than a 100 ms
+// limit — while the solve, the checks and the answer allocate less than
+// what is live. The cost is memory: the peak grows by what they allocate
+// (on the 10⁶-node, 200,000-job window of docs/limits.md, about 100 MB).
 func settleHeap(w *model.Window) {
 	if w.Topology != nil && w.Topology.NumNodes() >= 100_000 {
 		runtime.GC()
+		if old := debug.SetGCPercent(largeWindowGOGC); old != 100 {
+			debug.SetGCPercent(old) // GOGC was set: it stands
+		}
 	}
 }
 
-func readWindow(path string, stdin io.Reader) (*model.Window, error) {
-	if path != "-" {
-		return windowjson.Load(path)
+// largeWindowGOGC is the GOGC of the solve of a large window (settleHeap).
+const largeWindowGOGC = 300
+
+// loadWindowBy is loadWindow that returns when the command's --deadline
+// (at, when not zero) passes first, with a deadlineError: the reading
+// goes on in another goroutine (a read of a pipe cannot be interrupted)
+// and stops at its next look at the deadline (windowjson.LoadContext);
+// the command returns at once.
+func loadWindowBy(at time.Time, deadline time.Duration, start time.Time, path string, stdin io.Reader) (*model.Window, error) {
+	if at.IsZero() {
+		return loadWindow(path, stdin)
 	}
-	data, err := windowjson.ReadJSON(stdin, "stdin", 0)
+	ctx, cancel := context.WithDeadline(context.Background(), at)
+	type loaded struct {
+		w   *model.Window
+		err error
+	}
+	done := make(chan loaded, 1)
+	go func() {
+		w, err := readWindowContext(ctx, path, stdin)
+		if err == nil {
+			settleHeap(w)
+		}
+		done <- loaded{w, err}
+	}()
+	var l loaded
+	select {
+	case l = <-done:
+	case <-ctx.Done():
+		l.err = ctx.Err()
+	}
+	cancel()
+	if l.err != nil && errors.Is(l.err, context.DeadlineExceeded) {
+		return nil, deadlineError{deadline: deadline, after: time.Since(start), window: path}
+	}
+	return l.w, l.err
+}
+
+// deadlineError is a --deadline that passed while the window was read:
+// exit 1 (exitError), nothing written on stdout.
+type deadlineError struct {
+	deadline, after time.Duration
+	window          string
+}
+
+func (e deadlineError) Error() string {
+	name := e.window
+	if name == "-" {
+		name = "stdin"
+	}
+	return fmt.Sprintf("the --deadline %v passed while reading the window %s (%v after the start): nothing was solved or written; give a longer --deadline or a smaller window",
+		e.deadline, name, e.after.Round(time.Millisecond))
+}
+
+func readWindow(path string, stdin io.Reader) (*model.Window, error) {
+	return readWindowContext(context.Background(), path, stdin)
+}
+
+func readWindowContext(ctx context.Context, path string, stdin io.Reader) (*model.Window, error) {
+	if path != "-" {
+		return windowjson.LoadContext(ctx, path)
+	}
+	data, err := windowjson.ReadJSONContext(ctx, stdin, "stdin", 0)
 	if err != nil {
 		return nil, err
 	}
-	w, err := windowjson.Parse(data, windowjson.Options{ReadFile: windowjson.ReadFileLimited})
+	w, err := windowjson.ParseContext(ctx, data, windowjson.Options{ReadFile: windowjson.ReadFileLimited})
 	if err != nil {
 		return nil, fmt.Errorf("stdin: %w", err)
 	}

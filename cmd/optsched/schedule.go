@@ -70,7 +70,7 @@ func runSchedule(ctx context.Context, opts *solveOptions, format string) error {
 	if err != nil {
 		return err
 	}
-	w, err := loadWindow(opts.window, opts.streams.in)
+	w, err := opts.load()
 	if err != nil {
 		return err
 	}

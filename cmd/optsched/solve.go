@@ -84,7 +84,12 @@ best of the pbs-walltime and pbs-fifo list schedules and returns it as
 grid of the starts; --ch-weight W adds W times the CH cost of every job's
 node set (the window's cost model) to that objective.
 
-Exit codes: 0 solved, 1 error, 2 usage, 3 infeasible.`,
+--deadline D bounds the whole command, reading the window included: when D
+passes while the window is read, solve stops with exit 1 and says so,
+having written nothing.
+
+Exit codes: 0 solved, 1 error (a --deadline that passed while reading
+included), 2 usage, 3 infeasible.`,
 		Example: `  optsched solve instances/example-window.json
   optsched solve --max-jobs 5 -o json window.json > result.json
   optsched gen --seed 7 | optsched solve -
@@ -111,7 +116,7 @@ Exit codes: 0 solved, 1 error, 2 usage, 3 infeasible.`,
 	}
 	f := cmd.Flags()
 	f.DurationVar(&opts.timeLimit, "time-limit", 10*time.Second, "wall-time limit of the solve (Go duration: 500ms, 2s, 1m)")
-	f.DurationVar(&opts.deadline, "deadline", 0, "wall-time limit of the whole command, reading the window and writing the answer included (for hooks); the solve gets what is left, at most --time-limit when that is given (see docs/limits.md)")
+	f.DurationVar(&opts.deadline, "deadline", 0, "wall-time limit of the whole command, reading the window and writing the answer included (for hooks); the solve gets what is left, at most --time-limit when that is given; passed while reading: exit 1, nothing written (see docs/limits.md)")
 	f.IntVar(&opts.maxJobs, "max-jobs", 0, "cap on the multi-node jobs of the window; 0 = no cap (Lan et al.'s code uses 5)")
 	f.StringVar(&opts.cost, "cost", "lan-code", "CH cost model, overriding the window's: lan-code or lan-paper")
 	f.StringVar(&opts.solver, "solver", "csp", "solver to run ("+strings.Join(catalog.Names(), ", ")+")")
@@ -160,7 +165,7 @@ func runSolve(ctx context.Context, opts *solveOptions) error {
 	if err != nil {
 		return err
 	}
-	w, err := loadWindow(opts.window, opts.streams.in)
+	w, err := opts.load()
 	if err != nil {
 		return err
 	}
@@ -258,6 +263,18 @@ func (opts *solveOptions) isCP() bool {
 	}
 	e, ok := catalog.Lookup(name)
 	return ok && e.Encoding == catalog.CP && opts.encoding == ""
+}
+
+// load reads the window, within --deadline when it is given.
+func (opts *solveOptions) load() (*model.Window, error) {
+	if opts.deadline <= 0 {
+		return loadWindow(opts.window, opts.streams.in)
+	}
+	start := opts.streams.start
+	if start.IsZero() {
+		start = time.Now()
+	}
+	return loadWindowBy(start.Add(opts.deadline), opts.deadline, start, opts.window, opts.streams.in)
 }
 
 // solveLimit is the time limit of the solve: --time-limit, or with

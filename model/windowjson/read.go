@@ -2,6 +2,7 @@ package windowjson
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -30,12 +31,19 @@ type Options struct {
 // MaxInputBytes. A slurm_file topology is read relative to the window
 // file's folder. Every error names path.
 func Load(path string) (*model.Window, error) {
-	data, err := ReadJSONFile(path)
+	return LoadContext(context.Background(), path)
+}
+
+// LoadContext is Load that stops with an error wrapping ctx's when ctx
+// ends first: between chunks of 1 MiB while reading, and while parsing
+// (ParseContext).
+func LoadContext(ctx context.Context, path string) (*model.Window, error) {
+	data, err := ReadJSONFileContext(ctx, path)
 	if err != nil {
 		return nil, err
 	}
 	dir := filepath.Dir(path)
-	w, err := Parse(data, Options{ReadFile: func(p string) ([]byte, error) {
+	w, err := ParseContext(ctx, data, Options{ReadFile: func(p string) ([]byte, error) {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(dir, p)
 		}
@@ -53,6 +61,23 @@ func Load(path string) (*model.Window, error) {
 // (or wraps one). It never panics. A UTF-8 byte order mark at the head,
 // which some editors write, is skipped.
 func Parse(data []byte, opt Options) (*model.Window, error) {
+	return ParseContext(context.Background(), data, opt)
+}
+
+// ParseContext is Parse that stops when ctx ends first — before each part
+// of the window and every 1,024 running or waiting jobs — with an error
+// wrapping ctx's (errors.Is(err, context.DeadlineExceeded) after a
+// deadline) that says how far it got.
+func ParseContext(ctx context.Context, data []byte, opt Options) (*model.Window, error) {
+	stop := func(at string) error {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("reading stopped at %s: %w", at, err)
+		}
+		return nil
+	}
+	if err := stop("the start"); err != nil {
+		return nil, err
+	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	if !json.Valid(data) {
 		var v any
@@ -75,23 +100,38 @@ func Parse(data []byte, opt Options) (*model.Window, error) {
 	if w.Time, err = root.int("time", true, 0, 0, model.MaxTime); err != nil {
 		return nil, err
 	}
+	if err := stop("topology"); err != nil {
+		return nil, err
+	}
 	if err := readTopology(root, w, opt); err != nil {
 		return nil, err
 	}
 	if err := readCost(root, w); err != nil {
 		return nil, err
 	}
+	if err := stop("idle"); err != nil {
+		return nil, err
+	}
 	if err := readIdle(root, w); err != nil {
 		return nil, err
 	}
 	ids := map[string]string{} // job id -> path that declared it
-	if err := readRunning(root, w, ids); err != nil {
+	if err := stop("running"); err != nil {
+		return nil, err
+	}
+	if err := readRunning(root, w, ids, stop); err != nil {
 		return nil, err
 	}
 	if err := readQueues(root, w); err != nil {
 		return nil, err
 	}
-	if err := readJobs(root, w, ids); err != nil {
+	if err := stop("jobs"); err != nil {
+		return nil, err
+	}
+	if err := readJobs(root, w, ids, stop); err != nil {
+		return nil, err
+	}
+	if err := stop("node_resources"); err != nil {
 		return nil, err
 	}
 	if err := readNodeResources(root, w); err != nil {
@@ -299,8 +339,13 @@ func readIdle(root *jobj, w *model.Window) error {
 	return nil
 }
 
-func readRunning(root *jobj, w *model.Window, ids map[string]string) error {
+func readRunning(root *jobj, w *model.Window, ids map[string]string, stop func(string) error) error {
 	return root.objects("running", false, maxRunning, "running jobs", func(path string, o *jobj) error {
+		if len(w.Running)&1023 == 1023 {
+			if err := stop(path); err != nil {
+				return err
+			}
+		}
 		var err error
 		var r model.RunningJob
 		if r.ID, err = o.id("id"); err != nil {
@@ -408,7 +453,7 @@ func readQueues(root *jobj, w *model.Window) error {
 	return nil
 }
 
-func readJobs(root *jobj, w *model.Window, ids map[string]string) error {
+func readJobs(root *jobj, w *model.Window, ids map[string]string, stop func(string) error) error {
 	list, _, err := root.list("jobs", true, maxJobs, "waiting jobs")
 	if err != nil {
 		return err
@@ -422,6 +467,11 @@ func readJobs(root *jobj, w *model.Window, ids map[string]string) error {
 	}
 	for i, raw := range list {
 		path := fmt.Sprintf("jobs[%d]", i)
+		if i&1023 == 1023 {
+			if err := stop(path); err != nil {
+				return err
+			}
+		}
 		o, err := newObj(path, raw)
 		if err != nil {
 			return err

@@ -1,6 +1,7 @@
 package windowjson
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -51,6 +52,15 @@ const readChunk = 1 << 20
 // peak is the input's size. Otherwise (a pipe) it reads into chunks and
 // joins them at the end: a peak of twice the input at most.
 func ReadJSON(r io.Reader, name string, size int64) ([]byte, error) {
+	return ReadJSONContext(context.Background(), r, name, size)
+}
+
+// ReadJSONContext is ReadJSON that stops between reads of at most 1 MiB
+// when ctx ends, with an error naming name and wrapping ctx's. A read that blocks (a pipe with no writer) is not
+// interrupted: the caller that must return at a deadline waits for it in
+// another goroutine.
+func ReadJSONContext(ctx context.Context, r io.Reader, name string, size int64) ([]byte, error) {
+	r = ctxReader{ctx: ctx, r: r}
 	if size > inputLimit {
 		return nil, fmt.Errorf("%s: %d bytes, larger than %d bytes, the limit of one input", name, size, inputLimit)
 	}
@@ -142,8 +152,27 @@ func checkJSONBytes(b []byte, off int, started *bool) error {
 	return nil
 }
 
+// ctxReader reads at most readChunk bytes a call from r, and fails once
+// ctx has ended.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, fmt.Errorf("reading stopped: %w", err)
+	}
+	return c.r.Read(p[:min(len(p), readChunk)])
+}
+
 // ReadJSONFile is ReadJSON of the file at path.
 func ReadJSONFile(path string) ([]byte, error) {
+	return ReadJSONFileContext(context.Background(), path)
+}
+
+// ReadJSONFileContext is ReadJSONContext of the file at path.
+func ReadJSONFileContext(ctx context.Context, path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -153,5 +182,5 @@ func ReadJSONFile(path string) ([]byte, error) {
 	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
 		size = st.Size()
 	}
-	return ReadJSON(f, path, size)
+	return ReadJSONContext(ctx, f, path, size)
 }
