@@ -201,7 +201,13 @@ func Run(ctx context.Context, tr *trace.Trace, cfg Config) (*Result, error) {
 		if cfg.GapSolver != nil {
 			return nil, fmt.Errorf("%w: a gap solver needs the window policy, not %s", ErrConfig, cfg.Policy)
 		}
+		if cfg.Check {
+			s.startChecks()
+		}
 		err = s.runChooser(ctx)
+		if cerr := s.stopChecks(); cerr != nil {
+			err = cerr
+		}
 	case CP:
 		if cfg.GapSolver != nil {
 			return nil, fmt.Errorf("%w: a gap solver needs the window policy, not %s", ErrConfig, cfg.Policy)
