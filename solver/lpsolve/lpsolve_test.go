@@ -311,7 +311,7 @@ func TestDeadline(t *testing.T) {
 	// The slack is generous because the machine may be loaded (other test
 	// binaries, other work): a deadline that does not reach lp_solve
 	// leaves it running for many seconds on these models, far past it.
-	const limit, slack = 300 * time.Millisecond, 1500 * time.Millisecond
+	const limit, slack = 300 * time.Millisecond, 5 * time.Second
 	cases := []struct {
 		window  string
 		maxJobs int
@@ -367,7 +367,10 @@ func TestCancel(t *testing.T) {
 	if res.Status == solver.Optimal || res.Status == solver.Infeasible {
 		t.Errorf("cancelled solve claims %v", res.Status)
 	}
-	if took > 300*time.Millisecond+200*time.Millisecond && !raceEnabled() {
+	// The status above is the test of the abort flag (an uncancelled
+	// solve ends optimal); the time only generously: on a shared 2-core
+	// machine at a load of 10 the cancelled solve returned after 2.6 s.
+	if took > 300*time.Millisecond+10*time.Second && !raceEnabled() {
 		t.Errorf("cancelled solve returned after %v", took)
 	}
 }
