@@ -297,6 +297,8 @@ func ParseRecords(data []byte) ([]breplay.Record, error) {
 			}
 			slices.Sort(r.Nodes)
 			r.Nodes = slices.Compact(r.Nodes)
+		}
+		if len(r.Nodes) > 0 {
 			r.Start = j.StartTime
 			r.Starts = int(min(j.RestartCount, 1<<20)) + 1
 		}
