@@ -93,3 +93,56 @@ func TestSlurmFixtureMetrics(t *testing.T) {
 		}
 	}
 }
+
+// TestSlurmFixtureKTH80 pins the summary of the 80-job KTH SP2 replay
+// under Slurm's backfill scheduler to figures computed from the same
+// squeue --json by a separate script (Python, sharing nothing with this
+// code: its own hostlist expansion, waits, runs with the 1 s floor,
+// bounded slowdowns, and the lan-code cost of each node set from the node
+// numbers, pairs under one leaf of 4 ·1, else ·3, Σ × 1000 / nodes
+// rounded down): mean wait 100.5 s, max 220 s, mean bounded slowdown
+// 7.59760115352975, max 21, makespan 465 s, 4,305 node-s, 31 multi-node
+// jobs costing 131,279 in all.
+func TestSlurmFixtureKTH80(t *testing.T) {
+	f := &fakeCmds{answer: func(name string, args []string) (string, string, error) {
+		switch {
+		case name == "sinfo":
+			return slurmFixture(t, "sinfo.json"), "", nil
+		case name == "scontrol" && args[1] == "topology":
+			return slurmFixture(t, "scontrol-show-topology.txt"), "", nil
+		case name == "scontrol" && args[1] == "config":
+			return slurmFixture(t, "scontrol-show-config.txt"), "", nil
+		case name == "squeue":
+			return gunzip(t, slurmTestdata+"squeue-kth80-backfill.json.gz"), "", nil
+		}
+		return "", "", fmt.Errorf("unexpected %s", name)
+	}}
+	s := &sreplay.Server{Cmd: f}
+	c, err := s.Cluster(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sub []breplay.Submitted
+	var ids []string
+	for i := 1; i <= 80; i++ {
+		id := fmt.Sprint(i)
+		sub, ids = append(sub, breplay.Submitted{ID: id}), append(ids, id)
+	}
+	recs, err := s.Records(context.Background(), ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, got, err := breplay.Compute(sub, recs, c, model.DefaultCostModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := breplay.Summary{Jobs: 80, Ran: 80, MaxWait: 220, MaxBSLD: 21, Makespan: 465, NodeSeconds: 4305, Nodes: 16, MultiNode: 31,
+		MeanWait: 100.5, MeanBSLD: 7.59760115352975, Utilisation: 4305.0 / (16 * 465), MeanCH: 131279.0 / 31}
+	got.MeanCHAll = 0
+	eq := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+	g, w := got, want
+	g.MeanWait, g.MeanBSLD, g.Utilisation, g.MeanCH, w.MeanWait, w.MeanBSLD, w.Utilisation, w.MeanCH = 0, 0, 0, 0, 0, 0, 0, 0
+	if g != w || !eq(got.MeanWait, want.MeanWait) || !eq(got.MeanBSLD, want.MeanBSLD) || !eq(got.Utilisation, want.Utilisation) || !eq(got.MeanCH, want.MeanCH) {
+		t.Errorf("summary\n got %+v\nwant %+v", got, want)
+	}
+}
