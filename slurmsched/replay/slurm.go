@@ -228,13 +228,13 @@ func (s *Server) Records(ctx context.Context, ids []string) ([]breplay.Record, e
 	if err != nil {
 		return nil, fail("squeue", err, stderr)
 	}
-	recs, err := ParseRecords(stdout)
-	if err != nil {
-		return nil, err
-	}
 	want := make(map[string]bool, len(ids))
 	for _, id := range ids {
 		want[id] = true
+	}
+	recs, err := ParseRecords(stdout, func(id string) bool { return want[id] })
+	if err != nil {
+		return nil, err
 	}
 	var out []breplay.Record
 	for _, r := range recs {
@@ -280,20 +280,34 @@ func Finished(state string) bool {
 //     state is final but not COMPLETED with a status of 0 (a TIMEOUT
 //     killed by Slurm, say) gets no exit status, so that it counts as
 //     failed.
-func ParseRecords(data []byte) ([]breplay.Record, error) {
+//
+// keep, when not nil, selects the jobs to read by id (the others are
+// left out unread). The node lists of the records read may expand to at
+// most MaxNodeNames names in all.
+func ParseRecords(data []byte, keep func(id string) bool) ([]breplay.Record, error) {
 	jobs, err := slurmsched.ParseJobs(data)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]breplay.Record, 0, len(jobs))
+	names := 0
 	for _, j := range jobs {
 		r := breplay.Record{ID: strconv.FormatInt(j.ID, 10), Name: j.Name, Done: Finished(j.State), Queued: j.SubmitTime}
+		if keep != nil && !keep(r.ID) {
+			continue
+		}
 		if j.SubmitTime < 0 || j.StartTime < 0 || j.EndTime < 0 || j.RestartCount < 0 {
 			return nil, fmt.Errorf("squeue --json: job %d: negative time or restart_cnt", j.ID)
 		}
 		if j.State != "PENDING" && j.Nodes != "" && j.Nodes != "(null)" {
+			if names >= MaxNodeNames {
+				return nil, fmt.Errorf("squeue --json: the jobs' node lists expand to more than %d names", MaxNodeNames)
+			}
 			if r.Nodes, err = hostlist.Expand(j.Nodes); err != nil {
-				return nil, fmt.Errorf("squeue --json: job %d: nodes %q: %w", j.ID, j.Nodes, err)
+				return nil, fmt.Errorf("squeue --json: job %d: nodes %q: %w", j.ID, cut(j.Nodes), err)
+			}
+			if names += len(r.Nodes); names > MaxNodeNames {
+				return nil, fmt.Errorf("squeue --json: the jobs' node lists expand to more than %d names", MaxNodeNames)
 			}
 			slices.Sort(r.Nodes)
 			r.Nodes = slices.Compact(r.Nodes)
@@ -314,6 +328,18 @@ func ParseRecords(data []byte) ([]breplay.Record, error) {
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// MaxNodeNames bounds the node names ParseRecords expands from one
+// document, so that its work stays bounded on any input: far more than
+// the jobs of a replay hold (150 jobs on 16 nodes hold at most 2,400).
+const MaxNodeNames = 1 << 18
+
+func cut(s string) string {
+	if len(s) > 80 {
+		return s[:77] + "..."
+	}
+	return s
 }
 
 // exitStatus decodes a raw wait status: the exit code, or 128 + the

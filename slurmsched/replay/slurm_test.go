@@ -47,7 +47,7 @@ func byID(recs []mreplay.Record) map[string]mreplay.Record {
 // TestParseReplayFixture: the records of a real replay (testdata/README.md)
 // against the squeue --json document read by hand.
 func TestParseReplayFixture(t *testing.T) {
-	recs, err := replay.ParseRecords(fixture(t, "testdata/squeue-replay.json"))
+	recs, err := replay.ParseRecords(fixture(t, "testdata/squeue-replay.json"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestParseReplayFixture(t *testing.T) {
 // exit 3, cancelled while pending, running, pending with an expected
 // start).
 func TestParseStates(t *testing.T) {
-	recs, err := replay.ParseRecords(fixture(t, "../testdata/squeue.json"))
+	recs, err := replay.ParseRecords(fixture(t, "../testdata/squeue.json"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,5 +248,22 @@ func TestConfigValue(t *testing.T) {
 	if replay.ConfigValue(cfg, "ClusterName") != "slurmns" || replay.ConfigValue(cfg, "MinJobAge") != "3600 sec" ||
 		replay.ConfigValue(cfg, "NoSuchKey") != "" || replay.ConfigValue("A = (null)\n", "A") != "" {
 		t.Error("config values")
+	}
+}
+
+// TestParseKeepAndBound: keep selects the records read; the node names
+// of one document are bounded.
+func TestParseKeepAndBound(t *testing.T) {
+	recs, err := replay.ParseRecords(fixture(t, "testdata/squeue-replay.json"), func(id string) bool { return id == "6" || id == "13" })
+	if err != nil || len(recs) != 2 || recs[0].ID != "6" || recs[1].ID != "13" {
+		t.Fatalf("keep: %+v, %v", recs, err)
+	}
+	half := fmt.Sprintf("n[0-%d]", replay.MaxNodeNames/2)
+	doc := fmt.Sprintf(`{"jobs":[{"job_id":1,"job_state":"RUNNING","nodes":%q},{"job_id":2,"job_state":"RUNNING","nodes":%q}]}`, half, half)
+	if _, err := replay.ParseRecords([]byte(doc), nil); err == nil || !strings.Contains(err.Error(), "more than") {
+		t.Errorf("%d names in all: %v", 2*(replay.MaxNodeNames/2+1), err)
+	}
+	if recs, err := replay.ParseRecords([]byte(doc), func(id string) bool { return id == "2" }); err != nil || len(recs[0].Nodes) != replay.MaxNodeNames/2+1 {
+		t.Errorf("one of them: %v", err)
 	}
 }
