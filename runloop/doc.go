@@ -10,7 +10,10 @@
 //     first signal stops after the cycle in flight, a second aborts it);
 //   - WakeSignals and the pid file of a daemon woken by SIGUSR1;
 //   - Loop, the daemon loop that runs a cycle every interval or soon after
-//     a wake-up, until a count, a signal or its context ends it.
+//     a wake-up, until a count, a signal or its context ends it;
+//   - Exec and BoundProcess, a server's client command run with a timeout
+//     that kills its children too (Commands is what the callers take, so
+//     that tests can answer from fixtures).
 //
 // It imports no optsched package: what a cycle reads, decides and logs
 // belongs to its caller.

@@ -453,6 +453,11 @@ func solveWindow(ctx context.Context, w *model.Window, opt Options, p *Plan) (*s
 	return nil, fmt.Errorf("whole-node window: every solver failed: %w", errors.Join(failures...))
 }
 
+// Tree returns the switch tree of the state: its Topology text parsed
+// (model/slurm.ParseTopology), or one switch over every node when it has
+// none.
+func (st *State) Tree() (*model.Topology, error) { return topologyOf(st) }
+
 // topologyOf builds the topology of the state: its topology.conf, or one
 // switch over every node.
 func topologyOf(st *State) (*model.Topology, error) {

@@ -49,6 +49,8 @@ type Node struct {
 // that Slurm writes as null when unset are pointers.
 type Job struct {
 	ID int64 `json:"job_id"`
+	// Name is the job name (sbatch -J).
+	Name string `json:"name"`
 	// ArrayJobID is the array's id for a task, ArrayTaskString the
 	// pending tasks of an array's record ("2-4").
 	ArrayJobID      int64  `json:"array_job_id"`
@@ -72,7 +74,14 @@ type Job struct {
 	// TimeLimit is in minutes; nil is UNLIMITED.
 	TimeLimit  *int64 `json:"time_limit"`
 	SubmitTime int64  `json:"submit_time"`
-	EndTime    int64  `json:"end_time"`
+	// StartTime is when the job started, or for a pending job the
+	// expected start (0 when unknown); EndTime when it ended, or for a
+	// running job the end its time limit allows. A job cancelled while
+	// pending keeps start = end = the cancel time and no Nodes.
+	StartTime int64 `json:"start_time"`
+	EndTime   int64 `json:"end_time"`
+	// RestartCount counts the job's requeues (restart_cnt).
+	RestartCount int64 `json:"restart_cnt"`
 	// Nodes are the nodes of a running job; RequiredNodes the
 	// ReqNodeList, ExcludedNodes the ExcNodeList (hostlists).
 	Nodes         string `json:"nodes"`
@@ -84,7 +93,8 @@ type Job struct {
 	Features     string `json:"features"`
 	TresPerNode  string `json:"tres_per_node"`
 	TresPerJob   string `json:"tres_per_job"`
-	ExitCode     int64  `json:"exit_code"`
+	// ExitCode is the raw wait status (exit 3 is 768).
+	ExitCode int64 `json:"exit_code"`
 
 	// isTask and task mark a copy Decide makes for one pending task of
 	// an array's record, and its task id.

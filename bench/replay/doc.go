@@ -13,7 +13,7 @@
 //	    ⌈request_k/S⌉ + pad (request = the SWF requested time, or the run
 //	    time when unknown). Its processors become chunks by the Mapping:
 //	    chunks = ⌈procs × nodes / MaxProcs⌉ (1..nodes), each chunk
-//	    NCPUs CPUs, whole vnodes (place=excl).
+//	    NCPUs CPUs, whole nodes (PBS place=excl, Slurm --exclusive).
 //	  - Run submits each job at its time through a Backend, polls the
 //	    records until every submitted job has finished, and on a timeout or
 //	    a cancelled context deletes the unfinished jobs it submitted — no
@@ -29,9 +29,11 @@
 //
 // A Backend is one server kind: Cluster (its compute nodes and topology),
 // Submit, Records and Delete. pbsched/replay is the OpenPBS / PBS
-// Professional one (qsub, qstat -fx, qdel, pbsnodes); a Slurm one (sbatch,
-// sacct, scancel, scontrol) would sit beside it. The back end knows nothing
-// of logs or metrics, and this package nothing of any server's commands.
+// Professional one (qsub, qstat -fx, qdel, pbsnodes); slurmsched/replay
+// the Slurm one (sbatch --nodes=C --exclusive, squeue --json, scancel,
+// sinfo --json and scontrol show topology). The back ends know nothing
+// of logs or metrics, and this package nothing of any server's commands:
+// one driver and one set of metrics serve both.
 //
 // References:
 //

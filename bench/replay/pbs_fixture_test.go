@@ -109,7 +109,13 @@ func TestFixtureMetrics(t *testing.T) {
 
 func gunzipFixture(t *testing.T, name string) string {
 	t.Helper()
-	f, err := os.Open(pbsTestdata + name)
+	return gunzip(t, pbsTestdata+name)
+}
+
+// gunzip reads a gzip-compressed file.
+func gunzip(t *testing.T, path string) string {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}

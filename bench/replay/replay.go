@@ -43,7 +43,7 @@ func (m Mapping) Chunks(procs int) int {
 
 // String states the mapping for people.
 func (m Mapping) String() string {
-	return fmt.Sprintf("chunks = ⌈processors × %d / %d⌉ (1..%d), select=N:ncpus=%d, place=excl", m.Nodes, m.MaxProcs, m.Nodes, m.NCPUs)
+	return fmt.Sprintf("chunks = ⌈processors × %d / %d⌉ (1..%d), each a whole node of ncpus=%d (PBS select=N:ncpus=%d, place=excl; Slurm --nodes=N --exclusive)", m.Nodes, m.MaxProcs, m.Nodes, m.NCPUs, m.NCPUs)
 }
 
 // Settings say which part of a log to replay and how.

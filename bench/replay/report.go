@@ -10,7 +10,7 @@ import (
 // Report is the document of `optsched replay -o json`; its field names
 // are a contract.
 type Report struct {
-	// Backend is "pbs"; Server the server's name.
+	// Backend is "pbs" or "slurm"; Server the server's name.
 	Backend string `json:"backend"`
 	Server  string `json:"server"`
 	RunID   string `json:"run_id"`

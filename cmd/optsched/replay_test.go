@@ -32,7 +32,7 @@ func TestReplayRefusesWithoutTestServer(t *testing.T) {
 		t.Errorf("stdout %q", out.String())
 	}
 	for _, args := range [][]string{
-		{"--server", "slurm"}, {"--jobs", "0"}, {"--speedup", "0"}, {"--walltime-pad", "1500ms"}, {"--cost", "x"}, {"--from", "-1"},
+		{"--server", "lsf"}, {"--server", "slurm", "--topology-levels", "a"}, {"--jobs", "0"}, {"--speedup", "0"}, {"--walltime-pad", "1500ms"}, {"--cost", "x"}, {"--from", "-1"},
 	} {
 		full := append([]string{"replay", "--test-server", "--trace", "x.swf", "--jobs", "3"}, args...)
 		if code := run(full, nil, &out, &errb); code != exitUsage {

@@ -2,8 +2,8 @@
 // server (optsched replay): the jobs submitted, what the server records of
 // them, the cluster it reports, and the Backend contract a server adapter
 // implements. The driver and the metrics are bench/replay's; the PBS back
-// end is pbsched/replay's; a Slurm back end would sit beside it. It
-// imports model only.
+// end is pbsched/replay's, the Slurm one slurmsched/replay's. It imports
+// model only.
 package replay
 
 import (
@@ -31,7 +31,7 @@ type Backend interface {
 
 // A Cluster is what a Backend reports of its server.
 type Cluster struct {
-	// Server names the server (PBS's pbs_server).
+	// Server names the server (PBS's pbs_server, Slurm's ClusterName).
 	Server string
 	// Nodes are the compute nodes (vnodes with CPUs), NCPUs their CPUs.
 	Nodes []string
@@ -69,7 +69,8 @@ type Record struct {
 	// started, End 0 when it has not ended.
 	Queued, Start, End int64
 	// Used is the run time the server measured (PBS resources_used.walltime),
-	// in seconds; HasUsed says whether it reported one.
+	// in seconds; HasUsed says whether it reported one (Slurm does not:
+	// the run is End − Start).
 	Used    int64
 	HasUsed bool
 	// Nodes are the distinct nodes the job ran on.

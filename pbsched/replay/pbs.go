@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,46 +9,19 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/optsched/optsched/model/pbs"
 	breplay "github.com/optsched/optsched/model/replay"
 	"github.com/optsched/optsched/pbsched"
+	"github.com/optsched/optsched/runloop"
 )
 
-// A Commands runs one PBS command to its end and returns its output; err
-// is non-nil when it could not run or did not exit 0 (an *exec.ExitError
-// then).
-type Commands interface {
-	Run(ctx context.Context, dir string, name string, args ...string) (stdout, stderr []byte, err error)
-}
+// Commands runs one PBS command to its end (runloop.Commands).
+type Commands = runloop.Commands
 
 // Exec runs the commands as processes, each killed with its children
-// after Timeout (default 60 s).
-type Exec struct {
-	Timeout time.Duration
-}
-
-// Run implements Commands.
-func (e Exec) Run(ctx context.Context, dir, name string, args ...string) ([]byte, []byte, error) {
-	timeout := e.Timeout
-	if timeout <= 0 {
-		timeout = 60 * time.Second
-	}
-	cctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	cmd := exec.CommandContext(cctx, name, args...)
-	cmd.Dir = dir
-	pbsched.BoundProcess(cmd)
-	cmd.WaitDelay = 2 * time.Second
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if err != nil && cctx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
-		err = fmt.Errorf("%s did not finish within %v and was killed: %w", name, timeout, err)
-	}
-	return out.Bytes(), errb.Bytes(), err
-}
+// after Timeout (default 60 s): runloop.Exec.
+type Exec = runloop.Exec
 
 // Server is a PBS server as a replay back end (model/replay.Backend,
 // driven by bench/replay).

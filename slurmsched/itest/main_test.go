@@ -99,6 +99,12 @@ func submit(t *testing.T, args string) string {
 // decoding (not optsched's).
 type sjob struct {
 	ID         int64   `json:"job_id"`
+	Name       string  `json:"name"`
+	User       string  `json:"user_name"`
+	Submit     int64   `json:"submit_time"`
+	ExitCode   int64   `json:"exit_code"`
+	NodeCount  int64   `json:"node_count"`
+	TimeLimit  *int64  `json:"time_limit"`
 	ArrayJobID int64   `json:"array_job_id"`
 	State      string  `json:"job_state"`
 	Reason     string  `json:"state_reason"`

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package pbsched
+package runloop
 
 import "os/exec"
 
