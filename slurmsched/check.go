@@ -25,7 +25,10 @@ import (
 //     start of n CPUs over k nodes counts ceil(n/k) CPUs (at least the
 //     job's minimum per node) on each, and its memory per node, or per
 //     CPU times those CPUs; an exclusive start needs a node with nothing
-//     allocated and no other start.
+//     allocated and no other start;
+//   - a job optsched released that Slurm has not started yet (pending,
+//     priority above 0, its AdminComment optsched's mark, a ReqNodeList)
+//     counts on its nodes as a start already made.
 //
 // Its error lists every violation.
 func Check(st *State, sc *Scope, p *Plan) error {
@@ -68,6 +71,48 @@ func newChecker(st *State, sc *Scope) *checker {
 	}
 	for i := range st.Nodes {
 		c.nodes[st.Nodes[i].Name] = &st.Nodes[i]
+	}
+	// A job optsched placed and released that Slurm has not started yet
+	// (pending, priority above 0, AdminComment PlacedMark, a ReqNodeList)
+	// will use its nodes, which sinfo does not count yet: it is counted
+	// as a start already accepted on each of them.
+	for i := range st.Jobs {
+		j := &st.Jobs[i]
+		if j.State != "PENDING" || j.Priority <= 0 || j.AdminComment != PlacedMark || j.RequiredNodes == "" || j.RequiredNodes == "(null)" {
+			continue
+		}
+		names, err := hostlist.Expand(j.RequiredNodes)
+		if err != nil {
+			continue
+		}
+		k := max(j.NodeCount, 1)
+		cpus := max((j.CPUs+k-1)/k, j.MinCPUsPerNode, 1)
+		var mem int64
+		if j.MemPerNode != nil {
+			mem = *j.MemPerNode
+		} else if j.MemPerCPU != nil {
+			mem = *j.MemPerCPU * cpus
+		}
+		for _, name := range names {
+			n := c.nodes[name]
+			if n == nil {
+				continue
+			}
+			u := c.used[name]
+			if u == nil {
+				u = &nodeUse{cpus: n.AllocCPUs, mem: n.AllocMemory}
+				c.used[name] = u
+			}
+			u.starts++
+			if j.Shared != nil && *j.Shared == "none" {
+				u.exclusive = true
+				u.cpus += n.CPUs
+				u.mem += n.RealMemory
+			} else {
+				u.cpus += cpus
+				u.mem += mem
+			}
+		}
 	}
 	return c
 }

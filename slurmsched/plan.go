@@ -178,6 +178,56 @@ type free struct {
 	leaf      int
 }
 
+// InFlight reports whether j is a start of optsched's that Slurm has not
+// run yet: placed (PlacedMark, a ReqNodeList) and released, still
+// pending. Slurm starts such a job within about a second when its nodes
+// are free, but sinfo does not count its nodes as allocated until then.
+func InFlight(j *Job) bool {
+	return j.State == "PENDING" && j.Priority > 0 && j.AdminComment == PlacedMark && j.RequiredNodes != ""
+}
+
+// holdInFlight takes from nodes what the jobs optsched released and
+// Slurm has not started yet will use (their whole nodes when exclusive),
+// so that no cycle places a second job on them meanwhile: Slurm would
+// then run the two one after the other. It returns a note when any
+// holds nodes.
+func holdInFlight(st *State, nodes []*free, maxCPUs, defWall int64) []string {
+	byName := make(map[string]*free, len(nodes))
+	for _, f := range nodes {
+		byName[f.n.Name] = f
+	}
+	held := 0
+	for i := range st.Jobs {
+		j := &st.Jobs[i]
+		if !InFlight(j) {
+			continue
+		}
+		names, err := expand(j.RequiredNodes)
+		if err != nil {
+			continue // its nodes are not known; Check names the job if it matters
+		}
+		d := jobDemand(j, maxCPUs, defWall)
+		held++
+		for _, name := range names {
+			f := byName[name]
+			if f == nil {
+				continue
+			}
+			f.idle = false
+			if d.whole {
+				f.cpus, f.mem = 0, 0
+				continue
+			}
+			f.cpus = max(f.cpus-d.cpus, 0)
+			f.mem = max(f.mem-d.mem, 0)
+		}
+	}
+	if held == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("%d job(s) released by optsched and not started by Slurm yet hold their nodes", held)}
+}
+
 // Decide plans one cycle: which owned held jobs start now, and where.
 func Decide(ctx context.Context, st *State, sc *Scope, opt Options) (*Plan, error) {
 	if opt.TimeLimit <= 0 {
@@ -214,6 +264,7 @@ func Decide(ctx context.Context, st *State, sc *Scope, opt Options) (*Plan, erro
 		maxCPUs = max(maxCPUs, n.CPUs)
 	}
 	slices.SortFunc(nodes, func(a, b *free) int { return cmp.Compare(a.leaf, b.leaf) })
+	p.Notes = append(p.Notes, holdInFlight(st, nodes, maxCPUs, defWall)...)
 
 	// The owned jobs, in submission order.
 	var jobs []*Job
