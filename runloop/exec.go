@@ -3,8 +3,12 @@ package runloop
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -40,4 +44,46 @@ func (e Exec) Run(ctx context.Context, dir, name string, args ...string) ([]byte
 		err = fmt.Errorf("%s did not finish within %v and was killed: %w", name, timeout, err)
 	}
 	return out.Bytes(), errb.Bytes(), err
+}
+
+// CommandError is the error of a command that failed: its name, the
+// error and what it said on stderr (at most 500 bytes of it).
+func CommandError(name string, err error, stderr []byte) error {
+	msg := strings.TrimSpace(string(stderr))
+	if len(msg) > 500 {
+		msg = msg[:497] + "..."
+	}
+	if msg == "" {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return fmt.Errorf("%s: %w: %s", name, err, msg)
+}
+
+// CancelJobs runs the server's cancel command (qdel, scancel) at path
+// over ids, batch ids at a time. A batch that fails only because some
+// of its jobs had finished (stderr lines containing finished) is not an
+// error; any other line, or a failure with none, is.
+func CancelJobs(ctx context.Context, cmd Commands, path string, ids []string, batch int, finished string) error {
+	name := filepath.Base(path)
+	var errs []error
+	for part := range slices.Chunk(ids, max(batch, 1)) {
+		_, stderr, err := cmd.Run(ctx, "", path, part...)
+		if err == nil {
+			continue
+		}
+		var other []string
+		done := 0
+		for _, line := range strings.Split(strings.TrimSpace(string(stderr)), "\n") {
+			switch line = strings.TrimSpace(line); {
+			case strings.Contains(line, finished):
+				done++
+			case line != "":
+				other = append(other, line)
+			}
+		}
+		if len(other) > 0 || done == 0 {
+			errs = append(errs, CommandError(name, err, []byte(strings.Join(other, "\n"))))
+		}
+	}
+	return errors.Join(errs...)
 }

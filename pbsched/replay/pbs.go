@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os/exec"
 	"os/user"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -65,14 +64,7 @@ func (s *Server) bin(name string) string {
 }
 
 func fail(name string, err error, stderr []byte) error {
-	msg := strings.TrimSpace(string(stderr))
-	if len(msg) > 500 {
-		msg = msg[:497] + "..."
-	}
-	if msg == "" {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	return fmt.Errorf("%s: %w: %s", name, err, msg)
+	return runloop.CommandError(name, err, stderr)
 }
 
 // Cluster implements breplay.Backend: the vnodes with CPUs (the natural
@@ -243,25 +235,5 @@ func (s *Server) Delete(ctx context.Context, ids []string) error {
 			return fmt.Errorf("%w: %s (qdel not run)", ErrNotOwn, id)
 		}
 	}
-	var errs []error
-	for part := range slices.Chunk(ids, batch) {
-		_, stderr, err := s.cmd().Run(ctx, "", s.bin("qdel"), part...)
-		if err == nil {
-			continue
-		}
-		var other []string
-		finished := 0
-		for _, line := range strings.Split(strings.TrimSpace(string(stderr)), "\n") {
-			switch line = strings.TrimSpace(line); {
-			case strings.Contains(line, "Job has finished"):
-				finished++
-			case line != "":
-				other = append(other, line)
-			}
-		}
-		if len(other) > 0 || finished == 0 {
-			errs = append(errs, fail("qdel", err, []byte(strings.Join(other, "\n"))))
-		}
-	}
-	return errors.Join(errs...)
+	return runloop.CancelJobs(ctx, s.cmd(), s.bin("qdel"), ids, batch, "Job has finished")
 }
