@@ -592,6 +592,25 @@ func TestPBSRecheckAfter(t *testing.T) {
 	}
 }
 
+// TestPBSOrderFlag: --order takes fifo or sjf, checked before anything
+// is read (no qstat is on PATH here), and the plan names its order.
+func TestPBSOrderFlag(t *testing.T) {
+	if code, _, errs := optsched(t, "", "pbs", "plan", "--order", "lifo"); code != exitUsage || !strings.Contains(errs, `--order must be fifo or sjf, got "lifo"`) {
+		t.Errorf("--order lifo: exit %d, %q", code, errs)
+	}
+	for _, order := range []string{"fifo", "sjf"} {
+		code, out, errs := optsched(t, "", "pbs", "plan", "--order", order, "--qstat", fixture("qstat.json"), "--pbsnodes", fixture("pbsnodes.json"),
+			"--queues", fixture("queues.json"), "--timezone", "UTC", "-o", "json")
+		if code != exitOK {
+			t.Fatalf("--order %s: exit %d: %s", order, code, errs)
+		}
+		var doc pbsched.PlanDoc
+		if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Order != order {
+			t.Errorf("--order %s: plan order %q (%v)", order, doc.Order, err)
+		}
+	}
+}
+
 // TestSlurmFallbackFlag: slurm's --fallback takes the same list as pbs's
 // and solve's, checked before anything is read.
 func TestSlurmFallbackFlag(t *testing.T) {
