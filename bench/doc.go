@@ -9,6 +9,8 @@
 //     simulator over them (`optsched simulate`);
 //   - bench/lan2023 and bench/bridi: the reproductions of [Lan23] and
 //     [Bridi16];
+//   - bench/predict: remaining-run-time predictors from what an SWF log
+//     records, and their error on held-out jobs (`optsched bench predict`);
 //   - bench/report: what they share — box-plot figures, learning curves
 //     and the terminal progress bar.
 //

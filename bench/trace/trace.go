@@ -30,6 +30,25 @@ type Job struct {
 	Nodes    int    // whole nodes requested (≥ 1)
 	Queue    string // SWF queue number as a string, "" when unknown
 	User     string // SWF user id as a string, "" when unknown
+	// SWF holds the record's fields as the log gave them, for readers
+	// that need more than a replay does (bench/predict); nil unless
+	// Options.KeepSWF, and always for Lan traces.
+	SWF *SWFRecord
+}
+
+// SWFRecord is what an SWF job line says beyond a Job, as read: -1 where
+// the log does not say.
+type SWFRecord struct {
+	// Wait is field 3, the seconds from submit to start (≥ 0), -1 unknown.
+	Wait int64
+	// Run is field 4, the run time (≥ 0), -1 unknown (Job.Runtime then
+	// holds the requested time).
+	Run int64
+	// Request is field 9, the requested time (≥ 1), -1 unknown
+	// (Job.Walltime then holds the run time).
+	Request int64
+	// Status is field 11: 1 completed, 0 failed, 5 cancelled, -1 unknown.
+	Status int64
 }
 
 // Trace is a workload read by ReadLan, ReadSWF or Open.
@@ -113,6 +132,10 @@ type Options struct {
 	// AllowEmpty accepts an input without a single job; otherwise Open
 	// and the readers return an error saying what was read.
 	AllowEmpty bool
+	// KeepSWF fills Job.SWF with the record's wait, run, request and
+	// status fields as read (its field 3, the wait, is then parsed too, and
+	// a malformed one is an error). Ignored by ReadLan.
+	KeepSWF bool
 }
 
 func (o Options) check() error {
@@ -481,6 +504,9 @@ func ReadSWF(r io.Reader, opt Options) (*Trace, error) {
 			continue
 		}
 		job, p, kind, reason := parseSWFJob(n, &f, intern, opt.Strict)
+		if reason == "" && opt.KeepSWF && kind < swfRuntimeUnknown {
+			reason = keepSWF(&job, &f)
+		}
 		if reason != "" {
 			if opt.SkipBad {
 				t.Skipped++
@@ -708,6 +734,24 @@ func parseSWFJob(n int, f *[18][]byte, intern map[int64]string, strict bool) (sw
 		Queue:    idText(intern, queue),
 		User:     idText(intern, user),
 	}, status: status}, procs, kind, ""
+}
+
+// keepSWF sets job.SWF from the fields of its line, or says why field 3
+// is malformed.
+func keepSWF(job *swfJobRec, f *[18][]byte) string {
+	var v [4]int64
+	for i, k := range [...]int{3, 4, 9} {
+		x, reason := parseTime(f[k-1])
+		if reason != "" {
+			return fmt.Sprintf("field %d (%s): %s", k, swfFields[k-1], reason)
+		}
+		v[i] = max(x, -1)
+	}
+	job.SWF = &SWFRecord{Wait: v[0], Run: v[1], Request: v[2], Status: job.status}
+	if job.SWF.Request == 0 {
+		job.SWF.Request = -1
+	}
+	return ""
 }
 
 // parseTime parses an SWF time field: an integer, or a decimal number the

@@ -841,3 +841,36 @@ func BenchmarkReadLan(b *testing.B) {
 		}
 	})
 }
+
+// TestKeepSWF: Options.KeepSWF keeps the wait, run, request and status
+// fields as read (-1 where unknown, a request of 0 unknown too), only
+// then parses the wait, and leaves Job.SWF nil without it.
+func TestKeepSWF(t *testing.T) {
+	log := "1 0 5 100 1 -1 -1 1 200 -1 1 3 -1 -1 1 -1 -1 -1\n" +
+		"2 1 -1 -1 1 -1 -1 1 50 -1 0 4 -1 -1 1 -1 -1 -1\n" +
+		"3 2 7.6 30 1 -1 -1 1 0 -1 5 4 -1 -1 1 -1 -1 -1\n"
+	tr, err := ReadSWF(strings.NewReader(log), Options{KeepSWF: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []SWFRecord{{Wait: 5, Run: 100, Request: 200, Status: 1}, {Wait: -1, Run: -1, Request: 50, Status: 0}, {Wait: 8, Run: 30, Request: -1, Status: 5}}
+	for i, j := range tr.Jobs {
+		if j.SWF == nil || *j.SWF != want[i] {
+			t.Errorf("job %s: SWF %+v, want %+v", j.ID, j.SWF, want[i])
+		}
+	}
+	if tr.Jobs[1].Runtime != 50 || tr.Jobs[2].Walltime != 30 {
+		t.Errorf("jobs %+v", tr.Jobs)
+	}
+	tr, err = ReadSWF(strings.NewReader(log), Options{})
+	if err != nil || tr.Jobs[0].SWF != nil {
+		t.Fatalf("without KeepSWF: %v, %+v", err, tr.Jobs[0])
+	}
+	bad := "1 0 x 100 1 -1 -1 1 200 -1 1 3 -1 -1 1 -1 -1 -1\n"
+	if _, err := ReadSWF(strings.NewReader(bad), Options{}); err != nil {
+		t.Errorf("field 3 is not read without KeepSWF: %v", err)
+	}
+	if _, err := ReadSWF(strings.NewReader(bad), Options{KeepSWF: true}); err == nil || !strings.Contains(err.Error(), "field 3 (wait time)") {
+		t.Errorf("a malformed wait with KeepSWF: %v", err)
+	}
+}

@@ -153,6 +153,14 @@ func TestFlowRules(t *testing.T) {
 		{"heuristics/learn", "solver", false},
 		{"heuristics/learn", "model", false},
 		{"cmd/optsched", "bench/learned", true},
+		// The run-time predictor reads logs with bench/trace; no library
+		// package may import it.
+		{"bench/predict", "bench/trace", true},
+		{"cmd/optsched", "bench/predict", true},
+		{"bench/predict", "cmd/optsched", false},
+		{"model", "bench/predict", false},
+		{"heuristics/learn", "bench/predict", false},
+		{"pbsched", "bench/predict", false},
 	} {
 		got := flowViolation(module+"/"+c.from, module+"/"+c.imp)
 		if (got == "") != c.ok {
