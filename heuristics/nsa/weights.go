@@ -2,7 +2,6 @@ package nsa
 
 import (
 	"bufio"
-	"bytes"
 	"compress/gzip"
 	"encoding/binary"
 	"errors"
@@ -11,6 +10,8 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+
+	"github.com/optsched/optsched/heuristics/learn"
 )
 
 // The weights file (gzip-compressed; an uncompressed file is read too) is,
@@ -48,33 +49,16 @@ var ErrWeights = errors.New("nsa: bad weights file")
 // The parameters are stored as float32, so a policy read back computes
 // with its weights rounded to float32 (see RoundWeights).
 func WritePolicy(w io.Writer, p *Policy) error {
-	var buf bytes.Buffer
-	buf.WriteString(weightsMagic)
 	n := p.Net
 	flags := 0
 	if p.Relative {
 		flags |= 1
 	}
-	for _, v := range []int{int(n.Arch), n.Beta, n.Q, n.Out, p.NMax, flags, n.NumParams()} {
-		_ = binary.Write(&buf, binary.LittleEndian, uint32(v))
+	var header []uint32
+	for _, v := range []int{int(n.Arch), n.Beta, n.Q, n.Out, p.NMax, flags} {
+		header = append(header, uint32(v))
 	}
-	var b4 [4]byte
-	for _, par := range n.Params() {
-		for _, v := range par.W {
-			binary.LittleEndian.PutUint32(b4[:], math.Float32bits(float32(v)))
-			buf.Write(b4[:])
-		}
-	}
-	binary.LittleEndian.PutUint32(b4[:], crc32.ChecksumIEEE(buf.Bytes()))
-	buf.Write(b4[:])
-	zw, err := gzip.NewWriterLevel(w, gzip.BestCompression)
-	if err != nil {
-		return err
-	}
-	if _, err := zw.Write(buf.Bytes()); err != nil {
-		return err
-	}
-	return zw.Close()
+	return learn.WriteWeights(w, weightsMagic, header, n.Params())
 }
 
 // RoundWeights rounds p's parameters to float32 precision in place, as
