@@ -27,10 +27,10 @@ func TestPBSFakeQrunNeverGetsUnavailableVnodes(t *testing.T) {
 		var starts []pbstest.Start
 		for _, c := range pbstest.QrunCalls(t, callsFile) {
 			f := strings.Fields(c)
-			if len(f) != 6 || f[1] != "-a" || f[2] != "-H" || f[4] != "--" {
+			if len(f) != 5 || f[1] != "-H" || f[3] != "--" {
 				t.Fatalf("seed %d: qrun called as %q", seed, c)
 			}
-			starts = append(starts, pbstest.Start{Job: f[5], ExecVnode: f[3]})
+			starts = append(starts, pbstest.Start{Job: f[4], ExecVnode: f[2]})
 		}
 		calls += len(starts)
 		rc.Verify(t, seed, starts)

@@ -167,12 +167,12 @@ func readAudit(t *testing.T, path string) []cycle.AuditEntry {
 	return out
 }
 
-// TestPBSQrunSync: --qrun-sync runs qrun without -a, and the plan
-// records that command.
-func TestPBSQrunSync(t *testing.T) {
+// TestPBSQrunAsync: --qrun-async runs qrun -a, and the plan records that
+// command.
+func TestPBSQrunAsync(t *testing.T) {
 	_, calls := pbstest.FakePBS(t, fixture("qstat.json"), fixture("pbsnodes.json"), fixture("queues.json"))
 	dir := t.TempDir()
-	code, out, errs := optsched(t, "", "pbs", "plan", "--apply", "--qrun-sync", "--timezone", "UTC",
+	code, out, errs := optsched(t, "", "pbs", "plan", "--apply", "--qrun-async", "--timezone", "UTC",
 		"--lock", filepath.Join(dir, "pbs.lock"), "--log", filepath.Join(dir, "a.jsonl"), "-o", "json")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -186,10 +186,10 @@ func TestPBSQrunSync(t *testing.T) {
 		t.Fatalf("%d qrun calls for %d starts", len(runs), len(doc.Starts))
 	}
 	for i, s := range doc.Starts {
-		if want := "qrun -H " + s.ExecVnode + " -- " + s.Job; runs[i] != want {
+		if want := "qrun -a -H " + s.ExecVnode + " -- " + s.Job; runs[i] != want {
 			t.Errorf("call %d: %q, want %q", i, runs[i], want)
 		}
-		if want := []string{"qrun", "-H", s.ExecVnode, "--", s.Job}; !slices.Equal(s.Command, want) {
+		if want := []string{"qrun", "-a", "-H", s.ExecVnode, "--", s.Job}; !slices.Equal(s.Command, want) {
 			t.Errorf("start %s: command %q, want %q", s.Job, s.Command, want)
 		}
 	}
@@ -221,13 +221,8 @@ func TestPBSApplyFromPATH(t *testing.T) {
 		t.Fatalf("%d qrun calls for %d starts: %q", len(runs), len(doc.Starts), runs)
 	}
 	for i, s := range doc.Starts {
-		// qrun -a by default, as pbs_sched's asynchronous run requests;
-		// the plan records the command that ran.
-		if want := "qrun -a -H " + s.ExecVnode + " -- " + s.Job; runs[i] != want {
+		if want := "qrun -H " + s.ExecVnode + " -- " + s.Job; runs[i] != want {
 			t.Errorf("call %d: %q, want %q", i, runs[i], want)
-		}
-		if want := []string{"qrun", "-a", "-H", s.ExecVnode, "--", s.Job}; !slices.Equal(s.Command, want) {
-			t.Errorf("start %s: command %q, want %q", s.Job, s.Command, want)
 		}
 		if s.ExitCode == nil || *s.ExitCode != 0 {
 			t.Errorf("start %s: exit code %v", s.Job, s.ExitCode)
