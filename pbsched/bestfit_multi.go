@@ -122,13 +122,23 @@ func bestFitMulti(w *model.Window, allocs []model.Allocation) {
 		return false
 	}
 	slices.SortStableFunc(multi, func(a, b int) int { return len(allocs[b].Nodes) - len(allocs[a].Nodes) })
+	// The switches from the leaves up: a job's search stops at the first
+	// level above the one where it found a set.
+	byLevel := make([]int, t.NumSwitches())
+	for s := range byLevel {
+		byLevel[s] = s
+	}
+	slices.SortStableFunc(byLevel, func(a, b int) int { return t.Switch(a).Level - t.Switch(b).Level })
 	placed := make([][]int, len(allocs))
 	for _, i := range multi {
 		k := len(allocs[i].Nodes)
 		want := w.Cost.Cost(t, allocs[i].Nodes)
 		var best []int
 		bestAt := -1
-		for s := range t.NumSwitches() {
+		for _, s := range byLevel {
+			if bestAt >= 0 && t.Switch(s).Level > t.Switch(bestAt).Level {
+				break // no higher switch comes before a lower one
+			}
 			if count[s] < k || (bestAt >= 0 && !less(s, bestAt)) {
 				continue
 			}
