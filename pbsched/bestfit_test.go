@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/model"
 )
 
@@ -108,7 +109,7 @@ func TestBestFitSinglesMoves(t *testing.T) {
 			multi = slices.Clone(p.Allocs[i].Nodes)
 		}
 	}
-	bestFitSingles(w, p.Allocs)
+	heuristics.BestFitSingles(w, p.Allocs)
 	var got []string
 	for _, a := range p.Allocs {
 		if len(a.Nodes) == 1 {

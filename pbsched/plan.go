@@ -544,8 +544,8 @@ func plan(ctx context.Context, c *cluster, opt Options) (*Plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		bestFitMulti(w, res.Allocations)
-		bestFitSingles(w, res.Allocations)
+		heuristics.BestFitMulti(w, res.Allocations)
+		heuristics.BestFitSingles(w, res.Allocations)
 		p.Window = w
 		p.Allocs = res.Allocations
 		for _, d := range res.Deferred {

@@ -497,6 +497,11 @@ func solveWindow(ctx context.Context, w *model.Window, opt Options, p *Plan) (*s
 			p.Notes = append(p.Notes, fmt.Sprintf("window solver failed (%v); %s placed the whole-node jobs", errors.Join(failures...), s.Name()))
 		}
 		p.Solver = s.Name()
+		// Among placements of equal CH cost, the fullest switches: the
+		// empty ones stay whole for later jobs (each job's cost, and so
+		// the objective, unchanged).
+		heuristics.BestFitMulti(w, res.Allocations)
+		heuristics.BestFitSingles(w, res.Allocations)
 		obj := w.Cost.TotalCost(w.Topology, res.Allocations)
 		p.Objective = &obj
 		return res, nil

@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/optsched/optsched/catalog"
 	"github.com/optsched/optsched/model/slurm"
+	"github.com/optsched/optsched/solver"
 )
 
 // fixture reads the real Slurm 22.05 documents of testdata (16 nodes of
@@ -449,5 +451,41 @@ func TestStarveAfter(t *testing.T) {
 		if len(p.Starts) != c.starts {
 			t.Errorf("--starve-after %v: %d starts, want %d (%+v)", c.starve, len(p.Starts), c.starts, p.Deferred)
 		}
+	}
+}
+
+// TestBestFitKeepsLeafWhole: 16 nodes in leaves of 4, two nodes of leaf 1
+// busy. A 2-node whole-node job costs the same on any pair of one leaf;
+// the window solve takes the first pair (c00, c01, an empty leaf), and
+// the best-fit pass moves it to the free pair of the half-used leaf, so
+// that leaves 0, 2 and 3 stay whole for 3- and 4-node jobs. The plan
+// passes Check, and its objective is the job's cost.
+func TestBestFitKeepsLeafWhole(t *testing.T) {
+	st := &State{Now: 1000}
+	var topo strings.Builder
+	for l := range 4 {
+		fmt.Fprintf(&topo, "SwitchName=l%d Nodes=c[%02d-%02d]\n", l, 4*l, 4*l+3)
+	}
+	topo.WriteString("SwitchName=root Switches=l[0-3]\n")
+	st.Topology = topo.String()
+	for i := range 16 {
+		n := Node{Name: fmt.Sprintf("c%02d", i), State: "idle", CPUs: 4, RealMemory: 8000, Partitions: []string{"p"}}
+		if i == 4 || i == 5 {
+			n.State, n.AllocCPUs, n.AllocMemory = "allocated", 4, 8000
+		}
+		st.Nodes = append(st.Nodes, n)
+	}
+	none := "none"
+	st.Jobs = []Job{{ID: 1, State: "PENDING", Reason: "JobHeldUser", Partition: "p", NodeCount: 2, CPUs: 8, Shared: &none, SubmitTime: 900}}
+	opt := Options{TimeLimit: time.Second, NewSolver: func() (solver.Solver, error) { return catalog.DefaultWindow(), nil }}
+	p, err := Decide(context.Background(), st, &Scope{}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Starts) != 1 || !slices.Equal(p.Starts[0].Nodes, []string{"c06", "c07"}) {
+		t.Fatalf("starts %+v (deferred %+v), want job 1 on c06, c07", p.Starts, p.Deferred)
+	}
+	if err := Check(st, &Scope{}, p); err != nil {
+		t.Errorf("the plan fails the check: %v", err)
 	}
 }

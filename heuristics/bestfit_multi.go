@@ -1,4 +1,4 @@
-package pbsched
+package heuristics
 
 import (
 	"slices"
@@ -6,30 +6,32 @@ import (
 	"github.com/optsched/optsched/model"
 )
 
-// bestFitMulti moves the multi-vnode whole-node starts of a solved window,
-// each onto vnodes of the same CH cost inside the fullest switch that
+// BestFitMulti moves the multi-node whole-node starts of a solved window,
+// each onto nodes of the same CH cost inside the fullest switch that
 // holds them, so that emptier switches stay whole for later jobs. The
 // window's solve minimises this window's CH cost and is indifferent
-// between placements of equal cost, whose first it takes in vnode order;
+// between placements of equal cost, whose first it takes in node order;
 // PBS's placement sets (and Slurm's tree best fit) take the smallest set
-// that fits instead, which leaves whole quads for the 3- and 4-vnode jobs
-// that come later. Measured on the test server, that is where optsched's
-// CH cost was above pbs_sched's with placement sets.
+// that fits instead, which leaves whole quads for the 3- and 4-node jobs
+// that come later. Measured on the PBS test server, that is where
+// optsched's CH cost was above pbs_sched's with placement sets. Both the
+// PBS and the Slurm planners apply it (and BestFitSingles) to their
+// whole-node windows.
 //
-// The jobs are placed again from the largest, over the idle vnodes that
-// no single-vnode start holds. Each considers, for every switch with
-// enough free vnodes, the vnodes a recursive best fit takes below it
-// (the child that holds them all with the fewest free vnodes; else the
+// The jobs are placed again from the largest, over the idle nodes that
+// no single-node start holds. Each considers, for every switch with
+// enough free nodes, the nodes a recursive best fit takes below it
+// (the child that holds them all with the fewest free nodes; else the
 // fullest children whole and the remainder by best fit), and takes the
 // one of exactly its solved cost in the lowest and then fullest switch
 // (then the fullest parent, up the tree, then the first switch). When a
-// job finds no such set (its solved vnodes spanned roots, say), every
-// multi-vnode job keeps its solved vnodes. Each job's cost is unchanged,
+// job finds no such set (its solved nodes spanned roots, say), every
+// multi-node job keeps its solved nodes. Each job's cost is unchanged,
 // so the window's objective is too.
-func bestFitMulti(w *model.Window, allocs []model.Allocation) {
+func BestFitMulti(w *model.Window, allocs []model.Allocation) {
 	t := w.Topology
 	var multi []int
-	held := make(map[int]bool) // by the single-vnode starts
+	held := make(map[int]bool) // by the single-node starts
 	for i, a := range allocs {
 		if len(a.Nodes) >= 2 {
 			multi = append(multi, i)
@@ -53,14 +55,14 @@ func bestFitMulti(w *model.Window, allocs []model.Allocation) {
 			count[s]++
 		}
 	}
-	// The multi-vnode starts' vnodes are free to place again.
+	// The multi-node starts' nodes are free to place again.
 	take := func(n int) {
 		free[n] = false
 		for _, s := range t.Ancestors(n) {
 			count[s]--
 		}
 	}
-	// pick returns k free vnodes below switch s by best fit.
+	// pick returns k free nodes below switch s by best fit.
 	var pick func(s, k int, out []int) []int
 	pick = func(s, k int, out []int) []int {
 		sw := t.Switch(s)

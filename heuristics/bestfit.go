@@ -1,4 +1,4 @@
-package pbsched
+package heuristics
 
 import (
 	"slices"
@@ -6,17 +6,17 @@ import (
 	"github.com/optsched/optsched/model"
 )
 
-// bestFitSingles moves the single-vnode whole-node starts of a solved
-// window onto the idle vnodes that leave the free vnodes least scattered:
-// each, in turn, takes the vnode among those the multi-vnode starts left
-// whose leaf switch has the fewest such vnodes, then whose parent has the
+// BestFitSingles moves the single-node whole-node starts of a solved
+// window onto the idle nodes that leave the free nodes least scattered:
+// each, in turn, takes the node among those the multi-node starts left
+// whose leaf switch has the fewest such nodes, then whose parent has the
 // fewest, and so on up (Slurm's best fit), then the lowest id. A job on
-// one vnode has the same CH cost on any vnode, so the window's objective
-// is unchanged, but the empty switches stay whole for the multi-vnode
+// one node has the same CH cost on any node, so the window's objective
+// is unchanged, but the empty switches stay whole for the multi-node
 // jobs of later cycles: the solve minimises this window's cost and is
-// indifferent to where a single-vnode job goes. Nothing moves under a
-// cost model that prices single vnodes differently.
-func bestFitSingles(w *model.Window, allocs []model.Allocation) {
+// indifferent to where a single-node job goes. Nothing moves under a
+// cost model that prices single nodes differently.
+func BestFitSingles(w *model.Window, allocs []model.Allocation) {
 	var singles []int
 	taken := make(map[int]bool)
 	for i, a := range allocs {
@@ -47,7 +47,7 @@ func bestFitSingles(w *model.Window, allocs []model.Allocation) {
 			count[s]++
 		}
 	}
-	// better reports whether node a leaves the free vnodes less scattered
+	// better reports whether node a leaves the free nodes less scattered
 	// than node b.
 	better := func(a, b int) bool {
 		sa, sb := w.Topology.Ancestors(a), w.Topology.Ancestors(b)

@@ -1,4 +1,4 @@
-package pbsched
+package heuristics
 
 import (
 	"math/rand/v2"
@@ -27,7 +27,7 @@ func TestBestFitMultiMoves(t *testing.T) {
 	for i, a := range allocs {
 		before[i] = w.Cost.Cost(topo, a.Nodes)
 	}
-	bestFitMulti(w, allocs)
+	BestFitMulti(w, allocs)
 	if !slices.Equal(allocs[0].Nodes, []int{6, 7}) {
 		t.Errorf("the 2-vnode job on %v, want the free pair 6, 7 of the half-used quad", allocs[0].Nodes)
 	}
@@ -45,7 +45,7 @@ func TestBestFitMultiMoves(t *testing.T) {
 }
 
 // TestBestFitMultiKeepsCosts: on random layouts, idle sets and disjoint
-// allocations, bestFitMulti leaves every job's CH cost, size and
+// allocations, BestFitMulti leaves every job's CH cost, size and
 // single-vnode vnodes as they were, and the allocations disjoint and on
 // idle vnodes; it moves something on some of them.
 func TestBestFitMultiKeepsCosts(t *testing.T) {
@@ -87,7 +87,7 @@ func TestBestFitMultiKeepsCosts(t *testing.T) {
 		for i, a := range allocs {
 			was[i] = slices.Clone(a.Nodes)
 		}
-		bestFitMulti(w, allocs)
+		BestFitMulti(w, allocs)
 		used := map[int]bool{}
 		changed := false
 		for i, a := range allocs {
