@@ -22,15 +22,17 @@ const (
 
 // The orders in which a cycle considers the queued jobs (Options.Order).
 const (
-	// OrderFIFO (the default) is the window selection order of [Lan23]
-	// §III-C: more waiting periods first, then fewer units, then qstat
-	// order — first come, first served at the waiting period's grain.
+	// OrderFIFO is the window selection order of [Lan23] §III-C: more
+	// waiting periods first, then fewer units, then qstat order — first
+	// come, first served at the waiting period's grain.
 	OrderFIFO = "fifo"
-	// OrderSJF takes the shortest requested walltime first (a job without
-	// one counts a year), then OrderFIFO among equal walltimes. It lowers
-	// the mean wait and bounded slowdown of a queue at the expense of the
-	// long jobs, which a reservation (ReserveAfter, StarveAfter) protects
-	// from starving.
+	// OrderSJF (the default) takes the shortest requested walltime first
+	// (a job without one counts a year), then OrderFIFO among equal
+	// walltimes. It lowers the mean wait and bounded slowdown of a queue
+	// at the expense of the long jobs, which a reservation (ReserveAfter,
+	// StarveAfter) protects from starving. On every slice replayed on the
+	// PBS test server it gave lower mean bounded slowdowns than pbs_sched,
+	// where OrderFIFO lost on two of five (docs/pbs.md).
 	OrderSJF = "sjf"
 )
 

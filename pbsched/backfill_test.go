@@ -56,7 +56,9 @@ func startedAndReasons(p *Plan) ([]string, map[string]string) {
 // the others wait; lan2023 starts nothing behind the head.
 func TestPBSBackfillBehindBigHead(t *testing.T) {
 	c := bigHeadCluster(t)
-	p, err := plan(context.Background(), c, testPlan())
+	fifo := testPlan()
+	fifo.Order = OrderFIFO // H, the oldest, first
+	p, err := plan(context.Background(), c, fifo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +135,7 @@ func TestPBSBackfillNeverDelaysTheHead(t *testing.T) {
 		}
 		reserved++
 		in := newCheckInput(c.st, c.scope, p)
-		rank := in.queueRank(false)
+		rank := in.queueRank(p.Order == OrderSJF)
 		now := c.st.Now
 		wall := func(id string) int64 {
 			if w := in.jobs[id].Walltime; w > 0 {

@@ -29,7 +29,8 @@ func orderCluster(t *testing.T) *cluster {
 }
 
 // TestPBSOrder: in fifo order L takes one idle vnode and one short job
-// the other; in sjf order the two 10-minute jobs take both. Every plan
+// the other; in sjf order (the default) the two 10-minute jobs take
+// both. Every plan
 // passes Check, whose reservation rule ranks the queue in the plan's
 // order.
 func TestPBSOrder(t *testing.T) {
@@ -38,7 +39,7 @@ func TestPBSOrder(t *testing.T) {
 		reserveAfter float64
 		want         []string
 	}{
-		{"", 1e18, []string{"L.s", "S1.s"}},
+		{"", 1e18, []string{"S1.s", "S2.s"}}, // sjf by default
 		{OrderFIFO, 1e18, []string{"L.s", "S1.s"}},
 		{OrderSJF, 1e18, []string{"S1.s", "S2.s"}},
 		// With reservations at once: in fifo order (fewer chunks first at
@@ -64,7 +65,7 @@ func TestPBSOrder(t *testing.T) {
 		if strings.Join(got, ",") != strings.Join(tc.want, ",") {
 			t.Errorf("order %q, reserve-after %g: starts %v, want %v (deferred %v)", tc.order, tc.reserveAfter, got, tc.want, p.Deferred)
 		}
-		if want := tc.order; (want == "" && p.Order != OrderFIFO) || (want != "" && p.Order != want) {
+		if want := tc.order; (want == "" && p.Order != OrderSJF) || (want != "" && p.Order != want) {
 			t.Errorf("plan order %q for %q", p.Order, tc.order)
 		}
 		if err := Check(c.st, c.scope, p); err != nil {

@@ -136,8 +136,9 @@ type Options struct {
 	// Selection is SelectionBackfill or SelectionLan2023 ("" is
 	// backfill).
 	Selection string
-	// Order is the order in which queued jobs are considered: OrderFIFO
-	// ("" too) or OrderSJF.
+	// Order is the order in which queued jobs are considered: OrderSJF
+	// or OrderFIFO; "" is OrderSJF, and OrderFIFO under SelectionLan2023
+	// (the paper's selection in the paper's order).
 	Order string
 	// NewSchedulers, when set, replaces DefaultCPSchedulers.
 	NewSchedulers func() []solver.Scheduler
@@ -305,11 +306,15 @@ func plan(ctx context.Context, c *cluster, opt Options) (*Plan, error) {
 		opt.deadline = time.Now().Add(opt.TimeLimit)
 	}
 	p := &Plan{c: c, Notes: slices.Clone(c.notes), Digest: c.st.Digest, Selection: opt.Selection, Order: opt.Order}
-	if p.Order == "" {
-		p.Order = OrderFIFO
-	}
 	if p.Selection == "" {
 		p.Selection = SelectionBackfill
+	}
+	if p.Order == "" {
+		// The paper's selection keeps the paper's order.
+		p.Order = OrderSJF
+		if p.Selection == SelectionLan2023 {
+			p.Order = OrderFIFO
+		}
 	}
 	// bf: backfilling (SelectionBackfill). The first job that does not
 	// fit now gets a reservation (res) instead of stopping the

@@ -119,7 +119,7 @@ func (o *pbsOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.solver, "solver", "csp", "whole-node window solver ("+strings.Join(wholeNodeSolvers(), ", ")+")")
 	f.StringVar(&o.fallback, "fallback", "sa", fallbackHelp)
 	f.StringVar(&o.selection, "selection", pbsched.SelectionBackfill, "which queued jobs start: backfill (jobs start in order whenever they fit; the first that does not fit gets a reservation once it starves, see --starve-after and --reserve-after, and the jobs behind it then start only when they do not delay it) or lan2023 (the paper's window selection: stop at the first job that does not fit)")
-	f.StringVar(&o.order, "order", pbsched.OrderFIFO, "the order queued jobs are considered in: fifo (more waiting periods first, then fewer chunks, then qstat order) or sjf (shortest requested walltime first, then fifo; a job without a walltime counts a year)")
+	f.StringVar(&o.order, "order", "", "the order queued jobs are considered in: sjf (the default; shortest requested walltime first, then fifo; a job without a walltime counts a year; lower bounded slowdowns than pbs_sched on every replayed slice, docs/pbs.md) or fifo (more waiting periods first, then fewer chunks, then qstat order; the default under --selection lan2023)")
 	f.Float64Var(&o.reserveAfter, "reserve-after", defaultReserveAfter, "backfill: the first job that does not fit gets a reservation once its bounded slowdown so far, (wait + walltime)/max(walltime, 10s), reaches this (1: at once, EASY; +Inf: never by slowdown)")
 	f.DurationVar(&o.starveAfter, "starve-after", defaultStarveAfter, "backfill: ... or once it has waited this long (PBS's max_starve; 0: never by wait); until then the jobs behind it start whenever they fit")
 	f.StringVar(&o.partial, "partial", pbsched.PartialCP, "placement of the jobs whose chunks share vnodes: cp (CP/SAT time-and-resource schedule, list schedule and first fit as fallbacks) or first-fit")
@@ -224,7 +224,7 @@ func (o *pbsOptions) validate() error {
 	if o.timeLimit <= 0 {
 		return usageError{fmt.Errorf("--time-limit must be positive, got %v", o.timeLimit)}
 	}
-	if o.order != pbsched.OrderFIFO && o.order != pbsched.OrderSJF {
+	if o.order != "" && o.order != pbsched.OrderFIFO && o.order != pbsched.OrderSJF {
 		return usageError{fmt.Errorf("--order must be fifo or sjf, got %q", o.order)}
 	}
 	if o.selection != pbsched.SelectionBackfill && o.selection != pbsched.SelectionLan2023 {
