@@ -85,13 +85,13 @@ func runSchedule(ctx context.Context, opts *solveOptions, format string) error {
 	if err != nil {
 		return err
 	}
-	doc := output.Schedule(w, res)
+	doc := output.Answer(w, res)
 	if format == "json" {
 		if err := writeJSON(opts.streams.out, doc); err != nil {
 			return err
 		}
 	} else {
-		output.WriteScheduleTable(opts.streams.out, w, &doc)
+		output.WriteTable(opts.streams.out, w, &doc)
 		if res.CHWeight > 0 && res.Status != solver.Unknown {
 			fmt.Fprintf(opts.streams.out, "\nobjective = weighted queue time %s + %g x CH cost %d (%s)\n",
 				output.Figure(model.WeightedQueueTime(w, res.Allocations)), res.CHWeight, solver.Objective(w, res.Allocations), w.Cost.Kind)

@@ -185,13 +185,13 @@ func runSolve(ctx context.Context, opts *solveOptions) error {
 	if err != nil {
 		return err
 	}
-	doc := output.Result(w, res)
+	doc := output.Answer(w, res)
 	if format == "json" {
 		if err := writeJSON(opts.streams.out, doc); err != nil {
 			return err
 		}
 	} else {
-		output.WriteResultTable(opts.streams.out, &doc)
+		output.WriteTable(opts.streams.out, w, &doc)
 	}
 	switch res.Status {
 	case solver.Infeasible:

@@ -148,7 +148,7 @@ func runValidate(opts *validateOptions) error {
 	if json.Unmarshal(data, &kind) == nil && kind.Encoding == "cp" {
 		return validateSchedule(opts, w, data)
 	}
-	doc, allocs, err := output.ParseResult(w, data)
+	doc, allocs, err := output.Parse[int64](w, data)
 	if err != nil {
 		return fmt.Errorf("%s: %w", opts.result, err)
 	}
@@ -239,7 +239,7 @@ func (opts *validateOptions) applyCost(w *model.Window, rec *output.CostDoc) err
 // JSON of 'optsched solve --encoding cp'): verdict.JudgeSchedule and the
 // figures.
 func validateSchedule(opts *validateOptions, w *model.Window, data []byte) error {
-	doc, allocs, err := output.ParseSchedule(w, data)
+	doc, allocs, err := output.Parse[float64](w, data)
 	if err != nil {
 		return fmt.Errorf("%s: %w", opts.result, err)
 	}
