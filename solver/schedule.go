@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -167,8 +168,8 @@ func VerifySchedule(w *model.Window, opt ScheduleOptions, s *Schedule) error {
 // scheduler that gave it; ok is false when none gave a schedule (status
 // unknown or infeasible). A scheduler's or read's error is returned,
 // naming the scheduler.
-func BestInitial[T any](ctx context.Context, w *model.Window, opt ScheduleOptions, hs []Scheduler, read func(*Schedule) (T, int64, error)) (best T, from string, ok bool, err error) {
-	var bestCost int64
+func BestInitial[T any, C cmp.Ordered](ctx context.Context, w *model.Window, opt ScheduleOptions, hs []Scheduler, read func(*Schedule) (T, C, error)) (best T, from string, ok bool, err error) {
+	var bestCost C
 	for _, h := range hs {
 		sch, err := h.Schedule(ctx, w, opt)
 		if err != nil {
