@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optsched/optsched/catalog"
 	"github.com/optsched/optsched/solver/clp"
 	"github.com/optsched/optsched/solver/lpsolve"
 )
@@ -180,4 +181,22 @@ func needsCgo(args []string) bool {
 		}
 	}
 	return false
+}
+
+// TestGoldenCoversCatalog: every name of the catalogue has a golden
+// output, so that a solver added later is held to one too.
+func TestGoldenCoversCatalog(t *testing.T) {
+	named := map[string]bool{}
+	for _, c := range goldenCases() {
+		for i, a := range c.args {
+			if i > 0 && (c.args[i-1] == "--solver" || c.args[i-1] == "--heuristic") && !strings.HasPrefix(c.name, "err-") {
+				named[a] = true
+			}
+		}
+	}
+	for _, n := range catalog.Names() {
+		if !named[n] {
+			t.Errorf("no golden output of %s", n)
+		}
+	}
 }
