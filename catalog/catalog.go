@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 
@@ -122,7 +123,9 @@ type SAParams struct {
 	PaperCompat bool
 }
 
-// Options are the settings a whole-node solver may use.
+// Options are the settings of a solver of either model: whole-node
+// (Solver, Raw) and time-and-resource (Scheduler). Check says which apply
+// to which name.
 type Options struct {
 	// Formulation selects the M_SCAS program for lpsolve and clp.
 	Formulation scas.Formulation
@@ -137,13 +140,86 @@ type Options struct {
 	// NSASample samples NSA's repair starts instead of taking the most
 	// likely one.
 	NSASample bool
-	// Fallback is what runs beside an exact solver in its portfolio:
-	// "sa" (also for ""), "nsa" or "none".
+	// Fallback is what runs beside an exact solver: of the whole-node
+	// model, in its portfolio, "sa" (also for "") or "nsa"; of the
+	// time-and-resource model, "pbs" (also for ""): the PBS list
+	// schedules give the first incumbent and the answer when the solver
+	// finds none; "none" in either runs the exact solver alone.
 	Fallback string
+	// CHWeight, time-and-resource model (sat only), adds the CH cost of
+	// the jobs' node sets to the objective at this weight.
+	CHWeight float64
+	// Grid, time-and-resource model, keeps sat on the full time grid (no
+	// compressed domain).
+	Grid bool
 }
 
-// Fallbacks are the values of Options.Fallback.
+// Fallbacks are the values of Options.Fallback for the whole-node model
+// (beside "", its default, sa).
 var Fallbacks = []string{"sa", "nsa", "none"}
+
+// CPFallbacks are the values of Options.Fallback for the
+// time-and-resource model (beside "", its default, pbs).
+var CPFallbacks = []string{"pbs", "none"}
+
+// FallbacksOf returns the fallbacks of the model of encoding enc (CP or
+// any whole-node encoding).
+func FallbacksOf(enc string) []string {
+	if enc == CP {
+		return CPFallbacks
+	}
+	return Fallbacks
+}
+
+// CheckFallback checks a fallback for the model of encoding enc: one of
+// FallbacksOf(enc), or "" for its default; its error is an *OptionError.
+func CheckFallback(enc, fallback string) error {
+	fbs := FallbacksOf(enc)
+	if fallback == "" || slices.Contains(fbs, fallback) {
+		return nil
+	}
+	model := "the whole-node model"
+	if enc == CP {
+		model = "the time-and-resource model"
+	}
+	return &OptionError{"Fallback", fmt.Sprintf("must be one of %s for %s, got %q", strings.Join(fbs, ", "), model, fallback)}
+}
+
+// An OptionError says that an option does not suit the name it is given
+// with; Option is the name of the Options field (CHWeight, Fallback).
+type OptionError struct {
+	Option string
+	Reason string
+}
+
+func (e *OptionError) Error() string { return e.Option + " " + e.Reason }
+
+// Unwrap makes an OptionError an ErrUnknown error.
+func (e *OptionError) Unwrap() error { return ErrUnknown }
+
+// Check checks o against the solver called name, for both models in one
+// place: the name is known; the fallback is one of its model's
+// (FallbacksOf); a CH weight is a finite number at least 0, and only for
+// sat. Its errors about an option are *OptionError values. Solver, Raw
+// and Scheduler check with it before they build anything.
+func Check(name string, o Options) error {
+	e, ok := Lookup(name)
+	if !ok {
+		return unknown(name)
+	}
+	if err := CheckFallback(e.Encoding, o.Fallback); err != nil {
+		return err
+	}
+	switch {
+	case math.IsNaN(o.CHWeight) || math.IsInf(o.CHWeight, 0) || o.CHWeight < 0:
+		return &OptionError{"CHWeight", fmt.Sprintf("must be a finite number at least 0, got %v", o.CHWeight)}
+	case o.CHWeight != 0 && e.Encoding != CP:
+		return &OptionError{"CHWeight", "applies to the time-and-resource model (the cp encoding)"}
+	case o.CHWeight != 0 && name != "sat":
+		return &OptionError{"CHWeight", "applies to the sat solver, not " + name}
+	}
+	return nil
+}
 
 // Anneal returns SA with o's parameters, Table I's for zero fields.
 func Anneal(o Options) heuristics.Anneal {
@@ -189,8 +265,14 @@ func NSA(o Options) (nsa.NSA, error) {
 // refuses whole-node windows with an error saying so.
 func Raw(name string, o Options) (solver.Solver, error) {
 	e, ok := Lookup(name)
-	if !ok {
+	switch {
+	case !ok:
 		return nil, unknown(name)
+	case e.Encoding == CP:
+		return notWholeNode{name}, nil
+	}
+	if err := Check(name, o); err != nil {
+		return nil, err
 	}
 	switch name {
 	case "csp":
@@ -223,9 +305,6 @@ func Raw(name string, o Options) (solver.Solver, error) {
 		return heuristics.MishraBalanced{}, nil
 	case "mishra-adaptive":
 		return heuristics.MishraAdaptive{}, nil
-	}
-	if e.Encoding == CP {
-		return notWholeNode{name}, nil
 	}
 	panic("catalog: no constructor for " + name) // an entry without a case: a programmer error
 }
@@ -262,7 +341,7 @@ func WithFallback(s solver.Solver, o Options) (solver.Solver, error) {
 		}
 		return solver.Portfolio{Exact: s, Fallback: fb}, nil
 	}
-	return nil, fmt.Errorf("fallback must be %s, got %q: %w", strings.Join(Fallbacks, ", "), o.Fallback, ErrUnknown)
+	return nil, CheckFallback(SCAS, o.Fallback)
 }
 
 // DefaultWindow returns the default whole-node window solver: csp with SA
@@ -278,30 +357,20 @@ func ListSchedulers() []solver.Scheduler {
 	return []solver.Scheduler{heuristics.PBSWalltime(), heuristics.PBSFifo()}
 }
 
-// CPOptions are the settings of a scheduler of the time-and-resource
-// model.
-type CPOptions struct {
-	// Progress, when set, receives incumbents and bounds.
-	Progress io.Writer
-	// CHWeight adds the CH cost to sat's objective at this weight.
-	CHWeight float64
-	// NoFallback runs an exact scheduler without the list schedules (no
-	// first incumbent, nothing when it finds nothing).
-	NoFallback bool
-	// Grid keeps sat on the full time grid (no compressed domain).
-	Grid bool
-}
-
 // Scheduler returns the scheduler of the time-and-resource model called
 // name: sat or bnb seeded and backed up by ListSchedulers (unless
-// NoFallback), or a list schedule alone, which answers the jobs it placed
-// when its time runs out (truncated, the rest deferred for the limit).
-func Scheduler(name string, o CPOptions) (solver.Scheduler, error) {
-	if o.CHWeight != 0 && name != "sat" {
-		return nil, fmt.Errorf("the CH weight applies to the sat solver, not %s: %w", name, ErrUnknown)
+// o.Fallback is none), or a list schedule alone, which answers the jobs it
+// placed when its time runs out (truncated, the rest deferred for the
+// limit). Of o it reads Progress, Fallback, CHWeight and Grid.
+func Scheduler(name string, o Options) (solver.Scheduler, error) {
+	if e, ok := Lookup(name); ok && e.Encoding != CP {
+		return nil, fmt.Errorf("%q does not schedule the cp encoding (use sat, bnb, pbs-fifo or pbs-walltime): %w", name, ErrUnknown)
+	}
+	if err := Check(name, o); err != nil {
+		return nil, err
 	}
 	var initial []solver.Scheduler
-	if !o.NoFallback {
+	if o.Fallback != "none" {
 		initial = ListSchedulers()
 	}
 	switch name {
@@ -314,10 +383,7 @@ func Scheduler(name string, o CPOptions) (solver.Scheduler, error) {
 	case "pbs-walltime":
 		return heuristics.PBSWalltime().Truncated(), nil
 	}
-	if _, ok := Lookup(name); ok {
-		return nil, fmt.Errorf("%q does not schedule the cp encoding (use sat, bnb, pbs-fifo or pbs-walltime): %w", name, ErrUnknown)
-	}
-	return nil, unknown(name)
+	panic("catalog: no constructor for " + name) // a cp entry without a case: a programmer error
 }
 
 // notWholeNode is the whole-node face of a scheduler of the cp encoding:

@@ -35,7 +35,7 @@ func TestEveryEntryBuilds(t *testing.T) {
 			if slices.Contains(catalog.WholeNode(), e.Name) {
 				t.Errorf("%s: a cp scheduler among the whole-node solvers", e.Name)
 			}
-			if _, err := catalog.Scheduler(e.Name, catalog.CPOptions{}); err != nil {
+			if _, err := catalog.Scheduler(e.Name, catalog.Options{}); err != nil {
 				t.Errorf("%s: %v", e.Name, err)
 			}
 			if _, err := catalog.Solver(e.Name, catalog.Options{}); !errors.Is(err, catalog.ErrUnknown) {
@@ -76,10 +76,10 @@ func TestUnknownNames(t *testing.T) {
 	if _, err := catalog.Solver("csp", catalog.Options{Fallback: "tabu"}); !errors.Is(err, catalog.ErrUnknown) {
 		t.Errorf("unknown fallback: %v", err)
 	}
-	if _, err := catalog.Scheduler("csp", catalog.CPOptions{}); !errors.Is(err, catalog.ErrUnknown) || !strings.Contains(err.Error(), "does not schedule the cp encoding") {
+	if _, err := catalog.Scheduler("csp", catalog.Options{}); !errors.Is(err, catalog.ErrUnknown) || !strings.Contains(err.Error(), "does not schedule the cp encoding") {
 		t.Errorf("csp as a cp scheduler: %v", err)
 	}
-	if _, err := catalog.Scheduler("bnb", catalog.CPOptions{CHWeight: 1}); !errors.Is(err, catalog.ErrUnknown) {
+	if _, err := catalog.Scheduler("bnb", catalog.Options{CHWeight: 1}); !errors.Is(err, catalog.ErrUnknown) {
 		t.Errorf("a CH weight for bnb: %v", err)
 	}
 }

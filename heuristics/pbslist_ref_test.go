@@ -91,11 +91,11 @@ func (p PBSList) referenceSchedule(ctx context.Context, w *model.Window, opt sol
 		return cmp.Compare(ja.Submit, jb.Submit)
 	})
 
-	out := &solver.Schedule{Status: solver.Feasible, Bound: solver.NoBound, Encoding: "cp", Solver: p.Name()}
+	out := &solver.Schedule{Answer: solver.Answer[float64]{Status: solver.Feasible, Bound: solver.NoBound, Encoding: "cp", Solver: p.Name()}}
 	latest := w.Time // the latest start of the jobs ahead
 	for pos, j := range order {
 		if ctx.Err() != nil {
-			return &solver.Schedule{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "cp", Solver: p.Name()}, nil
+			return &solver.Schedule{Answer: solver.Answer[float64]{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "cp", Solver: p.Name()}}, nil
 		}
 		job := &w.Jobs[j]
 		lj, bad := refReadListJob(job)

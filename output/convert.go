@@ -10,37 +10,28 @@ import (
 	"github.com/optsched/optsched/solver"
 )
 
-// Result returns the JSON result document of r, a solve of window w.
-func Result(w *model.Window, r *solver.WindowResult) ResultDoc {
-	d := ResultDoc{
+// Answer returns the JSON answer document of r, a solve of window w:
+// whole-node, its allocations in the solver's order and the cap on the
+// multi-node jobs; time-and-resource (r.Granularity set), its grid, its
+// CH weight and its allocations in start order.
+func Answer[O solver.ObjectiveValue](w *model.Window, r *solver.WindowAnswer[O]) AnswerDoc[O] {
+	d := AnswerDoc[O]{
 		Encoding:  r.Encoding,
 		Solver:    r.Solver,
 		ElapsedMS: ms(r.Elapsed),
 		Cost:      CostOf(w.Cost),
-		MaxJobs:   &r.MaxJobs,
 	}
 	d.Status, d.Objective, d.Bound, d.Gap = figures(r.Status, r.Objective, r.Bound, r.Gap)
-	d.Allocations = allocationDocs(w, r.Allocations)
-	d.Deferred = deferralDocs(w, r.Deferred)
-	return d
-}
-
-// Schedule returns the JSON schedule document of r, a schedule of
-// window w, its allocations in start order.
-func Schedule(w *model.Window, r *solver.ScheduleResult) ScheduleDoc {
-	d := ScheduleDoc{
-		Encoding:    r.Encoding,
-		Solver:      r.Solver,
-		ElapsedMS:   ms(r.Elapsed),
-		Granularity: r.Granularity,
-		CHWeight:    r.CHWeight,
-		Cost:        CostOf(w.Cost),
+	allocs := r.Allocations
+	if r.Granularity > 0 {
+		d.Granularity, d.CHWeight = &r.Granularity, r.CHWeight
+		allocs = slices.Clone(allocs)
+		slices.SortStableFunc(allocs, func(a, b model.Allocation) int {
+			return cmp.Or(cmp.Compare(a.Start, b.Start), a.Job-b.Job)
+		})
+	} else {
+		d.MaxJobs = &r.MaxJobs
 	}
-	d.Status, d.Objective, d.Bound, d.Gap = figures(r.Status, r.Objective, r.Bound, r.Gap)
-	allocs := slices.Clone(r.Allocations)
-	slices.SortStableFunc(allocs, func(a, b model.Allocation) int {
-		return cmp.Or(cmp.Compare(a.Start, b.Start), a.Job-b.Job)
-	})
 	d.Allocations = allocationDocs(w, allocs)
 	d.Deferred = deferralDocs(w, r.Deferred)
 	return d
@@ -50,7 +41,7 @@ func Schedule(w *model.Window, r *solver.ScheduleResult) ScheduleDoc {
 // documents show them — the core the whole-node and time-and-resource
 // pipelines share: the objective only with an allocation (not unknown or
 // infeasible), the bound when one is known, the gap with both.
-func figures[T int64 | float64](st solver.Status, objective T, bound float64, gap func() (float64, bool)) (status string, obj *T, b, g *float64) {
+func figures[T solver.ObjectiveValue](st solver.Status, objective T, bound float64, gap func() (float64, bool)) (status string, obj *T, b, g *float64) {
 	if st != solver.Unknown && st != solver.Infeasible {
 		obj = &objective
 	}

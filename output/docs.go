@@ -12,16 +12,26 @@ import (
 
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/model/windowjson"
+	"github.com/optsched/optsched/solver"
 )
 
-// A ResultDoc is the JSON result of a window solve, the contract of
-// `optsched solve -o json` that every solver fills. Field names are stable.
-type ResultDoc struct {
-	// Status is optimal, feasible, fallback or infeasible.
+// An AnswerDoc is the JSON answer of a window solve in either model, the
+// contract of `optsched solve -o json` that every solver fills: ResultDoc
+// for the whole-node model (its objective an integer CH cost), ScheduleDoc
+// for the time-and-resource model ([Bridi16]; `--encoding cp`: when and
+// where every waiting job starts, a fractional objective). The fields of
+// one model only are optional: granularity_s and ch_weight are the
+// time-and-resource model's, max_jobs the whole-node model's. Field names
+// are stable.
+type AnswerDoc[O solver.ObjectiveValue] struct {
+	// Status is optimal, feasible, fallback, unknown or infeasible.
 	Status string `json:"status"`
-	// Objective is the total CH cost of the window's multi-node jobs (the
-	// jobs the optimisation places); null when there is no allocation.
-	Objective *int64 `json:"objective"`
+	// Objective, null when there is no allocation: whole-node, the total
+	// CH cost of the window's multi-node jobs (the jobs the optimisation
+	// places); time-and-resource, the weighted queue time of the
+	// scheduled jobs, Σ (start − submit) / ewt_queue ([Bridi16] Eq. 2),
+	// plus the CH term with CHWeight.
+	Objective *O `json:"objective"`
 	// Bound is a proven lower bound on the objective, null when unknown.
 	Bound *float64 `json:"bound"`
 	// Gap is (objective − bound) / objective, null when the bound is
@@ -35,20 +45,40 @@ type ResultDoc struct {
 	Solver string `json:"solver"`
 	// ElapsedMS is the wall time of the solve, in milliseconds.
 	ElapsedMS float64 `json:"elapsed_ms"`
+	// Granularity, time-and-resource model, is the time grid of the
+	// starts, in seconds.
+	Granularity *int64 `json:"granularity_s,omitempty"`
+	// CHWeight, time-and-resource model, when positive, is the weight W
+	// of the CH term the objective and bound include: weighted queue
+	// time + W·Σ CH cost of the allocations' node sets (CostModel.Cost).
+	CHWeight float64 `json:"ch_weight,omitempty"`
 	// Cost is the cost model the costs and the objective are priced
 	// with (the window's, or solve's --cost). Documents written before it
 	// was recorded lack it: validate then prices with the window's model
 	// or its own --cost.
 	Cost *CostDoc `json:"cost,omitempty"`
-	// MaxJobs is the cap on the multi-node jobs the window was solved
-	// with (solve's --max-jobs; 0: none). Documents written before it was
-	// recorded lack it.
+	// MaxJobs, whole-node model, is the cap on the multi-node jobs the
+	// window was solved with (solve's --max-jobs; 0: none). Documents
+	// written before it was recorded lack it.
 	MaxJobs *int `json:"max_jobs,omitempty"`
-	// Allocations are the jobs that start, with their nodes and cost.
+	// Allocations are the jobs that start, with their nodes and cost
+	// (time-and-resource: every scheduled job, in start order; those
+	// that start at the window time are the decisions, the later starts
+	// reservations).
 	Allocations []AllocationDoc `json:"allocations"`
 	// Deferred are the jobs that wait, with the reason.
 	Deferred []DeferralDoc `json:"deferred"`
 }
+
+// A ResultDoc is the answer document of the whole-node model.
+type ResultDoc = AnswerDoc[int64]
+
+// A ScheduleDoc is the answer document of the time-and-resource model.
+type ScheduleDoc = AnswerDoc[float64]
+
+// Scheduled reports whether d is of the time-and-resource model (it has
+// a grid).
+func (d *AnswerDoc[O]) Scheduled() bool { return d.Granularity != nil }
 
 // A CostDoc names a cost model as a window file's "cost" object does.
 type CostDoc struct {
@@ -75,7 +105,7 @@ func (d *CostDoc) CostModel() (model.CostModel, error) {
 	return model.CostModel{Kind: k, HopCost: d.HopCost}, nil
 }
 
-// AllocationDoc is one allocation in a ResultDoc.
+// AllocationDoc is one allocation in an AnswerDoc.
 type AllocationDoc struct {
 	Job   string   `json:"job"`
 	Nodes []string `json:"nodes"`
@@ -87,19 +117,23 @@ type AllocationDoc struct {
 	Units map[string]int `json:"units,omitempty"`
 }
 
-// DeferralDoc is one deferred job in a ResultDoc.
+// DeferralDoc is one deferred job in an AnswerDoc.
 type DeferralDoc struct {
 	Job    string `json:"job"`
 	Reason string `json:"reason"`
 }
 
-// ParseResult decodes a result document and maps its allocations onto w:
-// job ids to job indices and node names to node ids. Errors name the field
+// Parse decodes an answer document and maps its allocations onto w: job
+// ids to job indices and node names to node ids. Errors name the field
 // path. It checks names only; feasibility is model.Check's business.
-func ParseResult(w *model.Window, data []byte) (*ResultDoc, []model.Allocation, error) {
-	var doc ResultDoc
+func Parse[O solver.ObjectiveValue](w *model.Window, data []byte) (*AnswerDoc[O], []model.Allocation, error) {
+	var doc AnswerDoc[O]
 	if err := json.Unmarshal(trimBOM(data), &doc); err != nil {
-		return nil, nil, jsonError("result", err)
+		kind := "result"
+		if _, ok := any(doc.Objective).(*float64); ok {
+			kind = "schedule"
+		}
+		return nil, nil, jsonError(kind, err)
 	}
 	allocs, err := allocationsOf(w, doc.Allocations, doc.Deferred)
 	if err != nil {
@@ -158,58 +192,6 @@ func allocationOf(w *model.Window, path string, j int, a *AllocationDoc) (model.
 	return al, nil
 }
 
-// A ScheduleDoc is the JSON result of a time-and-resource solve ([Bridi16];
-// `optsched solve --encoding cp -o json`): when and where every waiting
-// job starts. Its field names are those of ResultDoc, with a fractional
-// objective; the jobs that start at the window time are the decisions,
-// the later starts reservations. Field names are stable.
-type ScheduleDoc struct {
-	// Status is optimal, feasible, fallback or infeasible (see ResultDoc).
-	Status string `json:"status"`
-	// Objective is the weighted queue time of the scheduled jobs,
-	// Σ (start − submit) / ewt_queue ([Bridi16] Eq. 2); null without a
-	// schedule.
-	Objective *float64 `json:"objective"`
-	// Bound is a proven lower bound on the objective, null when unknown.
-	Bound *float64 `json:"bound"`
-	// Gap is (objective − bound) / objective, null without a bound.
-	Gap *float64 `json:"gap"`
-	// Encoding is "cp"; Solver names the solver that produced the schedule.
-	Encoding string `json:"encoding"`
-	Solver   string `json:"solver"`
-	// ElapsedMS is the wall time of the solve, in milliseconds.
-	ElapsedMS float64 `json:"elapsed_ms"`
-	// Granularity is the time grid of the starts, in seconds.
-	Granularity int64 `json:"granularity_s"`
-	// CHWeight, when positive, is the weight W of the CH term the
-	// objective and bound include: weighted queue time + W·Σ CH cost of
-	// the allocations' node sets (CostModel.Cost).
-	CHWeight float64 `json:"ch_weight,omitempty"`
-	// Cost is the cost model of the allocations' costs (and of the CH
-	// term with CHWeight); absent in documents written before it was
-	// recorded.
-	Cost *CostDoc `json:"cost,omitempty"`
-	// Allocations give every scheduled job its start, nodes and units.
-	Allocations []AllocationDoc `json:"allocations"`
-	// Deferred are the jobs without a start (they never fit, or no
-	// schedule was found), with the reason.
-	Deferred []DeferralDoc `json:"deferred"`
-}
-
-// ParseSchedule decodes a schedule document and maps its allocations onto
-// w, as ParseResult does. Feasibility is model.Check's business.
-func ParseSchedule(w *model.Window, data []byte) (*ScheduleDoc, []model.Allocation, error) {
-	var doc ScheduleDoc
-	if err := json.Unmarshal(trimBOM(data), &doc); err != nil {
-		return nil, nil, jsonError("schedule", err)
-	}
-	allocs, err := allocationsOf(w, doc.Allocations, doc.Deferred)
-	if err != nil {
-		return nil, nil, err
-	}
-	return &doc, allocs, nil
-}
-
 // checkFigures checks that a result's status, objective, bound and gap
 // agree with each other: an objective exactly when the status says there
 // is an allocation (optimal, feasible, fallback); none of the jobs the
@@ -264,22 +246,17 @@ func abs(x float64) float64 {
 	return x
 }
 
-// CheckFigures checks that the result's status, objective, bound and gap
-// agree (see checkFigures); multi says whether a multi-node job is
-// allocated (the jobs the objective prices).
-func (d *ResultDoc) CheckFigures(multi bool) error {
+// CheckFigures checks that the answer's status, objective, bound and gap
+// agree (see checkFigures); priced says whether any job the objective
+// prices is allocated (whole-node: a multi-node job; time-and-resource:
+// any job).
+func (d *AnswerDoc[O]) CheckFigures(priced bool) error {
 	var obj *float64
 	if d.Objective != nil {
 		o := float64(*d.Objective)
 		obj = &o
 	}
-	return checkFigures(d.Status, obj, d.Bound, d.Gap, multi)
-}
-
-// CheckFigures checks that the schedule's status, objective, bound and
-// gap agree (see checkFigures); scheduled says whether any job is.
-func (d *ScheduleDoc) CheckFigures(scheduled bool) error {
-	return checkFigures(d.Status, d.Objective, d.Bound, d.Gap, scheduled)
+	return checkFigures(d.Status, obj, d.Bound, d.Gap, priced)
 }
 
 // trimBOM drops a UTF-8 byte order mark, which some editors write at the

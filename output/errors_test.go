@@ -25,7 +25,7 @@ func TestParseErrorsInTheDocumentsWords(t *testing.T) {
 		{`{"status": "optimal",}`, "not JSON at byte"},
 	} {
 		for _, parse := range []func() error{
-			func() error { _, _, err := output.ParseResult(w, []byte(c.doc)); return err },
+			func() error { _, _, err := output.Parse[int64](w, []byte(c.doc)); return err },
 		} {
 			err := parse()
 			if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "Go ") || strings.Contains(err.Error(), "Doc") {
@@ -33,10 +33,10 @@ func TestParseErrorsInTheDocumentsWords(t *testing.T) {
 			}
 		}
 	}
-	if _, _, err := output.ParseSchedule(w, []byte(`{"ch_weight": "x"}`)); err == nil || !strings.Contains(err.Error(), "ch_weight: a string, want a number") {
+	if _, _, err := output.Parse[float64](w, []byte(`{"ch_weight": "x"}`)); err == nil || !strings.Contains(err.Error(), "ch_weight: a string, want a number") {
 		t.Errorf("schedule: %v", err)
 	}
-	if _, _, err := output.ParseResult(w, []byte("\xef\xbb\xbf{\"status\": \"unknown\"}")); err != nil {
+	if _, _, err := output.Parse[int64](w, []byte("\xef\xbb\xbf{\"status\": \"unknown\"}")); err != nil {
 		t.Errorf("byte order mark: %v", err)
 	}
 }

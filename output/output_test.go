@@ -11,7 +11,7 @@ import (
 )
 
 // FuzzParseResult feeds arbitrary result documents for the example window
-// to ParseResult, Check and the verdict of validate (verdict.Judge): none
+// to Parse (the whole-node model), Check and the verdict of validate (verdict.Judge): none
 // may panic, and a document Judge finds valid passes Check.
 func FuzzParseResult(f *testing.F) {
 	data, err := os.ReadFile("../instances/example-window.json")
@@ -26,7 +26,7 @@ func FuzzParseResult(f *testing.F) {
 	f.Add([]byte(`{"allocations": [{"job": "a", "nodes": ["n3", "n3"], "start": -5}]}`))
 	f.Add([]byte(`{"allocations": null}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		doc, allocs, err := output.ParseResult(w, data)
+		doc, allocs, err := output.Parse[int64](w, data)
 		if err != nil {
 			return
 		}
@@ -49,7 +49,7 @@ func FuzzParseResult(f *testing.F) {
 }
 
 // FuzzParseSchedule feeds arbitrary schedule documents for unitsWindow to
-// ParseSchedule and Check: neither may panic.
+// Parse (the time-and-resource model) and Check: neither may panic.
 func FuzzParseSchedule(f *testing.F) {
 	w, err := windowjson.Load("../instances/eurora-example.json") // units, select, place, queues
 	if err != nil {
@@ -59,7 +59,7 @@ func FuzzParseSchedule(f *testing.F) {
 	f.Add([]byte(`{"allocations": [{"job": "j1", "nodes": ["n19", "n34"], "start": 250}], "deferred": [{"job": "j8", "reason": "x"}]}`))
 	f.Add([]byte(`{"allocations": [{"job": "j2", "nodes": ["n19"], "units": {"n99": -2}, "start": 0}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, allocs, err := output.ParseSchedule(w, data)
+		_, allocs, err := output.Parse[float64](w, data)
 		if err != nil {
 			return
 		}

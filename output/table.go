@@ -3,6 +3,7 @@ package output
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/model/hostlist"
+	"github.com/optsched/optsched/solver"
 )
 
 // Figure writes an objective or a bound for people: an integral value as
@@ -30,66 +32,59 @@ func Figure(x float64) string {
 	return strconv.FormatFloat(math.Round(x*100)/100, 'f', -1, 64)
 }
 
-// WriteResultTable writes a result document for people: the figures,
-// then a line per allocation and the deferred jobs with their reasons.
-func WriteResultTable(out io.Writer, d *ResultDoc) {
-	num := func(p *int64) string {
-		if p == nil {
-			return "-"
-		}
-		return fmt.Sprint(*p)
-	}
-	bound, gap := "-", "-"
-	if d.Bound != nil {
-		bound = Figure(*d.Bound)
-	}
-	if d.Gap != nil {
-		gap = fmt.Sprintf("%.3f%%", 100**d.Gap)
-	}
-	fmt.Fprintf(out, "status %s   objective %s   bound %s   gap %s\n", d.Status, num(d.Objective), bound, gap)
-	fmt.Fprintf(out, "solver %s   encoding %s   elapsed %.3f ms\n\n", d.Solver, d.Encoding, d.ElapsedMS)
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "JOB\tNODES\tCOST\tSTART\tNODE LIST")
-	for _, a := range d.Allocations {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\n", a.Job, len(a.Nodes), a.Cost, a.Start, hostlist.Compress(a.Nodes))
-	}
-	tw.Flush()
-	writeDeferred(out, d.Deferred)
-}
-
-// WriteScheduleTable writes a schedule document of window w for people: the jobs that start
-// now (the decisions) first, then the reservations of later starts.
-func WriteScheduleTable(out io.Writer, w *model.Window, d *ScheduleDoc) {
+// WriteTable writes an answer document of window w for people: the
+// figures, then a line per allocation — whole-node, its nodes and cost;
+// time-and-resource, its queue, start, wait and units, the jobs that start
+// now (the decisions) first, then the reservations of later starts — and
+// the deferred jobs with their reasons.
+func WriteTable[O solver.ObjectiveValue](out io.Writer, w *model.Window, d *AnswerDoc[O]) {
 	num := func(p *float64) string {
 		if p == nil {
 			return "-"
 		}
 		return Figure(*p)
 	}
+	var obj *float64
+	if d.Objective != nil {
+		o := float64(*d.Objective)
+		obj = &o
+	}
 	gap := "-"
 	if d.Gap != nil {
 		gap = fmt.Sprintf("%.3f%%", 100**d.Gap)
 	}
-	fmt.Fprintf(out, "status %s   objective %s   bound %s   gap %s\n", d.Status, num(d.Objective), num(d.Bound), gap)
-	fmt.Fprintf(out, "solver %s   encoding %s   grid %d s   elapsed %.3f ms\n\n", d.Solver, d.Encoding, d.Granularity, d.ElapsedMS)
+	fmt.Fprintf(out, "status %s   objective %s   bound %s   gap %s\n", d.Status, num(obj), num(d.Bound), gap)
+	grid := ""
+	if d.Scheduled() {
+		grid = fmt.Sprintf("grid %d s   ", *d.Granularity)
+	}
+	fmt.Fprintf(out, "solver %s   encoding %s   %selapsed %.3f ms\n\n", d.Solver, d.Encoding, grid, d.ElapsedMS)
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	if d.Scheduled() {
+		writeScheduleRows(tw, w, d.Allocations)
+	} else {
+		fmt.Fprintln(tw, "JOB\tNODES\tCOST\tSTART\tNODE LIST")
+		for _, a := range d.Allocations {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\n", a.Job, len(a.Nodes), a.Cost, a.Start, hostlist.Compress(a.Nodes))
+		}
+	}
+	tw.Flush()
+	writeDeferred(out, d.Deferred)
+}
+
+// writeScheduleRows writes the rows of a time-and-resource answer: queue,
+// start (now or +seconds), wait and units of every job.
+func writeScheduleRows(tw io.Writer, w *model.Window, allocs []AllocationDoc) {
 	fmt.Fprintln(tw, "JOB\tQUEUE\tSTART\tWAIT\tUNITS\tNODES")
 	jobIndex := w.JobIndices()
-	for _, a := range d.Allocations {
+	for _, a := range allocs {
 		j, _ := jobIndex(a.Job)
 		when := "now"
 		if a.Start > w.Time {
 			when = fmt.Sprintf("+%ds", a.Start-w.Time)
 		}
-		names := slices.Sorted(func(yield func(string) bool) {
-			for n := range a.Units {
-				if !yield(n) {
-					return
-				}
-			}
-		})
 		units := ""
-		for i, n := range names {
+		for i, n := range slices.Sorted(maps.Keys(a.Units)) {
 			if i > 0 {
 				units += " "
 			}
@@ -97,8 +92,6 @@ func WriteScheduleTable(out io.Writer, w *model.Window, d *ScheduleDoc) {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%ds\t%s\t%s\n", a.Job, w.Jobs[j].Queue, when, a.Start-w.Jobs[j].Submit, units, hostlist.Compress(a.Nodes))
 	}
-	tw.Flush()
-	writeDeferred(out, d.Deferred)
 }
 
 // writeDeferred writes the deferred jobs with their reasons, if any.

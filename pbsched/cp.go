@@ -327,7 +327,7 @@ func schedulePartialCP(ctx context.Context, c *cluster, cands []*candidate, held
 	}
 	head := *res // the summary only: its document would list every allocation
 	head.Allocations, head.Deferred = nil, nil
-	d := output.Schedule(w, &head)
+	d := output.Answer(w, &head)
 	p.CP.Status, p.CP.Solver, p.CP.Objective, p.CP.Bound, p.CP.ElapsedMS = d.Status, d.Solver, d.Objective, d.Bound, d.ElapsedMS
 	p.CPWindow, p.CPAllocs = w, res.Allocations
 	for _, a := range res.Allocations {

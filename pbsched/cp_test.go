@@ -123,7 +123,7 @@ func (b brokenScheduler) Schedule(context.Context, *model.Window, solver.Schedul
 	if b.err {
 		return nil, errors.New("broken on purpose")
 	}
-	return &solver.Schedule{Status: solver.Unknown}, nil
+	return &solver.Schedule{Answer: solver.Answer[float64]{Status: solver.Unknown}}, nil
 }
 
 // TestPBSPartialCPFallsBackToFirstFit: when every partial-node scheduler

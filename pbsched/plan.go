@@ -770,7 +770,7 @@ func solveWithFallback(ctx context.Context, w *model.Window, opt Options, p *Pla
 	if res == nil {
 		return nil, fmt.Errorf("whole-node window: every solver failed: %w", errors.Join(failures...))
 	}
-	d := output.Result(w, res)
+	d := output.Answer(w, res)
 	p.Solve.Status, p.Solve.Solver = d.Status, d.Solver
 	p.Solve.Objective, p.Solve.Bound, p.Solve.Gap, p.Solve.ElapsedMS = d.Objective, d.Bound, d.Gap, d.ElapsedMS
 	return res, nil

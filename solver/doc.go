@@ -1,9 +1,15 @@
 // Package solver owns the contract every window solver and heuristic
-// fulfils — the Solver interface, the Problem it is given and the Result
-// it returns (status, objective, bound, gap, allocation, statistics) — and
-// the pipeline around it: job selection, the solve under a context
-// deadline, first-fit placement of one-node jobs, and the independent
-// feasibility check (model.Check) before anything is returned.
+// fulfils, in both models: the whole-node model (the Solver interface and
+// the Problem it is given) and the time-and-resource model (the Scheduler
+// interface). Both answer with the one answer core, Answer[O] (status,
+// objective, bound, gap, allocation, statistics; Result for the first
+// model, its objective an int64 CH cost, and Schedule for the second, a
+// float64 weighted queue time), and both go through one pipeline
+// (SolveWindow and ScheduleWindow share within): the solve under a context
+// deadline with a reserve kept for the checks, job selection and
+// first-fit placement of one-node jobs in the whole-node model, and the
+// independent feasibility check (model.Check) before anything is returned,
+// a failing answer being an ErrSolverBug error.
 //
 // Exact backends live in sub-packages; heuristics live in package
 // heuristics and implement the same interface. Solvers are built by name

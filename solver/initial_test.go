@@ -25,7 +25,7 @@ func (f canned) Schedule(context.Context, *model.Window, solver.ScheduleOptions)
 	if f.err != nil {
 		return nil, f.err
 	}
-	return &solver.Schedule{Status: f.status, Objective: f.obj}, nil
+	return &solver.Schedule{Answer: solver.Answer[float64]{Status: f.status, Objective: f.obj}}, nil
 }
 
 // TestBestInitial: the least cost wins (the first of equals), schedules

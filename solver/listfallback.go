@@ -23,20 +23,19 @@ type Truncater interface {
 // It is how the exact CP schedulers answer a window whose model they
 // cannot build or search in the time left.
 func BestListSchedule(ctx context.Context, w *model.Window, opt ScheduleOptions, hs []Scheduler, obj func(*Schedule) float64) (best *Schedule, bestObj float64, truncated bool, err error) {
-	for _, h := range hs {
-		sch, err := h.Schedule(ctx, w, opt)
-		if err != nil {
-			return nil, 0, false, fmt.Errorf("initial %s: %w", h.Name(), err)
-		}
-		if sch.Status == Unknown || sch.Status == Infeasible {
-			continue
-		}
-		if o := obj(sch); best == nil || o < bestObj {
-			best, bestObj = sch, o
-		}
+	type priced struct {
+		sch *Schedule
+		obj float64
 	}
-	if best != nil {
-		return best, bestObj, false, nil
+	b, _, ok, err := BestInitial(ctx, w, opt, hs, func(sch *Schedule) (priced, float64, error) {
+		o := obj(sch)
+		return priced{sch, o}, o, nil
+	})
+	if err != nil {
+		return nil, 0, false, err
+	}
+	if ok {
+		return b.sch, b.obj, false, nil
 	}
 	for _, h := range hs {
 		t, ok := h.(Truncater)

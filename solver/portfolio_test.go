@@ -180,9 +180,9 @@ func TestPortfolioKeepsAbandonedIncumbent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Status != solver.Feasible || res.Result.Objective != want || res.Bound != float64(want)-100 ||
+		if res.Status != solver.Feasible || res.Objective != want || res.Bound != float64(want)-100 ||
 			res.Stats["exact_abandoned"] != 1 {
-			t.Errorf("%s: %v objective %d (published %d) bound %v stats %v", pf.Name(), res.Status, res.Result.Objective, want, res.Bound, res.Stats)
+			t.Errorf("%s: %v objective %d (published %d) bound %v stats %v", pf.Name(), res.Status, res.Objective, want, res.Bound, res.Stats)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -52,61 +53,25 @@ func (o ScheduleOptions) Grid() int64 {
 	return o.Granularity
 }
 
-// A Schedule is a Scheduler's answer.
+// A Schedule is a Scheduler's answer: the Answer core, whose
+// Allocations are units allocations (model.Allocation.Units set), one per
+// scheduled job, and whose Objective is the weighted queue time of
+// Allocations (model.WeightedQueueTime), plus CHWeight times the CH cost
+// of their node sets (model.CostModel.Cost of the window's cost model,
+// summed over the allocations) when CHWeight is positive; its Bound is a
+// proven lower bound on the objective over the schedules of the same jobs
+// on the same grid; its Encoding is "cp".
 type Schedule struct {
-	Status Status
-	// Allocations are units allocations (model.Allocation.Units set), one
-	// per scheduled job; empty when Status is Unknown.
-	Allocations []model.Allocation
+	Answer[float64]
 	// Deferred are the jobs without a start: those that can never start
 	// (their units fit on no set of usable nodes), with the reason.
 	Deferred []model.Deferral
-	// Objective is the weighted queue time of Allocations
-	// (model.WeightedQueueTime), plus CHWeight times the CH cost of their
-	// node sets (model.CostModel.Cost of the window's cost model, summed
-	// over the allocations) when CHWeight is positive.
-	Objective float64
 	// CHWeight is the weight of the CH term that Objective and Bound
 	// include; 0 for the weighted queue time alone.
 	CHWeight float64
-	// Bound is a proven lower bound on the objective over the schedules of
-	// the same jobs on the same grid; NaN when unknown.
-	Bound float64
-	// Encoding is "cp"; Solver names the scheduler.
-	Encoding string
-	Solver   string
-	// Stats holds scheduler-specific counters, by name (for JSON).
-	Stats map[string]float64
-	// Details, when the scheduler has them, are its counters typed (sat:
-	// *sat.Stats), so that a program reads a field, not a name.
-	Details any
 	// Why, with Status Unknown, says why there is no schedule when it is
 	// not simply the time limit (ScheduleWindow defers the jobs with it).
 	Why string
-}
-
-// HasBound reports whether the schedule carries a lower bound.
-func (s *Schedule) HasBound() bool { return !math.IsNaN(s.Bound) }
-
-// Gap returns (objective − bound) / objective (0 when both are 0); ok is
-// false without a bound or a schedule.
-func (s *Schedule) Gap() (gap float64, ok bool) {
-	if !s.HasBound() || s.Status == Unknown || s.Status == Infeasible {
-		return 0, false
-	}
-	if s.Objective <= 0 {
-		return 0, true
-	}
-	return max(0, (s.Objective-s.Bound)/s.Objective), true
-}
-
-// A ScheduleResult is a checked schedule of a whole window.
-type ScheduleResult struct {
-	Schedule
-	// Granularity is the grid the schedule was asked for, in seconds.
-	Granularity int64
-	// Elapsed is the wall time of the call.
-	Elapsed time.Duration
 }
 
 // ScheduleWindow runs s on w within timeLimit (when positive, on top of
@@ -116,41 +81,29 @@ type ScheduleResult struct {
 // is an ErrSolverBug error, never a result.
 func ScheduleWindow(ctx context.Context, w *model.Window, s Scheduler, opt ScheduleOptions, timeLimit time.Duration) (*ScheduleResult, error) {
 	start := time.Now()
-	if timeLimit > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeLimit)
-		defer cancel()
-	}
-	solveCtx := ctx
-	if dl, ok := ctx.Deadline(); ok {
-		// The same reserve as SolveWindow's for the checks below.
-		var cancel context.CancelFunc
-		solveCtx, cancel = context.WithDeadline(ctx, dl.Add(-postReserve(w)))
-		defer cancel()
-	}
-	sch, err := s.Schedule(solveCtx, w, opt)
-	if err != nil {
-		return nil, fmt.Errorf("scheduler %s: %w", s.Name(), err)
-	}
-	if err := VerifySchedule(w, opt, sch); err != nil {
-		return nil, fmt.Errorf("%w: scheduler %s: %w", ErrSolverBug, s.Name(), err)
-	}
-	if sch.Status == Unknown || sch.Status == Infeasible {
-		deferred := make([]bool, len(w.Jobs))
-		for _, d := range sch.Deferred {
-			deferred[d.Job] = true
+	solve := func(ctx context.Context) (*Schedule, error) { return s.Schedule(ctx, w, opt) }
+	return within(ctx, w, "scheduler "+s.Name(), timeLimit, solve, func(sch *Schedule) (*ScheduleResult, error) {
+		if err := VerifySchedule(w, opt, sch); err != nil {
+			return nil, err
 		}
-		reason := fmt.Sprintf("scheduler %s found no schedule within the time limit", s.Name())
-		if sch.Why != "" {
-			reason = fmt.Sprintf("scheduler %s: %s", s.Name(), sch.Why)
-		}
-		for j := range w.Jobs {
-			if !deferred[j] {
-				sch.Deferred = append(sch.Deferred, model.Deferral{Job: j, Reason: reason, ForTime: sch.Status == Unknown})
+		if sch.Status == Unknown || sch.Status == Infeasible {
+			deferred := make([]bool, len(w.Jobs))
+			for _, d := range sch.Deferred {
+				deferred[d.Job] = true
+			}
+			reason := fmt.Sprintf("scheduler %s found no schedule within the time limit", s.Name())
+			if sch.Why != "" {
+				reason = fmt.Sprintf("scheduler %s: %s", s.Name(), sch.Why)
+			}
+			for j := range w.Jobs {
+				if !deferred[j] {
+					sch.Deferred = append(sch.Deferred, model.Deferral{Job: j, Reason: reason, ForTime: sch.Status == Unknown})
+				}
 			}
 		}
-	}
-	return &ScheduleResult{Schedule: *sch, Granularity: opt.Grid(), Elapsed: time.Since(start)}, nil
+		return &ScheduleResult{Answer: sch.Answer, Deferred: sch.Deferred, CHWeight: sch.CHWeight, Why: sch.Why,
+			Granularity: opt.Grid(), Elapsed: time.Since(start)}, nil
+	})
 }
 
 // VerifySchedule checks a Scheduler's answer for w (see ScheduleWindow).
@@ -215,8 +168,8 @@ func VerifySchedule(w *model.Window, opt ScheduleOptions, s *Schedule) error {
 // scheduler that gave it; ok is false when none gave a schedule (status
 // unknown or infeasible). A scheduler's or read's error is returned,
 // naming the scheduler.
-func BestInitial[T any](ctx context.Context, w *model.Window, opt ScheduleOptions, hs []Scheduler, read func(*Schedule) (T, int64, error)) (best T, from string, ok bool, err error) {
-	var bestCost int64
+func BestInitial[T any, C cmp.Ordered](ctx context.Context, w *model.Window, opt ScheduleOptions, hs []Scheduler, read func(*Schedule) (T, C, error)) (best T, from string, ok bool, err error) {
+	var bestCost C
 	for _, h := range hs {
 		sch, err := h.Schedule(ctx, w, opt)
 		if err != nil {

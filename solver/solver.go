@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/optsched/optsched/model"
 )
@@ -54,42 +53,6 @@ type Problem struct {
 // NewProblem returns the problem of placing the given jobs of w.
 func NewProblem(w *model.Window, jobs []int) *Problem {
 	return &Problem{Window: w, Jobs: jobs}
-}
-
-// A Result is a solver's answer to a Problem.
-type Result struct {
-	Status Status
-	// Allocations place the problem's jobs (all of them, unless Status is
-	// Unknown or Infeasible).
-	Allocations []model.Allocation
-	// Objective is the total CH cost of Allocations.
-	Objective int64
-	// Bound is a proven lower bound on the optimum; NaN when unknown.
-	Bound float64
-	// Encoding names the formulation (scas, csp, dcas, cp).
-	Encoding string
-	// Solver names the solver.
-	Solver string
-	// Stats holds solver-specific counters (iterations, nodes, ...).
-	Stats map[string]float64
-}
-
-// NoBound is the Bound of a result without a known lower bound.
-var NoBound = math.NaN()
-
-// HasBound reports whether the result carries a lower bound.
-func (r *Result) HasBound() bool { return !math.IsNaN(r.Bound) }
-
-// Gap returns (objective − bound) / objective, 0 when both are 0; ok is
-// false when there is no bound or no allocation.
-func (r *Result) Gap() (gap float64, ok bool) {
-	if !r.HasBound() || r.Status == Unknown || r.Status == Infeasible {
-		return 0, false
-	}
-	if r.Objective <= 0 {
-		return 0, true
-	}
-	return max(0, (float64(r.Objective)-r.Bound)/float64(r.Objective)), true
 }
 
 // A Solver solves window problems. Solve must honour ctx's deadline: when

@@ -20,25 +20,6 @@ type Options struct {
 	TimeLimit time.Duration
 }
 
-// A WindowResult is the answer for a whole window: the solver's result for
-// the multi-node jobs, the one-node jobs placed after it, and the jobs
-// deferred to a later window.
-type WindowResult struct {
-	// Result is the solver's result for the multi-node jobs. Its
-	// Objective and Bound cover those jobs only.
-	Result
-	// Allocations are all jobs that start: the solver's multi-node
-	// allocations followed by the one-node jobs.
-	Allocations []model.Allocation
-	// Deferred are the jobs that wait, with reasons.
-	Deferred []model.Deferral
-	// Elapsed is the wall time of the whole call.
-	Elapsed time.Duration
-	// MaxJobs is the cap on the multi-node jobs the selection applied
-	// (Options.MaxJobs; 0: none).
-	MaxJobs int
-}
-
 // ErrSolverBug is wrapped by the errors SolveWindow returns when a solver
 // answers something it must not: an allocation that fails model.Check, a
 // job it was not asked to place, or a misreported objective.
@@ -54,70 +35,70 @@ var ErrSolverBug = errors.New("solver: invalid answer")
 // the reason; SolveWindow itself never drops a job for lack of time.
 func SolveWindow(ctx context.Context, w *model.Window, s Solver, opt Options) (*WindowResult, error) {
 	start := time.Now()
-	if opt.TimeLimit > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, opt.TimeLimit)
-		defer cancel()
+	type solved struct {
+		sel model.Selection
+		res *Result // the solver's, when there are multi-node jobs
 	}
-	solveCtx := ctx
-	if dl, ok := ctx.Deadline(); ok {
-		var cancel context.CancelFunc
-		solveCtx, cancel = context.WithDeadline(ctx, dl.Add(-postReserve(w)))
-		defer cancel()
+	solve := func(ctx context.Context) (solved, error) {
+		sel := model.SelectJobs(w, opt.MaxJobs)
+		if len(sel.Multi) == 0 {
+			return solved{sel: sel}, nil
+		}
+		res, err := s.Solve(ctx, NewProblem(w, sel.Multi))
+		return solved{sel, res}, err
 	}
-	sel := model.SelectJobs(w, opt.MaxJobs)
-	var priced chan int64 // the objective priced aside, when it is
-	out := &WindowResult{Deferred: sel.Deferred, MaxJobs: opt.MaxJobs}
-	if len(sel.Multi) == 0 {
-		// Nothing to optimise: the empty placement is optimal.
-		out.Result = Result{Status: Optimal, Bound: 0, Encoding: "none", Solver: s.Name()}
-	} else {
-		res, err := s.Solve(solveCtx, NewProblem(w, sel.Multi))
-		if err != nil {
-			return nil, fmt.Errorf("solver %s: %w", s.Name(), err)
-		}
-		// The objective is priced again from the allocations: beside
-		// the checks below when there are many (on 47,000 jobs each takes
-		// tens of milliseconds, and the machine has a second core).
-		if res != nil && len(res.Allocations) >= parallelPricing {
-			priced = make(chan int64, 1)
-			go func(allocs []model.Allocation) { priced <- Objective(w, allocs) }(res.Allocations)
-		}
-		if err := verify(w, sel.Multi, res, priced != nil); err != nil {
-			return nil, fmt.Errorf("%w: solver %s: %w", ErrSolverBug, s.Name(), err)
-		}
-		out.Result = *res
-		switch res.Status {
-		case Unknown:
-			for _, j := range sel.Multi {
-				out.Deferred = append(out.Deferred, model.Deferral{Job: j,
-					Reason: fmt.Sprintf("solver %s found no allocation within the time limit", s.Name()), ForTime: true})
+	return within(ctx, w, "solver "+s.Name(), opt.TimeLimit, solve, func(sv solved) (*WindowResult, error) {
+		sel, res := sv.sel, sv.res
+		var priced chan int64 // the objective priced aside, when it is
+		out := &WindowResult{Deferred: sel.Deferred, MaxJobs: opt.MaxJobs}
+		if len(sel.Multi) == 0 {
+			// Nothing to optimise: the empty placement is optimal.
+			out.Answer = Result{Status: Optimal, Bound: 0, Encoding: "none", Solver: s.Name()}
+		} else {
+			// The objective is priced again from the allocations: beside
+			// the checks below when there are many (on 47,000 jobs each
+			// takes tens of milliseconds, and the machine has a second
+			// core).
+			if res != nil && len(res.Allocations) >= parallelPricing {
+				priced = make(chan int64, 1)
+				go func(allocs []model.Allocation) { priced <- Objective(w, allocs) }(res.Allocations)
 			}
-		case Infeasible:
-			for _, j := range sel.Multi {
-				out.Deferred = append(out.Deferred, model.Deferral{Job: j,
-					Reason: fmt.Sprintf("solver %s proved that the selected jobs cannot all be placed", s.Name())})
+			if err := verify(w, sel.Multi, res, priced != nil); err != nil {
+				return nil, err
+			}
+			out.Answer = *res
+			switch res.Status {
+			case Unknown:
+				for _, j := range sel.Multi {
+					out.Deferred = append(out.Deferred, model.Deferral{Job: j,
+						Reason: fmt.Sprintf("solver %s found no allocation within the time limit", s.Name()), ForTime: true})
+				}
+			case Infeasible:
+				for _, j := range sel.Multi {
+					out.Deferred = append(out.Deferred, model.Deferral{Job: j,
+						Reason: fmt.Sprintf("solver %s proved that the selected jobs cannot all be placed", s.Name())})
+				}
 			}
 		}
-	}
-	singles, unplaced := placeSingles(w, out.Result.Allocations, sel.Single)
-	out.Allocations = append(slices.Clone(out.Result.Allocations), singles...)
-	for _, j := range unplaced {
-		out.Deferred = append(out.Deferred, model.Deferral{Job: j, Reason: "one-node job: no idle node left after the multi-node allocation"})
-	}
-	if err := model.Check(w, out.Allocations); err != nil {
-		return nil, fmt.Errorf("%w: solver %s: %w", ErrSolverBug, s.Name(), err)
-	}
-	if err := model.CheckAccounted(w, out.Allocations, out.Deferred); err != nil {
-		return nil, fmt.Errorf("%w: solver %s: %w", ErrSolverBug, s.Name(), err)
-	}
-	if priced != nil {
-		if err := samePrice(&out.Result, <-priced); err != nil {
-			return nil, fmt.Errorf("%w: solver %s: %w", ErrSolverBug, s.Name(), err)
+		singles, unplaced := placeSingles(w, out.Allocations, sel.Single)
+		out.Allocations = append(slices.Clone(out.Allocations), singles...)
+		for _, j := range unplaced {
+			out.Deferred = append(out.Deferred, model.Deferral{Job: j, Reason: "one-node job: no idle node left after the multi-node allocation"})
 		}
-	}
-	out.Elapsed = time.Since(start)
-	return out, nil
+		if err := model.Check(w, out.Allocations); err != nil {
+			return nil, err
+		}
+		if err := model.CheckAccounted(w, out.Allocations, out.Deferred); err != nil {
+			return nil, err
+		}
+		if priced != nil {
+			if err := samePrice(&out.Answer, <-priced); err != nil {
+				return nil, err
+			}
+		}
+		out.Elapsed = time.Since(start)
+		return out, nil
+	})
 }
 
 // postReserve is the part of a deadline SolveWindow keeps for its own work

@@ -71,7 +71,7 @@ func TestSolveWindowGood(t *testing.T) {
 	if w.Jobs[last.Job].ID != "s" || last.Nodes[0] != 3 {
 		t.Errorf("single placed as %+v", last)
 	}
-	doc := output.Result(w, res)
+	doc := output.Answer(w, res)
 	if doc.Objective == nil || *doc.Objective != res.Objective || doc.Gap == nil || *doc.Gap != 0 || doc.Deferred[0].Job != "z" {
 		t.Errorf("doc %+v", doc)
 	}
@@ -150,7 +150,7 @@ func TestSolveWindowUnknownDefers(t *testing.T) {
 	if len(res.Allocations) != 1 || len(res.Deferred) != 3 || !strings.Contains(res.Deferred[1].Reason, "no allocation within") {
 		t.Errorf("allocations %+v deferred %+v", res.Allocations, res.Deferred)
 	}
-	if d := output.Result(w, res); d.Objective != nil || d.Gap != nil || d.Bound == nil {
+	if d := output.Answer(w, res); d.Objective != nil || d.Gap != nil || d.Bound == nil {
 		t.Errorf("doc of unknown result: %+v", d)
 	}
 }

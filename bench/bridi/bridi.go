@@ -143,9 +143,9 @@ func (r *PolicyResult) Quantile(q float64) time.Duration {
 func scheduler(name string, g int64) (solver.Scheduler, error) {
 	switch name {
 	case "cp":
-		return catalog.Scheduler("sat", catalog.CPOptions{})
+		return catalog.Scheduler("sat", catalog.Options{})
 	case "cp-grid":
-		return catalog.Scheduler("sat", catalog.CPOptions{Grid: true})
+		return catalog.Scheduler("sat", catalog.Options{Grid: true})
 	case "pbs-fifo":
 		return heuristics.PBSFifo(), nil
 	case "pbs-walltime":

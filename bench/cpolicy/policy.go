@@ -369,6 +369,5 @@ type fixed struct {
 func (f fixed) Name() string { return "seed-" + f.name }
 
 func (f fixed) Schedule(_ context.Context, w *model.Window, _ solver.ScheduleOptions) (*solver.Schedule, error) {
-	return &solver.Schedule{Status: solver.Feasible, Allocations: slices.Clone(f.allocs), Objective: model.WeightedQueueTime(w, f.allocs),
-		Bound: solver.NoBound, Encoding: "cp", Solver: f.Name()}, nil
+	return &solver.Schedule{Answer: solver.Answer[float64]{Status: solver.Feasible, Allocations: slices.Clone(f.allocs), Objective: model.WeightedQueueTime(w, f.allocs), Bound: solver.NoBound, Encoding: "cp", Solver: f.Name()}}, nil
 }

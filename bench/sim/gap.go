@@ -41,7 +41,7 @@ type WindowGap struct {
 // in Result.GapSkipped. abandoned reports that the gap solver's exact
 // solver was abandoned at the deadline (and may still read w).
 func (s *state) measureGap(ctx context.Context, w *model.Window, res *solver.WindowResult, opt solver.Options) (abandoned bool, err error) {
-	if !hasMulti(w, res.Result.Allocations) {
+	if !hasMulti(w, res.Allocations) {
 		if res.Status == solver.Unknown || res.Status == solver.Infeasible {
 			s.res.GapSkipped++
 		}

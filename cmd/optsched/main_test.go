@@ -420,6 +420,10 @@ func TestFlagValueCompletion(t *testing.T) {
 		want string
 	}{
 		{[]string{"__complete", "solve", "--solver", ""}, "csp"},
+		{[]string{"__complete", "solve", "--encoding", ""}, "dcas"},
+		{[]string{"__complete", "solve", "--fallback", ""}, "pbs"},
+		{[]string{"__complete", "solve", "--fallback", ""}, "nsa"},
+		{[]string{"__complete", "export", "--encoding", ""}, "dcas"},
 		{[]string{"__complete", "solve", "-o", ""}, "table"},
 		{[]string{"__complete", "pbs", "plan", "--partial", ""}, "first-fit"},
 		{[]string{"__complete", "pbs", "run", "-o", ""}, "summary"},

@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -434,8 +433,11 @@ and remove it with qmgr -c "delete hook optsched_wake".`,
 var fallbackHelp = "heuristic that takes over when the exact solver runs out of time: " + strings.Join(catalog.Fallbacks, ", ")
 
 func checkFallback(v string) error {
-	if !slices.Contains(catalog.Fallbacks, v) {
-		return usageError{fmt.Errorf("--fallback must be one of %s, got %q", strings.Join(catalog.Fallbacks, ", "), v)}
+	if v == "" {
+		return usageError{fmt.Errorf("--fallback must be one of %s, got \"\"", strings.Join(catalog.Fallbacks, ", "))}
+	}
+	if err := catalog.CheckFallback(catalog.SCAS, v); err != nil {
+		return flagError(err)
 	}
 	return nil
 }

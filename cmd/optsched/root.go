@@ -7,6 +7,7 @@ import (
 	"math"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -216,14 +217,26 @@ func flagValues() map[string]map[string][]string {
 		"*": {"solver": catalog.Names(), "heuristic": catalog.Names(), "cost": {"lan-code", "lan-paper"},
 			"formulation": {"strong", "paper"}, "fallback": catalog.Fallbacks, "partial": {"cp", "first-fit"},
 			"policy": append([]string{"window"}, sim.PolicyNames()...), "allocator": sim.AllocatorNames()},
-		"optsched solve":    {"output": {"json", "table"}, "encoding": {"csp", "scas", "cp"}},
+		"optsched solve":    {"output": {"json", "table"}, "encoding": {"csp", "scas", "dcas", "cp"}, "fallback": solveFallbacks()},
 		"optsched gen":      {"output": {"json"}},
-		"optsched export":   {"output": {"lp", "mps", "cnf"}, "format": {"lp", "mps", "cnf"}, "encoding": {"csp", "scas", "cp"}},
+		"optsched export":   {"output": {"lp", "mps", "cnf"}, "format": {"lp", "mps", "cnf"}, "encoding": {"csp", "scas", "dcas", "cp"}},
 		"optsched pbs plan": {"output": {"script", "json"}, "solver": wholeNodeSolvers()},
 		"optsched pbs run":  {"output": {"summary", "json", "script"}, "solver": wholeNodeSolvers()},
 		"optsched simulate": {"format": {"lan", "swf"}},
 		"optsched replay":   {"output": {"table", "json"}, "server": {"pbs"}},
 	}
+}
+
+// solveFallbacks are the values of solve's --fallback: the whole-node
+// model's, then the time-and-resource model's not among them.
+func solveFallbacks() []string {
+	out := slices.Clone(catalog.Fallbacks)
+	for _, f := range catalog.CPFallbacks {
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // registerCompletions gives every flag of flagValues its values in shell

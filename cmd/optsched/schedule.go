@@ -9,8 +9,6 @@ import (
 
 	"github.com/optsched/optsched/catalog"
 	"github.com/optsched/optsched/encode/cp"
-	"github.com/optsched/optsched/model"
-	"github.com/optsched/optsched/output"
 	"github.com/optsched/optsched/solver"
 	"github.com/optsched/optsched/solver/sat"
 )
@@ -19,15 +17,16 @@ import (
 // solve --encoding cp, export --format cnf) into the command line.
 
 // cpScheduler builds the scheduler of the time-and-resource model a
-// --solver or --heuristic names (catalog.Scheduler); errors are usage
-// errors.
+// --solver or --heuristic names (catalog.Scheduler), with the list
+// schedules as its fallback when initial is set; errors are usage errors.
 func cpScheduler(name string, initial bool, progress io.Writer, chWeight float64) (solver.Scheduler, error) {
-	if chWeight != 0 && name != "sat" {
-		return nil, usageError{fmt.Errorf("--ch-weight applies to the sat solver, not %s", name)}
+	o := catalog.Options{Progress: progress, CHWeight: chWeight}
+	if !initial {
+		o.Fallback = "none"
 	}
-	s, err := catalog.Scheduler(name, catalog.CPOptions{Progress: progress, CHWeight: chWeight, NoFallback: !initial})
+	s, err := catalog.Scheduler(name, o)
 	if err != nil {
-		return nil, usageError{err}
+		return nil, flagError(err)
 	}
 	return s, nil
 }
@@ -38,72 +37,6 @@ func granularity(d time.Duration) (int64, error) {
 		return 0, usageError{fmt.Errorf("--granularity must be a whole number of seconds, at least 1s; got %v", d)}
 	}
 	return int64(d / time.Second), nil
-}
-
-// runSchedule is `optsched solve --encoding cp`.
-func runSchedule(ctx context.Context, opts *solveOptions, format string) error {
-	if opts.maxJobs != 0 {
-		return usageError{fmt.Errorf("--max-jobs applies to the whole-node model; the cp encoding schedules every waiting job")}
-	}
-	g, err := granularity(opts.granularity)
-	if err != nil {
-		return err
-	}
-	name := "sat"
-	switch {
-	case opts.heuristic != "":
-		name = opts.heuristic
-	case opts.solverSet:
-		name = opts.solver
-	}
-	var progress io.Writer
-	if opts.verbose {
-		progress = opts.streams.err
-	}
-	if opts.fallback != "sa" && opts.fallback != "none" && opts.fallback != "pbs" {
-		return usageError{fmt.Errorf("--fallback must be sa, pbs or none, got %q", opts.fallback)}
-	}
-	if math.IsNaN(opts.chWeight) || math.IsInf(opts.chWeight, 0) || opts.chWeight < 0 {
-		return usageError{fmt.Errorf("--ch-weight must be a finite number at least 0, got %v", opts.chWeight)}
-	}
-	s, err := cpScheduler(name, opts.fallback != "none", progress, opts.chWeight)
-	if err != nil {
-		return err
-	}
-	w, err := opts.load()
-	if err != nil {
-		return err
-	}
-	if opts.chWeight > 0 && w.Topology == nil {
-		return fmt.Errorf("--ch-weight: the window has no topology, so its CH cost is undefined")
-	}
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	limit := opts.solveLimit(w)
-	res, err := solver.ScheduleWindow(ctx, w, s, solver.ScheduleOptions{Granularity: g}, limit)
-	if err != nil {
-		return err
-	}
-	doc := output.Schedule(w, res)
-	if format == "json" {
-		if err := writeJSON(opts.streams.out, doc); err != nil {
-			return err
-		}
-	} else {
-		output.WriteScheduleTable(opts.streams.out, w, &doc)
-		if res.CHWeight > 0 && res.Status != solver.Unknown {
-			fmt.Fprintf(opts.streams.out, "\nobjective = weighted queue time %s + %g x CH cost %d (%s)\n",
-				output.Figure(model.WeightedQueueTime(w, res.Allocations)), res.CHWeight, solver.Objective(w, res.Allocations), w.Cost.Kind)
-		}
-	}
-	if res.Status == solver.Unknown {
-		if res.Why != "" {
-			return fmt.Errorf("no schedule: %s", res.Why)
-		}
-		return fmt.Errorf("no schedule found within %v", limit)
-	}
-	return nil
 }
 
 // runExportCNF is `optsched export --format cnf`.

@@ -28,7 +28,7 @@ func TestSolveCPThenValidate(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc.Status != "optimal" || doc.Encoding != "cp" || doc.Solver != "sat" || doc.Objective == nil || doc.Gap == nil || *doc.Gap != 0 || doc.Granularity != 60 {
+	if doc.Status != "optimal" || doc.Encoding != "cp" || doc.Solver != "sat" || doc.Objective == nil || doc.Gap == nil || *doc.Gap != 0 || doc.Granularity == nil || *doc.Granularity != 60 {
 		t.Errorf("doc %+v", doc)
 	}
 	if len(doc.Allocations) != 10 || len(doc.Allocations[0].Units) == 0 {

@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 	"time"
 
@@ -80,7 +80,8 @@ with capacities (node_resources), beside the running jobs, outside the
 reservations, minimising the weighted queue time sum (start - submit) /
 expected_wait. The exact sat solver (the default there) starts from the
 best of the pbs-walltime and pbs-fifo list schedules and returns it as
-"fallback" when it finds nothing better in time; --granularity sets the
+"fallback" when it finds nothing better in time (--fallback pbs, the
+default there; none: sat alone, sa and nsa being the whole-node model's); --granularity sets the
 grid of the starts; --ch-weight W adds W times the CH cost of every job's
 node set (the window's cost model) to that objective.
 
@@ -126,7 +127,7 @@ included), 2 usage, 3 infeasible.`,
 	f.Float64Var(&opts.chWeight, "ch-weight", 0, "cp encoding, sat solver: weight W of the CH cost of the jobs' node sets; the objective becomes weighted queue time + W * sum of CH costs (0: weighted queue time alone)")
 	f.StringVar(&opts.formulation, "formulation", "strong", "M_SCAS program form for scas solvers: strong or paper")
 	f.BoolVarP(&opts.verbose, "verbose", "v", false, "log incumbents and bounds as they improve, on stderr")
-	f.StringVar(&opts.fallback, "fallback", "sa", "heuristic that takes over when the exact solver runs out of time: sa, nsa or none (cp encoding: the best PBS list schedule unless none)")
+	f.StringVar(&opts.fallback, "fallback", "", "what takes over when the exact solver runs out of time: sa (the default) or nsa, warm-started from its incumbent; with --encoding cp, pbs (the default): the best PBS list schedule, also its first incumbent; none: the exact solver alone")
 	f.StringVar(&opts.nsaWeights, "nsa-weights", "", "NSA: weights file of the repair policy (optsched train nsa; default: the shipped weights)")
 	f.BoolVar(&opts.nsaSample, "nsa-sample", true, "NSA: draw each start from the policy (false: take the most probable start; measured worse, see docs/reproducing.md, \"Neural simulated annealing\")")
 	f.Uint64Var(&opts.seed, "seed", 1, "random seed of randomised solvers (sa)")
@@ -141,6 +142,9 @@ included), 2 usage, 3 infeasible.`,
 	return cmd
 }
 
+// runSolve is `optsched solve`: the flags checked and the solver built
+// before any I/O, then one path for both models (solveWith), which
+// branches only on which model it calls.
 func runSolve(ctx context.Context, opts *solveOptions) error {
 	format, err := outputFormat(opts.output, opts.streams)
 	if err != nil {
@@ -155,66 +159,152 @@ func runSolve(ctx context.Context, opts *solveOptions) error {
 	if opts.maxJobs < 0 {
 		return usageError{fmt.Errorf("--max-jobs must be at least 0, got %d", opts.maxJobs)}
 	}
-	if opts.isCP() {
-		return runSchedule(ctx, opts, format)
-	}
-	if opts.chWeight != 0 {
-		return usageError{fmt.Errorf("--ch-weight applies to the time-and-resource model (--encoding cp)")}
-	}
-	s, err := opts.newSolver()
-	if err != nil {
-		return err
-	}
-	w, err := opts.load()
-	if err != nil {
-		return err
-	}
-	if len(w.Reservations) > 0 {
-		return usageError{fmt.Errorf("the window has reservations, which only the time-and-resource model honours: use --encoding cp")}
-	}
+	var cost model.CostKind
 	if opts.cost != "" {
-		if w.Cost.Kind, err = model.ParseCostKind(opts.cost); err != nil {
+		if cost, err = model.ParseCostKind(opts.cost); err != nil {
 			return usageError{fmt.Errorf("--cost: %w", err)}
 		}
 	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	limit := opts.solveLimit(w)
-	res, err := solver.SolveWindow(ctx, w, s, solver.Options{MaxJobs: opts.maxJobs, TimeLimit: limit})
+	if opts.isCP() {
+		s, opt, err := opts.newScheduler()
+		if err != nil {
+			return err
+		}
+		return solveWith(ctx, opts, format, cost, "schedule", func(w *model.Window) error {
+			if opts.chWeight > 0 && w.Topology == nil {
+				return fmt.Errorf("--ch-weight: the window has no topology, so its CH cost is undefined")
+			}
+			return nil
+		}, func(ctx context.Context, w *model.Window, limit time.Duration) (*solver.ScheduleResult, error) {
+			return solver.ScheduleWindow(ctx, w, s, opt, limit)
+		})
+	}
+	s, err := opts.newSolver()
 	if err != nil {
 		return err
 	}
-	doc := output.Result(w, res)
+	return solveWith(ctx, opts, format, cost, "allocation", func(w *model.Window) error {
+		if len(w.Reservations) > 0 {
+			return usageError{fmt.Errorf("the window has reservations, which only the time-and-resource model honours: use --encoding cp")}
+		}
+		return nil
+	}, func(ctx context.Context, w *model.Window, limit time.Duration) (*solver.WindowResult, error) {
+		return solver.SolveWindow(ctx, w, s, solver.Options{MaxJobs: opts.maxJobs, TimeLimit: limit})
+	})
+}
+
+// solveWith is the path of `optsched solve` for either model: read the
+// window (within --deadline), admit it to the model, set the cost model
+// (cost, when --cost is given), call the model within the time limit
+// (solveLimit), write the answer and say how the solve ended: exit 3 when
+// the selected jobs are proven infeasible, 1 when no answer (what: an
+// allocation, a schedule) was found in time.
+func solveWith[O solver.ObjectiveValue](ctx context.Context, opts *solveOptions, format string, cost model.CostKind, what string,
+	admit func(*model.Window) error, call func(context.Context, *model.Window, time.Duration) (*solver.WindowAnswer[O], error)) error {
+	w, err := opts.load()
+	if err != nil {
+		return err
+	}
+	if err := admit(w); err != nil {
+		return err
+	}
+	if opts.cost != "" {
+		w.Cost.Kind = cost
+	}
+	limit := opts.solveLimit(w)
+	res, err := call(ctx, w, limit)
+	if err != nil {
+		return err
+	}
+	doc := output.Answer(w, res)
 	if format == "json" {
 		if err := writeJSON(opts.streams.out, doc); err != nil {
 			return err
 		}
 	} else {
-		output.WriteResultTable(opts.streams.out, &doc)
+		output.WriteTable(opts.streams.out, w, &doc)
+		if res.CHWeight > 0 && res.Status != solver.Unknown {
+			fmt.Fprintf(opts.streams.out, "\nobjective = weighted queue time %s + %g x CH cost %d (%s)\n",
+				output.Figure(model.WeightedQueueTime(w, res.Allocations)), res.CHWeight, solver.Objective(w, res.Allocations), w.Cost.Kind)
+		}
 	}
 	switch res.Status {
 	case solver.Infeasible:
 		return infeasibleError{fmt.Errorf("the selected jobs cannot be placed")}
 	case solver.Unknown:
-		return fmt.Errorf("no allocation found within %v", limit)
+		if res.Why != "" {
+			return fmt.Errorf("no %s: %s", what, res.Why)
+		}
+		return fmt.Errorf("no %s found within %v", what, limit)
 	}
 	return nil
 }
 
-// newSolver resolves --solver / --heuristic, --encoding and --formulation.
-func (opts *solveOptions) newSolver() (solver.Solver, error) {
-	name, flag := opts.solver, "--solver"
-	if opts.heuristic != "" {
-		name, flag = opts.heuristic, "--heuristic"
-	}
+// options returns the catalogue's options of the flags, with the NSA
+// policy read when NSA runs (as the heuristic, or as an exact solver's
+// fallback). A flag that does not suit the solver named is a usage error
+// naming the flag (catalog.Check).
+func (opts *solveOptions) options(name string) (catalog.Options, error) {
 	form, err := scas.ParseFormulation(opts.formulation)
 	if err != nil {
-		return nil, usageError{fmt.Errorf("--formulation: %w", err)}
+		return catalog.Options{}, usageError{fmt.Errorf("--formulation: %w", err)}
 	}
-	if opts.encoding == catalog.DCAS && opts.heuristic == "" && !opts.solverSet {
-		name = free.Name // --encoding dcas alone: the exact solver of the free problem
+	if !(opts.sa.Tmin > 0 && opts.sa.Tmin <= opts.sa.Tmax && !math.IsInf(opts.sa.Tmax, 0)) {
+		return catalog.Options{}, usageError{fmt.Errorf("--sa-tmin and --sa-tmax must be finite numbers with 0 < tmin <= tmax, got %g and %g", opts.sa.Tmin, opts.sa.Tmax)}
 	}
+	if opts.sa.Steps < 1 || opts.sa.Destroy < 1 || opts.sa.Q < 1 {
+		return catalog.Options{}, usageError{fmt.Errorf("--sa-steps, --sa-destroy and --sa-q must be at least 1")}
+	}
+	o := catalog.Options{Formulation: form, Seed: opts.seed, SA: opts.sa, Fallback: opts.fallback, NSASample: opts.nsaSample, CHWeight: opts.chWeight}
+	if opts.verbose {
+		o.Progress = opts.streams.err
+	}
+	if err := catalog.Check(name, o); err != nil {
+		return o, flagError(err)
+	}
+	if name == "nsa" || opts.fallback == "nsa" && opts.heuristic == "" {
+		if o.NSAPolicy, err = loadPolicy("--nsa-weights", opts.nsaWeights); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
+}
+
+// optionFlags are the flags of the catalogue's options.
+var optionFlags = map[string]string{"Fallback": "--fallback", "CHWeight": "--ch-weight"}
+
+// flagError makes a catalogue error a usage error, naming the flag of the
+// option it is about.
+func flagError(err error) error {
+	var oe *catalog.OptionError
+	if errors.As(err, &oe) {
+		return usageError{fmt.Errorf("%s %s", optionFlags[oe.Option], oe.Reason)}
+	}
+	return usageError{err}
+}
+
+// name is the solver or heuristic the flags name, and the flag.
+func (opts *solveOptions) name(def string) (name, flag string) {
+	switch {
+	case opts.heuristic != "":
+		return opts.heuristic, "--heuristic"
+	case opts.solverSet:
+		return opts.solver, "--solver"
+	}
+	return def, "--solver"
+}
+
+// newSolver resolves --solver / --heuristic, --encoding and the options of
+// the whole-node model.
+func (opts *solveOptions) newSolver() (solver.Solver, error) {
+	def := opts.solver
+	if opts.encoding == catalog.DCAS {
+		def = free.Name // --encoding dcas alone: the exact solver of the free problem
+	}
+	name, flag := opts.name(def)
 	e, ok := catalog.Lookup(name)
 	if !ok {
 		_, err := catalog.Raw(name, catalog.Options{})
@@ -227,28 +317,40 @@ func (opts *solveOptions) newSolver() (solver.Solver, error) {
 	default:
 		return nil, usageError{fmt.Errorf("--encoding must be csp, scas or dcas (or cp, the time-and-resource model), got %q", opts.encoding)}
 	}
-	if !(opts.sa.Tmin > 0 && opts.sa.Tmin <= opts.sa.Tmax && !math.IsInf(opts.sa.Tmax, 0)) {
-		return nil, usageError{fmt.Errorf("--sa-tmin and --sa-tmax must be finite numbers with 0 < tmin <= tmax, got %g and %g", opts.sa.Tmin, opts.sa.Tmax)}
-	}
-	if opts.sa.Steps < 1 || opts.sa.Destroy < 1 || opts.sa.Q < 1 {
-		return nil, usageError{fmt.Errorf("--sa-steps, --sa-destroy and --sa-q must be at least 1")}
-	}
-	if !slices.Contains(catalog.Fallbacks, opts.fallback) {
-		return nil, usageError{fmt.Errorf("--fallback must be sa, nsa or none, got %q", opts.fallback)}
-	}
-	o := catalog.Options{Formulation: form, Seed: opts.seed, SA: opts.sa, Fallback: opts.fallback, NSASample: opts.nsaSample}
-	if opts.verbose {
-		o.Progress = opts.streams.err
-	}
-	if name == "nsa" || opts.fallback == "nsa" && opts.heuristic == "" {
-		if o.NSAPolicy, err = loadPolicy("--nsa-weights", opts.nsaWeights); err != nil {
-			return nil, err
-		}
+	o, err := opts.options(name)
+	if err != nil {
+		return nil, err
 	}
 	if opts.heuristic != "" {
 		return catalog.Raw(name, o)
 	}
 	return catalog.Solver(name, o)
+}
+
+// newScheduler resolves --solver / --heuristic (sat by default),
+// --granularity and the options of the time-and-resource model.
+func (opts *solveOptions) newScheduler() (solver.Scheduler, solver.ScheduleOptions, error) {
+	if opts.maxJobs != 0 {
+		return nil, solver.ScheduleOptions{}, usageError{fmt.Errorf("--max-jobs applies to the whole-node model; the cp encoding schedules every waiting job")}
+	}
+	g, err := granularity(opts.granularity)
+	if err != nil {
+		return nil, solver.ScheduleOptions{}, err
+	}
+	name, _ := opts.name("sat")
+	if e, ok := catalog.Lookup(name); ok && e.Encoding != catalog.CP {
+		_, err := catalog.Scheduler(name, catalog.Options{})
+		return nil, solver.ScheduleOptions{}, usageError{err}
+	}
+	o, err := opts.options(name)
+	if err != nil {
+		return nil, solver.ScheduleOptions{}, err
+	}
+	s, err := catalog.Scheduler(name, o)
+	if err != nil {
+		return nil, solver.ScheduleOptions{}, flagError(err)
+	}
+	return s, solver.ScheduleOptions{Granularity: g}, nil
 }
 
 // isCP reports whether the solve is of the time-and-resource model:

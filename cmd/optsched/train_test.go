@@ -68,7 +68,7 @@ func TestTrainNSAErrors(t *testing.T) {
 		{[]string{"train", "nsa", "--trace", filepath.Join(t.TempDir(), "none.txt")}, exitError, "not found"},
 		{[]string{"solve", "--heuristic", "nsa", "--nsa-weights", bad, example}, exitError, "bad.bin"},
 		{[]string{"solve", "--fallback", "nsa", "--nsa-weights", bad, example}, exitError, "bad weights file"},
-		{[]string{"solve", "--fallback", "mystery", example}, exitUsage, "sa, nsa or none"},
+		{[]string{"solve", "--fallback", "mystery", example}, exitUsage, "sa, nsa, none"},
 	} {
 		code, _, errs := optsched(t, "", c.args...)
 		if code != c.code || !strings.Contains(errs, c.want) {

@@ -11,6 +11,7 @@ import (
 	"github.com/optsched/optsched/model/verdict"
 	"github.com/optsched/optsched/model/windowjson"
 	"github.com/optsched/optsched/output"
+	"github.com/optsched/optsched/solver"
 )
 
 // validateOptions are the inputs of `optsched validate`.
@@ -146,63 +147,139 @@ func runValidate(opts *validateOptions) error {
 	}
 	var kind struct{ Encoding string }
 	if json.Unmarshal(data, &kind) == nil && kind.Encoding == "cp" {
-		return validateSchedule(opts, w, data)
+		return validateAnswer(opts, w, data, scheduleJudging(opts, w))
 	}
-	doc, allocs, err := output.ParseResult(w, data)
+	return validateAnswer(opts, w, data, resultJudging(opts, w))
+}
+
+// A judging is what validate does differently for one model's answers.
+type judging[O solver.ObjectiveValue] struct {
+	// kind is the report's kind: result or schedule.
+	kind string
+	// admit checks the flags against the document, before the cost model
+	// is set.
+	admit func(doc *output.AnswerDoc[O]) error
+	// judge judges the answer (the verdict package's independent checks)
+	// and returns the cap on the multi-node jobs it was judged with,
+	// when known.
+	judge func(doc *output.AnswerDoc[O], allocs []model.Allocation, costs []int64, deferred []model.Deferral) (*verdict.Verdict, *int, error)
+	// priced says whether the allocations hold a job the objective
+	// prices (for the figures).
+	priced func(allocs []model.Allocation) bool
+	// summary is the table's report of a valid answer.
+	summary func(doc *output.AnswerDoc[O], allocs []model.Allocation, v *verdict.Verdict) string
+}
+
+// validateAnswer is validate's one path for an answer document of either
+// model: read it onto w, set the cost model it is judged with, judge it,
+// check its figures and report.
+func validateAnswer[O solver.ObjectiveValue](opts *validateOptions, w *model.Window, data []byte, j judging[O]) error {
+	doc, allocs, err := output.Parse[O](w, data)
 	if err != nil {
 		return fmt.Errorf("%s: %w", opts.result, err)
+	}
+	if err := j.admit(doc); err != nil {
+		return err
 	}
 	if err := opts.applyCost(w, doc.Cost); err != nil {
 		return err
 	}
-	ans := verdict.Answer{Status: doc.Status, Objective: doc.Objective, Bound: doc.Bound, Allocations: allocs}
-	ans.Costs = make([]int64, len(doc.Allocations))
+	costs := make([]int64, len(doc.Allocations))
 	for i, a := range doc.Allocations {
-		ans.Costs[i] = a.Cost
+		costs[i] = a.Cost
 	}
+	var deferred []model.Deferral
 	for _, d := range doc.Deferred {
 		j, _ := w.JobIndex(d.Job) // the parser checked that it waits
-		ans.Deferred = append(ans.Deferred, model.Deferral{Job: j, Reason: d.Reason})
+		deferred = append(deferred, model.Deferral{Job: j, Reason: d.Reason})
 	}
-	switch {
-	case doc.MaxJobs != nil && opts.maxJobs >= 0 && *doc.MaxJobs != opts.maxJobs && !opts.override:
-		return usageError{fmt.Errorf("--max-jobs %d disagrees with the result's max_jobs %d (add --override to judge it with %d)", opts.maxJobs, *doc.MaxJobs, opts.maxJobs)}
-	case opts.maxJobs >= 0:
-		ans.MaxJobs, ans.MaxJobsKnown = opts.maxJobs, true
-	case doc.MaxJobs != nil:
-		if *doc.MaxJobs < 0 {
-			return fmt.Errorf("%s: max_jobs: must be at least 0, got %d", opts.result, *doc.MaxJobs)
-		}
-		ans.MaxJobs, ans.MaxJobsKnown = *doc.MaxJobs, true
+	v, maxJobs, err := j.judge(doc, allocs, costs, deferred)
+	if err != nil {
+		return err
 	}
-	v := verdict.Judge(w, ans)
-	multi := false
-	for _, a := range allocs {
-		multi = multi || len(a.Nodes) >= 2
-	}
-	v.Add("figures", doc.CheckFigures(multi), "status, objective, bound and gap agree")
-	rep := validateReport{Kind: "result", CostModel: output.CostOf(w.Cost), Verdict: v}
-	if ans.MaxJobsKnown {
-		rep.MaxJobs = &ans.MaxJobs
-	}
+	v.Add("figures", doc.CheckFigures(j.priced(allocs)), "status, objective, bound and gap agree")
 	if opts.output == "json" {
-		if err := writeJSON(out, rep); err != nil {
+		if err := writeJSON(opts.streams.out, validateReport{Kind: j.kind, CostModel: output.CostOf(w.Cost), MaxJobs: maxJobs, Verdict: v}); err != nil {
 			return err
 		}
 	} else if v.Valid {
-		fmt.Fprintf(out, "result ok: %d jobs allocated, %d deferred, objective %d, status %s\n",
-			len(allocs), len(doc.Deferred), v.Objective, doc.Status)
-		fmt.Fprintf(out, "checker: lower bound %d, best placement found %s, cost model %s\n",
-			v.LowerBound, ptrText(v.CheckerBest), w.Cost.Kind)
+		fmt.Fprint(opts.streams.out, j.summary(doc, allocs, v))
 	}
 	if !v.Valid {
 		err := v.Err()
 		if doc.Cost == nil && opts.cost == "" {
-			err = fmt.Errorf("%w\n(the result records no cost model, so it was judged with the window's %s: give --cost if it was solved with another)", err, w.Cost.Kind)
+			err = fmt.Errorf("%w\n(the %s records no cost model, so it was judged with the window's %s: give --cost if it was solved with another)", err, j.kind, w.Cost.Kind)
 		}
 		return infeasibleError{fmt.Errorf("%s: %w", opts.result, err)}
 	}
 	return nil
+}
+
+// resultJudging judges a result of the whole-node model: verdict.Judge,
+// with the cap on the multi-node jobs the result records or --max-jobs
+// gives.
+func resultJudging(opts *validateOptions, w *model.Window) judging[int64] {
+	return judging[int64]{
+		kind:  "result",
+		admit: func(*output.ResultDoc) error { return nil },
+		judge: func(doc *output.ResultDoc, allocs []model.Allocation, costs []int64, deferred []model.Deferral) (*verdict.Verdict, *int, error) {
+			ans := verdict.Answer{Status: doc.Status, Objective: doc.Objective, Bound: doc.Bound, Allocations: allocs, Costs: costs, Deferred: deferred}
+			switch {
+			case doc.MaxJobs != nil && opts.maxJobs >= 0 && *doc.MaxJobs != opts.maxJobs && !opts.override:
+				return nil, nil, usageError{fmt.Errorf("--max-jobs %d disagrees with the result's max_jobs %d (add --override to judge it with %d)", opts.maxJobs, *doc.MaxJobs, opts.maxJobs)}
+			case opts.maxJobs >= 0:
+				ans.MaxJobs, ans.MaxJobsKnown = opts.maxJobs, true
+			case doc.MaxJobs != nil:
+				if *doc.MaxJobs < 0 {
+					return nil, nil, fmt.Errorf("%s: max_jobs: must be at least 0, got %d", opts.result, *doc.MaxJobs)
+				}
+				ans.MaxJobs, ans.MaxJobsKnown = *doc.MaxJobs, true
+			}
+			var maxJobs *int
+			if ans.MaxJobsKnown {
+				maxJobs = &ans.MaxJobs
+			}
+			return verdict.Judge(w, ans), maxJobs, nil
+		},
+		priced: func(allocs []model.Allocation) bool {
+			for _, a := range allocs {
+				if len(a.Nodes) >= 2 {
+					return true
+				}
+			}
+			return false
+		},
+		summary: func(doc *output.ResultDoc, allocs []model.Allocation, v *verdict.Verdict) string {
+			return fmt.Sprintf("result ok: %d jobs allocated, %d deferred, objective %d, status %s\n", len(allocs), len(doc.Deferred), v.Objective, doc.Status) +
+				fmt.Sprintf("checker: lower bound %d, best placement found %s, cost model %s\n", v.LowerBound, ptrText(v.CheckerBest), w.Cost.Kind)
+		},
+	}
+}
+
+// scheduleJudging judges a schedule of the time-and-resource model (the
+// JSON of 'optsched solve --encoding cp'): verdict.JudgeSchedule.
+func scheduleJudging(opts *validateOptions, w *model.Window) judging[float64] {
+	return judging[float64]{
+		kind: "schedule",
+		admit: func(*output.ScheduleDoc) error {
+			if opts.maxJobs >= 0 {
+				return usageError{fmt.Errorf("--max-jobs does not apply to a schedule (encoding cp)")}
+			}
+			return nil
+		},
+		judge: func(doc *output.ScheduleDoc, allocs []model.Allocation, costs []int64, deferred []model.Deferral) (*verdict.Verdict, *int, error) {
+			ans := verdict.ScheduleAnswer{Objective: doc.Objective, Bound: doc.Bound, CHWeight: doc.CHWeight, Allocations: allocs, Costs: costs, Deferred: deferred}
+			return verdict.JudgeSchedule(w, ans), nil, nil
+		},
+		priced: func(allocs []model.Allocation) bool { return len(allocs) > 0 },
+		summary: func(doc *output.ScheduleDoc, allocs []model.Allocation, _ *verdict.Verdict) string {
+			obj := model.WeightedQueueTime(w, allocs)
+			if doc.Objective != nil {
+				obj = *doc.Objective
+			}
+			return fmt.Sprintf("schedule ok: %d jobs scheduled, %d deferred, objective %.6g, status %s\n", len(allocs), len(doc.Deferred), obj, doc.Status)
+		},
+	}
 }
 
 func ptrText(p *int64) string {
@@ -231,49 +308,6 @@ func (opts *validateOptions) applyCost(w *model.Window, rec *output.CostDoc) err
 	}
 	if opts.cost != "" && (rec == nil || opts.override) {
 		w.Cost.Kind, _ = model.ParseCostKind(opts.cost) // checked in RunE
-	}
-	return nil
-}
-
-// validateSchedule judges a schedule of the time-and-resource model (the
-// JSON of 'optsched solve --encoding cp'): verdict.JudgeSchedule and the
-// figures.
-func validateSchedule(opts *validateOptions, w *model.Window, data []byte) error {
-	doc, allocs, err := output.ParseSchedule(w, data)
-	if err != nil {
-		return fmt.Errorf("%s: %w", opts.result, err)
-	}
-	if opts.maxJobs >= 0 {
-		return usageError{fmt.Errorf("--max-jobs does not apply to a schedule (encoding cp)")}
-	}
-	if err := opts.applyCost(w, doc.Cost); err != nil {
-		return err
-	}
-	ans := verdict.ScheduleAnswer{Objective: doc.Objective, Bound: doc.Bound, CHWeight: doc.CHWeight, Allocations: allocs}
-	ans.Costs = make([]int64, len(doc.Allocations))
-	for i, a := range doc.Allocations {
-		ans.Costs[i] = a.Cost
-	}
-	for _, d := range doc.Deferred {
-		j, _ := w.JobIndex(d.Job) // the parser checked that it waits
-		ans.Deferred = append(ans.Deferred, model.Deferral{Job: j, Reason: d.Reason})
-	}
-	v := verdict.JudgeSchedule(w, ans)
-	v.Add("figures", doc.CheckFigures(len(allocs) > 0), "status, objective, bound and gap agree")
-	if opts.output == "json" {
-		if err := writeJSON(opts.streams.out, validateReport{Kind: "schedule", CostModel: output.CostOf(w.Cost), Verdict: v}); err != nil {
-			return err
-		}
-	} else if v.Valid {
-		obj := model.WeightedQueueTime(w, allocs)
-		if doc.Objective != nil {
-			obj = *doc.Objective
-		}
-		fmt.Fprintf(opts.streams.out, "schedule ok: %d jobs scheduled, %d deferred, objective %.6g, status %s\n",
-			len(allocs), len(doc.Deferred), obj, doc.Status)
-	}
-	if !v.Valid {
-		return infeasibleError{fmt.Errorf("%s: %w", opts.result, v.Err())}
 	}
 	return nil
 }

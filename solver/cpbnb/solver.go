@@ -39,8 +39,7 @@ type schedule struct {
 // listOnly answers the best of the Initial list schedules on w itself
 // (solver.BestListSchedule), or status Unknown without one.
 func (s Solver) listOnly(ctx context.Context, w *model.Window, opt solver.ScheduleOptions) (*solver.Schedule, error) {
-	out := &solver.Schedule{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "cp", Solver: s.Name(),
-		Stats: map[string]float64{"model_skipped": 1}}
+	out := &solver.Schedule{Answer: solver.Answer[float64]{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "cp", Solver: s.Name(), Stats: map[string]float64{"model_skipped": 1}}}
 	best, obj, truncated, err := solver.BestListSchedule(ctx, w, opt, s.Initial, func(sch *solver.Schedule) float64 {
 		return model.WeightedQueueTime(w, sch.Allocations)
 	})
@@ -78,8 +77,8 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 	if err != nil {
 		return nil, err
 	}
-	out := &solver.Schedule{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "cp", Solver: s.Name(),
-		Deferred: slices.Clone(m.Deferred), Stats: map[string]float64{}}
+	out := &solver.Schedule{Answer: solver.Answer[float64]{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "cp", Solver: s.Name(), Stats: map[string]float64{}},
+		Deferred: slices.Clone(m.Deferred)}
 	if len(m.Jobs) == 0 {
 		out.Status, out.Bound = solver.Optimal, 0
 		return out, nil

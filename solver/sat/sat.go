@@ -169,7 +169,7 @@ func (s Solver) schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 	if err := m.SetCHWeight(s.CHWeight); err != nil {
 		return nil, err
 	}
-	out := &solver.Schedule{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "cp", Solver: s.Name(),
+	out := &solver.Schedule{Answer: solver.Answer[float64]{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "cp", Solver: s.Name()},
 		Deferred: slices.Clone(m.Deferred), CHWeight: m.CHWeight}
 	if len(m.Jobs) == 0 {
 		out.Status, out.Bound = solver.Optimal, 0
@@ -210,7 +210,7 @@ func (s Solver) listOnly(ctx context.Context, w *model.Window, opt solver.Schedu
 	case W > 0 && w.Topology == nil:
 		return nil, errors.New("sat: the CH term needs the window's topology, and the window has none")
 	}
-	out := &solver.Schedule{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "cp", Solver: s.Name()}
+	out := &solver.Schedule{Answer: solver.Answer[float64]{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "cp", Solver: s.Name()}}
 	st.ModelOptions = options
 	best, bestObj, truncated, err := solver.BestListSchedule(ctx, w, opt, s.Initial, func(sch *solver.Schedule) float64 {
 		obj := model.WeightedQueueTime(w, sch.Allocations)
