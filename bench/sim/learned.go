@@ -107,11 +107,12 @@ type JobPicker interface {
 	Pick(now int64, idle, nodes int, queue []QueuedJob, running []RunningJob) int
 }
 
-// A Killer (Config.Killer) may stop a running job: at each event, after
-// the ended jobs left and the arrivals joined the queue and before the
-// JobPicker starts anything, it returns an index into running of a job
-// to kill, or −1; it is asked again after each kill (at most once per
-// job running at the event). A killed job's nodes are freed at once and
+// A Killer (Config.Killer) may stop a running job: at every event (also
+// with nothing running, so that it hears of every end), after the ended
+// jobs left and the arrivals joined the queue and before the JobPicker
+// starts anything, it returns an index into running of a job to kill, or
+// −1; it is asked again after each kill, and may kill at most as many
+// runs as were running at the event. A killed job's nodes are freed at once and
 // it rejoins the queue, to restart later from scratch: its run so far,
 // nodes × (now − start) node-seconds, is lost (Result.LostNodeSeconds)
 // and only its last run appears in Result.Jobs.
@@ -157,15 +158,15 @@ func (s *state) runPicker(ctx context.Context) error {
 	var rb []RunningJob
 	return s.eachEvent(ctx, func(t int64) error {
 		if s.cfg.Killer != nil {
-			for budget := len(s.running); budget > 0; budget-- {
+			for budget := len(s.running); ; budget-- {
 				rb = s.runningView(rb)
 				qb = s.queued(qb)
 				k := s.cfg.Killer.Kill(t, s.nIdle, s.cfg.Nodes, qb, rb)
 				if k < 0 {
 					break
 				}
-				if k >= len(s.running) {
-					return fmt.Errorf("sim: the killer picked %d of %d running jobs", k, len(s.running))
+				if k >= len(s.running) || budget == 0 {
+					return fmt.Errorf("sim: the killer picked %d of %d running jobs (%d kills left at t=%d)", k, len(s.running), budget, t)
 				}
 				s.kill(k, t)
 			}
