@@ -188,11 +188,11 @@ type Schert struct {
 	// rules instead of the networks (the imitation teacher: the shortest
 	// predicted fitting visible job, and KillRule).
 	Killing, Rule bool
-	sample     bool
-	rng        *rand.Rand
-	Pred       *UserPredictor
-	obs        schertObs
-	p, z       []float64
+	sample        bool
+	rng           *rand.Rand
+	Pred          *UserPredictor
+	obs           schertObs
+	p, z          []float64
 	// alive are the jobs known to run, by key.
 	alive map[int]aliveJob
 	ended []int

@@ -99,7 +99,7 @@ type SchertUpdate struct {
 	// KillRecall is the share of the rule's kills the trained killer
 	// makes alike (Update 0).
 	KillRecall float64 `json:",omitempty"`
-	Elapsed           time.Duration
+	Elapsed    time.Duration
 }
 
 // SchertTrainResult is TrainRLSchert's outcome.
