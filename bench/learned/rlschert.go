@@ -555,9 +555,21 @@ func ReadRLSchert(r io.Reader) (*RLSchert, error) {
 }
 
 //go:embed weights/rlschert-hpc2n.bin.gz
-var shippedSchert []byte
+var shippedSchertHPC2N []byte
 
-// ShippedRLSchert returns the shipped RLSchert weights, trained on
-// HPC2N-2002-2.1-cln.swf.gz outside the rlscheduler protocol's test
-// sequences (see docs/learned.md).
-func ShippedRLSchert() (*RLSchert, error) { return ReadRLSchert(bytes.NewReader(shippedSchert)) }
+//go:embed weights/rlschert-synthetic.bin.gz
+var shippedSchertSynthetic []byte
+
+// ShippedRLSchert returns the shipped RLSchert weights: "hpc2n", trained
+// on HPC2N-2002-2.1-cln.swf.gz outside the rlscheduler protocol's ten
+// test sequences, or "synthetic", trained on SyntheticSchert's workload
+// of seed 1 (see docs/learned.md).
+func ShippedRLSchert(name string) (*RLSchert, error) {
+	switch name {
+	case "hpc2n":
+		return ReadRLSchert(bytes.NewReader(shippedSchertHPC2N))
+	case "synthetic":
+		return ReadRLSchert(bytes.NewReader(shippedSchertSynthetic))
+	}
+	return nil, fmt.Errorf("learned: no shipped rlschert weights %q (have hpc2n, synthetic)", name)
+}

@@ -146,8 +146,13 @@ func TestTrainSchertDeterministic(t *testing.T) {
 	if _, err := ReadRLSchert(bytes.NewReader(shippedLublin)); err == nil {
 		t.Error("an rlscheduler file was read as rlschert weights")
 	}
-	if _, err := ShippedRLSchert(); err != nil {
-		t.Errorf("shipped weights: %v", err)
+	for _, name := range []string{"hpc2n", "synthetic"} {
+		if _, err := ShippedRLSchert(name); err != nil {
+			t.Errorf("shipped weights %s: %v", name, err)
+		}
+	}
+	if _, err := ShippedRLSchert("kth"); err == nil {
+		t.Error("weights for kth were found")
 	}
 }
 
@@ -164,7 +169,7 @@ func TestSchertDecisionTime(t *testing.T) {
 
 // decisionTimes times n decisions on a fixed state, sorted.
 func decisionTimes(n int) []time.Duration {
-	net, err := ShippedRLSchert()
+	net, err := ShippedRLSchert("hpc2n")
 	if err != nil {
 		panic(err)
 	}

@@ -335,7 +335,7 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 		cfg.Policy = sim.Learned
 		cfg.Chooser = simChooser{learned.NewChooser(pol, norm, opts.sample, opts.seed)}
 	} else if opts.policy == schertSimPolicy {
-		net, err := schertPolicy(opts.weights)
+		net, err := schertPolicy(opts.weights, false)
 		if err != nil {
 			return err
 		}
@@ -540,10 +540,14 @@ const rlSimPolicy = "rlscheduler"
 // schertSimPolicy is simulate's name of the learned RLSchert design.
 const schertSimPolicy = "rlschert"
 
-// schertPolicy reads the rlschert weights of path, or the shipped ones.
-func schertPolicy(path string) (*learned.RLSchert, error) {
+// schertPolicy reads the rlschert weights of path, or the shipped ones
+// (of the synthetic workload, or of HPC2N).
+func schertPolicy(path string, synthetic bool) (*learned.RLSchert, error) {
+	if path == "" && synthetic {
+		return learned.ShippedRLSchert("synthetic")
+	}
 	if path == "" {
-		return learned.ShippedRLSchert()
+		return learned.ShippedRLSchert("hpc2n")
 	}
 	f, err := os.Open(path)
 	if err != nil {
