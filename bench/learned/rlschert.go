@@ -69,18 +69,26 @@ var (
 
 // SchertNorm holds a workload's units.
 type SchertNorm struct {
-	// Slot is the length of a time slot, s: the largest request of the
-	// training trace / SchertMaxLen (≥ 1).
+	// Slot is the length of a time slot, s: the 99th percentile of the
+	// training jobs' max(request, run time) / SchertMaxLen, at least 1.
+	// The percentile, not the maximum: HPC2N's largest request is 100
+	// days, an outlier 20 times its 99th percentile (5 days), which
+	// would make a slot a day and every usual job a fraction of one.
 	Slot float64
 }
 
 // SchertNormOf returns the units of jobs.
 func SchertNormOf(jobs []trace.Job) SchertNorm {
-	m := int64(1)
-	for _, j := range jobs {
-		m = max(m, j.Walltime, j.Runtime)
+	if len(jobs) == 0 {
+		return SchertNorm{Slot: 1}
 	}
-	return SchertNorm{Slot: max(1, math.Ceil(float64(m)/SchertMaxLen))}
+	l := make([]int64, len(jobs))
+	for i, j := range jobs {
+		l[i] = max(j.Walltime, j.Runtime)
+	}
+	slices.Sort(l)
+	p99 := l[min(len(l)-1, len(l)*99/100)]
+	return SchertNorm{Slot: max(1, math.Ceil(float64(p99)/SchertMaxLen))}
 }
 
 // logSlots maps a duration in seconds to log(1 + slots) / log(1 + max
