@@ -77,6 +77,10 @@ func TestTrainSchertThenUse(t *testing.T) {
 		if !strings.Contains(out, "trained rlschert") || !strings.Contains(errs, "imitation:") {
 			t.Errorf("train output: %q %q", out, errs)
 		}
+		png := strings.TrimSuffix(w, ".bin.gz") + ".png"
+		if b, err := os.ReadFile(png); err != nil || len(b) < 8 || string(b[1:4]) != "PNG" {
+			t.Errorf("plot %s: %v", png, err)
+		}
 		var err error
 		if files[i], err = os.ReadFile(w); err != nil {
 			t.Fatal(err)
