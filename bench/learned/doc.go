@@ -2,8 +2,8 @@
 // trained with the one learning core heuristics/learn (layers, Adam,
 // PPO) on the benchmark simulators of bench.
 //
-// RLScheduler (D. Zhang et al., SC'20; the benchmark of
-// bench/rlscheduler) is the design built so far:
+// Two designs are built. RLScheduler (D. Zhang et al., SC'20; the
+// benchmark of bench/rlscheduler):
 //
 //   - State: the waiting jobs in submit order, the first MaxVisible = 128
 //     visible, Features = 8 values each (Features lists them; the
@@ -30,4 +30,28 @@
 //   - Use: a Chooser for bench/rlscheduler's published loop
 //     (ReplayChooser) and for bench/sim's event-driven simulation;
 //     argmax by default, sampling on request.
+//
+// RLSchert (Q. Wang et al., Appl. Sci. 11(20) 9448, 2021), for bench/sim
+// (Schert is a sim.JobPicker and sim.Killer):
+//
+//   - State: the SchertVisible = 5 oldest waiting jobs (num_nw; the rest
+//     is a backlog count), each with its predicted length, nodes, wait,
+//     whether it fits, whether it was requeued; the cluster's time ×
+//     nodes occupancy over SchertHorizon = 120 slots by the running jobs'
+//     predicted remaining times, pooled to 12 bins of busy share; a slot
+//     is the 99th-percentile request / 100 (SchertNorm).
+//   - Predictor: UserPredictor, bench/predict's user-ratio-cond rule
+//     online, fed by the ends the simulation shows it.
+//   - Picker: a kernel network scoring each visible job and a "void"
+//     row (start nothing until the next event) alike; jobs that do not
+//     fit are masked. Killer: a kernel network scoring each running job
+//     not yet killed (up to 16, longest predicted remaining first) and a
+//     no-kill row; a killed job is requeued and restarts from scratch.
+//   - Training (TrainRLSchert): imitation of rules (the shortest
+//     predicted fitting visible job; KillRule) by cross-entropy, then PPO
+//     on the reward −Σ Δt / predicted length over the jobs in the system,
+//     scaled per episode by the rule's mean slowdown; a critic on the
+//     whole state. Episodes are 256 jobs outside the test sequences.
+//   - Measurement: EvalSchert, beside RLSchert's baselines over the same
+//     window (WindowGreedy) and bench/sim's full-queue SJF and SAF.
 package learned

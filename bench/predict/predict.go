@@ -183,6 +183,63 @@ func (u UserRatio) Remaining(h *History, now int64, r Running) float64 {
 	return clip(median(ratios)*float64(r.Request), r)
 }
 
+// UserMAPE predicts the remaining time that minimises the percentage
+// error over the user's recent history: of the user's last K finished
+// jobs that ran longer than the job's elapsed time e (looking back at
+// most 8K jobs), the remaining times rᵢ − e, their median weighted by
+// 1 / (rᵢ − e) — the x minimising Σᵢ |x − (rᵢ − e)| / (rᵢ − e), the
+// MAPE the job would have had as any of them. It is lower than the
+// plain median: a percentage error punishes an overestimate of a short
+// run without bound and an underestimate by at most 100 %. Without such
+// jobs it predicts the request, as UserRatio.
+type UserMAPE struct {
+	K int // jobs in the median (≥ 1; 0 means DefaultK)
+}
+
+// Name is "user-mape".
+func (UserMAPE) Name() string { return "user-mape" }
+
+// Remaining is clip(e + weighted median) − elapsed.
+func (u UserMAPE) Remaining(h *History, now int64, r Running) float64 {
+	k := u.K
+	if k < 1 {
+		k = DefaultK
+	}
+	if r.User == "" {
+		return clip(float64(r.Request), r)
+	}
+	fin := h.Finished(r.User, now)
+	rem := make([]float64, 0, k)
+	for i, looked := len(fin)-1, 0; i >= 0 && len(rem) < k && looked < 8*k; i, looked = i-1, looked+1 {
+		if fin[i].Run > r.Elapsed {
+			rem = append(rem, float64(fin[i].Run-r.Elapsed))
+		}
+	}
+	if len(rem) == 0 {
+		return clip(float64(r.Request), r)
+	}
+	return clip(float64(r.Elapsed)+WeightedMedianInv(rem), r)
+}
+
+// WeightedMedianInv returns the median of xs (all > 0) weighted by 1/x:
+// the smallest x_j with Σ_{xᵢ ≤ x_j} 1/xᵢ ≥ half of Σ 1/xᵢ, which
+// minimises Σᵢ |x − xᵢ| / xᵢ. It sorts xs.
+func WeightedMedianInv(xs []float64) float64 {
+	slices.Sort(xs)
+	var total float64
+	for _, x := range xs {
+		total += 1 / x
+	}
+	var acc float64
+	for _, x := range xs {
+		acc += 1 / x
+		if acc >= total/2 {
+			return x
+		}
+	}
+	return xs[len(xs)-1]
+}
+
 // median is the median of xs (the mean of the middle two for an even
 // count); it sorts xs.
 func median(xs []float64) float64 {
@@ -197,5 +254,5 @@ func median(xs []float64) float64 {
 // Predictors are the predictors optsched bench predict compares, the
 // baseline first.
 func Predictors() []Predictor {
-	return []Predictor{RequestLeft{}, UserLast{}, UserRatio{}, UserRatio{Conditional: true}}
+	return []Predictor{RequestLeft{}, UserLast{}, UserRatio{}, UserRatio{Conditional: true}, UserMAPE{}}
 }

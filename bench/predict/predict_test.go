@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -188,8 +189,13 @@ func TestEvaluateByHand(t *testing.T) {
 		// At 0 as user-ratio; at half j3 sees only j2 (j1 ran 50 ≤ 60):
 		// 400, 340 for 60; j4 sees all three, as user-ratio.
 		"user-ratio-cond": {(130.0/120 + 30.0/60) * 50, (280.0/60 + 1) * 50},
+		// j3: remaining {300, 50} weighted 1/300, 1/50: 50 for 120
+		// (58.3 %); j4: {120, 300, 50}: 50 for 60 (16.7 %). At half: j3
+		// sees only j2, 240 for 60 (300 %); j4: {20, 270, 90}: 20 for
+		// 30 (33.3 %).
+		"user-mape": {(70.0/120 + 10.0/60) * 50, (180.0/60 + 10.0/30) * 50},
 	}
-	if len(rep.Results) != 8 {
+	if len(rep.Results) != 10 {
 		t.Fatalf("results %+v", rep.Results)
 	}
 	for _, r := range rep.Results {
@@ -245,5 +251,36 @@ func TestFromTrace(t *testing.T) {
 	tr, _ = trace.ReadSWF(strings.NewReader(log), trace.Options{})
 	if _, _, err := FromTrace(tr); err == nil {
 		t.Error("a trace without SWF records: no error")
+	}
+}
+
+// TestWeightedMedianInv: the weighted median minimises Σ |x − xᵢ| / xᵢ,
+// checked against every candidate xᵢ (the objective is piecewise linear
+// with its minimum at one of them) on random sets, and by hand.
+func TestWeightedMedianInv(t *testing.T) {
+	if got := WeightedMedianInv([]float64{1000, 10, 100}); got != 10 {
+		t.Errorf("{10, 100, 1000}: %v, want 10 (weight 0.1 of 0.111)", got)
+	}
+	rng := rand.New(rand.NewPCG(9, 9))
+	cost := func(x float64, xs []float64) float64 {
+		var c float64
+		for _, v := range xs {
+			c += math.Abs(x-v) / v
+		}
+		return c
+	}
+	for range 500 {
+		xs := make([]float64, 1+rng.IntN(9))
+		for i := range xs {
+			xs[i] = float64(1 + rng.IntN(5000))
+		}
+		got := WeightedMedianInv(slices.Clone(xs))
+		best := math.Inf(1)
+		for _, c := range xs {
+			best = min(best, cost(c, xs))
+		}
+		if cost(got, xs) > best+1e-9 {
+			t.Fatalf("%v: %v costs %v, the best candidate %v", xs, got, cost(got, xs), best)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"slices"
 )
 
 // Learned is the policy whose heads a learned policy chooses
@@ -16,6 +17,11 @@ type QueuedJob struct {
 	// none), ≥ 1.
 	Request int64
 	Nodes   int
+	// Key, User and Kills are set for a JobPicker or Killer (see
+	// RunningJob).
+	Key   int
+	User  string
+	Kills int
 }
 
 // A HeadChooser picks the next job to start: given the time, the idle
@@ -73,4 +79,142 @@ func (s *state) runChooser(ctx context.Context) error {
 		}
 		return nil
 	})
+}
+
+// A RunningJob is a running job as a JobPicker or Killer sees it.
+type RunningJob struct {
+	// Key identifies the job within the run (stable across a kill and
+	// its restart); User is its trace user ("" when unknown).
+	Key  int
+	User string
+	// Submit and Start (of the current run) in the trace's seconds.
+	Submit, Start int64
+	// Request is the requested walltime (the run time where the log has
+	// none), ≥ 1.
+	Request int64
+	Nodes   int
+	// Kills counts the times the job was killed before this run.
+	Kills int
+}
+
+// A JobPicker is a work-conserving learned policy (Config.Picker): at
+// each event, and again after each start, it picks a waiting job that
+// fits in the idle nodes to start now, or −1 to start nothing more until
+// the next event (an arrival or an end). queue is in arrival order (a
+// requeued job keeps its place by submit time); the QueuedJobs carry Key,
+// User and Kills.
+type JobPicker interface {
+	Pick(now int64, idle, nodes int, queue []QueuedJob, running []RunningJob) int
+}
+
+// A Killer (Config.Killer) may stop a running job: at every event (also
+// with nothing running, so that it hears of every end), after the ended
+// jobs left and the arrivals joined the queue and before the JobPicker
+// starts anything, it returns an index into running of a job to kill, or
+// −1; it is asked again after each kill, and may kill at most as many
+// runs as were running at the event. A killed job's nodes are freed at once and
+// it rejoins the queue, to restart later from scratch: its run so far,
+// nodes × (now − start) node-seconds, is lost (Result.LostNodeSeconds)
+// and only its last run appears in Result.Jobs.
+type Killer interface {
+	Kill(now int64, idle, nodes int, queue []QueuedJob, running []RunningJob) int
+}
+
+// queued appends the queue's view to buf.
+func (s *state) queued(buf []QueuedJob) []QueuedJob {
+	buf = buf[:0]
+	for _, q := range s.queue {
+		j := &s.jobs[q.job]
+		buf = append(buf, QueuedJob{Submit: j.Submit, Request: requestOf(j.Walltime, j.Runtime), Nodes: j.Nodes,
+			Key: q.job, User: j.User, Kills: s.kills[q.job]})
+	}
+	return buf
+}
+
+// runningView appends the running jobs' view to buf.
+func (s *state) runningView(buf []RunningJob) []RunningJob {
+	buf = buf[:0]
+	for _, r := range s.running {
+		j := &s.jobs[r.job]
+		buf = append(buf, RunningJob{Key: r.job, User: j.User, Submit: j.Submit, Start: r.end - j.Runtime,
+			Request: requestOf(j.Walltime, j.Runtime), Nodes: len(r.nodes), Kills: s.kills[r.job]})
+	}
+	return buf
+}
+
+// requestOf is the walltime, or the run time where it is unknown, ≥ 1.
+func requestOf(wall, run int64) int64 {
+	if wall <= 0 {
+		wall = run
+	}
+	return max(wall, 1)
+}
+
+// runPicker runs Config.Picker (and Config.Killer) event by event.
+func (s *state) runPicker(ctx context.Context) error {
+	s.kills = make([]int, len(s.jobs))
+	s.resOf = make([]int, len(s.jobs))
+	var qb []QueuedJob
+	var rb []RunningJob
+	return s.eachEvent(ctx, func(t int64) error {
+		if s.cfg.Killer != nil {
+			for budget := len(s.running); ; budget-- {
+				rb = s.runningView(rb)
+				qb = s.queued(qb)
+				k := s.cfg.Killer.Kill(t, s.nIdle, s.cfg.Nodes, qb, rb)
+				if k < 0 {
+					break
+				}
+				if k >= len(s.running) || budget == 0 {
+					return fmt.Errorf("sim: the killer picked %d of %d running jobs (%d kills left at t=%d)", k, len(s.running), budget, t)
+				}
+				s.kill(k, t)
+			}
+		}
+		for len(s.queue) > 0 {
+			qb = s.queued(qb)
+			rb = s.runningView(rb)
+			k := s.cfg.Picker.Pick(t, s.nIdle, s.cfg.Nodes, qb, rb)
+			if k < 0 {
+				break
+			}
+			if k >= len(s.queue) {
+				return fmt.Errorf("sim: the picker picked %d of %d waiting jobs", k, len(s.queue))
+			}
+			job := s.queue[k].job
+			if s.jobs[job].Nodes > s.nIdle {
+				return fmt.Errorf("sim: the picker picked job %s of %d nodes with %d idle", s.jobs[job].ID, s.jobs[job].Nodes, s.nIdle)
+			}
+			if err := s.startJob(ctx, job, t); err != nil {
+				return err
+			}
+			s.resOf[job] = len(s.res.Jobs) - 1
+			s.queue = append(s.queue[:k], s.queue[k+1:]...)
+		}
+		return nil
+	})
+}
+
+// kill stops running[k] at t: its nodes become idle, its run so far is
+// counted as lost, its result is dropped (finish) and it rejoins the
+// queue at its arrival-order place, to restart from scratch.
+func (s *state) kill(k int, t int64) {
+	r := s.running[k]
+	j := &s.jobs[r.job]
+	start := r.end - j.Runtime
+	for _, n := range r.nodes {
+		s.idleSet[n/64] |= 1 << (n % 64)
+	}
+	s.nIdle += len(r.nodes)
+	if s.released != nil {
+		s.released(r.nodes)
+	}
+	s.running = slices.Delete(s.running, k, k+1)
+	s.started--
+	s.kills[r.job]++
+	s.res.Kills++
+	s.res.LostNodeSeconds += (t - start) * int64(len(r.nodes))
+	s.dead = append(s.dead, s.resOf[r.job])
+	at, _ := slices.BinarySearchFunc(s.queue, r.job, func(w waiting, job int) int { return w.job - job })
+	s.queue = slices.Insert(s.queue, at, waiting{job: r.job})
 }

@@ -50,6 +50,10 @@ type Summary struct {
 	MeanWQT   float64 `json:"mean_wqt"`
 	LateJobs  int     `json:"late_jobs"`
 	Tardiness int64   `json:"tardiness_s"`
+	// Kills and LostNodeSeconds: the runs a killer stopped and their
+	// work lost (Result.Kills, Result.LostNodeSeconds).
+	Kills           int   `json:"kills,omitempty"`
+	LostNodeSeconds int64 `json:"lost_node_seconds,omitempty"`
 	// Gap summarises the per-window gap to the gap solver
 	// (Config.GapSolver); nil when none was set.
 	Gap *GapSummary `json:"gap,omitempty"`
@@ -77,7 +81,7 @@ type GapSummary struct {
 // Summarise computes r's aggregate metrics.
 func (r *Result) Summarise() Summary {
 	s := Summary{Jobs: len(r.Jobs), Dropped: r.Dropped, Utilisation: r.Utilisation, Makespan: r.Makespan, Windows: r.Windows, WindowsTooLarge: r.TooLarge,
-		Gap: r.summariseGaps()}
+		Kills: r.Kills, LostNodeSeconds: r.LostNodeSeconds, Gap: r.summariseGaps()}
 	if len(r.Jobs) == 0 {
 		return s
 	}

@@ -72,6 +72,11 @@ type Config struct {
 	// Chooser is the learned policy of Policy Learned: it picks each
 	// head among the waiting jobs (see HeadChooser).
 	Chooser HeadChooser
+	// Picker, for Policy Learned instead of Chooser, is a work-conserving
+	// learned policy (see JobPicker); Killer, with Picker, may kill
+	// running jobs and requeue them (see Killer).
+	Picker JobPicker
+	Killer Killer
 	// Started, when set, is called each time a job starts, with the
 	// number of runnable jobs started so far and their total (jobs larger
 	// than the cluster are not counted): a progress hook for long runs.
@@ -133,6 +138,10 @@ type Result struct {
 	// can handle (solver.ErrTooLarge: brute force past its enumeration
 	// limit), which its fallback answered instead.
 	TooLarge int
+	// Kills counts the runs Config.Killer stopped; LostNodeSeconds is
+	// their work lost, Σ nodes × (kill time − start).
+	Kills           int
+	LostNodeSeconds int64
 }
 
 // ErrConfig is wrapped by configuration errors.
@@ -195,8 +204,11 @@ func Run(ctx context.Context, tr *trace.Trace, cfg Config) (*Result, error) {
 		}
 		err = s.runWindows(ctx)
 	case Learned:
-		if cfg.Chooser == nil {
-			return nil, fmt.Errorf("%w: the %s policy needs a chooser", ErrConfig, Learned)
+		if (cfg.Chooser == nil) == (cfg.Picker == nil) {
+			return nil, fmt.Errorf("%w: the %s policy needs a chooser or a picker (one of them)", ErrConfig, Learned)
+		}
+		if cfg.Killer != nil && cfg.Picker == nil {
+			return nil, fmt.Errorf("%w: a killer needs a picker", ErrConfig)
 		}
 		if cfg.GapSolver != nil {
 			return nil, fmt.Errorf("%w: a gap solver needs the window policy, not %s", ErrConfig, cfg.Policy)
@@ -204,7 +216,11 @@ func Run(ctx context.Context, tr *trace.Trace, cfg Config) (*Result, error) {
 		if cfg.Check {
 			s.startChecks()
 		}
-		err = s.runChooser(ctx)
+		if cfg.Picker != nil {
+			err = s.runPicker(ctx)
+		} else {
+			err = s.runChooser(ctx)
+		}
 		if cerr := s.stopChecks(); cerr != nil {
 			err = cerr
 		}
@@ -220,6 +236,9 @@ func Run(ctx context.Context, tr *trace.Trace, cfg Config) (*Result, error) {
 			err = cerr
 		}
 	default:
+		if cfg.Picker != nil || cfg.Killer != nil {
+			return nil, fmt.Errorf("%w: a picker or killer needs the %s policy", ErrConfig, Learned)
+		}
 		pol, ok := policies[cfg.Policy]
 		if !ok {
 			return nil, fmt.Errorf("%w: unknown policy %q (want window, %s)", ErrConfig, cfg.Policy, strings.Join(PolicyNames(), ", "))
@@ -259,6 +278,12 @@ type state struct {
 	sorted int
 	// checker, when set, checks the allocations of startJob.
 	checker *checker
+	// kills counts each job's kills, resOf indexes its current run in
+	// res.Jobs, and dead lists the results of killed runs, which finish
+	// drops (runPicker only).
+	kills []int
+	resOf []int
+	dead  []int
 }
 
 // start runs job (index into jobs) on nodes from t.
@@ -561,6 +586,19 @@ var errCheckFailed = errors.New("sim: an allocation failed model.Check")
 
 func (s *state) finish() {
 	r := s.res
+	if len(s.dead) > 0 {
+		drop := make([]bool, len(r.Jobs))
+		for _, d := range s.dead {
+			drop[d] = true
+		}
+		kept := r.Jobs[:0]
+		for i, j := range r.Jobs {
+			if !drop[i] {
+				kept = append(kept, j)
+			}
+		}
+		r.Jobs = kept
+	}
 	if len(r.Jobs) == 0 {
 		return
 	}

@@ -35,7 +35,10 @@ Predictors: request-left (request − elapsed, the baseline a scheduler has
 without prediction), user-last (the user's last run time), user-ratio (the
 request × the median run/request of the user's last --k finished jobs) and
 user-ratio-cond (the same over the user's jobs that ran longer than the
-elapsed time). See docs/predict.md.`,
+elapsed time) and user-mape (the remaining time of the user's last --k
+jobs that ran longer than the elapsed time, their median weighted by
+1 / remaining: the guess of least percentage error over them). See
+docs/predict.md.`,
 		Example: `  optsched bench predict --trace instances/traces/KTH-SP2-1996-2.1-cln.swf.gz
   optsched bench predict --trace instances/traces/HPC2N-2002-2.1-cln.swf.gz -o json`,
 		Args: argsBetween(0, 0),
@@ -74,7 +77,7 @@ func runBenchPredict(opts *benchPredictOptions) error {
 	if len(jobs) == 0 {
 		return fmt.Errorf("%s: the log gives no job's wait and run time (%d jobs), so no job's start and end are known", opts.trace, dropped)
 	}
-	preds := []predict.Predictor{predict.RequestLeft{}, predict.UserLast{}, predict.UserRatio{K: opts.k}, predict.UserRatio{K: opts.k, Conditional: true}}
+	preds := []predict.Predictor{predict.RequestLeft{}, predict.UserLast{}, predict.UserRatio{K: opts.k}, predict.UserRatio{K: opts.k, Conditional: true}, predict.UserMAPE{K: opts.k}}
 	rep, err := predict.Evaluate(jobs, preds, predict.Config{})
 	if err != nil {
 		return fmt.Errorf("%s: %w", opts.trace, err)

@@ -18,7 +18,7 @@ func TestBenchPredict(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, want := range []string{"request-left", "user-last", "user-ratio ", "user-ratio-cond", "MAPE % at 0%", "MAPE % at 50%", "110.8", "39.8", "other data", "first 19594 by submit"} {
+	for _, want := range []string{"request-left", "user-last", "user-ratio ", "user-ratio-cond", "user-mape", "MAPE % at 0%", "MAPE % at 50%", "110.8", "39.8", "other data", "first 19594 by submit"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
@@ -31,7 +31,7 @@ func TestBenchPredict(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("-o json: %v\n%s", err, out)
 	}
-	if rep.Jobs != 27992 || rep.Evaluated == 0 || len(rep.Results) != 8 || len(rep.Published) != 2 {
+	if rep.Jobs != 27992 || rep.Evaluated == 0 || len(rep.Results) != 10 || len(rep.Published) != 2 {
 		t.Fatalf("report %+v", rep)
 	}
 	for _, r := range rep.Results {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,6 +36,7 @@ type simulateOptions struct {
 	policy       string
 	weights      string
 	sample       bool
+	kill         bool
 	tau          time.Duration
 	solver       string
 	heuristic    string
@@ -163,9 +165,10 @@ windows it solved optimally; the schedule itself is unchanged.`,
 	f := cmd.Flags()
 	f.StringVar(&opts.trace, "trace", "", "trace file (required)")
 	f.StringVar(&opts.format, "format", "", "lan or swf (default: from the file name)")
-	f.StringVar(&opts.policy, "policy", "window", "window, "+rlSimPolicy+" (learned; --weights), or a per-job policy: "+strings.Join(sim.PolicyNames(), ", "))
-	f.StringVar(&opts.weights, "weights", "", rlSimPolicy+" policy: weights file (optsched train sched; default: the shipped weights of lublin_256 or HPC2N, by the trace's name)")
-	f.BoolVar(&opts.sample, "sample", false, rlSimPolicy+" policy: sample from the policy (seeded by --seed) instead of taking the most likely job")
+	f.StringVar(&opts.policy, "policy", "window", "window, "+rlSimPolicy+" or "+schertSimPolicy+" (learned; --weights), or a per-job policy: "+strings.Join(sim.PolicyNames(), ", "))
+	f.StringVar(&opts.weights, "weights", "", "learned policies: weights file (optsched train sched; default: the shipped weights: "+rlSimPolicy+" of lublin_256 or HPC2N, by the trace's name; "+schertSimPolicy+" of HPC2N)")
+	f.BoolVar(&opts.sample, "sample", false, "learned policies: sample from the policy (seeded by --seed) instead of taking the most likely action")
+	f.BoolVar(&opts.kill, "kill", false, schertSimPolicy+" policy: let its killer stop running jobs predicted to run long and requeue them (restarted from scratch; the work lost is reported)")
 	f.DurationVar(&opts.tau, "tau", 60*time.Second, "window period τ (window policy)")
 	f.StringVar(&opts.solver, "solver", "csp", "window solver")
 	f.StringVar(&opts.heuristic, "heuristic", "", "window heuristic instead of a solver")
@@ -245,8 +248,8 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	if opts.maxJobs < 0 || opts.maxTraceJobs < 0 || opts.procsPerNode < 0 {
 		return usageError{fmt.Errorf("--max-jobs, --max-trace-jobs and --procs-per-node must be at least 0")}
 	}
-	if opts.policy != "window" && opts.policy != rlSimPolicy && !slices.Contains(sim.PolicyNames(), opts.policy) {
-		return usageError{fmt.Errorf("--policy must be window or one of %s, %s, got %q", rlSimPolicy, strings.Join(sim.PolicyNames(), ", "), opts.policy)}
+	if opts.policy != "window" && opts.policy != rlSimPolicy && opts.policy != schertSimPolicy && !slices.Contains(sim.PolicyNames(), opts.policy) {
+		return usageError{fmt.Errorf("--policy must be window or one of %s, %s, %s, got %q", rlSimPolicy, schertSimPolicy, strings.Join(sim.PolicyNames(), ", "), opts.policy)}
 	}
 	if opts.allocator != "" && !slices.Contains(sim.AllocatorNames(), opts.allocator) {
 		return usageError{fmt.Errorf("--allocator must be one of %s, got %q", strings.Join(sim.AllocatorNames(), ", "), opts.allocator)}
@@ -331,8 +334,18 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 		}
 		cfg.Policy = sim.Learned
 		cfg.Chooser = simChooser{learned.NewChooser(pol, norm, opts.sample, opts.seed)}
+	} else if opts.policy == schertSimPolicy {
+		net, err := schertPolicy(opts.weights, false)
+		if err != nil {
+			return err
+		}
+		sch := learned.NewSchert(net, opts.kill, opts.sample, opts.seed)
+		cfg.Policy, cfg.Picker, cfg.Killer = sim.Learned, sch, sch
 	} else if opts.weights != "" || opts.sample {
-		return usageError{fmt.Errorf("--weights and --sample are for --policy %s", rlSimPolicy)}
+		return usageError{fmt.Errorf("--weights and --sample are for --policy %s or %s", rlSimPolicy, schertSimPolicy)}
+	}
+	if opts.kill && opts.policy != schertSimPolicy {
+		return usageError{fmt.Errorf("--kill is for --policy %s", schertSimPolicy)}
 	}
 	if opts.policy == sim.CP {
 		cfg.CP = cpolicy.Policy{Objective: opts.cpObjective, K: opts.cpJobs, NoSearch: opts.cpNoSearch(cfg.Nodes)}
@@ -410,6 +423,9 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 			fmt.Fprintf(tw, "windows too large for %s\t%d (answered by its fallback)\n", opts.solver, sum.WindowsTooLarge)
 		}
 		fmt.Fprintf(tw, "window solve latency\tmedian %.3f ms, p99 %.3f ms\n", sum.SolveMedianMS, sum.SolveP99MS)
+	}
+	if opts.policy == schertSimPolicy {
+		fmt.Fprintf(tw, "kills\t%d (work lost: %d node-seconds)\n", sum.Kills, sum.LostNodeSeconds)
 	}
 	if opts.policy == sim.CP {
 		fmt.Fprintf(tw, "decisions\t%d\n", sum.Windows)
@@ -520,6 +536,30 @@ func (opts *simulateOptions) layoutName(l model.LayoutSpec) string {
 
 // rlSimPolicy is simulate's name of the learned RLScheduler design.
 const rlSimPolicy = "rlscheduler"
+
+// schertSimPolicy is simulate's name of the learned RLSchert design.
+const schertSimPolicy = "rlschert"
+
+// schertPolicy reads the rlschert weights of path, or the shipped ones
+// (of the synthetic workload, or of HPC2N).
+func schertPolicy(path string, synthetic bool) (*learned.RLSchert, error) {
+	if path == "" && synthetic {
+		return learned.ShippedRLSchert("synthetic")
+	}
+	if path == "" {
+		return learned.ShippedRLSchert("hpc2n")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	net, err := learned.ReadRLSchert(f)
+	if err != nil {
+		return nil, fmt.Errorf("--weights %s: %w", path, err)
+	}
+	return net, nil
+}
 
 // simChooser adapts a learned chooser to bench/sim.
 type simChooser struct{ c *learned.Chooser }

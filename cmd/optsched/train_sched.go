@@ -28,31 +28,46 @@ type trainSchedOptions struct {
 	out       string
 	plot      string
 	verbose   bool
+	synthetic bool
+	imitation int
+	// epochsSet and episodesSet: the flags were given (else the design's
+	// defaults).
+	epochsSet, episodesSet bool
 }
 
 func newTrainSchedCmd(s *streams, runF func(*trainSchedOptions) error) *cobra.Command {
 	opts := &trainSchedOptions{streams: s}
 	d := learned.DefaultTrainConfig()
 	cmd := &cobra.Command{
-		Use:   "sched --design rlscheduler --trace FILE [--objective bsld] [--seed N] [--epochs N] --out FILE",
+		Use:   "sched --design rlscheduler|rlschert --trace FILE [--objective bsld|slowdown] [--seed N] [--epochs N] --out FILE",
 		Short: "Train a learned job-selection policy with PPO on an SWF trace",
 		Long: `Trains a learned job-selection design with PPO (heuristics/learn) and
 writes its weights. Designs: rlscheduler (Zhang et al., SC'20: a kernel
 network scoring every visible job, up to 128, with one shared MLP
-8-32-16-8-1; see docs/learned.md).
+8-32-16-8-1) and rlschert (Wang et al., Appl. Sci. 2021: a picker over
+the 5 oldest waiting jobs and the cluster's time x cores occupancy, with
+a remaining-time predictor and a kill-and-requeue action; first trained
+by imitation of rules, then PPO; objective slowdown); see
+docs/learned.md.
 
 Episodes are 256 consecutive jobs of the trace whose start is drawn from
 the parts of the trace that overlap none of the ten test sequences of
 optsched bench rlscheduler (starts 1981, 2756, 4299, 8850, 3316, 2714,
 5228, 7762, 4022, 7085, 1,024 jobs each), run by the protocol's loop
 without backfilling; the reward is minus the episode's mean bounded
-slowdown. Each epoch is one PPO update on --episodes episodes.
+slowdown (rlschert: minus the sum over time of 1 / predicted length over
+the jobs in the system, the paper's reward). Each epoch is one PPO update
+on --episodes episodes. rlschert with --synthetic trains on RLSchert's
+synthetic workload (its Table 2) instead of a trace.
 
 Training is deterministic: the same flags give the same file.`,
 		Example: `  optsched train sched --design rlscheduler --trace instances/traces/lublin_256.swf.gz --out rl.bin.gz --plot curve.png
-  optsched bench rlscheduler --trace instances/traces/lublin_256.swf.gz --policies f1,sjf,rl-here --weights rl.bin.gz`,
+  optsched bench rlscheduler --trace instances/traces/lublin_256.swf.gz --policies f1,sjf,rl-here --weights rl.bin.gz
+  optsched train sched --design rlschert --trace instances/traces/HPC2N-2002-2.1-cln.swf.gz --out schert.bin.gz
+  optsched bench rlschert --trace instances/traces/HPC2N-2002-2.1-cln.swf.gz --weights schert.bin.gz`,
 		Args: argsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.epochsSet, opts.episodesSet = cmd.Flags().Changed("epochs"), cmd.Flags().Changed("episodes")
 			if runF != nil {
 				return runF(opts)
 			}
@@ -60,12 +75,14 @@ Training is deterministic: the same flags give the same file.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.design, "design", "rlscheduler", "design to train: rlscheduler")
-	f.StringVar(&opts.trace, "trace", "", "SWF trace to train on (required)")
-	f.StringVar(&opts.objective, "objective", "bsld", "objective: bsld (mean bounded slowdown)")
+	f.StringVar(&opts.design, "design", "rlscheduler", "design to train: rlscheduler or rlschert")
+	f.StringVar(&opts.trace, "trace", "", "SWF trace to train on (required but with --synthetic)")
+	f.IntVar(&opts.imitation, "imitation", learned.DefaultSchertTrainConfig().ImitationEpisodes, "rlschert: episodes the rules play for the imitation before PPO")
+	f.BoolVar(&opts.synthetic, "synthetic", false, "rlschert: train on RLSchert's synthetic workload (seeded by --seed) instead of a trace")
+	f.StringVar(&opts.objective, "objective", "", "objective: bsld (mean bounded slowdown; rlscheduler's) or slowdown (rlschert's; the default of each)")
 	f.Uint64Var(&opts.seed, "seed", d.Seed, "seed of the weights, episodes and sampled actions")
-	f.IntVar(&opts.epochs, "epochs", d.Updates, "PPO updates (epochs)")
-	f.IntVar(&opts.episodes, "episodes", d.EpisodesPerUpdate, "episodes of 256 jobs per epoch")
+	f.IntVar(&opts.epochs, "epochs", d.Updates, fmt.Sprintf("PPO updates (epochs; rlschert's default %d)", learned.DefaultSchertTrainConfig().Updates))
+	f.IntVar(&opts.episodes, "episodes", d.EpisodesPerUpdate, fmt.Sprintf("episodes of 256 jobs per epoch (rlschert's default %d)", learned.DefaultSchertTrainConfig().EpisodesPerUpdate))
 	f.IntVar(&opts.dropFirst, "drop-first", -1, "drop the first N job records of the file (default: 5 for HPC2N-2002-2.1*, else 0)")
 	f.StringVar(&opts.out, "out", "", "weights file to write (required)")
 	f.StringVar(&opts.plot, "plot", "", "learning-curve PNG/SVG (default: the weights file's name with .png)")
@@ -85,10 +102,16 @@ func rlDropDefault(trace string, drop int) int {
 }
 
 func runTrainSched(ctx context.Context, opts *trainSchedOptions) error {
-	if opts.design != "rlscheduler" {
-		return usageError{fmt.Errorf("--design must be rlscheduler (rlschert and joshh are not built yet), got %q", opts.design)}
+	if opts.design == "rlschert" {
+		return runTrainSchert(ctx, opts)
 	}
-	if opts.objective != "bsld" {
+	if opts.design != "rlscheduler" {
+		return usageError{fmt.Errorf("--design must be rlscheduler or rlschert (joshh is not built yet), got %q", opts.design)}
+	}
+	if opts.synthetic {
+		return usageError{fmt.Errorf("--synthetic is for --design rlschert")}
+	}
+	if opts.objective != "bsld" && opts.objective != "" {
 		return usageError{fmt.Errorf("--objective must be bsld for rlscheduler, got %q", opts.objective)}
 	}
 	if opts.trace == "" || opts.out == "" {

@@ -1,0 +1,583 @@
+package learned
+
+import (
+	"bytes"
+	_ "embed" // the shipped weights
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/optsched/optsched/bench/sim"
+	"github.com/optsched/optsched/bench/trace"
+	"github.com/optsched/optsched/heuristics/learn"
+)
+
+// RLSchert's dimensions (Q. Wang et al., Appl. Sci. 11(20) 9448, 2021;
+// its Table 2 and Section 3). The units the paper leaves open are chosen
+// in SchertNorm (see docs/learned.md).
+const (
+	// SchertVisible is num_nw, the waiting jobs the picker sees and can
+	// start (the oldest, as DeepRM's job slots; the others are the
+	// backlog, counted).
+	SchertVisible = 5
+	// SchertHorizon is the occupancy image's time rows, in slots.
+	SchertHorizon = 120
+	// SchertMaxLen is the longest job in slots: a slot is the trace's
+	// largest request / SchertMaxLen.
+	SchertMaxLen = 100
+	// SchertBins are the image's rows as the network reads them: the
+	// busy share of the cluster averaged over 10 slots each.
+	SchertBins = 12
+	// SchertBacklog normalises the backlog count (DeepRM's backlog size).
+	SchertBacklog = 60
+	// MaxKillCandidates bounds the running jobs the killer scores: those
+	// of the longest predicted remaining time.
+	MaxKillCandidates = 16
+)
+
+// Per visible job: present, log predicted length, nodes share, wait
+// share of the horizon, fits now, requeued.
+const schertJobF = 6
+
+// schertIn is the picker's (and the critic's) input: the image's bins,
+// the visible jobs, and the free share, backlog and running count.
+const schertIn = SchertBins + SchertVisible*schertJobF + 3
+
+// KillFeatures are a kill candidate's features: log predicted remaining,
+// log elapsed, nodes share, free share if it were killed, visible jobs
+// it would let start, the shortest visible predicted length, the queue's
+// length, and the "no kill" flag (1 only on the no-kill row).
+const KillFeatures = 8
+
+// pickIn is a picker row: a visible job's features (zero on the void
+// row), the void flag, and the state's context (the image's bins and
+// the three global values).
+const pickIn = schertJobF + 1 + SchertBins + 3
+
+// The layer sizes: the picker is a kernel network scoring each visible
+// job and the "void" action (start nothing until the next event) alike,
+// one row each, on the row's features and the state's context; the
+// killer scores each candidate and the no-kill row alike; the critic
+// reads the whole state (schertIn values).
+var (
+	SchertActorSizes  = []int{pickIn, 32, 16, 1}
+	SchertCriticSizes = []int{schertIn, 64, 32, 1}
+	KillSizes         = []int{KillFeatures, 32, 16, 1}
+)
+
+// SchertNorm holds a workload's units.
+type SchertNorm struct {
+	// Slot is the length of a time slot, s: the 99th percentile of the
+	// training jobs' max(request, run time) / SchertMaxLen, at least 1.
+	// The percentile, not the maximum: HPC2N's largest request is 100
+	// days, an outlier 20 times its 99th percentile (5 days), which
+	// would make a slot a day and every usual job a fraction of one.
+	Slot float64
+}
+
+// SchertNormOf returns the units of jobs.
+func SchertNormOf(jobs []trace.Job) SchertNorm {
+	if len(jobs) == 0 {
+		return SchertNorm{Slot: 1}
+	}
+	l := make([]int64, len(jobs))
+	for i, j := range jobs {
+		l[i] = max(j.Walltime, j.Runtime)
+	}
+	slices.Sort(l)
+	p99 := l[min(len(l)-1, len(l)*99/100)]
+	return SchertNorm{Slot: max(1, math.Ceil(float64(p99)/SchertMaxLen))}
+}
+
+// logSlots maps a duration in seconds to log(1 + slots) / log(1 + max
+// length), capped at 1.5.
+func (n SchertNorm) logSlots(sec float64) float64 {
+	return min(math.Log1p(max(sec, 0)/n.Slot)/math.Log1p(SchertMaxLen), 1.5)
+}
+
+// RLSchert is the design's networks: the picker (actor), the killer and,
+// while training, the critic.
+type RLSchert struct {
+	Norm   SchertNorm
+	Actor  *learn.Seq
+	Killer *learn.Seq
+	Critic *learn.Seq // nil in a policy read from a file
+}
+
+// NewRLSchert returns untrained networks (last layers scaled by 0.01).
+func NewRLSchert(norm SchertNorm, rng *rand.Rand) *RLSchert {
+	a, _ := learn.NewMLP("actor", SchertActorSizes, learn.ActReLU, 0.01, rng)
+	k, _ := learn.NewMLP("killer", KillSizes, learn.ActReLU, 0.01, rng)
+	c, _ := learn.NewMLP("critic", SchertCriticSizes, learn.ActReLU, 1, rng)
+	return &RLSchert{Norm: norm, Actor: a, Killer: k, Critic: c}
+}
+
+// UserPredictor is the remaining-run-time predictor the design reads,
+// online: bench/predict's user-ratio-cond rule (predict.UserRatio with
+// Conditional) on the jobs it has seen finish. A job's predicted total
+// run time is its request times the median run/request ratio of its
+// user's last PredictK finished jobs that ran longer than its elapsed
+// time (looking back at most 8·PredictK), clipped to [elapsed,
+// max(request, elapsed)]; the request without such jobs.
+type UserPredictor struct {
+	byUser map[string][]ratio
+	buf    []float64
+}
+
+// PredictK is the jobs in UserPredictor's median (predict.DefaultK).
+const PredictK = 5
+
+type ratio struct {
+	run, req int64
+}
+
+// NewUserPredictor returns a predictor with no history.
+func NewUserPredictor() *UserPredictor { return &UserPredictor{byUser: map[string][]ratio{}} }
+
+// Observe adds a finished job of user: its run time and request (s).
+func (p *UserPredictor) Observe(user string, run, request int64) {
+	if user == "" || request <= 0 {
+		return
+	}
+	h := append(p.byUser[user], ratio{run, request})
+	if len(h) > 8*PredictK {
+		h = h[len(h)-8*PredictK:]
+	}
+	p.byUser[user] = h
+}
+
+// Prime observes the jobs of a log that ended by time at (their
+// Submit + Runtime, a lower bound of their end), in order: the history
+// before an episode.
+func (p *UserPredictor) Prime(jobs []trace.Job, at int64) {
+	for _, j := range jobs {
+		if j.Submit+j.Runtime <= at {
+			p.Observe(j.User, j.Runtime, j.Walltime)
+		}
+	}
+}
+
+// Total returns the predicted total run time, s, of a job of user with
+// request that has run elapsed s.
+func (p *UserPredictor) Total(user string, request, elapsed int64) float64 {
+	e, r := float64(elapsed), float64(request)
+	x := r
+	if h := p.byUser[user]; user != "" && len(h) > 0 {
+		p.buf = p.buf[:0]
+		for i := len(h) - 1; i >= 0 && len(p.buf) < PredictK; i-- {
+			if h[i].run > elapsed {
+				p.buf = append(p.buf, float64(h[i].run)/float64(h[i].req))
+			}
+		}
+		if len(p.buf) > 0 {
+			slices.Sort(p.buf)
+			n := len(p.buf)
+			m := p.buf[n/2]
+			if n%2 == 0 {
+				m = (p.buf[n/2-1] + p.buf[n/2]) / 2
+			}
+			x = m * r
+		}
+	}
+	return max(min(x, max(r, e)), e, 1)
+}
+
+// Schert is the design deciding in bench/sim: it implements
+// sim.JobPicker and sim.Killer (the killer kills only with Kill set; it
+// always watches the ends, which feed the predictor). Not safe for
+// concurrent use; one per simulation.
+type Schert struct {
+	net    *RLSchert
+	actor  *learn.Seq
+	killer *learn.Seq
+	// Killing enables the kill action; Rule makes both decisions by the
+	// rules instead of the networks (the imitation teacher: the shortest
+	// predicted fitting visible job, and KillRule).
+	Killing, Rule bool
+	sample        bool
+	rng           *rand.Rand
+	Pred          *UserPredictor
+	obs           schertObs
+	p, z          []float64
+	// alive are the jobs known to run, by key.
+	alive map[int]aliveJob
+	ended []int
+	lastT int64
+	// rec, when set, records the decisions (training).
+	rec *schertRecorder
+	// Decisions counts the calls that had a choice.
+	Decisions int
+}
+
+type aliveJob struct {
+	user       string
+	start, req int64
+}
+
+// NewSchert returns a policy of net's networks (cloned): argmax, or with
+// sample a draw seeded by seed; kill enables the kill action.
+func NewSchert(net *RLSchert, kill, sample bool, seed uint64) *Schert {
+	return &Schert{net: net, actor: net.Actor.CloneSeq(), killer: net.Killer.CloneSeq(), Killing: kill, sample: sample,
+		rng: learn.NewRand(seed, 0x7363_6872), Pred: NewUserPredictor(), alive: map[int]aliveJob{},
+		p: make([]float64, MaxKillCandidates+1), z: make([]float64, MaxKillCandidates+1), lastT: math.MinInt64}
+}
+
+// watch feeds the predictor with the jobs that ended since the last call:
+// an end is an event, and Kill is called at every event, so a job known
+// to run (alive) and gone from running at the first call of a later time
+// ended then (a killed job leaves alive when it is killed; a picked one
+// joins when it is picked).
+func (s *Schert) watch(now int64, running []sim.RunningJob) {
+	if now != s.lastT {
+		s.lastT = now
+		s.ended = s.ended[:0]
+		for k := range s.alive {
+			if !slices.ContainsFunc(running, func(r sim.RunningJob) bool { return r.Key == k }) {
+				s.ended = append(s.ended, k)
+			}
+		}
+		slices.Sort(s.ended) // the map's order is random; the history's must not be
+		for _, k := range s.ended {
+			a := s.alive[k]
+			s.Pred.Observe(a.user, now-a.start, a.req)
+			delete(s.alive, k)
+		}
+	}
+	for _, r := range running {
+		s.alive[r.Key] = aliveJob{user: r.User, start: r.Start, req: r.Request}
+	}
+}
+
+// schertObs is one observation of the picker: x (schertIn values), the
+// mask of valid actions, and the kill candidates' rows.
+type schertObs struct {
+	x     [schertIn]float64
+	ax    [(SchertVisible + 1) * pickIn]float64 // the picker's rows
+	valid [SchertVisible + 1]bool
+	pred  [SchertVisible]float64 // predicted lengths of the visible jobs
+	image [SchertHorizon]float64
+	kx    []float64 // (candidates + 1) × KillFeatures; the no-kill row last
+	kidx  []int     // candidate → index into running
+	krem  []float64 // candidates' predicted remaining
+	kel   []float64 // candidates' elapsed
+}
+
+// observe fills s.obs for the state now.
+func (s *Schert) observe(now int64, idle, nodes int, queue []sim.QueuedJob, running []sim.RunningJob) {
+	o := &s.obs
+	n := s.net.Norm
+	clear(o.image[:])
+	cl := float64(nodes)
+	for _, r := range running {
+		el := now - r.Start
+		rem := s.Pred.Total(r.User, r.Request, el) - float64(el)
+		slots := min(int(math.Ceil(rem/n.Slot)), SchertHorizon)
+		for t := range slots {
+			o.image[t] += float64(r.Nodes) / cl
+		}
+	}
+	x := o.x[:]
+	clear(x)
+	per := SchertHorizon / SchertBins
+	for b := range SchertBins {
+		var m float64
+		for t := b * per; t < (b+1)*per; t++ {
+			m += o.image[t]
+		}
+		x[b] = min(m/float64(per), 1)
+	}
+	o.valid = [SchertVisible + 1]bool{}
+	for i := range min(SchertVisible, len(queue)) {
+		q := queue[i]
+		row := x[SchertBins+i*schertJobF : SchertBins+(i+1)*schertJobF]
+		o.pred[i] = s.Pred.Total(q.User, q.Request, 0)
+		row[0] = 1
+		row[1] = n.logSlots(o.pred[i])
+		row[2] = float64(q.Nodes) / cl
+		row[3] = min(float64(now-q.Submit)/(n.Slot*SchertHorizon), 1.5)
+		if q.Nodes <= idle {
+			row[4] = 1
+			o.valid[i] = true
+		}
+		if q.Kills > 0 {
+			row[5] = 1
+		}
+	}
+	g := x[SchertBins+SchertVisible*schertJobF:]
+	g[0] = float64(idle) / cl
+	g[1] = min(float64(max(len(queue)-SchertVisible, 0))/SchertBacklog, 1)
+	g[2] = min(float64(len(running))/20, 1)
+	o.valid[SchertVisible] = len(running) > 0
+	for a := range SchertVisible + 1 {
+		row := o.ax[a*pickIn : (a+1)*pickIn]
+		clear(row)
+		if a < SchertVisible {
+			copy(row, x[SchertBins+a*schertJobF:SchertBins+(a+1)*schertJobF])
+		} else {
+			row[schertJobF] = 1
+		}
+		copy(row[schertJobF+1:], x[:SchertBins])
+		copy(row[schertJobF+1+SchertBins:], g)
+	}
+}
+
+// observeKill fills the kill candidates' rows (the no-kill row last) and
+// returns their count.
+func (s *Schert) observeKill(now int64, idle, nodes int, queue []sim.QueuedJob, running []sim.RunningJob) int {
+	o := &s.obs
+	n := s.net.Norm
+	o.kidx, o.krem, o.kel = o.kidx[:0], o.krem[:0], o.kel[:0]
+	for i, r := range running {
+		if r.Kills > 0 { // a job is killed at most once: every job ends
+			continue
+		}
+		el := now - r.Start
+		o.kidx = append(o.kidx, i)
+		o.krem = append(o.krem, s.Pred.Total(r.User, r.Request, el)-float64(el))
+		o.kel = append(o.kel, float64(el))
+	}
+	if len(o.kidx) > MaxKillCandidates {
+		ord := make([]int, len(o.kidx))
+		for i := range ord {
+			ord[i] = i
+		}
+		slices.SortStableFunc(ord, func(a, b int) int { return -cmpF(o.krem[a], o.krem[b]) })
+		ord = ord[:MaxKillCandidates]
+		slices.Sort(ord)
+		for j, i := range ord {
+			o.kidx[j], o.krem[j], o.kel[j] = o.kidx[i], o.krem[i], o.kel[i]
+		}
+		o.kidx, o.krem, o.kel = o.kidx[:MaxKillCandidates], o.krem[:MaxKillCandidates], o.kel[:MaxKillCandidates]
+	}
+	c := len(o.kidx)
+	o.kx = learn.Grow(o.kx, (c+1)*KillFeatures)
+	clear(o.kx)
+	cl := float64(nodes)
+	short := math.Inf(1)
+	for i := range min(SchertVisible, len(queue)) {
+		short = min(short, o.pred[i])
+	}
+	shortF := 0.0
+	if !math.IsInf(short, 1) {
+		shortF = n.logSlots(short)
+	}
+	ql := min(float64(len(queue))/SchertBacklog, 1)
+	for j, i := range o.kidx {
+		r := running[i]
+		row := o.kx[j*KillFeatures : (j+1)*KillFeatures]
+		row[0] = n.logSlots(o.krem[j])
+		row[1] = n.logSlots(o.kel[j])
+		row[2] = float64(r.Nodes) / cl
+		row[3] = float64(idle+r.Nodes) / cl
+		would := 0
+		for v := range min(SchertVisible, len(queue)) {
+			if q := queue[v]; q.Nodes > idle && q.Nodes <= idle+r.Nodes {
+				would++
+			}
+		}
+		row[4] = float64(would) / SchertVisible
+		row[5] = shortF
+		row[6] = ql
+	}
+	none := o.kx[c*KillFeatures : (c+1)*KillFeatures]
+	none[5], none[6], none[7] = shortF, ql, 1
+	return c
+}
+
+func cmpF(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// KillRule is the kill rule the killer first imitates: kill the
+// candidate of the longest predicted remaining time if it has run at
+// most KillRuleElapsed of its predicted length (little work lost) and a
+// visible waiting job that does not fit now would fit in its nodes with
+// a predicted length under KillRuleRatio of its predicted remaining
+// time. It returns a candidate index, or c for no kill.
+func (s *Schert) KillRule(idle int, queue []sim.QueuedJob, running []sim.RunningJob, c int) int {
+	o := &s.obs
+	best := -1
+	for j := range c {
+		if best < 0 || o.krem[j] > o.krem[best] {
+			best = j
+		}
+	}
+	if best < 0 || o.kel[best] > KillRuleElapsed*(o.kel[best]+o.krem[best]) {
+		return c
+	}
+	r := running[o.kidx[best]]
+	for v := range min(SchertVisible, len(queue)) {
+		if q := queue[v]; q.Nodes > idle && q.Nodes <= idle+r.Nodes && o.pred[v] < KillRuleRatio*o.krem[best] {
+			return best
+		}
+	}
+	return c
+}
+
+// The kill rule's thresholds (KillRule); chosen before any measurement.
+const (
+	KillRuleElapsed = 0.1
+	KillRuleRatio   = 0.1
+)
+
+// Kill implements sim.Killer.
+func (s *Schert) Kill(now int64, idle, nodes int, queue []sim.QueuedJob, running []sim.RunningJob) int {
+	s.watch(now, running)
+	if s.rec != nil {
+		s.rec.tick(s, now, queue, running)
+	}
+	if !s.Killing || len(queue) == 0 || len(running) == 0 {
+		return -1
+	}
+	s.observe(now, idle, nodes, queue, running)
+	c := s.observeKill(now, idle, nodes, queue, running)
+	if c == 0 {
+		return -1
+	}
+	s.Decisions++
+	var a int
+	if s.Rule {
+		a = s.KillRule(idle, queue, running, c)
+		if s.rec != nil && s.rec.imitate {
+			s.rec.addKill(s, c, a, 0)
+		}
+	} else {
+		logits := s.killer.Forward(s.obs.kx[:(c+1)*KillFeatures], c+1)
+		lse := learn.MaskedSoftmax(s.p[:c+1], logits, c+1)
+		a = learn.Pick(s.p[:c+1], c+1, s.sample || s.rec != nil, s.rng)
+		if s.rec != nil {
+			s.rec.addKill(s, c, a, logits[a]-lse)
+		}
+	}
+	if a == c {
+		return -1
+	}
+	k := s.obs.kidx[a]
+	delete(s.alive, running[k].Key)
+	return k
+}
+
+// Pick implements sim.JobPicker.
+func (s *Schert) Pick(now int64, idle, nodes int, queue []sim.QueuedJob, running []sim.RunningJob) int {
+	s.watch(now, running) // without Kill's call (no killer set)
+	s.observe(now, idle, nodes, queue, running)
+	o := &s.obs
+	nv, last := 0, -1
+	for a, v := range o.valid {
+		if v {
+			nv++
+			last = a
+		}
+	}
+	if nv == 0 {
+		return -1
+	}
+	var a int
+	switch {
+	case nv == 1:
+		a = last
+	case s.Rule:
+		a = -1
+		for i := range SchertVisible {
+			if o.valid[i] && (a < 0 || o.pred[i] < o.pred[a]) {
+				a = i
+			}
+		}
+		s.Decisions++
+		if s.rec != nil && s.rec.imitate {
+			s.rec.addPick(s, a, 0)
+		}
+	default:
+		s.Decisions++
+		z := s.actor.Forward(o.ax[:], SchertVisible+1)
+		copy(s.z, z)
+		maskLogits(s.z[:SchertVisible+1], o.valid[:])
+		lse := learn.MaskedSoftmax(s.p[:SchertVisible+1], s.z[:SchertVisible+1], SchertVisible+1)
+		a = learn.Pick(s.p[:SchertVisible+1], SchertVisible+1, s.sample || s.rec != nil, s.rng)
+		if s.rec != nil {
+			s.rec.addPick(s, a, s.z[a]-lse)
+		}
+	}
+	if a == SchertVisible {
+		return -1
+	}
+	q := queue[a]
+	s.alive[q.Key] = aliveJob{user: q.User, start: now, req: q.Request}
+	return a
+}
+
+// masked is the logit of a masked action: its probability is exactly 0.
+const masked = -1e30
+
+// maskLogits sets the logits of the invalid actions to masked.
+func maskLogits(z []float64, valid []bool) {
+	for i, v := range valid {
+		if !v {
+			z[i] = masked
+		}
+	}
+}
+
+// schertMagic heads an RLSchert weights file; the header is the slot
+// (s) and the actor's and killer's sizes.
+const schertMagic = "RLSCHT01"
+
+// WriteRLSchert writes the actor's and killer's weights (float32; gzip).
+func WriteRLSchert(w io.Writer, p *RLSchert) error {
+	h := []uint32{uint32(p.Norm.Slot)}
+	for _, s := range append(slices.Clone(SchertActorSizes), KillSizes...) {
+		h = append(h, uint32(s))
+	}
+	return learn.WriteWeights(w, schertMagic, h, append(p.Actor.Params(), p.Killer.Params()...))
+}
+
+// ReadRLSchert reads a file WriteRLSchert wrote.
+func ReadRLSchert(r io.Reader) (*RLSchert, error) {
+	var net *RLSchert
+	sizes := append(slices.Clone(SchertActorSizes), KillSizes...)
+	err := learn.ReadWeights(r, schertMagic, 1+len(sizes), func(h []uint32) ([]*learn.Param, error) {
+		for i, s := range sizes {
+			if int(h[1+i]) != s {
+				return nil, fmt.Errorf("rlschert sizes %v, this build has %v", h[1:], sizes)
+			}
+		}
+		if h[0] < 1 {
+			return nil, fmt.Errorf("rlschert slot %d s", h[0])
+		}
+		net = NewRLSchert(SchertNorm{Slot: float64(h[0])}, learn.NewRand(0, 0))
+		net.Critic = nil
+		return append(net.Actor.Params(), net.Killer.Params()...), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return net, nil
+}
+
+//go:embed weights/rlschert-hpc2n.bin.gz
+var shippedSchertHPC2N []byte
+
+//go:embed weights/rlschert-synthetic.bin.gz
+var shippedSchertSynthetic []byte
+
+// ShippedRLSchert returns the shipped RLSchert weights: "hpc2n", trained
+// on HPC2N-2002-2.1-cln.swf.gz outside the rlscheduler protocol's ten
+// test sequences, or "synthetic", trained on SyntheticSchert's workload
+// of seed 1 (see docs/learned.md).
+func ShippedRLSchert(name string) (*RLSchert, error) {
+	switch name {
+	case "hpc2n":
+		return ReadRLSchert(bytes.NewReader(shippedSchertHPC2N))
+	case "synthetic":
+		return ReadRLSchert(bytes.NewReader(shippedSchertSynthetic))
+	}
+	return nil, fmt.Errorf("learned: no shipped rlschert weights %q (have hpc2n, synthetic)", name)
+}

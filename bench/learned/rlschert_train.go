@@ -1,0 +1,538 @@
+package learned
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/optsched/optsched/bench/rlscheduler"
+	"github.com/optsched/optsched/bench/sim"
+	"github.com/optsched/optsched/bench/trace"
+	"github.com/optsched/optsched/heuristics/learn"
+	"github.com/optsched/optsched/model"
+)
+
+// SchertTrainConfig configures TrainRLSchert. Zero fields take
+// DefaultSchertTrainConfig's values, except Jobs and Nodes.
+type SchertTrainConfig struct {
+	// Jobs are the trace's jobs (by submit; bench/trace's order) and
+	// Nodes the cluster's size.
+	Jobs  []trace.Job
+	Nodes int
+	// Seed seeds the weights, the episodes' starts, the sampled actions
+	// and the minibatches.
+	Seed uint64
+	// ImitationEpisodes are the episodes the rules play to make the
+	// imitation data; ImitationEpochs the passes over it.
+	ImitationEpisodes, ImitationEpochs int
+	// Updates is the number of PPO updates; EpisodesPerUpdate the
+	// episodes each collects; EpisodeLen the jobs of an episode.
+	Updates, EpisodesPerUpdate, EpisodeLen int
+	// TestStarts and TestLen are the job ranges training never touches
+	// (rlscheduler.Starts and SequenceLength, as indexes into Jobs).
+	TestStarts []int
+	TestLen    int
+	// PPO's passes, minibatch, ε, Adam's rates (actor and killer, critic),
+	// GAE's γ and λ, the entropy bonus and the gradient-norm clip; LRImit
+	// is the imitation's rate.
+	PPOEpochs, Minibatch                                                 int
+	Clip, LRActor, LRCritic, LRImit, Gamma, Lambda, Entropy, MaxGradNorm float64
+	// NoKill trains without the kill action (the killer keeps its
+	// imitation weights).
+	NoKill bool
+	// Progress, when set, is called after the imitation (Update 0) and
+	// every update.
+	Progress func(SchertUpdate)
+}
+
+// DefaultSchertTrainConfig returns the settings of the shipped weights
+// but for Jobs and Nodes.
+func DefaultSchertTrainConfig() SchertTrainConfig {
+	return SchertTrainConfig{Seed: 1, ImitationEpisodes: 48, ImitationEpochs: 40, Updates: 120, EpisodesPerUpdate: 8, EpisodeLen: 256,
+		TestStarts: rlscheduler.Starts, TestLen: rlscheduler.SequenceLength, PPOEpochs: 4, Minibatch: 256,
+		Clip: 0.2, LRActor: 1e-4, LRCritic: 1e-3, LRImit: 1e-3, Gamma: 1, Lambda: 0.95, Entropy: 0.005, MaxGradNorm: 0.5}
+}
+
+func (c *SchertTrainConfig) fill() error {
+	d := DefaultSchertTrainConfig()
+	for _, f := range []struct{ p, d *int }{{&c.ImitationEpisodes, &d.ImitationEpisodes}, {&c.ImitationEpochs, &d.ImitationEpochs},
+		{&c.Updates, &d.Updates}, {&c.EpisodesPerUpdate, &d.EpisodesPerUpdate}, {&c.EpisodeLen, &d.EpisodeLen}, {&c.TestLen, &d.TestLen},
+		{&c.PPOEpochs, &d.PPOEpochs}, {&c.Minibatch, &d.Minibatch}} {
+		if *f.p == 0 {
+			*f.p = *f.d
+		}
+	}
+	for _, f := range []struct{ p, d *float64 }{{&c.Clip, &d.Clip}, {&c.LRActor, &d.LRActor}, {&c.LRCritic, &d.LRCritic}, {&c.LRImit, &d.LRImit},
+		{&c.Gamma, &d.Gamma}, {&c.Lambda, &d.Lambda}, {&c.Entropy, &d.Entropy}, {&c.MaxGradNorm, &d.MaxGradNorm}} {
+		if *f.p == 0 {
+			*f.p = *f.d
+		}
+	}
+	if c.TestStarts == nil {
+		c.TestStarts = d.TestStarts
+	}
+	switch {
+	case len(c.Jobs) == 0 || c.Nodes < 1:
+		return fmt.Errorf("%w: no jobs or no nodes", ErrTrainConfig)
+	case c.Updates < 0 || c.ImitationEpisodes < 0 || c.EpisodesPerUpdate < 1 || c.EpisodeLen < 2 || c.PPOEpochs < 1 || c.Minibatch < 1:
+		return fmt.Errorf("%w: counts must be positive", ErrTrainConfig)
+	case c.Clip <= 0 || c.LRActor <= 0 || c.LRCritic <= 0 || c.Gamma <= 0 || c.Gamma > 1 || c.Lambda < 0 || c.Lambda > 1 || c.Entropy < 0:
+		return fmt.Errorf("%w: rates out of range", ErrTrainConfig)
+	}
+	return nil
+}
+
+// SchertUpdate reports the imitation (Update 0) or one PPO update.
+type SchertUpdate struct {
+	Update, Updates, Episodes int
+	// Steps are the recorded decisions (picks with a choice and kill
+	// decisions), Kills the kills.
+	Steps, Kills int
+	// MeanSlowdown is the mean over the batch's episodes of their mean
+	// (unbounded) slowdown; MeanRule that of the rules (the shortest
+	// predicted fitting visible job first, no kill) on the same episodes.
+	MeanSlowdown, MeanRule float64
+	// ImitationAccuracy is the share of the imitation data's decisions
+	// the trained networks take as the rules did (Update 0).
+	ImitationAccuracy float64 `json:",omitempty"`
+	// KillRecall is the share of the rule's kills the trained killer
+	// makes alike (Update 0).
+	KillRecall float64 `json:",omitempty"`
+	Elapsed    time.Duration
+}
+
+// SchertTrainResult is TrainRLSchert's outcome.
+type SchertTrainResult struct {
+	Policy *RLSchert
+	Curve  []SchertUpdate
+	// Starts are the episode starts training drew from.
+	Starts []int
+}
+
+// schertStep is one recorded decision.
+type schertStep struct {
+	kill   bool
+	x      []float64 // the critic's input
+	ax     []float64 // the picker's rows (pick steps)
+	valid  [SchertVisible + 1]bool
+	kx     []float64 // the killer's rows (kill steps)
+	n      int       // their count
+	action int
+	logp   float64
+	value  float64
+	reward float64
+	adv    float64
+	ret    float64
+}
+
+// schertRecorder records a Schert's decisions and their rewards: between
+// two events the reward is −Δt · Σ 1/L̂ over the jobs in the system
+// (waiting or running), L̂ a job's predicted length (its predicted total
+// run time; elapsed + predicted remaining once it runs), per job of the
+// episode; it goes to the last decision before the interval.
+type schertRecorder struct {
+	imitate bool
+	critic  *learn.Seq
+	steps   []schertStep
+	first   int // the episode's first step
+	lastT   int64
+	rate    float64
+	scale   float64
+	kills   int
+}
+
+func (r *schertRecorder) tick(s *Schert, now int64, queue []sim.QueuedJob, running []sim.RunningJob) {
+	if now == r.lastT {
+		return
+	}
+	if len(r.steps) > r.first {
+		r.steps[len(r.steps)-1].reward -= float64(now-r.lastT) * r.rate * r.scale
+	}
+	r.lastT = now
+	r.rate = 0
+	for _, q := range queue {
+		r.rate += 1 / s.Pred.Total(q.User, q.Request, 0)
+	}
+	for _, j := range running {
+		r.rate += 1 / s.Pred.Total(j.User, j.Request, now-j.Start)
+	}
+}
+
+func (r *schertRecorder) value(x []float64) float64 {
+	if r.critic == nil {
+		return 0
+	}
+	return r.critic.Forward(x, 1)[0]
+}
+
+func (r *schertRecorder) addPick(s *Schert, a int, logp float64) {
+	x := append([]float64(nil), s.obs.x[:]...)
+	ax := append([]float64(nil), s.obs.ax[:]...)
+	r.steps = append(r.steps, schertStep{x: x, ax: ax, valid: s.obs.valid, action: a, logp: logp, value: r.value(x)})
+}
+
+func (r *schertRecorder) addKill(s *Schert, c, a int, logp float64) {
+	x := append([]float64(nil), s.obs.x[:]...)
+	kx := append([]float64(nil), s.obs.kx[:(c+1)*KillFeatures]...)
+	r.steps = append(r.steps, schertStep{kill: true, x: x, kx: kx, n: c + 1, action: a, logp: logp, value: r.value(x)})
+	if a < c {
+		r.kills++
+	}
+}
+
+// schertEnv runs episodes.
+type schertEnv struct {
+	cfg  SchertTrainConfig
+	topo *model.Topology
+}
+
+func newSchertEnv(cfg SchertTrainConfig) (*schertEnv, error) {
+	topo, err := SchertTopology(cfg.Nodes)
+	if err != nil {
+		return nil, err
+	}
+	return &schertEnv{cfg: cfg, topo: topo}, nil
+}
+
+// SchertTopology returns the layout TrainRLSchert simulates a cluster of
+// nodes on: whole pods of 4 leaves × 10 nodes, as optsched simulate.
+func SchertTopology(nodes int) (*model.Topology, error) { return model.NewLayout((nodes+39)/40, 4, 10) }
+
+// PrimeFrom is the jobs before an episode whose runs prime its predictor.
+const PrimeFrom = 5000
+
+// episode runs jobs [start, start+len) under s (the predictor primed
+// with the jobs before) and returns the mean unbounded slowdown.
+func (e *schertEnv) episode(ctx context.Context, start int, s *Schert, check bool) (float64, *sim.Result, error) {
+	jobs := e.cfg.Jobs[start : start+e.cfg.EpisodeLen]
+	s.Pred.Prime(e.cfg.Jobs[max(0, start-PrimeFrom):start], jobs[0].Submit)
+	res, err := sim.Run(ctx, &trace.Trace{Jobs: jobs}, sim.Config{Topology: e.topo, Nodes: e.cfg.Nodes, Policy: sim.Learned,
+		Picker: s, Killer: s, Check: check, DiscardNodes: true})
+	if err != nil {
+		return 0, nil, err
+	}
+	return MeanSlowdown(res), res, nil
+}
+
+// MeanSlowdown is the mean unbounded slowdown (end − submit) / run time
+// of r's jobs, the run time floored at 1 s.
+func MeanSlowdown(r *sim.Result) float64 {
+	if len(r.Jobs) == 0 {
+		return 0
+	}
+	var s float64
+	for _, j := range r.Jobs {
+		s += float64(j.End-j.Submit) / float64(max(j.End-j.Start, 1))
+	}
+	return s / float64(len(r.Jobs))
+}
+
+// TrainRLSchert trains the design: the picker and the killer first
+// imitate the rules (Schert.Rule) on episodes the rules play, then PPO
+// improves both on the reward −Σ Δt/L̂ (schertRecorder), all with the
+// one learning core (learn.PPOLogitGrad, learn.GAE, learn.Adam). It is
+// deterministic for a configuration and checks ctx between episodes.
+func TrainRLSchert(ctx context.Context, cfg SchertTrainConfig) (*SchertTrainResult, error) {
+	if err := cfg.fill(); err != nil {
+		return nil, err
+	}
+	starts := TrainingStarts(len(cfg.Jobs), cfg.EpisodeLen, cfg.TestStarts, cfg.TestLen)
+	if len(starts) == 0 {
+		return nil, fmt.Errorf("%w: no %d-job episode of the %d jobs lies outside the test sequences", ErrTrainConfig, cfg.EpisodeLen, len(cfg.Jobs))
+	}
+	env, err := newSchertEnv(cfg)
+	if err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	rng := learn.NewRand(cfg.Seed, 0x7363_6874_7261_696e)
+	net := NewRLSchert(SchertNormOf(cfg.Jobs), rng)
+	res := &SchertTrainResult{Policy: net, Starts: starts}
+	rule := map[int]float64{}
+	ruleOf := func(st int) (float64, error) {
+		if v, ok := rule[st]; ok {
+			return v, nil
+		}
+		s := NewSchert(net, false, false, 0)
+		s.Rule = true
+		v, _, err := env.episode(ctx, st, s, false)
+		rule[st] = v
+		return v, err
+	}
+	episodes := 0
+
+	// Imitation: the rules act (with kills), the networks learn their
+	// choices by cross-entropy.
+	rec := &schertRecorder{imitate: true}
+	var sumRule float64
+	for range cfg.ImitationEpisodes {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		st := starts[rng.IntN(len(starts))]
+		s := NewSchert(net, true, false, 0)
+		s.Rule, s.rec = true, rec
+		rec.first, rec.lastT, rec.scale = len(rec.steps), -1, 1/float64(cfg.EpisodeLen)
+		if _, _, err := env.episode(ctx, st, s, false); err != nil {
+			return nil, err
+		}
+		v, err := ruleOf(st)
+		if err != nil {
+			return nil, err
+		}
+		sumRule += v
+		episodes++
+	}
+	if len(rec.steps) > 0 {
+		acc, recall := imitate(cfg, net, rec.steps, rng)
+		up := SchertUpdate{Updates: cfg.Updates, Episodes: episodes, Steps: len(rec.steps), Kills: rec.kills,
+			MeanSlowdown: sumRule / float64(cfg.ImitationEpisodes), MeanRule: sumRule / float64(cfg.ImitationEpisodes),
+			ImitationAccuracy: acc, KillRecall: recall, Elapsed: time.Since(t0)}
+		res.Curve = append(res.Curve, up)
+		if cfg.Progress != nil {
+			cfg.Progress(up)
+		}
+	}
+
+	optA := learn.NewAdam(net.Actor.Params(), cfg.LRActor, cfg.MaxGradNorm)
+	optK := learn.NewAdam(net.Killer.Params(), cfg.LRActor, cfg.MaxGradNorm)
+	optC := learn.NewAdam(net.Critic.Params(), cfg.LRCritic, cfg.MaxGradNorm)
+	for u := 1; u <= cfg.Updates; u++ {
+		rec := &schertRecorder{critic: net.Critic}
+		var sumRL, sumR float64
+		for range cfg.EpisodesPerUpdate {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			st := starts[rng.IntN(len(starts))]
+			b, err := ruleOf(st)
+			if err != nil {
+				return nil, err
+			}
+			s := NewSchert(net, !cfg.NoKill, true, rng.Uint64())
+			s.rec = rec
+			// Scaled by the rule's mean slowdown on the same jobs, the
+			// returns are near −1 on every episode, light or loaded.
+			rec.first, rec.lastT, rec.scale = len(rec.steps), -1, 1/(float64(cfg.EpisodeLen)*max(b, 1))
+			m, _, err := env.episode(ctx, st, s, false)
+			if err != nil {
+				return nil, err
+			}
+			sumRL += m
+			sumR += b
+			episodes++
+			eps := rec.steps[rec.first:]
+			if len(eps) == 0 {
+				continue
+			}
+			rw, vals := make([]float64, len(eps)), make([]float64, len(eps))
+			for i := range eps {
+				rw[i], vals[i] = eps[i].reward, eps[i].value
+			}
+			adv, ret := make([]float64, len(eps)), make([]float64, len(eps))
+			learn.GAE(adv, ret, rw, vals, 0, cfg.Gamma, cfg.Lambda)
+			for i := range eps {
+				eps[i].adv, eps[i].ret = adv[i], ret[i]
+			}
+		}
+		up := SchertUpdate{Update: u, Updates: cfg.Updates, Episodes: episodes, Steps: len(rec.steps), Kills: rec.kills,
+			MeanSlowdown: sumRL / float64(cfg.EpisodesPerUpdate), MeanRule: sumR / float64(cfg.EpisodesPerUpdate)}
+		if len(rec.steps) > 0 {
+			adv := make([]float64, len(rec.steps))
+			for i := range rec.steps {
+				adv[i] = rec.steps[i].adv
+			}
+			learn.Normalize(adv)
+			for i := range rec.steps {
+				rec.steps[i].adv = adv[i]
+			}
+			schertPPO(cfg, net, optA, optK, optC, rec.steps, rng)
+		}
+		up.Elapsed = time.Since(t0)
+		res.Curve = append(res.Curve, up)
+		if cfg.Progress != nil {
+			cfg.Progress(up)
+		}
+	}
+	net.Critic = nil
+	learn.RoundWeights(net.Actor.Params())
+	learn.RoundWeights(net.Killer.Params())
+	return res, nil
+}
+
+// imitate trains the picker and the killer by cross-entropy on the
+// rules' decisions (the rule's kills weighted up to balance its no-kills)
+// and returns the share of the decisions the networks then take alike,
+// and the share of the rule's kills.
+func imitate(cfg SchertTrainConfig, net *RLSchert, steps []schertStep, rng *rand.Rand) (agree, killRecall float64) {
+	optA := learn.NewAdam(net.Actor.Params(), cfg.LRImit, 0)
+	optK := learn.NewAdam(net.Killer.Params(), cfg.LRImit, 0)
+	var picks, kills []int
+	for i := range steps {
+		if steps[i].kill {
+			kills = append(kills, i)
+		} else {
+			picks = append(picks, i)
+		}
+	}
+	p := make([]float64, MaxKillCandidates+1)
+	var x, dz []float64
+	nk := 0
+	for _, i := range kills {
+		if steps[i].action < steps[i].n-1 {
+			nk++
+		}
+	}
+	killWeight := 1.0
+	if nk > 0 {
+		killWeight = min(float64(len(kills)-nk)/float64(nk), 50)
+	}
+	for range cfg.ImitationEpochs {
+		rng.Shuffle(len(picks), func(i, j int) { picks[i], picks[j] = picks[j], picks[i] })
+		for lo := 0; lo < len(picks); lo += cfg.Minibatch {
+			mb := picks[lo:min(lo+cfg.Minibatch, len(picks))]
+			x = x[:0]
+			for _, i := range mb {
+				x = append(x, steps[i].ax...)
+			}
+			z := net.Actor.Forward(x, len(mb)*(SchertVisible+1))
+			dz = learn.Grow(dz, len(z))
+			const w = SchertVisible + 1
+			for r, i := range mb {
+				zr := z[r*w : (r+1)*w]
+				maskLogits(zr, steps[i].valid[:])
+				learn.MaskedSoftmax(p[:w], zr, w)
+				copy(dz[r*w:(r+1)*w], p[:w])
+				dz[r*w+steps[i].action]--
+			}
+			net.Actor.Backward(dz, len(mb)*(SchertVisible+1))
+			optA.Step(1 / float64(len(mb)))
+		}
+		rng.Shuffle(len(kills), func(i, j int) { kills[i], kills[j] = kills[j], kills[i] })
+		for lo := 0; lo < len(kills); lo += cfg.Minibatch {
+			mb := kills[lo:min(lo+cfg.Minibatch, len(kills))]
+			x, rows := x[:0], 0
+			for _, i := range mb {
+				x = append(x, steps[i].kx...)
+				rows += steps[i].n
+			}
+			z := net.Killer.Forward(x, rows)
+			dz = learn.Grow(dz, rows)
+			off := 0
+			for _, i := range mb {
+				n := steps[i].n
+				learn.MaskedSoftmax(p[:n], z[off:off+n], n)
+				wt := 1.0
+				if steps[i].action < n-1 {
+					wt = killWeight // the rule's rare kills weigh as much as its many no-kills
+				}
+				for j := range n {
+					dz[off+j] = wt * p[j]
+				}
+				dz[off+steps[i].action] -= wt
+				off += n
+			}
+			net.Killer.Backward(dz, rows)
+			optK.Step(1 / float64(len(mb)))
+		}
+	}
+	// Agreement after training.
+	same, killSame := 0, 0
+	for i := range steps {
+		st := &steps[i]
+		if st.kill {
+			z := net.Killer.Forward(st.kx, st.n)
+			learn.MaskedSoftmax(p[:st.n], z, st.n)
+			if learn.Pick(p[:st.n], st.n, false, nil) == st.action {
+				same++
+				if st.action < st.n-1 {
+					killSame++
+				}
+			}
+			continue
+		}
+		z := append([]float64(nil), net.Actor.Forward(st.ax, SchertVisible+1)...)
+		maskLogits(z, st.valid[:])
+		learn.MaskedSoftmax(p[:SchertVisible+1], z, SchertVisible+1)
+		if learn.Pick(p[:SchertVisible+1], SchertVisible+1, false, nil) == st.action {
+			same++
+		}
+	}
+	killRecall = 1.0
+	if nk > 0 {
+		killRecall = float64(killSame) / float64(nk)
+	}
+	return float64(same) / float64(len(steps)), killRecall
+}
+
+// schertPPO runs PPOEpochs passes of minibatches over the batch: the
+// picker on its steps, the killer on its steps (all candidate rows of a
+// minibatch at once, a softmax per step), the critic on all.
+func schertPPO(cfg SchertTrainConfig, net *RLSchert, optA, optK, optC *learn.Adam, steps []schertStep, rng *rand.Rand) {
+	idx := make([]int, len(steps))
+	for i := range idx {
+		idx[i] = i
+	}
+	const w = SchertVisible + 1
+	g := make([]float64, MaxKillCandidates+1)
+	p := make([]float64, MaxKillCandidates+1)
+	var x, xk, dz, dk, dv []float64
+	var picks, kills []int
+	for range cfg.PPOEpochs {
+		rng.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
+		for lo := 0; lo < len(idx); lo += cfg.Minibatch {
+			mb := idx[lo:min(lo+cfg.Minibatch, len(idx))]
+			picks, kills = picks[:0], kills[:0]
+			x, xk = x[:0], xk[:0]
+			rows := 0
+			for _, i := range mb {
+				if steps[i].kill {
+					kills = append(kills, i)
+					xk = append(xk, steps[i].kx...)
+					rows += steps[i].n
+				} else {
+					picks = append(picks, i)
+					x = append(x, steps[i].ax...)
+				}
+			}
+			if len(picks) > 0 {
+				z := net.Actor.Forward(x, len(picks)*w)
+				dz = learn.Grow(dz, len(z))
+				for r, i := range picks {
+					s := &steps[i]
+					zr := z[r*w : (r+1)*w]
+					maskLogits(zr, s.valid[:])
+					learn.PPOLogitGrad(g[:w], p[:w], zr, w, s.action, s.logp, s.adv, cfg.Clip, cfg.Entropy)
+					copy(dz[r*w:(r+1)*w], g[:w])
+				}
+				net.Actor.Backward(dz, len(picks)*w)
+				optA.Step(1 / float64(len(mb)))
+			}
+			if len(kills) > 0 && !cfg.NoKill {
+				z := net.Killer.Forward(xk, rows)
+				dk = learn.Grow(dk, rows)
+				off := 0
+				for _, i := range kills {
+					s := &steps[i]
+					learn.PPOLogitGrad(g[:s.n], p[:s.n], z[off:off+s.n], s.n, s.action, s.logp, s.adv, cfg.Clip, cfg.Entropy)
+					copy(dk[off:off+s.n], g[:s.n])
+					off += s.n
+				}
+				net.Killer.Backward(dk, rows)
+				optK.Step(1 / float64(len(mb)))
+			}
+			x = x[:0]
+			for _, i := range mb {
+				x = append(x, steps[i].x...)
+			}
+			v := net.Critic.Forward(x, len(mb))
+			dv = learn.Grow(dv, len(mb))
+			for r, i := range mb {
+				dv[r] = v[r] - steps[i].ret
+			}
+			net.Critic.Backward(dv, len(mb))
+			optC.Step(1 / float64(len(mb)))
+		}
+	}
+}

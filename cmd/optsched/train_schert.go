@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/optsched/optsched/bench/learned"
+	"github.com/optsched/optsched/bench/report"
+	"github.com/optsched/optsched/bench/rlscheduler"
+	"github.com/optsched/optsched/bench/trace"
+)
+
+// Synthetic workload of train sched --design rlschert --synthetic and
+// bench rlschert --synthetic: chunks of 256 jobs (a job rate each);
+// training draws from the SyntheticTrainChunks of seed --seed, the test
+// is the SyntheticTestChunks of seed 1000 + --seed (other jobs).
+const (
+	syntheticChunkLen    = 256
+	syntheticTrainChunks = 40
+	syntheticTestChunks  = 10
+	syntheticTestSeed    = 1000
+)
+
+// schertTraining returns the jobs, the cluster's size and the test
+// sequences of rlschert's training and measurement.
+func schertWorkload(path string, synthetic, test bool, seed uint64, drop int) (jobs []trace.Job, nodes int, starts []int, n int, name string, err error) {
+	if synthetic {
+		if test {
+			jobs = learned.SyntheticSchert(syntheticTestSeed+seed, syntheticTestChunks, syntheticChunkLen)
+			for k := range syntheticTestChunks {
+				starts = append(starts, k*syntheticChunkLen)
+			}
+		} else {
+			jobs = learned.SyntheticSchert(seed, syntheticTrainChunks, syntheticChunkLen)
+		}
+		return jobs, learned.SyntheticCores, starts, syntheticChunkLen, fmt.Sprintf("synthetic (RLSchert's Table 2, seed %d)", seed), nil
+	}
+	if path == "" {
+		return nil, 0, nil, 0, "", usageError{fmt.Errorf("--trace FILE or --synthetic is required")}
+	}
+	tr, err := trace.Open(path, "", trace.Options{})
+	if err != nil {
+		return nil, 0, nil, 0, "", err
+	}
+	jobs = tr.Jobs[min(rlDropDefault(path, drop), len(tr.Jobs)):]
+	nodes = tr.Nodes
+	if nodes == 0 {
+		for _, j := range jobs {
+			nodes = max(nodes, j.Nodes)
+		}
+	}
+	return jobs, nodes, rlscheduler.Starts, rlscheduler.SequenceLength, filepath.Base(path), nil
+}
+
+func runTrainSchert(ctx context.Context, opts *trainSchedOptions) error {
+	if opts.objective != "slowdown" && opts.objective != "" {
+		return usageError{fmt.Errorf("--objective must be slowdown for rlschert, got %q", opts.objective)}
+	}
+	if opts.out == "" {
+		return usageError{fmt.Errorf("--out is required")}
+	}
+	cfg := learned.DefaultSchertTrainConfig()
+	if opts.epochsSet {
+		cfg.Updates = opts.epochs
+	}
+	if opts.episodesSet {
+		cfg.EpisodesPerUpdate = opts.episodes
+	}
+	if cfg.Updates < 1 || cfg.EpisodesPerUpdate < 1 || opts.imitation < 1 {
+		return usageError{fmt.Errorf("--epochs, --episodes and --imitation must be at least 1")}
+	}
+	cfg.ImitationEpisodes = opts.imitation
+	jobs, nodes, _, _, name, err := schertWorkload(opts.trace, opts.synthetic, false, opts.seed, opts.dropFirst)
+	if err != nil {
+		return err
+	}
+	cfg.Jobs, cfg.Nodes, cfg.Seed = jobs, nodes, opts.seed
+	if opts.synthetic {
+		cfg.TestStarts = []int{} // the test set is other jobs altogether
+	}
+	starts := learned.TrainingStarts(len(jobs), cfg.EpisodeLen, cfg.TestStarts, cfg.TestLen)
+	errw := opts.streams.err
+	fmt.Fprintf(errw, "train sched rlschert: %s, %d jobs on %d nodes; episodes of %d jobs from %d starts outside the test sequences (%s); imitation on %d episodes, then %d epochs of %d episodes, seed %d\n",
+		name, len(jobs), nodes, cfg.EpisodeLen, len(starts), rangesOf(starts), cfg.ImitationEpisodes, cfg.Updates, cfg.EpisodesPerUpdate, opts.seed)
+	verbose := opts.verbose || !isTerminal(errw)
+	var bar *report.Bar
+	if !verbose {
+		bar = report.NewBar(errw, "train sched", cfg.Updates+1)
+	}
+	cfg.Progress = func(u learned.SchertUpdate) {
+		if verbose {
+			if u.Update == 0 {
+				fmt.Fprintf(errw, "imitation: %d decisions (%d kills) of the rules on %d episodes, agreement %.3f (of the kills %.3f), rules' mean slowdown %.2f, %.0f s\n",
+					u.Steps, u.Kills, u.Episodes, u.ImitationAccuracy, u.KillRecall, u.MeanRule, u.Elapsed.Seconds())
+			} else {
+				fmt.Fprintf(errw, "epoch %d/%d: %d episodes, mean slowdown %.2f (rule %.2f on the same episodes), %d steps, %d kills, %.0f s\n",
+					u.Update, u.Updates, u.Episodes, u.MeanSlowdown, u.MeanRule, u.Steps, u.Kills, u.Elapsed.Seconds())
+			}
+		}
+		bar.Note(fmt.Sprintf("slowdown %.1f (rule %.1f)", u.MeanSlowdown, u.MeanRule))
+		bar.Add(1)
+	}
+	t0 := time.Now()
+	res, err := learned.TrainRLSchert(ctx, cfg)
+	bar.Done()
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(opts.out)
+	if err != nil {
+		return err
+	}
+	if err := learned.WriteRLSchert(f, res.Policy); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	plotPath := opts.plot
+	if plotPath == "" {
+		plotPath = strings.TrimSuffix(strings.TrimSuffix(opts.out, ".gz"), ".bin") + ".png"
+	}
+	var pts []report.LearningPoint
+	var moving float64
+	for _, u := range res.Curve {
+		if u.Update == 0 {
+			continue
+		}
+		if len(pts) == 0 {
+			moving = -u.MeanSlowdown
+		} else {
+			moving = 0.9*moving - 0.1*u.MeanSlowdown
+		}
+		pts = append(pts, report.LearningPoint{Episodes: u.Episodes, Reward: -u.MeanSlowdown, Moving: moving, Baseline: -u.MeanRule})
+	}
+	title := fmt.Sprintf("rlschert on %s, imitation then PPO, seed %d", name, opts.seed)
+	if err := report.PlotLearningCurveLabelled(pts, title, "− mean slowdown of the episode", "the rule on the same episodes", plotPath); err != nil {
+		return err
+	}
+	last := res.Curve[len(res.Curve)-1]
+	fmt.Fprintf(opts.streams.out, "trained rlschert in %.0f s: last epoch's mean slowdown %.2f (rule %.2f on the same episodes); weights: %s; learning curve: %s\n",
+		time.Since(t0).Seconds(), last.MeanSlowdown, last.MeanRule, opts.out, plotPath)
+	return nil
+}
