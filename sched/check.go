@@ -85,35 +85,30 @@ func NewChecker(v *View) *Checker {
 		if n == nil {
 			continue
 		}
-		u := c.current(n)
-		u.starts++
-		if a.Whole {
-			u.whole = true
-			u.use.Add(n.Capacity)
-		} else {
-			u.use.Add(a.Amounts)
-		}
+		u := c.with(n, a.Amounts, a.Whole)
 		c.used[n.Name] = &u
 	}
 	return c
 }
 
-// current returns a copy of node n's use so far.
-func (c *Checker) current(n *Node) nodeUse {
+// with returns node n's use so far (a copy) with one more start on it:
+// amounts, or the whole node.
+func (c *Checker) with(n *Node, amounts Resources, whole bool) nodeUse {
 	u := nodeUse{use: Resources{}}
 	if prev := c.used[n.Name]; prev != nil {
-		u = *prev
+		u.starts, u.whole = prev.starts, prev.whole
+		u.use.Add(prev.use)
 	} else {
 		u.use.Add(n.InUse)
 	}
-	u.use = clone(u.use)
+	u.starts++
+	if whole {
+		u.whole = true
+		u.use.Add(n.Capacity)
+	} else {
+		u.use.Add(amounts)
+	}
 	return u
-}
-
-func clone(r Resources) Resources {
-	out := make(Resources, len(r))
-	out.Add(r)
-	return out
 }
 
 // Add checks start s against the View and the starts accepted before it
@@ -170,14 +165,7 @@ func (c *Checker) Add(s Start, always bool) []Violation {
 		if n.Down != "" {
 			bad(Violation{Kind: Down, Node: name, Text: n.Down})
 		}
-		u := c.current(n)
-		u.starts++
-		if j.Whole {
-			u.whole = true
-			u.use.Add(n.Capacity)
-		} else {
-			u.use.Add(j.Chunks[i])
-		}
+		u := c.with(n, j.Chunks[i], j.Whole)
 		for _, r := range n.Capacity.Names(u.use) {
 			if u.use[r] > n.Capacity[r] {
 				bad(Violation{Kind: Over, Node: name, Resource: r, Got: u.use[r], Want: n.Capacity[r]})
