@@ -6,10 +6,6 @@
 //
 //		State, Scope ──Decide──▶ Plan ──Check──▶ (Recheck on fresh state) ──Apply(Runner)──▶ started jobs
 //
-// It is the PBS adapter of package sched, the core it shares with the
-// Slurm scheduler: Apply is sched.Apply's. Decide, Check and Recheck are
-// still PBS's own (Check's named rules read the raw documents).
-//
 //	  - State is the parsed qstat -f -t, pbsnodes -av and qstat -Q -f
 //	    documents (model/pbs parses them); Scope says which queues and
 //	    vnodes are optsched's and how the topology is read.
@@ -25,6 +21,10 @@
 //	  - Apply starts the jobs through a Runner, by the scheduler-neutral
 //	    sched.Apply (one qrun a start); Qrun runs qrun -H with a timeout
 //	    that bounds qrun's children and pipes.
+//
+// It is the PBS adapter of package sched, the core it shares with the
+// Slurm scheduler: Apply is sched.Apply's. Decide, Check and Recheck are
+// still PBS's own (Check's named rules read the raw documents).
 //
 // The plan's documents (Plan.Doc, the JSON of `optsched pbs plan -o
 // json` and of the audit log; Plan.WriteScript; Plan.Summary) are
