@@ -46,8 +46,8 @@ func Check(st *State, sc *Scope, p *Plan) error {
 // view derives the scheduler-neutral view of Check and Recheck from the
 // raw records: the nodes with their CPUs ("cpus") and memory ("mem", MB),
 // the jobs optsched released that Slurm has not started yet (in flight),
-// and every job of squeue plus the array tasks the starts name, each with
-// why it may not start, if it may not.
+// and the jobs the starts name (array tasks included), each with why it
+// may not start, if it may not.
 func view(st *State, sc *Scope, starts []*Start) *sched.View {
 	v := &sched.View{Nodes: make([]sched.Node, len(st.Nodes))}
 	for i := range st.Nodes {
@@ -81,37 +81,43 @@ func view(st *State, sc *Scope, starts []*Start) *sched.View {
 				Amounts: sched.Resources{"cpus": cpus, "mem": mem}, Whole: j.Shared != nil && *j.Shared == "none"})
 		}
 	}
-	// A job id names the last record with it.
-	at := map[string]int{}
-	add := func(id string, j *Job, blocked string) {
-		vj := viewJob(id, j, sc, blocked)
-		if i, ok := at[id]; ok {
-			v.Jobs[i] = vj
-			return
+	// The jobs the starts name: a job id names the last record with it;
+	// ARRAY_TASK one pending task of an array's record, as Decide names
+	// them.
+	named := make(map[string]bool, len(starts))
+	records := make(map[string]bool, len(starts))
+	var ids []string
+	for _, s := range starts {
+		if !named[s.Job] {
+			ids = append(ids, s.Job)
 		}
-		at[id] = len(v.Jobs)
-		v.Jobs = append(v.Jobs, vj)
+		named[s.Job] = true
+		a, _, _ := strings.Cut(s.Job, "_")
+		records[s.Job], records[a] = true, true
 	}
 	byID := map[string]*Job{}
 	for i := range st.Jobs {
-		id := strconv.FormatInt(st.Jobs[i].ID, 10)
-		byID[id] = &st.Jobs[i]
-		add(id, &st.Jobs[i], "")
+		if id := strconv.FormatInt(st.Jobs[i].ID, 10); records[id] {
+			byID[id] = &st.Jobs[i]
+		}
 	}
-	// One pending task of an array's record, as Decide names them.
-	for _, s := range starts {
-		a, t, ok := strings.Cut(s.Job, "_")
+	for _, id := range ids {
+		if j := byID[id]; j != nil {
+			v.Jobs = append(v.Jobs, viewJob(id, j, sc, ""))
+			continue
+		}
+		a, t, ok := strings.Cut(id, "_")
 		rec := byID[a]
-		if _, known := at[s.Job]; !ok || known || rec == nil || rec.ArrayTaskString == "" {
+		if !ok || rec == nil || rec.ArrayTaskString == "" {
 			continue
 		}
 		if !inTaskString(rec.ArrayTaskString, t) {
-			add(s.Job, rec, fmt.Sprintf("task %s is not pending in array %s (%s)", t, a, rec.ArrayTaskString))
+			v.Jobs = append(v.Jobs, viewJob(id, rec, sc, fmt.Sprintf("task %s is not pending in array %s (%s)", t, a, rec.ArrayTaskString)))
 			continue
 		}
 		task := *rec
 		task.ArrayTaskString = ""
-		add(s.Job, &task, "")
+		v.Jobs = append(v.Jobs, viewJob(id, &task, sc, ""))
 	}
 	return v
 }
@@ -148,8 +154,9 @@ func viewJob(id string, j *Job, sc *Scope, blocked string) sched.Job {
 	count, cpus, mem := perNode(j)
 	vj := sched.Job{ID: id, Blocked: blocked, Chunks: make([]sched.Resources, count),
 		Whole: j.Shared != nil && *j.Shared == "none", Pool: j.Partition}
+	each := sched.Resources{"cpus": cpus, "mem": mem} // read only: shared by the chunks
 	for i := range vj.Chunks {
-		vj.Chunks[i] = sched.Resources{"cpus": cpus, "mem": mem}
+		vj.Chunks[i] = each
 	}
 	if j.ExcludedNodes != "" && j.ExcludedNodes != "(null)" {
 		names, err := hostlist.Expand(j.ExcludedNodes)
