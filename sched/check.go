@@ -1,5 +1,10 @@
 package sched
 
+import (
+	"reflect"
+	"slices"
+)
+
 // A Kind names the rule a Violation breaks.
 type Kind int
 
@@ -54,17 +59,29 @@ type Violation struct {
 
 // A Checker holds a View indexed once and what the starts it accepted
 // use on each node: starts are checked in order, each against those
-// accepted before it.
+// accepted before it. It counts resources as vectors over the View's
+// resource names, in name order.
 type Checker struct {
+	names []string
+	index map[string]int
 	jobs  map[string]*Job
-	nodes map[string]*Node
-	used  map[string]*nodeUse
+	nodes map[string]*checkNode
 	seen  map[string]bool
+	memo  [4]memo
+	next  int
+}
+
+// checkNode is a node with its capacity and what is in use on it as
+// vectors, and the use of the accepted starts (nil until one is).
+type checkNode struct {
+	*Node
+	capacity, inUse []int64
+	used            *nodeUse
 }
 
 // nodeUse is what a node has in use plus the accepted starts on it.
 type nodeUse struct {
-	use    Resources
+	use    []int64
 	starts int
 	whole  bool
 }
@@ -72,42 +89,96 @@ type nodeUse struct {
 // NewChecker indexes v; the allocations in flight count as starts
 // already accepted.
 func NewChecker(v *View) *Checker {
-	c := &Checker{jobs: make(map[string]*Job, len(v.Jobs)), nodes: make(map[string]*Node, len(v.Nodes)),
-		used: map[string]*nodeUse{}, seen: map[string]bool{}}
+	c := &Checker{index: map[string]int{}, jobs: make(map[string]*Job, len(v.Jobs)),
+		nodes: make(map[string]*checkNode, len(v.Nodes)), seen: map[string]bool{}}
+	name := func(r Resources) {
+		for k := range r {
+			if _, ok := c.index[k]; !ok {
+				c.index[k] = 0
+				c.names = append(c.names, k)
+			}
+		}
+	}
+	for i := range v.Nodes {
+		name(v.Nodes[i].Capacity)
+		name(v.Nodes[i].InUse)
+	}
+	for i := range v.Jobs {
+		for _, ch := range v.Jobs[i].Chunks {
+			name(ch)
+		}
+	}
+	for _, a := range v.InFlight {
+		name(a.Amounts)
+	}
+	slices.Sort(c.names)
+	for i, k := range c.names {
+		c.index[k] = i
+	}
 	for i := range v.Jobs {
 		c.jobs[v.Jobs[i].ID] = &v.Jobs[i]
 	}
 	for i := range v.Nodes {
-		c.nodes[v.Nodes[i].Name] = &v.Nodes[i]
+		n := &v.Nodes[i]
+		c.nodes[n.Name] = &checkNode{Node: n, capacity: c.vector(n.Capacity), inUse: c.vector(n.InUse)}
 	}
 	for _, a := range v.InFlight {
 		n := c.nodes[a.Node]
 		if n == nil {
 			continue
 		}
-		u := c.with(n, a.Amounts, a.Whole)
-		c.used[n.Name] = &u
+		u := c.with(n, c.vector(a.Amounts), a.Whole)
+		n.used = &u
 	}
 	return c
 }
 
+// vector is r over the Checker's resource names; the vectors of the
+// last maps seen are kept (adapters share one map among nodes alike),
+// and must not be changed.
+func (c *Checker) vector(r Resources) []int64 {
+	for _, m := range c.memo {
+		if m.r != nil && sameMap(m.r, r) {
+			return m.v
+		}
+	}
+	out := make([]int64, len(c.names))
+	for k, v := range r {
+		out[c.index[k]] = v
+	}
+	c.memo[c.next] = memo{r, out}
+	c.next = (c.next + 1) % len(c.memo)
+	return out
+}
+
+// memo is a map and its vector.
+type memo struct {
+	r Resources
+	v []int64
+}
+
+// sameMap reports whether a and b are the same map (not equal ones).
+func sameMap(a, b Resources) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+}
+
 // with returns node n's use so far (a copy) with one more start on it:
 // amounts, or the whole node.
-func (c *Checker) with(n *Node, amounts Resources, whole bool) nodeUse {
-	u := nodeUse{use: Resources{}}
-	if prev := c.used[n.Name]; prev != nil {
-		u.starts, u.whole = prev.starts, prev.whole
-		u.use.Add(prev.use)
-	} else {
-		u.use.Add(n.InUse)
+func (c *Checker) with(n *checkNode, amounts []int64, whole bool) nodeUse {
+	u := nodeUse{use: make([]int64, len(c.names))}
+	base := n.inUse
+	if n.used != nil {
+		u.starts, u.whole, base = n.used.starts, n.used.whole, n.used.use
+	}
+	add := amounts
+	if whole {
+		add = n.capacity
+	}
+	for i := range u.use {
+		u.use[i] = base[i] + add[i]
 	}
 	u.starts++
-	if whole {
-		u.whole = true
-		u.use.Add(n.Capacity)
-	} else {
-		u.use.Add(amounts)
-	}
+	u.whole = u.whole || whole
 	return u
 }
 
@@ -165,10 +236,10 @@ func (c *Checker) Add(s Start, always bool) []Violation {
 		if n.Down != "" {
 			bad(Violation{Kind: Down, Node: name, Text: n.Down})
 		}
-		u := c.with(n, j.Chunks[i], j.Whole)
-		for _, r := range n.Capacity.Names(u.use) {
-			if u.use[r] > n.Capacity[r] {
-				bad(Violation{Kind: Over, Node: name, Resource: r, Got: u.use[r], Want: n.Capacity[r]})
+		u := c.with(n, c.vector(j.Chunks[i]), j.Whole)
+		for r, k := range c.names {
+			if u.use[r] > n.capacity[r] {
+				bad(Violation{Kind: Over, Node: name, Resource: k, Got: u.use[r], Want: n.capacity[r]})
 			}
 		}
 		if u.whole && (u.starts > 1 || n.Busy) {
@@ -179,7 +250,7 @@ func (c *Checker) Add(s Start, always bool) []Violation {
 	if len(out) == 0 || always {
 		c.seen[s.Job] = true
 		for name, u := range after {
-			c.used[name] = &u
+			c.nodes[name].used = &u
 		}
 	}
 	return out

@@ -1,10 +1,5 @@
 package sched
 
-import (
-	"maps"
-	"slices"
-)
-
 // Resources are amounts by resource name ("cpus", "mem", a GRES name …),
 // in the units the adapter chose for each.
 type Resources map[string]int64
@@ -14,20 +9,6 @@ func (a Resources) Add(r Resources) {
 	for k, v := range r {
 		a[k] += v
 	}
-}
-
-// Names returns the resource names of a and of every b, sorted.
-func (a Resources) Names(b ...Resources) []string {
-	keys := maps.Clone(map[string]int64(a))
-	if keys == nil {
-		keys = map[string]int64{}
-	}
-	for _, r := range b {
-		for k := range r {
-			keys[k] = 0
-		}
-	}
-	return slices.Sorted(maps.Keys(keys))
 }
 
 // A View is the cluster as one cycle reads it, in no server's terms.

@@ -50,6 +50,16 @@ func Check(st *State, sc *Scope, p *Plan) error {
 // may not start, if it may not.
 func view(st *State, sc *Scope, starts []*Start) *sched.View {
 	v := &sched.View{Nodes: make([]sched.Node, len(st.Nodes))}
+	// Nodes alike share their (read-only) amounts.
+	amounts := map[[2]int64]sched.Resources{}
+	res := func(cpus, mem int64) sched.Resources {
+		r, ok := amounts[[2]int64{cpus, mem}]
+		if !ok {
+			r = sched.Resources{"cpus": cpus, "mem": mem}
+			amounts[[2]int64{cpus, mem}] = r
+		}
+		return r
+	}
 	for i := range st.Nodes {
 		n := &st.Nodes[i]
 		state := strings.ToUpper(n.State)
@@ -58,10 +68,9 @@ func view(st *State, sc *Scope, starts []*Start) *sched.View {
 			down = n.State + flagText(n.Flags)
 		}
 		v.Nodes[i] = sched.Node{Name: n.Name,
-			Capacity: sched.Resources{"cpus": n.CPUs, "mem": n.RealMemory},
-			InUse:    sched.Resources{"cpus": n.AllocCPUs, "mem": n.AllocMemory},
-			Busy:     n.AllocCPUs > 0 || n.AllocMemory > 0,
-			Down:     down, Foreign: len(sc.Nodes) > 0 && !sc.Nodes[n.Name], Pools: n.Partitions}
+			Capacity: res(n.CPUs, n.RealMemory), InUse: res(n.AllocCPUs, n.AllocMemory),
+			Busy: n.AllocCPUs > 0 || n.AllocMemory > 0,
+			Down: down, Foreign: len(sc.Nodes) > 0 && !sc.Nodes[n.Name], Pools: n.Partitions}
 	}
 	// A job optsched placed and released that Slurm has not started yet
 	// (pending, priority above 0, AdminComment PlacedMark, a ReqNodeList)
