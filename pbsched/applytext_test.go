@@ -5,10 +5,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/optsched/optsched/sched/schedtest"
 )
 
 var updateApplyText = flag.Bool("update-apply-text", false, "rewrite testdata/apply-texts.golden")
@@ -60,21 +61,5 @@ func TestApplyTexts(t *testing.T) {
 			fmt.Fprintf(&b, "%s: applied %v exit %d error %q args %q\n", s.Job, s.Applied, s.ExitCode, s.Error, s.Args)
 		}
 	}
-	path := filepath.Join("testdata", "apply-texts.golden")
-	if *updateApplyText {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b.String() != string(want) {
-		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
-	}
+	schedtest.Golden(t, filepath.Join("testdata", "apply-texts.golden"), b.String(), *updateApplyText)
 }

@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/optsched/optsched/sched/schedtest"
 )
 
 // releaseFails is a fakeRunner whose release fails.
@@ -35,14 +36,6 @@ func (r endsAtShow) Show(ctx context.Context, job string) (map[string]string, er
 // and a context ended before anything ran or before the release (the golden file was written by
 // the Apply of before package sched).
 func TestApplyTexts(t *testing.T) {
-	mk := func() *Plan {
-		return &Plan{Starts: []*Start{
-			{Job: "1", Nodes: []string{"n01", "n02"}, NodeList: "n[01-02]"},
-			{Job: "2", Nodes: []string{"n03"}, NodeList: "n03"},
-			{Job: "3", Nodes: []string{"n04"}, NodeList: "n04"},
-			{Job: "4", Nodes: []string{"n05"}, NodeList: "n05"},
-		}}
-	}
 	fake := func() *fakeRunner {
 		return &fakeRunner{placed: map[string]string{}, k: map[string]int{}, fail: map[string]bool{"2": true}, misread: map[string]bool{"3": true}}
 	}
@@ -61,25 +54,12 @@ func TestApplyTexts(t *testing.T) {
 		{"context ended", ended, fake()},
 		{"context ends before the release", late, endsAtShow{fake(), cancelLate}},
 	} {
-		p := mk()
+		p := fourStarts()
 		err := Apply(c.ctx, p, c.r)
 		fmt.Fprintf(&b, "== %s\nerror: %v\n", c.name, err)
 		for _, s := range p.Starts {
 			fmt.Fprintf(&b, "%s: %s\n", s.Job, s.Status)
 		}
 	}
-	path := filepath.Join("testdata", "apply-texts.golden")
-	if *updateCheckText {
-		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b.String() != string(want) {
-		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
-	}
+	schedtest.Golden(t, filepath.Join("testdata", "apply-texts.golden"), b.String(), *updateCheckText)
 }

@@ -3,13 +3,15 @@ package slurmsched
 import (
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/optsched/optsched/sched/schedtest"
 )
 
-var updateCheckText = flag.Bool("update-check-text", false, "rewrite testdata/check-errors/*.golden")
+var updateCheckText = flag.Bool("update-check-text", false, "rewrite testdata/check-errors/*.golden and testdata/apply-texts.golden")
 
 // TestCheckTexts holds the whole text of Check's and Recheck's answers on
 // broken plans, several rules broken at once among them (the golden files
@@ -23,22 +25,10 @@ func TestCheckTexts(t *testing.T) {
 		return st
 	}
 	node := func(st *State, name string) *Node {
-		for i := range st.Nodes {
-			if st.Nodes[i].Name == name {
-				return &st.Nodes[i]
-			}
-		}
-		t.Fatalf("no node %s", name)
-		return nil
+		return &st.Nodes[slices.IndexFunc(st.Nodes, func(n Node) bool { return n.Name == name })]
 	}
 	job := func(st *State, id int64) *Job {
-		for i := range st.Jobs {
-			if st.Jobs[i].ID == id {
-				return &st.Jobs[i]
-			}
-		}
-		t.Fatalf("no job %d", id)
-		return nil
+		return &st.Jobs[slices.IndexFunc(st.Jobs, func(j Job) bool { return j.ID == id })]
 	}
 	batch := &Scope{Partitions: []string{"batch"}}
 	for _, c := range []struct {
@@ -80,23 +70,6 @@ func TestCheckTexts(t *testing.T) {
 		for _, d := range p.Dropped {
 			fmt.Fprintf(&b, "dropped: %s: %s\n", d.Job, d.Reason)
 		}
-		got := b.String()
-		path := filepath.Join("testdata", "check-errors", strings.ReplaceAll(c.name, " ", "-")+".golden")
-		if *updateCheckText {
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got != string(want) {
-			t.Errorf("%s: got\n%s\nwant\n%s", c.name, got, want)
-		}
+		schedtest.Golden(t, filepath.Join("testdata", "check-errors", strings.ReplaceAll(c.name, " ", "-")+".golden"), b.String(), *updateCheckText)
 	}
 }

@@ -2,10 +2,11 @@ package main
 
 import (
 	"flag"
-	"os"
 	"path/filepath"
 	"regexp"
 	"testing"
+
+	"github.com/optsched/optsched/sched/schedtest"
 )
 
 // updateGolden rewrites the golden files of TestPlanGolden from the
@@ -47,20 +48,7 @@ func TestPlanGolden(t *testing.T) {
 				t.Fatalf("exit %d: %s", code, errs)
 			}
 			got := goldenTimings.ReplaceAllString(out, "${1}T")
-			path := filepath.Join("testdata", "golden", c.name)
-			if *updateGolden {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != string(want) {
-				t.Errorf("output differs from %s:\n%s", path, got)
-			}
+			schedtest.Golden(t, filepath.Join("testdata", "golden", c.name), got, *updateGolden)
 		})
 	}
 }
