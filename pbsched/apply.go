@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/optsched/optsched/sched"
 )
 
 // A Runner starts one job on the vnodes of a qrun -H specification. It
@@ -96,42 +98,65 @@ func (h *headWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// Apply starts the plan's jobs in order through r. A failing start does
-// not stop the others: each records its exit code and message, and the
-// returned error lists the jobs that failed. When ctx ends, the start in
-// flight is the Runner's to stop and the starts not yet run stay
-// unapplied (and are counted in the error). Apply never runs a plan that
-// Check has not passed: callers check first.
+// Apply starts the plan's jobs in order through r (sched.Apply, each
+// start a qrun). A failing start does not stop the others: each records
+// its exit code and message, and the returned error lists the jobs that
+// failed. When ctx ends, the start in flight is the Runner's to stop and
+// the starts not yet run stay unapplied (and are counted in the error).
+// Apply never runs a plan that Check has not passed: callers check first.
 func Apply(ctx context.Context, p *Plan, r Runner) error {
-	var failed []string
-	notRun := ""
+	plan := sched.Plan{Starts: make([]sched.Start, len(p.Starts))}
 	for i, s := range p.Starts {
-		if ctx.Err() != nil {
-			notRun = fmt.Sprintf("%d of %d starts not run: %v", len(p.Starts)-i, len(p.Starts), context.Cause(ctx))
-			break
-		}
-		code, msg := r.Run(ctx, s.ExecVnode(), s.Job)
-		s.Applied, s.ExitCode, s.Error = true, code, ""
-		if a, ok := r.(interface {
-			Args(execVnode, job string) []string
-		}); ok {
-			s.Args = a.Args(s.ExecVnode(), s.Job)
-		}
-		if code == 0 {
+		plan.Starts[i] = sched.Start{Job: s.Job, Nodes: chunkVnodes(s.Chunks), Spec: s.ExecVnode()}
+	}
+	o := sched.Apply(ctx, plan, qrunner{r})
+	var failed []string
+	notRun := 0
+	var cause error
+	for i, res := range o.Results {
+		s := p.Starts[i]
+		if !res.Ran {
+			notRun++
+			cause = res.Err
 			continue
 		}
-		s.Error = msg
-		failed = append(failed, fmt.Sprintf("%s (exit %d: %s)", s.Job, code, msg))
+		s.Applied, s.ExitCode, s.Error = true, res.Code, ""
+		if res.Args != nil {
+			s.Args = res.Args
+		}
+		if res.Err == nil {
+			continue
+		}
+		s.Error = res.Err.Error()
+		failed = append(failed, fmt.Sprintf("%s (exit %d: %s)", s.Job, res.Code, s.Error))
 	}
 	var errs []string
 	if len(failed) > 0 {
 		errs = append(errs, fmt.Sprintf("qrun failed for %d of %d jobs: %s", len(failed), len(p.Starts), strings.Join(failed, "; ")))
 	}
-	if notRun != "" {
-		errs = append(errs, notRun)
+	if notRun > 0 {
+		errs = append(errs, fmt.Sprintf("%d of %d starts not run: %v", notRun, len(p.Starts), cause))
 	}
 	if len(errs) > 0 {
 		return errors.New(strings.Join(errs, "; "))
 	}
 	return nil
+}
+
+// qrunner is Apply's sched.Runner: one qrun a start, through a Runner.
+type qrunner struct{ r Runner }
+
+// Start implements sched.Runner.
+func (q qrunner) Start(ctx context.Context, s sched.Start) sched.Result {
+	code, msg := q.r.Run(ctx, s.Spec, s.Job)
+	res := sched.Result{Code: code}
+	if a, ok := q.r.(interface {
+		Args(execVnode, job string) []string
+	}); ok {
+		res.Args = a.Args(s.Spec, s.Job)
+	}
+	if code != 0 {
+		res.Err = errors.New(msg)
+	}
+	return res
 }

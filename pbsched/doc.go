@@ -18,8 +18,13 @@
 //	  - Check re-derives every rule from the raw PBS documents, sharing no
 //	    code with Decide (N-version checking): a plan it rejects must not
 //	    run. Recheck applies it to a state read again just before qrun.
-//	  - Apply starts the jobs through a Runner; Qrun runs qrun -H with a
-//	    timeout that bounds qrun's children and pipes.
+//	  - Apply starts the jobs through a Runner, by the scheduler-neutral
+//	    sched.Apply (one qrun a start); Qrun runs qrun -H with a timeout
+//	    that bounds qrun's children and pipes.
+//
+// It is the PBS adapter of package sched, the core it shares with the
+// Slurm scheduler: Apply is sched.Apply's. Decide, Check and Recheck are
+// still PBS's own (Check's named rules read the raw documents).
 //
 // The plan's documents (Plan.Doc, the JSON of `optsched pbs plan -o
 // json` and of the audit log; Plan.WriteScript; Plan.Summary) are

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/optsched/optsched/model/hostlist"
+	"github.com/optsched/optsched/sched"
 )
 
 // A Runner runs the scontrol commands of Apply.
@@ -26,61 +27,78 @@ type Runner interface {
 }
 
 // Apply places each start of p, reads the job back, and releases the jobs
-// whose placement read back right, in one call. A start that fails is
-// left held, with its Status saying why; so is every start when ctx ends
-// before the release. The error lists the failures.
+// whose placement read back right, in one call: sched.Apply with the
+// commands of r (placer). A start that fails is left held, with its
+// Status saying why; so is every start when ctx ends before the release.
+// The error lists the failures.
 func Apply(ctx context.Context, p *Plan, r Runner) error {
+	o := sched.Apply(ctx, corePlan(p.Starts), placer{r})
 	var errs []error
-	var ok []*Start
-	for _, s := range p.Starts {
-		if err := ctx.Err(); err != nil {
-			s.Status = "not placed: " + context.Cause(ctx).Error()
-			errs = append(errs, fmt.Errorf("job %s: %s", s.Job, s.Status))
+	var released []string
+	for i, res := range o.Results {
+		s := p.Starts[i]
+		var pe placeError
+		switch {
+		case !res.Ran:
+			s.Status = "not placed: " + res.Err.Error()
+		case errors.As(res.Err, &pe):
+			s.Status = pe.stage + " failed (the job stays held): " + pe.err.Error()
+		case o.CommitErr != nil:
+			s.Status = "not released: " + o.CommitErr.Error()
+			released = append(released, s.Job)
+			continue
+		default:
+			s.Status = "released"
 			continue
 		}
-		if err := r.Place(ctx, s.Job, s.NodeList, len(s.Nodes)); err != nil {
-			s.Status = "placement failed (the job stays held): " + err.Error()
-			errs = append(errs, fmt.Errorf("job %s: %s", s.Job, s.Status))
-			continue
-		}
-		f, err := r.Show(ctx, s.Job)
-		if err == nil {
-			err = readBack(f, s)
-		}
-		if err != nil {
-			s.Status = "read-back failed (the job stays held): " + err.Error()
-			errs = append(errs, fmt.Errorf("job %s: %s", s.Job, s.Status))
-			continue
-		}
-		ok = append(ok, s)
+		errs = append(errs, fmt.Errorf("job %s: %s", s.Job, s.Status))
 	}
-	if len(ok) > 0 {
-		ids := make([]string, len(ok))
-		for i, s := range ok {
-			ids[i] = s.Job
-		}
-		err := ctx.Err()
-		if err == nil {
-			err = r.Release(ctx, ids)
-		} else {
-			err = context.Cause(ctx)
-		}
-		for _, s := range ok {
-			if err != nil {
-				s.Status = "not released: " + err.Error()
-			} else {
-				s.Status = "released"
-			}
-		}
-		if err != nil {
-			errs = append(errs, fmt.Errorf("scontrol release %s: %w", strings.Join(ids, ","), err))
-		}
+	if o.CommitErr != nil {
+		errs = append(errs, fmt.Errorf("scontrol release %s: %w", strings.Join(released, ","), o.CommitErr))
 	}
 	return errors.Join(errs...)
 }
 
-// readBack checks that the job is still pending with the placement of s.
-func readBack(f map[string]string, s *Start) error {
+// placer is Apply's sched.Runner: a start is placed (scontrol update) and
+// read back; the starts that read back right are committed by one
+// scontrol release.
+type placer struct{ r Runner }
+
+// placeError is a start's failure at a stage ("placement", "read-back").
+type placeError struct {
+	stage string
+	err   error
+}
+
+func (e placeError) Error() string { return e.stage + ": " + e.err.Error() }
+
+// Start implements sched.Runner.
+func (pl placer) Start(ctx context.Context, s sched.Start) sched.Result {
+	if err := pl.r.Place(ctx, s.Job, s.Spec, len(s.Nodes)); err != nil {
+		return sched.Result{Err: placeError{"placement", err}}
+	}
+	f, err := pl.r.Show(ctx, s.Job)
+	if err == nil {
+		err = readBack(f, s.Nodes, s.Spec)
+	}
+	if err != nil {
+		return sched.Result{Err: placeError{"read-back", err}}
+	}
+	return sched.Result{}
+}
+
+// Commit implements sched.Committer.
+func (pl placer) Commit(ctx context.Context, starts []sched.Start) error {
+	ids := make([]string, len(starts))
+	for i, s := range starts {
+		ids[i] = s.Job
+	}
+	return pl.r.Release(ctx, ids)
+}
+
+// readBack checks that the job is still pending on nodes (hostlist
+// nodeList), as placed.
+func readBack(f map[string]string, nodes []string, nodeList string) error {
 	if st := f["JobState"]; st != "PENDING" {
 		return fmt.Errorf("job is %s", st)
 	}
@@ -88,13 +106,13 @@ func readBack(f map[string]string, s *Start) error {
 	if err != nil {
 		return fmt.Errorf("ReqNodeList %q: %w", f["ReqNodeList"], err)
 	}
-	want := slices.Clone(s.Nodes)
+	want := slices.Clone(nodes)
 	slices.Sort(want)
 	slices.Sort(got)
 	if !slices.Equal(got, want) {
-		return fmt.Errorf("ReqNodeList reads %q, want %s", f["ReqNodeList"], s.NodeList)
+		return fmt.Errorf("ReqNodeList reads %q, want %s", f["ReqNodeList"], nodeList)
 	}
-	k := fmt.Sprint(len(s.Nodes))
+	k := fmt.Sprint(len(nodes))
 	if nn := f["NumNodes"]; nn != k+"-"+k && !(nn == k && k == "1") {
 		return fmt.Errorf("NumNodes reads %q, want %s-%s", nn, k, k)
 	}

@@ -3,15 +3,18 @@ package slurmsched
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/optsched/optsched/model/hostlist"
+	"github.com/optsched/optsched/sched"
 )
 
-// Check verifies plan p against the state it was made from by rules
-// derived from the raw squeue and sinfo records alone, sharing no code
-// with Decide (N-version checking): a plan it rejects must not run.
+// Check verifies plan p against the state it was made from by the rules
+// of sched.Check, on a view derived from the raw squeue and sinfo records
+// alone (view, below), sharing no code with Decide (N-version checking):
+// a plan it rejects must not run.
 //
 //   - each start names a job of the state, pending, held with priority
 //     0 (JobHeldUser or BadConstraints), not an array's pending tasks, in
@@ -32,50 +35,46 @@ import (
 //
 // Its error lists every violation.
 func Check(st *State, sc *Scope, p *Plan) error {
-	return errors.Join(checkStarts(st, sc, p.Starts)...)
-}
-
-// checkStarts returns the violations of starts against st, each start
-// counted with all the starts before it.
-func checkStarts(st *State, sc *Scope, starts []*Start) []error {
-	c := newChecker(st, sc)
+	v := view(st, sc, p.Starts)
 	var errs []error
-	for _, s := range starts {
-		errs = append(errs, c.add(s, true)...)
+	for _, x := range sched.Check(v, corePlan(p.Starts)) {
+		errs = append(errs, words(x))
 	}
-	return errs
+	return errors.Join(errs...)
 }
 
-// A checker holds the raw records by id and what the starts it accepted
-// use on each node.
-type checker struct {
-	sc    *Scope
-	jobs  map[string]*Job
-	nodes map[string]*Node
-	used  map[string]*nodeUse
-	seen  map[string]bool
-}
-
-// nodeUse is what a node has allocated plus the accepted starts on it.
-type nodeUse struct {
-	cpus, mem int64
-	starts    int
-	exclusive bool
-}
-
-func newChecker(st *State, sc *Scope) *checker {
-	c := &checker{sc: sc, jobs: make(map[string]*Job, len(st.Jobs)), nodes: make(map[string]*Node, len(st.Nodes)),
-		used: map[string]*nodeUse{}, seen: map[string]bool{}}
-	for i := range st.Jobs {
-		c.jobs[strconv.FormatInt(st.Jobs[i].ID, 10)] = &st.Jobs[i]
+// view derives the scheduler-neutral view of Check and Recheck from the
+// raw records: the nodes with their CPUs ("cpus") and memory ("mem", MB),
+// the jobs optsched released that Slurm has not started yet (in flight),
+// and the jobs the starts name (array tasks included), each with why it
+// may not start, if it may not.
+func view(st *State, sc *Scope, starts []*Start) *sched.View {
+	v := &sched.View{Nodes: make([]sched.Node, len(st.Nodes))}
+	// Nodes alike share their (read-only) amounts.
+	amounts := map[[2]int64]sched.Resources{}
+	res := func(cpus, mem int64) sched.Resources {
+		r, ok := amounts[[2]int64{cpus, mem}]
+		if !ok {
+			r = sched.Resources{"cpus": cpus, "mem": mem}
+			amounts[[2]int64{cpus, mem}] = r
+		}
+		return r
 	}
 	for i := range st.Nodes {
-		c.nodes[st.Nodes[i].Name] = &st.Nodes[i]
+		n := &st.Nodes[i]
+		state := strings.ToUpper(n.State)
+		down := ""
+		if (state != "IDLE" && state != "MIXED") || len(n.Flags) > 0 {
+			down = n.State + flagText(n.Flags)
+		}
+		v.Nodes[i] = sched.Node{Name: n.Name,
+			Capacity: res(n.CPUs, n.RealMemory), InUse: res(n.AllocCPUs, n.AllocMemory),
+			Busy: n.AllocCPUs > 0 || n.AllocMemory > 0,
+			Down: down, Foreign: len(sc.Nodes) > 0 && !sc.Nodes[n.Name], Pools: n.Partitions}
 	}
 	// A job optsched placed and released that Slurm has not started yet
 	// (pending, priority above 0, AdminComment PlacedMark, a ReqNodeList)
-	// will use its nodes, which sinfo does not count yet: it is counted
-	// as a start already accepted on each of them.
+	// will use its nodes, which sinfo does not count yet.
 	for i := range st.Jobs {
 		j := &st.Jobs[i]
 		if j.State != "PENDING" || j.Priority <= 0 || j.AdminComment != PlacedMark || j.RequiredNodes == "" || j.RequiredNodes == "(null)" {
@@ -85,187 +84,154 @@ func newChecker(st *State, sc *Scope) *checker {
 		if err != nil {
 			continue
 		}
-		k := max(j.NodeCount, 1)
-		cpus := max((j.CPUs+k-1)/k, j.MinCPUsPerNode, 1)
-		var mem int64
-		if j.MemPerNode != nil {
-			mem = *j.MemPerNode
-		} else if j.MemPerCPU != nil {
-			mem = *j.MemPerCPU * cpus
-		}
+		_, cpus, mem := perNode(j)
 		for _, name := range names {
-			n := c.nodes[name]
-			if n == nil {
-				continue
-			}
-			u := c.used[name]
-			if u == nil {
-				u = &nodeUse{cpus: n.AllocCPUs, mem: n.AllocMemory}
-				c.used[name] = u
-			}
-			u.starts++
-			if j.Shared != nil && *j.Shared == "none" {
-				u.exclusive = true
-				u.cpus += n.CPUs
-				u.mem += n.RealMemory
-			} else {
-				u.cpus += cpus
-				u.mem += mem
-			}
+			v.InFlight = append(v.InFlight, sched.Alloc{Job: fmt.Sprint(j.ID), Node: name,
+				Amounts: sched.Resources{"cpus": cpus, "mem": mem}, Whole: j.Shared != nil && *j.Shared == "none"})
 		}
 	}
-	return c
+	// The jobs the starts name: a job id names the last record with it;
+	// ARRAY_TASK one pending task of an array's record, as Decide names
+	// them.
+	named := make(map[string]bool, len(starts))
+	records := make(map[string]bool, len(starts))
+	var ids []string
+	for _, s := range starts {
+		if !named[s.Job] {
+			ids = append(ids, s.Job)
+		}
+		named[s.Job] = true
+		a, _, _ := strings.Cut(s.Job, "_")
+		records[s.Job], records[a] = true, true
+	}
+	byID := map[string]*Job{}
+	for i := range st.Jobs {
+		if id := strconv.FormatInt(st.Jobs[i].ID, 10); records[id] {
+			byID[id] = &st.Jobs[i]
+		}
+	}
+	for _, id := range ids {
+		if j := byID[id]; j != nil {
+			v.Jobs = append(v.Jobs, viewJob(id, j, sc, ""))
+			continue
+		}
+		a, t, ok := strings.Cut(id, "_")
+		rec := byID[a]
+		if !ok || rec == nil || rec.ArrayTaskString == "" {
+			continue
+		}
+		if !inTaskString(rec.ArrayTaskString, t) {
+			v.Jobs = append(v.Jobs, viewJob(id, rec, sc, fmt.Sprintf("task %s is not pending in array %s (%s)", t, a, rec.ArrayTaskString)))
+			continue
+		}
+		task := *rec
+		task.ArrayTaskString = ""
+		v.Jobs = append(v.Jobs, viewJob(id, &task, sc, ""))
+	}
+	return v
 }
 
-// add checks start s against the records and the starts accepted before
-// it, and returns its violations. The start's use is counted when it has
-// none, or always with always (Check counts every start, so that each
-// node's excess is reported where it arises).
-func (c *checker) add(s *Start, always bool) []error {
-	var errs []error
-	bad := func(format string, a ...any) {
-		errs = append(errs, fmt.Errorf("start of job %s: %s", s.Job, fmt.Sprintf(format, a...)))
-	}
-	j := c.jobs[s.Job]
-	if a, t, ok := strings.Cut(s.Job, "_"); ok && j == nil {
-		// One pending task of an array's record.
-		if rec := c.jobs[a]; rec != nil && rec.ArrayTaskString != "" {
-			if !inTaskString(rec.ArrayTaskString, t) {
-				bad("task %s is not pending in array %s (%s)", t, a, rec.ArrayTaskString)
-				return errs
-			}
-			task := *rec
-			task.ArrayTaskString = ""
-			j = &task
-		}
-	}
-	switch {
-	case j == nil:
-		bad("no such job in squeue")
-		return errs
-	case c.seen[s.Job]:
-		bad("started twice")
-		return errs
-	case j.State != "PENDING":
-		bad("job is %s, not PENDING", j.State)
-		return errs
-	case j.Priority != 0 || (j.Reason != "JobHeldUser" && j.Reason != "BadConstraints"):
-		bad("job is not held by the hold guard (priority %d, reason %s): not optsched's", j.Priority, j.Reason)
-		return errs
-	case j.ArrayTaskString != "":
-		bad("job is the pending tasks %s of an array", j.ArrayTaskString)
-		return errs
-	}
-	if len(c.sc.Partitions) > 0 {
-		owned := false
-		for _, q := range c.sc.Partitions {
-			owned = owned || q == j.Partition
-		}
-		if !owned {
-			bad("partition %s is not optsched's", j.Partition)
-			return errs
-		}
-	}
-	count := j.NodeCount
-	if count < 1 {
-		count = 1
-	}
-	if int64(len(s.Nodes)) != count {
-		bad("%d node(s) for a job of %d", len(s.Nodes), count)
-		return errs
-	}
-	if s.NodeList != "" {
-		if got, err := hostlist.Expand(s.NodeList); err != nil || strings.Join(got, ",") != strings.Join(s.Nodes, ",") {
-			bad("node list %q is not its nodes %v", s.NodeList, s.Nodes)
-			return errs
-		}
-	}
-	perCPU := (j.CPUs + count - 1) / count
-	if perCPU < j.MinCPUsPerNode {
-		perCPU = j.MinCPUsPerNode
-	}
-	if perCPU < 1 {
-		perCPU = 1
-	}
-	var perMem int64
+// perNode is job j's node count and what it uses on each node: ceil(n/k)
+// CPUs (at least its minimum per node, at least 1), and its memory per
+// node, or per CPU times those CPUs.
+func perNode(j *Job) (count, cpus, mem int64) {
+	count = max(j.NodeCount, 1)
+	cpus = max((j.CPUs+count-1)/count, j.MinCPUsPerNode, 1)
 	if j.MemPerNode != nil {
-		perMem = *j.MemPerNode
+		mem = *j.MemPerNode
 	} else if j.MemPerCPU != nil {
-		perMem = *j.MemPerCPU * perCPU
+		mem = *j.MemPerCPU * cpus
 	}
-	excl := j.Shared != nil && *j.Shared == "none"
-	var excludedNodes []string
-	if j.ExcludedNodes != "" && j.ExcludedNodes != "(null)" {
-		var err error
-		if excludedNodes, err = hostlist.Expand(j.ExcludedNodes); err != nil {
-			bad("excluded nodes %q: %v", j.ExcludedNodes, err)
-			return errs
-		}
-	}
-	// after is each node's use with this start on it.
-	after := make(map[string]nodeUse, len(s.Nodes))
-	for _, name := range s.Nodes {
-		n := c.nodes[name]
-		_, twice := after[name]
+	return count, cpus, mem
+}
+
+// viewJob is job j (named id) as the view has it; blocked, when not "",
+// is why it may not start whatever its record says.
+func viewJob(id string, j *Job, sc *Scope, blocked string) sched.Job {
+	if blocked == "" {
 		switch {
-		case n == nil:
-			bad("no such node %s in sinfo", name)
-			continue
-		case twice:
-			bad("node %s listed twice", name)
-			continue
-		case len(c.sc.Nodes) > 0 && !c.sc.Nodes[name]:
-			bad("node %s is not optsched's", name)
-			continue
+		case j.State != "PENDING":
+			blocked = fmt.Sprintf("job is %s, not PENDING", j.State)
+		case j.Priority != 0 || (j.Reason != "JobHeldUser" && j.Reason != "BadConstraints"):
+			blocked = fmt.Sprintf("job is not held by the hold guard (priority %d, reason %s): not optsched's", j.Priority, j.Reason)
+		case j.ArrayTaskString != "":
+			blocked = fmt.Sprintf("job is the pending tasks %s of an array", j.ArrayTaskString)
+		case len(sc.Partitions) > 0 && !slices.Contains(sc.Partitions, j.Partition):
+			blocked = fmt.Sprintf("partition %s is not optsched's", j.Partition)
 		}
-		inPart := false
-		for _, q := range n.Partitions {
-			inPart = inPart || q == j.Partition
+	}
+	count, cpus, mem := perNode(j)
+	vj := sched.Job{ID: id, Blocked: blocked, Chunks: make([]sched.Resources, count),
+		Whole: j.Shared != nil && *j.Shared == "none", Pool: j.Partition}
+	each := sched.Resources{"cpus": cpus, "mem": mem} // read only: shared by the chunks
+	for i := range vj.Chunks {
+		vj.Chunks[i] = each
+	}
+	if j.ExcludedNodes != "" && j.ExcludedNodes != "(null)" {
+		names, err := hostlist.Expand(j.ExcludedNodes)
+		if err != nil {
+			vj.Defect = fmt.Sprintf("excluded nodes %q: %v", j.ExcludedNodes, err)
 		}
-		if !inPart {
-			bad("node %s is not in partition %s", name, j.Partition)
+		vj.Excluded = make(map[string]bool, len(names))
+		for _, x := range names {
+			vj.Excluded[x] = true
 		}
-		for _, x := range excludedNodes {
-			if x == name {
-				bad("node %s is excluded by the job", name)
+	}
+	return vj
+}
+
+// corePlan is the starts as sched's plan: a start whose node list does
+// not expand to its nodes carries that defect.
+func corePlan(starts []*Start) sched.Plan {
+	p := sched.Plan{Starts: make([]sched.Start, len(starts))}
+	for i, s := range starts {
+		cs := sched.Start{Job: s.Job, Nodes: s.Nodes, Spec: s.NodeList}
+		if s.NodeList != "" {
+			if got, err := hostlist.Expand(s.NodeList); err != nil || strings.Join(got, ",") != strings.Join(s.Nodes, ",") {
+				cs.Defect = fmt.Sprintf("node list %q is not its nodes %v", s.NodeList, s.Nodes)
 			}
 		}
-		state := strings.ToUpper(n.State)
-		if (state != "IDLE" && state != "MIXED") || len(n.Flags) > 0 {
-			bad("node %s is %s%s, not up for new jobs", name, n.State, flagText(n.Flags))
-		}
-		u := nodeUse{cpus: n.AllocCPUs, mem: n.AllocMemory}
-		if prev := c.used[name]; prev != nil {
-			u = *prev
-		}
-		u.starts++
-		if excl {
-			u.exclusive = true
-			u.cpus += n.CPUs
-			u.mem += n.RealMemory
-		} else {
-			u.cpus += perCPU
-			u.mem += perMem
-		}
-		if u.cpus > n.CPUs {
-			bad("node %s would use %d of its %d CPUs", name, u.cpus, n.CPUs)
-		}
-		if u.mem > n.RealMemory {
-			bad("node %s would use %d of its %d MB", name, u.mem, n.RealMemory)
-		}
-		if u.exclusive && (u.starts > 1 || n.AllocCPUs > 0 || n.AllocMemory > 0) {
-			bad("node %s is not free for an exclusive job", name)
-		}
-		after[name] = u
+		p.Starts[i] = cs
 	}
-	if len(errs) == 0 || always {
-		c.seen[s.Job] = true
-		for name, u := range after {
-			u := u
-			c.used[name] = &u
+	return p
+}
+
+// words is a violation in Slurm's terms.
+func words(x sched.Violation) error {
+	var what string
+	switch x.Kind {
+	case sched.NoJob:
+		what = "no such job in squeue"
+	case sched.Twice:
+		what = "started twice"
+	case sched.Blocked, sched.StartDefect, sched.JobDefect:
+		what = x.Text
+	case sched.ChunkCount:
+		what = fmt.Sprintf("%d node(s) for a job of %d", x.Got, x.Want)
+	case sched.NoNode:
+		what = fmt.Sprintf("no such node %s in sinfo", x.Node)
+	case sched.NodeTwice:
+		what = fmt.Sprintf("node %s listed twice", x.Node)
+	case sched.Foreign:
+		what = fmt.Sprintf("node %s is not optsched's", x.Node)
+	case sched.NotInPool:
+		what = fmt.Sprintf("node %s is not in partition %s", x.Node, x.Text)
+	case sched.Excluded:
+		what = fmt.Sprintf("node %s is excluded by the job", x.Node)
+	case sched.Down:
+		what = fmt.Sprintf("node %s is %s, not up for new jobs", x.Node, x.Text)
+	case sched.Over:
+		unit := "CPUs"
+		if x.Resource == "mem" {
+			unit = "MB"
 		}
+		what = fmt.Sprintf("node %s would use %d of its %d %s", x.Node, x.Got, x.Want, unit)
+	case sched.NotWhole:
+		what = fmt.Sprintf("node %s is not free for an exclusive job", x.Node)
+	default:
+		what = fmt.Sprintf("rule %d broken on node %s", x.Kind, x.Node)
 	}
-	return errs
+	return fmt.Errorf("start of job %s: %s", x.Job, what)
 }
 
 // inTaskString reports whether task t is one of an array record's pending
@@ -307,16 +273,24 @@ func flagText(flags []string) string {
 
 // Recheck keeps, in order, the starts of p that the state read again
 // (fresh) still allows by Check's rules together with the starts kept
-// before them; the others move to p.Dropped with the reason.
+// before them (sched.Recheck); the others move to p.Dropped with the
+// reason.
 func Recheck(fresh *State, sc *Scope, p *Plan) {
-	c := newChecker(fresh, sc)
-	var kept []*Start
-	for _, s := range p.Starts {
-		if errs := c.add(s, false); len(errs) > 0 {
-			p.Dropped = append(p.Dropped, Reason{s.Job, "dropped before acting: " + errors.Join(errs...).Error()})
-			continue
+	_, dropped := sched.Recheck(view(fresh, sc, p.Starts), corePlan(p.Starts))
+	drop := make(map[int]bool, len(dropped))
+	for _, d := range dropped {
+		drop[d.Index] = true
+		errs := make([]error, len(d.Violations))
+		for i, x := range d.Violations {
+			errs[i] = words(x)
 		}
-		kept = append(kept, s)
+		p.Dropped = append(p.Dropped, Reason{d.Start.Job, "dropped before acting: " + errors.Join(errs...).Error()})
+	}
+	var kept []*Start
+	for i, s := range p.Starts {
+		if !drop[i] {
+			kept = append(kept, s)
+		}
 	}
 	p.Starts = kept
 }

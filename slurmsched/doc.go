@@ -19,15 +19,18 @@
 //	    by a first fit on the free CPUs and memory of the nodes, partly
 //	    used nodes first, leaving the idle nodes the whole-node jobs ahead
 //	    of it need.
-//	  - Check re-derives every rule from the raw documents and shares no
-//	    code with Decide: each start is an owned held job, started once, on
-//	    exactly its node count of distinct, usable nodes of its partition,
-//	    and no node goes over its CPUs or memory. Recheck applies the same
-//	    rules to a state read again just before acting and drops the starts
-//	    that no longer hold.
-//	  - Apply places each start with `scontrol update JobId=J
-//	    ReqNodeList=NODES NumNodes=k-k`, reads the job back, and releases
-//	    the jobs whose placement reads back right with one `scontrol
+//	  - Check derives the scheduler-neutral view of package sched from the
+//	    raw documents (each node's CPUs and memory, in use and in flight;
+//	    each job's demand per node, or why it may not start) and applies
+//	    sched.Check's rules, which share no code with Decide: each start is
+//	    an owned held job, started once, on exactly its node count of
+//	    distinct, usable nodes of its partition, and no node goes over its
+//	    CPUs or memory. It words each violation in Slurm's terms. Recheck
+//	    applies sched.Recheck to a state read again just before acting and
+//	    drops the starts that no longer hold.
+//	  - Apply runs sched.Apply: each start is placed with `scontrol update
+//	    JobId=J ReqNodeList=NODES NumNodes=k-k` and read back, and the jobs
+//	    whose placement reads back right are committed with one `scontrol
 //	    release`.
 //
 // Slurm has no "run this job on these nodes now": slurmctld's own

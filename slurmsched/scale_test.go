@@ -65,3 +65,28 @@ func BenchmarkCycle(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCheck: Check and Recheck of one decided plan (the adapter's
+// view and sched's rules), at 1,000 and 10,000 nodes.
+func BenchmarkCheck(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		sq, si, topo := slurmtest.ScaleDocs("testdata", n, 0.5, 1)
+		st := &State{Topology: topo, Now: 100000}
+		st.Jobs, _ = ParseJobs(sq)
+		st.Nodes, _ = ParseNodes(si)
+		sc := &Scope{Partitions: []string{"batch"}}
+		p, err := Decide(context.Background(), st, sc, Options{TimeLimit: time.Second})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if err := Check(st, sc, p); err != nil {
+					b.Fatal(err)
+				}
+				q := *p
+				Recheck(st, sc, &q)
+			}
+		})
+	}
+}

@@ -257,15 +257,18 @@ func (f *fakeRunner) Release(ctx context.Context, jobs []string) error {
 	return nil
 }
 
+// fourStarts is a plan of four starts on n01 to n05.
+func fourStarts() *Plan {
+	return &Plan{Starts: []*Start{
+		{Job: "1", Nodes: []string{"n01", "n02"}, NodeList: "n[01-02]"},
+		{Job: "2", Nodes: []string{"n03"}, NodeList: "n03"},
+		{Job: "3", Nodes: []string{"n04"}, NodeList: "n04"},
+		{Job: "4", Nodes: []string{"n05"}, NodeList: "n05"},
+	}}
+}
+
 func TestApply(t *testing.T) {
-	mk := func() *Plan {
-		return &Plan{Starts: []*Start{
-			{Job: "1", Nodes: []string{"n01", "n02"}, NodeList: "n[01-02]"},
-			{Job: "2", Nodes: []string{"n03"}, NodeList: "n03"},
-			{Job: "3", Nodes: []string{"n04"}, NodeList: "n04"},
-			{Job: "4", Nodes: []string{"n05"}, NodeList: "n05"},
-		}}
-	}
+	mk := fourStarts
 	f := &fakeRunner{placed: map[string]string{}, k: map[string]int{}, fail: map[string]bool{"2": true}, misread: map[string]bool{"3": true}}
 	p := mk()
 	err := Apply(context.Background(), p, f)

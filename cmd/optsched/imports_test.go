@@ -29,13 +29,17 @@ var allowedImports = map[string][]string{
 	// The PBS scheduler: a library over the libraries, used by cmd (and
 	// by nothing below it). pbsched/cycle (reading the server's state,
 	// the lock, the audit log, the daemon loop) is under the same rule.
-	"pbsched": {"model", "encode", "solver", "heuristics", "catalog", "output", "runloop"},
+	"pbsched": {"model", "encode", "solver", "heuristics", "catalog", "output", "runloop", "sched"},
 	// The Slurm scheduler, beside the PBS one and under the same rule;
 	// slurmsched/cycle reads the cluster and runs the daemon loop.
-	"slurmsched": {"model", "encode", "solver", "heuristics", "catalog", "output", "runloop"},
+	"slurmsched": {"model", "encode", "solver", "heuristics", "catalog", "output", "runloop", "sched"},
 	// The scheduler-neutral pieces of a daemon (lock, audit line,
 	// signals, loop): no optsched package at all.
 	"runloop": {},
+	// The scheduler-neutral core of a cycle (view, plan, check, recheck,
+	// apply through a Runner): no optsched package at all; pbsched and
+	// slurmsched are its adapters.
+	"sched": {},
 	// The documents optsched answers, their checks, the conversion of
 	// the pipelines' answers and the tables for people.
 	"output": {"model", "solver"},
@@ -143,6 +147,16 @@ func TestFlowRules(t *testing.T) {
 		{"slurmsched", "pbsched", false},
 		{"pbsched", "slurmsched", false},
 		{"runloop", "model", false},
+		// The neutral core: the adapters import it, it imports none of
+		// them (nor any optsched package).
+		{"pbsched", "sched", true},
+		{"slurmsched", "sched", true},
+		{"pbsched/cycle", "sched", true},
+		{"sched", "pbsched", false},
+		{"sched", "slurmsched", false},
+		{"sched", "model", false},
+		{"sched", "runloop", false},
+		{"runloop", "sched", false},
 		{"cmd/optsched", "slurmsched/cycle", true},
 		// The learning core: NSA and the learned designs train with it;
 		// it imports no optsched package.
