@@ -163,9 +163,9 @@ windows it solved optimally; the schedule itself is unchanged.`,
 	f := cmd.Flags()
 	f.StringVar(&opts.trace, "trace", "", "trace file (required)")
 	f.StringVar(&opts.format, "format", "", "lan or swf (default: from the file name)")
-	f.StringVar(&opts.policy, "policy", "window", "window, "+rlSimPolicy+" (learned; --weights), or a per-job policy: "+strings.Join(sim.PolicyNames(), ", "))
-	f.StringVar(&opts.weights, "weights", "", rlSimPolicy+" policy: weights file (optsched train sched; default: the shipped weights of lublin_256 or HPC2N, by the trace's name)")
-	f.BoolVar(&opts.sample, "sample", false, rlSimPolicy+" policy: sample from the policy (seeded by --seed) instead of taking the most likely job")
+	f.StringVar(&opts.policy, "policy", "window", "window, "+rlSimPolicy+" or "+joshhSimPolicy+" (learned; --weights), or a per-job policy: "+strings.Join(sim.PolicyNames(), ", "))
+	f.StringVar(&opts.weights, "weights", "", rlSimPolicy+" and "+joshhSimPolicy+" policies: weights file (optsched train sched; default: the shipped weights: rlscheduler's of lublin_256 or HPC2N, by the trace's name; joshh's of lublin_256)")
+	f.BoolVar(&opts.sample, "sample", false, rlSimPolicy+" and "+joshhSimPolicy+" policies: sample from the policy (seeded by --seed) instead of taking the most likely job")
 	f.DurationVar(&opts.tau, "tau", 60*time.Second, "window period τ (window policy)")
 	f.StringVar(&opts.solver, "solver", "csp", "window solver")
 	f.StringVar(&opts.heuristic, "heuristic", "", "window heuristic instead of a solver")
@@ -245,8 +245,11 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	if opts.maxJobs < 0 || opts.maxTraceJobs < 0 || opts.procsPerNode < 0 {
 		return usageError{fmt.Errorf("--max-jobs, --max-trace-jobs and --procs-per-node must be at least 0")}
 	}
-	if opts.policy != "window" && opts.policy != rlSimPolicy && !slices.Contains(sim.PolicyNames(), opts.policy) {
-		return usageError{fmt.Errorf("--policy must be window or one of %s, %s, got %q", rlSimPolicy, strings.Join(sim.PolicyNames(), ", "), opts.policy)}
+	if opts.policy != "window" && opts.policy != rlSimPolicy && opts.policy != joshhSimPolicy && !slices.Contains(sim.PolicyNames(), opts.policy) {
+		return usageError{fmt.Errorf("--policy must be window or one of %s, %s, %s, got %q", rlSimPolicy, joshhSimPolicy, strings.Join(sim.PolicyNames(), ", "), opts.policy)}
+	}
+	if opts.policy == joshhSimPolicy && opts.allocator != "" && opts.allocator != sim.FirstFit {
+		return usageError{fmt.Errorf("--policy %s places its jobs with its allocation selector, or first-fit with --allocator first-fit; not %s", joshhSimPolicy, opts.allocator)}
 	}
 	if opts.allocator != "" && !slices.Contains(sim.AllocatorNames(), opts.allocator) {
 		return usageError{fmt.Errorf("--allocator must be one of %s, got %q", strings.Join(sim.AllocatorNames(), ", "), opts.allocator)}
@@ -331,8 +334,12 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 		}
 		cfg.Policy = sim.Learned
 		cfg.Chooser = simChooser{learned.NewChooser(pol, norm, opts.sample, opts.seed)}
+	} else if opts.policy == joshhSimPolicy {
+		if err := opts.joshhConfig(&cfg, tr); err != nil {
+			return err
+		}
 	} else if opts.weights != "" || opts.sample {
-		return usageError{fmt.Errorf("--weights and --sample are for --policy %s", rlSimPolicy)}
+		return usageError{fmt.Errorf("--weights and --sample are for --policy %s and %s", rlSimPolicy, joshhSimPolicy)}
 	}
 	if opts.policy == sim.CP {
 		cfg.CP = cpolicy.Policy{Objective: opts.cpObjective, K: opts.cpJobs, NoSearch: opts.cpNoSearch(cfg.Nodes)}
@@ -373,6 +380,9 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 		alloc := opts.allocator
 		if alloc == "" {
 			alloc = sim.FirstFit
+			if opts.policy == joshhSimPolicy {
+				alloc = "its allocation selector (depth-first or breadth-first per job)"
+			}
 		}
 		fmt.Fprintf(out, ", allocator %s", alloc)
 		if opts.policy == sim.CP {
@@ -399,6 +409,8 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	fmt.Fprintf(tw, "mean wait\t%.1f s\n", sum.MeanWait)
 	fmt.Fprintf(tw, "mean bounded slowdown\t%.3f\n", sum.MeanBSLD)
 	fmt.Fprintf(tw, "mean turnaround\t%.1f s\n", sum.MeanTurnaround)
+	fmt.Fprintf(tw, "mean slowdown (unbounded)\t%.3f\n", sum.MeanSlowdown)
+	fmt.Fprintf(tw, "mean normalised turnaround\t%.3f\n", sum.MeanNormTurnaround)
 	fmt.Fprintf(tw, "utilisation\t%.2f %%\n", 100*sum.Utilisation)
 	fmt.Fprintf(tw, "makespan\t%d s\n", sum.Makespan)
 	fmt.Fprintf(tw, "weighted queue time (WQT)\t%.1f (mean %.3f per job)\n", sum.WQT, sum.MeanWQT)

@@ -34,7 +34,7 @@ func newTrainSchedCmd(s *streams, runF func(*trainSchedOptions) error) *cobra.Co
 	opts := &trainSchedOptions{streams: s}
 	d := learned.DefaultTrainConfig()
 	cmd := &cobra.Command{
-		Use:   "sched --design rlscheduler --trace FILE [--objective bsld] [--seed N] [--epochs N] --out FILE",
+		Use:   "sched --design rlscheduler|joshh --trace FILE [--objective bsld] [--seed N] [--epochs N] --out FILE",
 		Short: "Train a learned job-selection policy with PPO on an SWF trace",
 		Long: `Trains a learned job-selection design with PPO (heuristics/learn) and
 writes its weights. Designs: rlscheduler (Zhang et al., SC'20: a kernel
@@ -48,8 +48,18 @@ optsched bench rlscheduler (starts 1981, 2756, 4299, 8850, 3316, 2714,
 without backfilling; the reward is minus the episode's mean bounded
 slowdown. Each epoch is one PPO update on --episodes episodes.
 
+joshh (JoSHH, Sun 2022: a job selector over the first 5 waiting jobs and
+the cluster's occupancy over 5 hourly steps, and an allocation selector
+choosing depth-first or breadth-first placement per job) trains on the
+same episodes in bench/sim on the trace's cluster as a switch tree; the
+selector's return is its discounted local reward (minus the queue's
+wait / run time) times the episode's mean normalised turnaround, the
+allocation selector's reward each placement's CH-cost saving against
+first-fit (docs/learned.md).
+
 Training is deterministic: the same flags give the same file.`,
 		Example: `  optsched train sched --design rlscheduler --trace instances/traces/lublin_256.swf.gz --out rl.bin.gz --plot curve.png
+  optsched train sched --design joshh --trace instances/traces/lublin_256.swf.gz --out joshh.bin.gz
   optsched bench rlscheduler --trace instances/traces/lublin_256.swf.gz --policies f1,sjf,rl-here --weights rl.bin.gz`,
 		Args: argsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -60,11 +70,11 @@ Training is deterministic: the same flags give the same file.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.design, "design", "rlscheduler", "design to train: rlscheduler")
+	f.StringVar(&opts.design, "design", "rlscheduler", "design to train: rlscheduler or joshh")
 	f.StringVar(&opts.trace, "trace", "", "SWF trace to train on (required)")
-	f.StringVar(&opts.objective, "objective", "bsld", "objective: bsld (mean bounded slowdown)")
+	f.StringVar(&opts.objective, "objective", "", "objective: bsld (mean bounded slowdown; rlscheduler) or turnaround (mean normalised turnaround; joshh); default the design's")
 	f.Uint64Var(&opts.seed, "seed", d.Seed, "seed of the weights, episodes and sampled actions")
-	f.IntVar(&opts.epochs, "epochs", d.Updates, "PPO updates (epochs)")
+	f.IntVar(&opts.epochs, "epochs", 0, fmt.Sprintf("PPO updates (epochs; default %d for rlscheduler, %d for joshh)", d.Updates, learned.DefaultJoSHHTrainConfig().Updates))
 	f.IntVar(&opts.episodes, "episodes", d.EpisodesPerUpdate, "episodes of 256 jobs per epoch")
 	f.IntVar(&opts.dropFirst, "drop-first", -1, "drop the first N job records of the file (default: 5 for HPC2N-2002-2.1*, else 0)")
 	f.StringVar(&opts.out, "out", "", "weights file to write (required)")
@@ -85,11 +95,17 @@ func rlDropDefault(trace string, drop int) int {
 }
 
 func runTrainSched(ctx context.Context, opts *trainSchedOptions) error {
-	if opts.design != "rlscheduler" {
-		return usageError{fmt.Errorf("--design must be rlscheduler (rlschert and joshh are not built yet), got %q", opts.design)}
+	if opts.design == "joshh" {
+		return runTrainJoSHH(ctx, opts)
 	}
-	if opts.objective != "bsld" {
+	if opts.design != "rlscheduler" {
+		return usageError{fmt.Errorf("--design must be rlscheduler or joshh (rlschert is not built yet), got %q", opts.design)}
+	}
+	if opts.objective != "bsld" && opts.objective != "" {
 		return usageError{fmt.Errorf("--objective must be bsld for rlscheduler, got %q", opts.objective)}
+	}
+	if opts.epochs == 0 {
+		opts.epochs = learned.DefaultTrainConfig().Updates
 	}
 	if opts.trace == "" || opts.out == "" {
 		return usageError{fmt.Errorf("--trace and --out are required")}
