@@ -2,8 +2,8 @@
 // trained with the one learning core heuristics/learn (layers, Adam,
 // PPO) on the benchmark simulators of bench.
 //
-// RLScheduler (D. Zhang et al., SC'20; the benchmark of
-// bench/rlscheduler) is the design built so far:
+// Two designs are built. RLScheduler (D. Zhang et al., SC'20; the
+// benchmark of bench/rlscheduler):
 //
 //   - State: the waiting jobs in submit order, the first MaxVisible = 128
 //     visible, Features = 8 values each (Features lists them; the
@@ -30,4 +30,18 @@
 //   - Use: a Chooser for bench/rlscheduler's published loop
 //     (ReplayChooser) and for bench/sim's event-driven simulation;
 //     argmax by default, sampling on request.
+//
+// JoSHH (Sun Haisong, 2022; joshh.go, joshh_train.go): a job selector
+// (MLP 32–64–32–5) over Q = 5 visible jobs that fit now — the oldest and
+// the four shortest requests — and the cluster's occupancy over T = 5
+// hourly steps, and an allocation selector (MLP 7–16–2) choosing
+// depth-first or breadth-first placement per job (sim.Strategy). It runs
+// as bench/sim's select policy (JoSHHChooser is a sim.Selector) and is
+// trained with PPO on the same core (TrainJoSHH): the job selector on the
+// discounted local reward (−Σ wait/run over the waiting jobs, accrued
+// between decisions) times the episode's mean normalised turnaround, the
+// allocation selector on each placement's CH-cost saving against
+// first-fit. EvaluateJoSHH runs it and the heuristics on a trace's test
+// sequences. docs/learned.md states every choice where the paper is
+// vague.
 package learned

@@ -29,8 +29,27 @@ type JoSHHRow struct {
 
 // JoSHHPolicies are EvaluateJoSHH's rows: the learned design (its
 // allocation selector placing), the job selector with first-fit
-// placement, and the heuristics with first-fit.
-var JoSHHPolicies = []string{"joshh", "joshh+first-fit", "sjf", "drf", "fcfs", "easy"}
+// placement, sjf-greedy (ShortestFitting: the rule the job selector's
+// visible set makes easiest to learn) and the heuristics with first-fit.
+var JoSHHPolicies = []string{"joshh", "joshh+first-fit", "sjf-greedy", "sjf", "drf", "fcfs", "easy"}
+
+// ShortestFitting is a sim.Selector rule: among the waiting jobs that
+// fit now, the one of the shortest request (ties by arrival), placed by
+// St; no reservation. With JoSHH's visible set (the oldest fitting job
+// and the four shortest others) it is the policy that always picks the
+// shortest visible job.
+type ShortestFitting struct{ St sim.Strategy }
+
+// Select implements sim.Selector.
+func (r ShortestFitting) Select(v *sim.View) (int, sim.Strategy) {
+	best := -1
+	for k, j := range v.Queue {
+		if j.Nodes <= v.Idle && (best < 0 || j.Request < v.Queue[best].Request) {
+			best = k
+		}
+	}
+	return best, r.St
+}
 
 // EvaluateJoSHH runs the policy (argmax) and the heuristics on the
 // sequences [s, s+length) of w for s in starts, on the cluster of
@@ -58,6 +77,8 @@ func EvaluateJoSHH(ctx context.Context, w *rlscheduler.Workload, p *JoSHH, start
 					ch.Force = &ff
 				}
 				c.Policy, c.Selector = sim.Select, ch
+			case "sjf-greedy":
+				c.Policy, c.Selector = sim.Select, ShortestFitting{St: sim.FirstFitStrategy}
 			default:
 				c.Policy = name
 			}

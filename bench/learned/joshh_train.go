@@ -39,7 +39,7 @@ type JoSHHTrainConfig struct {
 // DefaultJoSHHTrainConfig returns the settings of the shipped weights
 // but for Workload.
 func DefaultJoSHHTrainConfig() JoSHHTrainConfig {
-	return JoSHHTrainConfig{Seed: 1, Updates: 150, EpisodesPerUpdate: 16, EpisodeLen: 256,
+	return JoSHHTrainConfig{Seed: 1, Updates: 300, EpisodesPerUpdate: 8, EpisodeLen: 1024,
 		TestStarts: rlscheduler.Starts, TestLen: rlscheduler.SequenceLength, PPOEpochs: 4, Minibatch: 256,
 		Clip: 0.2, LRActor: 3e-4, LRCritic: 1e-3, Gamma: 0.99, Entropy: 0.01, MaxGradNorm: 0.5}
 }
@@ -100,7 +100,7 @@ func (c *JoSHHTrainConfig) fill() error {
 type jstep struct {
 	x      []float64
 	valid  []int // queue indexes of the visible slots, in slot order
-	action int // position in valid
+	action int   // position in valid
 	logp   float64
 	value  float64
 	k      int // the decision's index in the episode's times

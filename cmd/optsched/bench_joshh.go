@@ -27,9 +27,11 @@ func newBenchJoSHHCmd(s *streams) *cobra.Command {
 	opts := &benchJoSHHOptions{streams: s}
 	cmd := &cobra.Command{
 		Use:   "joshh --trace FILE [--weights FILE]",
-		Short: "JoSHH against SJF, DRF, FCFS and EASY on the ten test sequences of a trace",
+		Short: "JoSHH against SJF, DRF, FCFS, EASY and greedy shortest-first on the ten test sequences of a trace",
 		Long: `Runs the learned JoSHH design (its allocation selector placing each job,
-and again with first-fit placement) and the per-job heuristics (first-fit)
+and again with first-fit placement), sjf-greedy (the shortest waiting job
+that fits starts at once, no reservation) and the per-job heuristics
+(first-fit)
 in bench/sim on the ten 1,024-job test sequences of optsched bench
 rlscheduler, on the trace's cluster laid out as pods of 4 leaves of 10
 nodes, and prints each policy's mean normalised turnaround, bounded

@@ -25,6 +25,9 @@ func runTrainJoSHH(ctx context.Context, opts *trainSchedOptions) error {
 	if opts.epochs == 0 {
 		opts.epochs = cfg.Updates
 	}
+	if opts.episodes == 0 {
+		opts.episodes = cfg.EpisodesPerUpdate
+	}
 	if opts.epochs < 1 || opts.episodes < 1 {
 		return usageError{fmt.Errorf("--epochs and --episodes must be at least 1")}
 	}

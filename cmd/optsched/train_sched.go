@@ -50,8 +50,9 @@ slowdown. Each epoch is one PPO update on --episodes episodes.
 
 joshh (JoSHH, Sun 2022: a job selector over the first 5 waiting jobs and
 the cluster's occupancy over 5 hourly steps, and an allocation selector
-choosing depth-first or breadth-first placement per job) trains on the
-same episodes in bench/sim on the trace's cluster as a switch tree; the
+choosing depth-first or breadth-first placement per job) trains on
+episodes of 1,024 jobs outside the same test sequences, in bench/sim on
+the trace's cluster as a switch tree (pods of 4 leaves of 10 nodes); the
 selector's return is its discounted local reward (minus the queue's
 wait / run time) times the episode's mean normalised turnaround, the
 allocation selector's reward each placement's CH-cost saving against
@@ -75,7 +76,8 @@ Training is deterministic: the same flags give the same file.`,
 	f.StringVar(&opts.objective, "objective", "", "objective: bsld (mean bounded slowdown; rlscheduler) or turnaround (mean normalised turnaround; joshh); default the design's")
 	f.Uint64Var(&opts.seed, "seed", d.Seed, "seed of the weights, episodes and sampled actions")
 	f.IntVar(&opts.epochs, "epochs", 0, fmt.Sprintf("PPO updates (epochs; default %d for rlscheduler, %d for joshh)", d.Updates, learned.DefaultJoSHHTrainConfig().Updates))
-	f.IntVar(&opts.episodes, "episodes", d.EpisodesPerUpdate, "episodes of 256 jobs per epoch")
+	f.IntVar(&opts.episodes, "episodes", 0, fmt.Sprintf("episodes per epoch (default %d of %d jobs for rlscheduler, %d of %d for joshh)",
+		d.EpisodesPerUpdate, d.EpisodeLen, learned.DefaultJoSHHTrainConfig().EpisodesPerUpdate, learned.DefaultJoSHHTrainConfig().EpisodeLen))
 	f.IntVar(&opts.dropFirst, "drop-first", -1, "drop the first N job records of the file (default: 5 for HPC2N-2002-2.1*, else 0)")
 	f.StringVar(&opts.out, "out", "", "weights file to write (required)")
 	f.StringVar(&opts.plot, "plot", "", "learning-curve PNG/SVG (default: the weights file's name with .png)")
@@ -106,6 +108,9 @@ func runTrainSched(ctx context.Context, opts *trainSchedOptions) error {
 	}
 	if opts.epochs == 0 {
 		opts.epochs = learned.DefaultTrainConfig().Updates
+	}
+	if opts.episodes == 0 {
+		opts.episodes = learned.DefaultTrainConfig().EpisodesPerUpdate
 	}
 	if opts.trace == "" || opts.out == "" {
 		return usageError{fmt.Errorf("--trace and --out are required")}
