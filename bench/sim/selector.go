@@ -72,8 +72,8 @@ type View struct {
 	LeafSize int
 	PodIdle  []int
 	// Preview returns, without taking them, the nodes strategy would
-	// give a job of n nodes now (n ≤ Idle); for training, e.g. to price
-	// a placement against first-fit's.
+	// give a job of n nodes now (at most Idle); for training, e.g. to
+	// price a placement against first-fit's.
 	Preview func(n int, st Strategy) []int
 }
 
@@ -132,8 +132,10 @@ func (l *leaves) counts(c *Cluster, leafIdle, podIdle []int) ([]int, []int) {
 	return leafIdle, podIdle
 }
 
-// pick returns the n idle nodes strategy st chooses (n ≤ idle nodes).
+// pick returns the n idle nodes strategy st chooses (all the idle nodes
+// if n exceeds them).
 func (l *leaves) pick(c *Cluster, n int, st Strategy) []int {
+	n = min(n, c.nIdle)
 	out := make([]int, 0, n)
 	if st == FirstFitStrategy {
 		return c.appendLowestIdle(out, n)

@@ -99,7 +99,7 @@ func TestTrainJoSHHThenUse(t *testing.T) {
 			args = append(args, "--allocator", alloc)
 		}
 		code, out, errs := optsched(t, "", args...)
-		if code != exitOK || !strings.Contains(out, "policy joshh") || !strings.Contains(out, "mean normalised turnaround") {
+		if code != exitOK || !strings.Contains(out, "policy joshh") || !strings.Contains(out, "normalised turnaround  ") {
 			t.Fatalf("simulate: exit %d: %s %s", code, out, errs)
 		}
 		b, err := os.ReadFile(js)
