@@ -54,4 +54,18 @@
 //     whole state. Episodes are 256 jobs outside the test sequences.
 //   - Measurement: EvalSchert, beside RLSchert's baselines over the same
 //     window (WindowGreedy) and bench/sim's full-queue SJF and SAF.
+//
+// JoSHH (Sun Haisong, 2022; joshh.go, joshh_train.go): a job selector
+// (MLP 32–64–32–5) over Q = 5 visible jobs that fit now — the oldest and
+// the four shortest requests — and the cluster's occupancy over T = 5
+// hourly steps, and an allocation selector (MLP 7–16–2) choosing
+// depth-first or breadth-first placement per job (sim.Strategy). It runs
+// as bench/sim's select policy (JoSHHChooser is a sim.Selector) and is
+// trained with PPO on the same core (TrainJoSHH): the job selector on the
+// discounted local reward (−Σ wait/run over the waiting jobs, accrued
+// between decisions) times the episode's mean normalised turnaround, the
+// allocation selector on each placement's CH-cost saving against
+// first-fit. EvaluateJoSHH runs it and the heuristics on a trace's test
+// sequences. docs/learned.md states every choice where the paper is
+// vague.
 package learned

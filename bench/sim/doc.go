@@ -2,7 +2,8 @@
 // job trace. It replays a trace (bench/trace) under a scheduling policy and
 // reports per-job and per-run metrics: the communication-hop (CH) cost of
 // each job's nodes ([Lan23] Eq. 1; one-node jobs count 1), wait, bounded
-// slowdown (10 s), turnaround, utilisation, makespan, per window the solve
+// slowdown (10 s), unbounded slowdown and normalised turnaround,
+// turnaround, utilisation, makespan, per window the solve
 // latency, and the queue metrics of [Bridi16] (see Summary).
 //
 // Policies:
@@ -22,6 +23,10 @@
 //     requested walltimes), sjf, saf, drf, tetris, pbs-fifo and
 //     pbs-walltime (see PolicyNames), and cp: bench/cpolicy's CP/SAT
 //     scheduler deciding which waiting jobs start (Config.CP).
+//   - select: a learned job selector (Config.Selector, e.g. bench/learned's
+//     JoSHH) names, while any waiting job fits, the job to start now and
+//     its placement strategy (DepthFirst, BreadthFirst or
+//     FirstFitStrategy on the switch tree; selector.go).
 //
 // A per-job policy decides which jobs start; Config.Allocator decides on
 // which idle nodes: first-fit on the lowest idle node ids (the default),

@@ -24,8 +24,15 @@ type Summary struct {
 	MeanWait       float64 `json:"mean_wait_s"`
 	MeanTurnaround float64 `json:"mean_turnaround_s"`
 	MeanBSLD       float64 `json:"mean_bounded_slowdown"`
-	Utilisation    float64 `json:"utilisation"`
-	Makespan       int64   `json:"makespan_s"`
+	// MeanSlowdown is the mean unbounded slowdown, (end − submit) / run
+	// time with the run time floored at 1 s (RLSchert's metric), and
+	// MeanNormTurnaround the mean normalised turnaround, turnaround / run
+	// time per job, averaged (JoSHH's metric): the same per-job ratio,
+	// kept under each paper's name (docs/learned.md).
+	MeanSlowdown       float64 `json:"mean_slowdown"`
+	MeanNormTurnaround float64 `json:"mean_normalised_turnaround"`
+	Utilisation        float64 `json:"utilisation"`
+	Makespan           int64   `json:"makespan_s"`
 	// Windows solved and their solve latency.
 	Windows int `json:"windows"`
 	// WindowsTooLarge counts the windows the solver refused as too large
@@ -105,12 +112,15 @@ func (r *Result) Summarise() Summary {
 		}
 		s.MeanTurnaround += wait + run
 		s.MeanBSLD += model.BoundedSlowdown(wait, run)
+		s.MeanSlowdown += (wait + run) / max(run, 1)
 	}
 	n := float64(len(r.Jobs))
 	s.MeanCost /= n
 	s.MeanWait /= n
 	s.MeanTurnaround /= n
 	s.MeanBSLD /= n
+	s.MeanSlowdown /= n
+	s.MeanNormTurnaround = s.MeanSlowdown
 	s.MeanWQT = s.WQT / n
 	if multi > 0 {
 		s.MeanMultiCost /= float64(multi)

@@ -81,6 +81,10 @@ type Config struct {
 	// number of runnable jobs started so far and their total (jobs larger
 	// than the cluster are not counted): a progress hook for long runs.
 	Started func(done, total int)
+	// Selector is the learned job selector of Policy Select (see
+	// Selector): it picks the jobs to start and their allocation
+	// strategies.
+	Selector Selector
 }
 
 // DefaultEWT is the expected waiting time, in seconds, of the queues that
@@ -221,6 +225,17 @@ func Run(ctx context.Context, tr *trace.Trace, cfg Config) (*Result, error) {
 		} else {
 			err = s.runChooser(ctx)
 		}
+		if cerr := s.stopChecks(); cerr != nil {
+			err = cerr
+		}
+	case Select:
+		if cfg.Selector == nil || alloc != nil || cfg.GapSolver != nil {
+			return nil, fmt.Errorf("%w: the %s policy needs a selector, which places its own jobs (no allocator, no gap solver)", ErrConfig, Select)
+		}
+		if cfg.Check {
+			s.startChecks()
+		}
+		err = s.runSelect(ctx)
 		if cerr := s.stopChecks(); cerr != nil {
 			err = cerr
 		}

@@ -137,7 +137,10 @@ it starts now start. A per-job policy places each job it starts with
 mishra-adaptive (Mishra et al.); the window policy places its jobs with its
 solver.
 
-Metrics: mean CH cost, wait, bounded slowdown (10 s), turnaround,
+Metrics: mean CH cost, wait, bounded slowdown (10 s), slowdown (unbounded:
+(end - submit) / run time, run time at least 1 s), normalised turnaround
+(turnaround / run time per job, averaged, JoSHH's: the same number),
+turnaround,
 utilisation, makespan, the per-window solve latency, and Bridi et al.'s
 queue metrics: WQT (Σ wait / ewt of the job's queue), NL (jobs that waited
 longer than their queue's ewt) and TR (tardiness, Σ max(0, wait − ewt)).
@@ -165,8 +168,8 @@ windows it solved optimally; the schedule itself is unchanged.`,
 	f := cmd.Flags()
 	f.StringVar(&opts.trace, "trace", "", "trace file (required)")
 	f.StringVar(&opts.format, "format", "", "lan or swf (default: from the file name)")
-	f.StringVar(&opts.policy, "policy", "window", "window, "+rlSimPolicy+" or "+schertSimPolicy+" (learned; --weights), or a per-job policy: "+strings.Join(sim.PolicyNames(), ", "))
-	f.StringVar(&opts.weights, "weights", "", "learned policies: weights file (optsched train sched; default: the shipped weights: "+rlSimPolicy+" of lublin_256 or HPC2N, by the trace's name; "+schertSimPolicy+" of HPC2N)")
+	f.StringVar(&opts.policy, "policy", "window", "window, "+rlSimPolicy+", "+schertSimPolicy+" or "+joshhSimPolicy+" (learned; --weights), or a per-job policy: "+strings.Join(sim.PolicyNames(), ", "))
+	f.StringVar(&opts.weights, "weights", "", "learned policies: weights file (optsched train sched; default: the shipped weights: "+rlSimPolicy+" of lublin_256 or HPC2N, by the trace's name; "+schertSimPolicy+" of HPC2N; "+joshhSimPolicy+" of lublin_256)")
 	f.BoolVar(&opts.sample, "sample", false, "learned policies: sample from the policy (seeded by --seed) instead of taking the most likely action")
 	f.BoolVar(&opts.kill, "kill", false, schertSimPolicy+" policy: let its killer stop running jobs predicted to run long and requeue them (restarted from scratch; the work lost is reported)")
 	f.DurationVar(&opts.tau, "tau", 60*time.Second, "window period τ (window policy)")
@@ -248,8 +251,11 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	if opts.maxJobs < 0 || opts.maxTraceJobs < 0 || opts.procsPerNode < 0 {
 		return usageError{fmt.Errorf("--max-jobs, --max-trace-jobs and --procs-per-node must be at least 0")}
 	}
-	if opts.policy != "window" && opts.policy != rlSimPolicy && opts.policy != schertSimPolicy && !slices.Contains(sim.PolicyNames(), opts.policy) {
-		return usageError{fmt.Errorf("--policy must be window or one of %s, %s, %s, got %q", rlSimPolicy, schertSimPolicy, strings.Join(sim.PolicyNames(), ", "), opts.policy)}
+	if opts.policy != "window" && opts.policy != rlSimPolicy && opts.policy != schertSimPolicy && opts.policy != joshhSimPolicy && !slices.Contains(sim.PolicyNames(), opts.policy) {
+		return usageError{fmt.Errorf("--policy must be window or one of %s, %s, %s, %s, got %q", rlSimPolicy, schertSimPolicy, joshhSimPolicy, strings.Join(sim.PolicyNames(), ", "), opts.policy)}
+	}
+	if opts.policy == joshhSimPolicy && opts.allocator != "" && opts.allocator != sim.FirstFit {
+		return usageError{fmt.Errorf("--policy %s places its jobs with its allocation selector, or first-fit with --allocator first-fit; not %s", joshhSimPolicy, opts.allocator)}
 	}
 	if opts.allocator != "" && !slices.Contains(sim.AllocatorNames(), opts.allocator) {
 		return usageError{fmt.Errorf("--allocator must be one of %s, got %q", strings.Join(sim.AllocatorNames(), ", "), opts.allocator)}
@@ -341,8 +347,12 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 		}
 		sch := learned.NewSchert(net, opts.kill, opts.sample, opts.seed)
 		cfg.Policy, cfg.Picker, cfg.Killer = sim.Learned, sch, sch
+	} else if opts.policy == joshhSimPolicy {
+		if err := opts.joshhConfig(&cfg, tr); err != nil {
+			return err
+		}
 	} else if opts.weights != "" || opts.sample {
-		return usageError{fmt.Errorf("--weights and --sample are for --policy %s or %s", rlSimPolicy, schertSimPolicy)}
+		return usageError{fmt.Errorf("--weights and --sample are for --policy %s, %s or %s", rlSimPolicy, schertSimPolicy, joshhSimPolicy)}
 	}
 	if opts.kill && opts.policy != schertSimPolicy {
 		return usageError{fmt.Errorf("--kill is for --policy %s", schertSimPolicy)}
@@ -386,6 +396,9 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 		alloc := opts.allocator
 		if alloc == "" {
 			alloc = sim.FirstFit
+			if opts.policy == joshhSimPolicy {
+				alloc = "its allocation selector (depth-first or breadth-first per job)"
+			}
 		}
 		fmt.Fprintf(out, ", allocator %s", alloc)
 		if opts.policy == sim.CP {
@@ -412,6 +425,8 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	fmt.Fprintf(tw, "mean wait\t%.1f s\n", sum.MeanWait)
 	fmt.Fprintf(tw, "mean bounded slowdown\t%.3f\n", sum.MeanBSLD)
 	fmt.Fprintf(tw, "mean turnaround\t%.1f s\n", sum.MeanTurnaround)
+	fmt.Fprintf(tw, "mean slowdown (unbounded)\t%.3f\n", sum.MeanSlowdown)
+	fmt.Fprintf(tw, "normalised turnaround\t%.3f\n", sum.MeanNormTurnaround)
 	fmt.Fprintf(tw, "utilisation\t%.2f %%\n", 100*sum.Utilisation)
 	fmt.Fprintf(tw, "makespan\t%d s\n", sum.Makespan)
 	fmt.Fprintf(tw, "weighted queue time (WQT)\t%.1f (mean %.3f per job)\n", sum.WQT, sum.MeanWQT)

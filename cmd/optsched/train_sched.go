@@ -39,7 +39,7 @@ func newTrainSchedCmd(s *streams, runF func(*trainSchedOptions) error) *cobra.Co
 	opts := &trainSchedOptions{streams: s}
 	d := learned.DefaultTrainConfig()
 	cmd := &cobra.Command{
-		Use:   "sched --design rlscheduler|rlschert --trace FILE [--objective bsld|slowdown] [--seed N] [--epochs N] --out FILE",
+		Use:   "sched --design rlscheduler|rlschert|joshh --trace FILE [--objective bsld|slowdown|turnaround] [--seed N] [--epochs N] --out FILE",
 		Short: "Train a learned job-selection policy with PPO on an SWF trace",
 		Long: `Trains a learned job-selection design with PPO (heuristics/learn) and
 writes its weights. Designs: rlscheduler (Zhang et al., SC'20: a kernel
@@ -60,11 +60,22 @@ the jobs in the system, the paper's reward). Each epoch is one PPO update
 on --episodes episodes. rlschert with --synthetic trains on RLSchert's
 synthetic workload (its Table 2) instead of a trace.
 
+joshh (JoSHH, Sun 2022: a job selector over the first 5 waiting jobs and
+the cluster's occupancy over 5 hourly steps, and an allocation selector
+choosing depth-first or breadth-first placement per job) trains on
+episodes of 1,024 jobs outside the same test sequences, in bench/sim on
+the trace's cluster as a switch tree (pods of 4 leaves of 10 nodes); the
+selector's return is its discounted local reward (minus the queue's
+wait / run time) times the episode's mean normalised turnaround, the
+allocation selector's reward each placement's CH-cost saving against
+first-fit (docs/learned.md).
+
 Training is deterministic: the same flags give the same file.`,
 		Example: `  optsched train sched --design rlscheduler --trace instances/traces/lublin_256.swf.gz --out rl.bin.gz --plot curve.png
   optsched bench rlscheduler --trace instances/traces/lublin_256.swf.gz --policies f1,sjf,rl-here --weights rl.bin.gz
   optsched train sched --design rlschert --trace instances/traces/HPC2N-2002-2.1-cln.swf.gz --out schert.bin.gz
-  optsched bench rlschert --trace instances/traces/HPC2N-2002-2.1-cln.swf.gz --weights schert.bin.gz`,
+  optsched bench rlschert --trace instances/traces/HPC2N-2002-2.1-cln.swf.gz --weights schert.bin.gz
+  optsched train sched --design joshh --trace instances/traces/lublin_256.swf.gz --out joshh.bin.gz`,
 		Args: argsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.epochsSet, opts.episodesSet = cmd.Flags().Changed("epochs"), cmd.Flags().Changed("episodes")
@@ -75,14 +86,14 @@ Training is deterministic: the same flags give the same file.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.design, "design", "rlscheduler", "design to train: rlscheduler or rlschert")
+	f.StringVar(&opts.design, "design", "rlscheduler", "design to train: rlscheduler, rlschert or joshh")
 	f.StringVar(&opts.trace, "trace", "", "SWF trace to train on (required but with --synthetic)")
 	f.IntVar(&opts.imitation, "imitation", learned.DefaultSchertTrainConfig().ImitationEpisodes, "rlschert: episodes the rules play for the imitation before PPO")
 	f.BoolVar(&opts.synthetic, "synthetic", false, "rlschert: train on RLSchert's synthetic workload (seeded by --seed) instead of a trace")
-	f.StringVar(&opts.objective, "objective", "", "objective: bsld (mean bounded slowdown; rlscheduler's) or slowdown (rlschert's; the default of each)")
+	f.StringVar(&opts.objective, "objective", "", "objective: bsld (mean bounded slowdown; rlscheduler's), slowdown (rlschert's) or turnaround (mean normalised turnaround; joshh's); default the design's")
 	f.Uint64Var(&opts.seed, "seed", d.Seed, "seed of the weights, episodes and sampled actions")
-	f.IntVar(&opts.epochs, "epochs", d.Updates, fmt.Sprintf("PPO updates (epochs; rlschert's default %d)", learned.DefaultSchertTrainConfig().Updates))
-	f.IntVar(&opts.episodes, "episodes", d.EpisodesPerUpdate, fmt.Sprintf("episodes of 256 jobs per epoch (rlschert's default %d)", learned.DefaultSchertTrainConfig().EpisodesPerUpdate))
+	f.IntVar(&opts.epochs, "epochs", d.Updates, fmt.Sprintf("PPO updates (epochs; rlschert's default %d, joshh's %d)", learned.DefaultSchertTrainConfig().Updates, learned.DefaultJoSHHTrainConfig().Updates))
+	f.IntVar(&opts.episodes, "episodes", d.EpisodesPerUpdate, fmt.Sprintf("episodes per epoch (of 256 jobs; rlschert's default %d; joshh's %d of %d jobs)", learned.DefaultSchertTrainConfig().EpisodesPerUpdate, learned.DefaultJoSHHTrainConfig().EpisodesPerUpdate, learned.DefaultJoSHHTrainConfig().EpisodeLen))
 	f.IntVar(&opts.dropFirst, "drop-first", -1, "drop the first N job records of the file (default: 5 for HPC2N-2002-2.1*, else 0)")
 	f.StringVar(&opts.out, "out", "", "weights file to write (required)")
 	f.StringVar(&opts.plot, "plot", "", "learning-curve PNG/SVG (default: the weights file's name with .png)")
@@ -102,17 +113,29 @@ func rlDropDefault(trace string, drop int) int {
 }
 
 func runTrainSched(ctx context.Context, opts *trainSchedOptions) error {
-	if opts.design == "rlschert" {
+	switch opts.design {
+	case "rlschert":
 		return runTrainSchert(ctx, opts)
-	}
-	if opts.design != "rlscheduler" {
-		return usageError{fmt.Errorf("--design must be rlscheduler or rlschert (joshh is not built yet), got %q", opts.design)}
+	case "joshh":
+		if opts.synthetic {
+			return usageError{fmt.Errorf("--synthetic is for --design rlschert")}
+		}
+		return runTrainJoSHH(ctx, opts)
+	case "rlscheduler":
+	default:
+		return usageError{fmt.Errorf("--design must be rlscheduler, rlschert or joshh, got %q", opts.design)}
 	}
 	if opts.synthetic {
 		return usageError{fmt.Errorf("--synthetic is for --design rlschert")}
 	}
 	if opts.objective != "bsld" && opts.objective != "" {
 		return usageError{fmt.Errorf("--objective must be bsld for rlscheduler, got %q", opts.objective)}
+	}
+	if opts.epochs == 0 {
+		opts.epochs = learned.DefaultTrainConfig().Updates
+	}
+	if opts.episodes == 0 {
+		opts.episodes = learned.DefaultTrainConfig().EpisodesPerUpdate
 	}
 	if opts.trace == "" || opts.out == "" {
 		return usageError{fmt.Errorf("--trace and --out are required")}

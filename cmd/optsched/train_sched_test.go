@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,7 +50,8 @@ func TestTrainSchedThenUse(t *testing.T) {
 		t.Fatalf("simulate: exit %d: %s %s", code, out, errs)
 	}
 	for _, args := range [][]string{
-		{"train", "sched", "--design", "joshh", "--trace", lublin, "--out", w},
+		{"train", "sched", "--design", "joshh", "--trace", lublin, "--out", w, "--objective", "bsld"},
+		{"simulate", "--trace", lublin, "--policy", "joshh", "--allocator", "slurm"},
 		{"train", "sched", "--trace", lublin},
 		{"train", "sched", "--trace", lublin, "--out", w, "--objective", "wait"},
 		{"simulate", "--trace", lublin, "--policy", "easy", "--weights", w},
@@ -109,5 +111,66 @@ func TestTrainSchertThenUse(t *testing.T) {
 		if code, _, _ := optsched(t, "", args...); code != exitUsage {
 			t.Errorf("%v: exit %d, want a usage error", args, code)
 		}
+	}
+}
+
+// TestTrainJoSHHThenUse trains the joshh design for one epoch of one
+// episode on the shipped Lublin-1 trace, twice with the same seed (the
+// same weights file), then runs it in simulate (its allocation selector,
+// then first-fit: the same schedule) and in bench joshh; simulate's JSON
+// carries the slowdown and normalised turnaround.
+func TestTrainJoSHHThenUse(t *testing.T) {
+	const lublin = "../../instances/traces/lublin_256.swf.gz"
+	dir := t.TempDir()
+	var files [2][]byte
+	for i := range files {
+		w := filepath.Join(dir, "j"+string(rune('a'+i))+".bin.gz")
+		code, out, errs := optsched(t, "", "train", "sched", "--design", "joshh", "--trace", lublin,
+			"--epochs", "1", "--episodes", "1", "--seed", "3", "--out", w)
+		if code != exitOK {
+			t.Fatalf("train: exit %d: %s", code, errs)
+		}
+		if !strings.Contains(out, "trained joshh") || !strings.Contains(errs, "from 958 starts outside the test sequences (0–957)") {
+			t.Errorf("train output: %q %q", out, errs)
+		}
+		var err error
+		if files[i], err = os.ReadFile(w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(files[0], files[1]) {
+		t.Error("the same seed wrote different weights")
+	}
+	w := filepath.Join(dir, "ja.bin.gz")
+	var sums [2]map[string]any
+	for i, alloc := range []string{"", "first-fit"} {
+		js := filepath.Join(dir, "s"+alloc+".json")
+		args := []string{"simulate", "--trace", lublin, "--policy", "joshh", "--weights", w, "--max-trace-jobs", "400", "--json", js}
+		if alloc != "" {
+			args = append(args, "--allocator", alloc)
+		}
+		code, out, errs := optsched(t, "", args...)
+		if code != exitOK || !strings.Contains(out, "policy joshh") || !strings.Contains(out, "normalised turnaround  ") {
+			t.Fatalf("simulate: exit %d: %s %s", code, out, errs)
+		}
+		b, err := os.ReadFile(js)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &sums[i]); err != nil {
+			t.Fatal(err)
+		}
+		sd, ok1 := sums[i]["mean_slowdown"].(float64)
+		nt, ok2 := sums[i]["mean_normalised_turnaround"].(float64)
+		if !ok1 || !ok2 || sd < 1 || nt != sd {
+			t.Errorf("JSON slowdown %v, normalised turnaround %v", sums[i]["mean_slowdown"], sums[i]["mean_normalised_turnaround"])
+		}
+	}
+	if sums[0]["mean_wait_s"] != sums[1]["mean_wait_s"] {
+		t.Errorf("first-fit placement changed the schedule: waits %v and %v", sums[0]["mean_wait_s"], sums[1]["mean_wait_s"])
+	}
+	code, out, errs := optsched(t, "", "bench", "joshh", "--trace", lublin, "--weights", w)
+	if code != exitOK || !strings.Contains(out, "joshh+first-fit") || !strings.Contains(out, "4.5") {
+		t.Fatalf("bench joshh: exit %d: %s %s", code, out, errs)
 	}
 }

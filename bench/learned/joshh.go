@@ -1,0 +1,266 @@
+package learned
+
+import (
+	"bytes"
+	"cmp"
+	_ "embed" // the shipped weights
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+
+	"github.com/optsched/optsched/bench/rlscheduler"
+	"github.com/optsched/optsched/bench/sim"
+	"github.com/optsched/optsched/bench/trace"
+	"github.com/optsched/optsched/heuristics/learn"
+)
+
+// JoSHH's sizes: Q visible jobs, the cluster's state over T time steps
+// of StepSeconds each.
+const (
+	JQ          = 5
+	JT          = 5
+	StepSeconds = 3600
+	// JobFeatures per visible slot: present, nodes / the cluster's,
+	// nodes / the idle nodes, log request, log wait.
+	JobFeatures = 5
+	// SelectorIn is the job selector's input: JQ slots, JT occupancy
+	// values, the backlog and the oldest waiting job's log wait.
+	SelectorIn = JQ*JobFeatures + JT + 2
+	// AllocIn is the allocation selector's input (see allocFeatures).
+	AllocIn = 7
+)
+
+// SelectorSizes and AllocSizes are the two networks' layer sizes;
+// JCriticSizes the job selector's critic.
+var (
+	SelectorSizes = []int{SelectorIn, 64, 32, JQ}
+	AllocSizes    = []int{AllocIn, 16, 2}
+	JCriticSizes  = []int{SelectorIn, 64, 32, 1}
+)
+
+// JoSHH is the design's networks: the job selector, the allocation
+// selector and, while training, the job selector's critic.
+type JoSHH struct {
+	Selector, Alloc *learn.Seq
+	Critic          *learn.Seq // nil in a policy read from a file
+}
+
+// NewJoSHH returns untrained networks (PyTorch's initialisation, the
+// actors' last layers scaled by 0.01: near-uniform first choices).
+func NewJoSHH(rng *rand.Rand) *JoSHH {
+	s, _ := learn.NewMLP("selector", SelectorSizes, learn.ActReLU, 0.01, rng)
+	a, _ := learn.NewMLP("alloc", AllocSizes, learn.ActReLU, 0.01, rng)
+	c, _ := learn.NewMLP("critic", JCriticSizes, learn.ActReLU, 1, rng)
+	return &JoSHH{Selector: s, Alloc: a, Critic: c}
+}
+
+// jobState writes the job selector's input for v into x and returns the
+// visible jobs, as queue indexes, among those that fit in the idle nodes
+// now: the oldest (slot 0), then the JQ − 1 others of the shortest
+// requests (ties by arrival), shortest first (see docs/learned.md for
+// why not the first JQ waiting jobs).
+func jobState(x []float64, valid []int, v *sim.View, norm Norm) []int {
+	clear(x)
+	valid = valid[:0]
+	for q, j := range v.Queue {
+		if j.Nodes > v.Idle {
+			continue
+		}
+		if len(valid) == 0 {
+			valid = append(valid, q) // the oldest fitting job
+			continue
+		}
+		// Insert q among the shortest kept (slots 1..), dropping the
+		// longest past JQ.
+		at := len(valid)
+		for at > 1 && v.Queue[valid[at-1]].Request > j.Request {
+			at--
+		}
+		if at >= JQ {
+			continue
+		}
+		if len(valid) < JQ {
+			valid = append(valid, 0)
+		}
+		copy(valid[at+1:], valid[at:len(valid)-1])
+		valid[at] = q
+	}
+	lreq := math.Log1p(norm.MaxRequest)
+	lwait := math.Log1p(MaxWait)
+	for i, q := range valid {
+		j := v.Queue[q]
+		row := x[i*JobFeatures : (i+1)*JobFeatures]
+		row[0] = 1
+		row[1] = float64(j.Nodes) / float64(v.Nodes)
+		row[2] = float64(j.Nodes) / float64(max(v.Idle, 1))
+		row[3] = min(math.Log1p(float64(j.Request))/lreq, 1)
+		row[4] = min(math.Log1p(float64(max(v.Now-j.Submit, 0)))/lwait, 1)
+	}
+	// The cluster over JT steps: the share of the nodes busy at now +
+	// k·StepSeconds by the running jobs' requested ends.
+	c := x[JQ*JobFeatures:]
+	for _, r := range v.Running {
+		end := r.Start + r.Request
+		for k := range JT {
+			if k == 0 || end > v.Now+int64(k)*StepSeconds {
+				c[k] += float64(r.Nodes) / float64(v.Nodes)
+			}
+		}
+	}
+	// The backlog (the other waiting jobs) and the oldest job's wait.
+	x[SelectorIn-2] = min(float64(len(v.Queue)-len(valid))/50, 1)
+	if len(v.Queue) > 0 {
+		x[SelectorIn-1] = min(math.Log1p(float64(max(v.Now-v.Queue[0].Submit, 0)))/lwait, 1)
+	}
+	return valid
+}
+
+// allocFeatures writes the allocation selector's input for a job of n
+// nodes and request req: its share of the cluster, its size in leaves
+// (capped at 4), whether a leaf or a pod holds it, the idle share, its log
+// request and the largest idle leaf's share of a leaf.
+func allocFeatures(a []float64, v *sim.View, n int, req int64, norm Norm) {
+	maxLeaf, maxPod := 0, 0
+	for _, f := range v.LeafIdle {
+		maxLeaf = max(maxLeaf, f)
+	}
+	for _, f := range v.PodIdle {
+		maxPod = max(maxPod, f)
+	}
+	ls := float64(max(v.LeafSize, 1))
+	a[0] = float64(n) / float64(v.Nodes)
+	a[1] = min(float64(n)/ls, 4) / 4
+	a[2], a[3] = 0, 0
+	if n <= maxLeaf {
+		a[2] = 1
+	}
+	if n <= maxPod {
+		a[3] = 1
+	}
+	a[4] = float64(v.Idle) / float64(v.Nodes)
+	a[5] = min(math.Log1p(float64(req))/math.Log1p(norm.MaxRequest), 1)
+	a[6] = float64(maxLeaf) / ls
+}
+
+// strategies are the allocation selector's actions.
+var strategies = [2]sim.Strategy{sim.DepthFirst, sim.BreadthFirst}
+
+// A JoSHHChooser is the trained policy as a sim.Selector. Not safe for
+// concurrent use.
+type JoSHHChooser struct {
+	sel, alloc *learn.Seq
+	norm       Norm
+	sample     bool
+	rng        *rand.Rand
+	// Force, when set, places every job with this strategy instead of
+	// the allocation selector's (an ablation: the job selector alone).
+	Force *sim.Strategy
+	x, a  []float64
+	z, p  []float64
+	valid []int
+	// Decisions counts the calls that chose a job.
+	Decisions int
+}
+
+// NewJoSHHChooser returns a chooser of the policy (cloned: choosers can
+// run at once): argmax, or with sample draws seeded by seed.
+func NewJoSHHChooser(p *JoSHH, norm Norm, sample bool, seed uint64) *JoSHHChooser {
+	return &JoSHHChooser{sel: p.Selector.CloneSeq(), alloc: p.Alloc.CloneSeq(), norm: norm, sample: sample,
+		rng: learn.NewRand(seed, 0x6a6f_7368), x: make([]float64, SelectorIn), a: make([]float64, AllocIn),
+		z: make([]float64, JQ), p: make([]float64, JQ)}
+}
+
+// pickJob runs the job selector on x over the valid slots: the chosen
+// slot's position in valid, the compacted logits in z and probabilities
+// in p, and log Σ exp.
+func pickJob(sel *learn.Seq, x, z, p []float64, valid []int, sample bool, rng *rand.Rand) (int, float64) {
+	logits := sel.Forward(x, 1) // slot i is valid[i]; the rest padding
+	copy(z, logits[:len(valid)])
+	lse := learn.MaskedSoftmax(p[:len(valid)], z[:len(valid)], len(valid))
+	return learn.Pick(p, len(valid), sample, rng), lse
+}
+
+// Select implements sim.Selector.
+func (c *JoSHHChooser) Select(v *sim.View) (int, sim.Strategy) {
+	c.valid = jobState(c.x, c.valid, v, c.norm)
+	if len(c.valid) == 0 {
+		return -1, sim.DepthFirst
+	}
+	c.Decisions++
+	i, _ := pickJob(c.sel, c.x, c.z, c.p, c.valid, c.sample, c.rng)
+	q := c.valid[i]
+	if c.Force != nil {
+		return q, *c.Force
+	}
+	j := v.Queue[q]
+	allocFeatures(c.a, v, j.Nodes, j.Request, c.norm)
+	logits := c.alloc.Forward(c.a, 1)
+	var pa [2]float64
+	learn.MaskedSoftmax(pa[:], logits, 2)
+	return q, strategies[learn.Pick(pa[:], 2, c.sample, c.rng)]
+}
+
+// joshhMagic heads a JoSHH weights file; the header is the selector's
+// and the allocation selector's sizes.
+const joshhMagic = "JOSHH001"
+
+func joshhHeader() []uint32 {
+	var h []uint32
+	for _, s := range append(append([]int(nil), SelectorSizes...), AllocSizes...) {
+		h = append(h, uint32(s))
+	}
+	return h
+}
+
+// WriteJoSHH writes the two actors' weights (float32; gzip).
+func WriteJoSHH(w io.Writer, p *JoSHH) error {
+	return learn.WriteWeights(w, joshhMagic, joshhHeader(), append(p.Selector.Params(), p.Alloc.Params()...))
+}
+
+// ReadJoSHH reads a weights file WriteJoSHH wrote.
+func ReadJoSHH(r io.Reader) (*JoSHH, error) {
+	want := joshhHeader()
+	var s, a *learn.Seq
+	err := learn.ReadWeights(r, joshhMagic, len(want), func(h []uint32) ([]*learn.Param, error) {
+		for i := range want {
+			if h[i] != want[i] {
+				return nil, fmt.Errorf("network sizes %v, this build has %v", h, want)
+			}
+		}
+		rng := learn.NewRand(0, 0)
+		s, _ = learn.NewMLP("selector", SelectorSizes, learn.ActReLU, 1, rng)
+		a, _ = learn.NewMLP("alloc", AllocSizes, learn.ActReLU, 1, rng)
+		return append(s.Params(), a.Params()...), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &JoSHH{Selector: s, Alloc: a}, nil
+}
+
+//go:embed weights/joshh-lublin.bin.gz
+var shippedJoSHH []byte
+
+// ShippedJoSHH returns the shipped JoSHH weights, trained on the parts of
+// Lublin-1 (instances/traces/lublin_256.swf.gz) outside the protocol's
+// ten test sequences.
+func ShippedJoSHH() (*JoSHH, error) { return ReadJoSHH(bytes.NewReader(shippedJoSHH)) }
+
+// TraceOf returns jobs [start, start+n) of w as a bench/sim trace on
+// w.MaxNodes nodes: requests where the log has none are the run time.
+func TraceOf(w *rlscheduler.Workload, start, n int) *trace.Trace {
+	tr := &trace.Trace{Nodes: int(w.MaxNodes), NodesFrom: w.NodesFrom}
+	for _, j := range w.Jobs[start : start+n] {
+		req := j.Request
+		if req <= 0 {
+			req = j.Run
+		}
+		tr.Jobs = append(tr.Jobs, trace.Job{ID: strconv.FormatInt(j.Number, 10), Submit: j.Submit, Runtime: j.Run,
+			Walltime: max(req, 1), Nodes: min(w.NodesOf(j), int(w.MaxNodes))})
+	}
+	slices.SortStableFunc(tr.Jobs, func(a, b trace.Job) int { return cmp.Compare(a.Submit, b.Submit) })
+	return tr
+}
