@@ -48,31 +48,7 @@ func TestSchedBenchArray(t *testing.T) {
 		bin, strings.Join(sweep, " "), dir)
 	arr := submit(t, fmt.Sprintf("--array=0-3 -n1 -t 10 --wrap '%s'", script))
 
-	lock, log := stateFiles(t)
-	deadline := time.Now().Add(5 * time.Minute)
-	var tasks []string
-	var js map[string]sjob
-	for {
-		if out, errs, rc := optsched(t, "slurm", "plan", "--apply", "--lock", lock, "--log", log); rc != 0 {
-			t.Fatalf("slurm plan --apply: exit %d\n%s%s", rc, out, errs)
-		}
-		js = jobs(t)
-		tasks = tasks[:0]
-		done := true
-		for id, j := range js {
-			if fmt.Sprint(j.ArrayJobID) == arr {
-				tasks = append(tasks, id)
-				done = done && terminal(j.State)
-			}
-		}
-		if done && len(tasks) == 4 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("array %s not done after 5 minutes: %+v", arr, pick(js, tasks))
-		}
-		time.Sleep(time.Second)
-	}
+	tasks, js := cycleUntilArrayDone(t, arr, 4, 5*time.Minute)
 	var files []string
 	for _, id := range tasks {
 		if j := js[id]; j.State != "COMPLETED" || j.ExitCode != 0 {

@@ -272,31 +272,7 @@ func TestArrayAndMemory(t *testing.T) {
 	need(t)
 	reset(t)
 	arr := submit(t, "--array=0-7 -n1 --mem=5000 --wrap 'sleep 2'")
-	lock, log := stateFiles(t)
-	deadline := time.Now().Add(2 * time.Minute)
-	var tasks []string
-	var js map[string]sjob
-	for {
-		if out, errs, rc := optsched(t, "slurm", "plan", "--apply", "--nodes", "n[01-04]", "--lock", lock, "--log", log); rc != 0 {
-			t.Fatalf("plan --apply: exit %d\n%s%s", rc, out, errs)
-		}
-		js = jobs(t)
-		tasks = tasks[:0]
-		done := true
-		for id, j := range js {
-			if fmt.Sprint(j.ArrayJobID) == arr {
-				tasks = append(tasks, id)
-				done = done && terminal(j.State)
-			}
-		}
-		if done && len(tasks) == 8 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("array %s not done after 2 minutes: %+v", arr, pick(js, tasks))
-		}
-		time.Sleep(time.Second)
-	}
+	tasks, js := cycleUntilArrayDone(t, arr, 8, 2*time.Minute, "--nodes", "n[01-04]")
 	var avoid []string
 	for i := 5; i <= 16; i++ {
 		avoid = append(avoid, fmt.Sprintf("n%02d", i))

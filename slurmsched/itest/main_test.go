@@ -280,6 +280,37 @@ func cycleUntilDone(t *testing.T, ids []string, timeout time.Duration, extra ...
 	}
 }
 
+// cycleUntilArrayDone runs optsched slurm plan --apply every second until
+// the n tasks of job array arr have all ended, and returns their ids and
+// Slurm's records.
+func cycleUntilArrayDone(t *testing.T, arr string, n int, timeout time.Duration, extra ...string) ([]string, map[string]sjob) {
+	t.Helper()
+	lock, log := stateFiles(t)
+	deadline := time.Now().Add(timeout)
+	for {
+		args := append([]string{"slurm", "plan", "--apply", "--lock", lock, "--log", log}, extra...)
+		if out, errs, rc := optsched(t, args...); rc != 0 {
+			t.Fatalf("optsched slurm plan --apply: exit %d\n%s%s", rc, out, errs)
+		}
+		js := jobs(t)
+		var tasks []string
+		done := true
+		for id, j := range js {
+			if fmt.Sprint(j.ArrayJobID) == arr {
+				tasks = append(tasks, id)
+				done = done && terminal(j.State)
+			}
+		}
+		if done && len(tasks) == n {
+			return tasks, js
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("array %s not done after %v: %+v", arr, timeout, pick(js, tasks))
+		}
+		time.Sleep(time.Second)
+	}
+}
+
 func pick(js map[string]sjob, ids []string) []sjob {
 	var out []sjob
 	for _, id := range ids {
