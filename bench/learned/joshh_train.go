@@ -317,10 +317,7 @@ func joshhSelectorUpdate(cfg JoSHHTrainConfig, net *JoSHH, optS, optC *learn.Ada
 	at := func(i int) *learn.Decision { return &steps[i].Decision }
 	var x []float64
 	learn.Minibatches(len(steps), cfg.Minibatch, cfg.PPOEpochs, true, rng, func(mb []int) {
-		x = x[:0]
-		for _, i := range mb {
-			x = append(x, steps[i].x...)
-		}
+		x = learn.Gather(x, mb, func(i int) []float64 { return steps[i].x })
 		o.Actor(net.Selector, optS, x, len(mb), JQ, mb, at, nil, 1/float64(len(mb)))
 		o.Critic(net.Critic, optC, x, mb, at)
 	})
@@ -333,10 +330,7 @@ func joshhAllocUpdate(cfg JoSHHTrainConfig, net *JoSHH, optA *learn.Adam, steps 
 	at := func(i int) *learn.Decision { return &steps[i].Decision }
 	var x []float64
 	learn.Minibatches(len(steps), cfg.Minibatch, cfg.PPOEpochs, true, rng, func(mb []int) {
-		x = x[:0]
-		for _, i := range mb {
-			x = append(x, steps[i].a[:]...)
-		}
+		x = learn.Gather(x, mb, func(i int) []float64 { return steps[i].a[:] })
 		o.Actor(net.Alloc, optA, x, len(mb), 2, mb, at, nil, 1/float64(len(mb)))
 	})
 }

@@ -455,10 +455,7 @@ func schertPPO(cfg SchertTrainConfig, net *RLSchert, optA, optK, optC *learn.Ada
 		if len(kills) > 0 && !cfg.NoKill {
 			o.Actor(net.Killer, optK, xk, rows, 0, kills, at, nil, scale)
 		}
-		x = x[:0]
-		for _, i := range mb {
-			x = append(x, steps[i].x...)
-		}
+		x = learn.Gather(x, mb, func(i int) []float64 { return steps[i].x })
 		o.Critic(net.Critic, optC, x, mb, at)
 	})
 }

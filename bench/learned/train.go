@@ -229,14 +229,9 @@ func ppoUpdate(cfg TrainConfig, net *RLScheduler, optA, optC *learn.Adam, steps 
 	at := func(i int) *learn.Decision { return &steps[i].Decision }
 	var x, xc []float64
 	learn.Minibatches(len(steps), cfg.Minibatch, cfg.PPOEpochs, false, rng, func(mb []int) {
-		x, xc = x[:0], xc[:0]
-		rows := 0
-		for _, i := range mb {
-			x = append(x, steps[i].x...)
-			xc = append(xc, steps[i].c...)
-			rows += steps[i].N
-		}
-		o.Actor(net.Kernel, optA, x, rows, 0, mb, at, nil, 1/float64(len(mb)))
+		x = learn.Gather(x, mb, func(i int) []float64 { return steps[i].x })
+		xc = learn.Gather(xc, mb, func(i int) []float64 { return steps[i].c })
+		o.Actor(net.Kernel, optA, x, len(x)/Features, 0, mb, at, nil, 1/float64(len(mb)))
 		o.Critic(net.Critic, optC, xc, mb, at)
 	})
 }

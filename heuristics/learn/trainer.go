@@ -93,6 +93,16 @@ func Minibatches(n, size, epochs int, fresh bool, rng *rand.Rand, f func(mb []in
 	}
 }
 
+// Gather returns x[:0] with the inputs of the minibatch mb's decisions
+// appended in order (in(i) decision i's).
+func Gather(x []float64, mb []int, in func(i int) []float64) []float64 {
+	x = x[:0]
+	for _, i := range mb {
+		x = append(x, in(i)...)
+	}
+	return x
+}
+
 // PPO is the clipped-objective update of an actor that scores rows and a
 // critic, with scratch reused across minibatches.
 type PPO struct {
