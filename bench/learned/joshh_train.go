@@ -228,11 +228,7 @@ func TrainJoSHH(ctx context.Context, cfg JoSHHTrainConfig) (*JoSHHTrainResult, e
 	for u := 1; u <= cfg.Updates; u++ {
 		rec.js, rec.as, rec.costCh, rec.costFF, rec.depth = rec.js[:0], rec.as[:0], 0, 0, 0
 		var sumNT, sumSJF float64
-		for range cfg.EpisodesPerUpdate {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			st := starts[rng.IntN(len(starts))]
+		if err := collect(ctx, cfg.EpisodesPerUpdate, starts, rng, func(st int) error {
 			tr := TraceOf(cfg.Workload, st, cfg.EpisodeLen)
 			b, ok := sjf[st]
 			if !ok {
@@ -240,7 +236,7 @@ func TrainJoSHH(ctx context.Context, cfg JoSHHTrainConfig) (*JoSHHTrainResult, e
 				c.Policy = "sjf"
 				r, err := sim.Run(ctx, tr, c)
 				if err != nil {
-					return nil, err
+					return err
 				}
 				b = meanNT(r.Jobs)
 				sjf[st] = b
@@ -251,7 +247,7 @@ func TrainJoSHH(ctx context.Context, cfg JoSHHTrainConfig) (*JoSHHTrainResult, e
 			c.Policy, c.Selector = sim.Select, rec
 			r, err := sim.Run(ctx, tr, c)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			nt := meanNT(r.Jobs)
 			sumNT += nt
@@ -271,6 +267,9 @@ func TrainJoSHH(ctx context.Context, cfg JoSHHTrainConfig) (*JoSHHTrainResult, e
 				s := &rec.js[first+i]
 				s.Ret = g[s.k] * nt
 			}
+			return nil
+		}); err != nil {
+			return nil, err
 		}
 		up := JoSHHUpdate{Update: u, Updates: cfg.Updates, Episodes: episodes, Steps: len(rec.js), AllocSteps: len(rec.as),
 			MeanNT: sumNT / float64(cfg.EpisodesPerUpdate), MeanSJF: sumSJF / float64(cfg.EpisodesPerUpdate)}
@@ -298,10 +297,7 @@ func TrainJoSHH(ctx context.Context, cfg JoSHHTrainConfig) (*JoSHHTrainResult, e
 			joshhAllocUpdate(cfg, net, optA, rec.as, rng)
 		}
 		up.Elapsed = time.Since(t0)
-		res.Curve = append(res.Curve, up)
-		if cfg.Progress != nil {
-			cfg.Progress(up)
-		}
+		res.Curve = publish(res.Curve, up, cfg.Progress)
 	}
 	net.Critic = nil
 	learn.RoundWeights(net.Selector.Params())

@@ -1,6 +1,10 @@
 package learned
 
-import "fmt"
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+)
 
 // ppoSettings are the settings every trainer of the package checks
 // alike (the PPO core's; heuristics/learn's PPO, Minibatches and Adam).
@@ -30,4 +34,28 @@ func episodeStarts(n, epLen int, testStarts []int, testLen int) ([]int, error) {
 		return nil, fmt.Errorf("%w: no %d-job episode of the %d jobs lies outside the test sequences", ErrTrainConfig, epLen, n)
 	}
 	return starts, nil
+}
+
+// collect runs n episodes, each on a start drawn from starts with rng
+// (ctx checked before each): the episodes a PPO update learns from.
+func collect(ctx context.Context, n int, starts []int, rng *rand.Rand, episode func(start int) error) error {
+	for range n {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := episode(starts[rng.IntN(len(starts))]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// publish appends an update's report to the curve and passes it to
+// progress, when set.
+func publish[U any](curve []U, up U, progress func(U)) []U {
+	curve = append(curve, up)
+	if progress != nil {
+		progress(up)
+	}
+	return curve
 }

@@ -243,33 +243,29 @@ func TrainRLSchert(ctx context.Context, cfg SchertTrainConfig) (*SchertTrainResu
 	// choices by cross-entropy.
 	rec := &schertRecorder{imitate: true}
 	var sumRule float64
-	for range cfg.ImitationEpisodes {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		st := starts[rng.IntN(len(starts))]
+	if err := collect(ctx, cfg.ImitationEpisodes, starts, rng, func(st int) error {
 		s := NewSchert(net, true, false, 0)
 		s.Rule, s.rec = true, rec
 		rec.first, rec.lastT, rec.scale = len(rec.steps), -1, 1/float64(cfg.EpisodeLen)
 		if _, _, err := env.episode(ctx, st, s, false); err != nil {
-			return nil, err
+			return err
 		}
 		v, err := ruleOf(st)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		sumRule += v
 		episodes++
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	if len(rec.steps) > 0 {
 		acc, recall := imitate(cfg, net, rec.steps, rng)
 		up := SchertUpdate{Updates: cfg.Updates, Episodes: episodes, Steps: len(rec.steps), Kills: rec.kills,
 			MeanSlowdown: sumRule / float64(cfg.ImitationEpisodes), MeanRule: sumRule / float64(cfg.ImitationEpisodes),
 			ImitationAccuracy: acc, KillRecall: recall, Elapsed: time.Since(t0)}
-		res.Curve = append(res.Curve, up)
-		if cfg.Progress != nil {
-			cfg.Progress(up)
-		}
+		res.Curve = publish(res.Curve, up, cfg.Progress)
 	}
 
 	optA := learn.NewAdam(net.Actor.Params(), cfg.LRActor, cfg.MaxGradNorm)
@@ -278,14 +274,10 @@ func TrainRLSchert(ctx context.Context, cfg SchertTrainConfig) (*SchertTrainResu
 	for u := 1; u <= cfg.Updates; u++ {
 		rec := &schertRecorder{critic: net.Critic}
 		var sumRL, sumR float64
-		for range cfg.EpisodesPerUpdate {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			st := starts[rng.IntN(len(starts))]
+		if err := collect(ctx, cfg.EpisodesPerUpdate, starts, rng, func(st int) error {
 			b, err := ruleOf(st)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			s := NewSchert(net, !cfg.NoKill, true, rng.Uint64())
 			s.rec = rec
@@ -294,16 +286,19 @@ func TrainRLSchert(ctx context.Context, cfg SchertTrainConfig) (*SchertTrainResu
 			rec.first, rec.lastT, rec.scale = len(rec.steps), -1, 1/(float64(cfg.EpisodeLen)*max(b, 1))
 			m, _, err := env.episode(ctx, st, s, false)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			sumRL += m
 			sumR += b
 			episodes++
 			eps := rec.steps[rec.first:]
 			if len(eps) == 0 {
-				continue
+				return nil
 			}
 			learn.EpisodeGAE(len(eps), func(i int) *learn.Decision { return &eps[i].Decision }, cfg.Gamma, cfg.Lambda)
+			return nil
+		}); err != nil {
+			return nil, err
 		}
 		up := SchertUpdate{Update: u, Updates: cfg.Updates, Episodes: episodes, Steps: len(rec.steps), Kills: rec.kills,
 			MeanSlowdown: sumRL / float64(cfg.EpisodesPerUpdate), MeanRule: sumR / float64(cfg.EpisodesPerUpdate)}
@@ -312,10 +307,7 @@ func TrainRLSchert(ctx context.Context, cfg SchertTrainConfig) (*SchertTrainResu
 			schertPPO(cfg, net, optA, optK, optC, rec.steps, rng)
 		}
 		up.Elapsed = time.Since(t0)
-		res.Curve = append(res.Curve, up)
-		if cfg.Progress != nil {
-			cfg.Progress(up)
-		}
+		res.Curve = publish(res.Curve, up, cfg.Progress)
 	}
 	net.Critic = nil
 	learn.RoundWeights(net.Actor.Params())

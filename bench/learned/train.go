@@ -166,17 +166,13 @@ func TrainRLScheduler(ctx context.Context, cfg TrainConfig) (*TrainResult, error
 	for u := 1; u <= cfg.Updates; u++ {
 		rec.steps, rec.entSum = rec.steps[:0], 0
 		var sumRL, sumF1 float64
-		for range cfg.EpisodesPerUpdate {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			st := starts[rng.IntN(len(starts))]
+		if err := collect(ctx, cfg.EpisodesPerUpdate, starts, rng, func(st int) error {
 			seq := rlscheduler.Sequence{W: cfg.Workload, Start: st, Len: cfg.EpisodeLen}
 			b, ok := f1[st]
 			if !ok {
 				s, err := rlscheduler.Replay(ctx, seq, "f1", false)
 				if err != nil {
-					return nil, err
+					return err
 				}
 				b = s.Mean()
 				f1[st] = b
@@ -184,10 +180,10 @@ func TrainRLScheduler(ctx context.Context, cfg TrainConfig) (*TrainResult, error
 			first := len(rec.steps)
 			s, err := rlscheduler.ReplayChooser(ctx, seq, rec)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			if err := s.Verify(); err != nil {
-				return nil, err
+				return err
 			}
 			m := s.Mean()
 			sumRL += m
@@ -198,10 +194,13 @@ func TrainRLScheduler(ctx context.Context, cfg TrainConfig) (*TrainResult, error
 			// no action changes.
 			eps := rec.steps[first:]
 			if len(eps) == 0 {
-				continue
+				return nil
 			}
 			eps[len(eps)-1].Reward = -(m - b) / cfg.RewardScale
 			learn.EpisodeGAE(len(eps), func(i int) *learn.Decision { return &eps[i].Decision }, cfg.Gamma, cfg.Lambda)
+			return nil
+		}); err != nil {
+			return nil, err
 		}
 		up := TrainUpdate{Update: u, Updates: cfg.Updates, Episodes: episodes, Steps: len(rec.steps),
 			MeanBSLD: sumRL / float64(cfg.EpisodesPerUpdate), MeanF1: sumF1 / float64(cfg.EpisodesPerUpdate)}
@@ -211,10 +210,7 @@ func TrainRLScheduler(ctx context.Context, cfg TrainConfig) (*TrainResult, error
 			ppoUpdate(cfg, net, optA, optC, rec.steps, rng)
 		}
 		up.Elapsed = time.Since(t0)
-		res.Curve = append(res.Curve, up)
-		if cfg.Progress != nil {
-			cfg.Progress(up)
-		}
+		res.Curve = publish(res.Curve, up, cfg.Progress)
 	}
 	net.Critic = nil
 	learn.RoundWeights(net.Kernel.Params())
