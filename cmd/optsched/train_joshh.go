@@ -41,14 +41,12 @@ func runTrainJoSHH(ctx context.Context, opts *trainSchedOptions) error {
 	errw := opts.streams.err
 	fmt.Fprintf(errw, "train sched joshh: %s, %d jobs on %d nodes; episodes of %d jobs from %d starts outside the test sequences (%s); %d epochs of %d episodes, seed %d\n",
 		opts.trace, len(w.Jobs), w.MaxNodes, cfg.EpisodeLen, len(starts), rangesOf(starts), opts.epochs, opts.episodes, opts.seed)
-	var done func()
-	cfg.Progress, done = trainProgress(opts, opts.epochs, func(u learned.JoSHHUpdate) string {
+	t0 := time.Now()
+	res, err := trainWith(opts, opts.epochs, func(u learned.JoSHHUpdate) string {
 		return fmt.Sprintf("epoch %d/%d: %d episodes, mean normalised turnaround %.2f (SJF on the same episodes %.2f), CH cost / first-fit %.3f, depth-first %.0f %%, %d+%d steps, %.0f s",
 			u.Update, u.Updates, u.Episodes, u.MeanNT, u.MeanSJF, u.CostRatio, 100*u.DepthShare, u.Steps, u.AllocSteps, u.Elapsed.Seconds())
-	}, func(u learned.JoSHHUpdate) string { return fmt.Sprintf("NT %.1f (SJF %.1f)", u.MeanNT, u.MeanSJF) })
-	t0 := time.Now()
-	res, err := learned.TrainJoSHH(ctx, cfg)
-	done()
+	}, func(u learned.JoSHHUpdate) string { return fmt.Sprintf("NT %.1f (SJF %.1f)", u.MeanNT, u.MeanSJF) }, &cfg.Progress,
+		func() (*learned.JoSHHTrainResult, error) { return learned.TrainJoSHH(ctx, cfg) })
 	if err != nil {
 		return err
 	}

@@ -33,6 +33,15 @@ func trainProgress[U any](opts *trainSchedOptions, total int, line, note func(U)
 	}, bar.Done
 }
 
+// trainWith sets *progress to trainProgress's, runs train and ends the
+// bar.
+func trainWith[U, R any](opts *trainSchedOptions, total int, line, note func(U) string, progress *func(U), train func() (R, error)) (R, error) {
+	var done func()
+	*progress, done = trainProgress(opts, total, line, note)
+	defer done()
+	return train()
+}
+
 // curvePoint is one update of a learning curve: the episodes so far, the
 // mean reward of the update's episodes and the baseline's on the same
 // episodes.

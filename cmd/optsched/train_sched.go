@@ -155,14 +155,12 @@ func runTrainSched(ctx context.Context, opts *trainSchedOptions) error {
 	errw := opts.streams.err
 	fmt.Fprintf(errw, "train sched rlscheduler: %s, %d jobs; episodes of %d jobs from %d starts outside the test sequences (%s); %d epochs of %d episodes, seed %d\n",
 		opts.trace, len(w.Jobs), cfg.EpisodeLen, len(starts), rangesOf(starts), opts.epochs, opts.episodes, opts.seed)
-	var done func()
-	cfg.Progress, done = trainProgress(opts, opts.epochs, func(u learned.TrainUpdate) string {
+	t0 := time.Now()
+	res, err := trainWith(opts, opts.epochs, func(u learned.TrainUpdate) string {
 		return fmt.Sprintf("epoch %d/%d: %d episodes, mean bsld %.2f (F1 on the same episodes %.2f), entropy %.2f, %d steps, %.0f s",
 			u.Update, u.Updates, u.Episodes, u.MeanBSLD, u.MeanF1, u.Entropy, u.Steps, u.Elapsed.Seconds())
-	}, func(u learned.TrainUpdate) string { return fmt.Sprintf("bsld %.1f (F1 %.1f)", u.MeanBSLD, u.MeanF1) })
-	t0 := time.Now()
-	res, err := learned.TrainRLScheduler(ctx, cfg)
-	done()
+	}, func(u learned.TrainUpdate) string { return fmt.Sprintf("bsld %.1f (F1 %.1f)", u.MeanBSLD, u.MeanF1) }, &cfg.Progress,
+		func() (*learned.TrainResult, error) { return learned.TrainRLScheduler(ctx, cfg) })
 	if err != nil {
 		return err
 	}

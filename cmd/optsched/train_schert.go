@@ -84,8 +84,8 @@ func runTrainSchert(ctx context.Context, opts *trainSchedOptions) error {
 	errw := opts.streams.err
 	fmt.Fprintf(errw, "train sched rlschert: %s, %d jobs on %d nodes; episodes of %d jobs from %d starts outside the test sequences (%s); imitation on %d episodes, then %d epochs of %d episodes, seed %d\n",
 		name, len(jobs), nodes, cfg.EpisodeLen, len(starts), rangesOf(starts), cfg.ImitationEpisodes, cfg.Updates, cfg.EpisodesPerUpdate, opts.seed)
-	var done func()
-	cfg.Progress, done = trainProgress(opts, cfg.Updates+1, func(u learned.SchertUpdate) string {
+	t0 := time.Now()
+	res, err := trainWith(opts, cfg.Updates+1, func(u learned.SchertUpdate) string {
 		if u.Update == 0 {
 			return fmt.Sprintf("imitation: %d decisions (%d kills) of the rules on %d episodes, agreement %.3f (of the kills %.3f), rules' mean slowdown %.2f, %.0f s",
 				u.Steps, u.Kills, u.Episodes, u.ImitationAccuracy, u.KillRecall, u.MeanRule, u.Elapsed.Seconds())
@@ -94,10 +94,7 @@ func runTrainSchert(ctx context.Context, opts *trainSchedOptions) error {
 			u.Update, u.Updates, u.Episodes, u.MeanSlowdown, u.MeanRule, u.Steps, u.Kills, u.Elapsed.Seconds())
 	}, func(u learned.SchertUpdate) string {
 		return fmt.Sprintf("slowdown %.1f (rule %.1f)", u.MeanSlowdown, u.MeanRule)
-	})
-	t0 := time.Now()
-	res, err := learned.TrainRLSchert(ctx, cfg)
-	done()
+	}, &cfg.Progress, func() (*learned.SchertTrainResult, error) { return learned.TrainRLSchert(ctx, cfg) })
 	if err != nil {
 		return err
 	}
