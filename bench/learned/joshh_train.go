@@ -69,51 +69,28 @@ type JoSHHTrainResult struct {
 }
 
 func (c *JoSHHTrainConfig) fill() error {
-	d := DefaultJoSHHTrainConfig()
-	for _, f := range []struct{ p, d *int }{{&c.Updates, &d.Updates}, {&c.EpisodesPerUpdate, &d.EpisodesPerUpdate},
-		{&c.EpisodeLen, &d.EpisodeLen}, {&c.TestLen, &d.TestLen}, {&c.PPOEpochs, &d.PPOEpochs}, {&c.Minibatch, &d.Minibatch}} {
-		if *f.p == 0 {
-			*f.p = *f.d
-		}
-	}
-	for _, f := range []struct{ p, d *float64 }{{&c.Clip, &d.Clip}, {&c.LRActor, &d.LRActor}, {&c.LRCritic, &d.LRCritic},
-		{&c.Gamma, &d.Gamma}, {&c.Entropy, &d.Entropy}, {&c.MaxGradNorm, &d.MaxGradNorm}} {
-		if *f.p == 0 {
-			*f.p = *f.d
-		}
-	}
-	if c.TestStarts == nil {
-		c.TestStarts = d.TestStarts
-	}
-	switch {
-	case c.Workload == nil || len(c.Workload.Jobs) == 0:
+	learn.FillZero(c, DefaultJoSHHTrainConfig())
+	if c.Workload == nil || len(c.Workload.Jobs) == 0 {
 		return fmt.Errorf("%w: no workload", ErrTrainConfig)
-	case c.Updates < 1 || c.EpisodesPerUpdate < 1 || c.EpisodeLen < 2 || c.PPOEpochs < 1 || c.Minibatch < 1:
-		return fmt.Errorf("%w: counts must be positive", ErrTrainConfig)
-	case c.Clip <= 0 || c.LRActor <= 0 || c.LRCritic <= 0 || c.Gamma <= 0 || c.Gamma > 1 || c.Entropy < 0:
-		return fmt.Errorf("%w: rates out of range", ErrTrainConfig)
 	}
-	return nil
+	return ppoSettings{c.EpisodesPerUpdate, c.EpisodeLen, c.PPOEpochs, c.Minibatch, c.Clip, c.LRActor, c.LRCritic, c.Gamma, c.Entropy}.
+		check(c.Updates < 1, false)
 }
 
-// jstep is one job-selection decision.
+// jstep is one job-selection decision: Action is a position in valid,
+// N its length.
 type jstep struct {
-	x      []float64
-	valid  []int // queue indexes of the visible slots, in slot order
-	action int   // position in valid
-	logp   float64
-	value  float64
-	k      int // the decision's index in the episode's times
-	adv    float64
-	ret    float64
+	x     []float64
+	valid []int // queue indexes of the visible slots, in slot order
+	k     int   // the decision's index in the episode's times
+	learn.Decision
 }
 
-// astep is one multi-node placement decision.
+// astep is one multi-node placement decision (N 2: depth-first, then
+// breadth-first; Adv its bandit reward until normalised).
 type astep struct {
-	a      [AllocIn]float64
-	action int
-	logp   float64
-	adv    float64
+	a [AllocIn]float64
+	learn.Decision
 }
 
 // joshhRecorder samples both actors and records their decisions.
@@ -143,31 +120,32 @@ func (r *joshhRecorder) Select(v *sim.View) (int, sim.Strategy) {
 	i, lse := pickJob(r.net.Selector, x, r.z, r.p, valid, true, r.rng)
 	if len(valid) > 1 {
 		val := r.net.Critic.Forward(x, 1)[0]
-		r.js = append(r.js, jstep{x: x, valid: valid, action: i, logp: r.z[i] - lse, value: val, k: len(r.times) - 1})
+		r.js = append(r.js, jstep{x: x, valid: valid, k: len(r.times) - 1,
+			Decision: learn.Decision{N: len(valid), Action: i, LogP: r.z[i] - lse, Value: val}})
 	}
 	q := valid[i]
 	j := v.Queue[q]
-	var s astep
+	s := astep{Decision: learn.Decision{N: 2}}
 	allocFeatures(s.a[:], v, j.Nodes, j.Request, r.norm)
 	logits := r.net.Alloc.Forward(s.a[:], 1)
 	var pa [2]float64
 	lse = learn.MaskedSoftmax(pa[:], logits, 2)
-	s.action = learn.Pick(pa[:], 2, true, r.rng)
-	s.logp = logits[s.action] - lse
+	s.Action = learn.Pick(pa[:], 2, true, r.rng)
+	s.LogP = logits[s.Action] - lse
 	if j.Nodes > 1 {
-		ch := float64(r.cost.Cost(r.topo, v.Preview(j.Nodes, strategies[s.action])))
+		ch := float64(r.cost.Cost(r.topo, v.Preview(j.Nodes, strategies[s.Action])))
 		ff := float64(r.cost.Cost(r.topo, v.Preview(j.Nodes, sim.FirstFitStrategy)))
 		// The bandit reward: the placement's saving on first-fit's CH
 		// cost, relative, clipped to [−2, 1].
-		s.adv = max(-2, (ff-ch)/max(ff, 1))
+		s.Adv = max(-2, (ff-ch)/max(ff, 1))
 		r.costCh += ch
 		r.costFF += ff
-		if s.action == 0 {
+		if s.Action == 0 {
 			r.depth++
 		}
 		r.as = append(r.as, s)
 	}
-	return q, strategies[s.action]
+	return q, strategies[s.Action]
 }
 
 // localRewards returns the reward of each decision interval [times[k],
@@ -226,9 +204,9 @@ func TrainJoSHH(ctx context.Context, cfg JoSHHTrainConfig) (*JoSHHTrainResult, e
 	if err := cfg.fill(); err != nil {
 		return nil, err
 	}
-	starts := TrainingStarts(len(cfg.Workload.Jobs), cfg.EpisodeLen, cfg.TestStarts, cfg.TestLen)
-	if len(starts) == 0 {
-		return nil, fmt.Errorf("%w: no %d-job episode of the %d jobs lies outside the test sequences", ErrTrainConfig, cfg.EpisodeLen, len(cfg.Workload.Jobs))
+	starts, err := episodeStarts(len(cfg.Workload.Jobs), cfg.EpisodeLen, cfg.TestStarts, cfg.TestLen)
+	if err != nil {
+		return nil, err
 	}
 	base, err := SimConfig(cfg.Workload)
 	if err != nil {
@@ -250,11 +228,7 @@ func TrainJoSHH(ctx context.Context, cfg JoSHHTrainConfig) (*JoSHHTrainResult, e
 	for u := 1; u <= cfg.Updates; u++ {
 		rec.js, rec.as, rec.costCh, rec.costFF, rec.depth = rec.js[:0], rec.as[:0], 0, 0, 0
 		var sumNT, sumSJF float64
-		for range cfg.EpisodesPerUpdate {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			st := starts[rng.IntN(len(starts))]
+		if err := collect(ctx, cfg.EpisodesPerUpdate, starts, rng, func(st int) error {
 			tr := TraceOf(cfg.Workload, st, cfg.EpisodeLen)
 			b, ok := sjf[st]
 			if !ok {
@@ -262,7 +236,7 @@ func TrainJoSHH(ctx context.Context, cfg JoSHHTrainConfig) (*JoSHHTrainResult, e
 				c.Policy = "sjf"
 				r, err := sim.Run(ctx, tr, c)
 				if err != nil {
-					return nil, err
+					return err
 				}
 				b = meanNT(r.Jobs)
 				sjf[st] = b
@@ -273,7 +247,7 @@ func TrainJoSHH(ctx context.Context, cfg JoSHHTrainConfig) (*JoSHHTrainResult, e
 			c.Policy, c.Selector = sim.Select, rec
 			r, err := sim.Run(ctx, tr, c)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			nt := meanNT(r.Jobs)
 			sumNT += nt
@@ -291,8 +265,11 @@ func TrainJoSHH(ctx context.Context, cfg JoSHHTrainConfig) (*JoSHHTrainResult, e
 			}
 			for i := range rec.js[first:] {
 				s := &rec.js[first+i]
-				s.ret = g[s.k] * nt
+				s.Ret = g[s.k] * nt
 			}
+			return nil
+		}); err != nil {
+			return nil, err
 		}
 		up := JoSHHUpdate{Update: u, Updates: cfg.Updates, Episodes: episodes, Steps: len(rec.js), AllocSteps: len(rec.as),
 			MeanNT: sumNT / float64(cfg.EpisodesPerUpdate), MeanSJF: sumSJF / float64(cfg.EpisodesPerUpdate)}
@@ -303,37 +280,24 @@ func TrainJoSHH(ctx context.Context, cfg JoSHHTrainConfig) (*JoSHHTrainResult, e
 		if len(rec.js) > 0 {
 			if retScale == 0 {
 				for _, s := range rec.js {
-					retScale += math.Abs(s.ret)
+					retScale += math.Abs(s.Ret)
 				}
 				retScale = max(retScale/float64(len(rec.js)), 1e-9)
 			}
-			adv := make([]float64, len(rec.js))
 			for i := range rec.js {
-				rec.js[i].ret /= retScale
-				adv[i] = rec.js[i].ret - rec.js[i].value
+				s := &rec.js[i]
+				s.Ret /= retScale
+				s.Adv = s.Ret - s.Value
 			}
-			learn.Normalize(adv)
-			for i := range rec.js {
-				rec.js[i].adv = adv[i]
-			}
+			learn.NormalizeAdv(len(rec.js), func(i int) *learn.Decision { return &rec.js[i].Decision })
 			joshhSelectorUpdate(cfg, net, optS, optC, rec.js, rng)
 		}
 		if len(rec.as) > 1 {
-			adv := make([]float64, len(rec.as))
-			for i := range rec.as {
-				adv[i] = rec.as[i].adv
-			}
-			learn.Normalize(adv)
-			for i := range rec.as {
-				rec.as[i].adv = adv[i]
-			}
+			learn.NormalizeAdv(len(rec.as), func(i int) *learn.Decision { return &rec.as[i].Decision })
 			joshhAllocUpdate(cfg, net, optA, rec.as, rng)
 		}
 		up.Elapsed = time.Since(t0)
-		res.Curve = append(res.Curve, up)
-		if cfg.Progress != nil {
-			cfg.Progress(up)
-		}
+		res.Curve = publish(res.Curve, up, cfg.Progress)
 	}
 	net.Critic = nil
 	learn.RoundWeights(net.Selector.Params())
@@ -341,74 +305,28 @@ func TrainJoSHH(ctx context.Context, cfg JoSHHTrainConfig) (*JoSHHTrainResult, e
 	return res, nil
 }
 
-// shuffled returns 0..n−1 shuffled by rng.
-func shuffled(n int, rng *rand.Rand) []int {
-	idx := make([]int, n)
-	for i := range idx {
-		idx[i] = i
-	}
-	rng.Shuffle(n, func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
-	return idx
-}
-
-// joshhSelectorUpdate runs PPO on the job selector (logits of the valid
-// slots gathered, gradients scattered back) and fits the critic.
+// joshhSelectorUpdate runs PPO on the job selector (each row's JQ
+// logits, of which the first N, the valid slots', count) and fits the
+// critic on the same inputs. Every pass shuffles 0 … n−1 afresh.
 func joshhSelectorUpdate(cfg JoSHHTrainConfig, net *JoSHH, optS, optC *learn.Adam, steps []jstep, rng *rand.Rand) {
-	var x, dz, dv []float64
-	g, p, z := make([]float64, JQ), make([]float64, JQ), make([]float64, JQ)
-	for range cfg.PPOEpochs {
-		idx := shuffled(len(steps), rng)
-		for lo := 0; lo < len(idx); lo += cfg.Minibatch {
-			mb := idx[lo:min(lo+cfg.Minibatch, len(idx))]
-			x = x[:0]
-			for _, i := range mb {
-				x = append(x, steps[i].x...)
-			}
-			logits := net.Selector.Forward(x, len(mb))
-			dz = learn.Grow(dz, len(mb)*JQ)
-			clear(dz)
-			for r, i := range mb {
-				s := &steps[i]
-				n := len(s.valid)
-				copy(z[:n], logits[r*JQ:r*JQ+n])
-				learn.PPOLogitGrad(g[:n], p[:n], z[:n], n, s.action, s.logp, s.adv, cfg.Clip, cfg.Entropy)
-				copy(dz[r*JQ:r*JQ+n], g[:n])
-			}
-			net.Selector.Backward(dz, len(mb))
-			optS.Step(1 / float64(len(mb)))
-			v := net.Critic.Forward(x, len(mb))
-			dv = learn.Grow(dv, len(mb))
-			for r, i := range mb {
-				dv[r] = v[r] - steps[i].ret
-			}
-			net.Critic.Backward(dv, len(mb))
-			optC.Step(1 / float64(len(mb)))
-		}
-	}
+	o := &learn.PPO{Clip: cfg.Clip, Entropy: cfg.Entropy}
+	at := func(i int) *learn.Decision { return &steps[i].Decision }
+	var x []float64
+	learn.Minibatches(len(steps), cfg.Minibatch, cfg.PPOEpochs, true, rng, func(mb []int) {
+		x = learn.Gather(x, mb, func(i int) []float64 { return steps[i].x })
+		o.Actor(net.Selector, optS, x, len(mb), JQ, mb, at, nil, 1/float64(len(mb)))
+		o.Critic(net.Critic, optC, x, mb, at)
+	})
 }
 
 // joshhAllocUpdate runs PPO on the allocation selector (one-step
 // episodes: the advantage is the normalised reward).
 func joshhAllocUpdate(cfg JoSHHTrainConfig, net *JoSHH, optA *learn.Adam, steps []astep, rng *rand.Rand) {
-	var x, dz []float64
-	var g, p [2]float64
-	for range cfg.PPOEpochs {
-		idx := shuffled(len(steps), rng)
-		for lo := 0; lo < len(idx); lo += cfg.Minibatch {
-			mb := idx[lo:min(lo+cfg.Minibatch, len(idx))]
-			x = x[:0]
-			for _, i := range mb {
-				x = append(x, steps[i].a[:]...)
-			}
-			logits := net.Alloc.Forward(x, len(mb))
-			dz = learn.Grow(dz, len(mb)*2)
-			for r, i := range mb {
-				s := &steps[i]
-				learn.PPOLogitGrad(g[:], p[:], logits[r*2:r*2+2], 2, s.action, s.logp, s.adv, cfg.Clip, cfg.Entropy)
-				copy(dz[r*2:r*2+2], g[:])
-			}
-			net.Alloc.Backward(dz, len(mb))
-			optA.Step(1 / float64(len(mb)))
-		}
-	}
+	o := &learn.PPO{Clip: cfg.Clip, Entropy: cfg.Entropy}
+	at := func(i int) *learn.Decision { return &steps[i].Decision }
+	var x []float64
+	learn.Minibatches(len(steps), cfg.Minibatch, cfg.PPOEpochs, true, rng, func(mb []int) {
+		x = learn.Gather(x, mb, func(i int) []float64 { return steps[i].a[:] })
+		o.Actor(net.Alloc, optA, x, len(mb), 2, mb, at, nil, 1/float64(len(mb)))
+	})
 }

@@ -55,32 +55,12 @@ func DefaultSchertTrainConfig() SchertTrainConfig {
 }
 
 func (c *SchertTrainConfig) fill() error {
-	d := DefaultSchertTrainConfig()
-	for _, f := range []struct{ p, d *int }{{&c.ImitationEpisodes, &d.ImitationEpisodes}, {&c.ImitationEpochs, &d.ImitationEpochs},
-		{&c.Updates, &d.Updates}, {&c.EpisodesPerUpdate, &d.EpisodesPerUpdate}, {&c.EpisodeLen, &d.EpisodeLen}, {&c.TestLen, &d.TestLen},
-		{&c.PPOEpochs, &d.PPOEpochs}, {&c.Minibatch, &d.Minibatch}} {
-		if *f.p == 0 {
-			*f.p = *f.d
-		}
-	}
-	for _, f := range []struct{ p, d *float64 }{{&c.Clip, &d.Clip}, {&c.LRActor, &d.LRActor}, {&c.LRCritic, &d.LRCritic}, {&c.LRImit, &d.LRImit},
-		{&c.Gamma, &d.Gamma}, {&c.Lambda, &d.Lambda}, {&c.Entropy, &d.Entropy}, {&c.MaxGradNorm, &d.MaxGradNorm}} {
-		if *f.p == 0 {
-			*f.p = *f.d
-		}
-	}
-	if c.TestStarts == nil {
-		c.TestStarts = d.TestStarts
-	}
-	switch {
-	case len(c.Jobs) == 0 || c.Nodes < 1:
+	learn.FillZero(c, DefaultSchertTrainConfig())
+	if len(c.Jobs) == 0 || c.Nodes < 1 {
 		return fmt.Errorf("%w: no jobs or no nodes", ErrTrainConfig)
-	case c.Updates < 0 || c.ImitationEpisodes < 0 || c.EpisodesPerUpdate < 1 || c.EpisodeLen < 2 || c.PPOEpochs < 1 || c.Minibatch < 1:
-		return fmt.Errorf("%w: counts must be positive", ErrTrainConfig)
-	case c.Clip <= 0 || c.LRActor <= 0 || c.LRCritic <= 0 || c.Gamma <= 0 || c.Gamma > 1 || c.Lambda < 0 || c.Lambda > 1 || c.Entropy < 0:
-		return fmt.Errorf("%w: rates out of range", ErrTrainConfig)
 	}
-	return nil
+	return ppoSettings{c.EpisodesPerUpdate, c.EpisodeLen, c.PPOEpochs, c.Minibatch, c.Clip, c.LRActor, c.LRCritic, c.Gamma, c.Entropy}.
+		check(c.Updates < 0 || c.ImitationEpisodes < 0, c.Lambda < 0 || c.Lambda > 1)
 }
 
 // SchertUpdate reports the imitation (Update 0) or one PPO update.
@@ -110,20 +90,16 @@ type SchertTrainResult struct {
 	Starts []int
 }
 
-// schertStep is one recorded decision.
+// schertStep is one recorded decision: a pick among the SchertVisible+1
+// picker rows (N of them, the invalid masked) or a kill decision among
+// the N killer rows.
 type schertStep struct {
-	kill   bool
-	x      []float64 // the critic's input
-	ax     []float64 // the picker's rows (pick steps)
-	valid  [SchertVisible + 1]bool
-	kx     []float64 // the killer's rows (kill steps)
-	n      int       // their count
-	action int
-	logp   float64
-	value  float64
-	reward float64
-	adv    float64
-	ret    float64
+	kill  bool
+	x     []float64 // the critic's input
+	ax    []float64 // the picker's rows (pick steps)
+	valid [SchertVisible + 1]bool
+	kx    []float64 // the killer's rows (kill steps)
+	learn.Decision
 }
 
 // schertRecorder records a Schert's decisions and their rewards: between
@@ -147,7 +123,7 @@ func (r *schertRecorder) tick(s *Schert, now int64, queue []sim.QueuedJob, runni
 		return
 	}
 	if len(r.steps) > r.first {
-		r.steps[len(r.steps)-1].reward -= float64(now-r.lastT) * r.rate * r.scale
+		r.steps[len(r.steps)-1].Reward -= float64(now-r.lastT) * r.rate * r.scale
 	}
 	r.lastT = now
 	r.rate = 0
@@ -169,13 +145,14 @@ func (r *schertRecorder) value(x []float64) float64 {
 func (r *schertRecorder) addPick(s *Schert, a int, logp float64) {
 	x := append([]float64(nil), s.obs.x[:]...)
 	ax := append([]float64(nil), s.obs.ax[:]...)
-	r.steps = append(r.steps, schertStep{x: x, ax: ax, valid: s.obs.valid, action: a, logp: logp, value: r.value(x)})
+	r.steps = append(r.steps, schertStep{x: x, ax: ax, valid: s.obs.valid,
+		Decision: learn.Decision{N: SchertVisible + 1, Action: a, LogP: logp, Value: r.value(x)}})
 }
 
 func (r *schertRecorder) addKill(s *Schert, c, a int, logp float64) {
 	x := append([]float64(nil), s.obs.x[:]...)
 	kx := append([]float64(nil), s.obs.kx[:(c+1)*KillFeatures]...)
-	r.steps = append(r.steps, schertStep{kill: true, x: x, kx: kx, n: c + 1, action: a, logp: logp, value: r.value(x)})
+	r.steps = append(r.steps, schertStep{kill: true, x: x, kx: kx, Decision: learn.Decision{N: c + 1, Action: a, LogP: logp, Value: r.value(x)}})
 	if a < c {
 		r.kills++
 	}
@@ -237,9 +214,9 @@ func TrainRLSchert(ctx context.Context, cfg SchertTrainConfig) (*SchertTrainResu
 	if err := cfg.fill(); err != nil {
 		return nil, err
 	}
-	starts := TrainingStarts(len(cfg.Jobs), cfg.EpisodeLen, cfg.TestStarts, cfg.TestLen)
-	if len(starts) == 0 {
-		return nil, fmt.Errorf("%w: no %d-job episode of the %d jobs lies outside the test sequences", ErrTrainConfig, cfg.EpisodeLen, len(cfg.Jobs))
+	starts, err := episodeStarts(len(cfg.Jobs), cfg.EpisodeLen, cfg.TestStarts, cfg.TestLen)
+	if err != nil {
+		return nil, err
 	}
 	env, err := newSchertEnv(cfg)
 	if err != nil {
@@ -266,33 +243,29 @@ func TrainRLSchert(ctx context.Context, cfg SchertTrainConfig) (*SchertTrainResu
 	// choices by cross-entropy.
 	rec := &schertRecorder{imitate: true}
 	var sumRule float64
-	for range cfg.ImitationEpisodes {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		st := starts[rng.IntN(len(starts))]
+	if err := collect(ctx, cfg.ImitationEpisodes, starts, rng, func(st int) error {
 		s := NewSchert(net, true, false, 0)
 		s.Rule, s.rec = true, rec
 		rec.first, rec.lastT, rec.scale = len(rec.steps), -1, 1/float64(cfg.EpisodeLen)
 		if _, _, err := env.episode(ctx, st, s, false); err != nil {
-			return nil, err
+			return err
 		}
 		v, err := ruleOf(st)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		sumRule += v
 		episodes++
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	if len(rec.steps) > 0 {
 		acc, recall := imitate(cfg, net, rec.steps, rng)
 		up := SchertUpdate{Updates: cfg.Updates, Episodes: episodes, Steps: len(rec.steps), Kills: rec.kills,
 			MeanSlowdown: sumRule / float64(cfg.ImitationEpisodes), MeanRule: sumRule / float64(cfg.ImitationEpisodes),
 			ImitationAccuracy: acc, KillRecall: recall, Elapsed: time.Since(t0)}
-		res.Curve = append(res.Curve, up)
-		if cfg.Progress != nil {
-			cfg.Progress(up)
-		}
+		res.Curve = publish(res.Curve, up, cfg.Progress)
 	}
 
 	optA := learn.NewAdam(net.Actor.Params(), cfg.LRActor, cfg.MaxGradNorm)
@@ -301,14 +274,10 @@ func TrainRLSchert(ctx context.Context, cfg SchertTrainConfig) (*SchertTrainResu
 	for u := 1; u <= cfg.Updates; u++ {
 		rec := &schertRecorder{critic: net.Critic}
 		var sumRL, sumR float64
-		for range cfg.EpisodesPerUpdate {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			st := starts[rng.IntN(len(starts))]
+		if err := collect(ctx, cfg.EpisodesPerUpdate, starts, rng, func(st int) error {
 			b, err := ruleOf(st)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			s := NewSchert(net, !cfg.NoKill, true, rng.Uint64())
 			s.rec = rec
@@ -317,43 +286,28 @@ func TrainRLSchert(ctx context.Context, cfg SchertTrainConfig) (*SchertTrainResu
 			rec.first, rec.lastT, rec.scale = len(rec.steps), -1, 1/(float64(cfg.EpisodeLen)*max(b, 1))
 			m, _, err := env.episode(ctx, st, s, false)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			sumRL += m
 			sumR += b
 			episodes++
 			eps := rec.steps[rec.first:]
 			if len(eps) == 0 {
-				continue
+				return nil
 			}
-			rw, vals := make([]float64, len(eps)), make([]float64, len(eps))
-			for i := range eps {
-				rw[i], vals[i] = eps[i].reward, eps[i].value
-			}
-			adv, ret := make([]float64, len(eps)), make([]float64, len(eps))
-			learn.GAE(adv, ret, rw, vals, 0, cfg.Gamma, cfg.Lambda)
-			for i := range eps {
-				eps[i].adv, eps[i].ret = adv[i], ret[i]
-			}
+			learn.EpisodeGAE(len(eps), func(i int) *learn.Decision { return &eps[i].Decision }, cfg.Gamma, cfg.Lambda)
+			return nil
+		}); err != nil {
+			return nil, err
 		}
 		up := SchertUpdate{Update: u, Updates: cfg.Updates, Episodes: episodes, Steps: len(rec.steps), Kills: rec.kills,
 			MeanSlowdown: sumRL / float64(cfg.EpisodesPerUpdate), MeanRule: sumR / float64(cfg.EpisodesPerUpdate)}
 		if len(rec.steps) > 0 {
-			adv := make([]float64, len(rec.steps))
-			for i := range rec.steps {
-				adv[i] = rec.steps[i].adv
-			}
-			learn.Normalize(adv)
-			for i := range rec.steps {
-				rec.steps[i].adv = adv[i]
-			}
+			learn.NormalizeAdv(len(rec.steps), func(i int) *learn.Decision { return &rec.steps[i].Decision })
 			schertPPO(cfg, net, optA, optK, optC, rec.steps, rng)
 		}
 		up.Elapsed = time.Since(t0)
-		res.Curve = append(res.Curve, up)
-		if cfg.Progress != nil {
-			cfg.Progress(up)
-		}
+		res.Curve = publish(res.Curve, up, cfg.Progress)
 	}
 	net.Critic = nil
 	learn.RoundWeights(net.Actor.Params())
@@ -380,7 +334,7 @@ func imitate(cfg SchertTrainConfig, net *RLSchert, steps []schertStep, rng *rand
 	var x, dz []float64
 	nk := 0
 	for _, i := range kills {
-		if steps[i].action < steps[i].n-1 {
+		if steps[i].Action < steps[i].N-1 {
 			nk++
 		}
 	}
@@ -389,9 +343,7 @@ func imitate(cfg SchertTrainConfig, net *RLSchert, steps []schertStep, rng *rand
 		killWeight = min(float64(len(kills)-nk)/float64(nk), 50)
 	}
 	for range cfg.ImitationEpochs {
-		rng.Shuffle(len(picks), func(i, j int) { picks[i], picks[j] = picks[j], picks[i] })
-		for lo := 0; lo < len(picks); lo += cfg.Minibatch {
-			mb := picks[lo:min(lo+cfg.Minibatch, len(picks))]
+		learn.Pass(picks, cfg.Minibatch, rng, func(mb []int) {
 			x = x[:0]
 			for _, i := range mb {
 				x = append(x, steps[i].ax...)
@@ -404,49 +356,47 @@ func imitate(cfg SchertTrainConfig, net *RLSchert, steps []schertStep, rng *rand
 				maskLogits(zr, steps[i].valid[:])
 				learn.MaskedSoftmax(p[:w], zr, w)
 				copy(dz[r*w:(r+1)*w], p[:w])
-				dz[r*w+steps[i].action]--
+				dz[r*w+steps[i].Action]--
 			}
 			net.Actor.Backward(dz, len(mb)*(SchertVisible+1))
 			optA.Step(1 / float64(len(mb)))
-		}
-		rng.Shuffle(len(kills), func(i, j int) { kills[i], kills[j] = kills[j], kills[i] })
-		for lo := 0; lo < len(kills); lo += cfg.Minibatch {
-			mb := kills[lo:min(lo+cfg.Minibatch, len(kills))]
+		})
+		learn.Pass(kills, cfg.Minibatch, rng, func(mb []int) {
 			x, rows := x[:0], 0
 			for _, i := range mb {
 				x = append(x, steps[i].kx...)
-				rows += steps[i].n
+				rows += steps[i].N
 			}
 			z := net.Killer.Forward(x, rows)
 			dz = learn.Grow(dz, rows)
 			off := 0
 			for _, i := range mb {
-				n := steps[i].n
+				n := steps[i].N
 				learn.MaskedSoftmax(p[:n], z[off:off+n], n)
 				wt := 1.0
-				if steps[i].action < n-1 {
+				if steps[i].Action < n-1 {
 					wt = killWeight // the rule's rare kills weigh as much as its many no-kills
 				}
 				for j := range n {
 					dz[off+j] = wt * p[j]
 				}
-				dz[off+steps[i].action] -= wt
+				dz[off+steps[i].Action] -= wt
 				off += n
 			}
 			net.Killer.Backward(dz, rows)
 			optK.Step(1 / float64(len(mb)))
-		}
+		})
 	}
 	// Agreement after training.
 	same, killSame := 0, 0
 	for i := range steps {
 		st := &steps[i]
 		if st.kill {
-			z := net.Killer.Forward(st.kx, st.n)
-			learn.MaskedSoftmax(p[:st.n], z, st.n)
-			if learn.Pick(p[:st.n], st.n, false, nil) == st.action {
+			z := net.Killer.Forward(st.kx, st.N)
+			learn.MaskedSoftmax(p[:st.N], z, st.N)
+			if learn.Pick(p[:st.N], st.N, false, nil) == st.Action {
 				same++
-				if st.action < st.n-1 {
+				if st.Action < st.N-1 {
 					killSame++
 				}
 			}
@@ -455,7 +405,7 @@ func imitate(cfg SchertTrainConfig, net *RLSchert, steps []schertStep, rng *rand
 		z := append([]float64(nil), net.Actor.Forward(st.ax, SchertVisible+1)...)
 		maskLogits(z, st.valid[:])
 		learn.MaskedSoftmax(p[:SchertVisible+1], z, SchertVisible+1)
-		if learn.Pick(p[:SchertVisible+1], SchertVisible+1, false, nil) == st.action {
+		if learn.Pick(p[:SchertVisible+1], SchertVisible+1, false, nil) == st.Action {
 			same++
 		}
 	}
@@ -470,69 +420,34 @@ func imitate(cfg SchertTrainConfig, net *RLSchert, steps []schertStep, rng *rand
 // picker on its steps, the killer on its steps (all candidate rows of a
 // minibatch at once, a softmax per step), the critic on all.
 func schertPPO(cfg SchertTrainConfig, net *RLSchert, optA, optK, optC *learn.Adam, steps []schertStep, rng *rand.Rand) {
-	idx := make([]int, len(steps))
-	for i := range idx {
-		idx[i] = i
-	}
 	const w = SchertVisible + 1
-	g := make([]float64, MaxKillCandidates+1)
-	p := make([]float64, MaxKillCandidates+1)
-	var x, xk, dz, dk, dv []float64
+	o := &learn.PPO{Clip: cfg.Clip, Entropy: cfg.Entropy}
+	at := func(i int) *learn.Decision { return &steps[i].Decision }
+	mask := func(i int, z []float64) { maskLogits(z, steps[i].valid[:]) }
+	var x, xk []float64
 	var picks, kills []int
-	for range cfg.PPOEpochs {
-		rng.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
-		for lo := 0; lo < len(idx); lo += cfg.Minibatch {
-			mb := idx[lo:min(lo+cfg.Minibatch, len(idx))]
-			picks, kills = picks[:0], kills[:0]
-			x, xk = x[:0], xk[:0]
-			rows := 0
-			for _, i := range mb {
-				if steps[i].kill {
-					kills = append(kills, i)
-					xk = append(xk, steps[i].kx...)
-					rows += steps[i].n
-				} else {
-					picks = append(picks, i)
-					x = append(x, steps[i].ax...)
-				}
+	learn.Minibatches(len(steps), cfg.Minibatch, cfg.PPOEpochs, false, rng, func(mb []int) {
+		picks, kills = picks[:0], kills[:0]
+		x, xk = x[:0], xk[:0]
+		rows := 0
+		for _, i := range mb {
+			if steps[i].kill {
+				kills = append(kills, i)
+				xk = append(xk, steps[i].kx...)
+				rows += steps[i].N
+			} else {
+				picks = append(picks, i)
+				x = append(x, steps[i].ax...)
 			}
-			if len(picks) > 0 {
-				z := net.Actor.Forward(x, len(picks)*w)
-				dz = learn.Grow(dz, len(z))
-				for r, i := range picks {
-					s := &steps[i]
-					zr := z[r*w : (r+1)*w]
-					maskLogits(zr, s.valid[:])
-					learn.PPOLogitGrad(g[:w], p[:w], zr, w, s.action, s.logp, s.adv, cfg.Clip, cfg.Entropy)
-					copy(dz[r*w:(r+1)*w], g[:w])
-				}
-				net.Actor.Backward(dz, len(picks)*w)
-				optA.Step(1 / float64(len(mb)))
-			}
-			if len(kills) > 0 && !cfg.NoKill {
-				z := net.Killer.Forward(xk, rows)
-				dk = learn.Grow(dk, rows)
-				off := 0
-				for _, i := range kills {
-					s := &steps[i]
-					learn.PPOLogitGrad(g[:s.n], p[:s.n], z[off:off+s.n], s.n, s.action, s.logp, s.adv, cfg.Clip, cfg.Entropy)
-					copy(dk[off:off+s.n], g[:s.n])
-					off += s.n
-				}
-				net.Killer.Backward(dk, rows)
-				optK.Step(1 / float64(len(mb)))
-			}
-			x = x[:0]
-			for _, i := range mb {
-				x = append(x, steps[i].x...)
-			}
-			v := net.Critic.Forward(x, len(mb))
-			dv = learn.Grow(dv, len(mb))
-			for r, i := range mb {
-				dv[r] = v[r] - steps[i].ret
-			}
-			net.Critic.Backward(dv, len(mb))
-			optC.Step(1 / float64(len(mb)))
 		}
-	}
+		scale := 1 / float64(len(mb))
+		if len(picks) > 0 {
+			o.Actor(net.Actor, optA, x, len(picks)*w, w, picks, at, mask, scale)
+		}
+		if len(kills) > 0 && !cfg.NoKill {
+			o.Actor(net.Killer, optK, xk, rows, 0, kills, at, nil, scale)
+		}
+		x = learn.Gather(x, mb, func(i int) []float64 { return steps[i].x })
+		o.Critic(net.Critic, optC, x, mb, at)
+	})
 }

@@ -75,31 +75,12 @@ type TrainResult struct {
 var ErrTrainConfig = errors.New("learned: bad training configuration")
 
 func (c *TrainConfig) fill() error {
-	d := DefaultTrainConfig()
-	for _, f := range []struct{ p, d *int }{{&c.Updates, &d.Updates}, {&c.EpisodesPerUpdate, &d.EpisodesPerUpdate},
-		{&c.EpisodeLen, &d.EpisodeLen}, {&c.TestLen, &d.TestLen}, {&c.PPOEpochs, &d.PPOEpochs}, {&c.Minibatch, &d.Minibatch}} {
-		if *f.p == 0 {
-			*f.p = *f.d
-		}
-	}
-	for _, f := range []struct{ p, d *float64 }{{&c.Clip, &d.Clip}, {&c.LRActor, &d.LRActor}, {&c.LRCritic, &d.LRCritic},
-		{&c.Gamma, &d.Gamma}, {&c.Lambda, &d.Lambda}, {&c.Entropy, &d.Entropy}, {&c.MaxGradNorm, &d.MaxGradNorm}, {&c.RewardScale, &d.RewardScale}} {
-		if *f.p == 0 {
-			*f.p = *f.d
-		}
-	}
-	if c.TestStarts == nil {
-		c.TestStarts = d.TestStarts
-	}
-	switch {
-	case c.Workload == nil || len(c.Workload.Jobs) == 0:
+	learn.FillZero(c, DefaultTrainConfig())
+	if c.Workload == nil || len(c.Workload.Jobs) == 0 {
 		return fmt.Errorf("%w: no workload", ErrTrainConfig)
-	case c.Updates < 1 || c.EpisodesPerUpdate < 1 || c.EpisodeLen < 2 || c.PPOEpochs < 1 || c.Minibatch < 1:
-		return fmt.Errorf("%w: counts must be positive", ErrTrainConfig)
-	case c.Clip <= 0 || c.LRActor <= 0 || c.LRCritic <= 0 || c.Gamma <= 0 || c.Gamma > 1 || c.Lambda < 0 || c.Lambda > 1 || c.Entropy < 0:
-		return fmt.Errorf("%w: rates out of range", ErrTrainConfig)
 	}
-	return nil
+	return ppoSettings{c.EpisodesPerUpdate, c.EpisodeLen, c.PPOEpochs, c.Minibatch, c.Clip, c.LRActor, c.LRCritic, c.Gamma, c.Entropy}.
+		check(c.Updates < 1, c.Lambda < 0 || c.Lambda > 1)
 }
 
 // TrainingStarts returns the starts of the episodes of length epLen in a
@@ -124,14 +105,9 @@ func TrainingStarts(n, epLen int, testStarts []int, testLen int) []int {
 
 // step is one decision with a choice.
 type step struct {
-	x      []float64 // n × Features
-	c      []float64 // critic input
-	n      int
-	action int
-	logp   float64
-	value  float64
-	ret    float64
-	adv    float64
+	x []float64 // N × Features
+	c []float64 // critic input
+	learn.Decision
 }
 
 // recorder is the training chooser: it samples from the actor and
@@ -161,7 +137,7 @@ func (r *recorder) Choose(now int64, free, nodes int, waiting []rlscheduler.Wait
 	c := make([]float64, criticIn)
 	summarise(c, x, n)
 	v := r.net.Critic.Forward(c, 1)[0]
-	r.steps = append(r.steps, step{x: x, c: c, n: n, action: a, logp: logits[a] - lse, value: v})
+	r.steps = append(r.steps, step{x: x, c: c, Decision: learn.Decision{N: n, Action: a, LogP: logits[a] - lse, Value: v}})
 	return r.vis[a]
 }
 
@@ -173,9 +149,9 @@ func TrainRLScheduler(ctx context.Context, cfg TrainConfig) (*TrainResult, error
 	if err := cfg.fill(); err != nil {
 		return nil, err
 	}
-	starts := TrainingStarts(len(cfg.Workload.Jobs), cfg.EpisodeLen, cfg.TestStarts, cfg.TestLen)
-	if len(starts) == 0 {
-		return nil, fmt.Errorf("%w: no %d-job episode of the %d jobs lies outside the test sequences", ErrTrainConfig, cfg.EpisodeLen, len(cfg.Workload.Jobs))
+	starts, err := episodeStarts(len(cfg.Workload.Jobs), cfg.EpisodeLen, cfg.TestStarts, cfg.TestLen)
+	if err != nil {
+		return nil, err
 	}
 	t0 := time.Now()
 	rng := learn.NewRand(cfg.Seed, 0x726c_7472_6169_6e)
@@ -190,17 +166,13 @@ func TrainRLScheduler(ctx context.Context, cfg TrainConfig) (*TrainResult, error
 	for u := 1; u <= cfg.Updates; u++ {
 		rec.steps, rec.entSum = rec.steps[:0], 0
 		var sumRL, sumF1 float64
-		for range cfg.EpisodesPerUpdate {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			st := starts[rng.IntN(len(starts))]
+		if err := collect(ctx, cfg.EpisodesPerUpdate, starts, rng, func(st int) error {
 			seq := rlscheduler.Sequence{W: cfg.Workload, Start: st, Len: cfg.EpisodeLen}
 			b, ok := f1[st]
 			if !ok {
 				s, err := rlscheduler.Replay(ctx, seq, "f1", false)
 				if err != nil {
-					return nil, err
+					return err
 				}
 				b = s.Mean()
 				f1[st] = b
@@ -208,10 +180,10 @@ func TrainRLScheduler(ctx context.Context, cfg TrainConfig) (*TrainResult, error
 			first := len(rec.steps)
 			s, err := rlscheduler.ReplayChooser(ctx, seq, rec)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			if err := s.Verify(); err != nil {
-				return nil, err
+				return err
 			}
 			m := s.Mean()
 			sumRL += m
@@ -222,39 +194,23 @@ func TrainRLScheduler(ctx context.Context, cfg TrainConfig) (*TrainResult, error
 			// no action changes.
 			eps := rec.steps[first:]
 			if len(eps) == 0 {
-				continue
+				return nil
 			}
-			rw := make([]float64, len(eps))
-			vals := make([]float64, len(eps))
-			for i := range eps {
-				vals[i] = eps[i].value
-			}
-			rw[len(rw)-1] = -(m - b) / cfg.RewardScale
-			adv, ret := make([]float64, len(eps)), make([]float64, len(eps))
-			learn.GAE(adv, ret, rw, vals, 0, cfg.Gamma, cfg.Lambda)
-			for i := range eps {
-				eps[i].adv, eps[i].ret = adv[i], ret[i]
-			}
+			eps[len(eps)-1].Reward = -(m - b) / cfg.RewardScale
+			learn.EpisodeGAE(len(eps), func(i int) *learn.Decision { return &eps[i].Decision }, cfg.Gamma, cfg.Lambda)
+			return nil
+		}); err != nil {
+			return nil, err
 		}
 		up := TrainUpdate{Update: u, Updates: cfg.Updates, Episodes: episodes, Steps: len(rec.steps),
 			MeanBSLD: sumRL / float64(cfg.EpisodesPerUpdate), MeanF1: sumF1 / float64(cfg.EpisodesPerUpdate)}
 		if len(rec.steps) > 0 {
 			up.Entropy = rec.entSum / float64(len(rec.steps))
-			adv := make([]float64, len(rec.steps))
-			for i := range rec.steps {
-				adv[i] = rec.steps[i].adv
-			}
-			learn.Normalize(adv)
-			for i := range rec.steps {
-				rec.steps[i].adv = adv[i]
-			}
+			learn.NormalizeAdv(len(rec.steps), func(i int) *learn.Decision { return &rec.steps[i].Decision })
 			ppoUpdate(cfg, net, optA, optC, rec.steps, rng)
 		}
 		up.Elapsed = time.Since(t0)
-		res.Curve = append(res.Curve, up)
-		if cfg.Progress != nil {
-			cfg.Progress(up)
-		}
+		res.Curve = publish(res.Curve, up, cfg.Progress)
 	}
 	net.Critic = nil
 	learn.RoundWeights(net.Kernel.Params())
@@ -265,42 +221,13 @@ func TrainRLScheduler(ctx context.Context, cfg TrainConfig) (*TrainResult, error
 // kernel on all the minibatch's visible jobs at once (one row per job;
 // the softmax per step over its rows), the critic on the summaries.
 func ppoUpdate(cfg TrainConfig, net *RLScheduler, optA, optC *learn.Adam, steps []step, rng *rand.Rand) {
-	idx := make([]int, len(steps))
-	for i := range idx {
-		idx[i] = i
-	}
-	var x, xc, dz, dv []float64
-	g := make([]float64, MaxVisible)
-	p := make([]float64, MaxVisible)
-	for range cfg.PPOEpochs {
-		rng.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
-		for lo := 0; lo < len(idx); lo += cfg.Minibatch {
-			mb := idx[lo:min(lo+cfg.Minibatch, len(idx))]
-			x, xc = x[:0], xc[:0]
-			rows := 0
-			for _, i := range mb {
-				x = append(x, steps[i].x...)
-				xc = append(xc, steps[i].c...)
-				rows += steps[i].n
-			}
-			logits := net.Kernel.Forward(x, rows)
-			dz = learn.Grow(dz, rows)
-			off := 0
-			for _, i := range mb {
-				s := &steps[i]
-				learn.PPOLogitGrad(g[:s.n], p[:s.n], logits[off:off+s.n], s.n, s.action, s.logp, s.adv, cfg.Clip, cfg.Entropy)
-				copy(dz[off:off+s.n], g[:s.n])
-				off += s.n
-			}
-			net.Kernel.Backward(dz, rows)
-			optA.Step(1 / float64(len(mb)))
-			v := net.Critic.Forward(xc, len(mb))
-			dv = learn.Grow(dv, len(mb))
-			for r, i := range mb {
-				dv[r] = v[r] - steps[i].ret
-			}
-			net.Critic.Backward(dv, len(mb))
-			optC.Step(1 / float64(len(mb)))
-		}
-	}
+	o := &learn.PPO{Clip: cfg.Clip, Entropy: cfg.Entropy}
+	at := func(i int) *learn.Decision { return &steps[i].Decision }
+	var x, xc []float64
+	learn.Minibatches(len(steps), cfg.Minibatch, cfg.PPOEpochs, false, rng, func(mb []int) {
+		x = learn.Gather(x, mb, func(i int) []float64 { return steps[i].x })
+		xc = learn.Gather(xc, mb, func(i int) []float64 { return steps[i].c })
+		o.Actor(net.Kernel, optA, x, len(x)/Features, 0, mb, at, nil, 1/float64(len(mb)))
+		o.Critic(net.Critic, optC, xc, mb, at)
+	})
 }

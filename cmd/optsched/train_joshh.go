@@ -3,13 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/optsched/optsched/bench/learned"
-	"github.com/optsched/optsched/bench/report"
 	"github.com/optsched/optsched/bench/rlscheduler"
 )
 
@@ -43,56 +41,24 @@ func runTrainJoSHH(ctx context.Context, opts *trainSchedOptions) error {
 	errw := opts.streams.err
 	fmt.Fprintf(errw, "train sched joshh: %s, %d jobs on %d nodes; episodes of %d jobs from %d starts outside the test sequences (%s); %d epochs of %d episodes, seed %d\n",
 		opts.trace, len(w.Jobs), w.MaxNodes, cfg.EpisodeLen, len(starts), rangesOf(starts), opts.epochs, opts.episodes, opts.seed)
-	verbose := opts.verbose || !isTerminal(errw)
-	var bar *report.Bar
-	if !verbose {
-		bar = report.NewBar(errw, "train sched", opts.epochs)
-	}
-	cfg.Progress = func(u learned.JoSHHUpdate) {
-		if verbose {
-			fmt.Fprintf(errw, "epoch %d/%d: %d episodes, mean normalised turnaround %.2f (SJF on the same episodes %.2f), CH cost / first-fit %.3f, depth-first %.0f %%, %d+%d steps, %.0f s\n",
-				u.Update, u.Updates, u.Episodes, u.MeanNT, u.MeanSJF, u.CostRatio, 100*u.DepthShare, u.Steps, u.AllocSteps, u.Elapsed.Seconds())
-		}
-		bar.Note(fmt.Sprintf("NT %.1f (SJF %.1f)", u.MeanNT, u.MeanSJF))
-		bar.Add(1)
-	}
 	t0 := time.Now()
-	res, err := learned.TrainJoSHH(ctx, cfg)
-	bar.Done()
+	res, err := trainWith(opts, opts.epochs, func(u learned.JoSHHUpdate) string {
+		return fmt.Sprintf("epoch %d/%d: %d episodes, mean normalised turnaround %.2f (SJF on the same episodes %.2f), CH cost / first-fit %.3f, depth-first %.0f %%, %d+%d steps, %.0f s",
+			u.Update, u.Updates, u.Episodes, u.MeanNT, u.MeanSJF, u.CostRatio, 100*u.DepthShare, u.Steps, u.AllocSteps, u.Elapsed.Seconds())
+	}, func(u learned.JoSHHUpdate) string { return fmt.Sprintf("NT %.1f (SJF %.1f)", u.MeanNT, u.MeanSJF) }, &cfg.Progress,
+		func() (*learned.JoSHHTrainResult, error) { return learned.TrainJoSHH(ctx, cfg) })
 	if err != nil {
 		return err
 	}
-	f, err := os.Create(opts.out)
-	if err != nil {
-		return err
-	}
-	if err := learned.WriteJoSHH(f, res.Policy); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	plotPath := opts.plot
-	if plotPath == "" {
-		plotPath = strings.TrimSuffix(strings.TrimSuffix(opts.out, ".gz"), ".bin") + ".png"
-	}
-	pts := make([]report.LearningPoint, len(res.Curve))
-	var moving float64
+	curve := make([]curvePoint, len(res.Curve))
 	for i, u := range res.Curve {
-		if i == 0 {
-			moving = -u.MeanNT
-		} else {
-			moving = 0.9*moving - 0.1*u.MeanNT
-		}
-		pts[i] = report.LearningPoint{Episodes: u.Episodes, Reward: -u.MeanNT, Moving: moving, Baseline: -u.MeanSJF}
-	}
-	title := fmt.Sprintf("joshh on %s, PPO, seed %d", filepath.Base(opts.trace), opts.seed)
-	if err := report.PlotLearningCurveLabelled(pts, title, "− mean normalised turnaround of the episode", "SJF (EASY) on the same episodes", plotPath); err != nil {
-		return err
+		curve[i] = curvePoint{episodes: u.Episodes, reward: -u.MeanNT, baseline: -u.MeanSJF}
 	}
 	last := res.Curve[len(res.Curve)-1]
-	fmt.Fprintf(opts.streams.out, "trained joshh in %.0f s: last epoch's mean normalised turnaround %.2f (SJF %.2f on the same episodes), CH cost %.3f × first-fit's; weights: %s; learning curve: %s\n",
-		time.Since(t0).Seconds(), last.MeanNT, last.MeanSJF, last.CostRatio, opts.out, plotPath)
-	return nil
+	return finishTraining(opts, trainOutput{design: "joshh",
+		write: func(w io.Writer) error { return learned.WriteJoSHH(w, res.Policy) },
+		curve: curve, title: fmt.Sprintf("joshh on %s, PPO, seed %d", filepath.Base(opts.trace), opts.seed),
+		yLabel: "− mean normalised turnaround of the episode", baseLabel: "SJF (EASY) on the same episodes",
+		summary: fmt.Sprintf("last epoch's mean normalised turnaround %.2f (SJF %.2f on the same episodes), CH cost %.3f × first-fit's",
+			last.MeanNT, last.MeanSJF, last.CostRatio)}, t0)
 }

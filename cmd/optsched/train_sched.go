@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 	"strings"
 	"time"
@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/optsched/optsched/bench/learned"
-	"github.com/optsched/optsched/bench/report"
 	"github.com/optsched/optsched/bench/rlscheduler"
 )
 
@@ -156,58 +155,25 @@ func runTrainSched(ctx context.Context, opts *trainSchedOptions) error {
 	errw := opts.streams.err
 	fmt.Fprintf(errw, "train sched rlscheduler: %s, %d jobs; episodes of %d jobs from %d starts outside the test sequences (%s); %d epochs of %d episodes, seed %d\n",
 		opts.trace, len(w.Jobs), cfg.EpisodeLen, len(starts), rangesOf(starts), opts.epochs, opts.episodes, opts.seed)
-	verbose := opts.verbose || !isTerminal(errw)
-	var bar *report.Bar
-	if !verbose {
-		bar = report.NewBar(errw, "train sched", opts.epochs)
-	}
-	cfg.Progress = func(u learned.TrainUpdate) {
-		if verbose {
-			fmt.Fprintf(errw, "epoch %d/%d: %d episodes, mean bsld %.2f (F1 on the same episodes %.2f), entropy %.2f, %d steps, %.0f s\n",
-				u.Update, u.Updates, u.Episodes, u.MeanBSLD, u.MeanF1, u.Entropy, u.Steps, u.Elapsed.Seconds())
-		}
-		bar.Note(fmt.Sprintf("bsld %.1f (F1 %.1f)", u.MeanBSLD, u.MeanF1))
-		bar.Add(1)
-	}
 	t0 := time.Now()
-	res, err := learned.TrainRLScheduler(ctx, cfg)
-	bar.Done()
+	res, err := trainWith(opts, opts.epochs, func(u learned.TrainUpdate) string {
+		return fmt.Sprintf("epoch %d/%d: %d episodes, mean bsld %.2f (F1 on the same episodes %.2f), entropy %.2f, %d steps, %.0f s",
+			u.Update, u.Updates, u.Episodes, u.MeanBSLD, u.MeanF1, u.Entropy, u.Steps, u.Elapsed.Seconds())
+	}, func(u learned.TrainUpdate) string { return fmt.Sprintf("bsld %.1f (F1 %.1f)", u.MeanBSLD, u.MeanF1) }, &cfg.Progress,
+		func() (*learned.TrainResult, error) { return learned.TrainRLScheduler(ctx, cfg) })
 	if err != nil {
 		return err
 	}
-	f, err := os.Create(opts.out)
-	if err != nil {
-		return err
-	}
-	if err := learned.WriteRLScheduler(f, res.Policy); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	plotPath := opts.plot
-	if plotPath == "" {
-		plotPath = strings.TrimSuffix(strings.TrimSuffix(opts.out, ".gz"), ".bin") + ".png"
-	}
-	pts := make([]report.LearningPoint, len(res.Curve))
-	var moving float64
+	curve := make([]curvePoint, len(res.Curve))
 	for i, u := range res.Curve {
-		if i == 0 {
-			moving = -u.MeanBSLD
-		} else {
-			moving = 0.9*moving - 0.1*u.MeanBSLD
-		}
-		pts[i] = report.LearningPoint{Episodes: u.Episodes, Reward: -u.MeanBSLD, Moving: moving, Baseline: -u.MeanF1}
-	}
-	title := fmt.Sprintf("rlscheduler on %s, PPO, seed %d", filepath.Base(opts.trace), opts.seed)
-	if err := report.PlotLearningCurveLabelled(pts, title, "reward (− mean bounded slowdown of the episode)", "F1 on the same episodes", plotPath); err != nil {
-		return err
+		curve[i] = curvePoint{episodes: u.Episodes, reward: -u.MeanBSLD, baseline: -u.MeanF1}
 	}
 	last := res.Curve[len(res.Curve)-1]
-	fmt.Fprintf(opts.streams.out, "trained rlscheduler in %.0f s: last epoch's mean bsld %.2f (F1 %.2f on the same episodes); weights: %s; learning curve: %s\n",
-		time.Since(t0).Seconds(), last.MeanBSLD, last.MeanF1, opts.out, plotPath)
-	return nil
+	return finishTraining(opts, trainOutput{design: "rlscheduler",
+		write: func(w io.Writer) error { return learned.WriteRLScheduler(w, res.Policy) },
+		curve: curve, title: fmt.Sprintf("rlscheduler on %s, PPO, seed %d", filepath.Base(opts.trace), opts.seed),
+		yLabel: "reward (− mean bounded slowdown of the episode)", baseLabel: "F1 on the same episodes",
+		summary: fmt.Sprintf("last epoch's mean bsld %.2f (F1 %.2f on the same episodes)", last.MeanBSLD, last.MeanF1)}, t0)
 }
 
 // rangesOf writes sorted starts as ranges "a–b, c–d".

@@ -3,13 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/optsched/optsched/bench/learned"
-	"github.com/optsched/optsched/bench/report"
 	"github.com/optsched/optsched/bench/rlscheduler"
 	"github.com/optsched/optsched/bench/trace"
 )
@@ -86,64 +84,30 @@ func runTrainSchert(ctx context.Context, opts *trainSchedOptions) error {
 	errw := opts.streams.err
 	fmt.Fprintf(errw, "train sched rlschert: %s, %d jobs on %d nodes; episodes of %d jobs from %d starts outside the test sequences (%s); imitation on %d episodes, then %d epochs of %d episodes, seed %d\n",
 		name, len(jobs), nodes, cfg.EpisodeLen, len(starts), rangesOf(starts), cfg.ImitationEpisodes, cfg.Updates, cfg.EpisodesPerUpdate, opts.seed)
-	verbose := opts.verbose || !isTerminal(errw)
-	var bar *report.Bar
-	if !verbose {
-		bar = report.NewBar(errw, "train sched", cfg.Updates+1)
-	}
-	cfg.Progress = func(u learned.SchertUpdate) {
-		if verbose {
-			if u.Update == 0 {
-				fmt.Fprintf(errw, "imitation: %d decisions (%d kills) of the rules on %d episodes, agreement %.3f (of the kills %.3f), rules' mean slowdown %.2f, %.0f s\n",
-					u.Steps, u.Kills, u.Episodes, u.ImitationAccuracy, u.KillRecall, u.MeanRule, u.Elapsed.Seconds())
-			} else {
-				fmt.Fprintf(errw, "epoch %d/%d: %d episodes, mean slowdown %.2f (rule %.2f on the same episodes), %d steps, %d kills, %.0f s\n",
-					u.Update, u.Updates, u.Episodes, u.MeanSlowdown, u.MeanRule, u.Steps, u.Kills, u.Elapsed.Seconds())
-			}
-		}
-		bar.Note(fmt.Sprintf("slowdown %.1f (rule %.1f)", u.MeanSlowdown, u.MeanRule))
-		bar.Add(1)
-	}
 	t0 := time.Now()
-	res, err := learned.TrainRLSchert(ctx, cfg)
-	bar.Done()
-	if err != nil {
-		return err
-	}
-	f, err := os.Create(opts.out)
-	if err != nil {
-		return err
-	}
-	if err := learned.WriteRLSchert(f, res.Policy); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	plotPath := opts.plot
-	if plotPath == "" {
-		plotPath = strings.TrimSuffix(strings.TrimSuffix(opts.out, ".gz"), ".bin") + ".png"
-	}
-	var pts []report.LearningPoint
-	var moving float64
-	for _, u := range res.Curve {
+	res, err := trainWith(opts, cfg.Updates+1, func(u learned.SchertUpdate) string {
 		if u.Update == 0 {
-			continue
+			return fmt.Sprintf("imitation: %d decisions (%d kills) of the rules on %d episodes, agreement %.3f (of the kills %.3f), rules' mean slowdown %.2f, %.0f s",
+				u.Steps, u.Kills, u.Episodes, u.ImitationAccuracy, u.KillRecall, u.MeanRule, u.Elapsed.Seconds())
 		}
-		if len(pts) == 0 {
-			moving = -u.MeanSlowdown
-		} else {
-			moving = 0.9*moving - 0.1*u.MeanSlowdown
-		}
-		pts = append(pts, report.LearningPoint{Episodes: u.Episodes, Reward: -u.MeanSlowdown, Moving: moving, Baseline: -u.MeanRule})
-	}
-	title := fmt.Sprintf("rlschert on %s, imitation then PPO, seed %d", name, opts.seed)
-	if err := report.PlotLearningCurveLabelled(pts, title, "− mean slowdown of the episode", "the rule on the same episodes", plotPath); err != nil {
+		return fmt.Sprintf("epoch %d/%d: %d episodes, mean slowdown %.2f (rule %.2f on the same episodes), %d steps, %d kills, %.0f s",
+			u.Update, u.Updates, u.Episodes, u.MeanSlowdown, u.MeanRule, u.Steps, u.Kills, u.Elapsed.Seconds())
+	}, func(u learned.SchertUpdate) string {
+		return fmt.Sprintf("slowdown %.1f (rule %.1f)", u.MeanSlowdown, u.MeanRule)
+	}, &cfg.Progress, func() (*learned.SchertTrainResult, error) { return learned.TrainRLSchert(ctx, cfg) })
+	if err != nil {
 		return err
+	}
+	var curve []curvePoint
+	for _, u := range res.Curve {
+		if u.Update > 0 { // the imitation is no point of the curve
+			curve = append(curve, curvePoint{episodes: u.Episodes, reward: -u.MeanSlowdown, baseline: -u.MeanRule})
+		}
 	}
 	last := res.Curve[len(res.Curve)-1]
-	fmt.Fprintf(opts.streams.out, "trained rlschert in %.0f s: last epoch's mean slowdown %.2f (rule %.2f on the same episodes); weights: %s; learning curve: %s\n",
-		time.Since(t0).Seconds(), last.MeanSlowdown, last.MeanRule, opts.out, plotPath)
-	return nil
+	return finishTraining(opts, trainOutput{design: "rlschert",
+		write: func(w io.Writer) error { return learned.WriteRLSchert(w, res.Policy) },
+		curve: curve, title: fmt.Sprintf("rlschert on %s, imitation then PPO, seed %d", name, opts.seed),
+		yLabel: "− mean slowdown of the episode", baseLabel: "the rule on the same episodes",
+		summary: fmt.Sprintf("last epoch's mean slowdown %.2f (rule %.2f on the same episodes)", last.MeanSlowdown, last.MeanRule)}, t0)
 }

@@ -19,6 +19,12 @@
 //     bonus with respect to the logits (PPOLogitGrad), generalised
 //     advantage estimation (GAE) and the per-batch normalisation of
 //     advantages (Normalize).
+//   - The PPO trainer the designs share: the recorded Decision (a choice
+//     among N scored rows), its advantages and returns (EpisodeGAE,
+//     NormalizeAdv), the minibatch passes (Minibatches, Pass), the
+//     actor's step over rows of variable width or strided with masks
+//     (PPO.Actor), the critic's step (PPO.Critic), and the defaulting of
+//     a trainer's configuration (FillZero).
 //   - NewRand, the seeded generator every trainer draws from (PCG: the
 //     same seed and stream give the same numbers on every machine).
 //
