@@ -57,11 +57,50 @@ func NewBlocksContext(ctx context.Context, w *model.Window, jobs []int) (*Blocks
 		b.Sizes = append(b.Sizes, r)
 	}
 	slices.Sort(b.Sizes)
-	h := model.NewHopCounter(w.Topology)
 	nq := len(b.Q)
+	b.Cost = make([][]int64, len(b.Sizes))
 	for _, r := range b.Sizes {
 		b.Jobs = append(b.Jobs, bySize[r])
+	}
+	// The sizes are priced independently: on a long idle sequence, half
+	// of them on a second goroutine (the machine's second core), each
+	// table the same as priced alone.
+	if len(b.Sizes) >= 2 && nq >= parallelBlocks {
+		errc := make(chan error, 1)
+		go func() { errc <- b.price(ctx, 1) }()
+		err := b.price(ctx, 0)
+		if err2 := <-errc; err == nil {
+			err = err2
+		}
+		if err != nil {
+			b.Release()
+			return nil, err
+		}
+		return b, nil
+	}
+	if err := b.price(ctx, -1); err != nil {
+		b.Release()
+		return nil, err
+	}
+	return b, nil
+}
+
+// parallelBlocks is the shortest idle sequence whose block prices
+// NewBlocksContext splits between two goroutines (a variable for the
+// tests).
+var parallelBlocks = 4096
+
+// price fills b.Cost[s] for the sizes s of parity half (all when half
+// is negative).
+func (b *Blocks) price(ctx context.Context, half int) error {
+	w, nq := b.Window, len(b.Q)
+	h := model.NewHopCounter(w.Topology)
+	for s, r := range b.Sizes {
+		if half >= 0 && s%2 != half {
+			continue
+		}
 		cost := costBuf(nq)
+		b.Cost[s] = cost
 		h.Reset()
 		for k := 0; k < r; k++ {
 			h.Add(b.Q[k])
@@ -70,7 +109,7 @@ func NewBlocksContext(ctx context.Context, w *model.Window, jobs []int) (*Blocks
 		// them; the hops go in the table and are priced in place.
 		for i := 0; i < nq; i += 4096 {
 			if ctx.Err() != nil {
-				return nil, fmt.Errorf("encode: pricing the blocks: %w", ctx.Err())
+				return fmt.Errorf("encode: pricing the blocks: %w", ctx.Err())
 			}
 			to := min(nq, i+4096)
 			h.Slide(b.Q, r, i, to, cost[i:to])
@@ -78,9 +117,8 @@ func NewBlocksContext(ctx context.Context, w *model.Window, jobs []int) (*Blocks
 				cost[k] = w.Cost.FromHops(r, cost[k])
 			}
 		}
-		b.Cost = append(b.Cost, cost)
 	}
-	return b, nil
+	return nil
 }
 
 // costPool holds price tables of Blocks given back by Release: a window
@@ -102,7 +140,9 @@ func costBuf(n int) []int64 {
 // every Cost slice taken from it, must not be used afterwards.
 func (b *Blocks) Release() {
 	for _, c := range b.Cost {
-		costPool.Put(&c)
+		if c != nil {
+			costPool.Put(&c)
+		}
 	}
 	b.Cost = nil
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"math/bits"
 
 	"github.com/optsched/optsched/bench/trace"
@@ -163,24 +164,71 @@ func (c *Cluster) modelJob(j *trace.Job, nwp int) model.Job {
 // Window returns the model.Window of the cluster at t: its idle nodes,
 // its running jobs, and the queue, in arrival order, as the waiting jobs
 // (window job k is the k-th queued job).
-func (c *Cluster) Window(t int64) *model.Window {
+func (c *Cluster) Window(t int64) *model.Window { return c.window(t, len(c.queue)) }
+
+// window returns Window(t) with the first jobs queued jobs only as its
+// waiting jobs.
+func (c *Cluster) window(t int64, jobs int) *model.Window {
 	w := &model.Window{Time: t, Topology: c.Topology, TopologySpec: c.TopologySpec, Cost: c.Cost}
 	if c.ReuseWindows {
 		w.Idle, w.Running, w.Jobs = c.idleBuf[:0], c.runBuf[:0], c.jobBuf[:0]
 	} else {
 		w.Idle = make([]int, 0, c.nIdle)
 		w.Running = make([]model.RunningJob, 0, len(c.running))
-		w.Jobs = make([]model.Job, 0, len(c.queue))
+		w.Jobs = make([]model.Job, 0, jobs)
 	}
 	w.Idle = c.appendIdle(w.Idle)
 	w.Running = c.appendRunning(w.Running)
-	for _, q := range c.queue {
+	for _, q := range c.queue[:jobs] {
 		w.Jobs = append(w.Jobs, c.modelJob(&c.jobs[q.job], q.nwp))
 	}
 	if c.ReuseWindows {
 		c.idleBuf, c.runBuf, c.jobBuf = w.Idle, w.Running, w.Jobs
 	}
 	return w
+}
+
+// reach returns how far into the queue model.SelectJobs(Window(t),
+// maxMulti) can select — the queued jobs up to the end of the first run of
+// equal waiting periods at which it stops, or all — and whether it selects
+// nothing: the first job of its order (model.Order: most waiting periods,
+// then fewest nodes) needs more nodes than are idle. It reads only that
+// prefix of the queue, not the idle nodes or the running jobs.
+//
+// It rests on the queue's waiting periods never growing along the queue:
+// jobs join it at the end with none (Arrive) and every job left waiting
+// ages by one together (Start). model.Order is then, run by run of equal
+// periods in queue order, each run sorted by nodes, stably; selection
+// takes the jobs in that order while they fit in the idle nodes (and the
+// multi-node jobs up to maxMulti when positive), so it can pass a run
+// only if the run's jobs all fit, and the window of the queue's first n
+// jobs selects exactly the jobs the window of the whole queue does, with
+// the same window indices.
+func (c *Cluster) reach(maxMulti int) (n int, none bool) {
+	free, sum, multi := c.nIdle, 0, 0
+	for i := 0; i < len(c.queue); {
+		nwp, least := c.queue[i].nwp, math.MaxInt
+		j := i
+		for ; j < len(c.queue) && c.queue[j].nwp == nwp; j++ {
+			nodes := c.jobs[c.queue[j].job].Nodes
+			sum += nodes
+			if nodes >= 2 {
+				multi++
+			}
+			least = min(least, nodes)
+		}
+		if i == 0 && least > free {
+			return j, true // the head of the order does not fit
+		}
+		if j < len(c.queue) && c.queue[j].nwp > nwp {
+			return len(c.queue), false // not ordered so (never by Arrive and Start): all of it
+		}
+		if sum > free || maxMulti > 0 && multi > maxMulti {
+			return j, false // selection stops in this run
+		}
+		i = j
+	}
+	return len(c.queue), false
 }
 
 // forgetWindow makes the next Window allocate new lists instead of

@@ -13,7 +13,11 @@
 //     queue, a window is selected (model.SelectJobs: waiting periods, then
 //     size; --max-jobs) and solved by any solver.Solver, its jobs start,
 //     and the jobs left waiting gain a waiting period. A period in which
-//     nothing arrived or ended is skipped, as in the published code.
+//     nothing arrived or ended is skipped, as in the published code. A
+//     window in which no job can start (the first job of the selection
+//     order needs more nodes than are idle) is not solved either, only
+//     counted (Result.Skipped) and its jobs aged, and a solved window
+//     holds only the queued jobs selection can reach.
 //     Config.GapSolver additionally re-solves each window with an exact
 //     solver and records the window solver's gap to the optimum (or the
 //     proven bound), without changing the trajectory.

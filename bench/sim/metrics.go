@@ -37,9 +37,13 @@ type Summary struct {
 	Windows int `json:"windows"`
 	// WindowsTooLarge counts the windows the solver refused as too large
 	// (Result.TooLarge), answered by its fallback.
-	WindowsTooLarge int     `json:"windows_too_large,omitempty"`
-	SolveMedianMS   float64 `json:"solve_median_ms"`
-	SolveP99MS      float64 `json:"solve_p99_ms"`
+	WindowsTooLarge int `json:"windows_too_large,omitempty"`
+	// WindowsSkipped counts the window policy's windows in which no job
+	// could start, not solved (Result.Skipped); the latencies are the
+	// solved windows'.
+	WindowsSkipped int     `json:"windows_skipped"`
+	SolveMedianMS  float64 `json:"solve_median_ms"`
+	SolveP99MS     float64 `json:"solve_p99_ms"`
 	// The queue metrics of Bridi et al. (IEEE TPDS 2016; see the package
 	// doc), with wait_j = start − submit and ewt_j the expected waiting
 	// time of job j's queue (JobResult.EWT, from Config.ExpectedWait):
@@ -87,7 +91,7 @@ type GapSummary struct {
 
 // Summarise computes r's aggregate metrics.
 func (r *Result) Summarise() Summary {
-	s := Summary{Jobs: len(r.Jobs), Dropped: r.Dropped, Utilisation: r.Utilisation, Makespan: r.Makespan, Windows: r.Windows, WindowsTooLarge: r.TooLarge,
+	s := Summary{Jobs: len(r.Jobs), Dropped: r.Dropped, Utilisation: r.Utilisation, Makespan: r.Makespan, Windows: r.Windows, WindowsTooLarge: r.TooLarge, WindowsSkipped: r.Skipped,
 		Kills: r.Kills, LostNodeSeconds: r.LostNodeSeconds, Gap: r.summariseGaps()}
 	if len(r.Jobs) == 0 {
 		return s

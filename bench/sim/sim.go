@@ -85,6 +85,13 @@ type Config struct {
 	// Selector): it picks the jobs to start and their allocation
 	// strategies.
 	Selector Selector
+
+	// solveAll makes the window policy solve every window, of the whole
+	// queue, as it did before it skipped windows (tests compare the two).
+	solveAll bool
+	// windowHook, when set, hears of each window of the window policy:
+	// its time, whether it was skipped, and the jobs it started (tests).
+	windowHook func(t int64, skipped bool, started int)
 }
 
 // DefaultEWT is the expected waiting time, in seconds, of the queues that
@@ -127,6 +134,12 @@ type Result struct {
 	// Windows counts solved windows; SolveTimes their latencies.
 	Windows    int
 	SolveTimes []time.Duration
+	// Skipped counts the windows of the window policy that were not
+	// solved because no job could start in them: the first job of the
+	// selection order (model.Order) needed more nodes than were idle, so
+	// model.SelectJobs would have selected nothing. Their waiting jobs
+	// age a period as in a solved window that starts nothing.
+	Skipped int
 	// Makespan is the last end minus the first submit.
 	Makespan int64
 	// Utilisation is node-seconds used over nodes × makespan.
@@ -375,8 +388,27 @@ func (s *state) nextEvent() int64 {
 	return next
 }
 
+// solveWindow solves the window at t and starts its jobs. A window in
+// which no job can start (see Cluster.reach) is not built or solved, only
+// counted (Result.Skipped), its jobs aged; a window that is solved holds
+// the queued jobs that selection can reach (the same selection, jobs and
+// indices as the whole queue's window; the jobs after them are not
+// selected either way).
 func (s *state) solveWindow(ctx context.Context, t int64) error {
-	w := s.Window(t)
+	jobs := len(s.queue)
+	if !s.cfg.solveAll {
+		n, none := s.reach(s.cfg.MaxJobs)
+		if none {
+			s.res.Skipped++
+			s.Start(nil, t)
+			if s.cfg.windowHook != nil {
+				s.cfg.windowHook(t, true, 0)
+			}
+			return nil
+		}
+		jobs = n
+	}
+	w := s.window(t, jobs)
 	opt := solver.Options{MaxJobs: s.cfg.MaxJobs, TimeLimit: s.cfg.TimeLimit}
 	// SolveWindow checks its answer with model.Check on w (Config.Check
 	// need not check it twice: on a 32,768-node cluster each check reads
@@ -412,6 +444,9 @@ func (s *state) solveWindow(ctx context.Context, t int64) error {
 		s.record(s.queue[a.Job].job, res.Allocations[i].Nodes, t) // window jobs are the queue, in order
 	}
 	s.Start(res.Allocations, t)
+	if s.cfg.windowHook != nil {
+		s.cfg.windowHook(t, false, len(res.Allocations))
+	}
 	return nil
 }
 

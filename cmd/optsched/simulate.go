@@ -434,6 +434,7 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	fmt.Fprintf(tw, "tardiness (TR)\t%d s\n", sum.Tardiness)
 	if opts.policy == "window" {
 		fmt.Fprintf(tw, "windows solved\t%d\n", sum.Windows)
+		fmt.Fprintf(tw, "windows skipped\t%d (no job could start: the first in selection order needs more nodes than are idle)\n", sum.WindowsSkipped)
 		if sum.WindowsTooLarge > 0 {
 			fmt.Fprintf(tw, "windows too large for %s\t%d (answered by its fallback)\n", opts.solver, sum.WindowsTooLarge)
 		}

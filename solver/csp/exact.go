@@ -28,14 +28,75 @@ type table struct {
 	rot int
 }
 
-// tablePool holds the DP tables of finished solves (search.tables),
+// freeTables holds the DP tables of finished solves (search.tables),
 // which on an archive-scale window run to megabytes: allocating and
-// zeroing them in every window was much of the window policy's time.
-var tablePool sync.Pool
+// zeroing them in every window was much of the window policy's time. It
+// is a free list rather than a sync.Pool, which the garbage collector
+// empties at every cycle (a 250,000-job replay collects every few
+// windows), and keeps at most maxFreeTableBytes, the largest pairs
+// first.
+var freeTables struct {
+	sync.Mutex
+	bufs  []tableBufs
+	bytes int
+}
+
+// maxFreeTableBytes bounds the memory freeTables keeps: 64 MiB, several
+// times the tables of a window on 32,768 nodes.
+const maxFreeTableBytes = 64 << 20
 
 type tableBufs struct {
 	F      []int64
 	choice []uint8
+}
+
+// size returns the bytes b holds.
+func (b tableBufs) size() int { return 8*cap(b.F) + cap(b.choice) }
+
+// putTables gives a pair back to freeTables, dropping the smallest pairs
+// when it would keep more than maxFreeTableBytes.
+func putTables(b tableBufs) {
+	if b.size() > maxFreeTableBytes {
+		return
+	}
+	f := &freeTables
+	f.Lock()
+	defer f.Unlock()
+	f.bufs = append(f.bufs, b)
+	f.bytes += b.size()
+	for f.bytes > maxFreeTableBytes {
+		least := 0
+		for k := range f.bufs {
+			if f.bufs[k].size() < f.bufs[least].size() {
+				least = k
+			}
+		}
+		f.bytes -= f.bufs[least].size()
+		f.bufs[least] = f.bufs[len(f.bufs)-1]
+		f.bufs = f.bufs[:len(f.bufs)-1]
+	}
+}
+
+// getTables takes from freeTables the smallest pair of at least need
+// cells, if any.
+func getTables(need int) (tableBufs, bool) {
+	f := &freeTables
+	f.Lock()
+	defer f.Unlock()
+	best := -1
+	for k, b := range f.bufs {
+		if cap(b.F) >= need && cap(b.choice) >= need && (best < 0 || b.size() < f.bufs[best].size()) {
+			best = k
+		}
+	}
+	if best < 0 {
+		return tableBufs{}, false
+	}
+	b := f.bufs[best]
+	f.bytes -= b.size()
+	f.bufs[best] = f.bufs[len(f.bufs)-1]
+	f.bufs = f.bufs[:len(f.bufs)-1]
+	return b, true
 }
 
 // tableBuf returns tables of at least need cells, reused when a free pair
@@ -43,12 +104,10 @@ type tableBufs struct {
 // reads), and gives back the pair old, outgrown.
 func tableBuf(need int, oldF []int64, oldChoice []uint8) ([]int64, []uint8) {
 	if cap(oldF) > 0 {
-		tablePool.Put(&tableBufs{oldF, oldChoice})
+		putTables(tableBufs{oldF, oldChoice})
 	}
-	if b, ok := tablePool.Get().(*tableBufs); ok && cap(b.F) >= need && cap(b.choice) >= need {
+	if b, ok := getTables(need); ok {
 		return b.F[:need], b.choice[:need]
-	} else if ok {
-		tablePool.Put(b)
 	}
 	return make([]int64, need), make([]uint8, need)
 }
@@ -57,7 +116,7 @@ func tableBuf(need int, oldF []int64, oldChoice []uint8) ([]int64, []uint8) {
 func (st *search) releaseTables() {
 	for _, t := range st.tables {
 		if cap(t.F) > 0 {
-			tablePool.Put(&tableBufs{t.F, t.choice})
+			putTables(tableBufs{t.F, t.choice})
 			t.F, t.choice = nil, nil
 		}
 	}
@@ -388,6 +447,9 @@ func (st *search) rotationCount(limit int) int {
 func (st *search) rotations(ctx context.Context, t *table, k int) bool {
 	nq, full := st.nq, t.S-1
 	defer func() { t.rot = 0 }()
+	if k >= 3 && nq >= parallelRotations {
+		return st.rotationsAside(ctx, t, k)
+	}
 	for i := 1; i < k; i++ {
 		t.rot = i * nq / k
 		st.stats["rotation_dps"]++
@@ -443,4 +505,56 @@ func (st *search) firstWrapAt(ctx context.Context, t *table, maxR int, restAt, b
 			}
 		}
 	}
+}
+
+// parallelRotations is the shortest Q whose rotation DPs rotations
+// shares with a second goroutine (a variable for the tests).
+var parallelRotations = 4096
+
+// rotationsAside is rotations with the DPs of the even rotations run on a
+// second goroutine (the machine's second core), in a table of its own.
+// Each DP depends on its rotation alone; the results are then offered in
+// the order of the rotations, each when it beats the incumbent of that
+// moment, as rotations offers them: the same incumbents. A rotation whose
+// cost is no better than the incumbent before the DPs is not collected.
+func (st *search) rotationsAside(ctx context.Context, t *table, k int) bool {
+	nq, full, best := st.nq, t.S-1, st.best
+	u := newTable(st, t.S)
+	type rotation struct {
+		v      int64
+		starts [][]int
+		ok     bool
+	}
+	res := make([]rotation, k)
+	each := func(tab *table, from int) {
+		for i := from; i < k; i += 2 {
+			tab.rot = i * nq / k
+			if !tab.run(ctx, 0, nq) {
+				return
+			}
+			r := rotation{v: tab.at(nq, full), ok: true}
+			if r.v < best {
+				r.starts = tab.collect(nq, full, -1, -1)
+			}
+			res[i] = r
+		}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		each(u, 2)
+	}()
+	each(t, 1)
+	<-done
+	u.rot = 0
+	for i := 1; i < k; i++ {
+		if !res[i].ok {
+			return false
+		}
+		st.stats["rotation_dps"]++
+		if res[i].v < st.best {
+			st.offer(res[i].starts, fmt.Sprintf("dp, rotation at %d", i*nq/k))
+		}
+	}
+	return true
 }

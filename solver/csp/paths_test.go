@@ -156,3 +156,36 @@ func TestRotationsAsWraps(t *testing.T) {
 	}
 	t.Logf("rotations ran on %d windows, wrap DPs on %d", rotated, wrapped)
 }
+
+// TestRotationsAside: the rotation DPs shared with a second goroutine
+// (rotationsAside, on long idle sequences) give the allocations,
+// objective and DP count of the DPs run one after the other, on 600
+// random layouts where rotations run.
+func TestRotationsAside(t *testing.T) {
+	rng := rand.New(rand.NewPCG(33, 44))
+	defer func(v int) { parallelRotations = v }(parallelRotations)
+	aside := 0
+	for i := range 600 {
+		w := randomLayoutWindow(rng, 6, 120)
+		p := allJobs(w)
+		if len(p.Jobs) < 2 {
+			continue
+		}
+		parallelRotations = 1 << 30
+		seq := mustSolve(t, Solver{mode: modeRotations}, p)
+		parallelRotations = 0
+		par := mustSolve(t, Solver{mode: modeRotations}, p)
+		if par.Status != seq.Status || par.Objective != seq.Objective || !reflect.DeepEqual(par.Allocations, seq.Allocations) ||
+			par.Stats["rotation_dps"] != seq.Stats["rotation_dps"] {
+			t.Fatalf("window %d: aside %v %d %v (%v DPs), one after the other %v %d %v (%v DPs)", i, par.Status, par.Objective, par.Allocations,
+				par.Stats["rotation_dps"], seq.Status, seq.Objective, seq.Allocations, seq.Stats["rotation_dps"])
+		}
+		if seq.Stats["rotation_dps"] >= 2 {
+			aside++
+		}
+	}
+	if aside < 50 {
+		t.Errorf("two or more rotation DPs on %d windows: too few to exercise rotationsAside", aside)
+	}
+	t.Logf("two or more rotation DPs on %d windows", aside)
+}
