@@ -318,7 +318,9 @@ func TestTimeLimitAlwaysAnswers(t *testing.T) {
 				switch d.Status {
 				case "optimal", "fallback":
 				case "feasible": // the exact incumbent stood against the fallback
-					if d.Bound == nil || d.Gap == nil {
+					// lp_solve stopped with an incumbent (SUBOPTIMAL) gives
+					// no bound (solver/lpsolve's doc); the others do.
+					if (d.Bound == nil || d.Gap == nil) && solverName != "lpsolve" {
 						t.Errorf("%s %s %s: feasible without bound and gap", win, limit, solverName)
 					}
 				default:
