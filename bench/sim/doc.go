@@ -50,6 +50,12 @@
 // window, start), exported for other window-based runners: bench/lan2023's
 // Tables III–IV protocol steps its epochs with it.
 //
+// NewConfig builds the Config of a trace from a Setup, the choices as
+// `optsched simulate` takes them: the cluster's layout (whole pods of
+// 4 × 10 nodes that hold the log's cluster, unless given), the limits at
+// scale (ScaleNodes) and the cp policy; the caller adds a learned
+// policy's chooser, picker or selector (bench/learned imports sim).
+//
 // [Lan23]: Z. Lan et al., IEEE CLUSTER 2023.
 // [Bridi16]: T. Bridi, A. Bartolini, M. Lombardi, M. Milano, L. Benini, IEEE TPDS 2016.
 package sim

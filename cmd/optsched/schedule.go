@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"math"
 	"time"
 
 	"github.com/optsched/optsched/catalog"
@@ -56,50 +56,21 @@ func runExportCNF(opts *exportOptions) error {
 		return tooLarge(fmt.Sprintf("the CNF of %d waiting jobs would have job-node options (jobs × usable nodes)", len(w.Jobs)),
 			n, outLimits.options, "export a window of fewer nodes or jobs, or solve this one with optsched solve --encoding cp")
 	}
-	m, err := cp.Build(w, g)
-	if err != nil {
-		return err
-	}
-	if len(m.Jobs) == 0 {
-		return fmt.Errorf("no waiting job can start: nothing to export")
-	}
-	var bound int64
-	if math.IsNaN(opts.bound) {
-		// Better than the best list schedule.
-		bound = math.MaxInt64
-		for _, h := range catalog.ListSchedulers() {
-			sch, err := h.Schedule(context.Background(), w, solver.ScheduleOptions{Granularity: g})
-			if err != nil {
-				return err
-			}
-			var W int64
-			for _, a := range sch.Allocations {
-				for _, j := range m.Jobs {
-					if j.Index == a.Job {
-						W += j.Weight * ((a.Start - w.Time) / g)
-					}
-				}
-			}
-			bound = min(bound, W-1)
-		}
-	} else {
-		if !m.ExactWeights {
-			return usageError{fmt.Errorf("--bound needs queue expected waits with a small common multiple; give none to export against the list schedules")}
-		}
-		// objective ≤ b  ⇔  W ≤ (b − C)·Scale/g, C the objective of W = 0.
-		c := m.ObjectiveOfWeighted(0)
-		bound = int64(math.Floor((opts.bound - c) * float64(m.Scale) / float64(g) * (1 + 1e-12)))
-	}
 	f := &cappedFormula{max: outLimits.literals}
-	enc, err := sat.EncodeBounded(m, bound, f)
-	if err != nil {
+	ex, err := sat.ExportWindow(context.Background(), w, sat.ExportOptions{Granularity: g, Bound: opts.bound, Baselines: catalog.ListSchedulers()}, f)
+	switch {
+	case errors.Is(err, sat.ErrNothingToExport):
+		return fmt.Errorf("no waiting job can start: nothing to export")
+	case errors.Is(err, sat.ErrInexactBound):
+		return usageError{fmt.Errorf("--bound needs queue expected waits with a small common multiple; give none to export against the list schedules")}
+	case err != nil:
 		return err
 	}
 	if f.over {
-		return tooLarge(fmt.Sprintf("the CNF of %d jobs on the %d s grid would have literals (at least)", len(m.Jobs), g), f.lits, outLimits.literals,
+		return tooLarge(fmt.Sprintf("the CNF of %d jobs on the %d s grid would have literals (at least)", len(ex.Model.Jobs), g), f.lits, outLimits.literals,
 			"export a window of fewer nodes or jobs, or a coarser --granularity")
 	}
-	f.Comments = sat.Comments(m, enc, bound)
+	f.Comments = ex.Comments()
 	if opts.output == "-" {
 		return f.WriteDIMACS(opts.streams.out)
 	}

@@ -25,7 +25,6 @@ import (
 	"github.com/optsched/optsched/encode/scas"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/solver"
-	"github.com/optsched/optsched/solver/csp"
 )
 
 // simulateOptions are the inputs of `optsched simulate`.
@@ -65,43 +64,29 @@ type simulateOptions struct {
 	cpSearch string
 }
 
-// cpNoSearch reports whether the cp policy decides with its list
-// schedules alone: --cp-search off, or auto (the default) on a cluster of
-// more than scaleNodes nodes. With the search, each decision may take its
-// whole limit (15 ms): a 250,000-job log on 32,768 nodes has 360,000–450,000
-// decisions and would take about 36 minutes; the list schedules alone
-// replay it in 50 s (docs/results/2026-11-26-sim-scale.md).
-func (opts *simulateOptions) cpNoSearch(nodes int) bool {
-	switch opts.cpSearch {
-	case "on":
-		return false
-	case "off":
-		return true
-	}
-	return nodes > scaleNodes
-}
-
-// scaleNodes is the cluster size above which the window policy's default
-// time limit per window is scaleTimeLimit rather than 10 s, and the cp
-// policy decides without its search (cpNoSearch). On a 32,768-node
-// cluster the exact solver spends the whole limit on the hardest windows
-// (8 s each at 10 s, against a median of 0.1 ms) for a CH cost that is
-// the same to the fifth digit: on the first 20,000 jobs of KTH SP2 scaled
-// to 32,768 nodes, 6,816,821 at 50 ms and 6,816,880 at 10 ms, in 41 s and
-// 27 s (docs/results/2026-11-26-sim-scale.md).
+// scaleNodes and scaleTimeLimit are the simulator's (sim.ScaleNodes): the
+// cluster size above which the window policy's default limit per window
+// is scaleTimeLimit and the cp policy decides without its search.
 const (
-	scaleNodes     = 10000
-	scaleTimeLimit = 10 * time.Millisecond
+	scaleNodes     = sim.ScaleNodes
+	scaleTimeLimit = sim.ScaleTimeLimit
 )
 
-// windowTimeLimit returns the time limit per window: --time-limit when
-// given, else 10 s, or scaleTimeLimit on a cluster of more than
-// scaleNodes nodes.
+// cpNoSearch reports whether the cp policy decides with its list schedules
+// alone on a cluster of nodes nodes (sim.Setup.CPNoSearch).
+func (opts *simulateOptions) cpNoSearch(nodes int) bool {
+	return opts.limits().CPNoSearch(nodes)
+}
+
+// windowTimeLimit returns the time limit per window on a cluster of nodes
+// nodes (sim.Setup.WindowTimeLimit).
 func (opts *simulateOptions) windowTimeLimit(nodes int) time.Duration {
-	if opts.timeLimitSet || nodes <= scaleNodes {
-		return opts.timeLimit
-	}
-	return scaleTimeLimit
+	return opts.limits().WindowTimeLimit(nodes)
+}
+
+// limits is the part of the setup the limits depend on.
+func (opts *simulateOptions) limits() sim.Setup {
+	return sim.Setup{TimeLimit: opts.timeLimit, TimeLimitSet: opts.timeLimitSet, CPSearch: opts.cpSearch}
 }
 
 func newSimulateCmd(s *streams, runF func(*simulateOptions) error) *cobra.Command {
@@ -241,146 +226,193 @@ func parseSeconds(d string) (int64, error) {
 	return int64(dur / time.Second), nil
 }
 
+// runSimulate is `optsched simulate`: it checks the flags (every usage
+// error before the trace is read), builds the run (sim.NewConfig, and the
+// learned policy's wiring), runs it and prints the metrics.
 func runSimulate(ctx context.Context, opts *simulateOptions) error {
-	if opts.trace == "" {
-		return usageError{fmt.Errorf("--trace is required")}
-	}
-	if opts.tau <= 0 || opts.tau%time.Second != 0 {
-		return usageError{fmt.Errorf("--tau must be a positive whole number of seconds, got %v", opts.tau)}
-	}
-	if opts.maxJobs < 0 || opts.maxTraceJobs < 0 || opts.procsPerNode < 0 {
-		return usageError{fmt.Errorf("--max-jobs, --max-trace-jobs and --procs-per-node must be at least 0")}
-	}
-	if opts.policy != "window" && opts.policy != rlSimPolicy && opts.policy != schertSimPolicy && opts.policy != joshhSimPolicy && !slices.Contains(sim.PolicyNames(), opts.policy) {
-		return usageError{fmt.Errorf("--policy must be window or one of %s, %s, %s, %s, got %q", rlSimPolicy, schertSimPolicy, joshhSimPolicy, strings.Join(sim.PolicyNames(), ", "), opts.policy)}
-	}
-	if opts.policy == joshhSimPolicy && opts.allocator != "" && opts.allocator != sim.FirstFit {
-		return usageError{fmt.Errorf("--policy %s places its jobs with its allocation selector, or first-fit with --allocator first-fit; not %s", joshhSimPolicy, opts.allocator)}
-	}
-	if opts.allocator != "" && !slices.Contains(sim.AllocatorNames(), opts.allocator) {
-		return usageError{fmt.Errorf("--allocator must be one of %s, got %q", strings.Join(sim.AllocatorNames(), ", "), opts.allocator)}
-	}
-	if opts.policy == "window" && opts.allocator != "" && opts.allocator != sim.FirstFit {
-		return usageError{fmt.Errorf("--allocator %s is for the per-job policies; the window policy places its jobs with --solver or --heuristic", opts.allocator)}
-	}
-	if opts.cpObjective != cpolicy.BSLD && opts.cpObjective != cpolicy.Wait {
-		return usageError{fmt.Errorf("--cp-objective must be %s or %s, got %q", cpolicy.BSLD, cpolicy.Wait, opts.cpObjective)}
-	}
-	if opts.cpSearch != "auto" && opts.cpSearch != "on" && opts.cpSearch != "off" {
-		return usageError{fmt.Errorf("--cp-search must be auto, on or off, got %q", opts.cpSearch)}
-	}
-	if opts.cpJobs < 1 {
-		return usageError{fmt.Errorf("--cp-jobs must be at least 1, got %d", opts.cpJobs)}
-	}
-	if opts.policy == sim.CP && opts.timeLimitSet && opts.timeLimit <= 0 {
-		return usageError{fmt.Errorf("--time-limit must be positive for the cp policy, got %v", opts.timeLimit)}
-	}
-	if opts.gap && opts.policy != "window" {
-		return usageError{fmt.Errorf("--gap measures the window solver's gap and needs --policy window, not %s", opts.policy)}
-	}
-	ewt, err := parseQueueEWT(opts.queueEWT)
+	setup, err := opts.setup()
 	if err != nil {
-		return usageError{err}
-	}
-	if opts.defaultEWT <= 0 || opts.defaultEWT%time.Second != 0 {
-		return usageError{fmt.Errorf("--default-ewt must be a positive whole number of seconds, got %v", opts.defaultEWT)}
+		return err
 	}
 	tr, err := trace.Open(opts.trace, opts.format, trace.Options{ProcsPerNode: opts.procsPerNode, SkipBad: opts.skipBad,
 		MaxJobs: opts.maxTraceJobs, Strict: opts.strict, AllowEmpty: opts.allowEmpty})
 	if err != nil {
 		return err
 	}
-	nodes := tr.Nodes
-	spec := model.LayoutSpec{Pods: 25, LeavesPerPod: 4, NodesPerLeaf: 10}
-	if opts.layout != "" {
-		if n, err := fmt.Sscanf(opts.layout, "%dx%dx%d", &spec.Pods, &spec.LeavesPerPod, &spec.NodesPerLeaf); err != nil || n != 3 {
-			return usageError{fmt.Errorf("--layout must be PODSxLEAVESxNODES such as 25x4x10, got %q", opts.layout)}
-		}
-	} else if nodes > 0 {
-		spec.Pods = (nodes + 39) / 40 // whole pods of 4 leaves × 10 nodes
+	cfg, err := sim.NewConfig(tr, setup)
+	if err != nil {
+		return opts.layoutError(tr, err)
 	}
-	topo, err := model.NewLayout(spec.Pods, spec.LeavesPerPod, spec.NodesPerLeaf)
-	switch {
-	case err != nil && opts.layout != "":
-		return usageError{fmt.Errorf("--layout: %w", err)}
-	case err != nil:
-		return fmt.Errorf("%s: a cluster of %d nodes (%s) would need a layout of %d: %w; give --layout, or check the log's header and its largest jobs",
-			opts.trace, nodes, strings.TrimSuffix(strings.TrimPrefix(nodesFrom(tr, "", nodes), " ("), ")"), spec.Pods*spec.LeavesPerPod*spec.NodesPerLeaf, err)
-	}
-	if nodes > topo.NumNodes() {
-		nodes = topo.NumNodes() // --layout is smaller than the log's cluster
-	}
-	cfg := sim.Config{Topology: topo, TopologySpec: model.TopologySpec{Layout: &spec}, Nodes: nodes,
-		Cost: model.DefaultCostModel, Policy: opts.policy, Tau: int64(opts.tau / time.Second),
-		MaxJobs: opts.maxJobs, TimeLimit: opts.windowTimeLimit(nodes), Check: true, DiscardNodes: true, Allocator: opts.allocator,
-		ExpectedWait: ewt, DefaultExpectedWait: int64(opts.defaultEWT / time.Second)}
-	if opts.gap {
-		cfg.GapSolver = csp.Solver{}
-	}
-	if opts.policy == "window" {
-		if cfg.Solver, err = windowSolver(opts.solver, opts.heuristic, catalog.Options{Formulation: scas.Strong, Seed: opts.seed, Fallback: "sa"}); err != nil {
-			return err
-		}
+	if err := opts.learnedConfig(&cfg, tr); err != nil {
+		return err
 	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if cfg.Nodes == 0 {
-		cfg.Nodes = topo.NumNodes()
-		cfg.TimeLimit = opts.windowTimeLimit(cfg.Nodes)
+	t0 := time.Now()
+	var done func()
+	cfg.Started, done = opts.progress(t0)
+	res, err := sim.Run(ctx, tr, cfg)
+	done()
+	if err != nil {
+		return err
 	}
-	if opts.policy == rlSimPolicy {
+	sum := res.Summarise()
+	opts.printSimulate(tr, &cfg, sum, time.Since(t0))
+	if opts.plotDir != "" {
+		label := opts.policy
+		if opts.policy == "window" {
+			label = fmt.Sprintf("window τ=%ds %s", opts.tau/time.Second, cfg.Solver.Name())
+		} else if opts.allocator != "" {
+			label += " " + opts.allocator
+		}
+		files, err := res.Plot(opts.plotDir, label)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(opts.streams.out, "\nfigures: %s\n", strings.Join(files, ", "))
+	}
+	if opts.jsonOut != "" {
+		return writeJSONFile(opts.jsonOut, sum)
+	}
+	return nil
+}
+
+// setup checks simulate's flags and returns the simulation's setup; every
+// error is a usage error, found without reading a file.
+func (opts *simulateOptions) setup() (sim.Setup, error) {
+	if err := opts.validate(); err != nil {
+		return sim.Setup{}, err
+	}
+	ewt, err := parseQueueEWT(opts.queueEWT)
+	if err != nil {
+		return sim.Setup{}, usageError{err}
+	}
+	if opts.defaultEWT <= 0 || opts.defaultEWT%time.Second != 0 {
+		return sim.Setup{}, usageError{fmt.Errorf("--default-ewt must be a positive whole number of seconds, got %v", opts.defaultEWT)}
+	}
+	s := opts.limits()
+	s.Policy, s.Tau, s.MaxJobs, s.Gap, s.Allocator = opts.policy, int64(opts.tau/time.Second), opts.maxJobs, opts.gap, opts.allocator
+	s.ExpectedWait, s.DefaultExpectedWait = ewt, int64(opts.defaultEWT/time.Second)
+	s.CPObjective, s.CPJobs = opts.cpObjective, opts.cpJobs
+	if opts.layout != "" {
+		var l model.LayoutSpec
+		if n, err := fmt.Sscanf(opts.layout, "%dx%dx%d", &l.Pods, &l.LeavesPerPod, &l.NodesPerLeaf); err != nil || n != 3 {
+			return sim.Setup{}, usageError{fmt.Errorf("--layout must be PODSxLEAVESxNODES such as 25x4x10, got %q", opts.layout)}
+		}
+		s.Layout = &l
+	}
+	if opts.policy == "window" {
+		if s.Solver, err = windowSolver(opts.solver, opts.heuristic, catalog.Options{Formulation: scas.Strong, Seed: opts.seed, Fallback: "sa"}); err != nil {
+			return sim.Setup{}, err
+		}
+	}
+	return s, nil
+}
+
+// validate checks the flags that need no parsing beyond cobra's.
+func (opts *simulateOptions) validate() error {
+	learnedPolicy := opts.policy == rlSimPolicy || opts.policy == schertSimPolicy || opts.policy == joshhSimPolicy
+	switch {
+	case opts.trace == "":
+		return usageError{fmt.Errorf("--trace is required")}
+	case opts.tau <= 0 || opts.tau%time.Second != 0:
+		return usageError{fmt.Errorf("--tau must be a positive whole number of seconds, got %v", opts.tau)}
+	case opts.maxJobs < 0 || opts.maxTraceJobs < 0 || opts.procsPerNode < 0:
+		return usageError{fmt.Errorf("--max-jobs, --max-trace-jobs and --procs-per-node must be at least 0")}
+	case opts.policy != "window" && !learnedPolicy && !slices.Contains(sim.PolicyNames(), opts.policy):
+		return usageError{fmt.Errorf("--policy must be window or one of %s, %s, %s, %s, got %q", rlSimPolicy, schertSimPolicy, joshhSimPolicy, strings.Join(sim.PolicyNames(), ", "), opts.policy)}
+	case opts.policy == joshhSimPolicy && opts.allocator != "" && opts.allocator != sim.FirstFit:
+		return usageError{fmt.Errorf("--policy %s places its jobs with its allocation selector, or first-fit with --allocator first-fit; not %s", joshhSimPolicy, opts.allocator)}
+	case opts.allocator != "" && !slices.Contains(sim.AllocatorNames(), opts.allocator):
+		return usageError{fmt.Errorf("--allocator must be one of %s, got %q", strings.Join(sim.AllocatorNames(), ", "), opts.allocator)}
+	case opts.policy == "window" && opts.allocator != "" && opts.allocator != sim.FirstFit:
+		return usageError{fmt.Errorf("--allocator %s is for the per-job policies; the window policy places its jobs with --solver or --heuristic", opts.allocator)}
+	case opts.cpObjective != cpolicy.BSLD && opts.cpObjective != cpolicy.Wait:
+		return usageError{fmt.Errorf("--cp-objective must be %s or %s, got %q", cpolicy.BSLD, cpolicy.Wait, opts.cpObjective)}
+	case opts.cpSearch != "auto" && opts.cpSearch != "on" && opts.cpSearch != "off":
+		return usageError{fmt.Errorf("--cp-search must be auto, on or off, got %q", opts.cpSearch)}
+	case opts.cpJobs < 1:
+		return usageError{fmt.Errorf("--cp-jobs must be at least 1, got %d", opts.cpJobs)}
+	case opts.policy == sim.CP && opts.timeLimitSet && opts.timeLimit <= 0:
+		return usageError{fmt.Errorf("--time-limit must be positive for the cp policy, got %v", opts.timeLimit)}
+	case opts.gap && opts.policy != "window":
+		return usageError{fmt.Errorf("--gap measures the window solver's gap and needs --policy window, not %s", opts.policy)}
+	case !learnedPolicy && (opts.weights != "" || opts.sample):
+		return usageError{fmt.Errorf("--weights and --sample are for --policy %s, %s or %s", rlSimPolicy, schertSimPolicy, joshhSimPolicy)}
+	case opts.kill && opts.policy != schertSimPolicy:
+		return usageError{fmt.Errorf("--kill is for --policy %s", schertSimPolicy)}
+	}
+	return nil
+}
+
+// layoutError words sim.NewConfig's error: a usage error when --layout
+// was given, else an error about the log's cluster size.
+func (opts *simulateOptions) layoutError(tr *trace.Trace, err error) error {
+	var le *sim.LayoutError
+	switch {
+	case !errors.As(err, &le):
+		return err
+	case le.Given:
+		return usageError{fmt.Errorf("--layout: %w", le.Err)}
+	}
+	return fmt.Errorf("%s: a cluster of %d nodes (%s) would need a layout of %d: %w; give --layout, or check the log's header and its largest jobs",
+		opts.trace, tr.Nodes, strings.TrimSuffix(strings.TrimPrefix(nodesFrom(tr, "", tr.Nodes), " ("), ")"), le.Spec.Pods*le.Spec.LeavesPerPod*le.Spec.NodesPerLeaf, le.Err)
+}
+
+// learnedConfig wires the learned policy --policy names (if any) into cfg:
+// its weights, and its chooser, picker and killer, or selector.
+func (opts *simulateOptions) learnedConfig(cfg *sim.Config, tr *trace.Trace) error {
+	switch opts.policy {
+	case rlSimPolicy:
 		pol, err := rlPolicy(opts.weights, rlPaperOf(opts.trace))
 		if err != nil {
 			return err
 		}
-		norm := learned.Norm{MaxRequest: 1}
-		for _, j := range tr.Jobs {
-			norm.MaxRequest = max(norm.MaxRequest, float64(j.Walltime), float64(j.Runtime))
-		}
 		cfg.Policy = sim.Learned
-		cfg.Chooser = simChooser{learned.NewChooser(pol, norm, opts.sample, opts.seed)}
-	} else if opts.policy == schertSimPolicy {
+		cfg.Chooser = simChooser{learned.NewChooser(pol, learnedNorm(tr), opts.sample, opts.seed)}
+	case schertSimPolicy:
 		net, err := schertPolicy(opts.weights, false)
 		if err != nil {
 			return err
 		}
 		sch := learned.NewSchert(net, opts.kill, opts.sample, opts.seed)
 		cfg.Policy, cfg.Picker, cfg.Killer = sim.Learned, sch, sch
-	} else if opts.policy == joshhSimPolicy {
-		if err := opts.joshhConfig(&cfg, tr); err != nil {
-			return err
-		}
-	} else if opts.weights != "" || opts.sample {
-		return usageError{fmt.Errorf("--weights and --sample are for --policy %s, %s or %s", rlSimPolicy, schertSimPolicy, joshhSimPolicy)}
+	case joshhSimPolicy:
+		return opts.joshhConfig(cfg, tr)
 	}
-	if opts.kill && opts.policy != schertSimPolicy {
-		return usageError{fmt.Errorf("--kill is for --policy %s", schertSimPolicy)}
+	return nil
+}
+
+// learnedNorm is the learned policies' normalisation of tr: the largest
+// request or run time, at least 1.
+func learnedNorm(tr *trace.Trace) learned.Norm {
+	norm := learned.Norm{MaxRequest: 1}
+	for _, j := range tr.Jobs {
+		norm.MaxRequest = max(norm.MaxRequest, float64(j.Walltime), float64(j.Runtime))
 	}
-	if opts.policy == sim.CP {
-		cfg.CP = cpolicy.Policy{Objective: opts.cpObjective, K: opts.cpJobs, NoSearch: opts.cpNoSearch(cfg.Nodes)}
-		if opts.timeLimitSet {
-			cfg.CP.Limit = opts.timeLimit
-		}
+	return norm
+}
+
+// progress returns simulate's sim.Config.Started hook, a bar on a
+// terminal, else progressLines, and the function that ends it.
+func (opts *simulateOptions) progress(t0 time.Time) (started func(done, total int), end func()) {
+	label := "simulate " + opts.policy
+	if !isTerminal(opts.streams.err) {
+		return progressLines(opts.streams.err, label, t0, progressEvery), func() {}
 	}
-	t0 := time.Now()
 	var bar *report.Bar
-	if isTerminal(opts.streams.err) {
-		cfg.Started = func(_, total int) {
-			if bar == nil { // total excludes the dropped jobs
-				bar = report.NewBar(opts.streams.err, "simulate "+opts.policy, total)
-			}
-			bar.Add(1)
+	return func(_, total int) {
+		if bar == nil { // total excludes the dropped jobs
+			bar = report.NewBar(opts.streams.err, label, total)
 		}
-	} else {
-		cfg.Started = progressLines(opts.streams.err, "simulate "+opts.policy, t0, progressEvery)
-	}
-	res, err := sim.Run(ctx, tr, cfg)
-	bar.Done()
-	if err != nil {
-		return err
-	}
-	sum := res.Summarise()
+		bar.Add(1)
+	}, func() { bar.Done() }
+}
+
+// printSimulate prints the run's header (trace, cluster, policy) and its
+// metrics.
+func (opts *simulateOptions) printSimulate(tr *trace.Trace, cfg *sim.Config, sum sim.Summary, took time.Duration) {
 	out := opts.streams.out
 	if tr.Header != nil { // SWF: the records by what happened to them
 		fmt.Fprintf(out, "trace %s: %s; %d larger than the cluster dropped\n", opts.trace, tr.Records.Summary(), sum.Dropped)
@@ -388,36 +420,8 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 		fmt.Fprintf(out, "trace %s: %d jobs (%d skipped as malformed, %d larger than the cluster dropped)\n",
 			opts.trace, len(tr.Jobs), tr.Skipped, sum.Dropped)
 	}
-	fmt.Fprintf(out, "cluster: %d nodes%s, on a %s layout\n", cfg.Nodes, nodesFrom(tr, opts.layout, cfg.Nodes), opts.layoutName(spec))
-	fmt.Fprintf(out, "policy %s", opts.policy)
-	if opts.policy == "window" {
-		fmt.Fprintf(out, ", τ %v, solver %s, max-jobs %d, time limit %v", opts.tau, cfg.Solver.Name(), opts.maxJobs, cfg.TimeLimit)
-	} else {
-		alloc := opts.allocator
-		if alloc == "" {
-			alloc = sim.FirstFit
-			if opts.policy == joshhSimPolicy {
-				alloc = "its allocation selector (depth-first or breadth-first per job)"
-			}
-		}
-		fmt.Fprintf(out, ", allocator %s", alloc)
-		if opts.policy == sim.CP {
-			lim := cfg.CP.Limit
-			if lim == 0 {
-				lim = cpolicy.DefaultLimit
-			}
-			fmt.Fprintf(out, ", objective %s, %d jobs", cfg.CP.Objective, cfg.CP.K)
-			switch {
-			case !cfg.CP.NoSearch:
-				fmt.Fprintf(out, ", %v per decision", lim)
-			case opts.cpSearch == "off":
-				fmt.Fprintf(out, ", list schedules only (--cp-search off)")
-			default:
-				fmt.Fprintf(out, ", list schedules only (no search above %d nodes; --cp-search on to search)", scaleNodes)
-			}
-		}
-	}
-	fmt.Fprintf(out, "; simulated in %.1f s\n\n", time.Since(t0).Seconds())
+	fmt.Fprintf(out, "cluster: %d nodes%s, on a %s layout\n", cfg.Nodes, nodesFrom(tr, opts.layout, cfg.Nodes), opts.layoutName(*cfg.TopologySpec.Layout))
+	fmt.Fprintf(out, "policy %s%s; simulated in %.1f s\n\n", opts.policy, opts.policyNote(cfg), took.Seconds())
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "jobs run\t%d\n", sum.Jobs)
 	fmt.Fprintf(tw, "mean CH cost (all jobs)\t%.1f\n", sum.MeanCost)
@@ -430,7 +434,7 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 	fmt.Fprintf(tw, "utilisation\t%.2f %%\n", 100*sum.Utilisation)
 	fmt.Fprintf(tw, "makespan\t%d s\n", sum.Makespan)
 	fmt.Fprintf(tw, "weighted queue time (WQT)\t%.1f (mean %.3f per job)\n", sum.WQT, sum.MeanWQT)
-	fmt.Fprintf(tw, "late jobs (NL)\t%d (%s)\n", sum.LateJobs, ewtNote(ewt, cfg.DefaultExpectedWait))
+	fmt.Fprintf(tw, "late jobs (NL)\t%d (%s)\n", sum.LateJobs, ewtNote(cfg.ExpectedWait, cfg.DefaultExpectedWait))
 	fmt.Fprintf(tw, "tardiness (TR)\t%d s\n", sum.Tardiness)
 	if opts.policy == "window" {
 		fmt.Fprintf(tw, "windows solved\t%d\n", sum.Windows)
@@ -453,23 +457,38 @@ func runSimulate(ctx context.Context, opts *simulateOptions) error {
 		fmt.Fprintf(tw, "windows solved optimally\t%.2f %% (%s median %.3f ms)\n", 100*g.OptimalShare, g.Solver, g.ExactMedianMS)
 	}
 	tw.Flush()
-	if opts.plotDir != "" {
-		label := opts.policy
-		if opts.policy == "window" {
-			label = fmt.Sprintf("window τ=%ds %s", opts.tau/time.Second, cfg.Solver.Name())
-		} else if opts.allocator != "" {
-			label += " " + opts.allocator
-		}
-		files, err := res.Plot(opts.plotDir, label)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(out, "\nfigures: %s\n", strings.Join(files, ", "))
+}
+
+// policyNote describes the policy's parameters for the header line: the
+// window policy's τ, solver, cap and limit, or a per-job policy's
+// allocator (and the cp policy's objective, jobs and limit).
+func (opts *simulateOptions) policyNote(cfg *sim.Config) string {
+	if opts.policy == "window" {
+		return fmt.Sprintf(", τ %v, solver %s, max-jobs %d, time limit %v", opts.tau, cfg.Solver.Name(), opts.maxJobs, cfg.TimeLimit)
 	}
-	if opts.jsonOut != "" {
-		return writeJSONFile(opts.jsonOut, sum)
+	alloc := opts.allocator
+	if alloc == "" {
+		alloc = sim.FirstFit
+		if opts.policy == joshhSimPolicy {
+			alloc = "its allocation selector (depth-first or breadth-first per job)"
+		}
 	}
-	return nil
+	note := ", allocator " + alloc
+	if opts.policy != sim.CP {
+		return note
+	}
+	lim := cfg.CP.Limit
+	if lim == 0 {
+		lim = cpolicy.DefaultLimit
+	}
+	note += fmt.Sprintf(", objective %s, %d jobs", cfg.CP.Objective, cfg.CP.K)
+	switch {
+	case !cfg.CP.NoSearch:
+		return note + fmt.Sprintf(", %v per decision", lim)
+	case opts.cpSearch == "off":
+		return note + ", list schedules only (--cp-search off)"
+	}
+	return note + fmt.Sprintf(", list schedules only (no search above %d nodes; --cp-search on to search)", scaleNodes)
 }
 
 // progressEvery is how often a run that is not on a terminal reports its

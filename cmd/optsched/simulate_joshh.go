@@ -17,11 +17,7 @@ func (opts *simulateOptions) joshhConfig(cfg *sim.Config, tr *trace.Trace) error
 	if err != nil {
 		return err
 	}
-	norm := learned.Norm{MaxRequest: 1}
-	for _, j := range tr.Jobs {
-		norm.MaxRequest = max(norm.MaxRequest, float64(j.Walltime), float64(j.Runtime))
-	}
-	ch := learned.NewJoSHHChooser(pol, norm, opts.sample, opts.seed)
+	ch := learned.NewJoSHHChooser(pol, learnedNorm(tr), opts.sample, opts.seed)
 	if opts.allocator == sim.FirstFit {
 		ff := sim.FirstFitStrategy
 		ch.Force = &ff

@@ -100,4 +100,9 @@
 // Optimality is over starts on the time grid (cp.Model.GridExact tells
 // when that is optimality over all start times) and for the jobs that can
 // ever start; the others are deferred.
+//
+// ExportWindow writes a window's complete CNF for an outside solver
+// (`optsched export --format cnf`): the model, a bound from an objective
+// or one better than baseline schedules (BaselineBound, ObjectiveBound),
+// and EncodeBounded's clauses, with Comments for the DIMACS header.
 package sat
