@@ -252,9 +252,10 @@ func stateFiles(t *testing.T) (lock, log string) {
 	return filepath.Join(dir, "slurm.lock"), filepath.Join(dir, "audit.jsonl")
 }
 
-// cycleUntilDone runs optsched slurm plan --apply every second until
-// every job of ids has ended, and returns Slurm's records of them.
-func cycleUntilDone(t *testing.T, ids []string, timeout time.Duration, extra ...string) map[string]sjob {
+// cycleUntil runs optsched slurm plan --apply every second until ids
+// (given Slurm's records after the cycle) lists only jobs that have
+// ended, and at least want of them; it returns those ids and the records.
+func cycleUntil(t *testing.T, what string, want int, ids func(map[string]sjob) []string, timeout time.Duration, extra ...string) ([]string, map[string]sjob) {
 	t.Helper()
 	lock, log := stateFiles(t)
 	deadline := time.Now().Add(timeout)
@@ -264,51 +265,42 @@ func cycleUntilDone(t *testing.T, ids []string, timeout time.Duration, extra ...
 			t.Fatalf("optsched slurm plan --apply: exit %d\n%s%s", rc, out, errs)
 		}
 		js := jobs(t)
-		done := true
-		for _, id := range ids {
-			if !terminal(js[id].State) {
-				done = false
-			}
+		got := ids(js)
+		done := len(got) >= want
+		for _, id := range got {
+			done = done && terminal(js[id].State)
 		}
 		if done {
-			return js
+			return got, js
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("jobs not done after %v: %+v", timeout, pick(js, ids))
+			t.Fatalf("%s not done after %v: %+v", what, timeout, pick(js, got))
 		}
 		time.Sleep(time.Second)
 	}
 }
 
-// cycleUntilArrayDone runs optsched slurm plan --apply every second until
-// the n tasks of job array arr have all ended, and returns their ids and
-// Slurm's records.
+// cycleUntilDone runs the cycles until every job of ids has ended, and
+// returns Slurm's records of them.
+func cycleUntilDone(t *testing.T, ids []string, timeout time.Duration, extra ...string) map[string]sjob {
+	t.Helper()
+	_, js := cycleUntil(t, "jobs", len(ids), func(map[string]sjob) []string { return ids }, timeout, extra...)
+	return js
+}
+
+// cycleUntilArrayDone runs the cycles until the n tasks of job array arr
+// have all ended, and returns their ids and Slurm's records.
 func cycleUntilArrayDone(t *testing.T, arr string, n int, timeout time.Duration, extra ...string) ([]string, map[string]sjob) {
 	t.Helper()
-	lock, log := stateFiles(t)
-	deadline := time.Now().Add(timeout)
-	for {
-		args := append([]string{"slurm", "plan", "--apply", "--lock", lock, "--log", log}, extra...)
-		if out, errs, rc := optsched(t, args...); rc != 0 {
-			t.Fatalf("optsched slurm plan --apply: exit %d\n%s%s", rc, out, errs)
-		}
-		js := jobs(t)
+	return cycleUntil(t, "array "+arr, n, func(js map[string]sjob) []string {
 		var tasks []string
-		done := true
 		for id, j := range js {
 			if fmt.Sprint(j.ArrayJobID) == arr {
 				tasks = append(tasks, id)
-				done = done && terminal(j.State)
 			}
 		}
-		if done && len(tasks) == n {
-			return tasks, js
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("array %s not done after %v: %+v", arr, timeout, pick(js, tasks))
-		}
-		time.Sleep(time.Second)
-	}
+		return tasks
+	}, timeout, extra...)
 }
 
 func pick(js map[string]sjob, ids []string) []sjob {
