@@ -205,7 +205,7 @@ func (a Anneal) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 	var moved, pending []int
 	saved := make([][]int, n)
 	savedCost := make([]int64, n)
-	steps := 0
+	steps, accepted, improvements := 0, 0, 0
 	for t := 0; t < a.Steps && n > 0; t++ {
 		// A move costs O(|Q|) (the repair rebuilds the idle sequence):
 		// on a long sequence the deadline is looked at before every one.
@@ -278,8 +278,10 @@ func (a Anneal) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 		accept := delta <= 0 || rng.Float64() < math.Exp(-float64(delta)/T)
 		if cur.total < best.total {
 			best = cur.clone()
+			improvements++
 		}
 		if accept || a.PaperCompat {
+			accepted++
 			continue
 		}
 		// Restore the previous solution.
@@ -298,7 +300,7 @@ func (a Anneal) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 		cur.total = old
 	}
 	res := &solver.Result{Status: solver.Feasible, Bound: solver.NoBound, Encoding: "dcas", Solver: "sa",
-		Objective: best.total, Stats: map[string]float64{"steps": float64(steps)}}
+		Objective: best.total, Stats: solver.Stats{Anneal: &solver.AnnealStats{Steps: steps, Accepted: accepted, Improvements: improvements}}}
 	for k, j := range p.Jobs {
 		nodes := make([]int, len(best.nodes[k]))
 		for d, i := range best.nodes[k] {
@@ -328,7 +330,7 @@ func appendFree(free, owner []int, upto int) []int {
 func (a Anneal) initialOnly(p *solver.Problem) (*solver.Result, error) {
 	w := p.Window
 	res := &solver.Result{Status: solver.Feasible, Bound: solver.NoBound, Encoding: "dcas", Solver: "sa",
-		Stats: map[string]float64{"steps": 0}}
+		Stats: solver.Stats{Anneal: &solver.AnnealStats{}}}
 	if a.Initial == nil {
 		seq, err := Seq{}.Solve(context.Background(), p)
 		if err != nil {

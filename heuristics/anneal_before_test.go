@@ -159,7 +159,7 @@ func annealBefore(ctx context.Context, a Anneal, p *solver.Problem) (*solver.Res
 		cur.total = old
 	}
 	res := &solver.Result{Status: solver.Feasible, Bound: solver.NoBound, Encoding: "dcas", Solver: "sa",
-		Objective: best.total, Stats: map[string]float64{"steps": float64(steps)}}
+		Objective: best.total, Stats: solver.Stats{Anneal: &solver.AnnealStats{Steps: steps}}}
 	for k, j := range p.Jobs {
 		nodes := make([]int, len(best.nodes[k]))
 		for d, i := range best.nodes[k] {
@@ -206,7 +206,7 @@ func TestAnnealAsBefore(t *testing.T) {
 		if err1 != nil {
 			continue
 		}
-		if got.Objective != want.Objective || !reflect.DeepEqual(got.Allocations, want.Allocations) || got.Stats["steps"] != want.Stats["steps"] {
+		if got.Objective != want.Objective || !reflect.DeepEqual(got.Allocations, want.Allocations) || got.Stats.Anneal.Steps != want.Stats.Anneal.Steps {
 			t.Fatalf("window %d: objective %d, before %d (or other allocations or steps)", c, got.Objective, want.Objective)
 		}
 		if err := model.Check(w, got.Allocations); err != nil {

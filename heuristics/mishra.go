@@ -71,7 +71,7 @@ type MishraBalanced struct{}
 // MishraAdaptive is the adaptive allocator of Mishra et al.: per job, the
 // cheaper of the greedy and the balanced allocation under MishraCost (see
 // MishraGreedy for the rules the three share). Its Result.Stats count the
-// jobs that took each: "greedy_picks" and "balanced_picks".
+// jobs that took each (Stats.Mishra).
 type MishraAdaptive struct{}
 
 var (
@@ -139,7 +139,7 @@ func solveMishra(p *solver.Problem, name string, mode mishraMode) (*solver.Resul
 		res.Allocations = append(res.Allocations, model.Allocation{Job: j, Nodes: m.commit(plan, job.Comm), Start: w.Time})
 	}
 	if mode == mishraAdaptive {
-		res.Stats = map[string]float64{"greedy_picks": float64(picks[0]), "balanced_picks": float64(picks[1])}
+		res.Stats.Mishra = &solver.MishraStats{GreedyPicks: picks[0], BalancedPicks: picks[1]}
 	}
 	res.Objective = solver.Objective(w, res.Allocations)
 	return res, nil

@@ -70,7 +70,7 @@ func (Slurm) Name() string { return "slurm" }
 // It looks at ctx before every job: when ctx ends first, the jobs not yet
 // placed take the free nodes first-fit (leaf by leaf in index order, in
 // linear time), so that the answer is always a whole feasible allocation;
-// Stats then counts them as first_fit_jobs.
+// Stats.Slurm then counts them (FirstFitJobs).
 func (Slurm) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, error) {
 	if err := checkFits("slurm", p); err != nil {
 		return nil, err
@@ -92,7 +92,7 @@ func (Slurm) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, erro
 		res.Allocations = append(res.Allocations, model.Allocation{Job: j, Nodes: nodes, Start: w.Time})
 	}
 	if late > 0 {
-		res.Stats = map[string]float64{"first_fit_jobs": float64(late)}
+		res.Stats.Slurm = &solver.SlurmStats{FirstFitJobs: late}
 	}
 	res.Objective = solver.Objective(w, res.Allocations)
 	return res, nil

@@ -38,12 +38,8 @@ type Answer[O ObjectiveValue] struct {
 	Encoding string
 	// Solver names the solver.
 	Solver string
-	// Stats holds solver-specific counters (iterations, nodes, ...), by
-	// name (for JSON).
-	Stats map[string]float64
-	// Details, when the solver has them, are its counters typed (sat:
-	// *sat.Stats), so that a program reads a field, not a name.
-	Details any
+	// Stats are the solver's counters, typed by solver family.
+	Stats Stats
 }
 
 // A Result is a whole-node solver's answer to a Problem; its Objective is

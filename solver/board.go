@@ -1,7 +1,6 @@
 package solver
 
 import (
-	"context"
 	"math"
 	"slices"
 	"sync"
@@ -9,12 +8,54 @@ import (
 	"github.com/optsched/optsched/model"
 )
 
-// A Board is where an exact solver publishes its incumbent and its lower
-// bound as they improve, so that whoever runs it — the Portfolio — still
-// has them when the solver must be abandoned at the deadline (a cgo call
-// that does not return, a step that overruns). It is safe for concurrent
-// use; the methods of a nil *Board do nothing, so a solver may publish
-// unconditionally.
+// A Publisher is where an exact solver publishes its incumbents and its
+// lower bounds as they improve (Problem.Publisher), so that whoever runs
+// it — the Portfolio — still has them when the solver must be abandoned
+// at the deadline (a cgo call that does not return, a step that
+// overruns). Every exact whole-node solver publishes: csp and free as
+// they search, brute, lp_solve and CLP when they end (see theirs).
+type Publisher interface {
+	// Offer publishes allocs, of objective obj, found by the solver
+	// named from. build, when allocs is nil, builds them; a publisher
+	// calls it only for an incumbent it keeps, since decoding costs
+	// time.
+	Offer(obj int64, from string, allocs []model.Allocation, build func() []model.Allocation)
+	// Raise publishes a proven lower bound on the objective.
+	Raise(bound float64)
+}
+
+// discard is the Publisher of a problem without one.
+type discard struct{}
+
+func (discard) Offer(int64, string, []model.Allocation, func() []model.Allocation) {}
+func (discard) Raise(float64)                                                       {}
+
+// tee publishes to both of its publishers.
+type tee [2]Publisher
+
+func (t tee) Offer(obj int64, from string, allocs []model.Allocation, build func() []model.Allocation) {
+	if allocs == nil && build != nil {
+		var once []model.Allocation
+		built, orig := false, build
+		build = func() []model.Allocation {
+			if !built {
+				once, built = orig(), true
+			}
+			return once
+		}
+	}
+	t[0].Offer(obj, from, allocs, build)
+	t[1].Offer(obj, from, allocs, build)
+}
+
+func (t tee) Raise(bound float64) {
+	t[0].Raise(bound)
+	t[1].Raise(bound)
+}
+
+// A Board is the Publisher a Portfolio gives its exact solver: it keeps
+// the best incumbent and the highest bound published. It is safe for
+// concurrent use; the methods of a nil *Board do nothing.
 type Board struct {
 	mu     sync.Mutex
 	allocs []model.Allocation
@@ -24,21 +65,10 @@ type Board struct {
 	from   string
 }
 
+var _ Publisher = (*Board)(nil)
+
 // NewBoard returns an empty board: no incumbent, no bound.
 func NewBoard() *Board { return &Board{bound: NoBound} }
-
-type boardKey struct{}
-
-// WithBoard returns a context that carries b to the solver it is given to.
-func WithBoard(ctx context.Context, b *Board) context.Context {
-	return context.WithValue(ctx, boardKey{}, b)
-}
-
-// BoardFrom returns the board ctx carries, or nil.
-func BoardFrom(ctx context.Context) *Board {
-	b, _ := ctx.Value(boardKey{}).(*Board)
-	return b
-}
 
 // Offer publishes allocs, of objective obj, found by the solver named
 // from, when it is better than the board's incumbent. The allocations are

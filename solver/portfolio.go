@@ -17,12 +17,12 @@ import (
 // with the exact solver's bound in every case. The deadline is honoured even when the exact solver does not
 // return in time (a cgo solver mid-solve): it is abandoned Grace after its
 // share of the budget, and its goroutine finishes in the background. What
-// it published on the Board its context carries (BoardFrom) — incumbent
-// and bound — stands as if it had returned them, so an abandoned solver's
+// it published on the Board the Portfolio gives it (Problem.Publisher) —
+// incumbent and bound — stands as if it had returned them, so an abandoned solver's
 // work is never thrown away.
 //
 // When the exact solver's share is already spent as Solve begins, it is
-// not started (Stats exact_not_started): the fallback answers, and the
+// not started (Stats.Portfolio.ExactNotStarted): the fallback answers, and the
 // exact solver runs only in what it leaves.
 //
 // Without a deadline on ctx the exact solver runs alone.
@@ -105,7 +105,7 @@ func (pf Portfolio) Solve(ctx context.Context, p *Problem) (*Result, error) {
 			ex = &Result{Status: Unknown, Bound: NoBound, Solver: pf.Exact.Name()}
 		}
 		if abandoned {
-			ex.Stats = map[string]float64{"exact_abandoned": 1}
+			ex.Stats.Portfolio = &PortfolioStats{ExactAbandoned: true}
 		}
 		return ex, nil
 	}
@@ -114,7 +114,7 @@ func (pf Portfolio) Solve(ctx context.Context, p *Problem) (*Result, error) {
 		// incumbent again (on 47,000 jobs, tens of milliseconds past
 		// the deadline): the incumbent stands.
 		if abandoned {
-			ex.Stats = map[string]float64{"exact_abandoned": 1}
+			ex.Stats.Portfolio = &PortfolioStats{ExactAbandoned: true}
 		}
 		ex.Solver = pf.Name()
 		return ex, nil
@@ -138,7 +138,12 @@ func (pf Portfolio) Solve(ctx context.Context, p *Problem) (*Result, error) {
 	}
 	out.Solver = pf.Name()
 	out.Bound = NoBound
-	out.Stats = map[string]float64{"exact_objective": -1, "fallback_objective": float64(h.Objective)}
+	ps := &PortfolioStats{FallbackObjective: &h.Objective}
+	out.Stats = Stats{Portfolio: ps}
+	out.Stats.Merge(h.Stats)
+	if ex != nil {
+		out.Stats.Merge(ex.Stats)
+	}
 	if ex != nil && ex.HasBound() {
 		// The exact bound holds for the exact solver's formulation. A
 		// fallback on a wider one (SA on DCAS, where a job need not be
@@ -147,24 +152,24 @@ func (pf Portfolio) Solve(ctx context.Context, p *Problem) (*Result, error) {
 		if float64(out.Objective) >= ex.Bound {
 			out.Bound = ex.Bound
 		} else {
-			out.Stats["fallback_below_exact_bound"] = 1
+			ps.FallbackBelowExactBound = true
 		}
 	}
 	if ex != nil && len(ex.Allocations) > 0 {
-		out.Stats["exact_objective"] = float64(ex.Objective)
+		ps.ExactObjective = &ex.Objective
 	}
 	if tooLarge {
 		// The exact solver refused the window (brute force beyond what
 		// it enumerates): the fallback's answer stands, marked.
-		out.Stats["exact_too_large"] = 1
+		ps.ExactTooLarge = true
 		return &out, nil
 	}
 	if abandoned {
-		out.Stats["exact_abandoned"] = 1
+		ps.ExactAbandoned = true
 		return &out, nil
 	}
 	if skipped {
-		out.Stats["exact_not_started"] = 1 // it may still run in what the fallback left
+		ps.ExactNotStarted = true // it may still run in what the fallback left
 	}
 	// The time the fallback left (it answers at once on a small window)
 	// goes to the exact solver again, up to the deadline: at a limit of a
@@ -176,10 +181,13 @@ func (pf Portfolio) Solve(ctx context.Context, p *Problem) (*Result, error) {
 	if err != nil || again == nil {
 		return &out, nil // the first answer stands
 	}
-	out.Stats["exact_rerun"] = 1
+	ps.ExactRerun = true
 	switch {
 	case again.Status == Optimal || again.Status == Infeasible:
-		again.Stats = out.Stats
+		st := again.Stats
+		again.Stats = Stats{Portfolio: ps}
+		again.Stats.Merge(st)
+		again.Stats.Merge(out.Stats)
 		return again, nil
 	case len(again.Allocations) > 0 && again.Objective < out.Objective:
 		out.Allocations, out.Objective, out.Status = again.Allocations, again.Objective, again.Status
@@ -188,7 +196,7 @@ func (pf Portfolio) Solve(ctx context.Context, p *Problem) (*Result, error) {
 		out.Bound = again.Bound
 	}
 	if abandoned {
-		out.Stats["exact_abandoned"] = 1
+		ps.ExactAbandoned = true
 	}
 	return &out, nil
 }
@@ -197,18 +205,19 @@ func (pf Portfolio) Solve(ctx context.Context, p *Problem) (*Result, error) {
 // solver runs again.
 const minRerun = 100 * time.Microsecond
 
-// runExact runs the exact solver with the deadline until (and the Board)
+// runExact runs the exact solver with the deadline until, publishing to
+// a Board (and to p's publisher),
 // and waits for it until grace past it; then it is abandoned and what it
 // published on the Board stands (an incumbent as Feasible, or a bound
 // alone as Unknown; nil when it published nothing).
 func (pf Portfolio) runExact(ctx context.Context, until time.Time, grace time.Duration, p *Problem) (ex *Result, abandoned bool, err error) {
 	exactCtx, cancel := context.WithDeadline(ctx, until)
 	board := NewBoard()
-	exactCtx = WithBoard(exactCtx, board)
+	q := p.WithPublisher(board)
 	done := make(chan outcome, 1)
 	go func() {
 		defer cancel()
-		r, err := pf.Exact.Solve(exactCtx, p)
+		r, err := pf.Exact.Solve(exactCtx, q)
 		done <- outcome{r, err}
 	}()
 	timer := time.NewTimer(max(0, time.Until(until)+grace))

@@ -98,8 +98,8 @@ func TestPortfolioKeepsProof(t *testing.T) {
 	}
 	// The fallback was warm-started: it answered the incumbent's cost
 	// (placed cold, along Q, it costs more).
-	if res.Allocations[0].Nodes[0] != 4 || res.Stats["fallback_objective"] != float64(res.Objective) {
-		t.Errorf("fallback not warm-started: %+v, stats %v", res.Allocations[0], res.Stats)
+	if res.Allocations[0].Nodes[0] != 4 || pstats(res.Stats).FallbackObjective == nil || *pstats(res.Stats).FallbackObjective != res.Objective {
+		t.Errorf("fallback not warm-started: %+v, stats %+v", res.Allocations[0], res.Stats)
 	}
 	if g, ok := res.Gap(); !ok || g <= 0 {
 		t.Errorf("gap %v %v", g, ok)
@@ -142,13 +142,13 @@ func TestPortfolioDropsBeatenBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Status != solver.Fallback || res.HasBound() || res.Stats["fallback_below_exact_bound"] != 1 {
-		t.Errorf("status %v objective %d bound %v stats %v", res.Status, res.Objective, res.Bound, res.Stats)
+	if res.Status != solver.Fallback || res.HasBound() || !pstats(res.Stats).FallbackBelowExactBound {
+		t.Errorf("status %v objective %d bound %v stats %+v", res.Status, res.Objective, res.Bound, res.Stats)
 	}
 }
 
-// publisher publishes an incumbent and a bound on the board its context
-// carries, then ignores the deadline like a cgo solver mid-solve.
+// publisher publishes an incumbent and a bound to the problem's
+// publisher, then ignores the deadline like a cgo solver mid-solve.
 type publisher struct {
 	w     *model.Window
 	nodes [][]int
@@ -158,7 +158,7 @@ type publisher struct {
 func (publisher) Name() string { return "publisher" }
 func (s publisher) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, error) {
 	r := place(s.w, p, s.nodes...)
-	b := solver.BoardFrom(ctx)
+	b := p.Publish()
 	b.Offer(r.Objective+7, "publisher", r.Allocations, nil) // a worse one first
 	b.Offer(r.Objective, "publisher", r.Allocations, nil)
 	b.Raise(float64(r.Objective) - s.gap)
@@ -181,8 +181,8 @@ func TestPortfolioKeepsAbandonedIncumbent(t *testing.T) {
 			t.Fatal(err)
 		}
 		if res.Status != solver.Feasible || res.Objective != want || res.Bound != float64(want)-100 ||
-			res.Stats["exact_abandoned"] != 1 {
-			t.Errorf("%s: %v objective %d (published %d) bound %v stats %v", pf.Name(), res.Status, res.Objective, want, res.Bound, res.Stats)
+			!pstats(res.Stats).ExactAbandoned {
+			t.Errorf("%s: %v objective %d (published %d) bound %v stats %+v", pf.Name(), res.Status, res.Objective, want, res.Bound, res.Stats)
 		}
 	}
 }
@@ -248,7 +248,7 @@ func TestPortfolioUsesTimeLeft(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if calls != 2 || res.Status != solver.Optimal || res.Stats["exact_rerun"] != 1 {
+	if calls != 2 || res.Status != solver.Optimal || !pstats(res.Stats).ExactRerun {
 		t.Fatalf("%d calls, status %v, stats %v; want the second call's proof", calls, res.Status, res.Stats)
 	}
 	// A 1 h minimum reserve on a 20 s budget: the first share is about
@@ -272,7 +272,7 @@ func (refuses) Solve(context.Context, *solver.Problem) (*solver.Result, error) {
 func TestPortfolioTooLarge(t *testing.T) {
 	w := load(t)
 	res, err := solver.SolveWindow(context.Background(), w, solver.Portfolio{Exact: refuses{}, Fallback: seqLike{}}, solver.Options{TimeLimit: time.Second})
-	if err != nil || res.Status != solver.Fallback || res.Stats["exact_too_large"] != 1 {
+	if err != nil || res.Status != solver.Fallback || !pstats(res.Stats).ExactTooLarge {
 		t.Fatalf("with a fallback: %v, %+v", err, res)
 	}
 	if _, err := solver.SolveWindow(context.Background(), w, solver.Portfolio{Exact: refuses{}}, solver.Options{TimeLimit: time.Second}); !errors.Is(err, solver.ErrTooLarge) {
@@ -313,8 +313,8 @@ func TestPortfolioNoTimeLeft(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if exact != 0 || fallback != 1 || res.Status != solver.Fallback || res.Stats["exact_not_started"] != 1 || len(res.Allocations) != 2 {
-		t.Errorf("spent share: exact %d calls, fallback %d, %s, stats %v", exact, fallback, res.Status, res.Stats)
+	if exact != 0 || fallback != 1 || res.Status != solver.Fallback || !pstats(res.Stats).ExactNotStarted || len(res.Allocations) != 2 {
+		t.Errorf("spent share: exact %d calls, fallback %d, %s, stats %+v", exact, fallback, res.Status, res.Stats)
 	}
 
 	exact, fallback = 0, 0
@@ -341,4 +341,12 @@ func (f lateFake) Solve(ctx context.Context, p *solver.Problem) (*solver.Result,
 	<-ctx.Done()
 	time.Sleep(30 * time.Millisecond)
 	return f.solve(p), nil
+}
+
+// pstats returns the portfolio's counters of st (zero when it has none).
+func pstats(st solver.Stats) solver.PortfolioStats {
+	if st.Portfolio == nil {
+		return solver.PortfolioStats{}
+	}
+	return *st.Portfolio
 }

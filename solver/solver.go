@@ -38,7 +38,7 @@ func (s Status) String() string {
 // ErrTooLarge is wrapped by the error of a solver that refuses a problem
 // beyond what it can handle at all (brute force past its enumeration
 // limit). A Portfolio with a fallback answers with the fallback instead
-// and marks the result's Stats with exact_too_large.
+// and marks the result's Stats.Portfolio with ExactTooLarge.
 var ErrTooLarge = errors.New("too large for this solver")
 
 // A Problem is what a window solver is asked: place every job in Jobs on
@@ -48,6 +48,32 @@ type Problem struct {
 	// Jobs are indices into Window.Jobs, in selection order. All must be
 	// placed; their node counts sum to at most len(Window.Idle).
 	Jobs []int
+	// Publisher, when set, receives an exact solver's incumbents and
+	// bounds as they improve (a Portfolio sets a Board); nil for none.
+	// Solvers publish through Publish.
+	Publisher Publisher
+}
+
+// Publish returns where a solver of p publishes its incumbents and
+// bounds: p.Publisher, or a publisher that discards them.
+func (p *Problem) Publish() Publisher {
+	if p.Publisher == nil {
+		return discard{}
+	}
+	return p.Publisher
+}
+
+// WithPublisher returns a copy of p whose solver publishes to pub as
+// well as to p's publisher (nil pub: to none, p's hidden).
+func (p *Problem) WithPublisher(pub Publisher) *Problem {
+	q := *p
+	switch {
+	case pub == nil || p.Publisher == nil:
+		q.Publisher = pub
+	default:
+		q.Publisher = tee{pub, p.Publisher}
+	}
+	return &q
 }
 
 // NewProblem returns the problem of placing the given jobs of w.

@@ -18,7 +18,6 @@ import (
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/model/windowjson"
 	"github.com/optsched/optsched/solver"
-	"github.com/optsched/optsched/solver/sat"
 )
 
 // Config describes a run.
@@ -256,7 +255,7 @@ func simulate(ctx context.Context, jobs []Job, s solver.Scheduler, opt solver.Sc
 			if g, ok := sr.Gap(); ok && s.Name() == "sat" {
 				res.Gaps = append(res.Gaps, g)
 			}
-			if st, ok := sr.Details.(*sat.Stats); ok && st.Search.DomainSlots > 0 {
+			if st := sr.Stats.SAT; st != nil && st.Search.DomainSlots > 0 {
 				n := float64(st.Search.DomainSlots)
 				res.Slots = append(res.Slots, n)
 				c := float64(st.Search.DomainCandidates)

@@ -51,7 +51,7 @@ func (s *state) measureGap(ctx context.Context, w *model.Window, res *solver.Win
 	if err != nil {
 		return false, err
 	}
-	abandoned = ex.Stats["exact_abandoned"] != 0
+	abandoned = ex.Stats.Portfolio != nil && ex.Stats.Portfolio.ExactAbandoned
 	lb := math.Inf(-1)
 	switch {
 	case ex.Status == solver.Optimal:

@@ -417,7 +417,8 @@ func (s *state) solveWindow(ctx context.Context, t int64) error {
 	if err != nil {
 		return fmt.Errorf("window at t=%d: %w", t, err)
 	}
-	abandoned := res.Stats["exact_abandoned"] != 0
+	pst := res.Stats.Portfolio
+	abandoned := pst != nil && pst.ExactAbandoned
 	if s.cfg.GapSolver != nil {
 		gapAbandoned, err := s.measureGap(ctx, w, res, opt)
 		if err != nil {
@@ -433,7 +434,7 @@ func (s *state) solveWindow(ctx context.Context, t int64) error {
 		s.forgetWindow()
 	}
 	s.res.Windows++
-	if res.Stats["exact_too_large"] == 1 {
+	if pst != nil && pst.ExactTooLarge {
 		s.res.TooLarge++
 	}
 	s.res.SolveTimes = append(s.res.SolveTimes, res.Elapsed)

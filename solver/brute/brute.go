@@ -13,6 +13,7 @@ import (
 	"math"
 
 	"github.com/optsched/optsched/encode"
+	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/solver"
 )
 
@@ -31,6 +32,8 @@ func (Solver) Name() string { return "brute" }
 // Solve enumerates every start position for every job, skipping
 // overlapping blocks, and returns the cheapest placement as Optimal. When
 // ctx expires first it returns Unknown (or the best so far as Feasible).
+// It publishes (Problem.Publish) every better placement as it finds it
+// and the optimum's bound when the enumeration completes.
 func (Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, error) {
 	b, err := encode.NewBlocks(p.Window, p.Jobs)
 	if err != nil {
@@ -47,6 +50,7 @@ func (Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, err
 	if math.Pow(float64(nq), float64(len(sizes))) > MaxStates {
 		return nil, fmt.Errorf("brute: %d jobs on %d idle nodes: %w to enumerate (more than %d states)", len(sizes), nq, solver.ErrTooLarge, MaxStates)
 	}
+	pub := p.Publish()
 	used := make([]bool, nq)
 	cur := make([]int, len(sizes))
 	best := int64(math.MaxInt64)
@@ -65,6 +69,13 @@ func (Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, err
 		if k == len(sizes) {
 			best = cost
 			bestStarts = append(bestStarts[:0], cur...)
+			pub.Offer(best, "brute", nil, func() []model.Allocation {
+				a, err := allocate(b, sizes, bestStarts)
+				if err != nil {
+					return nil
+				}
+				return a
+			})
 			return
 		}
 		r := b.Sizes[sizes[k]]
@@ -93,18 +104,14 @@ func (Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, err
 	}
 	rec(0, 0)
 	res := &solver.Result{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "scas", Solver: "brute",
-		Stats: map[string]float64{"steps": float64(steps)}}
+		Stats: solver.Stats{Brute: &solver.BruteStats{Steps: steps}}}
 	if bestStarts == nil {
 		if !stopped {
 			res.Status = solver.Infeasible
 		}
 		return res, nil
 	}
-	starts := make([][]int, len(b.Sizes))
-	for k, s := range sizes {
-		starts[s] = append(starts[s], bestStarts[k])
-	}
-	if res.Allocations, err = b.Allocate(starts); err != nil {
+	if res.Allocations, err = allocate(b, sizes, bestStarts); err != nil {
 		return nil, err
 	}
 	res.Objective = best
@@ -112,6 +119,17 @@ func (Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, err
 	if !stopped {
 		res.Status = solver.Optimal
 		res.Bound = float64(best)
+		pub.Raise(res.Bound)
 	}
 	return res, nil
+}
+
+// allocate returns the allocations of the jobs of the given size indices
+// at the given starts.
+func allocate(b *encode.Blocks, sizes, at []int) ([]model.Allocation, error) {
+	starts := make([][]int, len(b.Sizes))
+	for k, s := range sizes {
+		starts[s] = append(starts[s], at[k])
+	}
+	return b.Allocate(starts)
 }

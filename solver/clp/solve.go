@@ -47,13 +47,18 @@ const integralTol = 1e-6
 // When ctx is already done on entry, Solve builds nothing and returns the
 // Seq layout with NoBound.
 //
-// Stats: rows, cols, nonzeros of the program; lp_seconds (wall time of
-// LPBound, matrix loading included); lp_status (CLP's problem status, −1
-// when CLP did not run or was abandoned at the deadline); lp_integral (1
-// when the LP solution is integral); lp_objective and lp_dual_bound (CLP's
-// objective value and the Lagrangian bound of its duals) when known.
-// lanl/clp v1.2.0 does not expose CLP's iteration count, so there is no
-// lp_iterations.
+// Stats.LP (solver.LPStats): rows, cols, nonzeros of the program; lp_ms
+// (wall time of the LP, matrix loading included); lp_status (CLP's
+// problem status, −1 when CLP did not run or was abandoned at the
+// deadline); lp_integral (whether the LP solution is integral);
+// lp_objective and lp_dual_bound (CLP's objective value and the
+// Lagrangian bound of its duals) when known. lanl/clp v1.2.0 does not
+// expose CLP's iteration count, so iterations and nodes are null.
+//
+// It publishes (Problem.Publish) the chosen allocation and the bound when
+// it returns: lanl/clp has no callback into CLP's iterations, so nothing
+// is published while the LP runs (and an LP abandoned at the deadline
+// leaves nothing published).
 func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, error) {
 	if ctx.Err() != nil {
 		// No time to build the program (the paper form of a large window
@@ -70,41 +75,38 @@ func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 		return nil, err // Build made a bad program: a bug
 	}
 	out := l.solve(ctx)
+	lps := &solver.LPStats{Formulation: s.Formulation.String(), Rows: l.nrows, Cols: l.ncols, Nonzeros: l.nnz,
+		Status: out.clpStatus, SolveMS: float64(time.Since(t0).Microseconds()) / 1000,
+		Objective: finite(out.clpObjective), DualBound: finite(out.lagrangian)}
 	res := &solver.Result{Status: solver.Feasible, Bound: solver.NoBound, Encoding: "scas", Solver: s.Name(),
-		Stats: map[string]float64{
-			"rows":       float64(l.nrows),
-			"cols":       float64(l.ncols),
-			"nonzeros":   float64(l.nnz),
-			"lp_seconds": time.Since(t0).Seconds(),
-			"lp_status":  float64(out.clpStatus),
-		}}
-	finite := func(name string, v float64) {
-		if !math.IsNaN(v) && !math.IsInf(v, 0) {
-			res.Stats[name] = v
-		}
-	}
-	finite("lp_objective", out.clpObjective)
-	finite("lp_dual_bound", out.lagrangian)
+		Stats: solver.Stats{LP: lps}}
 
 	r := newRounder(enc, p)
 	allocs, obj := r.best(out.x)
-	if integral(out.x) {
-		res.Stats["lp_integral"] = 1
-	} else {
-		res.Stats["lp_integral"] = 0
-	}
+	isIntegral := integral(out.x)
+	lps.Integral = &isIntegral
 	res.Allocations, res.Objective = allocs, obj
-	if out.status == Infeasible || math.IsNaN(out.bound) {
-		return res, nil
-	}
-	if float64(obj) <= math.Ceil(out.bound) {
+	switch {
+	case out.status == Infeasible || math.IsNaN(out.bound):
+	case float64(obj) <= math.Ceil(out.bound):
 		res.Status, res.Bound = solver.Optimal, float64(obj)
-		return res, nil
+	default:
+		// Here ⌈bound⌉ < obj, so the bound is below the objective as the
+		// result contract demands; the min only guards the invariant.
+		res.Bound = math.Min(out.bound, float64(obj))
 	}
-	// Here ⌈bound⌉ < obj, so the bound is below the objective as the
-	// result contract demands; the min only guards the invariant.
-	res.Bound = math.Min(out.bound, float64(obj))
+	pub := p.Publish()
+	pub.Offer(obj, s.Name(), allocs, nil)
+	pub.Raise(res.Bound)
 	return res, nil
+}
+
+// finite returns a pointer to v, or nil when v is NaN or infinite.
+func finite(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
 }
 
 // seqOnly answers p with the Seq layout, without a bound.
@@ -120,8 +122,11 @@ func (s Solver) seqOnly(p *solver.Problem) (*solver.Result, error) {
 		return nil, fmt.Errorf("clp: the jobs need %d nodes, %d are idle", need, len(w.Idle))
 	}
 	allocs := (&rounder{w: w, jobs: p.Jobs}).seq()
-	return &solver.Result{Status: solver.Feasible, Allocations: allocs, Objective: solver.Objective(w, allocs),
-		Bound: solver.NoBound, Encoding: "scas", Solver: s.Name(), Stats: map[string]float64{"lp_status": -1}}, nil
+	obj := solver.Objective(w, allocs)
+	p.Publish().Offer(obj, s.Name(), allocs, nil)
+	return &solver.Result{Status: solver.Feasible, Allocations: allocs, Objective: obj,
+		Bound: solver.NoBound, Encoding: "scas", Solver: s.Name(),
+		Stats: solver.Stats{LP: &solver.LPStats{Formulation: s.Formulation.String(), Status: -1}}}, nil
 }
 
 // integral reports whether x is non-empty and every value is within

@@ -39,7 +39,8 @@ type schedule struct {
 // listOnly answers the best of the Initial list schedules on w itself
 // (solver.BestListSchedule), or status Unknown without one.
 func (s Solver) listOnly(ctx context.Context, w *model.Window, opt solver.ScheduleOptions) (*solver.Schedule, error) {
-	out := &solver.Schedule{Answer: solver.Answer[float64]{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "cp", Solver: s.Name(), Stats: map[string]float64{"model_skipped": 1}}}
+	out := &solver.Schedule{Answer: solver.Answer[float64]{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "cp", Solver: s.Name(),
+		Stats: solver.Stats{BnB: &solver.BnBStats{ModelSkipped: true}}}}
 	best, obj, truncated, err := solver.BestListSchedule(ctx, w, opt, s.Initial, func(sch *solver.Schedule) float64 {
 		return model.WeightedQueueTime(w, sch.Allocations)
 	})
@@ -54,7 +55,7 @@ func (s Solver) listOnly(ctx context.Context, w *model.Window, opt solver.Schedu
 	}
 	out.Status, out.Allocations, out.Deferred, out.Objective = solver.Fallback, best.Allocations, best.Deferred, obj
 	if truncated {
-		out.Stats["truncated_list"] = 1
+		out.Stats.BnB.TruncatedList = true
 	}
 	return out, nil
 }
@@ -77,7 +78,8 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 	if err != nil {
 		return nil, err
 	}
-	out := &solver.Schedule{Answer: solver.Answer[float64]{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "cp", Solver: s.Name(), Stats: map[string]float64{}},
+	out := &solver.Schedule{Answer: solver.Answer[float64]{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "cp", Solver: s.Name(),
+		Stats: solver.Stats{BnB: &solver.BnBStats{}}},
 		Deferred: slices.Clone(m.Deferred)}
 	if len(m.Jobs) == 0 {
 		out.Status, out.Bound = solver.Optimal, 0
@@ -102,8 +104,8 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 		ub = first.w
 	}
 	best, bound, done, visited := search(ctx, m, ub, s.NodeLimit)
-	out.Stats["nodes"] = float64(visited)
-	out.Stats["elapsed_ms"] = float64(time.Since(start).Microseconds()) / 1000
+	out.Stats.BnB.Nodes = visited
+	out.Stats.BnB.ElapsedMS = float64(time.Since(start).Microseconds()) / 1000
 	status := solver.Feasible
 	if best == nil {
 		best, status = first, solver.Fallback

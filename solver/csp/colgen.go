@@ -136,7 +136,7 @@ func (pr *cyclicPricer) price(ctx context.Context, lambda []float64) (v float64,
 		if last < 0 {
 			continue
 		}
-		st.stats["colgen_wrap_dps"]++
+		st.stats.ColgenWrapDPs++
 		pr.line(pr.H, pr.chh, lambda, w, last)
 		for s, r := range g.Sizes {
 			if r <= w || pr.eps[s] == 0 {
@@ -241,10 +241,10 @@ func (st *search) colgenOn(ctx context.Context, lambda []float64, rs *restrictio
 		}
 		pi, pi0, z := ms.solve()
 		if rs == nil {
-			st.stats["colgen_iterations"] = float64(it + 1)
-			st.stats["colgen_master"] = z
+			st.stats.ColgenIterations = it + 1
+			st.stats.ColgenMaster = z
 		} else {
-			st.stats["dive_colgen_iterations"]++
+			st.stats.DiveColgenIterations++
 		}
 		tol := 1e-6
 		if rs != nil {

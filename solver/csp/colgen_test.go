@@ -155,7 +155,7 @@ func TestReducedSearchExact(t *testing.T) {
 			t.Fatalf("window %d: search ends at %d (bound %.1f), optimum %d", k, st.best, st.bound, opt[k])
 		}
 		checkIncumbent(t, st, p, opt[k], "rcSearch")
-		rounds += int(st.stats["rc_rounds"])
+		rounds += st.stats.RCRounds
 	}
 	t.Logf("%d windows proven; %d target rounds in all", len(ps), rounds)
 }

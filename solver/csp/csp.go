@@ -54,12 +54,12 @@ type search struct {
 	starts   [][]int // incumbent starts per size
 	bound    float64 // best proven lower bound
 	progress io.Writer
-	// ctx stops the search's own loops (greedy placement), and board
-	// receives every incumbent and bound (solver.BoardFrom).
+	// ctx stops the search's own loops (greedy placement), and pub
+	// receives every incumbent and bound (solver.Problem.Publisher).
 	ctx   context.Context
-	board *solver.Board
+	pub   solver.Publisher
 	t0    time.Time
-	stats map[string]float64
+	stats *solver.CSPStats
 	mode  int // Solver.mode
 	// tables are the DP tables made (newTable), given back at the end.
 	tables []*table
@@ -111,19 +111,19 @@ func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 		states *= e + 1
 	}
 	cells := states * (st.nq + 1)
-	st.stats["states"] = float64(states)
+	st.stats.States = states
 	proven := false
 	if float64(st.best) <= math.Ceil(st.bound-1e-9) {
 		// The greedy placement put every job on a cheapest block of its
 		// size: the trivial bound proves it (common on a mostly idle
 		// cluster, where the exact program would be largest).
-		st.stats["method_trivial"] = 1
+		st.stats.Method = "trivial"
 		proven = true
 	} else if states <= maxCells && cells <= maxCells && cells > 0 {
-		st.stats["method_dp"] = 1
+		st.stats.Method = "dp"
 		proven = st.exact(ctx, states)
 	} else {
-		st.stats["method_lagrange"] = 1
+		st.stats.Method = "lagrange"
 		proven = st.lagrange(ctx)
 	}
 	allocs, err := g.Allocate(st.starts)
@@ -131,11 +131,11 @@ func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 		return nil, fmt.Errorf("csp: %w", err)
 	}
 	res := &solver.Result{Status: solver.Feasible, Allocations: allocs, Objective: st.best,
-		Bound: st.bound, Encoding: "csp", Solver: "csp", Stats: st.stats}
+		Bound: st.bound, Encoding: "csp", Solver: "csp", Stats: solver.Stats{CSP: st.stats}}
 	if proven || float64(st.best) <= math.Ceil(st.bound-1e-9) {
 		res.Status, res.Bound = solver.Optimal, float64(st.best)
 	}
-	st.stats["ms"] = float64(time.Since(st.t0).Microseconds()) / 1000
+	st.stats.ElapsedMS = float64(time.Since(st.t0).Microseconds()) / 1000
 	return res, nil
 }
 
@@ -154,7 +154,7 @@ func newSearchContext(ctx context.Context, p *solver.Problem, progress io.Writer
 		return nil, err
 	}
 	st := &search{g: g, nq: g.NumVertices(), eps: g.Counts(), best: inf, progress: progress,
-		ctx: ctx, board: solver.BoardFrom(ctx), t0: time.Now(), stats: map[string]float64{}}
+		ctx: ctx, pub: p.Publish(), t0: time.Now(), stats: &solver.CSPStats{}}
 	st.minc = make([]int64, len(g.Sizes))
 	for sz := range g.Sizes {
 		m := int64(inf)
@@ -193,7 +193,7 @@ func seqResult(p *solver.Problem) *solver.Result {
 	}
 	// The bound: every job costs at least 1 (model.CostModel.FromHops).
 	return &solver.Result{Status: solver.Feasible, Allocations: allocs, Objective: solver.Objective(w, allocs),
-		Bound: float64(len(p.Jobs)), Encoding: "csp", Solver: "csp", Stats: map[string]float64{"interrupted_building": 1}}
+		Bound: float64(len(p.Jobs)), Encoding: "csp", Solver: "csp", Stats: solver.Stats{CSP: &solver.CSPStats{InterruptedBuilding: true}}}
 }
 
 // seqIncumbent sets the sequential placement (job k at Σ_{l<k} n_l) as
@@ -225,15 +225,13 @@ func (st *search) offer(starts [][]int, how string) bool {
 	for i := range starts {
 		st.starts[i] = append([]int(nil), starts[i]...)
 	}
-	if st.board != nil {
-		st.board.Offer(c, "csp", nil, func() []model.Allocation {
-			allocs, err := st.g.Allocate(st.starts)
-			if err != nil {
-				return nil
-			}
-			return allocs
-		})
-	}
+	st.pub.Offer(c, "csp", nil, func() []model.Allocation {
+		allocs, err := st.g.Allocate(st.starts)
+		if err != nil {
+			return nil
+		}
+		return allocs
+	})
 	st.log("incumbent %d (%s)", c, how)
 	return true
 }
@@ -242,7 +240,7 @@ func (st *search) offer(starts [][]int, how string) bool {
 func (st *search) raise(b float64, how string) {
 	if b > st.bound {
 		st.bound = b
-		st.board.Raise(b)
+		st.pub.Raise(b)
 		st.log("bound %.1f (%s)", b, how)
 	}
 }

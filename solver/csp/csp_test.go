@@ -45,7 +45,7 @@ func TestCSPMatchesBruteForce(t *testing.T) {
 			}
 		}
 		lag := solve(t, w, csp.Solver{MaxCells: 1}, time.Minute)
-		if lag.Stats["colgen_iterations"] > 0 {
+		if lag.Stats.CSP.ColgenIterations > 0 {
 			cg++
 		}
 		if lag.Objective < want.Objective || (lag.HasBound() && lag.Bound > float64(want.Objective)+1e-6) {
@@ -103,15 +103,15 @@ func TestCSPInterruptedAndPublished(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Status != solver.Feasible || res.Stats["interrupted_building"] != 1 || len(res.Allocations) != len(sel.Multi) {
-		t.Fatalf("interrupted: %v, %d allocations, stats %v", res.Status, len(res.Allocations), res.Stats)
+	if res.Status != solver.Feasible || !res.Stats.CSP.InterruptedBuilding || len(res.Allocations) != len(sel.Multi) {
+		t.Fatalf("interrupted: %v, %d allocations, stats %+v", res.Status, len(res.Allocations), res.Stats.CSP)
 	}
 	if err := model.Check(w, res.Allocations); err != nil || solver.Objective(w, res.Allocations) != res.Objective {
 		t.Fatalf("interrupted: %v, objective %d", err, res.Objective)
 	}
 
 	board := solver.NewBoard()
-	res, err = csp.Solver{}.Solve(solver.WithBoard(context.Background(), board), p)
+	res, err = csp.Solver{}.Solve(context.Background(), p.WithPublisher(board))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +300,7 @@ func TestLagrangeBoundMedium(t *testing.T) {
 		}
 		checked++
 		lag := solve(t, w, csp.Solver{MaxCells: 1}, time.Minute)
-		if lag.Stats["colgen_iterations"] > 0 {
+		if lag.Stats.CSP.ColgenIterations > 0 {
 			cg++
 		}
 		if lag.Objective < want.Objective || (lag.HasBound() && lag.Bound > float64(want.Objective)+1e-6) {

@@ -156,13 +156,13 @@ func (st *search) dive(ctx context.Context, ms *master, lambda []float64, fixDiv
 // random factor in [1 − noise, 1 + noise] when rng is not nil.
 func (st *search) diveNoisy(ctx context.Context, ms *master, lambda []float64, fixDiv, maxCells int, rng *rand.Rand) bool {
 	const maxBacktracks = 24
-	st.stats["dives"]++
+	st.stats.Dives++
 	rs := newRestriction(st)
 	lambda = slices.Clone(lambda)
 	capQuota := 1 << 30 // fractional blocks per round, lowered by backtracking
 	backtracks := 0
 	for ctx.Err() == nil {
-		st.stats["dive_rounds"]++
+		st.stats.DiveRounds++
 		snap := rs.clone()
 		cands, weight := ms.weights()
 		if rng != nil {
@@ -187,12 +187,12 @@ func (st *search) diveNoisy(ctx context.Context, ms *master, lambda []float64, f
 			}
 		}
 		if !took && rs.jobs() > 0 {
-			st.stats["dive_end_stuck"]++
+			st.stats.DiveEndStuck++
 			return false // nothing in the master's support fits any more
 		}
 		starts, ok := st.placeRest(ctx, rs, maxCells)
 		if ok {
-			st.stats["dive_end_dp"]++
+			st.stats.DiveEndDP++
 			return st.offer(starts, "branch-and-price dive")
 		}
 		var lb float64
@@ -207,24 +207,24 @@ func (st *search) diveNoisy(ctx context.Context, ms *master, lambda []float64, f
 			// Infeasible, or no better than the incumbent: undo the round
 			// and keep fewer blocks, or ban the block that failed alone.
 			if backtracks++; backtracks > maxBacktracks {
-				st.stats["dive_end_backtracks"]++
+				st.stats.DiveEndBacktracks++
 				return false
 			}
-			st.stats["dive_backtracks"]++
+			st.stats.DiveBacktracks++
 			rs = snap
 			if frac > 1 {
 				capQuota = frac / 2
 				continue
 			}
 			if frac == 0 {
-				st.stats["dive_end_infeasible"]++
+				st.stats.DiveEndInfeasible++
 				return false
 			}
 			rs.banned[last] = true
 			nextLambda, next, lb = st.colgenOn(ctx, lambda, rs, ms, 200)
 		}
 		if lb+float64(rs.keptCost) >= float64(st.best)-1+1e-6 {
-			st.stats["dive_end_pruned"]++
+			st.stats.DiveEndPruned++
 			return false
 		}
 		lambda, ms = nextLambda, next

@@ -278,7 +278,7 @@ func (st *search) exact(ctx context.Context, states int) bool {
 				limit = st.nq + 1
 			}
 			if k := st.rotationCount(limit); k > 0 {
-				st.stats["wraps_alive"] = float64(n)
+				st.stats.WrapsAlive = n
 				before := st.best
 				if !st.rotations(ctx, t, k) {
 					return false
@@ -307,7 +307,7 @@ func (st *search) exact(ctx context.Context, states int) bool {
 		if last < w {
 			continue
 		}
-		st.stats["wrap_dps"]++
+		st.stats.WrapDPs++
 		if !t.run(ctx, w, last) {
 			return false
 		}
@@ -452,7 +452,7 @@ func (st *search) rotations(ctx context.Context, t *table, k int) bool {
 	}
 	for i := 1; i < k; i++ {
 		t.rot = i * nq / k
-		st.stats["rotation_dps"]++
+		st.stats.RotationDPs++
 		if !t.run(ctx, 0, nq) {
 			return false
 		}
@@ -488,7 +488,7 @@ func (st *search) firstWrapAt(ctx context.Context, t *table, maxR int, restAt, b
 		if last < w {
 			continue
 		}
-		st.stats["wrap_dps"]++
+		st.stats.WrapDPs++
 		if !t.run(ctx, w, last) {
 			return
 		}
@@ -551,7 +551,7 @@ func (st *search) rotationsAside(ctx context.Context, t *table, k int) bool {
 		if !res[i].ok {
 			return false
 		}
-		st.stats["rotation_dps"]++
+		st.stats.RotationDPs++
 		if res[i].v < st.best {
 			st.offer(res[i].starts, fmt.Sprintf("dp, rotation at %d", i*nq/k))
 		}

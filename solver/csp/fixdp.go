@@ -25,7 +25,7 @@ func (st *search) fixAndSolve(ctx context.Context, ms *master, maxCells int) boo
 	for ; k < len(cands) && weight[cands[k]] >= 1-1e-6; k++ {
 		rs.take(st, cands[k])
 	}
-	st.stats["fix_kept_integral"] = float64(k)
+	st.stats.FixKeptIntegral = k
 	for {
 		if ctx.Err() != nil {
 			return false
@@ -102,7 +102,7 @@ func (st *search) residualDP(ctx context.Context, used []bool, left []int, maxCe
 	if (T+1)*states > maxCells {
 		return nil, false
 	}
-	st.stats["fix_residual_cells"] = float64((T + 1) * states)
+	st.stats.FixResidualCells = (T + 1) * states
 	// The tables are reused across calls (lns makes many small ones).
 	F := grow(&st.res.F, (T+1)*states)
 	ch := grow(&st.res.ch, (T+1)*states) // 0: free, s+1: block of size s ends here
@@ -201,7 +201,7 @@ func (st *search) lns(ctx context.Context, rng *rand.Rand, budget time.Duration,
 			}
 		}
 		starts, ok := st.residualDP(ctx, used, left, maxCells)
-		st.stats["lns_moves"]++
+		st.stats.LNSMoves++
 		if starts == nil && !ok {
 			k = max(2, k-1) // too large
 			continue

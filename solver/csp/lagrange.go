@@ -105,7 +105,7 @@ func (st *search) lagrange(ctx context.Context) bool {
 		for s := range lambda {
 			lambda[s] += step * grad[s]
 		}
-		st.stats["lagrange_iterations"] = float64(it + 1)
+		st.stats.LagrangeIterations = it + 1
 	}
 	if !st.provenOptimal() && ctx.Err() == nil {
 		cctx, cancel := share(ctx, 4)

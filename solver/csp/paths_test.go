@@ -84,7 +84,7 @@ func TestSingleAsGeneral(t *testing.T) {
 		}
 		p := solver.NewProblem(w, []int{0})
 		got, want := mustSolve(t, Solver{}, p), mustSolve(t, Solver{mode: modeGeneral}, p)
-		if got.Stats["method_single"] != 1 {
+		if !got.Stats.CSP.Single {
 			t.Fatalf("window %d: the one-job path did not run", i)
 		}
 		if got.Status != want.Status || got.Objective != want.Objective || got.Bound != want.Bound ||
@@ -123,7 +123,7 @@ func TestRotationsAsWraps(t *testing.T) {
 		if got.Status != solver.Optimal || got.Objective != res.Objective {
 			t.Fatalf("small window %d: rotations %v %d, brute force %d", i, got.Status, got.Objective, res.Objective)
 		}
-		if got.Stats["rotation_dps"] > 0 {
+		if got.Stats.CSP.RotationDPs > 0 {
 			rotated++
 		}
 	}
@@ -144,10 +144,10 @@ func TestRotationsAsWraps(t *testing.T) {
 		if !reflect.DeepEqual(rot.Allocations, wr.Allocations) || !reflect.DeepEqual(auto.Allocations, wr.Allocations) {
 			t.Fatalf("window %d: rotations place %v, auto %v, the wrap DPs %v", i, rot.Allocations, auto.Allocations, wr.Allocations)
 		}
-		if rot.Stats["rotation_dps"] > 0 {
+		if rot.Stats.CSP.RotationDPs > 0 {
 			rotated++
 		}
-		if wr.Stats["wrap_dps"] > 0 {
+		if wr.Stats.CSP.WrapDPs > 0 {
 			wrapped++
 		}
 	}
@@ -176,11 +176,11 @@ func TestRotationsAside(t *testing.T) {
 		parallelRotations = 0
 		par := mustSolve(t, Solver{mode: modeRotations}, p)
 		if par.Status != seq.Status || par.Objective != seq.Objective || !reflect.DeepEqual(par.Allocations, seq.Allocations) ||
-			par.Stats["rotation_dps"] != seq.Stats["rotation_dps"] {
+			par.Stats.CSP.RotationDPs != seq.Stats.CSP.RotationDPs {
 			t.Fatalf("window %d: aside %v %d %v (%v DPs), one after the other %v %d %v (%v DPs)", i, par.Status, par.Objective, par.Allocations,
-				par.Stats["rotation_dps"], seq.Status, seq.Objective, seq.Allocations, seq.Stats["rotation_dps"])
+				par.Stats.CSP.RotationDPs, seq.Status, seq.Objective, seq.Allocations, seq.Stats.CSP.RotationDPs)
 		}
-		if seq.Stats["rotation_dps"] >= 2 {
+		if seq.Stats.CSP.RotationDPs >= 2 {
 			aside++
 		}
 	}

@@ -144,7 +144,7 @@ func newRCSearch(st *search, lambda []float64) *rcSearch {
 		}
 	}
 	slices.SortStableFunc(roots, func(x, y rcRoot) int { return cmp.Compare(x.lb, y.lb) })
-	st.stats["rc_roots"] = float64(len(roots))
+	st.stats.RCRoots = len(roots)
 	rs.roots = roots
 	return rs
 }
@@ -175,12 +175,12 @@ func (rs *rcSearch) prove(ctx context.Context) bool {
 			if rs.root(&rt.lb, rt.s, rt.w) {
 				found = true
 			}
-			st.stats["rc_nodes"] = float64(rs.nodes)
+			st.stats.RCNodes = rs.nodes
 			if rs.stopped {
 				return false
 			}
 		}
-		st.stats["rc_rounds"]++
+		st.stats.RCRounds++
 		st.log("reduced-cost round: target %.0f, %d nodes", T, rs.nodes)
 		if found || T >= float64(st.best)-1 {
 			st.raise(float64(st.best), "reduced-cost search complete")

@@ -197,7 +197,7 @@ func (st *search) segmentDescent(ctx context.Context, order []int, k int, rng *r
 			}
 			lo := min(a, n-k)
 			c, o, s := st.segmentDP(order, lo, k)
-			st.stats["segment_dps"]++
+			st.stats.SegmentDPs++
 			if o != nil && c < cost {
 				order, cost = o, c
 				st.offer(s, "segment dp")

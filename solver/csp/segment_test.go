@@ -8,6 +8,7 @@ import (
 	enc "github.com/optsched/optsched/encode/csp"
 	"github.com/optsched/optsched/instances"
 	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/solver"
 )
 
 // permutations calls f with every distinct ordering of xs.
@@ -46,7 +47,7 @@ func TestSegmentDPMatchesEnumeration(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		st := &search{g: g, nq: g.NumVertices(), eps: g.Counts(), best: inf, stats: map[string]float64{}}
+		st := &search{g: g, nq: g.NumVertices(), eps: g.Counts(), best: inf, stats: &solver.CSPStats{}, pub: (&solver.Problem{}).Publish()}
 		var order []int
 		for s, e := range st.eps {
 			for range e {

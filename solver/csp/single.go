@@ -57,12 +57,12 @@ func (s Solver) single(ctx context.Context, p *solver.Problem) (res *solver.Resu
 			}
 		}
 	}
-	board := solver.BoardFrom(ctx)
-	board.Raise(float64(best))
+	pub := p.Publish()
+	pub.Raise(float64(best))
 	allocs := []model.Allocation{{Job: j, Nodes: w.Block(at, n), Start: w.Time}}
-	board.Offer(best, "csp", allocs, nil)
-	stats := map[string]float64{"states": 2, "method_trivial": 1, "method_single": 1,
-		"ms": float64(time.Since(t0).Microseconds()) / 1000}
+	pub.Offer(best, "csp", allocs, nil)
+	stats := solver.Stats{CSP: &solver.CSPStats{States: 2, Method: "trivial", Single: true,
+		ElapsedMS: float64(time.Since(t0).Microseconds()) / 1000}}
 	return &solver.Result{Status: solver.Optimal, Allocations: allocs, Objective: best, Bound: float64(best),
 		Encoding: "csp", Solver: "csp", Stats: stats}, true
 }

@@ -67,13 +67,13 @@ func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 		size[i] = w.Jobs[j].Nodes
 		need += size[i]
 	}
-	stats := map[string]float64{}
-	res := &solver.Result{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "dcas", Solver: Name, Stats: stats}
+	stats := &solver.FreeStats{}
+	res := &solver.Result{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "dcas", Solver: Name, Stats: solver.Stats{Free: stats}}
 	if need > t.Cap[0] {
 		res.Status = solver.Infeasible
 		return res, nil
 	}
-	board := solver.BoardFrom(ctx)
+	board := p.Publish()
 	board.Raise(float64(len(size))) // every job costs at least 1
 	st := newSearch(ctx, t, w.Cost, size)
 	st.limit = s.MaxNodes
@@ -98,17 +98,17 @@ func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 			cctx, cancel = context.WithDeadline(ctx, time.Now().Add(time.Duration(share*float64(time.Until(dl)))))
 		}
 		// csp's bound is the SCAS optimum's, above the free optimum: it
-		// must not reach the board, which holds bounds of the free problem.
-		r, err := csp.Solver{}.Solve(solver.WithBoard(cctx, nil), p)
+		// must not reach the publisher, which takes bounds of the free
+		// problem.
+		r, err := csp.Solver{}.Solve(cctx, p.WithPublisher(nil))
 		cancel()
 		if err != nil {
 			return nil, fmt.Errorf("free: the SCAS start: %w", err)
 		}
 		if r.Status == solver.Optimal || r.Status == solver.Feasible {
-			stats["scas_objective"] = float64(r.Objective)
-			if r.Status == solver.Optimal {
-				stats["scas_optimal"] = 1
-			}
+			stats.SCASObjective = &r.Objective
+			stats.SCASOptimal = r.Status == solver.Optimal
+			res.Stats.CSP = r.Stats.CSP
 			byJob := make(map[int][]int, len(r.Allocations))
 			for _, a := range r.Allocations {
 				byJob[a.Job] = a.Nodes
@@ -134,7 +134,7 @@ func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 	if g := st.greedy(); g != nil {
 		st.improve(g)
 	}
-	stats["ls_objective"] = float64(st.best)
+	stats.LSObjective = st.best
 	// 3. Lower bounds: every job alone, then the leaves' prices.
 	st.sh.update(st.cap)
 	lb := st.independent(0)
@@ -150,14 +150,14 @@ func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 		}
 		b := lg.ascend(w.Cost, size, st.cap, st.sh.kids, float64(st.best), maxAscent,
 			func() bool { return ctx.Err() != nil || time.Now().After(end) })
-		stats["lagrange_bound"] = b
+		stats.LagrangeBound = &b
 		lb = max(lb, ceilBound(b))
 		board.Raise(float64(lb))
 		if lg.ops(size, st.cap) <= maxLagOps {
 			st.lg = lg
 		}
 	}
-	stats["root_bound"] = float64(lb)
+	stats.RootBound = lb
 	res.Bound = float64(lb)
 	// 4. Branch and bound. Only a search that ran to its end proves: a
 	// deadline that came before it (in the improvement or the bounds)
@@ -167,8 +167,8 @@ func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 	} else {
 		st.stopped = true
 	}
-	stats["nodes"] = float64(st.nodes)
-	stats["ms"] = float64(time.Since(t0).Microseconds()) / 1000
+	stats.Nodes = st.nodes
+	stats.ElapsedMS = float64(time.Since(t0).Microseconds()) / 1000
 	if st.inc == nil {
 		return res, nil // interrupted before any placement
 	}
@@ -179,7 +179,7 @@ func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 	res.Status = solver.Feasible
 	if !st.stopped || st.best <= lb {
 		res.Status, res.Bound = solver.Optimal, float64(st.best)
-		stats["proven"] = 1
+		stats.Proven = true
 	}
 	board.Raise(res.Bound)
 	return res, nil

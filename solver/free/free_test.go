@@ -285,7 +285,7 @@ func TestBoardHoldsOnlyFreeBounds(t *testing.T) {
 		}
 		found++
 		b := solver.NewBoard()
-		if _, err := (free.Solver{}).Solve(solver.WithBoard(context.Background(), b), solver.NewProblem(w, allJobs(w))); err != nil {
+		if _, err := (free.Solver{}).Solve(context.Background(), solver.NewProblem(w, allJobs(w)).WithPublisher(b)); err != nil {
 			t.Fatal(err)
 		}
 		_, obj, bound, ok := b.Best()

@@ -58,7 +58,7 @@
 //     own; with Solver.Verbose set, its report lines (verbosity NORMAL) are
 //     collected in C and written to Verbose when the solve ends (up to
 //     4 MiB). Without Verbose the verbosity is NEUTRAL.
-//   - get_total_iter and get_total_nodes, read-only, for Result.Stats.
+//   - get_total_iter and get_total_nodes, read-only, for Result.Stats.LP.
 //
 // The shim needs the lprec pointer that golp keeps in the unexported field
 // LP.ptr. It reads it with reflect after checking the field's name and
@@ -78,9 +78,10 @@
 //
 // # Stats
 //
-// Result.Stats holds rows, cols and nonzeros of the program, iterations
-// (simplex) and nodes (branch and bound) from lp_solve, lp_status (lp_solve's
-// result code) and formulation (0 strong, 1 paper).
+// Result.Stats.LP (solver.LPStats) holds rows, cols and nonzeros of the
+// program, iterations (simplex) and nodes (branch and bound) from lp_solve,
+// lp_status (lp_solve's result code), the wall time of lp_solve's solve
+// and the formulation (strong or paper).
 //
 // lp_solve is a C library reached through cgo and linked dynamically
 // (LGPL); CGO_CFLAGS and CGO_LDFLAGS must point at it (the Makefile sets

@@ -77,9 +77,16 @@ var warmUp = sync.OnceFunc(func() {
 // Infeasible. Anything else is an error. A proof found after the abort
 // callback fired is not trusted: OPTIMAL is reported as Feasible and
 // INFEASIBLE as Unknown then.
+//
+// It publishes (Problem.Publish) when lp_solve returns: the decoded
+// incumbent, and with OPTIMAL its objective as the bound. golp exposes
+// no callback of lp_solve's improved solutions, and the shim does not
+// install one (put_msgfunc's MSG_MILPBETTER could carry them), so an
+// lp_solve abandoned mid-solve leaves nothing published.
 func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, error) {
+	lps := &solver.LPStats{Formulation: s.Formulation.String(), Status: -1}
 	res := &solver.Result{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "scas", Solver: "lpsolve",
-		Stats: map[string]float64{"formulation": float64(s.Formulation)}}
+		Stats: solver.Stats{LP: lps}}
 	if ctx.Err() != nil {
 		return res, nil // out of time before we start
 	}
@@ -91,9 +98,7 @@ func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 		return res, nil // out of time while encoding
 	}
 	prog := &enc.Program
-	res.Stats["rows"] = float64(len(prog.Rows))
-	res.Stats["cols"] = float64(prog.NumVars())
-	res.Stats["nonzeros"] = float64(prog.NumNonzeros())
+	lps.Rows, lps.Cols, lps.Nonzeros = len(prog.Rows), prog.NumVars(), prog.NumNonzeros()
 	if prog.NumVars() == 0 {
 		return nil, errors.New("lpsolve: the program has no variables")
 	}
@@ -156,7 +161,9 @@ func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 		close(watched)
 	}
 
+	t0 := time.Now()
 	st := lp.Solve()
+	lps.SolveMS = float64(time.Since(t0).Microseconds()) / 1000
 
 	close(stop)
 	<-watched // no cancel after detach
@@ -166,9 +173,7 @@ func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 	iters, nodes := counters(h)
 	logText, cut := k.log()
 	k.detach()
-	res.Stats["iterations"] = float64(iters)
-	res.Stats["nodes"] = float64(nodes)
-	res.Stats["lp_status"] = float64(st)
+	lps.Iterations, lps.Nodes, lps.Status = &iters, &nodes, int(st)
 	if s.Verbose != nil {
 		s.Verbose.Write(logText)
 		if cut {
@@ -186,6 +191,11 @@ func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 			res.Bound = float64(res.Objective)
 		} else {
 			res.Status = solver.Feasible
+		}
+		pub := p.Publish()
+		pub.Offer(res.Objective, s.Name(), res.Allocations, nil)
+		if res.HasBound() {
+			pub.Raise(res.Bound)
 		}
 	case golp.INFEASIBLE:
 		if !fired {

@@ -81,8 +81,8 @@ func TestAgainstBrute(t *testing.T) {
 				t.Errorf("window %d, %v: lpsolve %v objective %d bound %g; brute optimum %d\n%s",
 					i, f, got.Status, got.Objective, got.Bound, want.Objective, windowText(w))
 			}
-			if got.Encoding != "scas" || got.Solver != "lpsolve" || got.Stats["formulation"] != float64(f) {
-				t.Errorf("window %d: result labels %q %q %v", i, got.Encoding, got.Solver, got.Stats)
+			if got.Encoding != "scas" || got.Solver != "lpsolve" || lpStats(got.Stats).Formulation != f.String() {
+				t.Errorf("window %d: result labels %q %q %v", i, got.Encoding, got.Solver, lpStats(got.Stats).Formulation)
 			}
 		}
 	}
@@ -134,9 +134,9 @@ func TestTinyTimeLimits(t *testing.T) {
 				default:
 					t.Errorf("%v, %v: status %v", f, limit, res.Status)
 				}
-				statuses[fmt.Sprintf("%v/%v", res.Status, int(res.Stats["lp_status"]))]++
+				statuses[fmt.Sprintf("%v/%v", res.Status, lpStats(res.Stats).Status)]++
 				t.Logf("%v limit %v maxjobs %d: %v in %v (lp_status %v, %v iterations, %v nodes)", f, limit, maxJobs,
-					res.Status, took.Round(time.Microsecond), res.Stats["lp_status"], res.Stats["iterations"], res.Stats["nodes"])
+					res.Status, took.Round(time.Microsecond), lpStats(res.Stats).Status, lpCount(lpStats(res.Stats).Iterations), lpCount(lpStats(res.Stats).Nodes))
 				if limit == time.Microsecond && took > 50*time.Millisecond {
 					t.Errorf("%v: 1 µs limit took %v", f, took)
 				}
@@ -183,7 +183,7 @@ func TestIncumbentAtDeadline(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Logf("limit %v: %v objective %d (optimum %d), lp_status %v, %v nodes", limit, res.Status,
-			res.Objective, opt.Objective, res.Stats["lp_status"], res.Stats["nodes"])
+			res.Objective, opt.Objective, lpStats(res.Stats).Status, lpCount(lpStats(res.Stats).Nodes))
 		switch res.Status {
 		case solver.Feasible:
 			feasible++
@@ -336,8 +336,8 @@ func TestDeadline(t *testing.T) {
 			t.Fatalf("%s: %v", c.window, err)
 		}
 		t.Logf("%s (max jobs %d, %v rows), paper form, %v limit: %v after %v (lp_status %v, %v iterations, %v nodes)",
-			c.window, c.maxJobs, res.Stats["rows"], limit, res.Status, took.Round(time.Millisecond),
-			res.Stats["lp_status"], res.Stats["iterations"], res.Stats["nodes"])
+			c.window, c.maxJobs, lpStats(res.Stats).Rows, limit, res.Status, took.Round(time.Millisecond),
+			lpStats(res.Stats).Status, lpCount(lpStats(res.Stats).Iterations), lpCount(lpStats(res.Stats).Nodes))
 		if took > limit+slack {
 			if raceEnabled() {
 				t.Logf("%s: %v over the limit under -race (encoding is slowed several times)", c.window, took-limit)
@@ -365,7 +365,7 @@ func TestCancel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("cancelled after 300 ms: %v after %v (lp_status %v)", res.Status, took.Round(time.Millisecond), res.Stats["lp_status"])
+	t.Logf("cancelled after 300 ms: %v after %v (lp_status %v)", res.Status, took.Round(time.Millisecond), lpStats(res.Stats).Status)
 	if res.Status == solver.Optimal || res.Status == solver.Infeasible {
 		t.Errorf("cancelled solve claims %v", res.Status)
 	}
@@ -463,8 +463,24 @@ func BenchmarkLPSolve(b *testing.B) {
 					b.Fatalf("status %v", res.Status)
 				}
 			}
-			b.ReportMetric(res.Stats["iterations"], "iters/op")
-			b.ReportMetric(res.Stats["nodes"], "nodes/op")
+			b.ReportMetric(float64(lpCount(lpStats(res.Stats).Iterations)), "iters/op")
+			b.ReportMetric(float64(lpCount(lpStats(res.Stats).Nodes)), "nodes/op")
 		})
 	}
+}
+
+// lpCount is an lp_solve counter, -1 when lp_solve did not run.
+func lpCount(c *int64) int64 {
+	if c == nil {
+		return -1
+	}
+	return *c
+}
+
+// lpStats are the LP counters of st, zero (status -1) when it has none.
+func lpStats(st solver.Stats) solver.LPStats {
+	if st.LP == nil {
+		return solver.LPStats{Status: -1}
+	}
+	return *st.LP
 }

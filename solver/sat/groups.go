@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/optsched/optsched/encode/cp"
+	"github.com/optsched/optsched/solver"
 )
 
 // groupSize bounds the jobs of one group: windows of this many jobs are
@@ -179,7 +180,7 @@ func (s Solver) groupBounds(ctx context.Context, m *cp.Model, best *incumbent, s
 				gctx, gcancel = context.WithDeadline(pctx, time.Now().Add(time.Duration(float64(time.Until(dl))*float64(t.excess)/float64(left))))
 			}
 			left -= t.excess
-			_, proven, err := s.sub().search(gctx, &t.sub, t.inc, 0, nil, &SearchStats{}, start)
+			_, proven, err := s.sub().search(gctx, &t.sub, t.inc, 0, nil, &solver.SATSearchStats{}, start)
 			gcancel()
 			if err != nil {
 				cancel()

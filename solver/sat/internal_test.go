@@ -11,6 +11,7 @@ import (
 	"github.com/optsched/optsched/encode/cp"
 	"github.com/optsched/optsched/instances"
 	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/solver"
 )
 
 // GroupBound exposes the group bound to the package's external tests:
@@ -171,7 +172,7 @@ func TestSerialSchedule(t *testing.T) {
 // all), searched to the end.
 func PoolBound(m *cp.Model, keep int) (int64, error) {
 	pm := m.Pool(keep)
-	_, proven, err := Solver{}.search(context.Background(), pm, nil, 0, nil, &SearchStats{}, time.Now())
+	_, proven, err := Solver{}.search(context.Background(), pm, nil, 0, nil, &solver.SATSearchStats{}, time.Now())
 	return LowerBound(m) + proven, err
 }
 
@@ -193,7 +194,7 @@ func TimeIndexedBound(m *cp.Model, grid bool) (int64, error) {
 	if best == nil {
 		return LowerBound(m), nil
 	}
-	b, _, err := Solver{Grid: grid}.timeIndexedBound(context.Background(), m, best, &Stats{})
+	b, _, err := Solver{Grid: grid}.timeIndexedBound(context.Background(), m, best, &solver.SATStats{})
 	return LowerBound(m) + b, err
 }
 
@@ -208,17 +209,17 @@ func TimeIndexedBound(m *cp.Model, grid bool) (int64, error) {
 func FixedOptimum(m *cp.Model, grid bool) (opt, fromNone, fromSerial int64, ruledOut int, err error) {
 	ctx, now := context.Background(), time.Now()
 	s := Solver{Grid: grid}
-	best, _, err := s.search(ctx, m, nil, 0, nil, &SearchStats{}, now)
+	best, _, err := s.search(ctx, m, nil, 0, nil, &solver.SATSearchStats{}, now)
 	if err != nil || best == nil {
 		return 0, 0, 0, 0, err
 	}
 	opt = best.w
-	stats := &Stats{}
+	stats := &solver.SATStats{}
 	_, fix, err := s.timeIndexedBound(ctx, m, &incumbent{w: opt + 1}, stats)
 	if err != nil || fix == nil {
 		return opt, opt, opt, 0, err
 	}
-	got, _, err := s.newSearcher(m, role{fix: fix}, &SearchStats{}, now).run(ctx, nil, 0, nil)
+	got, _, err := s.newSearcher(m, role{fix: fix}, &solver.SATSearchStats{}, now).run(ctx, nil, 0, nil)
 	if err != nil || got == nil {
 		return opt, 0, 0, 0, err
 	}
@@ -233,10 +234,10 @@ func FixedOptimum(m *cp.Model, grid bool) (opt, fromNone, fromSerial int64, rule
 	if inc == nil {
 		return opt, fromNone, opt, ruledOut, nil
 	}
-	if _, fix, err = s.timeIndexedBound(ctx, m, inc, &Stats{}); err != nil {
+	if _, fix, err = s.timeIndexedBound(ctx, m, inc, &solver.SATStats{}); err != nil {
 		return opt, fromNone, 0, ruledOut, err
 	}
-	got, _, err = s.newSearcher(m, role{fix: fix}, &SearchStats{}, now).run(ctx, inc, 0, nil)
+	got, _, err = s.newSearcher(m, role{fix: fix}, &solver.SATSearchStats{}, now).run(ctx, inc, 0, nil)
 	if err != nil || got == nil {
 		return opt, fromNone, 0, ruledOut, err
 	}

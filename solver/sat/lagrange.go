@@ -8,6 +8,7 @@ import (
 
 	"github.com/optsched/optsched/encode/cnf"
 	"github.com/optsched/optsched/encode/cp"
+	"github.com/optsched/optsched/solver"
 )
 
 // timeIndexed is the time-indexed relaxation of m over given start
@@ -660,7 +661,7 @@ func (f *fixing) over(starts func(i int) []int, b int64) ([][]int, int) {
 // (the bound is best's own when the fixing leaves some job no start);
 // stats gets their number (ti_candidates) and how many the incumbent
 // rules out (ti_fixed).
-func (s Solver) timeIndexedBound(ctx context.Context, m *cp.Model, best *incumbent, st *Stats) (int64, *fixing, error) {
+func (s Solver) timeIndexedBound(ctx context.Context, m *cp.Model, best *incumbent, st *solver.SATStats) (int64, *fixing, error) {
 	cands, err := s.tiCandidates(m, best.w)
 	if err != nil || cands == nil {
 		return 0, nil, err

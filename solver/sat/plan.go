@@ -93,7 +93,7 @@ type scheduling struct {
 	m     *cp.Model
 	lb    int64 // LowerBound(m)
 	start time.Time
-	st    *Stats
+	st    *solver.SATStats
 
 	// The incumbent (nil: none) and a proven bound on optimum − LB.
 	best   *incumbent
@@ -234,7 +234,7 @@ func (sc *scheduling) runPool(_, ctx context.Context) (bool, error) {
 	for i, j := range m.Jobs {
 		pinc.units[i] = []int{j.Units}
 	}
-	_, pp, err := s.sub().newSearcher(pm, role{pooled: true}, &SearchStats{}, sc.start).run(ctx, pinc, 0, nil)
+	_, pp, err := s.sub().newSearcher(pm, role{pooled: true}, &solver.SATSearchStats{}, sc.start).run(ctx, pinc, 0, nil)
 	if err != nil {
 		return false, fmt.Errorf("counting relaxation: %w", err)
 	}

@@ -137,19 +137,18 @@ type incumbent struct {
 }
 
 // Schedule schedules every waiting job of w that can ever start. Its
-// counters are in the answer's Stats (a map, for JSON) and Details (a
-// *Stats).
+// counters are the answer's Stats.SAT.
 func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.ScheduleOptions) (*solver.Schedule, error) {
-	st := &Stats{}
+	st := &solver.SATStats{}
 	out, err := s.schedule(ctx, w, opt, st)
 	if out != nil {
-		out.Stats, out.Details = st.Map(), st
+		out.Stats.SAT = st
 	}
 	return out, err
 }
 
 // schedule is Schedule, counting in st.
-func (s Solver) schedule(ctx context.Context, w *model.Window, opt solver.ScheduleOptions, st *Stats) (*solver.Schedule, error) {
+func (s Solver) schedule(ctx context.Context, w *model.Window, opt solver.ScheduleOptions, st *solver.SATStats) (*solver.Schedule, error) {
 	start := time.Now()
 	if dl, ok := ctx.Deadline(); ok {
 		if n := cp.Options(w); !cp.Fits(n, time.Until(dl)) {
@@ -202,8 +201,8 @@ func (s Solver) schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 // listOnly is Schedule for a window too large to model in the time left:
 // the best schedule of the Initial list schedulers, run on the window
 // itself (status fallback, no bound), or Unknown when there are none or
-// none finished. Stats "model_options" holds the options not modelled.
-func (s Solver) listOnly(ctx context.Context, w *model.Window, opt solver.ScheduleOptions, options int, start time.Time, st *Stats) (*solver.Schedule, error) {
+// none finished. Stats.SAT.ModelOptions holds the options not modelled.
+func (s Solver) listOnly(ctx context.Context, w *model.Window, opt solver.ScheduleOptions, options int, start time.Time, st *solver.SATStats) (*solver.Schedule, error) {
 	switch W := s.CHWeight; {
 	case math.IsNaN(W) || math.IsInf(W, 0) || W < 0:
 		return nil, fmt.Errorf("sat: CH weight must be a finite number at least 0, got %v", W)
@@ -248,7 +247,7 @@ func (s Solver) sub() Solver {
 }
 
 // result fills out from the incumbent.
-func (s Solver) result(m *cp.Model, out *solver.Schedule, best *incumbent, proven bool, lb int64, start time.Time, st *Stats) *solver.Schedule {
+func (s Solver) result(m *cp.Model, out *solver.Schedule, best *incumbent, proven bool, lb int64, start time.Time, st *solver.SATStats) *solver.Schedule {
 	w := m.Window
 	out.Allocations = m.Allocations(best.slots, best.units)
 	out.Objective = model.WeightedQueueTime(w, out.Allocations)

@@ -475,11 +475,11 @@ func TestSATCHEqualsBruteForce(t *testing.T) {
 	t.Logf("the CH term changed the optimum on %d of 240 windows", changed)
 }
 
-// satStats returns sat's typed counters of an answer of ScheduleWindow.
-func satStats(res *solver.ScheduleResult) *sat.Stats {
-	st, _ := res.Details.(*sat.Stats)
+// satStats returns sat's counters of an answer of ScheduleWindow.
+func satStats(res *solver.ScheduleResult) *solver.SATStats {
+	st := res.Stats.SAT
 	if st == nil {
-		return &sat.Stats{}
+		return &solver.SATStats{}
 	}
 	return st
 }

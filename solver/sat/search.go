@@ -14,6 +14,7 @@ import (
 
 	"github.com/optsched/optsched/encode/cnf"
 	"github.com/optsched/optsched/encode/cp"
+	"github.com/optsched/optsched/solver"
 )
 
 // highWork bounds the arcs one exact bound diagram from above may visit
@@ -79,7 +80,7 @@ type searcher struct {
 	m     *cp.Model
 	lb    int64     // LowerBound(m)
 	start time.Time // Schedule's, for the progress lines
-	stats *SearchStats
+	stats *solver.SATSearchStats
 
 	// The encoding and its solver (build).
 	enc *cnf.Encoder
@@ -131,7 +132,7 @@ const (
 
 // newSearcher returns a search of m with s's options in role r that
 // counts into stats; start is Schedule's.
-func (s Solver) newSearcher(m *cp.Model, r role, stats *SearchStats, start time.Time) *searcher {
+func (s Solver) newSearcher(m *cp.Model, r role, stats *solver.SATSearchStats, start time.Time) *searcher {
 	return &searcher{opt: s, role: r, m: m, lb: LowerBound(m), start: start, stats: stats,
 		above: true, slice: firstSlice, startCoarse: 1,
 		roots: map[[2]int64]cnf.Lit{}, excluded: map[int64]cnf.Lit{},
@@ -144,7 +145,7 @@ func (s Solver) newSearcher(m *cp.Model, r role, stats *SearchStats, start time.
 func (t *searcher) dominance() bool { return !t.opt.Ablation.NoDominance && !t.pooled }
 
 // search runs a search of m on its own (the zero role; see searcher.run).
-func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven int64, groups *groupBounds, stats *SearchStats, start time.Time) (*incumbent, int64, error) {
+func (s Solver) search(ctx context.Context, m *cp.Model, best *incumbent, proven int64, groups *groupBounds, stats *solver.SATSearchStats, start time.Time) (*incumbent, int64, error) {
 	return s.newSearcher(m, role{}, stats, start).run(ctx, best, proven, groups)
 }
 
@@ -515,7 +516,7 @@ func (sh *shared) merge(best *incumbent, proven int64) (*incumbent, int64) {
 // on one goroutine with Solver.Sequential or when GOMAXPROCS is 1, else
 // beside a prover that probes from below (see Solver.Sequential); the
 // prover's counters go into st.Prover.
-func (s Solver) lastSearch(ctx context.Context, m *cp.Model, best *incumbent, proven int64, groups *groupBounds, fix *fixing, st *Stats, start time.Time) (*incumbent, int64, error) {
+func (s Solver) lastSearch(ctx context.Context, m *cp.Model, best *incumbent, proven int64, groups *groupBounds, fix *fixing, st *solver.SATStats, start time.Time) (*incumbent, int64, error) {
 	main := role{cuts: true, fix: fix}
 	if s.Sequential || best == nil || runtime.GOMAXPROCS(0) < 2 {
 		return s.newSearcher(m, main, &st.Search, start).run(ctx, best, proven, groups)

@@ -16,20 +16,20 @@ import (
 func TestWhyNamesTheSearchesReason(t *testing.T) {
 	for _, c := range []struct {
 		name   string
-		search SearchStats
-		prover SearchStats
+		search solver.SATSearchStats
+		prover solver.SATSearchStats
 		want   []string
 	}{
-		{"memory", SearchStats{EncodingSkipped: 1, EncodingSkippedVars: maxEncodeVars + 7, EncodingSkippedLeftMS: 150}, SearchStats{},
+		{"memory", solver.SATSearchStats{EncodingSkipped: 1, EncodingSkippedVars: maxEncodeVars + 7, EncodingSkippedLeftMS: 150}, solver.SATSearchStats{},
 			[]string{"600007 variables", "memory bound of 600000"}},
-		{"time", SearchStats{EncodingSkipped: 1, EncodingSkippedVars: 94_988, EncodingSkippedLeftMS: 150.7}, SearchStats{},
+		{"time", solver.SATSearchStats{EncodingSkipped: 1, EncodingSkippedVars: 94_988, EncodingSkippedLeftMS: 150.7}, solver.SATSearchStats{},
 			[]string{"94988 variables", "about 190 ms", "the 150 ms its phase had left", "--time-limit"}},
-		{"prover's larger", SearchStats{EncodingSkipped: 1, EncodingSkippedVars: 10, EncodingSkippedLeftMS: 1}, SearchStats{EncodingSkipped: 1, EncodingSkippedVars: 20_000, EncodingSkippedLeftMS: 3},
+		{"prover's larger", solver.SATSearchStats{EncodingSkipped: 1, EncodingSkippedVars: 10, EncodingSkippedLeftMS: 1}, solver.SATSearchStats{EncodingSkipped: 1, EncodingSkippedVars: 20_000, EncodingSkippedLeftMS: 3},
 			[]string{"20000 variables", "the 3 ms"}},
-		{"interrupted", SearchStats{EncodingInterrupted: 1}, SearchStats{}, []string{"ended while its SAT encoding was being written"}},
-		{"none", SearchStats{}, SearchStats{}, []string{"found no schedule within the time limit"}},
+		{"interrupted", solver.SATSearchStats{EncodingInterrupted: 1}, solver.SATSearchStats{}, []string{"ended while its SAT encoding was being written"}},
+		{"none", solver.SATSearchStats{}, solver.SATSearchStats{}, []string{"found no schedule within the time limit"}},
 	} {
-		sc := &scheduling{st: &Stats{Search: c.search, Prover: c.prover}}
+		sc := &scheduling{st: &solver.SATStats{Search: c.search, Prover: c.prover}}
 		got := sc.why()
 		for _, w := range c.want {
 			if !strings.Contains(got, w) {
