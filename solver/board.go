@@ -28,7 +28,7 @@ type Publisher interface {
 type discard struct{}
 
 func (discard) Offer(int64, string, []model.Allocation, func() []model.Allocation) {}
-func (discard) Raise(float64)                                                       {}
+func (discard) Raise(float64)                                                      {}
 
 // tee publishes to both of its publishers.
 type tee [2]Publisher
