@@ -34,6 +34,10 @@ func Answer[O solver.ObjectiveValue](w *model.Window, r *solver.WindowAnswer[O])
 	}
 	d.Allocations = allocationDocs(w, allocs)
 	d.Deferred = deferralDocs(w, r.Deferred)
+	if !r.Stats.Empty() {
+		st := r.Stats
+		d.Stats = &st
+	}
 	return d
 }
 

@@ -68,6 +68,11 @@ type AnswerDoc[O solver.ObjectiveValue] struct {
 	Allocations []AllocationDoc `json:"allocations"`
 	// Deferred are the jobs that wait, with the reason.
 	Deferred []DeferralDoc `json:"deferred"`
+	// Stats are the solver's counters, a key per solver family that took
+	// part (solver.Stats: csp, lp, sat, anneal, portfolio, ...), each
+	// with every field of its family under a stable name; absent when the
+	// solver keeps none (seq, list schedules, nothing to place).
+	Stats *solver.Stats `json:"stats,omitempty"`
 }
 
 // A ResultDoc is the answer document of the whole-node model.

@@ -182,12 +182,14 @@ func (pf Portfolio) Solve(ctx context.Context, p *Problem) (*Result, error) {
 		return &out, nil // the first answer stands
 	}
 	ps.ExactRerun = true
+	// The rerun's counters replace the first run's; the fallback's stay.
+	st := Stats{Portfolio: ps}
+	st.Merge(again.Stats)
+	st.Merge(out.Stats)
+	out.Stats = st
 	switch {
 	case again.Status == Optimal || again.Status == Infeasible:
-		st := again.Stats
-		again.Stats = Stats{Portfolio: ps}
-		again.Stats.Merge(st)
-		again.Stats.Merge(out.Stats)
+		again.Stats = st
 		return again, nil
 	case len(again.Allocations) > 0 && again.Objective < out.Objective:
 		out.Allocations, out.Objective, out.Status = again.Allocations, again.Objective, again.Status

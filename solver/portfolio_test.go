@@ -350,3 +350,43 @@ func pstats(st solver.Stats) solver.PortfolioStats {
 	}
 	return *st.Portfolio
 }
+
+// TestPortfolioStatsAndPublisher: a portfolio's answer carries its own
+// counters beside the exact solver's and the fallback's, and what the
+// exact solver publishes reaches the caller's publisher too (through the
+// portfolio's board).
+func TestPortfolioStatsAndPublisher(t *testing.T) {
+	w := load(t)
+	exact := fake{func(p *solver.Problem) (*solver.Result, error) {
+		r := place(w, p, []int{3, 4}, []int{0, 1, 2})
+		r.Bound = float64(r.Objective) - 100
+		p.Publish().Offer(r.Objective, "fake", r.Allocations, nil)
+		p.Publish().Raise(r.Bound)
+		r.Stats.Brute = &solver.BruteStats{Steps: 7}
+		return r, nil
+	}}
+	fallback := fake{func(p *solver.Problem) (*solver.Result, error) {
+		r := place(w, p, []int{4, 5}, []int{0, 1, 2})
+		r.Stats.Anneal = &solver.AnnealStats{Steps: 3}
+		return r, nil
+	}}
+	outer := solver.NewBoard()
+	p := solver.NewProblem(w, []int{1, 0})
+	p.Publisher = outer
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	res, err := solver.Portfolio{Exact: exact, Fallback: fallback}.Solve(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := pstats(res.Stats)
+	if res.Stats.Brute == nil || res.Stats.Brute.Steps != 7 || res.Stats.Anneal == nil || res.Stats.Anneal.Steps != 3 ||
+		ps.ExactObjective == nil || ps.FallbackObjective == nil || *ps.FallbackObjective != res.Objective {
+		t.Errorf("stats %+v, portfolio %+v", res.Stats, ps)
+	}
+	_, obj, bound, ok := outer.Best()
+	want := place(w, p, []int{3, 4}, []int{0, 1, 2}).Objective
+	if !ok || obj != want || bound != float64(want)-100 {
+		t.Errorf("the caller's publisher: %v objective %d bound %v, want %d and %d", ok, obj, bound, want, want-100)
+	}
+}

@@ -126,7 +126,7 @@ included), 2 usage, 3 infeasible.`,
 	f.DurationVar(&opts.granularity, "granularity", 60*time.Second, "cp encoding: time grid of the starts (whole seconds)")
 	f.Float64Var(&opts.chWeight, "ch-weight", 0, "cp encoding, sat solver: weight W of the CH cost of the jobs' node sets; the objective becomes weighted queue time + W * sum of CH costs (0: weighted queue time alone)")
 	f.StringVar(&opts.formulation, "formulation", "strong", "M_SCAS program form for scas solvers: strong or paper")
-	f.BoolVarP(&opts.verbose, "verbose", "v", false, "log incumbents and bounds as they improve, on stderr")
+	f.BoolVarP(&opts.verbose, "verbose", "v", false, "log incumbents and bounds as they improve, and the solver's statistics at the end, on stderr")
 	f.StringVar(&opts.fallback, "fallback", "", "what takes over when the exact solver runs out of time: sa (the default) or nsa, warm-started from its incumbent; with --encoding cp, pbs (the default): the best PBS list schedule, also its first incumbent; none: the exact solver alone")
 	f.StringVar(&opts.nsaWeights, "nsa-weights", "", "NSA: weights file of the repair policy (optsched train nsa; default: the shipped weights)")
 	f.BoolVar(&opts.nsaSample, "nsa-sample", true, "NSA: draw each start from the policy (false: take the most probable start; measured worse, see docs/reproducing.md, \"Neural simulated annealing\")")
@@ -230,6 +230,9 @@ func solveWith[O solver.ObjectiveValue](ctx context.Context, opts *solveOptions,
 			fmt.Fprintf(opts.streams.out, "\nobjective = weighted queue time %s + %g x CH cost %d (%s)\n",
 				output.Figure(model.WeightedQueueTime(w, res.Allocations)), res.CHWeight, solver.Objective(w, res.Allocations), w.Cost.Kind)
 		}
+	}
+	if opts.verbose {
+		output.WriteStats(opts.streams.err, &res.Stats)
 	}
 	switch res.Status {
 	case solver.Infeasible:
