@@ -59,6 +59,14 @@
 //     collected in C and written to Verbose when the solve ends (up to
 //     4 MiB). Without Verbose the verbosity is NEUTRAL.
 //   - get_total_iter and get_total_nodes, read-only, for Result.Stats.LP.
+//   - put_msgfunc (only when the problem has a Publisher): a C callback
+//     marks MSG_MILPFEASIBLE and MSG_MILPBETTER, which lp_solve sends just
+//     before it copies an improved solution into best_solution; at its
+//     next poll the abort callback copies the columns (get_ptr_variables)
+//     into the control block under a mutex. Solve's watching goroutine
+//     looks every 5 ms, checks a new copy against the program, decodes it
+//     and publishes it, so that a Portfolio that must abandon lp_solve
+//     keeps its incumbent.
 //
 // The shim needs the lprec pointer that golp keeps in the unexported field
 // LP.ptr. It reads it with reflect after checking the field's name and

@@ -78,11 +78,11 @@ var warmUp = sync.OnceFunc(func() {
 // callback fired is not trusted: OPTIMAL is reported as Feasible and
 // INFEASIBLE as Unknown then.
 //
-// It publishes (Problem.Publish) when lp_solve returns: the decoded
-// incumbent, and with OPTIMAL its objective as the bound. golp exposes
-// no callback of lp_solve's improved solutions, and the shim does not
-// install one (put_msgfunc's MSG_MILPBETTER could carry them), so an
-// lp_solve abandoned mid-solve leaves nothing published.
+// It publishes (Problem.Publish) every incumbent lp_solve finds while it
+// runs (the shim's message callback, looked at every publishEvery), and
+// when lp_solve returns the decoded answer and, with OPTIMAL, its
+// objective as the bound. lp_solve reports no bound of its branch and
+// bound short of the optimum through this interface.
 func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, error) {
 	lps := &solver.LPStats{Formulation: s.Formulation.String(), Status: -1}
 	res := &solver.Result{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "scas", Solver: "lpsolve",
@@ -142,20 +142,22 @@ func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 		}
 		budget = int64(left)
 	}
-	k, err := attach(h, budget, s.Verbose != nil)
+	publish := p.Publisher != nil
+	ncols := 0
+	if publish {
+		ncols = prog.NumVars()
+	}
+	k, err := attach(h, budget, s.Verbose != nil, ncols)
 	if err != nil {
 		return nil, err
 	}
-	// Cancellation (and the deadline, as a second path) through ctx.Done.
+	// Cancellation (and the deadline, as a second path) through ctx.Done,
+	// and lp_solve's incumbents published as it finds them.
 	stop, watched := make(chan struct{}), make(chan struct{})
-	if done := ctx.Done(); done != nil {
+	if done := ctx.Done(); done != nil || publish {
 		go func() {
 			defer close(watched)
-			select {
-			case <-done:
-				k.cancel()
-			case <-stop:
-			}
+			watch(k, done, stop, publish, func(x []float64) { offerIncumbent(p, enc, x) })
 		}()
 	} else {
 		close(watched)
@@ -211,6 +213,52 @@ func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 		return nil, fmt.Errorf("lpsolve: lp_solve returned %v (%d)", st, int(st))
 	}
 	return res, nil
+}
+
+// publishEvery is how often Solve looks for an incumbent lp_solve found.
+const publishEvery = 5 * time.Millisecond
+
+// watch cancels k when done is closed and, with publish, hands every
+// new incumbent lp_solve keeps to found, until stop is closed. After a
+// cancel it keeps looking: an lp_solve that does not stop is abandoned
+// by the Portfolio with what was published.
+func watch(k *ctl, done <-chan struct{}, stop <-chan struct{}, publish bool, found func([]float64)) {
+	var tick <-chan time.Time
+	var x []float64
+	if publish {
+		t := time.NewTicker(publishEvery)
+		defer t.Stop()
+		tick, x = t.C, make([]float64, k.c.ncols)
+	}
+	var seen uint64
+	for {
+		select {
+		case <-done:
+			k.cancel()
+			done = nil
+		case <-tick:
+			if v := k.incumbent(x, seen); v != seen {
+				seen = v
+				found(x)
+			}
+		case <-stop:
+			return
+		}
+	}
+}
+
+// offerIncumbent publishes x, an incumbent lp_solve found mid-solve, when
+// it satisfies the program and decodes; otherwise it is passed over (the
+// final answer is checked as decode checks it).
+func offerIncumbent(p *solver.Problem, enc *scas.Encoding, x []float64) {
+	if v, _ := enc.Program.Violation(x); v > feasTolerance {
+		return
+	}
+	allocs, err := enc.Decode(x)
+	if err != nil {
+		return
+	}
+	p.Publish().Offer(solver.Objective(p.Window, allocs), "lpsolve", allocs, nil)
 }
 
 // build encodes p. Encoding cannot be interrupted, and the paper form of

@@ -14,6 +14,7 @@ package lpsolve
 // liblpsolve55.
 
 /*
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,16 @@ typedef struct {
 	char   *log;          // lp_solve's log when capturing, NUL-terminated
 	size_t  loglen, logcap;
 	int     logtrunc;     // the log hit OPTSCHED_LOG_MAX and was cut
+	// Incumbents, when published: the message callback marks an improved
+	// solution pending (lp_solve calls it just before it copies the
+	// solution into best_solution); the abort callback, at lp_solve's next
+	// iteration, copies best_solution's columns into inc under mu and
+	// bumps version, which Go reads with optsched_incumbent.
+	int      pending;     // lp_solve's thread only
+	double  *inc;         // ncols values; NULL: not publishing
+	int      ncols;
+	uint64_t version;     // incumbents copied so far
+	pthread_mutex_t mu;
 } optsched_ctl;
 
 #define OPTSCHED_LOG_MAX (4u << 20)
@@ -44,7 +55,19 @@ static int64_t optsched_now_ns(void) {
 // doing so, as the deadline stays passed and the flag stays set.
 static int __WINAPI optsched_abort(lprec *lp, void *handle) {
 	optsched_ctl *c = (optsched_ctl *)handle;
-	(void)lp;
+	if (c->pending) {
+		REAL *x = NULL;
+		int n = get_Ncolumns(lp);
+		c->pending = 0;
+		if (n > c->ncols)
+			n = c->ncols;
+		if (get_ptr_variables(lp, &x) && x != NULL) {
+			pthread_mutex_lock(&c->mu);
+			memcpy(c->inc, x, (size_t)n * sizeof *x);
+			c->version++;
+			pthread_mutex_unlock(&c->mu);
+		}
+	}
 	if (__atomic_load_n(&c->cancelled, __ATOMIC_ACQUIRE) || optsched_now_ns() >= c->deadline_ns) {
 		__atomic_store_n(&c->fired, 1, __ATOMIC_RELEASE);
 		return TRUE;
@@ -80,14 +103,31 @@ static void __WINAPI optsched_log(lprec *lp, void *handle, char *buf) {
 	c->loglen += n;
 }
 
+static void __WINAPI optsched_msg(lprec *lp, void *handle, int msg) {
+	(void)lp;
+	if (msg == MSG_MILPFEASIBLE || msg == MSG_MILPBETTER)
+		((optsched_ctl *)handle)->pending = 1;
+}
+
 // optsched_attach allocates a control block with a deadline budget_ns
-// from now (negative: none), installs the abort callback, and, when
-// capture is set, routes lp_solve's report lines into the block instead
-// of stdout. It returns NULL when out of memory.
-static optsched_ctl *optsched_attach(lprec *lp, int64_t budget_ns, int capture) {
+// from now (negative: none), installs the abort callback, when capture
+// is set routes lp_solve's report lines into the block instead of
+// stdout, and when ncols > 0 keeps lp_solve's incumbents (of ncols
+// columns) for optsched_incumbent. It returns NULL when out of memory.
+static optsched_ctl *optsched_attach(lprec *lp, int64_t budget_ns, int capture, int ncols) {
 	optsched_ctl *c = (optsched_ctl *)calloc(1, sizeof *c);
 	if (c == NULL)
 		return NULL;
+	pthread_mutex_init(&c->mu, NULL);
+	if (ncols > 0) {
+		c->inc = (double *)calloc((size_t)ncols, sizeof *c->inc);
+		if (c->inc == NULL) {
+			free(c);
+			return NULL;
+		}
+		c->ncols = ncols;
+		put_msgfunc(lp, optsched_msg, c, MSG_MILPFEASIBLE | MSG_MILPBETTER);
+	}
 	c->deadline_ns = budget_ns < 0 ? INT64_MAX : optsched_now_ns() + budget_ns;
 	put_abortfunc(lp, optsched_abort, c);
 	// "" discards lp_solve's own printing (print_* and report lines);
@@ -102,8 +142,23 @@ static optsched_ctl *optsched_attach(lprec *lp, int64_t budget_ns, int capture) 
 static void optsched_detach(lprec *lp, optsched_ctl *c) {
 	put_abortfunc(lp, NULL, NULL);
 	put_logfunc(lp, NULL, NULL);
+	put_msgfunc(lp, NULL, NULL, 0);
+	pthread_mutex_destroy(&c->mu);
+	free(c->inc);
 	free(c->log);
 	free(c);
+}
+
+// optsched_incumbent copies the last incumbent kept into dst (n values)
+// when its version is not seen, and returns its version (0: none yet).
+static uint64_t optsched_incumbent(optsched_ctl *c, double *dst, int n, uint64_t seen) {
+	uint64_t v;
+	pthread_mutex_lock(&c->mu);
+	v = c->version;
+	if (v != seen && c->inc != NULL)
+		memcpy(dst, c->inc, (size_t)(n < c->ncols ? n : c->ncols) * sizeof *dst);
+	pthread_mutex_unlock(&c->mu);
+	return v;
 }
 
 static void optsched_cancel(optsched_ctl *c) {
@@ -179,13 +234,14 @@ type ctl struct {
 }
 
 // attach installs the abort callback with a deadline budgetNS nanoseconds
-// from now (negative: none) and, when capture is set, the log capture.
-func attach(lp *C.lprec, budgetNS int64, capture bool) (*ctl, error) {
+// from now (negative: none), when capture is set the log capture, and
+// when ncols > 0 the keeping of incumbents (ctl.incumbent).
+func attach(lp *C.lprec, budgetNS int64, capture bool, ncols int) (*ctl, error) {
 	cp := 0
 	if capture {
 		cp = 1
 	}
-	c := C.optsched_attach(lp, C.int64_t(budgetNS), C.int(cp))
+	c := C.optsched_attach(lp, C.int64_t(budgetNS), C.int(cp), C.int(ncols))
 	if c == nil {
 		return nil, errors.New("lpsolve: out of memory")
 	}
@@ -195,6 +251,16 @@ func attach(lp *C.lprec, budgetNS int64, capture bool) (*ctl, error) {
 // cancel makes the abort callback return TRUE from now on. Safe to call
 // from any goroutine until detach.
 func (k *ctl) cancel() { C.optsched_cancel(k.c) }
+
+// incumbent copies into x the last incumbent lp_solve found, when its
+// version is not seen, and returns its version (0: none yet). Safe to
+// call from any goroutine until detach, while lp_solve runs.
+func (k *ctl) incumbent(x []float64, seen uint64) uint64 {
+	if len(x) == 0 {
+		return 0
+	}
+	return uint64(C.optsched_incumbent(k.c, (*C.double)(unsafe.Pointer(&x[0])), C.int(len(x)), C.uint64_t(seen)))
+}
 
 // fired reports whether the abort callback has asked lp_solve to stop.
 func (k *ctl) fired() bool { return C.optsched_fired(k.c) != 0 }
