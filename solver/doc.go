@@ -11,6 +11,12 @@
 // independent feasibility check (model.Check) before anything is returned,
 // a failing answer being an ErrSolverBug error.
 //
+// An answer's statistics are typed (Stats: a struct per solver family,
+// with stable JSON names). An exact whole-node solver publishes its
+// incumbents and bounds as they improve to the Problem's Publisher
+// (Problem.Publish); a Portfolio gives its exact solver a Board there, so
+// that what the solver found stands when it must be abandoned.
+//
 // Exact backends live in sub-packages; heuristics live in package
 // heuristics and implement the same interface. Solvers are built by name
 // in package catalog, never by import side effects.
