@@ -18,8 +18,8 @@ import (
 // return in time (a cgo solver mid-solve): it is abandoned Grace after its
 // share of the budget, and its goroutine finishes in the background. What
 // it published on the Board the Portfolio gives it (Problem.Publisher) —
-// incumbent and bound — stands as if it had returned them, so an abandoned solver's
-// work is never thrown away.
+// incumbent and bound — stands as if it had returned them, so an
+// abandoned solver's work is never thrown away.
 //
 // When the exact solver's share is already spent as Solve begins, it is
 // not started (Stats.Portfolio.ExactNotStarted): the fallback answers, and the
@@ -208,9 +208,8 @@ func (pf Portfolio) Solve(ctx context.Context, p *Problem) (*Result, error) {
 const minRerun = 100 * time.Microsecond
 
 // runExact runs the exact solver with the deadline until, publishing to
-// a Board (and to p's publisher),
-// and waits for it until grace past it; then it is abandoned and what it
-// published on the Board stands (an incumbent as Feasible, or a bound
+// a Board (and to p's publisher), and waits for it until grace past it;
+// then it is abandoned and what it published on the Board stands (an incumbent as Feasible, or a bound
 // alone as Unknown; nil when it published nothing).
 func (pf Portfolio) runExact(ctx context.Context, until time.Time, grace time.Duration, p *Problem) (ex *Result, abandoned bool, err error) {
 	exactCtx, cancel := context.WithDeadline(ctx, until)
