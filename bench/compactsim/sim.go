@@ -13,6 +13,7 @@ import (
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/model/pbs"
 	"github.com/optsched/optsched/pbsched"
+	"github.com/optsched/optsched/slurmsched"
 	"github.com/optsched/optsched/solver"
 )
 
@@ -33,8 +34,13 @@ type Options struct {
 	Interval, Delay int64
 	// TimeLimit bounds each cycle's solve (default 200 ms).
 	TimeLimit time.Duration
-	// NewSolver makes the window solver (default pbsched.DefaultSolver).
+	// NewSolver makes the window solver (default pbsched.DefaultSolver,
+	// as both `optsched pbs run` and `optsched slurm run` use).
 	NewSolver func() (solver.Solver, error)
+	// Server is "pbs" (the default: pbsched.Decide on pairs in quads)
+	// or "slurm" (slurmsched.Decide on leaves of 4 under one root, with
+	// walltimes rounded up to whole minutes as Slurm's time limits are).
+	Server string
 }
 
 // Result is one job's outcome, in compressed seconds.
@@ -59,8 +65,30 @@ type Summary struct {
 	Cycles       int
 }
 
-// Topology is the simulated server's tree, as the planner builds it from
-// tier0/tier1.
+func (o Options) topology() (*model.Topology, error) {
+	if o.Server == "slurm" {
+		return SlurmTopology()
+	}
+	return Topology()
+}
+
+// SlurmTopology is the Slurm test cluster's tree: leaves of 4 nodes under
+// one root.
+func SlurmTopology() (*model.Topology, error) {
+	specs := []model.SwitchSpec{{Name: "root"}}
+	for l := range Vnodes / 4 {
+		leaf := model.SwitchSpec{Name: fmt.Sprintf("l%d", l)}
+		for i := 4 * l; i < 4*l+4; i++ {
+			leaf.Nodes = append(leaf.Nodes, fmt.Sprintf("v%d", i))
+		}
+		specs = append(specs, leaf)
+		specs[0].Switches = append(specs[0].Switches, leaf.Name)
+	}
+	return model.BuildTopology(specs)
+}
+
+// Topology is the simulated PBS server's tree, as the planner builds it
+// from tier0/tier1.
 func Topology() (*model.Topology, error) {
 	var specs []model.SwitchSpec
 	root := model.SwitchSpec{Name: "root"}
@@ -108,7 +136,7 @@ func Simulate(ctx context.Context, jobs []replay.Job, opt Options) ([]Result, Su
 	// The rule's cap is in compressed seconds: ticks on the server.
 	cw := opt.Compact
 	cw.Max *= TicksPerSecond
-	topo, err := Topology()
+	topo, err := opt.topology()
 	if err != nil {
 		return nil, Summary{}, err
 	}
@@ -119,10 +147,9 @@ func Simulate(ctx context.Context, jobs []replay.Job, opt Options) ([]Result, Su
 		sj[i].run = min(sj[i].run, sj[i].wall)
 	}
 	busy := map[string]*simJob{}
-	sc := &pbsched.Scope{Levels: []string{"tier0", "tier1"}, Period: opt.Interval}
-	qs, err := pbs.ParseQueues([]byte(`{"Queue":{"workq":{"queue_type":"Execution","started":"True"}}}`))
-	if err != nil {
-		return nil, Summary{}, err
+	decide := opt.decider(cw)
+	if decide == nil {
+		return nil, Summary{}, fmt.Errorf("compactsim: unknown server %q", opt.Server)
 	}
 	var sum Summary
 	next := int64(0)
@@ -141,67 +168,40 @@ func Simulate(ctx context.Context, jobs []replay.Job, opt Options) ([]Result, Su
 				done++
 			}
 		}
-		// The documents.
-		var nodes, qjobs []string
-		for i := range Vnodes {
-			name := fmt.Sprintf("v%d", i)
-			st, extra := "free", ""
-			if j := busy[name]; j != nil {
-				st, extra = "job-exclusive", fmt.Sprintf(`,"jobs":["%s/0"],"resources_assigned":{"ncpus":4}`, j.id)
-			}
-			nodes = append(nodes, fmt.Sprintf(`"%s":{"state":"%s"%s,"resources_available":{"ncpus":4,"tier0":"p%d","tier1":"q%d"}}`, name, st, extra, i/2, i/4))
-		}
-		queued := 0
+		var queued, running []*simJob
 		for _, j := range sj {
 			switch {
 			case j.submit > now:
 			case j.start < 0:
-				queued++
-				qjobs = append(qjobs, fmt.Sprintf(`"%s":{"job_state":"Q","queue":"workq","qtime":"%s","Resource_List":{"select":"%d:ncpus=4","place":"excl","walltime":"%s"}}`,
-					j.id, ctime(j.submit), j.j.Chunks, hms(j.wall)))
+				queued = append(queued, j)
 			case j.end > now:
-				var ev []string
-				for _, v := range j.vnodes {
-					ev = append(ev, "("+v+":ncpus=4)")
-				}
-				qjobs = append(qjobs, fmt.Sprintf(`"%s":{"job_state":"R","queue":"workq","qtime":"%s","stime":"%s","exec_vnode":"%s","Resource_List":{"select":"%d:ncpus=4","place":"excl","walltime":"%s"}}`,
-					j.id, ctime(j.submit), ctime(j.start), strings.Join(ev, "+"), j.j.Chunks, hms(j.wall)))
+				running = append(running, j)
 			}
 		}
-		if queued > 0 {
-			ns, err := pbs.ParseNodes([]byte(fmt.Sprintf(`{"timestamp":%d,"nodes":{%s}}`, base+now, strings.Join(nodes, ","))))
+		if len(queued) > 0 {
+			starts, waits, err := decide(ctx, now, busy, queued, running)
 			if err != nil {
-				return nil, sum, err
-			}
-			js, err := pbs.ParseJobs([]byte(fmt.Sprintf(`{"timestamp":%d,"Jobs":{%s}}`, base+now, strings.Join(qjobs, ","))), time.UTC)
-			if err != nil {
-				return nil, sum, err
-			}
-			st := &pbsched.State{Jobs: js, Nodes: ns, Queues: qs, Now: base + now, Digest: "sim"}
-			p, err := pbsched.Decide(ctx, st, sc, pbsched.Options{TimeLimit: opt.TimeLimit, NewSolver: opt.NewSolver, Partial: pbsched.PartialCP,
-				ReserveAfter: defaultReserveAfter, StarveAfter: 24 * time.Hour * TicksPerSecond, CompactWait: cw})
-			if err != nil {
-				return nil, sum, fmt.Errorf("tick %d: %w", now, err)
-			}
-			if err := pbsched.Check(st, sc, p); err != nil {
 				return nil, sum, fmt.Errorf("tick %d: %w", now, err)
 			}
 			sum.Cycles++
-			if p.Reservation != nil && p.Reservation.Within != "" {
+			if waits {
 				sum.CompactWaits++
 			}
 			byID := map[string]*simJob{}
-			for _, j := range sj {
+			for _, j := range queued {
 				byID[j.id] = j
 			}
-			for _, s := range p.Starts {
-				j := byID[s.Job]
-				j.start, j.end, j.vnodes = now, now+j.run, s.Nodes()
-				for _, v := range j.vnodes {
-					busy[v] = j
+			for id, nodes := range starts {
+				j := byID[id]
+				if j == nil {
+					return nil, sum, fmt.Errorf("tick %d: the plan starts %s, not queued", now, id)
 				}
-				if j.run == 0 {
-					j.end = now
+				j.start, j.end, j.vnodes = now, now+j.run, nodes
+				for _, v := range j.vnodes {
+					if busy[v] != nil {
+						return nil, sum, fmt.Errorf("tick %d: %s starts on %s, busy", now, id, v)
+					}
+					busy[v] = j
 				}
 			}
 		}
@@ -262,8 +262,6 @@ func Simulate(ctx context.Context, jobs []replay.Job, opt Options) ([]Result, Su
 	return out, sum, nil
 }
 
-var defaultReserveAfter = math.Inf(1)
-
 // SizeCH returns the mean CH cost of the jobs of each vnode count (2 or
 // more).
 func SizeCH(rs []Result) map[int]float64 {
@@ -288,4 +286,125 @@ func Keys(m map[int]float64) []int {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// decideFunc plans one cycle: the starts (job → vnodes) and whether a job
+// waits for a switch.
+type decideFunc func(ctx context.Context, now int64, busy map[string]*simJob, queued, running []*simJob) (map[string][]string, bool, error)
+
+func (o Options) decider(cw heuristics.CompactWait) decideFunc {
+	switch o.Server {
+	case "", "pbs":
+		return o.pbsDecide(cw)
+	case "slurm":
+		return o.slurmDecide(cw)
+	}
+	return nil
+}
+
+func (o Options) pbsDecide(cw heuristics.CompactWait) decideFunc {
+	sc := &pbsched.Scope{Levels: []string{"tier0", "tier1"}, Period: o.Interval}
+	qs, qerr := pbs.ParseQueues([]byte(`{"Queue":{"workq":{"queue_type":"Execution","started":"True"}}}`))
+	return func(ctx context.Context, now int64, busy map[string]*simJob, queued, running []*simJob) (map[string][]string, bool, error) {
+		if qerr != nil {
+			return nil, false, qerr
+		}
+		var nodes, qjobs []string
+		for i := range Vnodes {
+			name := fmt.Sprintf("v%d", i)
+			st, extra := "free", ""
+			if j := busy[name]; j != nil {
+				st, extra = "job-exclusive", fmt.Sprintf(`,"jobs":["%s/0"],"resources_assigned":{"ncpus":4}`, j.id)
+			}
+			nodes = append(nodes, fmt.Sprintf(`"%s":{"state":"%s"%s,"resources_available":{"ncpus":4,"tier0":"p%d","tier1":"q%d"}}`, name, st, extra, i/2, i/4))
+		}
+		for _, j := range queued {
+			qjobs = append(qjobs, fmt.Sprintf(`"%s":{"job_state":"Q","queue":"workq","qtime":"%s","Resource_List":{"select":"%d:ncpus=4","place":"excl","walltime":"%s"}}`,
+				j.id, ctime(j.submit), j.j.Chunks, hms(j.wall)))
+		}
+		for _, j := range running {
+			var ev []string
+			for _, v := range j.vnodes {
+				ev = append(ev, "("+v+":ncpus=4)")
+			}
+			qjobs = append(qjobs, fmt.Sprintf(`"%s":{"job_state":"R","queue":"workq","qtime":"%s","stime":"%s","exec_vnode":"%s","Resource_List":{"select":"%d:ncpus=4","place":"excl","walltime":"%s"}}`,
+				j.id, ctime(j.submit), ctime(j.start), strings.Join(ev, "+"), j.j.Chunks, hms(j.wall)))
+		}
+		ns, err := pbs.ParseNodes([]byte(fmt.Sprintf(`{"timestamp":%d,"nodes":{%s}}`, base+now, strings.Join(nodes, ","))))
+		if err != nil {
+			return nil, false, err
+		}
+		js, err := pbs.ParseJobs([]byte(fmt.Sprintf(`{"timestamp":%d,"Jobs":{%s}}`, base+now, strings.Join(qjobs, ","))), time.UTC)
+		if err != nil {
+			return nil, false, err
+		}
+		st := &pbsched.State{Jobs: js, Nodes: ns, Queues: qs, Now: base + now, Digest: "sim"}
+		p, err := pbsched.Decide(ctx, st, sc, pbsched.Options{TimeLimit: o.TimeLimit, NewSolver: o.NewSolver, Partial: pbsched.PartialCP,
+			ReserveAfter: math.Inf(1), StarveAfter: 24 * time.Hour * TicksPerSecond, CompactWait: cw})
+		if err != nil {
+			return nil, false, err
+		}
+		if err := pbsched.Check(st, sc, p); err != nil {
+			return nil, false, err
+		}
+		out := map[string][]string{}
+		for _, s := range p.Starts {
+			out[s.Job] = s.Nodes()
+		}
+		return out, p.Reservation != nil && p.Reservation.Within != "", nil
+	}
+}
+
+func (o Options) slurmDecide(cw heuristics.CompactWait) decideFunc {
+	var topo strings.Builder
+	for l := range Vnodes / 4 {
+		fmt.Fprintf(&topo, "SwitchName=l%d Nodes=v%d,v%d,v%d,v%d\n", l, 4*l, 4*l+1, 4*l+2, 4*l+3)
+	}
+	topo.WriteString("SwitchName=root Switches=l0,l1,l2,l3\n")
+	none := "none"
+	// minutes: a walltime of w ticks as Slurm keeps it, whole minutes of
+	// 60 compressed seconds, in the planner's minutes (60 ticks).
+	minutes := func(w int64) int64 { return (w + 60*TicksPerSecond - 1) / (60 * TicksPerSecond) * TicksPerSecond }
+	return func(ctx context.Context, now int64, busy map[string]*simJob, queued, running []*simJob) (map[string][]string, bool, error) {
+		st := &slurmsched.State{Now: base + now, Topology: topo.String()}
+		for i := range Vnodes {
+			n := slurmsched.Node{Name: fmt.Sprintf("v%d", i), State: "idle", CPUs: 4, RealMemory: 8000, Partitions: []string{"p"}}
+			if busy[n.Name] != nil {
+				n.State, n.AllocCPUs, n.AllocMemory = "allocated", 4, 8000
+			}
+			st.Nodes = append(st.Nodes, n)
+		}
+		id := func(j *simJob) int64 { return int64(j.j.K) + 1 }
+		for _, j := range running {
+			m := minutes(j.wall)
+			st.Jobs = append(st.Jobs, slurmsched.Job{ID: id(j), State: "RUNNING", Partition: "p", NodeCount: int64(len(j.vnodes)), CPUs: 4 * int64(len(j.vnodes)),
+				Shared: &none, Nodes: strings.Join(j.vnodes, ","), SubmitTime: base + j.submit, StartTime: base + j.start, EndTime: base + j.start + m*60, TimeLimit: &m})
+		}
+		for _, j := range queued {
+			m := minutes(j.wall)
+			st.Jobs = append(st.Jobs, slurmsched.Job{ID: id(j), State: "PENDING", Reason: "JobHeldUser", Partition: "p", NodeCount: int64(j.j.Chunks), CPUs: 4 * int64(j.j.Chunks),
+				Shared: &none, SubmitTime: base + j.submit, TimeLimit: &m})
+		}
+		sc := &slurmsched.Scope{}
+		p, err := slurmsched.Decide(ctx, st, sc, slurmsched.Options{TimeLimit: o.TimeLimit, NewSolver: o.NewSolver, CompactWait: cw})
+		if err != nil {
+			return nil, false, err
+		}
+		if err := slurmsched.Check(st, sc, p); err != nil {
+			return nil, false, err
+		}
+		byID := map[string]string{}
+		for _, j := range queued {
+			byID[fmt.Sprint(id(j))] = j.id
+		}
+		out := map[string][]string{}
+		for _, s := range p.Starts {
+			out[byID[s.Job]] = s.Nodes
+		}
+		waits := false
+		for _, d := range p.Deferred {
+			waits = waits || strings.HasPrefix(d.Reason, "waiting up to")
+		}
+		return out, waits, nil
+	}
 }

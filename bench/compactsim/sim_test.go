@@ -68,7 +68,9 @@ func TestSimulateWaitsForQuad(t *testing.T) {
 
 // TestSweep replays the tuning slices (not the judged ones) under each
 // setting of the rule and prints a table; it runs only when
-// OPTSCHED_COMPACT_SWEEP is set (minutes of CPU): it is the tuning tool
+// OPTSCHED_COMPACT_SWEEP is set (a minute of CPU; OPTSCHED_COMPACT_SERVER
+// slurm for the Slurm planner, OPTSCHED_COMPACT_SLICES a comma-separated
+// choice of slices): it is the tuning tool
 // of docs/results/2026-11-27-compact-wait.md, not a test.
 func TestSweep(t *testing.T) {
 	if os.Getenv("OPTSCHED_COMPACT_SWEEP") == "" {
@@ -85,6 +87,11 @@ func TestSweep(t *testing.T) {
 		{"H60", "HPC2N-2002-2.1-cln.swf.gz", 60000, 150},
 		{"H100", "HPC2N-2002-2.1-cln.swf.gz", 100000, 150},
 		{"H180", "HPC2N-2002-2.1-cln.swf.gz", 180000, 150},
+		{"K01", "KTH-SP2-1996-2.1-cln.swf.gz", 1000, 150},
+		{"K12", "KTH-SP2-1996-2.1-cln.swf.gz", 12000, 150},
+		{"K20", "KTH-SP2-1996-2.1-cln.swf.gz", 20000, 150},
+		{"H30", "HPC2N-2002-2.1-cln.swf.gz", 30000, 150},
+		{"H145", "HPC2N-2002-2.1-cln.swf.gz", 145000, 150},
 	}
 	if s := os.Getenv("OPTSCHED_COMPACT_SLICES"); s != "" {
 		var keep []slice
@@ -100,10 +107,10 @@ func TestSweep(t *testing.T) {
 		cw   heuristics.CompactWait
 	}{
 		{"off", heuristics.CompactWait{}},
-		{"f0.25", heuristics.CompactWait{Max: time.Hour, Fraction: 0.25}},
 		{"f0.5", heuristics.CompactWait{Max: time.Hour, Fraction: 0.5}},
 		{"f1", heuristics.CompactWait{Max: time.Hour, Fraction: 1}},
-		{"f0.5-min2", heuristics.CompactWait{Max: time.Hour, Fraction: 0.5, MinNodes: 2}},
+		{"f2", heuristics.CompactWait{Max: time.Hour, Fraction: 2}},
+		{"f1-min2", heuristics.CompactWait{Max: time.Hour, Fraction: 1, MinNodes: 2}},
 	}
 	logs := map[string][]replay.Job{}
 	for _, sl := range slices {
@@ -129,7 +136,7 @@ func TestSweep(t *testing.T) {
 	}
 	for _, sl := range slices {
 		for _, s := range settings {
-			rs, sum, err := Simulate(context.Background(), logs[sl.name], Options{Compact: s.cw})
+			rs, sum, err := Simulate(context.Background(), logs[sl.name], Options{Compact: s.cw, Server: os.Getenv("OPTSCHED_COMPACT_SERVER")})
 			if err != nil {
 				t.Fatalf("%s %s: %v", sl.name, s.name, err)
 			}
@@ -140,5 +147,34 @@ func TestSweep(t *testing.T) {
 			}
 			t.Logf("| %s | %s | %.2f | %.1f | %.0f | %d | %.0f | %d/%d | %s |", sl.name, s.name, sum.MeanBSLD, sum.MeanWait, sum.MeanCH, sum.MultiNode, sum.Makespan, sum.CompactWaits, sum.Cycles, strings.Join(sizes, " "))
 		}
+	}
+}
+
+// TestSimulateSlurm: the same on the Slurm planner, leaves of 4.
+func TestSimulateSlurm(t *testing.T) {
+	ctx := context.Background()
+	// Slurm keeps whole minutes: job 0's walltime is a minute, so quad 0
+	// empties by time limit at 60 s; the 4-vnode job's bound is 0.5 × its
+	// 2 minutes.
+	jobs := fragmented()
+	jobs[4].Walltime = 120
+	off, _, err := Simulate(ctx, jobs, Options{Server: "slurm"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	on, son, err := Simulate(ctx, jobs, Options{Server: "slurm", Compact: heuristics.CompactWait{Max: time.Hour}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaves := func(vs []string) int {
+		q := map[int]bool{}
+		for _, v := range vs {
+			n, _ := strconv.Atoi(strings.TrimPrefix(v, "v"))
+			q[n/4] = true
+		}
+		return len(q)
+	}
+	if leaves(off[4].Vnodes) < 2 || leaves(on[4].Vnodes) != 1 || on[4].Wait > 60 || son.CompactWaits == 0 {
+		t.Errorf("off %+v; on %+v (%+v)", off[4], on[4], son)
 	}
 }
