@@ -39,7 +39,7 @@ func compactCase(t *testing.T) CompactInput {
 }
 
 func TestCompactWaitFires(t *testing.T) {
-	cw := CompactWait{Max: time.Hour} // bound: 0.5 × 200 s = 100 s
+	cw := CompactWait{Max: time.Hour, Fraction: 0.5} // bound: 0.5 × 200 s = 100 s
 	in := compactCase(t)
 	d := DecideCompactWait(cw, in)
 	// Quad 0 has 4 empty at now+100 (node 3), quad 1, 2, 3 at now+50:
@@ -61,7 +61,7 @@ func TestCompactWaitFires(t *testing.T) {
 }
 
 func TestCompactWaitNeverWhenOneSwitchFitsNow(t *testing.T) {
-	cw := CompactWait{Max: time.Hour}
+	cw := CompactWait{Max: time.Hour, Fraction: 0.5}
 	in := compactCase(t)
 	in.Free[2] = true
 	in.Nodes = 3
@@ -95,7 +95,7 @@ func TestCompactWaitBound(t *testing.T) {
 	in := compactCase(t)
 	// Bound min(30 s, 100 s) = 30 s: the soonest quad (now+50) comes after
 	// submit + 30.
-	if d := DecideCompactWait(CompactWait{Max: 30 * time.Second}, in); d.Wait || d.Bound != 30 || !strings.Contains(d.Reason, "comes after its compact-wait bound 30s") {
+	if d := DecideCompactWait(CompactWait{Max: 30 * time.Second, Fraction: 0.5}, in); d.Wait || d.Bound != 30 || !strings.Contains(d.Reason, "comes after its compact-wait bound 30s") {
 		t.Errorf("cap: %+v", d)
 	}
 	// Fraction 0.1 of 200 s: 20 s.
@@ -104,7 +104,7 @@ func TestCompactWaitBound(t *testing.T) {
 	}
 	// Waited the bound: placed.
 	in.Submit = in.Now - 100
-	if d := DecideCompactWait(CompactWait{Max: time.Hour}, in); d.Wait || !strings.Contains(d.Reason, "has waited 1m40s, its compact-wait bound 1m40s") {
+	if d := DecideCompactWait(CompactWait{Max: time.Hour, Fraction: 0.5}, in); d.Wait || !strings.Contains(d.Reason, "has waited 1m40s, its compact-wait bound 1m40s") {
 		t.Errorf("past the bound: %+v", d)
 	}
 	// Unknown times everywhere but the free nodes: nothing to wait for.
@@ -116,6 +116,31 @@ func TestCompactWaitBound(t *testing.T) {
 	}
 	if d := DecideCompactWait(CompactWait{Max: time.Hour}, in); d.Wait || !strings.Contains(d.Reason, "no switch will ever have") {
 		t.Errorf("never: %+v", d)
+	}
+}
+
+// TestCompactWaitPerWait: with PerWait, Fraction × walltime bounds each
+// predicted wait and Max the wait since submission.
+func TestCompactWaitPerWait(t *testing.T) {
+	in := compactCase(t) // soonest quad at now + 50; walltime 200 s
+	for _, c := range []struct {
+		max      time.Duration
+		fraction float64
+		waited   int64
+		wait     bool
+	}{
+		{time.Hour, 0.2, 5, false},         // 40 s < 50 s
+		{time.Hour, 0.25, 5, true},         // 50 s
+		{time.Hour, 0.25, 500, true},       // waited long, still under Max
+		{300 * time.Second, 1, 300, false}, // past Max
+		{60 * time.Second, 1, 5, true},     // by submit + 60 = now + 55
+		{50 * time.Second, 1, 5, false},    // by submit + 50 = now + 45
+	} {
+		in.Submit = in.Now - c.waited
+		d := DecideCompactWait(CompactWait{Max: c.max, Fraction: c.fraction, PerWait: true}, in)
+		if d.Wait != c.wait || d.Bound != int64(c.max/time.Second) {
+			t.Errorf("max %v, fraction %v, waited %d s: %+v", c.max, c.fraction, c.waited, d)
+		}
 	}
 }
 
@@ -143,14 +168,19 @@ func TestCompactWaitProperties(t *testing.T) {
 				in.EmptyAt[id] = now + 1 + int64(r.IntN(400))
 			}
 		}
-		cw := CompactWait{Max: time.Duration(r.IntN(400)) * time.Second, Fraction: r.Float64(), MinNodes: r.IntN(4)}
+		cw := CompactWait{Max: time.Duration(r.IntN(400)) * time.Second, Fraction: r.Float64(), MinNodes: r.IntN(4), PerWait: r.IntN(2) == 0}
 		d := DecideCompactWait(cw, in)
 		if !d.Wait {
 			continue
 		}
 		waits++
-		if !cw.On() || d.Waited >= cw.Bound(in.Walltime) || in.Nodes < cw.minNodes() {
-			t.Fatalf("waits off, past the bound or too small: %+v %+v", cw, d)
+		bound, limit := cw.Bound(in.Walltime), in.Submit+cw.Bound(in.Walltime)
+		if cw.PerWait {
+			bound = int64(cw.Max / time.Second)
+			limit = min(in.Submit+bound, now+cw.Bound(in.Walltime))
+		}
+		if !cw.On() || d.Waited >= bound || in.Nodes < cw.minNodes() || d.At > limit {
+			t.Fatalf("waits off, past the bound, too small or too long: %+v %+v", cw, d)
 		}
 		for _, s := range CompactSwitches(topo, in.Nodes) {
 			n := 0

@@ -55,7 +55,7 @@ func quadCluster(t *testing.T, waited int, r1Done bool) *cluster {
 
 func compactPlan() Options {
 	o := testPlan()
-	o.CompactWait = heuristics.CompactWait{Max: time.Hour} // J's bound: 100 s
+	o.CompactWait = heuristics.CompactWait{Max: time.Hour, Fraction: 0.5} // J's bound: 100 s
 	return o
 }
 

@@ -58,7 +58,7 @@ func leafState(waited int64, r1Done bool) *State {
 func leafOptions(on bool) Options {
 	o := Options{TimeLimit: time.Second, NewSolver: func() (solver.Solver, error) { return catalog.DefaultWindow(), nil }}
 	if on {
-		o.CompactWait = heuristics.CompactWait{Max: time.Hour} // job 1's bound: 120 s
+		o.CompactWait = heuristics.CompactWait{Max: time.Hour, Fraction: 0.5} // job 1's bound: 120 s
 	}
 	return o
 }

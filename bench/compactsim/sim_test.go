@@ -37,7 +37,7 @@ func TestSimulateWaitsForQuad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	on, son, err := Simulate(ctx, fragmented(), Options{Compact: heuristics.CompactWait{Max: time.Hour}})
+	on, son, err := Simulate(ctx, fragmented(), Options{Compact: heuristics.CompactWait{Max: time.Hour, Fraction: 0.5}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,6 +111,8 @@ func TestSweep(t *testing.T) {
 		{"f1", heuristics.CompactWait{Max: time.Hour, Fraction: 1}},
 		{"f2", heuristics.CompactWait{Max: time.Hour, Fraction: 2}},
 		{"f1-min2", heuristics.CompactWait{Max: time.Hour, Fraction: 1, MinNodes: 2}},
+		{"p0.5-5m", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 0.5, PerWait: true}},
+		{"p1-5m", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, PerWait: true}},
 	}
 	logs := map[string][]replay.Job{}
 	for _, sl := range slices {
@@ -162,7 +164,7 @@ func TestSimulateSlurm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	on, son, err := Simulate(ctx, jobs, Options{Server: "slurm", Compact: heuristics.CompactWait{Max: time.Hour}})
+	on, son, err := Simulate(ctx, jobs, Options{Server: "slurm", Compact: heuristics.CompactWait{Max: time.Hour, Fraction: 0.5}})
 	if err != nil {
 		t.Fatal(err)
 	}

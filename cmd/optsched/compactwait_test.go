@@ -19,6 +19,7 @@ func TestCompactWaitFlags(t *testing.T) {
 			{"--compact-wait 1m --compact-wait-fraction 0", "--compact-wait-fraction must be in (0, 1]"},
 			{"--compact-wait 1m --compact-wait-fraction 1.5", "--compact-wait-fraction must be in (0, 1]"},
 			{"--compact-wait 1m --compact-wait-min-nodes 1", "--compact-wait-min-nodes must be at least 2"},
+			{"--compact-wait 1m --compact-wait-mode sometimes", `--compact-wait-mode must be since-submit or each-wait, got "sometimes"`},
 		} {
 			args := append([]string{server, "plan"}, strings.Fields(c.args)...)
 			if code, _, errs := optsched(t, "", args...); code != exitUsage || !strings.Contains(errs, c.want) {
