@@ -122,7 +122,10 @@ type CompactDecision struct {
 // switches does), short of one holding every node of the topology
 // (waiting for it is waiting to fit at all).
 func CompactSwitches(t *model.Topology, k int) []int {
-	size := switchSizes(t)
+	return compactSwitches(t, k, switchSizes(t))
+}
+
+func compactSwitches(t *model.Topology, k int, size []int) []int {
 	var out []int
 	for i := range t.NumSwitches() {
 		if size[i] < k || size[i] >= t.NumNodes() {
@@ -152,10 +155,22 @@ func switchSizes(t *model.Topology) []int {
 
 // switchNodes lists the node ids under switch s.
 func switchNodes(t *model.Topology, s int) []int {
-	var out []int
+	return nodesUnder(t, []int{s})[s]
+}
+
+// nodesUnder lists the node ids under each of the switches sws, in one
+// pass over the nodes.
+func nodesUnder(t *model.Topology, sws []int) map[int][]int {
+	want := make(map[int32]bool, len(sws))
+	for _, s := range sws {
+		want[int32(s)] = true
+	}
+	out := make(map[int][]int, len(sws))
 	for id := range t.NumNodes() {
-		if slices.Contains(t.Ancestors(id), int32(s)) {
-			out = append(out, id)
+		for _, a := range t.Ancestors(id) {
+			if want[a] {
+				out[int(a)] = append(out[int(a)], id)
+			}
 		}
 	}
 	return out
@@ -213,8 +228,9 @@ func DecideCompactWait(cw CompactWait, in CompactInput) CompactDecision {
 		nodes             []int
 	}
 	var best *cand
+	under := nodesUnder(in.Topo, sws)
 	for _, s := range sws {
-		nodes := switchNodes(in.Topo, s)
+		nodes := under[s]
 		c := cand{s: s, nodes: nodes}
 		times := make([]int64, 0, len(nodes))
 		for _, id := range nodes {

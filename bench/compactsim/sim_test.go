@@ -107,12 +107,11 @@ func TestSweep(t *testing.T) {
 		cw   heuristics.CompactWait
 	}{
 		{"off", heuristics.CompactWait{}},
-		{"f0.5", heuristics.CompactWait{Max: time.Hour, Fraction: 0.5}},
-		{"f1", heuristics.CompactWait{Max: time.Hour, Fraction: 1}},
-		{"f2", heuristics.CompactWait{Max: time.Hour, Fraction: 2}},
-		{"f1-min2", heuristics.CompactWait{Max: time.Hour, Fraction: 1, MinNodes: 2}},
-		{"p0.5-5m", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 0.5, PerWait: true}},
-		{"p1-5m", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, PerWait: true}},
+		{"f0.5", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 0.5}},
+		{"f1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1}},
+		{"f1-min2", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, MinNodes: 2}},
+		{"each0.5", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 0.5, PerWait: true}},
+		{"each1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, PerWait: true}},
 	}
 	logs := map[string][]replay.Job{}
 	for _, sl := range slices {
