@@ -57,6 +57,13 @@ type Reservation struct {
 	// Until names the job whose end makes the shadow time ("" when the
 	// vnodes are idle now).
 	Until string `json:"until,omitempty"`
+	// Switch and Within, for a job waiting for one switch (the
+	// compact-or-wait rule, Options.CompactWait): the switch and its
+	// vnodes (comma-separated). The reservation is then on those vnodes
+	// only: Start is when Vnodes of them are empty, Extra counts the
+	// others of them empty by then, and vnodes outside it are not held.
+	Switch string `json:"switch,omitempty"`
+	Within string `json:"within,omitempty"`
 }
 
 // never stands for a time that does not come.
@@ -200,13 +207,24 @@ type reserve struct {
 	// given are the vnodes empty by the shadow that backfilled jobs
 	// ending after it hold.
 	given map[string]bool
+	// within, when not nil, are the only vnodes reserved (a switch the
+	// job waits for); times covers only them.
+	within map[string]bool
 }
 
 // newReserve reserves for cand, the first job that does not fit now,
-// given what the starts before it claim.
-func (c *cluster) newReserve(cand *candidate, claims []claim) *reserve {
+// given what the starts before it claim; on the vnodes of doc.Within
+// only, when given (switch names that switch).
+func (c *cluster) newReserve(cand *candidate, claims []claim, sw, within string) *reserve {
 	times := c.emptyTimes(claims)
-	r := &reserve{doc: Reservation{Job: cand.job.ID}, times: times, given: map[string]bool{}}
+	r := &reserve{doc: Reservation{Job: cand.job.ID, Switch: sw, Within: within}, times: times, given: map[string]bool{}, within: withinSet(within)}
+	if r.within != nil {
+		for name := range times {
+			if !r.within[name] {
+				delete(times, name)
+			}
+		}
+	}
 	need := len(cand.units)
 	if !cand.whole {
 		need, r.doc.AllVnodes = len(times), true
@@ -223,6 +241,9 @@ func (c *cluster) newReserve(cand *candidate, claims []claim) *reserve {
 
 // when describes the reservation for reasons.
 func (r *reserve) when(now int64) string {
+	if r.within != nil && r.shadow != never {
+		return fmt.Sprintf("switch %s reserved from %s (in %s)", r.doc.Switch, stamp(r.shadow), time.Duration(max(r.shadow-now, 0))*time.Second)
+	}
 	if r.shadow == never {
 		return "no start can be reserved (too few vnodes will ever be empty: down, offline, or busy with no known end)"
 	}
@@ -251,6 +272,10 @@ func (r *reserve) endsBy(now, wall int64) bool {
 // the vnodes are alike, which the whole-node path requires of the idle
 // ones). It returns "" or why not.
 func (r *reserve) admitWhole(now int64, n int, wall int64) string {
+	if r.within != nil {
+		// The window does not use the switch's vnodes.
+		return ""
+	}
 	if r.endsBy(now, wall) {
 		return ""
 	}
@@ -309,7 +334,7 @@ func (c *cluster) enforceReservation(p *Plan, rank map[string]int, head *candida
 			claims = append(claims, claim{job: s.Job, nodes: s.Nodes(), end: now + c.wallOf(s.Job)})
 		}
 	}
-	r := c.newReserve(head, claims)
+	r := c.newReserve(head, claims, p.Reservation.Switch, p.Reservation.Within)
 	drop := map[string]string{}
 	for _, s := range starts {
 		if rank[s.Job] <= hr {

@@ -51,7 +51,7 @@ var checkRules = []checkRule{
 	{"properties", "the vnode has every property the unit names", ruleProperties},
 	{"capacity", "on every vnode, in use (resources_assigned, or what running jobs' exec_vnode names there when pbsnodes lags, whichever is larger) plus planned stays within available, for each resource some owned vnode has; a unit without ncpus counts one CPU", ruleCapacity},
 	{"whole", "a vnode given whole (a whole-node job, or a job exclusive there by its place or the vnode's sharing) runs nothing, has nothing assigned and gets no other start", ruleWhole},
-	{"reservation", "backfill: the job the plan reserves for waits, and every start behind it (in the selection order, recomputed) ends by its shadow time or takes only the extra vnodes, both recomputed from the running jobs' stime + walltime; lan2023: no reservation", ruleReservation},
+	{"reservation", "backfill: the job the plan reserves for waits, and every start behind it (in the selection order, recomputed) ends by its shadow time or takes only the extra vnodes, both recomputed from the running jobs' stime + walltime (on the vnodes of its switch only, for a job waiting for one switch); lan2023: no reservation", ruleReservation},
 	{"hosts", "place=scatter: a host per chunk; pack: one host; group=r: one value of r; exclhost: the host runs nothing else; no start on a host a running job holds exclusively", ruleHosts},
 }
 

@@ -1,6 +1,9 @@
 package pbsched
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // ruleReservation re-derives, from the raw documents alone, that no start
 // behind the plan's reserved job delays it (EASY backfilling's promise),
@@ -22,6 +25,11 @@ import "slices"
 // must end by the shadow time (now + its walltime) or take, together
 // with the other such starts, no more vnodes empty by the shadow than
 // the extra ones.
+//
+// A reservation with Within (a job waiting for one switch, the
+// compact-or-wait rule) is the same on those vnodes only: the shadow
+// time is when the job's vnodes of them are empty, the extra vnodes are
+// the others of them, and a start behind it may use any other vnode.
 //
 // Which job heads the queue is the plan's word (the job it reserves
 // for); this rule checks that the job waits and that nothing behind it
@@ -67,6 +75,22 @@ func ruleReservation(in *checkInput, add func(string, ...any)) {
 		}
 	}
 	when := in.emptyWhen()
+	if r.Within != "" {
+		// A job waiting for one switch: the reservation holds those
+		// vnodes only.
+		if r.AllVnodes {
+			add("reservation of job %s is on switch %s and on all vnodes at once", r.Job, r.Switch)
+		}
+		keep := map[string]bool{}
+		for _, v := range strings.Split(r.Within, ",") {
+			keep[v] = true
+		}
+		for v := range when {
+			if !keep[v] {
+				delete(when, v)
+			}
+		}
+	}
 	for _, s := range starts {
 		if rank[s.Job] >= hr {
 			continue

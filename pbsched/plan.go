@@ -136,6 +136,12 @@ type Options struct {
 	// Selection is SelectionBackfill or SelectionLan2023 ("" is
 	// backfill).
 	Selection string
+	// CompactWait, when on, holds a whole-node job of several vnodes
+	// that fits now but not within one switch back for a while, when one
+	// switch will have room soon (heuristics.DecideCompactWait): it gets
+	// the cycle's reservation, on that switch's vnodes, and the window
+	// leaves the switch's idle vnodes alone. Backfill selection only.
+	CompactWait heuristics.CompactWait
 	// Order is the order in which queued jobs are considered: OrderSJF
 	// or OrderFIFO; "" is OrderSJF, and OrderFIFO under SelectionLan2023
 	// (the paper's selection in the paper's order).
@@ -323,6 +329,9 @@ func plan(ctx context.Context, c *cluster, opt Options) (*Plan, error) {
 	bf := p.Selection == SelectionBackfill
 	now := c.st.Now
 	var res *reserve
+	// compactHeld are the idle vnodes of the switch a job waits for
+	// (CompactWait): the window does not use them.
+	compactHeld := map[string]bool{}
 	var head *candidate
 	headIdx := -1
 	// Selection order: model.Order over the candidates.
@@ -388,7 +397,7 @@ func plan(ctx context.Context, c *cluster, opt Options) (*Plan, error) {
 			}
 			return
 		}
-		res, head, headIdx, p.headReason = c.newReserve(cand, claims()), cand, idx, reason
+		res, head, headIdx, p.headReason = c.newReserve(cand, claims(), "", ""), cand, idx, reason
 		p.Reservation = &res.doc
 		if idx >= 0 {
 			p.Deferred[idx].Reason = reason + "; " + res.when(now)
@@ -398,7 +407,7 @@ func plan(ctx context.Context, c *cluster, opt Options) (*Plan, error) {
 	// leave; a job that does not fit is deferred and stops the selection:
 	// it returns the reason for the jobs behind it ("" when cand fits).
 	firstFit := func(cand *candidate, why string) string {
-		if res != nil && !res.endsBy(now, cand.walltime) {
+		if res != nil && res.within == nil && !res.endsBy(now, cand.walltime) {
 			p.Deferred = append(p.Deferred, Reason{cand.job.ID, fmt.Sprintf("would end after the reservation of job %s at %s (a partial-node job backfills only when its walltime ends by then)", res.doc.Job, stamp(res.shadow))})
 			return ""
 		}
@@ -465,6 +474,22 @@ func plan(ctx context.Context, c *cluster, opt Options) (*Plan, error) {
 				}
 				continue
 			}
+			if bf && res == nil && n >= 2 && opt.CompactWait.On() {
+				named := namedClaims(claims())
+				if d, within := c.compactWait(opt.CompactWait, cand, fit, named, wholeNeed, idleLeft); d.Wait {
+					p.Deferred = append(p.Deferred, Reason{cand.job.ID, d.Reason})
+					res, head, headIdx, p.headReason = c.newReserve(cand, named, c.topo.Switch(d.Switch).Name, strings.Join(within, ",")), cand, len(p.Deferred)-1, d.Reason
+					p.Reservation = &res.doc
+					p.Deferred[headIdx].Reason = d.Reason + "; " + res.when(now)
+					for _, name := range within {
+						if v := c.byName[name]; v != nil && fit.idleNow(v) {
+							compactHeld[name] = true
+							idleLeft--
+						}
+					}
+					continue
+				}
+			}
 			if res != nil {
 				if why := res.admitWhole(now, n, cand.walltime); why != "" {
 					p.Deferred = append(p.Deferred, Reason{cand.job.ID, why})
@@ -481,7 +506,7 @@ func plan(ctx context.Context, c *cluster, opt Options) (*Plan, error) {
 		ffWhy := cand.path
 		if opt.Partial == PartialCP {
 			why := c.cpEligible(cand)
-			if why == "" && res != nil && !res.endsBy(now, cand.walltime) {
+			if why == "" && res != nil && res.within == nil && !res.endsBy(now, cand.walltime) {
 				p.Deferred = append(p.Deferred, Reason{cand.job.ID, fmt.Sprintf("would end after the reservation of job %s at %s (a partial-node job backfills only when its walltime ends by then)", res.doc.Job, stamp(res.shadow))})
 				continue
 			}
@@ -536,7 +561,7 @@ func plan(ctx context.Context, c *cluster, opt Options) (*Plan, error) {
 			w.Cost.Kind = k
 		}
 		for _, v := range c.vnodes {
-			if fit.idleNow(v) {
+			if fit.idleNow(v) && !compactHeld[v.n.Name] {
 				w.Idle = append(w.Idle, v.id)
 			}
 		}

@@ -167,7 +167,11 @@ func (p *Plan) WriteScript(out io.Writer, qrun string, applied bool) error {
 		if r.Start != 0 {
 			at = time.Unix(r.Start, 0).UTC().Format(time.RFC3339)
 		}
-		fmt.Fprintf(&b, "# backfill: job %s reserved at %s, %d vnodes, %d extra\n", r.Job, at, r.Vnodes, r.Extra)
+		within := ""
+		if r.Within != "" {
+			within = fmt.Sprintf(" of switch %s (%s, waiting for one switch)", r.Switch, r.Within)
+		}
+		fmt.Fprintf(&b, "# backfill: job %s reserved at %s, %d vnodes%s, %d extra\n", r.Job, at, r.Vnodes, within, r.Extra)
 	}
 	for _, n := range d.Notes {
 		fmt.Fprintf(&b, "# note: %s\n", n)

@@ -54,6 +54,12 @@ type Options struct {
 	// the nodes it needs drain (0: never; jobs behind always start when
 	// they fit).
 	StarveAfter time.Duration
+	// CompactWait, when on, holds a whole-node job of several nodes that
+	// fits now but not within one switch back for a while, when one
+	// switch will have room soon (heuristics.DecideCompactWait, on the
+	// running jobs' time limits): the idle nodes of that switch are then
+	// given to no other job this cycle. One job a cycle waits so.
+	CompactWait heuristics.CompactWait
 }
 
 // The paths a start takes.
@@ -320,6 +326,8 @@ func Decide(ctx context.Context, st *State, sc *Scope, opt Options) (*Plan, erro
 	}
 	never := map[neverKey]string{}
 	stopped := ""
+	// compactHeld: a job waits for one switch (CompactWait) this cycle.
+	compactHeld := false
 	// waitFor is called for a job that fits in optsched's nodes but not
 	// now: once it has starved, the jobs behind it wait.
 	waitFor := func(j *Job) {
@@ -353,6 +361,20 @@ func Decide(ctx context.Context, st *State, sc *Scope, opt Options) (*Plan, erro
 				p.Deferred = append(p.Deferred, Reason{id, fmt.Sprintf("needs %d idle node(s); %d are idle and not taken by the jobs before it", d.k, max(idleLeft-wholeNeed, 0))})
 				waitFor(j)
 				continue
+			}
+			if opt.CompactWait.On() && !compactHeld && d.k >= 2 {
+				dec, hold := compactWait(opt.CompactWait, st, sc, topo, nodes, p.Starts, j, d, maxCPUs, defWall)
+				// The whole-node jobs before it must still find their
+				// idle nodes outside the switch.
+				if dec.Wait && idleLeft-len(hold)-wholeNeed >= 0 {
+					for _, f := range hold {
+						f.idle = false
+						idleLeft--
+					}
+					compactHeld = true
+					p.Deferred = append(p.Deferred, Reason{id, dec.Reason + fmt.Sprintf("; its %d idle node(s) there are held for it this cycle", len(hold))})
+					continue
+				}
 			}
 			wholeNeed += d.k
 			whole = append(whole, wholeJob{j, d})

@@ -61,6 +61,8 @@ type pbsOptions struct {
 	wakeDelay time.Duration
 	// periodFromInterval: --period was not given and is --interval.
 	periodFromInterval bool
+	// compact is the compact-or-wait rule (--compact-wait …).
+	compact compactFlags
 }
 
 // The backfill selection's defaults: no reservation by slowdown, one for
@@ -121,6 +123,7 @@ func (o *pbsOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.order, "order", "", "the order queued jobs are considered in: sjf (the default; shortest requested walltime first, then fifo; a job without a walltime counts a year; lower bounded slowdowns than pbs_sched on every replayed slice, docs/pbs.md) or fifo (more waiting periods first, then fewer chunks, then qstat order; the default under --selection lan2023)")
 	f.Float64Var(&o.reserveAfter, "reserve-after", defaultReserveAfter, "backfill: the first job that does not fit gets a reservation once its bounded slowdown so far, (wait + walltime)/max(walltime, 10s), reaches this (1: at once, EASY; +Inf: never by slowdown)")
 	f.DurationVar(&o.starveAfter, "starve-after", defaultStarveAfter, "backfill: ... or once it has waited this long (PBS's max_starve; 0: never by wait); until then the jobs behind it start whenever they fit")
+	o.compact.add(f, "switch (a tier1 quad on the test server)", "backfill selection only; it holds the cycle's reservation, on that switch's vnodes")
 	f.StringVar(&o.partial, "partial", pbsched.PartialCP, "placement of the jobs whose chunks share vnodes: cp (CP/SAT time-and-resource schedule, list schedule and first fit as fallbacks) or first-fit")
 	f.BoolVar(&o.apply, "apply", false, "run the qrun commands (default: a dry run that only prints them)")
 	f.StringVar(&o.qrun, "qrun", "", "qrun binary (default: qrun found on PATH)")
@@ -235,6 +238,9 @@ func (o *pbsOptions) validate() error {
 	if o.starveAfter < 0 {
 		return usageError{fmt.Errorf("--starve-after must not be negative, got %v", o.starveAfter)}
 	}
+	if err := o.compact.validate(); err != nil {
+		return err
+	}
 	if o.partial != "" && o.partial != pbsched.PartialCP && o.partial != pbsched.PartialFirstFit {
 		return usageError{fmt.Errorf("--partial must be cp or first-fit, got %q", o.partial)}
 	}
@@ -279,7 +285,7 @@ func (o *pbsOptions) config() *cycle.Config {
 		QstatFile: o.qstatFile, NodesFile: o.nodesFile, QueuesFile: o.queuesFile, Snapshot: o.snapshot,
 		Stdin: o.streams.in, Timezone: o.timezone,
 		ExecQueues: o.execQueues, Nodes: o.nodes, Levels: o.levels, TopologyConf: o.topologyConf, Period: o.period,
-		Decide: pbsched.Options{TimeLimit: o.timeLimit, MaxJobs: o.maxJobs, Cost: o.cost, Partial: o.partial, Selection: o.selection, Order: o.order, ReserveAfter: o.reserveAfter, StarveAfter: o.starveAfter},
+		Decide: pbsched.Options{TimeLimit: o.timeLimit, MaxJobs: o.maxJobs, Cost: o.cost, Partial: o.partial, Selection: o.selection, Order: o.order, ReserveAfter: o.reserveAfter, StarveAfter: o.starveAfter, CompactWait: o.compact.rule()},
 		Solver: o.solver, Fallback: o.fallback,
 		Apply: o.apply, Qrun: o.qrun, QrunAsync: o.qrunAsync, KeepQstatDelay: o.keepQstatDelay,
 		LockPath: o.lockPath, LogPath: o.logPath, RecheckAfter: o.recheckAfter,

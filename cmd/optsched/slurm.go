@@ -25,6 +25,7 @@ type slurmOptions struct {
 	nodes                                      string
 	solver, fallback                           string
 	timeLimit, starveAfter                     time.Duration
+	compact                                    compactFlags
 	output                                     string
 	apply                                      bool
 	scontrol, squeue, sinfo, lockPath, logPath string
@@ -70,6 +71,7 @@ func (o *slurmOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.solver, "solver", "csp", "whole-node window solver ("+strings.Join(catalog.WholeNode(), ", ")+"); Slurm's tree best fit takes over when it fails")
 	f.StringVar(&o.fallback, "fallback", "sa", fallbackHelp)
 	f.DurationVar(&o.timeLimit, "time-limit", 5*time.Second, "time limit of the whole-node window solve")
+	o.compact.add(f, "leaf switch", "its idle nodes there go to no other job that cycle")
 	f.DurationVar(&o.starveAfter, "starve-after", 24*time.Hour, "once the first job that does not fit now has waited this long, the jobs behind it wait too, so that its nodes drain (0: never)")
 	f.BoolVar(&o.apply, "apply", false, "act: place and release the jobs (default: a dry run that only prints the plan)")
 	f.StringVar(&o.scontrol, "scontrol", "", "scontrol binary (default: scontrol on PATH)")
@@ -90,6 +92,9 @@ func (o *slurmOptions) validate() error {
 	if o.starveAfter < 0 {
 		return usageError{fmt.Errorf("--starve-after must not be negative, got %v", o.starveAfter)}
 	}
+	if err := o.compact.validate(); err != nil {
+		return err
+	}
 	if err := checkFallback(o.fallback); err != nil {
 		return err
 	}
@@ -102,7 +107,7 @@ func (o *slurmOptions) validate() error {
 func (o *slurmOptions) config() *cycle.Config {
 	c := &cycle.Config{
 		SqueueFile: o.squeueFile, SinfoFile: o.sinfoFile, TopologyFile: o.topoFile, TopologyConf: o.topoConf,
-		Partitions: o.partitions, Nodes: o.nodes, Solver: o.solver, Fallback: o.fallback, TimeLimit: o.timeLimit, StarveAfter: o.starveAfter,
+		Partitions: o.partitions, Nodes: o.nodes, Solver: o.solver, Fallback: o.fallback, TimeLimit: o.timeLimit, StarveAfter: o.starveAfter, CompactWait: o.compact.rule(),
 		Apply: o.apply, Scontrol: o.scontrol, Squeue: o.squeue, Sinfo: o.sinfo, LockPath: o.lockPath, LogPath: o.logPath,
 		Interval: o.interval, Cycles: o.cycles, PIDFile: o.pidFile, WakeDelay: o.wakeDelay, Messages: o.streams.err,
 	}

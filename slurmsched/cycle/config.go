@@ -16,6 +16,7 @@ import (
 
 	"github.com/optsched/optsched/catalog"
 	"github.com/optsched/optsched/encode/scas"
+	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/runloop"
 	"github.com/optsched/optsched/slurmsched"
 	"github.com/optsched/optsched/solver"
@@ -53,6 +54,8 @@ type Config struct {
 	TimeLimit        time.Duration
 	// StarveAfter is slurmsched.Options.StarveAfter.
 	StarveAfter time.Duration
+	// CompactWait is slurmsched.Options.CompactWait.
+	CompactWait heuristics.CompactWait
 	// Apply acts (after reading the state again from the commands and
 	// rechecking the plan); otherwise a cycle is a dry run.
 	Apply bool
@@ -211,7 +214,7 @@ func (c *Config) cycle(ctx context.Context, apply bool) (*slurmsched.Plan, *slur
 	if err != nil {
 		return nil, st, err
 	}
-	opt := slurmsched.Options{TimeLimit: c.TimeLimit, StarveAfter: c.StarveAfter}
+	opt := slurmsched.Options{TimeLimit: c.TimeLimit, StarveAfter: c.StarveAfter, CompactWait: c.CompactWait}
 	if c.Solver != "" {
 		name, fb := c.Solver, c.Fallback
 		opt.NewSolver = func() (solver.Solver, error) {

@@ -1,0 +1,181 @@
+package compactsim
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/optsched/optsched/bench/replay"
+	"github.com/optsched/optsched/heuristics"
+)
+
+// fragmented: at 0 s, a 2-vnode job of 3 s (walltime 13 s) and three
+// 3-vnode jobs of 60 s start; at 1 s a 4-vnode job of 60 s
+// (walltime 70 s) arrives: it fits now only across quads; quad 0 empties
+// at 3 s (+ the pad of its walltime: by walltime at 13 s).
+func fragmented() []replay.Job {
+	job := func(k int, at float64, chunks int, run, wall int64) replay.Job {
+		return replay.Job{K: k, At: time.Duration(at * float64(time.Second)), Chunks: chunks, Sleep: run, Walltime: wall, NCPUs: 4}
+	}
+	return []replay.Job{
+		job(0, 0, 2, 3, 13),
+		job(1, 0, 3, 60, 70), job(2, 0, 3, 60, 70), job(3, 0, 3, 60, 70),
+		job(4, 1, 4, 60, 70),
+	}
+}
+
+// TestSimulateWaitsForQuad: off, the 4-vnode job starts at once across
+// quads; with the rule on it waits for quad 0 and starts there, within
+// its bound; every job runs once (each cycle's plan passed Check).
+func TestSimulateWaitsForQuad(t *testing.T) {
+	ctx := context.Background()
+	off, soff, err := Simulate(ctx, fragmented(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	on, son, err := Simulate(ctx, fragmented(), Options{Compact: heuristics.CompactWait{Max: time.Hour, Fraction: 0.5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range append(off, on...) {
+		if r.Start < r.Submit || len(r.Vnodes) != r.Job.Chunks {
+			t.Fatalf("job %d: %+v", r.Job.K, r)
+		}
+	}
+	quads := func(vs []string) int {
+		q := map[string]bool{}
+		for _, v := range vs {
+			n, _ := strconv.Atoi(strings.TrimPrefix(v, "v"))
+			q[fmt.Sprint(n/4)] = true
+		}
+		return len(q)
+	}
+	if j := off[4]; quads(j.Vnodes) < 2 || j.Wait > 0.5 {
+		t.Errorf("rule off: %+v", j)
+	}
+	// Bound: 0.5 × 70 s = 35 s; quad 0 empties by walltime at 13 s.
+	if j := on[4]; quads(j.Vnodes) != 1 || j.Wait > 35 || j.Wait < 2 {
+		t.Errorf("rule on: %+v", j)
+	}
+	if son.CompactWaits == 0 || soff.CompactWaits != 0 || son.MeanCH >= soff.MeanCH {
+		t.Errorf("summaries: off %+v, on %+v", soff, son)
+	}
+}
+
+// TestSweep replays the tuning slices (not the judged ones) under each
+// setting of the rule and prints a table; it runs only when
+// OPTSCHED_COMPACT_SWEEP is set (a minute of CPU; OPTSCHED_COMPACT_SERVER
+// slurm for the Slurm planner, OPTSCHED_COMPACT_SLICES a comma-separated
+// choice of slices): it is the tuning tool
+// of docs/results/2026-11-27-compact-wait.md, not a test.
+func TestSweep(t *testing.T) {
+	if os.Getenv("OPTSCHED_COMPACT_SWEEP") == "" {
+		t.Skip("set OPTSCHED_COMPACT_SWEEP=1 to run the tuning sweep")
+	}
+	type slice struct {
+		name, log string
+		from, n   int
+	}
+	slices := []slice{
+		{"K06", "KTH-SP2-1996-2.1-cln.swf.gz", 6000, 150},
+		{"K15", "KTH-SP2-1996-2.1-cln.swf.gz", 15000, 150},
+		{"K25", "KTH-SP2-1996-2.1-cln.swf.gz", 25000, 150},
+		{"H60", "HPC2N-2002-2.1-cln.swf.gz", 60000, 150},
+		{"H100", "HPC2N-2002-2.1-cln.swf.gz", 100000, 150},
+		{"H180", "HPC2N-2002-2.1-cln.swf.gz", 180000, 150},
+		{"K01", "KTH-SP2-1996-2.1-cln.swf.gz", 1000, 150},
+		{"K12", "KTH-SP2-1996-2.1-cln.swf.gz", 12000, 150},
+		{"K20", "KTH-SP2-1996-2.1-cln.swf.gz", 20000, 150},
+		{"H30", "HPC2N-2002-2.1-cln.swf.gz", 30000, 150},
+		{"H145", "HPC2N-2002-2.1-cln.swf.gz", 145000, 150},
+	}
+	if s := os.Getenv("OPTSCHED_COMPACT_SLICES"); s != "" {
+		var keep []slice
+		for _, sl := range slices {
+			if strings.Contains(","+s+",", ","+sl.name+",") {
+				keep = append(keep, sl)
+			}
+		}
+		slices = keep
+	}
+	settings := []struct {
+		name string
+		cw   heuristics.CompactWait
+	}{
+		{"off", heuristics.CompactWait{}},
+		{"f0.5", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 0.5}},
+		{"f1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1}},
+		{"f1-min2", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, MinNodes: 2}},
+		{"each0.5", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 0.5, PerWait: true}},
+		{"each1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, PerWait: true}},
+	}
+	logs := map[string][]replay.Job{}
+	for _, sl := range slices {
+		tr, maxProcs, err := replay.OpenTrace("../../instances/traces/" + sl.log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		span := float64(tr.Jobs[sl.from+sl.n-1].Submit - tr.Jobs[sl.from].Submit)
+		speedup := span / 200
+		jobs, err := replay.Plan(tr.Jobs, replay.Settings{From: sl.from, N: sl.n, Speedup: speedup, Pad: 10, RunID: "sim",
+			Mapping: replay.Mapping{Nodes: Vnodes, MaxProcs: maxProcs, NCPUs: 4}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		multi := 0
+		for _, j := range jobs {
+			if j.Chunks > 1 {
+				multi++
+			}
+		}
+		t.Logf("%s: %s from %d, %d jobs (%d multi-vnode), speedup %.0f", sl.name, sl.log, sl.from, sl.n, multi, speedup)
+		logs[sl.name] = jobs
+	}
+	for _, sl := range slices {
+		for _, s := range settings {
+			rs, sum, err := Simulate(context.Background(), logs[sl.name], Options{Compact: s.cw, Server: os.Getenv("OPTSCHED_COMPACT_SERVER")})
+			if err != nil {
+				t.Fatalf("%s %s: %v", sl.name, s.name, err)
+			}
+			var sizes []string
+			by := SizeCH(rs)
+			for _, k := range Keys(by) {
+				sizes = append(sizes, fmt.Sprintf("%d:%.0f", k, by[k]))
+			}
+			t.Logf("| %s | %s | %.2f | %.1f | %.0f | %d | %.0f | %d/%d | %s |", sl.name, s.name, sum.MeanBSLD, sum.MeanWait, sum.MeanCH, sum.MultiNode, sum.Makespan, sum.CompactWaits, sum.Cycles, strings.Join(sizes, " "))
+		}
+	}
+}
+
+// TestSimulateSlurm: the same on the Slurm planner, leaves of 4.
+func TestSimulateSlurm(t *testing.T) {
+	ctx := context.Background()
+	// Slurm keeps whole minutes: job 0's walltime is a minute, so quad 0
+	// empties by time limit at 60 s; the 4-vnode job's bound is 0.5 × its
+	// 2 minutes.
+	jobs := fragmented()
+	jobs[4].Walltime = 120
+	off, _, err := Simulate(ctx, jobs, Options{Server: "slurm"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	on, son, err := Simulate(ctx, jobs, Options{Server: "slurm", Compact: heuristics.CompactWait{Max: time.Hour, Fraction: 0.5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaves := func(vs []string) int {
+		q := map[int]bool{}
+		for _, v := range vs {
+			n, _ := strconv.Atoi(strings.TrimPrefix(v, "v"))
+			q[n/4] = true
+		}
+		return len(q)
+	}
+	if leaves(off[4].Vnodes) < 2 || leaves(on[4].Vnodes) != 1 || on[4].Wait > 60 || son.CompactWaits == 0 {
+		t.Errorf("off %+v; on %+v (%+v)", off[4], on[4], son)
+	}
+}

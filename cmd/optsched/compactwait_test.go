@@ -1,0 +1,39 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/optsched/optsched/pbsched"
+)
+
+// TestCompactWaitFlags: --compact-wait and its companions are checked
+// before anything is read, by pbs and slurm alike; on the fixture the
+// rule on gives a plan (which passed Check) either way.
+func TestCompactWaitFlags(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	for _, server := range []string{"pbs", "slurm"} {
+		for _, c := range []struct{ args, want string }{
+			{"--compact-wait -1s", "--compact-wait must not be negative"},
+			{"--compact-wait 1m --compact-wait-fraction 0", "--compact-wait-fraction must be in (0, 1]"},
+			{"--compact-wait 1m --compact-wait-fraction 1.5", "--compact-wait-fraction must be in (0, 1]"},
+			{"--compact-wait 1m --compact-wait-min-nodes 1", "--compact-wait-min-nodes must be at least 2"},
+			{"--compact-wait 1m --compact-wait-mode sometimes", `--compact-wait-mode must be since-submit or each-wait, got "sometimes"`},
+		} {
+			args := append([]string{server, "plan"}, strings.Fields(c.args)...)
+			if code, _, errs := optsched(t, "", args...); code != exitUsage || !strings.Contains(errs, c.want) {
+				t.Errorf("%s %s: exit %d, %q", server, c.args, code, errs)
+			}
+		}
+	}
+	code, out, errs := optsched(t, "", "pbs", "plan", "--compact-wait", "10m", "--qstat", fixture("qstat.json"), "--pbsnodes", fixture("pbsnodes.json"),
+		"--queues", fixture("queues.json"), "--timezone", "UTC", "-o", "json")
+	if code != exitOK {
+		t.Fatalf("pbs plan --compact-wait 10m: exit %d: %s", code, errs)
+	}
+	var doc pbsched.PlanDoc
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,216 @@
+package slurmsched
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/optsched/optsched/catalog"
+	"github.com/optsched/optsched/heuristics"
+	"github.com/optsched/optsched/solver"
+)
+
+// leafState: 16 nodes of 4 CPUs in leaves of 4 (the test cluster's
+// tree), now = 10000. Running, exclusive: job 91 on c02, c03 (leaf 0)
+// until now + 30 s unless r1Done; 92 on c05–c07, 93 on c08–c10, 94 on
+// c12–c14 until now + 10 min. Held: job 1, 4 nodes, 4 min, submitted
+// waited seconds ago; behind it job 2 (1 node) and job 3 (2 nodes).
+func leafState(waited int64, r1Done bool) *State {
+	const now = 10000
+	st := &State{Now: now}
+	var topo strings.Builder
+	for l := range 4 {
+		fmt.Fprintf(&topo, "SwitchName=l%d Nodes=c[%02d-%02d]\n", l, 4*l, 4*l+3)
+	}
+	topo.WriteString("SwitchName=root Switches=l[0-3]\n")
+	st.Topology = topo.String()
+	busy := map[int]bool{5: true, 6: true, 7: true, 8: true, 9: true, 10: true, 12: true, 13: true, 14: true}
+	if !r1Done {
+		busy[2], busy[3] = true, true
+	}
+	for i := range 16 {
+		n := Node{Name: fmt.Sprintf("c%02d", i), State: "idle", CPUs: 4, RealMemory: 8000, Partitions: []string{"p"}}
+		if busy[i] {
+			n.State, n.AllocCPUs, n.AllocMemory = "allocated", 4, 8000
+		}
+		st.Nodes = append(st.Nodes, n)
+	}
+	none := "none"
+	min := func(m int64) *int64 { return &m }
+	running := func(id int64, nodes string, k, end int64) Job {
+		return Job{ID: id, State: "RUNNING", Partition: "p", NodeCount: k, CPUs: 4 * k, Shared: &none, Nodes: nodes, StartTime: now - 10, EndTime: end, TimeLimit: min(11)}
+	}
+	held := func(id, k, limit, submit int64) Job {
+		return Job{ID: id, State: "PENDING", Reason: "JobHeldUser", Partition: "p", NodeCount: k, CPUs: 4 * k, Shared: &none, SubmitTime: submit, TimeLimit: min(limit)}
+	}
+	st.Jobs = []Job{running(92, "c[05-07]", 3, now+600), running(93, "c[08-10]", 3, now+600), running(94, "c[12-14]", 3, now+600)}
+	if !r1Done {
+		st.Jobs = append(st.Jobs, running(91, "c[02-03]", 2, now+30))
+	}
+	st.Jobs = append(st.Jobs, held(1, 4, 4, now-waited), held(2, 1, 60, now), held(3, 2, 60, now))
+	return st
+}
+
+func leafOptions(on bool) Options {
+	o := Options{TimeLimit: time.Second, NewSolver: func() (solver.Solver, error) { return catalog.DefaultWindow(), nil }}
+	if on {
+		o.CompactWait = heuristics.CompactWait{Max: time.Hour, Fraction: 0.5} // job 1's bound: 120 s
+	}
+	return o
+}
+
+func leavesOf(nodes []string) map[int]bool {
+	out := map[int]bool{}
+	for _, n := range nodes {
+		var i int
+		fmt.Sscanf(n, "c%d", &i)
+		out[i/4] = true
+	}
+	return out
+}
+
+// TestCompactWaitHoldsLeaf: job 1 (4 nodes) fits now only across leaves;
+// leaf 0 empties in 30 s, within its bound: it waits, and the idle nodes
+// of leaf 0 go to no other job; the plan passes Check, and a wrong one
+// (a start on a busy node) is still rejected. Once job 91 has ended it
+// starts on leaf 0; past its bound, or with the rule off, it is spread.
+func TestCompactWaitHoldsLeaf(t *testing.T) {
+	st := leafState(5, false)
+	p, err := Decide(context.Background(), st, &Scope{}, leafOptions(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Check(st, &Scope{}, p); err != nil {
+		t.Fatal(err)
+	}
+	var started []string
+	for _, s := range p.Starts {
+		started = append(started, s.Job)
+		if leavesOf(s.Nodes)[0] {
+			t.Errorf("job %s starts on %v, in the leaf job 1 waits for", s.Job, s.Nodes)
+		}
+	}
+	slices.Sort(started)
+	if !slices.Equal(started, []string{"2", "3"}) {
+		t.Fatalf("started %v, want 2 and 3 (deferred %+v)", started, p.Deferred)
+	}
+	if len(p.Deferred) != 1 || p.Deferred[0].Job != "1" || !strings.Contains(p.Deferred[0].Reason, "waiting up to 1m55s more") ||
+		!strings.Contains(p.Deferred[0].Reason, "switch l0 (4 nodes) will have them empty in 30s") || !strings.Contains(p.Deferred[0].Reason, "its 2 idle node(s) there are held") {
+		t.Errorf("deferred %+v", p.Deferred)
+	}
+	bad := &Plan{Starts: []*Start{{Job: "1", Nodes: []string{"c00", "c01", "c02", "c03"}}}}
+	if err := Check(st, &Scope{}, bad); err == nil {
+		t.Error("a start on job 91's nodes passed the check")
+	}
+
+	st = leafState(25, true)
+	if p, err = Decide(context.Background(), st, &Scope{}, leafOptions(true)); err != nil {
+		t.Fatal(err)
+	}
+	if err := Check(st, &Scope{}, p); err != nil {
+		t.Fatal(err)
+	}
+	if s := startOf(p, "1"); s == nil || !slices.Equal(s.Nodes, []string{"c00", "c01", "c02", "c03"}) {
+		t.Errorf("after job 91: job 1 %+v (deferred %+v)", s, p.Deferred)
+	}
+
+	for _, c := range []struct {
+		on     bool
+		waited int64
+	}{{true, 120}, {false, 5}} {
+		st = leafState(c.waited, false)
+		if p, err = Decide(context.Background(), st, &Scope{}, leafOptions(c.on)); err != nil {
+			t.Fatal(err)
+		}
+		if err := Check(st, &Scope{}, p); err != nil {
+			t.Fatal(err)
+		}
+		if s := startOf(p, "1"); s == nil || len(s.Nodes) != 4 || len(leavesOf(s.Nodes)) < 2 {
+			t.Errorf("rule %v, waited %d s: job 1 %+v (deferred %+v)", c.on, c.waited, s, p.Deferred)
+		}
+	}
+}
+
+func startOf(p *Plan, job string) *Start {
+	for _, s := range p.Starts {
+		if s.Job == job {
+			return s
+		}
+	}
+	return nil
+}
+
+// TestCompactWaitRandom: on random clusters of 16 nodes in leaves of 4
+// with running jobs of random ends and random held jobs, every plan made
+// with the rule on passes Check, and no start uses a node of the leaf a
+// job waits for (every job here takes whole nodes: the window, which
+// leaves the held nodes alone, places them all).
+func TestCompactWaitRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(34, 37))
+	waits := 0
+	for iter := range 300 {
+		const now = 10000
+		st := &State{Now: now}
+		var topo strings.Builder
+		for l := range 4 {
+			fmt.Fprintf(&topo, "SwitchName=l%d Nodes=c[%02d-%02d]\n", l, 4*l, 4*l+3)
+		}
+		topo.WriteString("SwitchName=root Switches=l[0-3]\n")
+		st.Topology = topo.String()
+		none := "none"
+		limit := func(m int64) *int64 { return &m }
+		for i := range 16 {
+			n := Node{Name: fmt.Sprintf("c%02d", i), State: "idle", CPUs: 4, RealMemory: 8000, Partitions: []string{"p"}}
+			switch r.IntN(5) {
+			case 0, 1:
+				n.State, n.AllocCPUs, n.AllocMemory = "allocated", 4, 8000
+				st.Jobs = append(st.Jobs, Job{ID: int64(100 + i), State: "RUNNING", Partition: "p", NodeCount: 1, CPUs: 4, Shared: &none,
+					Nodes: n.Name, StartTime: now - 10, EndTime: now + int64(r.IntN(300)), TimeLimit: limit(10)})
+			case 2:
+				if r.IntN(3) == 0 {
+					n.State = "down"
+				}
+			}
+			st.Nodes = append(st.Nodes, n)
+		}
+		for k := range 1 + r.IntN(8) {
+			nodes := int64(1 + r.IntN(5))
+			j := Job{ID: int64(k + 1), State: "PENDING", Reason: "JobHeldUser", Partition: "p", NodeCount: nodes, CPUs: 4 * nodes,
+				SubmitTime: now - int64(r.IntN(200)), TimeLimit: limit(int64(1 + r.IntN(10)))}
+			if r.IntN(5) > 0 {
+				j.Shared = &none
+			}
+			st.Jobs = append(st.Jobs, j)
+		}
+		sc := &Scope{}
+		opt := leafOptions(true)
+		opt.CompactWait.Fraction = 1
+		p, err := Decide(context.Background(), st, sc, opt)
+		if err != nil {
+			t.Fatalf("iteration %d: %v", iter, err)
+		}
+		if err := Check(st, sc, p); err != nil {
+			t.Fatalf("iteration %d: %v", iter, err)
+		}
+		for _, d := range p.Deferred {
+			_, after, ok := strings.Cut(d.Reason, "switch l")
+			if !ok || !strings.HasPrefix(d.Reason, "waiting up to") {
+				continue
+			}
+			waits++
+			leaf := int(after[0] - '0')
+			for _, s := range p.Starts {
+				if leavesOf(s.Nodes)[leaf] {
+					t.Fatalf("iteration %d: job %s waits for leaf %d, job %s starts on %v", iter, d.Job, leaf, s.Job, s.Nodes)
+				}
+			}
+		}
+	}
+	if waits == 0 {
+		t.Fatal("no job waited for a leaf in 300 random cycles: the test exercises nothing")
+	}
+}
