@@ -41,9 +41,10 @@ const PlacedMark = "optsched:placed"
 
 // Options adjust Decide.
 type Options struct {
-	// NewSolver makes the whole-node window solver; nil: Slurm's tree
-	// best fit (heuristics.Slurm).
-	NewSolver func() (solver.Solver, error)
+	// Solver is the whole-node window solver, built (catalog.Spec); nil:
+	// Slurm's tree best fit (heuristics.Slurm) alone, which also takes
+	// over when Solver fails or places nothing.
+	Solver solver.Solver
 	// TimeLimit bounds the window solve (0: 5 s).
 	TimeLimit time.Duration
 	// DefaultWalltime is the walltime of a job without a time limit
@@ -474,12 +475,8 @@ func Decide(ctx context.Context, st *State, sc *Scope, opt Options) (*Plan, erro
 // and, when it fails or places nothing, with Slurm's tree best fit.
 func solveWindow(ctx context.Context, w *model.Window, opt Options, p *Plan) (*solver.WindowResult, error) {
 	var tries []solver.Solver
-	if opt.NewSolver != nil {
-		s, err := opt.NewSolver()
-		if err != nil {
-			return nil, err
-		}
-		tries = append(tries, s)
+	if opt.Solver != nil {
+		tries = append(tries, opt.Solver)
 	}
 	tries = append(tries, heuristics.Slurm{})
 	var failures []error

@@ -106,12 +106,17 @@ func runBenchLan2023Fig6(ctx context.Context, opts *benchLan2023Fig6Options) err
 	if opts.timeLimit < 0 {
 		return usageError{fmt.Errorf("--time-limit must be at least 0, got %v", opts.timeLimit)}
 	}
-	sv, err := catalog.Raw(opts.solver, catalog.Options{Seed: 1})
-	if err != nil {
+	spec := catalog.Spec{Name: opts.solver, Model: catalog.WholeNode, Alone: true, Options: catalog.Options{Seed: 1}}
+	var ne *catalog.NameError
+	switch err := catalog.Validate(spec); {
+	case errors.As(err, &ne) && ne.Known():
+		return usageError{fmt.Errorf("--solver %s schedules the time-and-resource model, not Fig. 6's whole-node windows", opts.solver)}
+	case err != nil:
 		return usageError{fmt.Errorf("--solver: %w", err)}
 	}
-	if e, _ := catalog.Lookup(opts.solver); e.Encoding == catalog.CP {
-		return usageError{fmt.Errorf("--solver %s schedules the time-and-resource model, not Fig. 6's whole-node windows", opts.solver)}
+	sv, err := spec.Solver()
+	if err != nil {
+		return usageError{fmt.Errorf("--solver: %w", err)}
 	}
 	taus := make([]int64, 0, len(opts.taus))
 	for _, text := range opts.taus {

@@ -14,6 +14,7 @@ import (
 	"github.com/optsched/optsched/catalog"
 	"github.com/optsched/optsched/slurmsched"
 	"github.com/optsched/optsched/slurmsched/cycle"
+	"github.com/optsched/optsched/solver"
 )
 
 // slurmOptions are the inputs of `optsched slurm plan` and `optsched
@@ -33,6 +34,9 @@ type slurmOptions struct {
 	cycles                                     int
 	pidFile                                    string
 	wakeDelay                                  time.Duration
+	// built is the window solver --solver and --fallback name, built by
+	// validate.
+	built solver.Solver
 }
 
 func newSlurmCmd(s *streams) *cobra.Command {
@@ -67,7 +71,7 @@ func (o *slurmOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.topoConf, "topology-conf", "", "a topology.conf to use instead of scontrol show topology")
 	f.StringSliceVar(&o.partitions, "partitions", nil, "schedule only the held jobs of these partitions (default: every partition)")
 	f.StringVar(&o.nodes, "nodes", "", "nodes optsched may start jobs on, a hostlist such as 'n[01-16]' (default: every node)")
-	f.StringVar(&o.solver, "solver", "csp", "whole-node window solver ("+strings.Join(catalog.WholeNode(), ", ")+"); Slurm's tree best fit takes over when it fails")
+	f.StringVar(&o.solver, "solver", "csp", "whole-node window solver ("+strings.Join(catalog.WholeNodeNames(), ", ")+"); Slurm's tree best fit takes over when it fails")
 	f.StringVar(&o.fallback, "fallback", "sa", fallbackHelp)
 	f.DurationVar(&o.timeLimit, "time-limit", 5*time.Second, "time limit of the whole-node window solve")
 	f.DurationVar(&o.starveAfter, "starve-after", 24*time.Hour, "once the first job that does not fit now has waited this long, the jobs behind it wait too, so that its nodes drain (0: never)")
@@ -83,14 +87,14 @@ func (o *slurmOptions) validate() error {
 	if o.timeLimit <= 0 {
 		return usageError{fmt.Errorf("--time-limit must be positive, got %v", o.timeLimit)}
 	}
-	e, ok := catalog.Lookup(o.solver)
-	if !ok || e.Encoding == catalog.CP {
-		return usageError{fmt.Errorf("--solver must be one of the whole-node window solvers (%s), got %q", strings.Join(catalog.WholeNode(), ", "), o.solver)}
-	}
 	if o.starveAfter < 0 {
 		return usageError{fmt.Errorf("--starve-after must not be negative, got %v", o.starveAfter)}
 	}
-	if err := checkFallback(o.fallback); err != nil {
+	var err error
+	o.built, err = cycleSolver(o.solver, o.fallback, func(*catalog.NameError) error {
+		return usageError{fmt.Errorf("--solver must be one of the whole-node window solvers (%s), got %q", strings.Join(catalog.WholeNodeNames(), ", "), o.solver)}
+	})
+	if err != nil {
 		return err
 	}
 	if o.topoFile != "" && o.topoConf != "" {
@@ -102,7 +106,7 @@ func (o *slurmOptions) validate() error {
 func (o *slurmOptions) config() *cycle.Config {
 	c := &cycle.Config{
 		SqueueFile: o.squeueFile, SinfoFile: o.sinfoFile, TopologyFile: o.topoFile, TopologyConf: o.topoConf,
-		Partitions: o.partitions, Nodes: o.nodes, Solver: o.solver, Fallback: o.fallback, TimeLimit: o.timeLimit, StarveAfter: o.starveAfter,
+		Partitions: o.partitions, Nodes: o.nodes, Solver: o.built, TimeLimit: o.timeLimit, StarveAfter: o.starveAfter,
 		Apply: o.apply, Scontrol: o.scontrol, Squeue: o.squeue, Sinfo: o.sinfo, LockPath: o.lockPath, LogPath: o.logPath,
 		Interval: o.interval, Cycles: o.cycles, PIDFile: o.pidFile, WakeDelay: o.wakeDelay, Messages: o.streams.err,
 	}
