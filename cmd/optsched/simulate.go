@@ -365,7 +365,7 @@ func (opts *simulateOptions) layoutError(tr *trace.Trace, err error) error {
 func (opts *simulateOptions) learnedConfig(cfg *sim.Config, tr *trace.Trace) error {
 	switch opts.policy {
 	case rlSimPolicy:
-		pol, err := rlPolicy(opts.weights, rlPaperOf(opts.trace))
+		pol, err := rlPolicy(opts.weights, rlscheduler.PaperOf(opts.trace))
 		if err != nil {
 			return err
 		}
