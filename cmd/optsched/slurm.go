@@ -59,7 +59,7 @@ scontrol release.
 
 See docs/slurm.md for the set-up.`,
 	}
-	cmd.AddCommand(newSlurmPlanCmd(s), newSlurmRunCmd(s), newSlurmGuardCmd(s))
+	cmd.AddCommand(newSlurmPlanCmd(s, nil), newSlurmRunCmd(s, nil), newSlurmGuardCmd(s))
 	return cmd
 }
 
@@ -129,7 +129,7 @@ func (o *slurmOptions) writePlan(p *slurmsched.Plan) error {
 	return p.WriteText(o.streams.out, o.apply)
 }
 
-func newSlurmPlanCmd(s *streams) *cobra.Command {
+func newSlurmPlanCmd(s *streams, runF func(*slurmOptions) error) *cobra.Command {
 	o := &slurmOptions{streams: s}
 	cmd := &cobra.Command{
 		Use:   "plan",
@@ -151,25 +151,10 @@ scontrol, 2 usage.`,
   optsched slurm plan --apply --partitions batch`,
 		Args: argsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.validate(); err != nil {
-				return err
+			if runF != nil {
+				return runF(o)
 			}
-			switch o.output {
-			case "text", "json":
-			default:
-				return usageError{fmt.Errorf("-o must be text or json, got %q", o.output)}
-			}
-			ctx := cmd.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			p, err := o.config().Plan(ctx)
-			if p != nil {
-				if werr := o.writePlan(p); werr != nil {
-					return werr
-				}
-			}
-			return commandError(err)
+			return runSlurmPlan(cmd.Context(), o)
 		},
 	}
 	o.addFlags(cmd)
@@ -177,7 +162,7 @@ scontrol, 2 usage.`,
 	return cmd
 }
 
-func newSlurmRunCmd(s *streams) *cobra.Command {
+func newSlurmRunCmd(s *streams, runF func(*slurmOptions) error) *cobra.Command {
 	o := &slurmOptions{streams: s}
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -191,41 +176,10 @@ nothing is released: the jobs stay held).`,
 		Example: `  optsched slurm run --apply --interval 5s --partitions batch`,
 		Args:    argsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.validate(); err != nil {
-				return err
+			if runF != nil {
+				return runF(o)
 			}
-			switch o.output {
-			case "summary", "json-line", "text":
-			default:
-				return usageError{fmt.Errorf("-o must be summary, json-line or text, got %q", o.output)}
-			}
-			if o.interval < 100*time.Millisecond && !o.once {
-				return usageError{fmt.Errorf("--interval must be at least 100ms, got %v", o.interval)}
-			}
-			if o.cycles < 0 {
-				return usageError{fmt.Errorf("--cycles must be at least 0, got %d", o.cycles)}
-			}
-			if o.pidFile != "" && !filepath.IsAbs(o.pidFile) {
-				return usageError{fmt.Errorf("--pid-file must be an absolute path, got %q", o.pidFile)}
-			}
-			ctx := cmd.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			return commandError(o.config().Loop(ctx, func(n int, p *slurmsched.Plan, err error) error {
-				if p != nil {
-					if werr := o.writePlan(p); werr != nil {
-						return werr
-					}
-				}
-				if err != nil {
-					if o.once {
-						return err
-					}
-					fmt.Fprintf(o.streams.err, "optsched: cycle %d: %v\n", n, err)
-				}
-				return nil
-			}))
+			return runSlurmDaemon(cmd.Context(), o)
 		},
 	}
 	o.addFlags(cmd)
@@ -237,6 +191,70 @@ nothing is released: the jobs stay held).`,
 	f.DurationVar(&o.wakeDelay, "wake-delay", 200*time.Millisecond, "after a SIGUSR1 wake-up, wait this long before the cycle")
 	f.StringVarP(&o.output, "output", "o", "summary", "per-cycle output on stdout: summary, json-line or text")
 	return cmd
+}
+
+// runSlurmPlan is `optsched slurm plan`: the flags checked and the
+// window solver built before anything is read, one cycle, its plan
+// printed.
+func runSlurmPlan(ctx context.Context, o *slurmOptions) error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	switch o.output {
+	case "text", "json":
+	default:
+		return usageError{fmt.Errorf("-o must be text or json, got %q", o.output)}
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	p, err := o.config().Plan(ctx)
+	if p != nil {
+		if werr := o.writePlan(p); werr != nil {
+			return werr
+		}
+	}
+	return commandError(err)
+}
+
+// runSlurmDaemon is `optsched slurm run`: the flags checked and the
+// window solver built before anything is read, then the cycles, each
+// plan printed and each failure reported (with --once, the exit status).
+func runSlurmDaemon(ctx context.Context, o *slurmOptions) error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	switch o.output {
+	case "summary", "json-line", "text":
+	default:
+		return usageError{fmt.Errorf("-o must be summary, json-line or text, got %q", o.output)}
+	}
+	if o.interval < 100*time.Millisecond && !o.once {
+		return usageError{fmt.Errorf("--interval must be at least 100ms, got %v", o.interval)}
+	}
+	if o.cycles < 0 {
+		return usageError{fmt.Errorf("--cycles must be at least 0, got %d", o.cycles)}
+	}
+	if o.pidFile != "" && !filepath.IsAbs(o.pidFile) {
+		return usageError{fmt.Errorf("--pid-file must be an absolute path, got %q", o.pidFile)}
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return commandError(o.config().Loop(ctx, func(n int, p *slurmsched.Plan, err error) error {
+		if p != nil {
+			if werr := o.writePlan(p); werr != nil {
+				return werr
+			}
+		}
+		if err != nil {
+			if o.once {
+				return err
+			}
+			fmt.Fprintf(o.streams.err, "optsched: cycle %d: %v\n", n, err)
+		}
+		return nil
+	}))
 }
 
 func newSlurmGuardCmd(s *streams) *cobra.Command {
