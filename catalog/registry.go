@@ -139,7 +139,9 @@ var registry = []Entry{
 			return sat.Solver{Progress: o.Progress, CHWeight: o.CHWeight, Initial: o.initial(), Grid: o.Grid}, nil
 		}),
 	timeResource("bnb", true, "exact: a branch and bound over start-ordered schedules of the same CP model, sharing no code with sat; slower, for cross-checks (--encoding cp)",
-		func(o Options) (solver.Scheduler, error) { return cpbnb.Solver{Progress: o.Progress, Initial: o.initial()}, nil }),
+		func(o Options) (solver.Scheduler, error) {
+			return cpbnb.Solver{Progress: o.Progress, Initial: o.initial()}, nil
+		}),
 	timeResource("pbs-fifo", false, "heuristic: PBSFifo list schedule — submission order, backfilling limited to 10 (--encoding cp)",
 		built[solver.Scheduler](heuristics.PBSFifo().Truncated())),
 	timeResource("pbs-walltime", false, "heuristic: PBSWalltime list schedule — increasing walltime, backfilling limited to 400 (--encoding cp)",
