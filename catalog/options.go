@@ -158,7 +158,3 @@ func Validate(s Spec) error {
 	}
 	return nil
 }
-
-// Check checks o against the solver called name, of its own model:
-// Validate of Spec{Name: name, Options: o}.
-func Check(name string, o Options) error { return Validate(Spec{Name: name, Options: o}) }
