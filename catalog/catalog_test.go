@@ -32,7 +32,7 @@ func TestEveryEntryBuilds(t *testing.T) {
 	}
 	for _, e := range catalog.Entries() {
 		if e.Encoding == catalog.CP {
-			if slices.Contains(catalog.WholeNode(), e.Name) {
+			if slices.Contains(catalog.WholeNodeNames(), e.Name) {
 				t.Errorf("%s: a cp scheduler among the whole-node solvers", e.Name)
 			}
 			if _, err := catalog.Scheduler(e.Name, catalog.Options{}); err != nil {
@@ -107,5 +107,98 @@ func TestPresets(t *testing.T) {
 	}
 	if strings.Join(got, ",") != "pbs-walltime,pbs-fifo" {
 		t.Errorf("list schedules %v", got)
+	}
+}
+
+// TestValidate: one check for both models, its errors typed and
+// wrapping ErrUnknown, before anything is built.
+func TestValidate(t *testing.T) {
+	for _, c := range []struct {
+		spec catalog.Spec
+		// want: "" valid, "name", or the OptionError's option.
+		want string
+	}{
+		{catalog.Spec{Name: "csp"}, ""},
+		{catalog.Spec{Name: "sat"}, ""},
+		{catalog.Spec{Name: "sat", Encoding: catalog.CP, Options: catalog.Options{CHWeight: 2, Fallback: "none"}}, ""},
+		{catalog.Spec{Name: "free", Encoding: catalog.DCAS}, ""},
+		{catalog.Spec{Name: "slurm", Model: catalog.WholeNode, Options: catalog.Options{Fallback: "nsa"}}, ""},
+		{catalog.Spec{Name: "cbc"}, "name"},
+		{catalog.Spec{Name: "sat", Model: catalog.WholeNode}, "name"},
+		{catalog.Spec{Name: "csp", Model: catalog.TimeResource}, "name"},
+		{catalog.Spec{Name: "csp", Encoding: catalog.SCAS}, "name"},
+		{catalog.Spec{Name: "csp", Encoding: catalog.CP}, "name"},
+		{catalog.Spec{Name: "sat", Encoding: catalog.CSP}, "name"},
+		{catalog.Spec{Name: "csp", Encoding: "tabu"}, "Encoding"},
+		{catalog.Spec{Name: "csp", Options: catalog.Options{Fallback: "pbs"}}, "Fallback"},
+		{catalog.Spec{Name: "sat", Options: catalog.Options{Fallback: "sa"}}, "Fallback"},
+		{catalog.Spec{Name: "sat", Options: catalog.Options{CHWeight: -1}}, "CHWeight"},
+		{catalog.Spec{Name: "bnb", Options: catalog.Options{CHWeight: 1}}, "CHWeight"},
+		{catalog.Spec{Name: "csp", Options: catalog.Options{CHWeight: 1}}, "CHWeight"},
+	} {
+		err := catalog.Validate(c.spec)
+		var ne *catalog.NameError
+		var oe *catalog.OptionError
+		got := ""
+		switch {
+		case errors.As(err, &ne):
+			got = "name"
+		case errors.As(err, &oe):
+			got = oe.Option
+		case err != nil:
+			got = "untyped: " + err.Error()
+		}
+		if got != c.want || err != nil && !errors.Is(err, catalog.ErrUnknown) {
+			t.Errorf("%+v: %v, want %q", c.spec, err, c.want)
+		}
+		// What Validate refuses, the builders refuse with the same error.
+		if err != nil {
+			_, serr := c.spec.Solver()
+			_, cerr := c.spec.Scheduler()
+			if serr == nil || cerr == nil {
+				t.Errorf("%+v: built despite %v (solver %v, scheduler %v)", c.spec, err, serr, cerr)
+			}
+		}
+	}
+}
+
+// TestOneConstructorPerEntry: every entry builds through its model's
+// builder and is refused by the other's; its encoding is one a command
+// may ask for (or tree, whose heuristics any whole-node encoding takes).
+func TestOneConstructorPerEntry(t *testing.T) {
+	for _, e := range catalog.Entries() {
+		_, serr := catalog.Spec{Name: e.Name, Model: catalog.WholeNode}.Solver()
+		_, cerr := catalog.Spec{Name: e.Name}.Scheduler()
+		if errors.Is(serr, lpsolve.ErrUnavailable) || errors.Is(serr, clp.ErrUnavailable) {
+			serr = nil
+		}
+		if whole := e.Model() == catalog.WholeNode; whole != (serr == nil) || whole == (cerr == nil) {
+			t.Errorf("%s (%s): as a solver %v, as a scheduler %v", e.Name, e.Encoding, serr, cerr)
+		}
+		if !slices.Contains(catalog.Encodings(), e.Encoding) && e.Encoding != catalog.Tree {
+			t.Errorf("%s: encoding %q is not among %v", e.Name, e.Encoding, catalog.Encodings())
+		}
+	}
+}
+
+// TestPartialPresets: the PBS cycle's presets are sat seeded by the list
+// schedules, then PBSFifo truncated; its window fallbacks Slurm then Seq.
+func TestPartialPresets(t *testing.T) {
+	var got []string
+	for _, s := range catalog.PartialSchedulers() {
+		got = append(got, s.Name())
+	}
+	if strings.Join(got, ",") != "sat,pbs-fifo" {
+		t.Errorf("partial schedulers %v", got)
+	}
+	if h, ok := catalog.PartialSchedulers()[1].(heuristics.PBSList); !ok || !h.Truncate {
+		t.Errorf("the FIFO list schedule is not truncated: %#v", catalog.PartialSchedulers()[1])
+	}
+	got = nil
+	for _, s := range catalog.WindowFallbacks() {
+		got = append(got, s.Name())
+	}
+	if strings.Join(got, ",") != "slurm,seq" {
+		t.Errorf("window fallbacks %v", got)
 	}
 }

@@ -73,147 +73,14 @@ func Check(w *Window, allocs []Allocation) error {
 			problems = append(problems, fmt.Errorf(format, args...))
 		}
 	}
-	n := w.Topology.NumNodes()
-	// freeFrom is the time from which a node may run a new job: the
-	// window time for an idle node, the latest end of the running jobs on
-	// it, or never (a node neither idle nor running: down, reserved, ...).
-	// It is kept for the nodes the allocations use only (marked in a
-	// bitset first, each at its rank among the marked nodes, or at its id
-	// when they are a large share of the nodes), so that checking a few
-	// jobs on a 10⁶-node window does not fill a table of every node, and
-	// checking thousands of nodes needs no hash map.
-	// Nodes used more than once (marked twice) are the only ones on which
-	// two uses can clash, so only their uses are sorted below.
-	const never = int64(1<<63 - 1)
-	words := (n + 63) / 64
 	sc := checkPool.Get().(*checkScratch)
 	defer checkPool.Put(sc)
-	inUse := slices.Grow(sc.bits[:0], 3*words)[:3*words]
-	sc.bits = inUse
-	left := inUse[2*words:] // the pass over Idle's scratch
-	inUse = inUse[:2*words]
-	clear(inUse)
-	twice := inUse[words:]
-	inUse = inUse[:words]
-	total := 0
-	for _, al := range allocs {
-		total += len(al.Nodes)
-		for _, k := range al.Nodes {
-			if k >= 0 && k < n {
-				bit := uint64(1) << (k % 64)
-				twice[k/64] |= inUse[k/64] & bit
-				inUse[k/64] |= bit
-			}
-		}
-	}
-	// rank[i] counts the marked nodes below word i. When the allocations
-	// cover a large share of the topology (at least one node in
-	// directShare), freeFrom is indexed by node id instead (a marked
-	// node's slot is its id; the table is at most directShare × 8 bytes
-	// per allocated node), which spares the ranks and a popcount per
-	// look-up; only the marked nodes' entries are ever written or read.
-	direct := total*directShare >= n
-	rank := sc.rank[:0]
-	if !direct {
-		rank = slices.Grow(rank, words)[:words]
-		sc.rank = rank
-	}
-	distinct := 0
-	for i, x := range inUse {
-		if !direct {
-			rank[i] = int32(distinct)
-		}
-		distinct += bits.OnesCount64(x)
-	}
-	marked := func(k int) bool { return k >= 0 && k < n && inUse[k/64]&(1<<(k%64)) != 0 }
-	// slot returns where marked node k's free-from time is kept: its rank,
-	// or its id.
-	slot := func(k int) int {
-		if direct {
-			return k
-		}
-		return int(rank[k/64]) + bits.OnesCount64(inUse[k/64]&(1<<(k%64)-1))
-	}
-	shared := func(k int) bool { return twice[k/64]&(1<<(k%64)) != 0 }
-	size := distinct
-	if direct {
-		size = n
-	}
-	freeFrom := slices.Grow(sc.freeFrom[:0], size)[:size]
-	sc.freeFrom = freeFrom
-	// resetFree sets every marked node's free-from time to never. The
-	// passes over Idle below write every marked node's time when they find
-	// every marked node idle, and call it first otherwise.
-	resetFree := func() {
-		if !direct {
-			for i := range freeFrom {
-				freeFrom[i] = never
-			}
-			return
-		}
-		for i, x := range inUse {
-			for ; x != 0; x &= x - 1 {
-				freeFrom[i*64+bits.TrailingZeros64(x)] = never
-			}
-		}
-	}
-	// An idle node is free from the window time whatever runs on it, so
-	// when every marked node is idle the running jobs (every busy node of
-	// the cluster) need not be read. Few marked nodes are looked up in Idle
-	// by binary search (a hit is in Idle, sorted or not; a miss, in an
-	// unsorted list, only costs the full pass), many by one pass over it.
-	allIdle := distinct == 0
-	if distinct > 0 && distinct*16 < len(w.Idle) {
-		found := 0
-		for i, x := range inUse {
-			for ; x != 0; x &= x - 1 {
-				k := i*64 + bits.TrailingZeros64(x)
-				if _, ok := slices.BinarySearch(w.Idle, k); !ok {
-					break
-				}
-				freeFrom[slot(k)] = w.Time
-				found++
-			}
-		}
-		allIdle = found == distinct
-	} else if distinct > 0 {
-		// left: the marked nodes not yet met in Idle.
-		copy(left, inUse)
-		found := 0
-		for _, k := range w.Idle {
-			if k >= 0 && k < n && left[k/64]&(1<<(k%64)) != 0 {
-				left[k/64] &^= 1 << (k % 64)
-				freeFrom[slot(k)] = w.Time
-				found++
-			}
-		}
-		allIdle = found == distinct
-	}
-	if !allIdle {
-		resetFree()
-		for _, r := range w.Running {
-			for _, k := range r.Nodes {
-				if !marked(k) {
-					continue
-				}
-				if f := &freeFrom[slot(k)]; *f == never || r.End > *f {
-					*f = r.End
-				}
-			}
-		}
-		for _, k := range w.Idle {
-			if marked(k) {
-				freeFrom[slot(k)] = w.Time
-			}
-		}
-	}
-	type use struct {
-		node     int
-		from, to int64
-		job      int
-	}
+	var t freeTable
+	t.mark(w, allocs, sc)
+	t.fill(w)
+	n := t.n
 	// uses holds the uses of the nodes marked twice.
-	var uses []use
+	var uses []nodeSpan
 	seenJob := make([]bool, len(w.Jobs))
 	for a, al := range allocs {
 		if al.Job < 0 || al.Job >= len(w.Jobs) {
@@ -245,29 +112,210 @@ func Check(w *Window, allocs []Allocation) error {
 				add("job %s: node id %d is not in the topology", job.ID, k)
 				continue
 			}
-			switch f := freeFrom[slot(k)]; {
+			switch f := t.freeFrom[t.slot(k)]; {
 			case f == never:
 				add("job %s: node %s is neither idle nor freed by a running job", job.ID, w.Topology.Name(k))
 			case al.Start < f:
 				add("job %s: node %s is busy until %d, the job starts at %d", job.ID, w.Topology.Name(k), f, al.Start)
 			}
-			if shared(k) {
-				uses = append(uses, use{node: k, from: al.Start, to: al.Start + job.Walltime, job: al.Job})
+			if t.shared(k) {
+				uses = append(uses, nodeSpan{node: k, from: al.Start, to: al.Start + job.Walltime, job: al.Job})
 			}
 		}
 		// A node given twice within the job.
 		mine := uses[first:]
-		slices.SortFunc(mine, func(a, b use) int { return a.node - b.node })
+		slices.SortFunc(mine, func(a, b nodeSpan) int { return a.node - b.node })
 		for i := 1; i < len(mine); i++ {
 			if mine[i].node == mine[i-1].node {
 				add("job %s: node %s given twice", job.ID, w.Topology.Name(mine[i].node))
 			}
 		}
 	}
-	// Jobs sharing a node must not overlap in time. Sort the uses by node,
-	// then start, and compare each use with the earlier use of the same
-	// node that ends last, so that no overlap hides behind a short job.
-	slices.SortFunc(uses, func(a, b use) int {
+	checkOverlaps(w, uses, add)
+	checkUnits(w, allocs, add)
+	checkReservations(w, allocs, add)
+	if len(problems) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %w", ErrInfeasible, errors.Join(problems...))
+}
+
+// never is the free-from time of a node neither idle nor running.
+const never = int64(1<<63 - 1)
+
+// A freeTable keeps, for Check, the time from which each node the
+// allocations use may run a new job: the window time for an idle node,
+// the latest end of the running jobs on it, or never (a node neither idle
+// nor running: down, reserved, ...). It is kept for the nodes the
+// allocations use only (marked in a bitset first, each at its rank among
+// the marked nodes, or at its id when they are a large share of the
+// nodes), so that checking a few jobs on a 10⁶-node window does not fill
+// a table of every node, and checking thousands of nodes needs no hash
+// map. Nodes used more than once (marked twice) are the only ones on
+// which two uses can clash, so only their uses are sorted (Check).
+type freeTable struct {
+	n int
+	// inUse marks the nodes the allocations use, twice those used more
+	// than once; left is the pass over Idle's scratch.
+	inUse, twice, left []uint64
+	// rank[i] counts the marked nodes below word i. When the allocations
+	// cover a large share of the topology (at least one node in
+	// directShare), freeFrom is indexed by node id instead (direct: a
+	// marked node's slot is its id; the table is at most directShare × 8
+	// bytes per allocated node), which spares the ranks and a popcount
+	// per look-up; only the marked nodes' entries are ever written or
+	// read.
+	rank     []int32
+	direct   bool
+	distinct int
+	freeFrom []int64
+}
+
+// mark marks the nodes of allocs and sizes the table, in sc's scratch.
+func (t *freeTable) mark(w *Window, allocs []Allocation, sc *checkScratch) {
+	n := w.Topology.NumNodes()
+	t.n = n
+	words := (n + 63) / 64
+	inUse := slices.Grow(sc.bits[:0], 3*words)[:3*words]
+	sc.bits = inUse
+	t.left = inUse[2*words:]
+	inUse = inUse[:2*words]
+	clear(inUse)
+	t.twice = inUse[words:]
+	t.inUse = inUse[:words]
+	total := 0
+	for _, al := range allocs {
+		total += len(al.Nodes)
+		for _, k := range al.Nodes {
+			if k >= 0 && k < n {
+				bit := uint64(1) << (k % 64)
+				t.twice[k/64] |= t.inUse[k/64] & bit
+				t.inUse[k/64] |= bit
+			}
+		}
+	}
+	t.direct = total*directShare >= n
+	rank := sc.rank[:0]
+	if !t.direct {
+		rank = slices.Grow(rank, words)[:words]
+		sc.rank = rank
+	}
+	for i, x := range t.inUse {
+		if !t.direct {
+			rank[i] = int32(t.distinct)
+		}
+		t.distinct += bits.OnesCount64(x)
+	}
+	t.rank = rank
+	size := t.distinct
+	if t.direct {
+		size = n
+	}
+	t.freeFrom = slices.Grow(sc.freeFrom[:0], size)[:size]
+	sc.freeFrom = t.freeFrom
+}
+
+func (t *freeTable) marked(k int) bool {
+	return k >= 0 && k < t.n && t.inUse[k/64]&(1<<(k%64)) != 0
+}
+
+// slot returns where marked node k's free-from time is kept: its rank,
+// or its id.
+func (t *freeTable) slot(k int) int {
+	if t.direct {
+		return k
+	}
+	return int(t.rank[k/64]) + bits.OnesCount64(t.inUse[k/64]&(1<<(k%64)-1))
+}
+
+func (t *freeTable) shared(k int) bool { return t.twice[k/64]&(1<<(k%64)) != 0 }
+
+// resetFree sets every marked node's free-from time to never.
+func (t *freeTable) resetFree() {
+	if !t.direct {
+		for i := range t.freeFrom {
+			t.freeFrom[i] = never
+		}
+		return
+	}
+	for i, x := range t.inUse {
+		for ; x != 0; x &= x - 1 {
+			t.freeFrom[i*64+bits.TrailingZeros64(x)] = never
+		}
+	}
+}
+
+// fill writes every marked node's free-from time. An idle node is free
+// from the window time whatever runs on it, so when every marked node is
+// idle the running jobs (every busy node of the cluster) need not be
+// read. Few marked nodes are looked up in Idle by binary search (a hit is
+// in Idle, sorted or not; a miss, in an unsorted list, only costs the
+// full pass), many by one pass over it; when not every marked node is
+// idle, the table is reset and filled from the running jobs, then Idle.
+func (t *freeTable) fill(w *Window) {
+	n, freeFrom := t.n, t.freeFrom
+	allIdle := t.distinct == 0
+	if t.distinct > 0 && t.distinct*16 < len(w.Idle) {
+		found := 0
+		for i, x := range t.inUse {
+			for ; x != 0; x &= x - 1 {
+				k := i*64 + bits.TrailingZeros64(x)
+				if _, ok := slices.BinarySearch(w.Idle, k); !ok {
+					break
+				}
+				freeFrom[t.slot(k)] = w.Time
+				found++
+			}
+		}
+		allIdle = found == t.distinct
+	} else if t.distinct > 0 {
+		// left: the marked nodes not yet met in Idle.
+		left := t.left
+		copy(left, t.inUse)
+		found := 0
+		for _, k := range w.Idle {
+			if k >= 0 && k < n && left[k/64]&(1<<(k%64)) != 0 {
+				left[k/64] &^= 1 << (k % 64)
+				freeFrom[t.slot(k)] = w.Time
+				found++
+			}
+		}
+		allIdle = found == t.distinct
+	}
+	if allIdle {
+		return
+	}
+	t.resetFree()
+	for _, r := range w.Running {
+		for _, k := range r.Nodes {
+			if !t.marked(k) {
+				continue
+			}
+			if f := &freeFrom[t.slot(k)]; *f == never || r.End > *f {
+				*f = r.End
+			}
+		}
+	}
+	for _, k := range w.Idle {
+		if t.marked(k) {
+			freeFrom[t.slot(k)] = w.Time
+		}
+	}
+}
+
+// A nodeSpan is a job's use of a node over [from, to).
+type nodeSpan struct {
+	node     int
+	from, to int64
+	job      int
+}
+
+// checkOverlaps reports the jobs that share a node and overlap in time.
+// It sorts the uses by node, then start, and compares each use with the
+// earlier use of the same node that ends last, so that no overlap hides
+// behind a short job.
+func checkOverlaps(w *Window, uses []nodeSpan, add func(string, ...any)) {
+	slices.SortFunc(uses, func(a, b nodeSpan) int {
 		if a.node != b.node {
 			return a.node - b.node
 		}
@@ -293,10 +341,4 @@ func Check(w *Window, allocs []Allocation) error {
 			last = i
 		}
 	}
-	checkUnits(w, allocs, add)
-	checkReservations(w, allocs, add)
-	if len(problems) == 0 {
-		return nil
-	}
-	return fmt.Errorf("%w: %w", ErrInfeasible, errors.Join(problems...))
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/optsched/optsched/catalog"
 )
 
 // bigHeadCluster: 8 vnodes, v4–v7 run job R.s (excl) until now + 1 h, v0–v3
@@ -122,7 +124,7 @@ func TestPBSBackfillNeverDelaysTheHead(t *testing.T) {
 	reserved, backfilled := 0, 0
 	for seed := range uint64(400) {
 		c := randomClusterView(t, seed)
-		p, err := plan(context.Background(), c, Options{TimeLimit: time.Second, NewSolver: cspSolver, Fallbacks: DefaultFallbacks(), Partial: PartialCP})
+		p, err := plan(context.Background(), c, Options{TimeLimit: time.Second, Solver: catalog.DefaultWindow(), Fallbacks: catalog.WindowFallbacks(), Schedulers: catalog.PartialSchedulers(), Partial: PartialCP})
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}

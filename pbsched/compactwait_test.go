@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/optsched/optsched/catalog"
 	"github.com/optsched/optsched/heuristics"
 )
 
@@ -189,7 +190,7 @@ func TestPBSCompactWaitRandom(t *testing.T) {
 	waits := 0
 	for seed := range uint64(200) {
 		c := randomClusterView(t, seed)
-		opt := Options{TimeLimit: time.Second, NewSolver: cspSolver, Fallbacks: DefaultFallbacks(), Partial: PartialCP,
+		opt := Options{TimeLimit: time.Second, Solver: catalog.DefaultWindow(), Fallbacks: catalog.WindowFallbacks(), Schedulers: catalog.PartialSchedulers(), Partial: PartialCP,
 			CompactWait: heuristics.CompactWait{Max: 24 * time.Hour, Fraction: 1, MinNodes: 2}}
 		p, err := plan(context.Background(), c, opt)
 		if err != nil {

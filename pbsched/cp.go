@@ -10,9 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/optsched/optsched/catalog"
 	"github.com/optsched/optsched/encode/cp"
-	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/model/pbs"
 	"github.com/optsched/optsched/output"
@@ -245,19 +243,6 @@ func (c *cluster) cpWindow(cands []*candidate, held map[string]bool, wholeUntil 
 	return w
 }
 
-// cpScheduleFunc makes the partial-node scheduler chain: the first that
-// returns a schedule wins.
-type cpScheduleFunc func() []solver.Scheduler
-
-// DefaultCPSchedulers is sat seeded by the PBS list schedules, then the
-// PBS FIFO list schedule alone, which at the deadline keeps the jobs it
-// scheduled (the same starts as its whole schedule) and defers the rest.
-func DefaultCPSchedulers() []solver.Scheduler {
-	fifo := heuristics.PBSFifo()
-	fifo.Truncate = true
-	return []solver.Scheduler{sat.Solver{Initial: catalog.ListSchedulers()}, fifo}
-}
-
 // CPDoc summarises the partial-node cp schedule of a cycle.
 type CPDoc struct {
 	Jobs      int      `json:"jobs"`
@@ -276,10 +261,7 @@ type CPDoc struct {
 func schedulePartialCP(ctx context.Context, c *cluster, cands []*candidate, held map[string]bool, wholeUntil map[string]int64, ff []*Start,
 	opt Options, p *Plan) (starts []*Start, deferred []Reason, why string, ok bool) {
 	w := c.cpWindow(cands, held, wholeUntil, ff)
-	scheds := DefaultCPSchedulers()
-	if opt.NewSchedulers != nil {
-		scheds = opt.NewSchedulers()
-	}
+	scheds := opt.Schedulers
 	p.CP = &CPDoc{Jobs: len(w.Jobs), Status: "none", Solver: "none"}
 	var failures []error
 	var res *solver.ScheduleResult

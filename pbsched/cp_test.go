@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/optsched/optsched/catalog"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/model/pbs"
 	"github.com/optsched/optsched/solver"
@@ -77,7 +78,8 @@ func TestPBSPartialCPBeatsFirstFit(t *testing.T) {
 	starts := map[string][]string{}
 	for _, mode := range []string{PartialFirstFit, PartialCP, "first-fit backfill"} {
 		c := backfillCluster(t)
-		opt := Options{TimeLimit: 2 * time.Second, Partial: mode, Selection: SelectionLan2023}
+		opt := testPlan()
+		opt.TimeLimit, opt.Partial, opt.Selection = 2*time.Second, mode, SelectionLan2023
 		if mode == "first-fit backfill" {
 			opt.Partial, opt.Selection = PartialFirstFit, SelectionBackfill
 		}
@@ -132,7 +134,7 @@ func TestPBSPartialCPFallsBackToFirstFit(t *testing.T) {
 	st, sc := fixtureState(t)
 	opt := testPlan()
 	opt.Partial = PartialCP
-	opt.NewSchedulers = func() []solver.Scheduler { return []solver.Scheduler{brokenScheduler{err: true}, brokenScheduler{}} }
+	opt.Schedulers = []solver.Scheduler{brokenScheduler{err: true}, brokenScheduler{}}
 	p, err := Decide(context.Background(), st, sc, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -154,9 +156,7 @@ func TestPBSPartialCPFallsBackToFirstFit(t *testing.T) {
 		t.Errorf("notes %q", note)
 	}
 	// One scheduler failing and the next answering uses the next.
-	opt.NewSchedulers = func() []solver.Scheduler {
-		return []solver.Scheduler{brokenScheduler{err: true}, DefaultCPSchedulers()[1]}
-	}
+	opt.Schedulers = []solver.Scheduler{brokenScheduler{err: true}, catalog.PartialSchedulers()[1]}
 	p, err = Decide(context.Background(), st, sc, opt)
 	if err != nil {
 		t.Fatal(err)

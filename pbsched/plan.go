@@ -114,11 +114,12 @@ type Options struct {
 	// Cost is the CH cost model of the whole-node window (lan-code or
 	// lan-paper; "" is the default).
 	Cost string
-	// NewSolver makes the window solver (the exact solver in the
-	// time-limited portfolio with its fallback; DefaultSolver when nil).
-	NewSolver func() (solver.Solver, error)
+	// Solver is the whole-node window solver, built (an exact solver in
+	// the time-limited portfolio with its fallback; nil:
+	// catalog.DefaultWindow, csp with SA in the reserve).
+	Solver solver.Solver
 	// Fallbacks are tried in order when the solver fails or finds
-	// nothing (DefaultFallbacks when nil).
+	// nothing (nil: catalog.WindowFallbacks).
 	Fallbacks []solver.Solver
 	// Partial is PartialCP or PartialFirstFit ("" is first fit).
 	Partial string
@@ -146,8 +147,9 @@ type Options struct {
 	// or OrderFIFO; "" is OrderSJF, and OrderFIFO under SelectionLan2023
 	// (the paper's selection in the paper's order).
 	Order string
-	// NewSchedulers, when set, replaces DefaultCPSchedulers.
-	NewSchedulers func() []solver.Scheduler
+	// Schedulers schedule the partial-node jobs under PartialCP, the
+	// first that answers wins (nil: catalog.PartialSchedulers).
+	Schedulers []solver.Scheduler
 	// Start is when the cycle began (its documents were read from then
 	// on): TimeLimit counts from there (the zero time: from Decide's
 	// call). The solves end at cycleDeadline, which keeps a reserve for
@@ -170,10 +172,13 @@ func Decide(ctx context.Context, st *State, sc *Scope, opt Options) (*Plan, erro
 		return nil, err
 	}
 	if opt.Fallbacks == nil {
-		opt.Fallbacks = DefaultFallbacks()
+		opt.Fallbacks = catalog.WindowFallbacks()
 	}
-	if opt.NewSolver == nil {
-		opt.NewSolver = func() (solver.Solver, error) { return DefaultSolver(), nil }
+	if opt.Solver == nil {
+		opt.Solver = catalog.DefaultWindow()
+	}
+	if opt.Schedulers == nil {
+		opt.Schedulers = catalog.PartialSchedulers()
 	}
 	if opt.Start.IsZero() {
 		opt.Start = time.Now()
@@ -185,11 +190,6 @@ func Decide(ctx context.Context, st *State, sc *Scope, opt Options) (*Plan, erro
 // selectFloor is how many jobs, in priority order, a cycle's selection
 // considers whatever the time left.
 const selectFloor = 16
-
-// DefaultSolver is the whole-node window solver of a cycle: csp within
-// the time limit, with simulated annealing (Table I) in the reserve —
-// what `optsched pbs` runs by default (catalog.DefaultWindow).
-func DefaultSolver() solver.Solver { return catalog.DefaultWindow() }
 
 // Applied reports whether qrun ran for any start.
 func (p *Plan) Applied() bool {
@@ -777,12 +777,7 @@ func solveWithFallback(ctx context.Context, w *model.Window, opt Options, p *Pla
 		}
 		return res
 	}
-	var res *solver.WindowResult
-	if s, err := opt.NewSolver(); err != nil {
-		return nil, err
-	} else {
-		res = try(s)
-	}
+	res := try(opt.Solver)
 	for _, fb := range opt.Fallbacks {
 		if res != nil {
 			break
@@ -799,12 +794,6 @@ func solveWithFallback(ctx context.Context, w *model.Window, opt Options, p *Pla
 	p.Solve.Status, p.Solve.Solver = d.Status, d.Solver
 	p.Solve.Objective, p.Solve.Bound, p.Solve.Gap, p.Solve.ElapsedMS = d.Objective, d.Bound, d.Gap, d.ElapsedMS
 	return res, nil
-}
-
-// DefaultFallbacks are the heuristics a cycle falls back to: Slurm's
-// topology-aware best fit, then Lan et al.'s Seq.
-func DefaultFallbacks() []solver.Solver {
-	return []solver.Solver{heuristics.Slurm{}, heuristics.Seq{}}
 }
 
 // left returns the time limit of one solve of the cycle: at most want,

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/optsched/optsched/catalog"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/model/pbs"
-	"github.com/optsched/optsched/solver"
 )
 
 // smallCluster builds a cluster from vnode and job JSON fragments (the
@@ -138,12 +138,11 @@ func TestPBSPartialPlacement(t *testing.T) {
 	}
 }
 
-// testPlan is the planning of a cycle as the command sets it up.
+// testPlan is the planning of a cycle as the command sets it up: the
+// catalogue's presets, built.
 func testPlan() Options {
-	return Options{TimeLimit: time.Second, NewSolver: cspSolver, Fallbacks: DefaultFallbacks()}
+	return Options{TimeLimit: time.Second, Solver: catalog.DefaultWindow(), Fallbacks: catalog.WindowFallbacks(), Schedulers: catalog.PartialSchedulers()}
 }
-
-func cspSolver() (solver.Solver, error) { return DefaultSolver(), nil }
 
 // TestPBSNWP: waiting periods come from eligible_time when PBS keeps it,
 // else from the time since the job became eligible (etime), over the

@@ -11,7 +11,6 @@ import (
 
 	"github.com/optsched/optsched/catalog"
 	"github.com/optsched/optsched/heuristics"
-	"github.com/optsched/optsched/solver"
 )
 
 // leafState: 16 nodes of 4 CPUs in leaves of 4 (the test cluster's
@@ -56,7 +55,7 @@ func leafState(waited int64, r1Done bool) *State {
 }
 
 func leafOptions(on bool) Options {
-	o := Options{TimeLimit: time.Second, NewSolver: func() (solver.Solver, error) { return catalog.DefaultWindow(), nil }}
+	o := Options{TimeLimit: time.Second, Solver: catalog.DefaultWindow()}
 	if on {
 		o.CompactWait = heuristics.CompactWait{Max: time.Hour, Fraction: 0.5} // job 1's bound: 120 s
 	}

@@ -41,9 +41,10 @@ const PlacedMark = "optsched:placed"
 
 // Options adjust Decide.
 type Options struct {
-	// NewSolver makes the whole-node window solver; nil: Slurm's tree
-	// best fit (heuristics.Slurm).
-	NewSolver func() (solver.Solver, error)
+	// Solver is the whole-node window solver, built (catalog.Spec); nil:
+	// Slurm's tree best fit (heuristics.Slurm) alone, which also takes
+	// over when Solver fails or places nothing.
+	Solver solver.Solver
 	// TimeLimit bounds the window solve (0: 5 s).
 	TimeLimit time.Duration
 	// DefaultWalltime is the walltime of a job without a time limit
@@ -234,7 +235,11 @@ func holdInFlight(st *State, nodes []*free, maxCPUs, defWall int64) []string {
 	return []string{fmt.Sprintf("%d job(s) released by optsched and not started by Slurm yet hold their nodes", held)}
 }
 
-// Decide plans one cycle: which owned held jobs start now, and where.
+// Decide plans one cycle: which owned held jobs start now, and where. It
+// takes the usable nodes (usableNodes) and the owned jobs in submission
+// order (ownedJobs); each job is deferred, placed by the first fit
+// (selection.take), or kept for the whole-node window, which is solved
+// at the end (placeWhole).
 func Decide(ctx context.Context, st *State, sc *Scope, opt Options) (*Plan, error) {
 	if opt.TimeLimit <= 0 {
 		opt.TimeLimit = 5 * time.Second
@@ -248,9 +253,28 @@ func Decide(ctx context.Context, st *State, sc *Scope, opt Options) (*Plan, erro
 	if err != nil {
 		return nil, err
 	}
-	// The nodes optsched may use, in topology order.
-	var nodes []*free
-	var maxCPUs int64
+	nodes, maxCPUs := usableNodes(st, sc, topo, p)
+	p.Notes = append(p.Notes, holdInFlight(st, nodes, maxCPUs, defWall)...)
+	sel := newSelection(st, sc, opt, nodes, maxCPUs, p)
+	sel.topo, sel.nodes, sel.maxCPUs, sel.defWall = topo, nodes, maxCPUs, defWall
+	for _, j := range ownedJobs(st, sc, p) {
+		sel.take(j, jobDemand(j, maxCPUs, defWall))
+	}
+	if len(sel.whole) > 0 {
+		if err := placeWhole(ctx, st, topo, nodes, sel.whole, opt, p); err != nil {
+			return nil, err
+		}
+	}
+	for _, s := range p.Starts {
+		slices.Sort(s.Nodes)
+		s.NodeList = hostlist.Compress(s.Nodes)
+	}
+	return p, nil
+}
+
+// usableNodes returns the nodes optsched may use, in topology order, and
+// the most CPUs of one; a node in no switch is noted and left out.
+func usableNodes(st *State, sc *Scope, topo *model.Topology, p *Plan) (nodes []*free, maxCPUs int64) {
 	for i := range st.Nodes {
 		n := &st.Nodes[i]
 		if !sc.ownsNode(n.Name) {
@@ -270,9 +294,13 @@ func Decide(ctx context.Context, st *State, sc *Scope, opt Options) (*Plan, erro
 		maxCPUs = max(maxCPUs, n.CPUs)
 	}
 	slices.SortFunc(nodes, func(a, b *free) int { return cmp.Compare(a.leaf, b.leaf) })
-	p.Notes = append(p.Notes, holdInFlight(st, nodes, maxCPUs, defWall)...)
+	return nodes, maxCPUs
+}
 
-	// The owned jobs, in submission order.
+// ownedJobs returns the owned jobs in submission order, an array's
+// pending tasks one job each (an array whose tasks do not parse is
+// deferred).
+func ownedJobs(st *State, sc *Scope, p *Plan) []*Job {
 	var jobs []*Job
 	for i := range st.Jobs {
 		j := &st.Jobs[i]
@@ -296,212 +324,256 @@ func Decide(ctx context.Context, st *State, sc *Scope, opt Options) (*Plan, erro
 	slices.SortStableFunc(jobs, func(a, b *Job) int {
 		return cmp.Or(cmp.Compare(a.SubmitTime, b.SubmitTime), cmp.Compare(a.ID, b.ID))
 	})
+	return jobs
+}
 
-	idleLeft := 0
-	// byFree lists the partly used nodes by their free CPUs; idleNodes
-	// the idle ones, with idleFrom past those used since.
-	byFree := make([][]*free, maxCPUs+1)
-	var idleNodes []*free
-	idleFrom := 0
+// A wholeJob is a whole-node job kept for the window solve.
+type wholeJob struct {
+	j *Job
+	d demand
+}
+
+// neverKey caches neverFits by what it reads of a job.
+type neverKey struct {
+	part, excluded string
+	cpus, mem      int64
+	k              int
+}
+
+// A selection goes through the owned jobs in order: it defers a job that
+// cannot start now, places one that shares nodes by a first fit, and
+// keeps a whole-node job for the window while enough idle nodes are left
+// for the whole-node jobs before it.
+type selection struct {
+	st  *State
+	sc  *Scope
+	opt Options
+	p   *Plan
+	// idleLeft counts the idle nodes; byFree lists the partly used nodes
+	// by their free CPUs; idleNodes the idle ones, with idleFrom past
+	// those used since.
+	idleLeft  int
+	byFree    [][]*free
+	idleNodes []*free
+	idleFrom  int
+	// whole are the whole-node jobs kept, wholeNeed their nodes.
+	whole     []wholeJob
+	wholeNeed int
+	never     map[neverKey]string
+	// stopped, once set, defers every job behind a starving one.
+	stopped string
+	// topo, nodes, maxCPUs and defWall are Decide's, for the compact
+	// wait; compactHeld: a job waits for one switch this cycle.
+	topo        *model.Topology
+	nodes       []*free
+	maxCPUs     int64
+	defWall     int64
+	compactHeld bool
+}
+
+func newSelection(st *State, sc *Scope, opt Options, nodes []*free, maxCPUs int64, p *Plan) *selection {
+	s := &selection{st: st, sc: sc, opt: opt, p: p, byFree: make([][]*free, maxCPUs+1), never: map[neverKey]string{}}
 	for _, f := range nodes {
 		switch {
 		case f.idle:
-			idleLeft++
-			idleNodes = append(idleNodes, f)
+			s.idleLeft++
+			s.idleNodes = append(s.idleNodes, f)
 		case f.cpus > 0:
-			byFree[f.cpus] = append(byFree[f.cpus], f)
+			s.byFree[f.cpus] = append(s.byFree[f.cpus], f)
 		}
 	}
-	type wholeJob struct {
-		j *Job
-		d demand
+	return s
+}
+
+// waitFor is called for a job that fits in optsched's nodes but not now:
+// once it has starved, the jobs behind it wait.
+func (s *selection) waitFor(j *Job) {
+	st, opt := s.st, s.opt
+	if opt.StarveAfter > 0 && s.stopped == "" && st.Now-j.SubmitTime >= int64(opt.StarveAfter/time.Second) {
+		s.stopped = fmt.Sprintf("queued behind job %s, which has waited %v (--starve-after %v): the jobs behind it wait until it starts", j.IDString(), time.Duration(st.Now-j.SubmitTime)*time.Second, opt.StarveAfter)
 	}
-	var whole []wholeJob
-	wholeNeed := 0
-	// never caches neverFits by what it reads of a job.
-	type neverKey struct {
-		part, excluded string
-		cpus, mem      int64
-		k              int
+}
+
+// holdForSwitch applies the compact wait (Options.CompactWait) to
+// whole-node job j of demand d, which fits now: when it should wait for
+// one switch, the idle nodes of that switch are held for it this cycle,
+// it is deferred with the rule's reason, and holdForSwitch reports true.
+func (s *selection) holdForSwitch(j *Job, d demand) bool {
+	opt := s.opt
+	if !opt.CompactWait.On() || s.compactHeld || d.k < 2 {
+		return false
 	}
-	never := map[neverKey]string{}
-	stopped := ""
-	// compactHeld: a job waits for one switch (CompactWait) this cycle.
-	compactHeld := false
-	// waitFor is called for a job that fits in optsched's nodes but not
-	// now: once it has starved, the jobs behind it wait.
-	waitFor := func(j *Job) {
-		if opt.StarveAfter > 0 && stopped == "" && st.Now-j.SubmitTime >= int64(opt.StarveAfter/time.Second) {
-			stopped = fmt.Sprintf("queued behind job %s, which has waited %v (--starve-after %v): the jobs behind it wait until it starts", j.IDString(), time.Duration(st.Now-j.SubmitTime)*time.Second, opt.StarveAfter)
-		}
+	dec, hold := compactWait(opt.CompactWait, s.st, s.sc, s.topo, s.nodes, s.p.Starts, j, d, s.maxCPUs, s.defWall)
+	// The whole-node jobs before it must still find their idle nodes
+	// outside the switch.
+	if !dec.Wait || s.idleLeft-len(hold)-s.wholeNeed < 0 {
+		return false
 	}
-	for _, j := range jobs {
-		d := jobDemand(j, maxCPUs, defWall)
-		id := j.IDString()
-		if stopped != "" {
-			p.Deferred = append(p.Deferred, Reason{id, stopped})
-			continue
+	for _, f := range hold {
+		f.idle = false
+		s.idleLeft--
+	}
+	s.compactHeld = true
+	s.p.Deferred = append(s.p.Deferred, Reason{j.IDString(), dec.Reason + fmt.Sprintf("; its %d idle node(s) there are held for it this cycle", len(hold))})
+	return true
+}
+
+// take decides job j of demand d.
+func (s *selection) take(j *Job, d demand) {
+	p := s.p
+	id := j.IDString()
+	if s.stopped != "" {
+		p.Deferred = append(p.Deferred, Reason{id, s.stopped})
+		return
+	}
+	if d.unplacable != "" {
+		p.Deferred = append(p.Deferred, Reason{id, d.unplacable})
+		return
+	}
+	key := neverKey{j.Partition, j.ExcludedNodes, d.cpus, d.mem, d.k}
+	why, ok := s.never[key]
+	if !ok {
+		why = neverFits(s.st, s.sc, j, d)
+		s.never[key] = why
+	}
+	if why != "" {
+		p.Deferred = append(p.Deferred, Reason{id, "can never run on optsched's nodes: " + why})
+		return
+	}
+	if d.whole {
+		if s.idleLeft-s.wholeNeed < d.k {
+			p.Deferred = append(p.Deferred, Reason{id, fmt.Sprintf("needs %d idle node(s); %d are idle and not taken by the jobs before it", d.k, max(s.idleLeft-s.wholeNeed, 0))})
+			s.waitFor(j)
+			return
 		}
-		if d.unplacable != "" {
-			p.Deferred = append(p.Deferred, Reason{id, d.unplacable})
-			continue
+		if s.holdForSwitch(j, d) {
+			return
 		}
-		key := neverKey{j.Partition, j.ExcludedNodes, d.cpus, d.mem, d.k}
-		why, ok := never[key]
-		if !ok {
-			why = neverFits(st, sc, j, d)
-			never[key] = why
+		s.wholeNeed += d.k
+		s.whole = append(s.whole, wholeJob{j, d})
+		return
+	}
+	pick := s.firstFit(j, d)
+	if len(pick) < d.k {
+		p.Deferred = append(p.Deferred, Reason{id, fmt.Sprintf("needs %d node(s) with %d free CPUs and %d MB free memory each; %d have them now", d.k, d.cpus, d.mem, len(pick))})
+		s.waitFor(j)
+		return
+	}
+	st := &Start{Job: id, Path: PathShared, CPUsPerNode: d.cpus, MemPerNode: d.mem}
+	for _, f := range pick {
+		if f.idle {
+			s.idleLeft--
+			f.idle = false
 		}
-		if why != "" {
-			p.Deferred = append(p.Deferred, Reason{id, "can never run on optsched's nodes: " + why})
-			continue
+		f.cpus -= d.cpus
+		f.mem -= d.mem
+		if f.cpus > 0 {
+			s.byFree[f.cpus] = append(s.byFree[f.cpus], f)
 		}
-		if d.whole {
-			if idleLeft-wholeNeed < d.k {
-				p.Deferred = append(p.Deferred, Reason{id, fmt.Sprintf("needs %d idle node(s); %d are idle and not taken by the jobs before it", d.k, max(idleLeft-wholeNeed, 0))})
-				waitFor(j)
-				continue
-			}
-			if opt.CompactWait.On() && !compactHeld && d.k >= 2 {
-				dec, hold := compactWait(opt.CompactWait, st, sc, topo, nodes, p.Starts, j, d, maxCPUs, defWall)
-				// The whole-node jobs before it must still find their
-				// idle nodes outside the switch.
-				if dec.Wait && idleLeft-len(hold)-wholeNeed >= 0 {
-					for _, f := range hold {
-						f.idle = false
-						idleLeft--
-					}
-					compactHeld = true
-					p.Deferred = append(p.Deferred, Reason{id, dec.Reason + fmt.Sprintf("; its %d idle node(s) there are held for it this cycle", len(hold))})
-					continue
-				}
-			}
-			wholeNeed += d.k
-			whole = append(whole, wholeJob{j, d})
-			continue
-		}
-		// First fit: partly used nodes first (best fit on CPUs: the
-		// buckets by free CPUs, lowest first), then idle nodes, in
-		// topology order, beyond those the whole-node jobs before need.
-		var pick []*free
-		ex, _ := expand(j.ExcludedNodes)
-		fits := func(f *free) bool {
-			return f.cpus >= d.cpus && f.mem >= d.mem && partitionOf(f.n, j.Partition) && !excludes(ex, f.n.Name)
-		}
-		for c := d.cpus; c < int64(len(byFree)) && len(pick) < d.k; c++ {
-			for _, f := range byFree[c] {
-				if len(pick) == d.k {
-					break
-				}
-				// Entries of nodes whose free CPUs changed since are stale.
-				if !f.idle && f.cpus == c && fits(f) && !slices.Contains(pick, f) {
-					pick = append(pick, f)
-				}
-			}
-		}
-		for idleFrom < len(idleNodes) && !idleNodes[idleFrom].idle {
-			idleFrom++
-		}
-		idleUsed := 0
-		for _, f := range idleNodes[idleFrom:] {
-			if len(pick) == d.k || idleLeft-idleUsed-wholeNeed <= 0 {
+		st.Nodes = append(st.Nodes, f.n.Name)
+	}
+	p.Starts = append(p.Starts, st)
+}
+
+// firstFit picks up to d.k nodes for a job that shares nodes: partly
+// used nodes first (best fit on CPUs: the buckets by free CPUs, lowest
+// first), then idle nodes, in topology order, beyond those the
+// whole-node jobs before need.
+func (s *selection) firstFit(j *Job, d demand) []*free {
+	var pick []*free
+	ex, _ := expand(j.ExcludedNodes)
+	fits := func(f *free) bool {
+		return f.cpus >= d.cpus && f.mem >= d.mem && partitionOf(f.n, j.Partition) && !excludes(ex, f.n.Name)
+	}
+	for c := d.cpus; c < int64(len(s.byFree)) && len(pick) < d.k; c++ {
+		for _, f := range s.byFree[c] {
+			if len(pick) == d.k {
 				break
 			}
-			if f.idle && fits(f) {
+			// Entries of nodes whose free CPUs changed since are stale.
+			if !f.idle && f.cpus == c && fits(f) && !slices.Contains(pick, f) {
 				pick = append(pick, f)
-				idleUsed++
 			}
 		}
-		if len(pick) < d.k {
-			p.Deferred = append(p.Deferred, Reason{id, fmt.Sprintf("needs %d node(s) with %d free CPUs and %d MB free memory each; %d have them now", d.k, d.cpus, d.mem, len(pick))})
-			waitFor(j)
+	}
+	for s.idleFrom < len(s.idleNodes) && !s.idleNodes[s.idleFrom].idle {
+		s.idleFrom++
+	}
+	idleUsed := 0
+	for _, f := range s.idleNodes[s.idleFrom:] {
+		if len(pick) == d.k || s.idleLeft-idleUsed-s.wholeNeed <= 0 {
+			break
+		}
+		if f.idle && fits(f) {
+			pick = append(pick, f)
+			idleUsed++
+		}
+	}
+	return pick
+}
+
+// placeWhole solves the whole-node window of the jobs kept on the nodes
+// still idle and adds their starts (a placement the job's partition,
+// exclusions or size refuse waits for the next cycle) and deferrals.
+func placeWhole(ctx context.Context, st *State, topo *model.Topology, nodes []*free, whole []wholeJob, opt Options, p *Plan) error {
+	var idle []*free
+	for _, f := range nodes {
+		if f.idle {
+			idle = append(idle, f)
+		}
+	}
+	w := &model.Window{Time: st.Now, Topology: topo, Cost: model.DefaultCostModel}
+	for _, f := range idle {
+		w.Idle = append(w.Idle, f.leaf)
+	}
+	slices.Sort(w.Idle)
+	for _, wj := range whole {
+		w.Jobs = append(w.Jobs, model.Job{ID: wj.j.IDString(), Nodes: wj.d.k, Walltime: min(wj.d.wall, model.MaxTime/2),
+			Submit: min(wj.j.SubmitTime, st.Now), Queue: wj.j.Partition, Comm: true})
+	}
+	res, err := solveWindow(ctx, w, opt, p)
+	if err != nil {
+		return err
+	}
+	byID := map[int]*free{}
+	for _, f := range idle {
+		byID[f.leaf] = f
+	}
+	for _, a := range res.Allocations {
+		wj := whole[a.Job]
+		s := &Start{Job: wj.j.IDString(), Path: PathWhole, CPUsPerNode: wj.d.cpus, MemPerNode: wj.d.mem}
+		ok := true
+		for _, id := range a.Nodes {
+			f := byID[id]
+			if f == nil || !partitionOf(f.n, wj.j.Partition) || excluded(wj.j, f.n.Name) || f.n.CPUs < wj.d.cpus || f.n.RealMemory < wj.d.mem {
+				ok = false
+			}
+		}
+		if !ok {
+			p.Deferred = append(p.Deferred, Reason{s.Job, "the window solve placed it on a node of another partition, an excluded node or one too small; it waits for the next cycle"})
 			continue
 		}
-		s := &Start{Job: id, Path: PathShared, CPUsPerNode: d.cpus, MemPerNode: d.mem}
-		for _, f := range pick {
-			if f.idle {
-				idleLeft--
-				f.idle = false
-			}
-			f.cpus -= d.cpus
-			f.mem -= d.mem
-			if f.cpus > 0 {
-				byFree[f.cpus] = append(byFree[f.cpus], f)
-			}
+		for _, id := range a.Nodes {
+			f := byID[id]
 			s.Nodes = append(s.Nodes, f.n.Name)
+			if wj.j.Exclusive() {
+				s.CPUsPerNode, s.MemPerNode = f.n.CPUs, f.n.RealMemory
+			}
 		}
 		p.Starts = append(p.Starts, s)
 	}
-	if len(whole) > 0 {
-		var idle []*free
-		for _, f := range nodes {
-			if f.idle {
-				idle = append(idle, f)
-			}
-		}
-		w := &model.Window{Time: st.Now, Topology: topo, Cost: model.DefaultCostModel}
-		for _, f := range idle {
-			w.Idle = append(w.Idle, f.leaf)
-		}
-		slices.Sort(w.Idle)
-		for _, wj := range whole {
-			w.Jobs = append(w.Jobs, model.Job{ID: wj.j.IDString(), Nodes: wj.d.k, Walltime: min(wj.d.wall, model.MaxTime/2),
-				Submit: min(wj.j.SubmitTime, st.Now), Queue: wj.j.Partition, Comm: true})
-		}
-		res, err := solveWindow(ctx, w, opt, p)
-		if err != nil {
-			return nil, err
-		}
-		byID := map[int]*free{}
-		for _, f := range idle {
-			byID[f.leaf] = f
-		}
-		placed := map[int]bool{}
-		for _, a := range res.Allocations {
-			wj := whole[a.Job]
-			s := &Start{Job: wj.j.IDString(), Path: PathWhole, CPUsPerNode: wj.d.cpus, MemPerNode: wj.d.mem}
-			ok := true
-			for _, id := range a.Nodes {
-				f := byID[id]
-				if f == nil || !partitionOf(f.n, wj.j.Partition) || excluded(wj.j, f.n.Name) || f.n.CPUs < wj.d.cpus || f.n.RealMemory < wj.d.mem {
-					ok = false
-				}
-			}
-			if !ok {
-				p.Deferred = append(p.Deferred, Reason{s.Job, "the window solve placed it on a node of another partition, an excluded node or one too small; it waits for the next cycle"})
-				continue
-			}
-			for _, id := range a.Nodes {
-				f := byID[id]
-				s.Nodes = append(s.Nodes, f.n.Name)
-				if wj.j.Exclusive() {
-					s.CPUsPerNode, s.MemPerNode = f.n.CPUs, f.n.RealMemory
-				}
-			}
-			placed[a.Job] = true
-			p.Starts = append(p.Starts, s)
-		}
-		for _, df := range res.Deferred {
-			p.Deferred = append(p.Deferred, Reason{whole[df.Job].j.IDString(), "whole-node window: " + df.Reason})
-		}
+	for _, df := range res.Deferred {
+		p.Deferred = append(p.Deferred, Reason{whole[df.Job].j.IDString(), "whole-node window: " + df.Reason})
 	}
-	for _, s := range p.Starts {
-		slices.Sort(s.Nodes)
-		s.NodeList = hostlist.Compress(s.Nodes)
-	}
-	return p, nil
+	return nil
 }
 
 // solveWindow solves the whole-node window with the configured solver
 // and, when it fails or places nothing, with Slurm's tree best fit.
 func solveWindow(ctx context.Context, w *model.Window, opt Options, p *Plan) (*solver.WindowResult, error) {
 	var tries []solver.Solver
-	if opt.NewSolver != nil {
-		s, err := opt.NewSolver()
-		if err != nil {
-			return nil, err
-		}
-		tries = append(tries, s)
+	if opt.Solver != nil {
+		tries = append(tries, opt.Solver)
 	}
 	tries = append(tries, heuristics.Slurm{})
 	var failures []error

@@ -13,7 +13,6 @@ import (
 
 	"github.com/optsched/optsched/catalog"
 	"github.com/optsched/optsched/model/slurm"
-	"github.com/optsched/optsched/solver"
 )
 
 // fixture reads the real Slurm 22.05 documents of testdata (16 nodes of
@@ -480,7 +479,7 @@ func TestBestFitKeepsLeafWhole(t *testing.T) {
 	}
 	none := "none"
 	st.Jobs = []Job{{ID: 1, State: "PENDING", Reason: "JobHeldUser", Partition: "p", NodeCount: 2, CPUs: 8, Shared: &none, SubmitTime: 900}}
-	opt := Options{TimeLimit: time.Second, NewSolver: func() (solver.Solver, error) { return catalog.DefaultWindow(), nil }}
+	opt := Options{TimeLimit: time.Second, Solver: catalog.DefaultWindow()}
 	p, err := Decide(context.Background(), st, &Scope{}, opt)
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/optsched/optsched/bench/replay"
+	"github.com/optsched/optsched/catalog"
 	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/model/pbs"
@@ -34,9 +35,9 @@ type Options struct {
 	Interval, Delay int64
 	// TimeLimit bounds each cycle's solve (default 200 ms).
 	TimeLimit time.Duration
-	// NewSolver makes the window solver (default pbsched.DefaultSolver,
-	// as both `optsched pbs run` and `optsched slurm run` use).
-	NewSolver func() (solver.Solver, error)
+	// Solver is the window solver (default catalog.DefaultWindow, as
+	// both `optsched pbs run` and `optsched slurm run` use).
+	Solver solver.Solver
 	// Server is "pbs" (the default: pbsched.Decide on pairs in quads)
 	// or "slurm" (slurmsched.Decide on leaves of 4 under one root, with
 	// walltimes rounded up to whole minutes as Slurm's time limits are).
@@ -130,8 +131,8 @@ func Simulate(ctx context.Context, jobs []replay.Job, opt Options) ([]Result, Su
 	if opt.TimeLimit <= 0 {
 		opt.TimeLimit = 200 * time.Millisecond
 	}
-	if opt.NewSolver == nil {
-		opt.NewSolver = func() (solver.Solver, error) { return pbsched.DefaultSolver(), nil }
+	if opt.Solver == nil {
+		opt.Solver = catalog.DefaultWindow()
 	}
 	// The rule's cap is in compressed seconds: ticks on the server.
 	cw := opt.Compact
@@ -339,7 +340,7 @@ func (o Options) pbsDecide(cw heuristics.CompactWait) decideFunc {
 			return nil, false, err
 		}
 		st := &pbsched.State{Jobs: js, Nodes: ns, Queues: qs, Now: base + now, Digest: "sim"}
-		p, err := pbsched.Decide(ctx, st, sc, pbsched.Options{TimeLimit: o.TimeLimit, NewSolver: o.NewSolver, Partial: pbsched.PartialCP,
+		p, err := pbsched.Decide(ctx, st, sc, pbsched.Options{TimeLimit: o.TimeLimit, Solver: o.Solver, Partial: pbsched.PartialCP,
 			ReserveAfter: math.Inf(1), StarveAfter: 24 * time.Hour * TicksPerSecond, CompactWait: cw})
 		if err != nil {
 			return nil, false, err
@@ -386,7 +387,7 @@ func (o Options) slurmDecide(cw heuristics.CompactWait) decideFunc {
 				Shared: &none, SubmitTime: base + j.submit, TimeLimit: &m})
 		}
 		sc := &slurmsched.Scope{}
-		p, err := slurmsched.Decide(ctx, st, sc, slurmsched.Options{TimeLimit: o.TimeLimit, NewSolver: o.NewSolver, CompactWait: cw})
+		p, err := slurmsched.Decide(ctx, st, sc, slurmsched.Options{TimeLimit: o.TimeLimit, Solver: o.Solver, CompactWait: cw})
 		if err != nil {
 			return nil, false, err
 		}

@@ -605,37 +605,10 @@ func tblRunEpoch(ctx context.Context, tr *trace.Trace, cfg *TableConfig, methods
 			if !methods[m].Built {
 				continue
 			}
-			var sv solver.Solver
-			o := opt
 			row := &ep.Rows[m]
-			switch methods[m].kind {
-			case tblKindSeq:
-				sv = heuristics.Seq{}
-			case tblKindExact:
-				sv = csp.Solver{}
-			case tblKindLimit:
-				sv, o.TimeLimit = csp.Solver{}, cfg.ExactLimit
-			case tblKindFree:
-				sv, o.TimeLimit = free.Solver{}, cfg.FreeLimit
-			case tblKindSA:
-				a := anneal
-				a.Steps = methods[m].steps
-				a.Seed = tblSeed(cfg.Seed, e, k, a.Steps)
-				sv = a
-			case tblKindNSA:
-				n := nsa.NSA{Anneal: anneal, Policy: cfg.NSAPolicy, Sample: !cfg.NSAGreedy, Temperature: cfg.NSATemperature}
-				n.Anneal.Steps = methods[m].steps
-				n.Anneal.Seed = tblSeed(cfg.Seed, e, k, n.Anneal.Steps)
-				sv = n
-			case tblKindSAEq:
-				// SA with as many moves as fit in NSA's wall time on this
-				// window, at the reference SA column's pace, stopped (best
-				// solution so far) if it reaches NSA's time.
-				a := anneal
-				a.Steps = max(1, int(math.Round(float64(methods[iRef].steps)*float64(tNSA)/float64(max(tRef, 1)))))
-				a.Seed = tblSeed(cfg.Seed, e, k, a.Steps)
-				row.stepsSum += int64(a.Steps)
-				sv, o.TimeLimit = a, max(tNSA, time.Nanosecond) // and never more time than NSA had
+			sv, o := tblMethodSolver(cfg, anneal, methods[m], opt, e, k)
+			if methods[m].kind == tblKindSAEq {
+				sv, o = tblSAEq(cfg, anneal, methods[iRef].steps, tRef, tNSA, opt, e, k, row)
 			}
 			res, err := solver.SolveWindow(ctx, w, sv, o)
 			if err != nil {
@@ -691,6 +664,56 @@ func tblRunEpoch(ctx context.Context, tr *trace.Trace, cfg *TableConfig, methods
 		ep.WindowCosts = append(ep.WindowCosts, costs)
 		s.Start(exact.Allocations, t)
 	}
+	tblMeans(ep, cfg)
+	ep.Started = s.Started()
+	ep.Waiting = s.Waiting()
+	ep.Dropped = s.Dropped()
+	return ep, nil
+}
+
+// tblMethodSolver is the solver of a method of fixed settings on window k of
+// epoch e, with its options (a time limit).
+func tblMethodSolver(cfg *TableConfig, anneal heuristics.Anneal, meth TableMethod, opt solver.Options, e, k int) (solver.Solver, solver.Options) {
+	switch meth.kind {
+	case tblKindSeq:
+		return heuristics.Seq{}, opt
+	case tblKindExact:
+		return csp.Solver{}, opt
+	case tblKindLimit:
+		opt.TimeLimit = cfg.ExactLimit
+		return csp.Solver{}, opt
+	case tblKindFree:
+		opt.TimeLimit = cfg.FreeLimit
+		return free.Solver{}, opt
+	case tblKindSA:
+		a := anneal
+		a.Steps = meth.steps
+		a.Seed = tblSeed(cfg.Seed, e, k, a.Steps)
+		return a, opt
+	case tblKindNSA:
+		n := nsa.NSA{Anneal: anneal, Policy: cfg.NSAPolicy, Sample: !cfg.NSAGreedy, Temperature: cfg.NSATemperature}
+		n.Anneal.Steps = meth.steps
+		n.Anneal.Seed = tblSeed(cfg.Seed, e, k, n.Anneal.Steps)
+		return n, opt
+	}
+	return nil, opt // tblKindSAEq: tblSAEq
+}
+
+// tblSAEq is SA-eq on window k of epoch e: SA with as many moves as fit
+// in NSA's wall time on this window (tNSA), at the reference SA column's
+// pace (refSteps in tRef), stopped (best solution so far) if it reaches
+// NSA's time.
+func tblSAEq(cfg *TableConfig, anneal heuristics.Anneal, refSteps int, tRef, tNSA time.Duration, opt solver.Options, e, k int, row *TableRow) (solver.Solver, solver.Options) {
+	a := anneal
+	a.Steps = max(1, int(math.Round(float64(refSteps)*float64(tNSA)/float64(max(tRef, 1)))))
+	a.Seed = tblSeed(cfg.Seed, e, k, a.Steps)
+	row.stepsSum += int64(a.Steps)
+	opt.TimeLimit = max(tNSA, time.Nanosecond) // and never more time than NSA had
+	return a, opt
+}
+
+// tblMeans sets the means of an epoch's rows from their sums.
+func tblMeans(ep *TableEpoch, cfg *TableConfig) {
 	for m := range ep.Rows {
 		r := &ep.Rows[m]
 		if !r.Built {
@@ -709,10 +732,6 @@ func tblRunEpoch(ctx context.Context, tr *trace.Trace, cfg *TableConfig, methods
 			r.MeanSteps = float64(r.stepsSum) / float64(r.Windows)
 		}
 	}
-	ep.Started = s.Started()
-	ep.Waiting = s.Waiting()
-	ep.Dropped = s.Dropped()
-	return ep, nil
 }
 
 func tblMS(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -26,7 +26,7 @@ func newBenchCmd(s *streams) *cobra.Command {
 		Use:   "bench",
 		Short: "Measure solvers against each other and against heuristics",
 	}
-	cmd.AddCommand(newBenchSCASCmd(s, nil), newBenchMergeCmd(s, nil), newBenchLan2023Cmd(s), newBenchBridiCmd(s, nil), newBenchCPCmd(s, nil), newBenchLimitsCmd(s, nil), newBenchRLSchedulerCmd(s, nil), newBenchScaleSWFCmd(s, nil), newBenchPredictCmd(s, nil), newBenchSchertCmd(s, nil), newBenchJoSHHCmd(s))
+	cmd.AddCommand(newBenchSCASCmd(s, nil), newBenchMergeCmd(s, nil), newBenchLan2023Cmd(s), newBenchBridiCmd(s, nil), newBenchCPCmd(s, nil), newBenchLimitsCmd(s, nil), newBenchRLSchedulerCmd(s, nil), newBenchScaleSWFCmd(s, nil), newBenchPredictCmd(s, nil), newBenchSchertCmd(s, nil), newBenchJoSHHCmd(s, nil))
 	return cmd
 }
 

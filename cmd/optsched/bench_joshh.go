@@ -23,7 +23,7 @@ type benchJoSHHOptions struct {
 	output    string
 }
 
-func newBenchJoSHHCmd(s *streams) *cobra.Command {
+func newBenchJoSHHCmd(s *streams, runF func(*benchJoSHHOptions) error) *cobra.Command {
 	opts := &benchJoSHHOptions{streams: s}
 	cmd := &cobra.Command{
 		Use:   "joshh --trace FILE [--weights FILE]",
@@ -41,6 +41,9 @@ Without --weights, the shipped weights (trained on Lublin-1).`,
 		Example: `  optsched bench joshh --trace instances/traces/lublin_256.swf.gz`,
 		Args:    argsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
 			return runBenchJoSHH(cmd.Context(), opts)
 		},
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/optsched/optsched/bench/trace"
 	"github.com/optsched/optsched/catalog"
 	"github.com/optsched/optsched/instances/traces"
+	"github.com/optsched/optsched/solver"
 )
 
 // lan2023Fig6DefaultTrace is the paper's trace: its path in a checkout,
@@ -96,6 +97,9 @@ SCAS restriction costs the window policy.`,
 	return cmd
 }
 
+// runBenchLan2023Fig6 is `optsched bench lan2023 fig6`: the flags
+// checked and the window solver built, the trace read, Fig. 6 computed
+// (lan2023.RunFig6) and written.
 func runBenchLan2023Fig6(ctx context.Context, opts *benchLan2023Fig6Options) error {
 	if opts.epochs < 1 || opts.slice < 1 {
 		return usageError{fmt.Errorf("--epochs and --slice must be at least 1")}
@@ -106,23 +110,13 @@ func runBenchLan2023Fig6(ctx context.Context, opts *benchLan2023Fig6Options) err
 	if opts.timeLimit < 0 {
 		return usageError{fmt.Errorf("--time-limit must be at least 0, got %v", opts.timeLimit)}
 	}
-	sv, err := catalog.Raw(opts.solver, catalog.Options{Seed: 1})
+	sv, err := fig6Solver(opts.solver)
 	if err != nil {
-		return usageError{fmt.Errorf("--solver: %w", err)}
+		return err
 	}
-	if e, _ := catalog.Lookup(opts.solver); e.Encoding == catalog.CP {
-		return usageError{fmt.Errorf("--solver %s schedules the time-and-resource model, not Fig. 6's whole-node windows", opts.solver)}
-	}
-	taus := make([]int64, 0, len(opts.taus))
-	for _, text := range opts.taus {
-		d, err := time.ParseDuration(strings.TrimSpace(text))
-		if n, errN := strconv.ParseInt(strings.TrimSpace(text), 10, 64); errN == nil && n <= math.MaxInt64/int64(time.Second) {
-			d, err = time.Duration(n)*time.Second, nil // bare seconds
-		}
-		if err != nil || d <= 0 || d%time.Second != 0 {
-			return usageError{fmt.Errorf("--taus: every τ must be a positive whole number of seconds, got %q", text)}
-		}
-		taus = append(taus, int64(d/time.Second))
+	taus, err := parseTaus(opts.taus)
+	if err != nil {
+		return err
 	}
 	maxJobs := 0 // read all: the product overflows, and Fig6Exact will say there are too few jobs
 	if opts.slice <= math.MaxInt/opts.epochs {
@@ -138,31 +132,61 @@ func runBenchLan2023Fig6(ctx context.Context, opts *benchLan2023Fig6Options) err
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	t0 := time.Now()
-	r := &lan2023.Report{Trace: opts.trace, Epochs: opts.epochs, Slice: opts.slice}
-	if r.FCFS, err = lan2023.Fig6Exact(tr, lan2023.FCFS, opts.epochs, opts.slice); err != nil {
-		return err
+	run := lan2023.Fig6Run{Trace: opts.trace, Epochs: opts.epochs, Slice: opts.slice, Taus: taus, SolverName: opts.solver,
+		Window: lan2023.WindowOptions{Solver: sv, TimeLimit: opts.timeLimit}}
+	var bar *report.Bar
+	if len(taus) > 0 && isTerminal(opts.streams.err) {
+		bar = report.NewBar(opts.streams.err, "fig6 windows", len(taus)*opts.epochs)
+		run.Window.Tick = func() { bar.Add(1) }
 	}
-	if r.BF, err = lan2023.Fig6Exact(tr, lan2023.BF, opts.epochs, opts.slice); err != nil {
+	r, exact, windows, err := lan2023.RunFig6(ctx, tr, run)
+	bar.Done()
+	if err != nil {
 		return err
-	}
-	exact := time.Since(t0)
-	if len(taus) > 0 {
-		r.Solver, r.MaxJobs = opts.solver, lan2023.DefaultMaxJobs
-		wo := lan2023.WindowOptions{Solver: sv, TimeLimit: opts.timeLimit}
-		var bar *report.Bar
-		if isTerminal(opts.streams.err) {
-			bar = report.NewBar(opts.streams.err, "fig6 windows", len(taus)*opts.epochs)
-			wo.Tick = func() { bar.Add(1) }
-		}
-		r.Window, err = lan2023.Fig6Window(ctx, tr, taus, opts.epochs, opts.slice, wo)
-		bar.Done()
-		if err != nil {
-			return err
-		}
 	}
 	fmt.Fprintf(opts.streams.err, "fig6: FCFS and BF in %.2f s, %d window periods in %.2f s\n",
-		exact.Seconds(), len(taus), (time.Since(t0) - exact).Seconds())
+		exact.Seconds(), len(taus), windows.Seconds())
+	return writeFig6(opts, r)
+}
+
+// fig6Solver checks and builds --solver: a whole-node solver of the
+// catalogue, alone.
+func fig6Solver(name string) (solver.Solver, error) {
+	spec := catalog.Spec{Name: name, Model: catalog.WholeNode, Alone: true, Options: catalog.Options{Seed: 1}}
+	var ne *catalog.NameError
+	switch err := catalog.Validate(spec); {
+	case errors.As(err, &ne) && ne.Known():
+		return nil, usageError{fmt.Errorf("--solver %s schedules the time-and-resource model, not Fig. 6's whole-node windows", name)}
+	case err != nil:
+		return nil, usageError{fmt.Errorf("--solver: %w", err)}
+	}
+	sv, err := spec.Solver()
+	if err != nil {
+		return nil, usageError{fmt.Errorf("--solver: %w", err)}
+	}
+	return sv, nil
+}
+
+// parseTaus reads --taus: durations or bare seconds, each a positive
+// whole number of seconds.
+func parseTaus(texts []string) ([]int64, error) {
+	taus := make([]int64, 0, len(texts))
+	for _, text := range texts {
+		d, err := time.ParseDuration(strings.TrimSpace(text))
+		if n, errN := strconv.ParseInt(strings.TrimSpace(text), 10, 64); errN == nil && n <= math.MaxInt64/int64(time.Second) {
+			d, err = time.Duration(n)*time.Second, nil // bare seconds
+		}
+		if err != nil || d <= 0 || d%time.Second != 0 {
+			return nil, usageError{fmt.Errorf("--taus: every τ must be a positive whole number of seconds, got %q", text)}
+		}
+		taus = append(taus, int64(d/time.Second))
+	}
+	return taus, nil
+}
+
+// writeFig6 writes the report: markdown on stdout, and the JSON, CSV and
+// figures asked for.
+func writeFig6(opts *benchLan2023Fig6Options, r *lan2023.Report) error {
 	if err := lan2023.WriteMarkdown(opts.streams.out, r); err != nil {
 		return err
 	}

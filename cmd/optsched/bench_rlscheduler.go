@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -38,16 +37,8 @@ type benchRLSchedulerOptions struct {
 	sample     bool
 }
 
-// rlLearned is the learned column: the rlscheduler design trained here
-// (bench/learned), choosing the heads of the published loop.
-const rlLearned = "rl-here"
-
-// rlDeciders are the event-driven policies besides easy: cp, the CP/SAT
-// scheduler, and cp-lists, its list schedules alone (no search).
-var rlDeciders = []string{"cp", "cp-lists"}
-
-// rlDefaultPolicies are the columns by default: the paper's, then EASY.
-var rlDefaultPolicies = []string{"fcfs", "wfp3", "uni", "sjf", "f1", "easy"}
+// rlLearned is the learned column (rlscheduler.Learned).
+const rlLearned = rlscheduler.Learned
 
 func newBenchRLSchedulerCmd(s *streams, runF func(*benchRLSchedulerOptions) error) *cobra.Command {
 	opts := &benchRLSchedulerOptions{streams: s}
@@ -95,7 +86,7 @@ The protocol is described in docs/rlscheduler.md and go doc
 	f.StringVar(&opts.weights, "weights", "", "weights of the "+rlLearned+" column (optsched train sched; default: the shipped weights of the trace)")
 	f.BoolVar(&opts.sample, "sample", false, rlLearned+": sample from the policy (seeded per sequence) instead of taking the most likely job")
 	f.BoolVar(&opts.backfill, "backfill", false, "the published code's backfilling for the published policies (the \"with backfilling\" rows)")
-	f.StringSliceVar(&opts.policies, "policies", nil, "columns: "+strings.Join(rlscheduler.Published, ", ")+", easy, cp, cp-lists, "+rlLearned+" (default "+strings.Join(rlDefaultPolicies, ",")+", and cp with --backfill)")
+	f.StringSliceVar(&opts.policies, "policies", nil, "columns: "+strings.Join(rlscheduler.Published, ", ")+", easy, cp, cp-lists, "+rlLearned+" (default "+strings.Join(rlscheduler.DefaultPolicies, ",")+", and cp with --backfill)")
 	f.IntSliceVar(&opts.starts, "sequences", nil, "start positions of the sequences in the loaded job list (default the published ten)")
 	f.IntVar(&opts.length, "length", rlscheduler.SequenceLength, "jobs per sequence")
 	f.IntVar(&opts.dropFirst, "drop-first", -1, "drop the first N job records of the file (default: 5 for HPC2N-2002-2.1*, else 0)")
@@ -110,84 +101,34 @@ The protocol is described in docs/rlscheduler.md and go doc
 	return cmd
 }
 
-// rlPaperOf guesses the published row from a trace's file name.
-func rlPaperOf(path string) string {
-	base := strings.ToLower(filepath.Base(path))
-	switch {
-	case strings.HasPrefix(base, "lublin_256"):
-		return "lublin-1"
-	case strings.HasPrefix(base, "hpc2n-2002"):
-		return "hpc2n"
+// setup is the benchmark the flags describe (rlscheduler.Setup).
+func (opts *benchRLSchedulerOptions) setup() rlscheduler.Setup {
+	return rlscheduler.Setup{
+		Trace: opts.trace, Paper: opts.paper, DropFirst: opts.dropFirst,
+		Backfill: opts.backfill, Starts: opts.starts, Len: opts.length, Policies: opts.policies,
+		CP:    cpolicy.Policy{Limit: opts.timeLimit, K: opts.cpJobs, Objective: opts.cpObj},
+		Bound: opts.bound, BoundLimit: opts.boundLimit,
 	}
-	return ""
 }
 
+// runBenchRLScheduler is `optsched bench rlscheduler`: the flags checked
+// (rlscheduler.Setup.Check), the log loaded, the learned column wired in
+// when asked for, the benchmark run and printed.
 func runBenchRLScheduler(ctx context.Context, opts *benchRLSchedulerOptions) error {
 	if opts.output != "table" && opts.output != "json" {
 		return usageError{fmt.Errorf("-o must be table or json, got %q", opts.output)}
 	}
-	if opts.boundLimit <= 0 {
-		return usageError{fmt.Errorf("--bound-limit must be positive, got %v", opts.boundLimit)}
+	s, err := opts.setup().Check()
+	if err != nil {
+		return usageError{err}
 	}
-	if opts.length < 1 {
-		return usageError{fmt.Errorf("--length must be positive, got %d", opts.length)}
-	}
-	paper := opts.paper
-	switch paper {
-	case "auto":
-		paper = rlPaperOf(opts.trace)
-	case "none":
-		paper = ""
-	case "lublin-1", "hpc2n":
-	default:
-		return usageError{fmt.Errorf("--paper must be lublin-1, hpc2n, none or auto, got %q", opts.paper)}
-	}
-	drop := opts.dropFirst
-	if drop < 0 {
-		drop = 0
-		if strings.HasPrefix(strings.ToLower(filepath.Base(opts.trace)), "hpc2n-2002-2.1") {
-			drop = 5
-		}
-	}
-	if opts.timeLimit <= 0 {
-		return usageError{fmt.Errorf("--time-limit must be positive, got %v", opts.timeLimit)}
-	}
-	if opts.cpJobs < 1 {
-		return usageError{fmt.Errorf("--cp-jobs must be positive, got %d", opts.cpJobs)}
-	}
-	if opts.cpObj != cpolicy.BSLD && opts.cpObj != cpolicy.Wait {
-		return usageError{fmt.Errorf("--cp-objective must be %s or %s, got %q", cpolicy.BSLD, cpolicy.Wait, opts.cpObj)}
-	}
-	policies := opts.policies
-	if len(policies) == 0 {
-		policies = slices.Clone(rlDefaultPolicies)
-		if opts.backfill {
-			policies = append(policies, "cp")
-		}
-	}
-	for _, p := range policies {
-		if !slices.Contains(rlscheduler.Published, p) && p != "easy" && !slices.Contains(rlDeciders, p) && p != rlLearned {
-			return usageError{fmt.Errorf("--policies: no policy %q (have %s, easy, %s, %s)", p, strings.Join(rlscheduler.Published, ", "), strings.Join(rlDeciders, ", "), rlLearned)}
-		}
-	}
-	w, err := rlscheduler.Open(opts.trace, rlscheduler.LoadOptions{DropFirst: drop})
+	w, err := rlscheduler.Open(opts.trace, rlscheduler.LoadOptions{DropFirst: s.DropFirst})
 	if err != nil {
 		return err
 	}
-	cfg := rlscheduler.Config{
-		Workload: w, Trace: opts.trace, Paper: paper, DropFirst: drop,
-		Starts: opts.starts, Len: opts.length, Backfill: opts.backfill, Policies: policies,
-	}
-	cfg.Deciders = map[string]func() rlscheduler.Decider{
-		"cp": func() rlscheduler.Decider {
-			return &rlscheduler.CP{Policy: cpolicy.Policy{Limit: opts.timeLimit, K: opts.cpJobs, Objective: opts.cpObj}}
-		},
-		"cp-lists": func() rlscheduler.Decider {
-			return &rlscheduler.CP{Policy: cpolicy.Policy{Limit: opts.timeLimit, K: opts.cpJobs, Objective: opts.cpObj, NoSearch: true}}
-		},
-	}
-	if slices.Contains(policies, rlLearned) {
-		pol, err := rlPolicy(opts.weights, paper)
+	cfg := rlscheduler.NewConfig(w, s)
+	if slices.Contains(s.Policies, rlLearned) {
+		pol, err := rlPolicy(opts.weights, s.Paper)
 		if err != nil {
 			return err
 		}
@@ -196,11 +137,6 @@ func runBenchRLScheduler(ctx context.Context, opts *benchRLSchedulerOptions) err
 			rlLearned: func(seq rlscheduler.Sequence) rlscheduler.Chooser {
 				return learned.NewChooser(pol, norm, opts.sample, uint64(seq.Start))
 			},
-		}
-	}
-	if opts.bound {
-		cfg.Bound = func(ctx context.Context, seq rlscheduler.Sequence) (rlscheduler.BoundValue, error) {
-			return rlscheduler.OfflineBound(ctx, seq, rlscheduler.OfflineOptions{Limit: opts.boundLimit})
 		}
 	}
 	if opts.verbose {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,6 +15,10 @@ import (
 	"github.com/optsched/optsched/encode/scas"
 	"github.com/optsched/optsched/model"
 )
+
+// exportEncodings are the values of export's --encoding (the programs it
+// writes as LP or MPS: the cp encoding is --format cnf).
+var exportEncodings = []string{"scas", "dcas"}
 
 // exportOptions are the inputs of `optsched export`.
 type exportOptions struct {
@@ -94,7 +99,7 @@ func runExport(opts *exportOptions) error {
 	if err != nil {
 		return usageError{fmt.Errorf("--formulation: %w", err)}
 	}
-	if opts.encoding != "scas" && opts.encoding != "dcas" {
+	if !slices.Contains(exportEncodings, opts.encoding) {
 		return usageError{fmt.Errorf("--encoding must be scas or dcas, got %q", opts.encoding)}
 	}
 	if opts.maxJobs < 0 {

@@ -107,6 +107,72 @@ func goldenCases() []goldenCase {
 	add("err-sa-tmin", "--sa-tmin", "0", example)
 	add("err-missing-file", "does-not-exist.json")
 	add("err-solver-and-heuristic", "--solver", "csp", "--heuristic", "sa", example)
+	add("err-heuristic-bad", "--heuristic", "bogus", example)
+	add("err-heuristic-cp-whole-node", "--encoding", "cp", "--heuristic", "sa", cpSmall)
+	return append(cs, flagErrorCases()...)
+}
+
+// missing is a file that does not exist: the commands below would fail
+// reading it (exit 1), so an exit 2 about a flag shows that the flags were
+// checked before any input was read.
+const missing = "does-not-exist.json"
+
+// flagErrorCases are the usage errors of the flags that name solvers and
+// their options (--solver, --heuristic, --fallback, --encoding) in every
+// command that takes them, each given with inputs that do not exist: the
+// flag is refused (exit 2) before anything is read. A case with good
+// flags (the -read ones) shows the exit 1 that reading them gives.
+func flagErrorCases() []goldenCase {
+	var cs []goldenCase
+	add := func(name string, args ...string) { cs = append(cs, goldenCase{name: name, args: args}) }
+	solve := func(name string, args ...string) { add(name, append(append([]string{"solve"}, args...), missing)...) }
+	solve("err-solve-read", "--solver", "csp")
+	solve("err-solve-fallback-bad-before-read", "--fallback", "bogus")
+	solve("err-solve-encoding-bad-before-read", "--encoding", "bogus")
+	solve("err-solve-solver-bad-before-read", "--solver", "bogus")
+	solve("err-solve-encoding-dcas-solver-csp", "--encoding", "dcas", "--solver", "csp")
+	solve("err-schedule-read", "--encoding", "cp")
+	solve("err-schedule-fallback-bad-before-read", "--encoding", "cp", "--fallback", "bogus")
+	solve("err-schedule-fallback-sa-before-read", "--encoding", "cp", "--fallback", "sa")
+	solve("err-schedule-solver-bad-before-read", "--encoding", "cp", "--solver", "bogus")
+	solve("err-schedule-heuristic-bad-before-read", "--encoding", "cp", "--heuristic", "bogus")
+
+	pbs := func(name, sub string, args ...string) {
+		a := []string{"pbs", sub, "--qstat", missing, "--pbsnodes", missing, "--queues", missing}
+		if sub == "run" {
+			a = append(a, "--once")
+		}
+		add(name, append(a, args...)...)
+	}
+	slurm := func(name, sub string, args ...string) {
+		a := []string{"slurm", sub, "--squeue", missing, "--sinfo", missing, "--topology", missing}
+		if sub == "run" {
+			a = append(a, "--once")
+		}
+		add(name, append(a, args...)...)
+	}
+	for _, sub := range []string{"plan", "run"} {
+		pbs("err-pbs-"+sub+"-read", sub)
+		pbs("err-pbs-"+sub+"-fallback-bad-before-read", sub, "--fallback", "bogus")
+		pbs("err-pbs-"+sub+"-fallback-empty-before-read", sub, "--fallback", "")
+		pbs("err-pbs-"+sub+"-fallback-pbs-before-read", sub, "--fallback", "pbs")
+		pbs("err-pbs-"+sub+"-solver-bad-before-read", sub, "--solver", "bogus")
+		pbs("err-pbs-"+sub+"-solver-cp-before-read", sub, "--solver", "sat")
+		slurm("err-slurm-"+sub+"-read", sub)
+		slurm("err-slurm-"+sub+"-fallback-bad-before-read", sub, "--fallback", "bogus")
+		slurm("err-slurm-"+sub+"-fallback-empty-before-read", sub, "--fallback", "")
+		slurm("err-slurm-"+sub+"-solver-bad-before-read", sub, "--solver", "bogus")
+		slurm("err-slurm-"+sub+"-solver-cp-before-read", sub, "--solver", "sat")
+	}
+	sim := func(name string, args ...string) {
+		add(name, append([]string{"simulate", "--trace", missing}, args...)...)
+	}
+	sim("err-simulate-read")
+	sim("err-simulate-solver-bad-before-read", "--solver", "bogus")
+	sim("err-simulate-solver-cp-before-read", "--solver", "sat")
+	sim("err-simulate-heuristic-bad-before-read", "--heuristic", "bogus")
+	add("err-export-encoding-bad-before-read", "export", "--encoding", "bogus", missing)
+	add("err-export-encoding-csp-before-read", "export", "--encoding", "csp", missing)
 	return cs
 }
 
@@ -173,6 +239,7 @@ func runGolden(t *testing.T, c goldenCase) string {
 // so that a change of the answer pipeline shows as a diff. Rewrite them
 // with go test -run TestGolden -golden.update, and read the diff.
 func TestGolden(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir()) // the lock and log of pbs run and slurm run
 	for _, c := range goldenCases() {
 		t.Run(c.name, func(t *testing.T) {
 			if needsCgo(c.args) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optsched/optsched/catalog"
 	"github.com/optsched/optsched/output"
 )
 
@@ -436,8 +437,21 @@ func TestFlagValueCompletion(t *testing.T) {
 			t.Errorf("%v: %q lacks %s", c.args, out, c.want)
 		}
 	}
-	if _, out, _ := optsched(t, "", "__complete", "pbs", "plan", "--solver", ""); strings.Contains(out, "sat\n") {
-		t.Errorf("pbs plan --solver offers sat: %q", out)
+	for _, cmd := range [][]string{{"pbs", "plan"}, {"pbs", "run"}, {"slurm", "plan"}, {"slurm", "run"}, {"simulate"}} {
+		args := append(append([]string{"__complete"}, cmd...), "--solver", "")
+		if _, out, _ := optsched(t, "", args...); strings.Contains(out, "sat\n") || !strings.Contains(out, "free\n") {
+			t.Errorf("%v --solver: %q, want the whole-node solvers only", cmd, out)
+		}
+	}
+	// Every encoding solve takes, and only those export takes.
+	_, out, _ := optsched(t, "", "__complete", "solve", "--encoding", "")
+	for _, e := range catalog.Encodings() {
+		if !strings.Contains(out, e+"\n") {
+			t.Errorf("solve --encoding lacks %s: %q", e, out)
+		}
+	}
+	if _, out, _ := optsched(t, "", "__complete", "export", "--encoding", ""); !strings.HasPrefix(out, "scas\ndcas\n:") {
+		t.Errorf("export --encoding offers %q, want scas and dcas", out)
 	}
 }
 

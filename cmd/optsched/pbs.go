@@ -14,10 +14,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/optsched/optsched/catalog"
+	"github.com/optsched/optsched/encode/scas"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/pbsched"
 	"github.com/optsched/optsched/pbsched/cycle"
 	slurmcycle "github.com/optsched/optsched/slurmsched/cycle"
+	"github.com/optsched/optsched/solver"
 )
 
 // pbsOptions are the inputs of `optsched pbs plan` and `optsched pbs run`.
@@ -63,6 +65,9 @@ type pbsOptions struct {
 	periodFromInterval bool
 	// compact is the compact-or-wait rule (--compact-wait …).
 	compact compactFlags
+	// built is the window solver --solver and --fallback name, built by
+	// validate.
+	built solver.Solver
 }
 
 // The backfill selection's defaults: no reservation by slowdown, one for
@@ -219,9 +224,10 @@ flight is killed, the others do not run).`,
 
 // wholeNodeSolvers are the solvers of the catalogue that solve the
 // whole-node window (not the cp model).
-func wholeNodeSolvers() []string { return catalog.WholeNode() }
+func wholeNodeSolvers() []string { return catalog.WholeNodeNames() }
 
-// validate checks the flags that do not need the state.
+// validate checks the flags that do not need the state, and builds the
+// window solver.
 func (o *pbsOptions) validate() error {
 	if o.timeLimit <= 0 {
 		return usageError{fmt.Errorf("--time-limit must be positive, got %v", o.timeLimit)}
@@ -260,15 +266,15 @@ func (o *pbsOptions) validate() error {
 	if o.recheckAfter < 0 {
 		return usageError{fmt.Errorf("--recheck-after must not be negative, got %v", o.recheckAfter)}
 	}
-	if err := checkFallback(o.fallback); err != nil {
-		return err
-	}
-	e, ok := catalog.Lookup(o.solver)
-	switch {
-	case !ok:
-		return usageError{fmt.Errorf("--solver must be one of the whole-node window solvers (%s), got %q", strings.Join(wholeNodeSolvers(), ", "), o.solver)}
-	case e.Encoding == catalog.CP:
+	var err error
+	o.built, err = cycleSolver(o.solver, o.fallback, func(ne *catalog.NameError) error {
+		if !ne.Known() {
+			return usageError{fmt.Errorf("--solver must be one of the whole-node window solvers (%s), got %q", strings.Join(wholeNodeSolvers(), ", "), o.solver)}
+		}
 		return usageError{fmt.Errorf("--solver %s schedules the time-and-resource (cp) model; the whole-node window takes %s, and the partial-node jobs go to the cp scheduler with --partial cp", o.solver, strings.Join(wholeNodeSolvers(), ", "))}
+	})
+	if err != nil {
+		return err
 	}
 	if o.qstatFile == "-" && o.nodesFile == "-" {
 		return usageError{errors.New("--qstat and --pbsnodes cannot both read stdin")}
@@ -285,8 +291,8 @@ func (o *pbsOptions) config() *cycle.Config {
 		QstatFile: o.qstatFile, NodesFile: o.nodesFile, QueuesFile: o.queuesFile, Snapshot: o.snapshot,
 		Stdin: o.streams.in, Timezone: o.timezone,
 		ExecQueues: o.execQueues, Nodes: o.nodes, Levels: o.levels, TopologyConf: o.topologyConf, Period: o.period,
-		Decide: pbsched.Options{TimeLimit: o.timeLimit, MaxJobs: o.maxJobs, Cost: o.cost, Partial: o.partial, Selection: o.selection, Order: o.order, ReserveAfter: o.reserveAfter, StarveAfter: o.starveAfter, CompactWait: o.compact.rule()},
-		Solver: o.solver, Fallback: o.fallback,
+		Decide: pbsched.Options{TimeLimit: o.timeLimit, MaxJobs: o.maxJobs, Cost: o.cost, Partial: o.partial, Selection: o.selection, Order: o.order, ReserveAfter: o.reserveAfter, StarveAfter: o.starveAfter, CompactWait: o.compact.rule(),
+			Solver: o.built, Fallbacks: catalog.WindowFallbacks(), Schedulers: catalog.PartialSchedulers()},
 		Apply: o.apply, Qrun: o.qrun, QrunAsync: o.qrunAsync, KeepQstatDelay: o.keepQstatDelay,
 		LockPath: o.lockPath, LogPath: o.logPath, RecheckAfter: o.recheckAfter,
 		Interval: o.interval, Cycles: o.cycles, Messages: o.streams.err,
@@ -433,17 +439,26 @@ and remove it with qmgr -c "delete hook optsched_wake".`,
 	return cmd
 }
 
-// fallbackHelp and checkFallback are the --fallback of the schedulers'
-// whole-node window (pbs and slurm): the catalogue's list, checked with
-// the flags.
+// fallbackHelp is the --fallback of the schedulers' whole-node window
+// (pbs and slurm): the catalogue's list.
 var fallbackHelp = "heuristic that takes over when the exact solver runs out of time: " + strings.Join(catalog.Fallbacks, ", ")
 
-func checkFallback(v string) error {
-	if v == "" {
-		return usageError{fmt.Errorf("--fallback must be one of %s, got \"\"", strings.Join(catalog.Fallbacks, ", "))}
+// cycleSolver checks and builds the whole-node window solver of the
+// schedulers (pbs and slurm) that --solver and --fallback name, before
+// any input is read: catalog.Validate, its *catalog.NameError worded by
+// badName. A --fallback given empty is refused: the flag's default is
+// sa, and "" is no value of it.
+func cycleSolver(name, fallback string, badName func(*catalog.NameError) error) (solver.Solver, error) {
+	if fallback == "" {
+		return nil, usageError{fmt.Errorf("--fallback must be one of %s, got \"\"", strings.Join(catalog.Fallbacks, ", "))}
 	}
-	if err := catalog.CheckFallback(catalog.SCAS, v); err != nil {
-		return flagError(err)
+	spec := catalog.Spec{Name: name, Model: catalog.WholeNode, Options: catalog.Options{Formulation: scas.Strong, Seed: 1, Fallback: fallback}}
+	if err := catalog.Validate(spec); err != nil {
+		var ne *catalog.NameError
+		if errors.As(err, &ne) {
+			return nil, badName(ne)
+		}
+		return nil, flagError(err)
 	}
-	return nil
+	return spec.Solver()
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/model/pbs"
-	"github.com/optsched/optsched/solver"
 )
 
 // polarisLike writes qstat and pbsnodes documents shaped like ALCF's
@@ -204,10 +203,14 @@ func BenchmarkPBSCycle(b *testing.B) {
 // solve dominates when it cannot prove optimality quickly.
 func BenchmarkPBSPlanSolvers(b *testing.B) {
 	queues, _ := pbs.ParseQueues([]byte(`{"Queue":{"prod-exec":{"queue_type":"Execution","started":"True"}}}`))
-	csp := pbsched.Options{TimeLimit: time.Second, NewSolver: cspSolver}
+	pf, err := cycleSolver("csp", "sa", nil) // as pbs plan builds it
+	if err != nil {
+		b.Fatal(err)
+	}
+	csp := pbsched.Options{TimeLimit: time.Second, Solver: pf}
 	solvers := map[string]pbsched.Options{"csp@1s": csp, "slurm": csp}
 	sl := solvers["slurm"]
-	sl.NewSolver = func() (solver.Solver, error) { return heuristics.Slurm{}, nil }
+	sl.Solver = heuristics.Slurm{}
 	solvers["slurm"] = sl
 	for _, name := range []string{"csp@1s", "slurm"} {
 		o := solvers[name]
@@ -265,12 +268,4 @@ func BenchmarkPBSParse(b *testing.B) {
 			}
 		}
 	})
-}
-
-// cspSolver is the whole-node window solver of a cycle as the command
-// sets it up: csp with SA in the reserve.
-func cspSolver() (solver.Solver, error) {
-	o := &solveOptions{solver: "csp", formulation: "strong", fallback: "sa", seed: 1}
-	o.sa.Tmax, o.sa.Tmin, o.sa.Steps, o.sa.Destroy, o.sa.Q = 2500, 2.5, 500, 2, 100
-	return o.newSolver()
 }

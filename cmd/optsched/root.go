@@ -217,13 +217,15 @@ func flagValues() map[string]map[string][]string {
 		"*": {"solver": catalog.Names(), "heuristic": catalog.Names(), "cost": {"lan-code", "lan-paper"},
 			"formulation": {"strong", "paper"}, "fallback": catalog.Fallbacks, "partial": {"cp", "first-fit"},
 			"policy": append([]string{"window"}, sim.PolicyNames()...), "allocator": sim.AllocatorNames()},
-		"optsched solve":    {"output": {"json", "table"}, "encoding": {"csp", "scas", "dcas", "cp"}, "fallback": solveFallbacks()},
-		"optsched gen":      {"output": {"json"}},
-		"optsched export":   {"output": {"lp", "mps", "cnf"}, "format": {"lp", "mps", "cnf"}, "encoding": {"csp", "scas", "dcas", "cp"}},
-		"optsched pbs plan": {"output": {"script", "json"}, "solver": wholeNodeSolvers()},
-		"optsched pbs run":  {"output": {"summary", "json", "script"}, "solver": wholeNodeSolvers()},
-		"optsched simulate": {"format": {"lan", "swf"}},
-		"optsched replay":   {"output": {"table", "json"}, "server": {"pbs"}},
+		"optsched solve":      {"output": {"json", "table"}, "encoding": catalog.Encodings(), "fallback": solveFallbacks()},
+		"optsched gen":        {"output": {"json"}},
+		"optsched export":     {"output": {"lp", "mps", "cnf"}, "format": {"lp", "mps", "cnf"}, "encoding": exportEncodings},
+		"optsched pbs plan":   {"output": {"script", "json"}, "solver": wholeNodeSolvers()},
+		"optsched pbs run":    {"output": {"summary", "json", "script"}, "solver": wholeNodeSolvers()},
+		"optsched simulate":   {"format": {"lan", "swf"}, "solver": wholeNodeSolvers(), "heuristic": wholeNodeSolvers()},
+		"optsched slurm plan": {"output": {"text", "json"}, "solver": wholeNodeSolvers()},
+		"optsched slurm run":  {"output": {"summary", "json-line", "text"}, "solver": wholeNodeSolvers()},
+		"optsched replay":     {"output": {"table", "json"}, "server": {"pbs"}},
 	}
 }
 

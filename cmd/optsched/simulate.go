@@ -365,7 +365,7 @@ func (opts *simulateOptions) layoutError(tr *trace.Trace, err error) error {
 func (opts *simulateOptions) learnedConfig(cfg *sim.Config, tr *trace.Trace) error {
 	switch opts.policy {
 	case rlSimPolicy:
-		pol, err := rlPolicy(opts.weights, rlPaperOf(opts.trace))
+		pol, err := rlPolicy(opts.weights, rlscheduler.PaperOf(opts.trace))
 		if err != nil {
 			return err
 		}
@@ -532,20 +532,22 @@ func ewtNote(ewt map[string]int64, def int64) string {
 }
 
 // windowSolver builds the window policy's solver: --heuristic alone, or
-// --solver (an exact one with SA in the reserve); errors name the flag.
+// --solver (an exact one with SA in the reserve), checked by
+// catalog.Validate; errors name the flag.
 func windowSolver(name, heuristic string, o catalog.Options) (solver.Solver, error) {
-	flag, build := "--solver", catalog.Solver
+	flag := "--solver"
 	if heuristic != "" {
-		name, flag, build = heuristic, "--heuristic", catalog.Raw
+		name, flag = heuristic, "--heuristic"
 	}
-	if e, ok := catalog.Lookup(name); ok && e.Encoding == catalog.CP {
-		return nil, usageError{fmt.Errorf("%s %s schedules the time-and-resource model; the simulator's windows are whole-node (%s)", flag, name, strings.Join(catalog.WholeNode(), ", "))}
-	}
-	s, err := build(name, o)
-	if errors.Is(err, catalog.ErrUnknown) {
+	spec := catalog.Spec{Name: name, Model: catalog.WholeNode, Alone: heuristic != "", Options: o}
+	var ne *catalog.NameError
+	switch err := catalog.Validate(spec); {
+	case errors.As(err, &ne) && ne.Known():
+		return nil, usageError{fmt.Errorf("%s %s schedules the time-and-resource model; the simulator's windows are whole-node (%s)", flag, name, strings.Join(catalog.WholeNodeNames(), ", "))}
+	case err != nil:
 		return nil, usageError{fmt.Errorf("%s: %w", flag, err)}
 	}
-	return s, err
+	return spec.Solver()
 }
 
 // nodesFrom says where the cluster size (nodes) comes from.

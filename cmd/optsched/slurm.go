@@ -14,6 +14,7 @@ import (
 	"github.com/optsched/optsched/catalog"
 	"github.com/optsched/optsched/slurmsched"
 	"github.com/optsched/optsched/slurmsched/cycle"
+	"github.com/optsched/optsched/solver"
 )
 
 // slurmOptions are the inputs of `optsched slurm plan` and `optsched
@@ -34,6 +35,9 @@ type slurmOptions struct {
 	cycles                                     int
 	pidFile                                    string
 	wakeDelay                                  time.Duration
+	// built is the window solver --solver and --fallback name, built by
+	// validate.
+	built solver.Solver
 }
 
 func newSlurmCmd(s *streams) *cobra.Command {
@@ -56,7 +60,7 @@ scontrol release.
 
 See docs/slurm.md for the set-up.`,
 	}
-	cmd.AddCommand(newSlurmPlanCmd(s), newSlurmRunCmd(s), newSlurmGuardCmd(s))
+	cmd.AddCommand(newSlurmPlanCmd(s, nil), newSlurmRunCmd(s, nil), newSlurmGuardCmd(s))
 	return cmd
 }
 
@@ -68,7 +72,7 @@ func (o *slurmOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.topoConf, "topology-conf", "", "a topology.conf to use instead of scontrol show topology")
 	f.StringSliceVar(&o.partitions, "partitions", nil, "schedule only the held jobs of these partitions (default: every partition)")
 	f.StringVar(&o.nodes, "nodes", "", "nodes optsched may start jobs on, a hostlist such as 'n[01-16]' (default: every node)")
-	f.StringVar(&o.solver, "solver", "csp", "whole-node window solver ("+strings.Join(catalog.WholeNode(), ", ")+"); Slurm's tree best fit takes over when it fails")
+	f.StringVar(&o.solver, "solver", "csp", "whole-node window solver ("+strings.Join(catalog.WholeNodeNames(), ", ")+"); Slurm's tree best fit takes over when it fails")
 	f.StringVar(&o.fallback, "fallback", "sa", fallbackHelp)
 	f.DurationVar(&o.timeLimit, "time-limit", 5*time.Second, "time limit of the whole-node window solve")
 	o.compact.add(f, "leaf switch", "its idle nodes there go to no other job that cycle")
@@ -85,17 +89,17 @@ func (o *slurmOptions) validate() error {
 	if o.timeLimit <= 0 {
 		return usageError{fmt.Errorf("--time-limit must be positive, got %v", o.timeLimit)}
 	}
-	e, ok := catalog.Lookup(o.solver)
-	if !ok || e.Encoding == catalog.CP {
-		return usageError{fmt.Errorf("--solver must be one of the whole-node window solvers (%s), got %q", strings.Join(catalog.WholeNode(), ", "), o.solver)}
-	}
 	if o.starveAfter < 0 {
 		return usageError{fmt.Errorf("--starve-after must not be negative, got %v", o.starveAfter)}
 	}
 	if err := o.compact.validate(); err != nil {
 		return err
 	}
-	if err := checkFallback(o.fallback); err != nil {
+	var err error
+	o.built, err = cycleSolver(o.solver, o.fallback, func(*catalog.NameError) error {
+		return usageError{fmt.Errorf("--solver must be one of the whole-node window solvers (%s), got %q", strings.Join(catalog.WholeNodeNames(), ", "), o.solver)}
+	})
+	if err != nil {
 		return err
 	}
 	if o.topoFile != "" && o.topoConf != "" {
@@ -107,7 +111,7 @@ func (o *slurmOptions) validate() error {
 func (o *slurmOptions) config() *cycle.Config {
 	c := &cycle.Config{
 		SqueueFile: o.squeueFile, SinfoFile: o.sinfoFile, TopologyFile: o.topoFile, TopologyConf: o.topoConf,
-		Partitions: o.partitions, Nodes: o.nodes, Solver: o.solver, Fallback: o.fallback, TimeLimit: o.timeLimit, StarveAfter: o.starveAfter, CompactWait: o.compact.rule(),
+		Partitions: o.partitions, Nodes: o.nodes, Solver: o.built, TimeLimit: o.timeLimit, StarveAfter: o.starveAfter, CompactWait: o.compact.rule(),
 		Apply: o.apply, Scontrol: o.scontrol, Squeue: o.squeue, Sinfo: o.sinfo, LockPath: o.lockPath, LogPath: o.logPath,
 		Interval: o.interval, Cycles: o.cycles, PIDFile: o.pidFile, WakeDelay: o.wakeDelay, Messages: o.streams.err,
 	}
@@ -130,7 +134,7 @@ func (o *slurmOptions) writePlan(p *slurmsched.Plan) error {
 	return p.WriteText(o.streams.out, o.apply)
 }
 
-func newSlurmPlanCmd(s *streams) *cobra.Command {
+func newSlurmPlanCmd(s *streams, runF func(*slurmOptions) error) *cobra.Command {
 	o := &slurmOptions{streams: s}
 	cmd := &cobra.Command{
 		Use:   "plan",
@@ -152,25 +156,10 @@ scontrol, 2 usage.`,
   optsched slurm plan --apply --partitions batch`,
 		Args: argsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.validate(); err != nil {
-				return err
+			if runF != nil {
+				return runF(o)
 			}
-			switch o.output {
-			case "text", "json":
-			default:
-				return usageError{fmt.Errorf("-o must be text or json, got %q", o.output)}
-			}
-			ctx := cmd.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			p, err := o.config().Plan(ctx)
-			if p != nil {
-				if werr := o.writePlan(p); werr != nil {
-					return werr
-				}
-			}
-			return commandError(err)
+			return runSlurmPlan(cmd.Context(), o)
 		},
 	}
 	o.addFlags(cmd)
@@ -178,7 +167,7 @@ scontrol, 2 usage.`,
 	return cmd
 }
 
-func newSlurmRunCmd(s *streams) *cobra.Command {
+func newSlurmRunCmd(s *streams, runF func(*slurmOptions) error) *cobra.Command {
 	o := &slurmOptions{streams: s}
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -192,41 +181,10 @@ nothing is released: the jobs stay held).`,
 		Example: `  optsched slurm run --apply --interval 5s --partitions batch`,
 		Args:    argsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.validate(); err != nil {
-				return err
+			if runF != nil {
+				return runF(o)
 			}
-			switch o.output {
-			case "summary", "json-line", "text":
-			default:
-				return usageError{fmt.Errorf("-o must be summary, json-line or text, got %q", o.output)}
-			}
-			if o.interval < 100*time.Millisecond && !o.once {
-				return usageError{fmt.Errorf("--interval must be at least 100ms, got %v", o.interval)}
-			}
-			if o.cycles < 0 {
-				return usageError{fmt.Errorf("--cycles must be at least 0, got %d", o.cycles)}
-			}
-			if o.pidFile != "" && !filepath.IsAbs(o.pidFile) {
-				return usageError{fmt.Errorf("--pid-file must be an absolute path, got %q", o.pidFile)}
-			}
-			ctx := cmd.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			return commandError(o.config().Loop(ctx, func(n int, p *slurmsched.Plan, err error) error {
-				if p != nil {
-					if werr := o.writePlan(p); werr != nil {
-						return werr
-					}
-				}
-				if err != nil {
-					if o.once {
-						return err
-					}
-					fmt.Fprintf(o.streams.err, "optsched: cycle %d: %v\n", n, err)
-				}
-				return nil
-			}))
+			return runSlurmDaemon(cmd.Context(), o)
 		},
 	}
 	o.addFlags(cmd)
@@ -238,6 +196,70 @@ nothing is released: the jobs stay held).`,
 	f.DurationVar(&o.wakeDelay, "wake-delay", 200*time.Millisecond, "after a SIGUSR1 wake-up, wait this long before the cycle")
 	f.StringVarP(&o.output, "output", "o", "summary", "per-cycle output on stdout: summary, json-line or text")
 	return cmd
+}
+
+// runSlurmPlan is `optsched slurm plan`: the flags checked and the
+// window solver built before anything is read, one cycle, its plan
+// printed.
+func runSlurmPlan(ctx context.Context, o *slurmOptions) error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	switch o.output {
+	case "text", "json":
+	default:
+		return usageError{fmt.Errorf("-o must be text or json, got %q", o.output)}
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	p, err := o.config().Plan(ctx)
+	if p != nil {
+		if werr := o.writePlan(p); werr != nil {
+			return werr
+		}
+	}
+	return commandError(err)
+}
+
+// runSlurmDaemon is `optsched slurm run`: the flags checked and the
+// window solver built before anything is read, then the cycles, each
+// plan printed and each failure reported (with --once, the exit status).
+func runSlurmDaemon(ctx context.Context, o *slurmOptions) error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	switch o.output {
+	case "summary", "json-line", "text":
+	default:
+		return usageError{fmt.Errorf("-o must be summary, json-line or text, got %q", o.output)}
+	}
+	if o.interval < 100*time.Millisecond && !o.once {
+		return usageError{fmt.Errorf("--interval must be at least 100ms, got %v", o.interval)}
+	}
+	if o.cycles < 0 {
+		return usageError{fmt.Errorf("--cycles must be at least 0, got %d", o.cycles)}
+	}
+	if o.pidFile != "" && !filepath.IsAbs(o.pidFile) {
+		return usageError{fmt.Errorf("--pid-file must be an absolute path, got %q", o.pidFile)}
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return commandError(o.config().Loop(ctx, func(n int, p *slurmsched.Plan, err error) error {
+		if p != nil {
+			if werr := o.writePlan(p); werr != nil {
+				return werr
+			}
+		}
+		if err != nil {
+			if o.once {
+				return err
+			}
+			fmt.Fprintf(o.streams.err, "optsched: cycle %d: %v\n", n, err)
+		}
+		return nil
+	}))
 }
 
 func newSlurmGuardCmd(s *streams) *cobra.Command {

@@ -246,38 +246,46 @@ func solveWith[O solver.ObjectiveValue](ctx context.Context, opts *solveOptions,
 	return nil
 }
 
-// options returns the catalogue's options of the flags, with the NSA
+// spec returns the catalogue's Spec of the flags for the solver or
+// heuristic called name (the model's default when neither flag names
+// one), checked by catalog.Validate before anything is read, with the NSA
 // policy read when NSA runs (as the heuristic, or as an exact solver's
-// fallback). A flag that does not suit the solver named is a usage error
-// naming the flag (catalog.Check).
-func (opts *solveOptions) options(name string) (catalog.Options, error) {
+// fallback). The errors are usage errors in the words of the flags:
+// badName words a *catalog.NameError.
+func (opts *solveOptions) spec(s catalog.Spec, badName func(*catalog.NameError) error) (catalog.Spec, error) {
 	form, err := scas.ParseFormulation(opts.formulation)
 	if err != nil {
-		return catalog.Options{}, usageError{fmt.Errorf("--formulation: %w", err)}
+		return s, usageError{fmt.Errorf("--formulation: %w", err)}
 	}
+	// The --sa-* flags default to Table I: a 0 is given, not the
+	// catalogue's "unset".
 	if !(opts.sa.Tmin > 0 && opts.sa.Tmin <= opts.sa.Tmax && !math.IsInf(opts.sa.Tmax, 0)) {
-		return catalog.Options{}, usageError{fmt.Errorf("--sa-tmin and --sa-tmax must be finite numbers with 0 < tmin <= tmax, got %g and %g", opts.sa.Tmin, opts.sa.Tmax)}
+		return s, usageError{fmt.Errorf("--sa-tmin and --sa-tmax must be finite numbers with 0 < tmin <= tmax, got %g and %g", opts.sa.Tmin, opts.sa.Tmax)}
 	}
 	if opts.sa.Steps < 1 || opts.sa.Destroy < 1 || opts.sa.Q < 1 {
-		return catalog.Options{}, usageError{fmt.Errorf("--sa-steps, --sa-destroy and --sa-q must be at least 1")}
+		return s, usageError{fmt.Errorf("--sa-steps, --sa-destroy and --sa-q must be at least 1")}
 	}
-	o := catalog.Options{Formulation: form, Seed: opts.seed, SA: opts.sa, Fallback: opts.fallback, NSASample: opts.nsaSample, CHWeight: opts.chWeight}
+	s.Options = catalog.Options{Formulation: form, Seed: opts.seed, SA: opts.sa, Fallback: opts.fallback, NSASample: opts.nsaSample, CHWeight: opts.chWeight}
 	if opts.verbose {
-		o.Progress = opts.streams.err
+		s.Progress = opts.streams.err
 	}
-	if err := catalog.Check(name, o); err != nil {
-		return o, flagError(err)
+	if err := catalog.Validate(s); err != nil {
+		var ne *catalog.NameError
+		if errors.As(err, &ne) {
+			return s, badName(ne)
+		}
+		return s, flagError(err)
 	}
-	if name == "nsa" || opts.fallback == "nsa" && opts.heuristic == "" {
-		if o.NSAPolicy, err = loadPolicy("--nsa-weights", opts.nsaWeights); err != nil {
-			return o, err
+	if s.Name == "nsa" || opts.fallback == "nsa" && opts.heuristic == "" {
+		if s.NSAPolicy, err = loadPolicy("--nsa-weights", opts.nsaWeights); err != nil {
+			return s, err
 		}
 	}
-	return o, nil
+	return s, nil
 }
 
 // optionFlags are the flags of the catalogue's options.
-var optionFlags = map[string]string{"Fallback": "--fallback", "CHWeight": "--ch-weight"}
+var optionFlags = map[string]string{"Fallback": "--fallback", "CHWeight": "--ch-weight", "Encoding": "--encoding"}
 
 // flagError makes a catalogue error a usage error, naming the flag of the
 // option it is about.
@@ -301,37 +309,28 @@ func (opts *solveOptions) name(def string) (name, flag string) {
 }
 
 // newSolver resolves --solver / --heuristic, --encoding and the options of
-// the whole-node model.
+// the whole-node model, and builds the solver.
 func (opts *solveOptions) newSolver() (solver.Solver, error) {
 	def := opts.solver
 	if opts.encoding == catalog.DCAS {
 		def = free.Name // --encoding dcas alone: the exact solver of the free problem
 	}
 	name, flag := opts.name(def)
-	e, ok := catalog.Lookup(name)
-	if !ok {
-		_, err := catalog.Raw(name, catalog.Options{})
-		return nil, usageError{fmt.Errorf("%s: %w", flag, err)}
-	}
-	switch opts.encoding {
-	case "", e.Encoding:
-	case "csp", "scas", "dcas":
-		return nil, usageError{fmt.Errorf("--encoding %s: %s solves the %s encoding", opts.encoding, name, e.Encoding)}
-	default:
-		return nil, usageError{fmt.Errorf("--encoding must be csp, scas or dcas (or cp, the time-and-resource model), got %q", opts.encoding)}
-	}
-	o, err := opts.options(name)
+	s, err := opts.spec(catalog.Spec{Name: name, Model: catalog.WholeNode, Encoding: opts.encoding, Alone: opts.heuristic != ""}, func(ne *catalog.NameError) error {
+		if !ne.Known() {
+			return usageError{fmt.Errorf("%s: %w", flag, ne)}
+		}
+		return usageError{fmt.Errorf("--encoding %s: %s solves the %s encoding", opts.encoding, name, ne.Entry.Encoding)}
+	})
 	if err != nil {
 		return nil, err
 	}
-	if opts.heuristic != "" {
-		return catalog.Raw(name, o)
-	}
-	return catalog.Solver(name, o)
+	return s.Solver()
 }
 
 // newScheduler resolves --solver / --heuristic (sat by default),
-// --granularity and the options of the time-and-resource model.
+// --granularity and the options of the time-and-resource model, and
+// builds the scheduler.
 func (opts *solveOptions) newScheduler() (solver.Scheduler, solver.ScheduleOptions, error) {
 	if opts.maxJobs != 0 {
 		return nil, solver.ScheduleOptions{}, usageError{fmt.Errorf("--max-jobs applies to the whole-node model; the cp encoding schedules every waiting job")}
@@ -341,19 +340,15 @@ func (opts *solveOptions) newScheduler() (solver.Scheduler, solver.ScheduleOptio
 		return nil, solver.ScheduleOptions{}, err
 	}
 	name, _ := opts.name("sat")
-	if e, ok := catalog.Lookup(name); ok && e.Encoding != catalog.CP {
-		_, err := catalog.Scheduler(name, catalog.Options{})
-		return nil, solver.ScheduleOptions{}, usageError{err}
-	}
-	o, err := opts.options(name)
+	s, err := opts.spec(catalog.Spec{Name: name, Model: catalog.TimeResource}, func(ne *catalog.NameError) error { return usageError{ne} })
 	if err != nil {
 		return nil, solver.ScheduleOptions{}, err
 	}
-	s, err := catalog.Scheduler(name, o)
+	sc, err := s.Scheduler()
 	if err != nil {
 		return nil, solver.ScheduleOptions{}, flagError(err)
 	}
-	return s, solver.ScheduleOptions{Granularity: g}, nil
+	return sc, solver.ScheduleOptions{Granularity: g}, nil
 }
 
 // isCP reports whether the solve is of the time-and-resource model:

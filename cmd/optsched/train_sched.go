@@ -105,10 +105,7 @@ func rlDropDefault(trace string, drop int) int {
 	if drop >= 0 {
 		return drop
 	}
-	if strings.HasPrefix(strings.ToLower(filepath.Base(trace)), "hpc2n-2002-2.1") {
-		return 5
-	}
-	return 0
+	return rlscheduler.DropFirstOf(trace)
 }
 
 func runTrainSched(ctx context.Context, opts *trainSchedOptions) error {

@@ -123,46 +123,15 @@ func Parse(text string) ([]Switch, error) {
 		nodeSw    = make(map[string]int) // node name → index of its switch
 		nodeCount int                    // nodes so far
 		refCount  int                    // Switches= entries so far
-		lineErr   = func(line int, format string, args ...any) error {
-			return &Error{Line: line, Msg: fmt.Sprintf(format, args...)}
-		}
+		lineErr   = lineError
 	)
 	for _, ln := range slurmLines(text) {
-		var name, nodes, switches string
-		var hasName, hasNodes, hasSwitches, hasSpeed bool
-		for _, tok := range strings.Fields(ln.text) {
-			key, val, ok := strings.Cut(tok, "=")
-			if !ok || key == "" {
-				return nil, lineErr(ln.num, "%q is not KEY=VALUE", tok)
-			}
-			var seen *bool
-			var dst *string
-			switch strings.ToLower(key) {
-			case "switchname":
-				seen, dst = &hasName, &name
-			case "nodes":
-				seen, dst = &hasNodes, &nodes
-			case "switches":
-				seen, dst = &hasSwitches, &switches
-			case "linkspeed":
-				seen, dst = &hasSpeed, new(string)
-			default:
-				return nil, lineErr(ln.num, "unknown key %q", key)
-			}
-			if *seen {
-				return nil, lineErr(ln.num, "key %q given twice", key)
-			}
-			if val == "" {
-				return nil, lineErr(ln.num, "empty %s=", key)
-			}
-			if seen == &hasSpeed {
-				if _, err := strconv.ParseUint(val, 10, 32); err != nil {
-					return nil, lineErr(ln.num, "bad LinkSpeed %q (want a whole number)", val)
-				}
-			}
-			*seen, *dst = true, val
+		f, err := parseFields(ln)
+		if err != nil {
+			return nil, err
 		}
-		if !hasName {
+		name, nodes, switches, hasNodes, hasSwitches := f.name, f.nodes, f.switches, f.hasNodes, f.hasSwitches
+		if !f.hasName {
 			return nil, lineErr(ln.num, "SwitchName missing")
 		}
 		if strings.ContainsAny(name, "[],=") {
@@ -222,9 +191,75 @@ func Parse(text string) ([]Switch, error) {
 	if len(sws) == 0 {
 		return nil, lineErr(0, "no SwitchName= lines")
 	}
+	parent, err := resolveParents(sws, swByName, nodeSw)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkDepths(sws, parent); err != nil {
+		return nil, err
+	}
+	out := make([]Switch, len(sws))
+	for i, s := range sws {
+		out[i] = Switch{Name: s.name, Line: s.line, Nodes: s.nodes, Switches: s.switches}
+	}
+	return out, nil
+}
 
-	// Resolve Switches= entries in line order: each must name a declared
-	// switch other than the lister that no earlier line has claimed.
+// lineFields are the keys of one line of topology.conf.
+type lineFields struct {
+	name, nodes, switches                 string
+	hasName, hasNodes, hasSwitches, speed bool
+}
+
+// parseFields reads the KEY=VALUE fields of a line: each known key at
+// most once, with a value (LinkSpeed a whole number, otherwise ignored).
+func parseFields(ln slurmLine) (lineFields, error) {
+	var f lineFields
+	for _, tok := range strings.Fields(ln.text) {
+		key, val, ok := strings.Cut(tok, "=")
+		if !ok || key == "" {
+			return f, lineError(ln.num, "%q is not KEY=VALUE", tok)
+		}
+		var seen *bool
+		var dst *string
+		switch strings.ToLower(key) {
+		case "switchname":
+			seen, dst = &f.hasName, &f.name
+		case "nodes":
+			seen, dst = &f.hasNodes, &f.nodes
+		case "switches":
+			seen, dst = &f.hasSwitches, &f.switches
+		case "linkspeed":
+			seen, dst = &f.speed, new(string)
+		default:
+			return f, lineError(ln.num, "unknown key %q", key)
+		}
+		if *seen {
+			return f, lineError(ln.num, "key %q given twice", key)
+		}
+		if val == "" {
+			return f, lineError(ln.num, "empty %s=", key)
+		}
+		if seen == &f.speed {
+			if _, err := strconv.ParseUint(val, 10, 32); err != nil {
+				return f, lineError(ln.num, "bad LinkSpeed %q (want a whole number)", val)
+			}
+		}
+		*seen, *dst = true, val
+	}
+	return f, nil
+}
+
+// lineError is an *Error at a line.
+func lineError(line int, format string, args ...any) error {
+	return &Error{Line: line, Msg: fmt.Sprintf(format, args...)}
+}
+
+// resolveParents resolves the Switches= entries in line order: each must
+// name a declared switch other than the lister that no earlier line has
+// claimed. It returns each switch's parent (-1: a root).
+func resolveParents(sws []slurmSwitch, swByName, nodeSw map[string]int) ([]int, error) {
+	lineErr := lineError
 	parent := make([]int, len(sws))
 	for i := range parent {
 		parent[i] = -1
@@ -249,10 +284,15 @@ func Parse(text string) ([]Switch, error) {
 			parent[ci] = i
 		}
 	}
+	return parent, nil
+}
 
-	// Walk up from every switch, in line order, to find cycles and depths
-	// in linear time. depth[i] counts the switches above i; -1 is unknown
-	// and -2 marks a switch on the walk in progress.
+// checkDepths walks up from every switch, in line order, to find cycles
+// and depths in linear time: a cycle, or a switch more than MaxLevels
+// below its root, is an error.
+func checkDepths(sws []slurmSwitch, parent []int) error {
+	// depth[i] counts the switches above i; -1 is unknown and -2 marks a
+	// switch on the walk in progress.
 	depth := make([]int, len(sws))
 	for i := range depth {
 		depth[i] = -1
@@ -267,7 +307,7 @@ func Parse(text string) ([]Switch, error) {
 			j = parent[j]
 		}
 		if j >= 0 && depth[j] == -2 {
-			return nil, cycleErr(sws, parent, j)
+			return cycleErr(sws, parent, j)
 		}
 		d := -1 // depth of j, the switch above the walk (-1: none)
 		if j >= 0 {
@@ -278,17 +318,12 @@ func Parse(text string) ([]Switch, error) {
 			depth[path[k]] = d
 			if d >= MaxLevels {
 				s := sws[path[k]]
-				return nil, lineErr(s.line, "switch %q is %d levels below its root switch; at most %d levels are supported",
+				return lineError(s.line, "switch %q is %d levels below its root switch; at most %d levels are supported",
 					s.name, d, MaxLevels)
 			}
 		}
 	}
-
-	out := make([]Switch, len(sws))
-	for i, s := range sws {
-		out[i] = Switch{Name: s.name, Line: s.line, Nodes: s.nodes, Switches: s.switches}
-	}
-	return out, nil
+	return nil
 }
 
 // cycleErr reports the cycle of switches through j, at the line of its

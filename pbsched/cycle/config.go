@@ -11,12 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/optsched/optsched/catalog"
-	"github.com/optsched/optsched/encode/scas"
 	"github.com/optsched/optsched/model/windowjson"
 	"github.com/optsched/optsched/pbsched"
 	"github.com/optsched/optsched/runloop"
-	"github.com/optsched/optsched/solver"
 )
 
 // A Config is what a cycle reads, what optsched owns, how it decides and
@@ -54,12 +51,10 @@ type Config struct {
 	// Period is the waiting period counted by NWP (whole seconds).
 	Period time.Duration
 
-	// Decide are the options of pbsched.Decide; Start is set by each
-	// cycle, when it begins. When Decide.NewSolver is nil and Solver is
-	// set, the window solver is the catalogue's Solver with the heuristic
-	// Fallback (one of catalog.Fallbacks) in the reserve.
-	Decide           pbsched.Options
-	Solver, Fallback string
+	// Decide are the options of pbsched.Decide, with the solvers built
+	// (catalog.Spec; pbsched's defaults for those left nil); Start is set
+	// by each cycle, when it begins.
+	Decide pbsched.Options
 
 	// Apply runs the plan's qrun commands (after the server's state is
 	// read again from its commands and the plan rechecked against it);
@@ -290,12 +285,6 @@ func (c *Config) cycle(ctx context.Context, apply bool, ph *Phases) (*pbsched.Pl
 	}
 	po := c.Decide
 	po.Start = start
-	if po.NewSolver == nil && c.Solver != "" {
-		name, fallback := c.Solver, c.Fallback
-		po.NewSolver = func() (solver.Solver, error) {
-			return catalog.Solver(name, catalog.Options{Formulation: scas.Strong, Seed: 1, Fallback: fallback})
-		}
-	}
 	p, err := pbsched.Decide(ctx, st, sc, po)
 	if err != nil {
 		return nil, st, err

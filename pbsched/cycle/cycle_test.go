@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/optsched/optsched/catalog"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/pbsched"
 	"github.com/optsched/optsched/pbsched/pbstest"
@@ -31,7 +32,7 @@ func fixtureConfig() *Config {
 	return &Config{Stdin: strings.NewReader(""),
 		QstatFile: fixture("qstat.json"), NodesFile: fixture("pbsnodes.json"), QueuesFile: fixture("queues.json"),
 		Timezone: "UTC", Levels: []string{"tier0", "tier1"}, Period: time.Minute,
-		Decide: pbsched.Options{TimeLimit: 2 * time.Second, Cost: "lan-code"}, Solver: "csp", Fallback: "sa"}
+		Decide: pbsched.Options{TimeLimit: 2 * time.Second, Cost: "lan-code", Solver: catalog.DefaultWindow()}}
 }
 
 // TestPBSWholeNodeWindowIsOptimal: the whole-node jobs' window is solved
@@ -67,7 +68,7 @@ func TestPBSWholeNodeWindowIsOptimal(t *testing.T) {
 func TestPBSSolverFailureFallsBack(t *testing.T) {
 	for name, s := range map[string]solver.Solver{"error": failingSolver{err: true}, "nothing": failingSolver{}} {
 		c := fixtureConfig()
-		c.Decide.NewSolver = func() (solver.Solver, error) { return s, nil }
+		c.Decide.Solver = s
 		p, err := c.Plan(context.Background())
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -87,7 +88,7 @@ func TestPBSSolverFailureFallsBack(t *testing.T) {
 	}
 	// Every solver failing is an error, never a silent empty plan.
 	c := fixtureConfig()
-	c.Decide.NewSolver = func() (solver.Solver, error) { return failingSolver{err: true}, nil }
+	c.Decide.Solver = failingSolver{err: true}
 	c.Decide.Fallbacks = []solver.Solver{failingSolver{}}
 	if _, err := c.Plan(context.Background()); err == nil || !strings.Contains(err.Error(), "every solver failed") {
 		t.Errorf("all solvers failing: %v", err)

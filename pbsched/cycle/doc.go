@@ -9,8 +9,8 @@
 //     qstat -Q -f documents from files, standard input, a pbs_snapshot
 //     folder or the commands themselves (each bounded in size and time),
 //     and the server's time zone;
-//   - the scope and decision options built from a Config, and the
-//     window solver made by name through the catalogue;
+//   - the scope and decision options built from a Config (the solvers
+//     come built, from the command, through the catalogue);
 //   - the lock file that keeps cycles one at a time on a host (flock(2))
 //     and the JSON-lines audit log, one line per cycle, with their default
 //     paths under $XDG_STATE_HOME/optsched;

@@ -14,8 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/optsched/optsched/catalog"
-	"github.com/optsched/optsched/encode/scas"
 	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/runloop"
 	"github.com/optsched/optsched/slurmsched"
@@ -47,11 +45,10 @@ type Config struct {
 	// (empty: all); Nodes, a hostlist, the nodes it may use ("" all).
 	Partitions []string
 	Nodes      string
-	// Solver names the whole-node window solver of the catalogue ("":
-	// Slurm's tree best fit alone), with Fallback in its reserve;
-	// TimeLimit bounds the solve.
-	Solver, Fallback string
-	TimeLimit        time.Duration
+	// Solver is the whole-node window solver, built (catalog.Spec; nil:
+	// Slurm's tree best fit alone); TimeLimit bounds the solve.
+	Solver    solver.Solver
+	TimeLimit time.Duration
 	// StarveAfter is slurmsched.Options.StarveAfter.
 	StarveAfter time.Duration
 	// CompactWait is slurmsched.Options.CompactWait.
@@ -214,13 +211,7 @@ func (c *Config) cycle(ctx context.Context, apply bool) (*slurmsched.Plan, *slur
 	if err != nil {
 		return nil, st, err
 	}
-	opt := slurmsched.Options{TimeLimit: c.TimeLimit, StarveAfter: c.StarveAfter, CompactWait: c.CompactWait}
-	if c.Solver != "" {
-		name, fb := c.Solver, c.Fallback
-		opt.NewSolver = func() (solver.Solver, error) {
-			return catalog.Solver(name, catalog.Options{Formulation: scas.Strong, Seed: 1, Fallback: fb})
-		}
-	}
+	opt := slurmsched.Options{TimeLimit: c.TimeLimit, StarveAfter: c.StarveAfter, CompactWait: c.CompactWait, Solver: c.Solver}
 	p, err := slurmsched.Decide(ctx, st, sc, opt)
 	if err != nil {
 		return nil, st, err

@@ -514,31 +514,7 @@ func (t *timeIndexed) bound(ctx context.Context, ub int64, iters int) (lb int64,
 		}
 		// The slack free − usage of the subproblems' answer (minus a
 		// subgradient of L), projected: rows at λ = 0 with slack stay.
-		for _, r := range t.rows {
-			copy(slack[r[0]][r[1]], t.free[r[0]][r[1]])
-		}
-		for i, j := range m.Jobs {
-			ch := choices[i]
-			a, b := t.span[i][ch.c][0], t.span[i][ch.c][1]
-			for o, u := range ch.units {
-				if u == 0 {
-					continue
-				}
-				n := j.Options[o].Node
-				if slack[n] == nil {
-					continue
-				}
-				t.each(n, a, b, func(sg, ka, kb int) {
-					for l, g := range slack[n] {
-						if x := t.use[i][o][sg][l] * float64(u); x != 0 && g != nil {
-							for k := ka; k < kb; k++ {
-								g[k] -= x
-							}
-						}
-					}
-				})
-			}
-		}
+		t.slack(slack, choices)
 		var norm, dot, dnorm float64
 		for _, r := range t.rows {
 			n, l := r[0], r[1]
@@ -585,6 +561,36 @@ func (t *timeIndexed) bound(ctx context.Context, ub int64, iters int) (lb int64,
 		return 0, fixLB, true
 	}
 	return int64(math.Ceil(best - 1e-9*bestMag - 1e-6)), fixLB, true
+}
+
+// slack sets slack to free − usage of the subproblems' answer choices on
+// t.rows (minus a subgradient of L).
+func (t *timeIndexed) slack(slack [][][]float64, choices []choice) {
+	for _, r := range t.rows {
+		copy(slack[r[0]][r[1]], t.free[r[0]][r[1]])
+	}
+	for i, j := range t.m.Jobs {
+		ch := choices[i]
+		a, b := t.span[i][ch.c][0], t.span[i][ch.c][1]
+		for o, u := range ch.units {
+			if u == 0 {
+				continue
+			}
+			n := j.Options[o].Node
+			if slack[n] == nil {
+				continue
+			}
+			t.each(n, a, b, func(sg, ka, kb int) {
+				for l, g := range slack[n] {
+					if x := t.use[i][o][sg][l] * float64(u); x != 0 && g != nil {
+						for k := ka; k < kb; k++ {
+							g[k] -= x
+						}
+					}
+				}
+			})
+		}
+	}
 }
 
 // fix raises fixLB[i][c] to the iterate's bound with job i held at
