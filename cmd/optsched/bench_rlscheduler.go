@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"github.com/optsched/optsched/bench/cpolicy"
 	"github.com/optsched/optsched/bench/learned"
 	"github.com/optsched/optsched/bench/rlscheduler"
+	"github.com/optsched/optsched/bench/trace"
 )
 
 // benchRLSchedulerOptions are the inputs of `optsched bench rlscheduler`.
@@ -35,12 +37,26 @@ type benchRLSchedulerOptions struct {
 	cpJobs     int
 	cpObj      string
 	weights    string
+	schertW    string
+	joshhW     string
 	sample     bool
 }
 
 // rlLearned is the learned column: the rlscheduler design trained here
 // (bench/learned), choosing the heads of the published loop.
 const rlLearned = "rl-here"
+
+// The other learned designs' columns (bench/learned), simulated in
+// bench/sim on placed nodes and scored on the protocol's counter:
+// rlschert's picker without and with its killer, and joshh.
+const (
+	rlSchert     = "rlschert"
+	rlSchertKill = "rlschert-kill"
+	rlJoSHH      = "joshh"
+)
+
+// rlLearnedColumns are every learned column.
+var rlLearnedColumns = []string{rlLearned, rlSchert, rlSchertKill, rlJoSHH}
 
 // rlDeciders are the event-driven policies besides easy: cp, the CP/SAT
 // scheduler, and cp-lists, its list schedules alone (no search).
@@ -71,6 +87,15 @@ exact offline optimum by branch and bound) and prints each policy's gap to
 it, and the best offline schedule found. The bound is offline: it knows every
 arrival and real run time in advance.
 
+The learned designs trained here are columns too (docs/learned.md):
+rl-here (RLScheduler's design, choosing the heads of the published loop
+without backfilling; --weights), and rlschert, rlschert-kill and joshh
+(--rlschert-weights, --joshh-weights), simulated event by event in
+bench/sim on placed nodes with every allocation checked and scored on the
+same sequences (they may start any job that fits, like easy and cp).
+Without a weights flag each uses its shipped weights of the trace, trained
+on its jobs outside the ten test sequences; the output says which.
+
 The published row is chosen by --paper (default: from the file name:
 lublin_256 is Lublin-1, HPC2N-2002 is HPC2N). HPC2N version 2.1 has 5
 records more than the 2.2 file the paper used; for a file named
@@ -80,7 +105,8 @@ The protocol is described in docs/rlscheduler.md and go doc
 ./bench/rlscheduler.`,
 		Example: `  optsched bench rlscheduler --trace instances/traces/lublin_256.swf.gz
   optsched bench rlscheduler --trace instances/traces/HPC2N-2002-2.1-cln.swf.gz --backfill
-  optsched bench rlscheduler --trace log.swf --policies fcfs,sjf,wfp3-intended -o json`,
+  optsched bench rlscheduler --trace log.swf --policies fcfs,sjf,wfp3-intended -o json
+  optsched bench rlscheduler --trace instances/traces/HPC2N-2002-2.1-cln.swf.gz --backfill --policies sjf,f1,easy,cp,rl-here,rlschert,rlschert-kill,joshh`,
 		Args: argsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
@@ -93,9 +119,11 @@ The protocol is described in docs/rlscheduler.md and go doc
 	f.StringVar(&opts.trace, "trace", "instances/traces/lublin_256.swf.gz", "SWF log (gzip or plain)")
 	f.StringVar(&opts.paper, "paper", "auto", "published row to print beside ours: lublin-1, hpc2n, none, or auto (from the file name)")
 	f.StringVar(&opts.weights, "weights", "", "weights of the "+rlLearned+" column (optsched train sched; default: the shipped weights of the trace)")
-	f.BoolVar(&opts.sample, "sample", false, rlLearned+": sample from the policy (seeded per sequence) instead of taking the most likely job")
+	f.StringVar(&opts.schertW, "rlschert-weights", "", "weights of the "+rlSchert+" and "+rlSchertKill+" columns (default: the shipped rlschert weights of the trace)")
+	f.StringVar(&opts.joshhW, "joshh-weights", "", "weights of the "+rlJoSHH+" column (default: the shipped joshh weights of the trace)")
+	f.BoolVar(&opts.sample, "sample", false, "learned columns: sample from the policy (seeded per sequence) instead of taking the most likely action")
 	f.BoolVar(&opts.backfill, "backfill", false, "the published code's backfilling for the published policies (the \"with backfilling\" rows)")
-	f.StringSliceVar(&opts.policies, "policies", nil, "columns: "+strings.Join(rlscheduler.Published, ", ")+", easy, cp, cp-lists, "+rlLearned+" (default "+strings.Join(rlDefaultPolicies, ",")+", and cp with --backfill)")
+	f.StringSliceVar(&opts.policies, "policies", nil, "columns: "+strings.Join(rlscheduler.Published, ", ")+", easy, cp, cp-lists, "+strings.Join(rlLearnedColumns, ", ")+" (default "+strings.Join(rlDefaultPolicies, ",")+", and cp with --backfill)")
 	f.IntSliceVar(&opts.starts, "sequences", nil, "start positions of the sequences in the loaded job list (default the published ten)")
 	f.IntVar(&opts.length, "length", rlscheduler.SequenceLength, "jobs per sequence")
 	f.IntVar(&opts.dropFirst, "drop-first", -1, "drop the first N job records of the file (default: 5 for HPC2N-2002-2.1*, else 0)")
@@ -166,8 +194,8 @@ func runBenchRLScheduler(ctx context.Context, opts *benchRLSchedulerOptions) err
 		}
 	}
 	for _, p := range policies {
-		if !slices.Contains(rlscheduler.Published, p) && p != "easy" && !slices.Contains(rlDeciders, p) && p != rlLearned {
-			return usageError{fmt.Errorf("--policies: no policy %q (have %s, easy, %s, %s)", p, strings.Join(rlscheduler.Published, ", "), strings.Join(rlDeciders, ", "), rlLearned)}
+		if !slices.Contains(rlscheduler.Published, p) && p != "easy" && !slices.Contains(rlDeciders, p) && !slices.Contains(rlLearnedColumns, p) {
+			return usageError{fmt.Errorf("--policies: no policy %q (have %s, easy, %s, %s)", p, strings.Join(rlscheduler.Published, ", "), strings.Join(rlDeciders, ", "), strings.Join(rlLearnedColumns, ", "))}
 		}
 	}
 	w, err := rlscheduler.Open(opts.trace, rlscheduler.LoadOptions{DropFirst: drop})
@@ -197,6 +225,10 @@ func runBenchRLScheduler(ctx context.Context, opts *benchRLSchedulerOptions) err
 				return learned.NewChooser(pol, norm, opts.sample, uint64(seq.Start))
 			},
 		}
+		cfg.Notes = map[string]string{rlLearned: weightsNote("rlscheduler", opts.weights, paper)}
+	}
+	if err := addLearnedRunners(&cfg, opts, paper, policies); err != nil {
+		return err
 	}
 	if opts.bound {
 		cfg.Bound = func(ctx context.Context, seq rlscheduler.Sequence) (rlscheduler.BoundValue, error) {
@@ -245,4 +277,87 @@ func rlPolicy(path, paper string) (*learned.RLScheduler, error) {
 		return nil, fmt.Errorf("--weights %s: %w", path, err)
 	}
 	return p, nil
+}
+
+// addLearnedRunners adds the rlschert and joshh columns asked for in
+// policies, with their weights (--rlschert-weights, --joshh-weights, or
+// the shipped weights of the trace's published row).
+func addLearnedRunners(cfg *rlscheduler.Config, opts *benchRLSchedulerOptions, paper string, policies []string) error {
+	add := func(name, design, path string, col learned.Column) {
+		if cfg.Runners == nil {
+			cfg.Runners = map[string]func(context.Context, rlscheduler.Sequence) (*rlscheduler.Schedule, error){}
+		}
+		if cfg.Notes == nil {
+			cfg.Notes = map[string]string{}
+		}
+		cfg.Runners[name] = col
+		cfg.Notes[name] = weightsNote(design, path, paper)
+	}
+	if slices.Contains(policies, rlSchert) || slices.Contains(policies, rlSchertKill) {
+		net, err := shippedOrFile(opts.schertW, paper, "--rlschert-weights", learned.ShippedRLSchert, learned.ReadRLSchert)
+		if err != nil {
+			return err
+		}
+		users, err := usersOf(opts.trace)
+		if err != nil {
+			return err
+		}
+		for _, name := range []string{rlSchert, rlSchertKill} {
+			if slices.Contains(policies, name) {
+				add(name, "rlschert", opts.schertW, learned.SchertColumn(net, cfg.Workload, users, name == rlSchertKill, opts.sample))
+			}
+		}
+	}
+	if slices.Contains(policies, rlJoSHH) {
+		p, err := shippedOrFile(opts.joshhW, paper, "--joshh-weights", learned.ShippedJoSHHOf, learned.ReadJoSHH)
+		if err != nil {
+			return err
+		}
+		add(rlJoSHH, "joshh", opts.joshhW, learned.JoSHHColumn(p, cfg.Workload, opts.sample))
+	}
+	return nil
+}
+
+// shippedOrFile reads a design's weights from path, or its shipped
+// weights of the trace's published row.
+func shippedOrFile[P any](path, paper, flag string, shipped func(string) (P, error), read func(io.Reader) (P, error)) (P, error) {
+	var zero P
+	if path == "" {
+		if paper == "" {
+			return zero, usageError{fmt.Errorf("%s FILE is needed (shipped weights exist for lublin-1 and hpc2n only)", flag)}
+		}
+		return shipped(paper)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return zero, err
+	}
+	defer f.Close()
+	p, err := read(f)
+	if err != nil {
+		return zero, fmt.Errorf("%s %s: %w", flag, path, err)
+	}
+	return p, nil
+}
+
+// weightsNote says which weights a learned column ran with.
+func weightsNote(design, path, paper string) string {
+	if path != "" {
+		return "weights " + path
+	}
+	return fmt.Sprintf("the shipped %s weights of %s (trained on its jobs outside the ten test sequences)", design, paper)
+}
+
+// usersOf maps a log's job numbers to their users (the protocol's
+// loading keeps none; rlschert's predictor reads them).
+func usersOf(path string) (map[string]string, error) {
+	tr, err := trace.Open(path, "", trace.Options{})
+	if err != nil {
+		return nil, err
+	}
+	users := make(map[string]string, len(tr.Jobs))
+	for _, j := range tr.Jobs {
+		users[j.ID] = j.User
+	}
+	return users, nil
 }

@@ -29,6 +29,11 @@ type trainSchedOptions struct {
 	verbose   bool
 	synthetic bool
 	imitation int
+	// exclude are more starts (validation sequences) whose jobs training
+	// also skips; episodeLen and window are joshh's.
+	exclude    []int
+	episodeLen int
+	window     string
 	// epochsSet and episodesSet: the flags were given (else the design's
 	// defaults).
 	epochsSet, episodesSet bool
@@ -94,6 +99,9 @@ Training is deterministic: the same flags give the same file.`,
 	f.IntVar(&opts.epochs, "epochs", d.Updates, fmt.Sprintf("PPO updates (epochs; rlschert's default %d, joshh's %d)", learned.DefaultSchertTrainConfig().Updates, learned.DefaultJoSHHTrainConfig().Updates))
 	f.IntVar(&opts.episodes, "episodes", d.EpisodesPerUpdate, fmt.Sprintf("episodes per epoch (of 256 jobs; rlschert's default %d; joshh's %d of %d jobs)", learned.DefaultSchertTrainConfig().EpisodesPerUpdate, learned.DefaultJoSHHTrainConfig().EpisodesPerUpdate, learned.DefaultJoSHHTrainConfig().EpisodeLen))
 	f.IntVar(&opts.dropFirst, "drop-first", -1, "drop the first N job records of the file (default: 5 for HPC2N-2002-2.1*, else 0)")
+	f.IntSliceVar(&opts.exclude, "exclude", nil, "joshh: starts of more sequences (of 1,024 jobs: validation sequences) that training never touches, besides the ten test sequences")
+	f.IntVar(&opts.episodeLen, "episode-len", learned.DefaultJoSHHTrainConfig().EpisodeLen, "joshh: jobs per episode")
+	f.StringVar(&opts.window, "window", "fitting", "joshh: the visible jobs: fitting (the oldest fitting job and the 4 shortest fitting others) or arrival (the paper's: the first 5 waiting jobs)")
 	f.StringVar(&opts.out, "out", "", "weights file to write (required)")
 	f.StringVar(&opts.plot, "plot", "", "learning-curve PNG/SVG (default: the weights file's name with .png)")
 	f.BoolVarP(&opts.verbose, "verbose", "v", false, "print a line per epoch on stderr (default when stderr is not a terminal)")
