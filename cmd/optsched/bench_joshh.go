@@ -39,7 +39,8 @@ rlscheduler, on the trace's cluster laid out as pods of 4 leaves of 10
 nodes, and prints each policy's mean normalised turnaround, bounded
 slowdown, wait and CH cost of the multi-node jobs, averaged over the
 sequences, beside JoSHH's published Table 1 (measured on other data).
-Without --weights, the shipped weights (trained on Lublin-1).`,
+Without --weights, the shipped weights of the trace (trained on HPC2N for
+HPC2N-2002*, else on Lublin-1).`,
 		Example: `  optsched bench joshh --trace instances/traces/lublin_256.swf.gz`,
 		Args:    argsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -56,9 +57,13 @@ Without --weights, the shipped weights (trained on Lublin-1).`,
 	return cmd
 }
 
-// joshhPolicy reads --weights, or the shipped weights.
-func joshhPolicy(path string) (*learned.JoSHH, error) {
+// joshhPolicy reads --weights, or the shipped weights of the trace (of
+// HPC2N for HPC2N-2002*, else of Lublin-1).
+func joshhPolicy(path, trace string) (*learned.JoSHH, error) {
 	if path == "" {
+		if rlPaperOf(trace) == "hpc2n" {
+			return learned.ShippedJoSHHOf("hpc2n")
+		}
 		return learned.ShippedJoSHH()
 	}
 	f, err := os.Open(path)
@@ -79,7 +84,7 @@ func runBenchJoSHH(ctx context.Context, opts *benchJoSHHOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	pol, err := joshhPolicy(opts.weights)
+	pol, err := joshhPolicy(opts.weights, opts.trace)
 	if err != nil {
 		return err
 	}
