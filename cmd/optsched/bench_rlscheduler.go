@@ -203,7 +203,7 @@ func runBenchRLScheduler(ctx context.Context, opts *benchRLSchedulerOptions) err
 		return err
 	}
 	cfg := rlscheduler.Config{
-		Workload: w, Trace: opts.trace, Paper: paper, DropFirst: drop,
+		Workload: w, Trace: opts.trace, Paper: rlRowPaper(opts, paper), DropFirst: drop,
 		Starts: opts.starts, Len: opts.length, Backfill: opts.backfill, Policies: policies,
 	}
 	cfg.Deciders = map[string]func() rlscheduler.Decider{
@@ -360,4 +360,16 @@ func usersOf(path string) (map[string]string, error) {
 		users[j.ID] = j.User
 	}
 	return users, nil
+}
+
+// rlRowPaper is the published row to print: none, unless --paper names
+// it, when the sequences are not the published ones (a validation run's
+// figures are not the paper's cells). The shipped weights still follow
+// the trace.
+func rlRowPaper(opts *benchRLSchedulerOptions, paper string) string {
+	published := (len(opts.starts) == 0 || slices.Equal(opts.starts, rlscheduler.Starts)) && opts.length == rlscheduler.SequenceLength
+	if !published && opts.paper == "auto" {
+		return ""
+	}
+	return paper
 }
