@@ -87,3 +87,46 @@ func TestJoSHHArrivalWindow(t *testing.T) {
 		t.Errorf("the default read back as arrival %v (%v)", q != nil && q.Arrival, err)
 	}
 }
+
+// TestEpisodeLoad: the offered load by hand, and training with MinLoad
+// draws its episodes from loaded starts only (none: an error).
+func TestEpisodeLoad(t *testing.T) {
+	w := &rlscheduler.Workload{MaxNodes: 4, MaxProcs: 4, Jobs: []rlscheduler.Job{
+		{Number: 1, Submit: 0, Run: 100, Request: 100, Procs: 2},
+		{Number: 2, Submit: 50, Run: 10, Request: 10, Procs: 8}, // wider than the cluster: 4 nodes
+		{Number: 3, Submit: 100, Run: 60, Request: 60, Procs: 1},
+	}}
+	// (100·2 + 10·4 + 60·1) / (4 · 100) = 300/400.
+	if got := EpisodeLoad(w, 0, 3); math.Abs(got-0.75) > 1e-12 {
+		t.Errorf("load %v, want 0.75", got)
+	}
+	// [0, 2): (200 + 40) / (4 · 50) = 1.2; [1, 3): (40 + 60) / (4 · 50) = 0.5.
+	if got := HeavyStarts(w, []int{0, 1}, 2, 1); !slices.Equal(got, []int{0}) {
+		t.Errorf("heavy starts %v, want [0]", got)
+	}
+	big := synthetic(600, 3)
+	cfg := smallConfig(big, 1)
+	all := TrainingStarts(len(big.Jobs), cfg.EpisodeLen, cfg.TestStarts, cfg.TestLen)
+	loads := make([]float64, len(all))
+	for i, s := range all {
+		loads[i] = EpisodeLoad(big, s, cfg.EpisodeLen)
+	}
+	slices.Sort(loads)
+	cfg.MinLoad = loads[len(loads)/2]
+	res, err := TrainRLScheduler(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Starts) == 0 || len(res.Starts) >= len(all) {
+		t.Fatalf("%d of %d starts kept: the filter filtered nothing (or everything)", len(res.Starts), len(all))
+	}
+	for _, s := range res.Starts {
+		if EpisodeLoad(big, s, cfg.EpisodeLen) < cfg.MinLoad {
+			t.Fatalf("start %d of load %v", s, EpisodeLoad(big, s, cfg.EpisodeLen))
+		}
+	}
+	cfg.MinLoad = 1e9
+	if _, err := TrainRLScheduler(context.Background(), cfg); err == nil {
+		t.Error("no loaded episode, no error")
+	}
+}

@@ -212,6 +212,7 @@ func TestLearnedColumnsInRLSchedulerBench(t *testing.T) {
 	}
 	for _, args := range [][]string{
 		{"train", "sched", "--design", "joshh", "--trace", lublin, "--out", w, "--window", "last"},
+		{"train", "sched", "--trace", lublin, "--out", w, "--min-load", "-1"},
 		{"bench", "rlscheduler", "--trace", lublin, "--policies", "joshh", "--joshh-weights", w + ".missing"},
 		{"bench", "rlscheduler", "--trace", lublin, "--policies", "rlschert", "--paper", "none"},
 	} {
