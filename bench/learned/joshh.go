@@ -46,6 +46,11 @@ var (
 type JoSHH struct {
 	Selector, Alloc *learn.Seq
 	Critic          *learn.Seq // nil in a policy read from a file
+	// Arrival selects the paper's visible set, the first JQ waiting jobs
+	// in arrival order (those that do not fit masked), instead of the
+	// default (the oldest fitting job and the JQ − 1 shortest fitting
+	// others). It is kept in the weights file (its magic).
+	Arrival bool
 }
 
 // NewJoSHH returns untrained networks (PyTorch's initialisation, the
@@ -62,10 +67,23 @@ func NewJoSHH(rng *rand.Rand) *JoSHH {
 // now: the oldest (slot 0), then the JQ − 1 others of the shortest
 // requests (ties by arrival), shortest first (see docs/learned.md for
 // why not the first JQ waiting jobs).
-func jobState(x []float64, valid []int, v *sim.View, norm Norm) []int {
+//
+// With arrival, the visible jobs are instead the first JQ waiting jobs
+// in arrival order, those that fit now (the paper's window: a job that
+// does not fit keeps its slot and blocks the jobs behind it).
+func jobState(x []float64, valid []int, v *sim.View, norm Norm, arrival bool) []int {
 	clear(x)
 	valid = valid[:0]
 	for q, j := range v.Queue {
+		if arrival {
+			if q >= JQ {
+				break
+			}
+			if j.Nodes <= v.Idle {
+				valid = append(valid, q)
+			}
+			continue
+		}
 		if j.Nodes > v.Idle {
 			continue
 		}
@@ -152,6 +170,7 @@ var strategies = [2]sim.Strategy{sim.DepthFirst, sim.BreadthFirst}
 // concurrent use.
 type JoSHHChooser struct {
 	sel, alloc *learn.Seq
+	arrival    bool
 	norm       Norm
 	sample     bool
 	rng        *rand.Rand
@@ -168,7 +187,7 @@ type JoSHHChooser struct {
 // NewJoSHHChooser returns a chooser of the policy (cloned: choosers can
 // run at once): argmax, or with sample draws seeded by seed.
 func NewJoSHHChooser(p *JoSHH, norm Norm, sample bool, seed uint64) *JoSHHChooser {
-	return &JoSHHChooser{sel: p.Selector.CloneSeq(), alloc: p.Alloc.CloneSeq(), norm: norm, sample: sample,
+	return &JoSHHChooser{sel: p.Selector.CloneSeq(), alloc: p.Alloc.CloneSeq(), arrival: p.Arrival, norm: norm, sample: sample,
 		rng: learn.NewRand(seed, 0x6a6f_7368), x: make([]float64, SelectorIn), a: make([]float64, AllocIn),
 		z: make([]float64, JQ), p: make([]float64, JQ)}
 }
@@ -185,7 +204,7 @@ func pickJob(sel *learn.Seq, x, z, p []float64, valid []int, sample bool, rng *r
 
 // Select implements sim.Selector.
 func (c *JoSHHChooser) Select(v *sim.View) (int, sim.Strategy) {
-	c.valid = jobState(c.x, c.valid, v, c.norm)
+	c.valid = jobState(c.x, c.valid, v, c.norm, c.arrival)
 	if len(c.valid) == 0 {
 		return -1, sim.DepthFirst
 	}
@@ -203,9 +222,13 @@ func (c *JoSHHChooser) Select(v *sim.View) (int, sim.Strategy) {
 	return q, strategies[learn.Pick(pa[:], 2, c.sample, c.rng)]
 }
 
-// joshhMagic heads a JoSHH weights file; the header is the selector's
+// joshhMagic heads a JoSHH weights file, joshhArrivalMagic one of the
+// arrival-window variant (JoSHH.Arrival); the header is the selector's
 // and the allocation selector's sizes.
-const joshhMagic = "JOSHH001"
+const (
+	joshhMagic        = "JOSHH001"
+	joshhArrivalMagic = "JOSHHA01"
+)
 
 func joshhHeader() []uint32 {
 	var h []uint32
@@ -217,14 +240,34 @@ func joshhHeader() []uint32 {
 
 // WriteJoSHH writes the two actors' weights (float32; gzip).
 func WriteJoSHH(w io.Writer, p *JoSHH) error {
-	return learn.WriteWeights(w, joshhMagic, joshhHeader(), append(p.Selector.Params(), p.Alloc.Params()...))
+	magic := joshhMagic
+	if p.Arrival {
+		magic = joshhArrivalMagic
+	}
+	return learn.WriteWeights(w, magic, joshhHeader(), append(p.Selector.Params(), p.Alloc.Params()...))
 }
 
 // ReadJoSHH reads a weights file WriteJoSHH wrote.
 func ReadJoSHH(r io.Reader) (*JoSHH, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	p, err := readJoSHH(bytes.NewReader(data), joshhMagic)
+	if err == nil {
+		return p, nil
+	}
+	if q, err2 := readJoSHH(bytes.NewReader(data), joshhArrivalMagic); err2 == nil {
+		q.Arrival = true
+		return q, nil
+	}
+	return nil, err
+}
+
+func readJoSHH(r io.Reader, magic string) (*JoSHH, error) {
 	want := joshhHeader()
 	var s, a *learn.Seq
-	err := learn.ReadWeights(r, joshhMagic, len(want), func(h []uint32) ([]*learn.Param, error) {
+	err := learn.ReadWeights(r, magic, len(want), func(h []uint32) ([]*learn.Param, error) {
 		for i := range want {
 			if h[i] != want[i] {
 				return nil, fmt.Errorf("network sizes %v, this build has %v", h, want)
@@ -244,10 +287,26 @@ func ReadJoSHH(r io.Reader) (*JoSHH, error) {
 //go:embed weights/joshh-lublin.bin.gz
 var shippedJoSHH []byte
 
+//go:embed weights/joshh-hpc2n.bin.gz
+var shippedJoSHHHPC2N []byte
+
 // ShippedJoSHH returns the shipped JoSHH weights, trained on the parts of
 // Lublin-1 (instances/traces/lublin_256.swf.gz) outside the protocol's
 // ten test sequences.
 func ShippedJoSHH() (*JoSHH, error) { return ReadJoSHH(bytes.NewReader(shippedJoSHH)) }
+
+// ShippedJoSHHOf returns the shipped JoSHH weights trained on a shipped
+// trace outside the protocol's ten test sequences: "lublin-1"
+// (ShippedJoSHH) or "hpc2n".
+func ShippedJoSHHOf(trace string) (*JoSHH, error) {
+	switch trace {
+	case "lublin-1":
+		return ShippedJoSHH()
+	case "hpc2n":
+		return ReadJoSHH(bytes.NewReader(shippedJoSHHHPC2N))
+	}
+	return nil, fmt.Errorf("learned: no shipped joshh weights %q (have lublin-1, hpc2n)", trace)
+}
 
 // TraceOf returns jobs [start, start+n) of w as a bench/sim trace on
 // w.MaxNodes nodes: requests where the log has none are the run time.

@@ -24,9 +24,12 @@ type JoSHHTrainConfig struct {
 	// Updates is the PPO updates; EpisodesPerUpdate the episodes each
 	// collects; EpisodeLen the jobs of an episode.
 	Updates, EpisodesPerUpdate, EpisodeLen int
-	// TestStarts and TestLen are the sequences training never touches.
+	// TestStarts and TestLen are the sequences training never touches
+	// (the test sequences, and any validation sequences).
 	TestStarts []int
 	TestLen    int
+	// Arrival trains the arrival-window variant (JoSHH.Arrival).
+	Arrival bool
 	// PPOEpochs, Minibatch, Clip, the Adam rates, Gamma (the local
 	// reward's discount per decision), Entropy and MaxGradNorm as in
 	// TrainConfig.
@@ -112,7 +115,7 @@ type joshhRecorder struct {
 
 func (r *joshhRecorder) Select(v *sim.View) (int, sim.Strategy) {
 	x := make([]float64, SelectorIn)
-	valid := jobState(x, nil, v, r.norm)
+	valid := jobState(x, nil, v, r.norm, r.net.Arrival)
 	if len(valid) == 0 {
 		return -1, sim.DepthFirst
 	}
@@ -215,6 +218,7 @@ func TrainJoSHH(ctx context.Context, cfg JoSHHTrainConfig) (*JoSHHTrainResult, e
 	t0 := time.Now()
 	rng := learn.NewRand(cfg.Seed, 0x6a6f_7368_7472)
 	net := NewJoSHH(rng)
+	net.Arrival = cfg.Arrival
 	optS := learn.NewAdam(net.Selector.Params(), cfg.LRActor, cfg.MaxGradNorm)
 	optA := learn.NewAdam(net.Alloc.Params(), cfg.LRActor, cfg.MaxGradNorm)
 	optC := learn.NewAdam(net.Critic.Params(), cfg.LRCritic, cfg.MaxGradNorm)

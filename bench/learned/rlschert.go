@@ -568,16 +568,21 @@ var shippedSchertHPC2N []byte
 //go:embed weights/rlschert-synthetic.bin.gz
 var shippedSchertSynthetic []byte
 
-// ShippedRLSchert returns the shipped RLSchert weights: "hpc2n", trained
-// on HPC2N-2002-2.1-cln.swf.gz outside the rlscheduler protocol's ten
-// test sequences, or "synthetic", trained on SyntheticSchert's workload
+//go:embed weights/rlschert-lublin.bin.gz
+var shippedSchertLublin []byte
+
+// ShippedRLSchert returns the shipped RLSchert weights: "hpc2n" or
+// "lublin-1", trained on HPC2N-2002-2.1-cln.swf.gz or lublin_256.swf.gz
+// outside the rlscheduler protocol's ten test sequences, or "synthetic", trained on SyntheticSchert's workload
 // of seed 1 (see docs/learned.md).
 func ShippedRLSchert(name string) (*RLSchert, error) {
 	switch name {
 	case "hpc2n":
 		return ReadRLSchert(bytes.NewReader(shippedSchertHPC2N))
+	case "lublin-1":
+		return ReadRLSchert(bytes.NewReader(shippedSchertLublin))
 	case "synthetic":
 		return ReadRLSchert(bytes.NewReader(shippedSchertSynthetic))
 	}
-	return nil, fmt.Errorf("learned: no shipped rlschert weights %q (have hpc2n, synthetic)", name)
+	return nil, fmt.Errorf("learned: no shipped rlschert weights %q (have hpc2n, lublin-1, synthetic)", name)
 }

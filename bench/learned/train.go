@@ -36,6 +36,11 @@ type TrainConfig struct {
 	Clip, LRActor, LRCritic, Gamma, Lambda, Entropy, MaxGradNorm float64
 	// RewardScale divides the mean bounded slowdowns into rewards (100).
 	RewardScale float64
+	// MinLoad, when positive, keeps only the episodes whose offered load
+	// (EpisodeLoad) is at least MinLoad: trajectory filtering, training
+	// on the loaded stretches of a trace where the order of the queue
+	// matters (0: every episode).
+	MinLoad float64
 	// Progress, when set, is called after every update.
 	Progress func(TrainUpdate)
 }
@@ -103,6 +108,31 @@ func TrainingStarts(n, epLen int, testStarts []int, testLen int) []int {
 	return out
 }
 
+// EpisodeLoad is the offered load of jobs [start, start+n) of w: their
+// node-seconds of real run time over the cluster's node-seconds between
+// the first and the last submit time (at least one second).
+func EpisodeLoad(w *rlscheduler.Workload, start, n int) float64 {
+	jobs := w.Jobs[start : start+n]
+	var work float64
+	for _, j := range jobs {
+		work += float64(j.Run) * float64(min(int64(w.NodesOf(j)), w.MaxNodes))
+	}
+	span := max(jobs[len(jobs)-1].Submit-jobs[0].Submit, 1)
+	return work / (float64(w.MaxNodes) * float64(span))
+}
+
+// HeavyStarts returns the starts (of episodes of n jobs) whose
+// EpisodeLoad is at least minLoad, in order.
+func HeavyStarts(w *rlscheduler.Workload, starts []int, n int, minLoad float64) []int {
+	var out []int
+	for _, s := range starts {
+		if EpisodeLoad(w, s, n) >= minLoad {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // step is one decision with a choice.
 type step struct {
 	x []float64 // N × Features
@@ -152,6 +182,12 @@ func TrainRLScheduler(ctx context.Context, cfg TrainConfig) (*TrainResult, error
 	starts, err := episodeStarts(len(cfg.Workload.Jobs), cfg.EpisodeLen, cfg.TestStarts, cfg.TestLen)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.MinLoad > 0 {
+		starts = HeavyStarts(cfg.Workload, starts, cfg.EpisodeLen, cfg.MinLoad)
+		if len(starts) == 0 {
+			return nil, fmt.Errorf("%w: no %d-job episode has an offered load of %g or more", ErrTrainConfig, cfg.EpisodeLen, cfg.MinLoad)
+		}
 	}
 	t0 := time.Now()
 	rng := learn.NewRand(cfg.Seed, 0x726c_7472_6169_6e)

@@ -37,6 +37,16 @@ type Config struct {
 	// each picks the heads of the published loop (ReplayChooser, no
 	// backfilling whatever Backfill says).
 	Choosers map[string]func(Sequence) Chooser
+	// Runners builds the policies simulated elsewhere by name (the
+	// learned designs run in bench/sim on placed nodes, every allocation
+	// through model.Check): each returns its schedule of the sequence,
+	// which Run verifies on the protocol's counter and scores like any
+	// other. Their protocol is "simulated" (event-driven: they may start
+	// any job that fits, whatever Backfill says).
+	Runners map[string]func(context.Context, Sequence) (*Schedule, error)
+	// Notes describes a column in the output (for a learned policy:
+	// which weights, trained on what), by name.
+	Notes map[string]string
 	// Bound, when set, proves a lower bound on the sum of bounded
 	// slowdowns of a sequence's jobs (offline).
 	Bound func(ctx context.Context, seq Sequence) (BoundValue, error)
@@ -86,8 +96,9 @@ type PolicyResult struct {
 	Name string `json:"name"`
 	// Protocol is "published" (the published decision loop, with their
 	// backfilling when the run's backfill is set), "event-driven"
-	// (Simulate) or "published-loop-chooser" (a learned policy choosing
-	// the heads of the published loop, no backfilling: ReplayChooser).
+	// (Simulate), "published-loop-chooser" (a learned policy choosing
+	// the heads of the published loop, no backfilling: ReplayChooser) or
+	// "simulated" (a Runner's schedule, made elsewhere).
 	Protocol string `json:"protocol"`
 	// Mean is the mean over the sequences of each sequence's mean
 	// bounded slowdown; PerSequence those, in Starts order.
@@ -102,6 +113,8 @@ type PolicyResult struct {
 	// Gap is the mean over sequences of (value − bound)/value.
 	Gap       *float64 `json:"gap_to_bound,omitempty"`
 	ElapsedMS float64  `json:"elapsed_ms"`
+	// Note is Config.Notes' description of the column (its weights).
+	Note string `json:"note,omitempty"`
 }
 
 // DecisionCounts are what a Counter counts over a run: its decisions,
@@ -186,6 +199,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			one = func(ctx context.Context, seq Sequence) (*Schedule, error) {
 				return ReplayChooser(ctx, seq, mk(seq))
 			}
+		case cfg.Runners[name] != nil:
+			protocol = "simulated"
+			one = cfg.Runners[name]
 		case name == "easy" || cfg.Deciders[name] != nil:
 			protocol = "event-driven"
 			mk := cfg.Deciders[name]
@@ -229,7 +245,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		p := PolicyResult{Name: name, Protocol: protocol, Mean: mean(vals), PerSequence: vals, ElapsedMS: ms(time.Since(t0)), Decisions: counts}
+		p := PolicyResult{Name: name, Protocol: protocol, Mean: mean(vals), PerSequence: vals, ElapsedMS: ms(time.Since(t0)), Decisions: counts, Note: cfg.Notes[name]}
 		if row != nil {
 			if v, ok := row.Value[name]; ok && protocol == "published" {
 				p.Published = &v

@@ -61,6 +61,16 @@ type Schedule struct {
 	Capped int
 }
 
+// ScheduleOf is the schedule of the sequence whose job i starts at
+// starts[i] (a schedule made elsewhere; Verify checks it).
+func (s Sequence) ScheduleOf(starts []int64) (*Schedule, error) {
+	if len(starts) != s.Len {
+		return nil, fmt.Errorf("rlscheduler: %d starts for a sequence of %d jobs", len(starts), s.Len)
+	}
+	_, capped := s.nodes()
+	return &Schedule{Seq: s, Starts: starts, Capped: capped}, nil
+}
+
 // BSLD is a job's bounded slowdown, max(1, (wait + run)/max(run, 10)), on
 // its real run time.
 func BSLD(j Job, start int64) float64 {

@@ -70,6 +70,11 @@ func (r *Result) WriteTable(w io.Writer) error {
 		fmt.Fprintf(w, "bound: a proven lower bound on the mean bounded slowdown of any schedule of the sequence, offline (it knows every arrival and real run time in advance); %d of %d sequences exact (the proven optimum); gap = (value − bound) / value, mean over sequences\n", r.Bound.Exact, len(r.Sequences))
 		fmt.Fprintln(w, "offline schedule: the best schedule the bound's search found, knowing the future too; the offline optimum lies between the bound and it")
 	}
+	for _, p := range r.Policies {
+		if p.Note != "" {
+			fmt.Fprintf(w, "%s: %s\n", p.Name, p.Note)
+		}
+	}
 	fmt.Fprintln(w, "\nper sequence (start position):")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	var b strings.Builder

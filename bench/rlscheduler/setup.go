@@ -16,6 +16,18 @@ import (
 // choosing the heads of the published loop.
 const Learned = "rl-here"
 
+// The other learned designs' columns (package bench/learned, which wires
+// them in as Runners): rlschert's picker without and with its killer, and
+// joshh.
+const (
+	RLSchert     = "rlschert"
+	RLSchertKill = "rlschert-kill"
+	JoSHH        = "joshh"
+)
+
+// LearnedColumns are every learned column.
+var LearnedColumns = []string{Learned, RLSchert, RLSchertKill, JoSHH}
+
 // DeciderNames are the event-driven policies besides easy that NewConfig
 // builds: cp, the CP/SAT scheduler, and cp-lists, its list schedules
 // alone (no search).
@@ -118,8 +130,8 @@ func (s Setup) Check() (Setup, error) {
 		}
 	}
 	for _, p := range s.Policies {
-		if !slices.Contains(Published, p) && p != "easy" && !slices.Contains(DeciderNames, p) && p != Learned {
-			return bad("--policies: no policy %q (have %s, easy, %s, %s)", p, strings.Join(Published, ", "), strings.Join(DeciderNames, ", "), Learned)
+		if !slices.Contains(Published, p) && p != "easy" && !slices.Contains(DeciderNames, p) && !slices.Contains(LearnedColumns, p) {
+			return bad("--policies: no policy %q (have %s, easy, %s, %s)", p, strings.Join(Published, ", "), strings.Join(DeciderNames, ", "), strings.Join(LearnedColumns, ", "))
 		}
 	}
 	return s, nil

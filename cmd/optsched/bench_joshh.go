@@ -21,6 +21,8 @@ type benchJoSHHOptions struct {
 	weights   string
 	dropFirst int
 	output    string
+	starts    []int
+	length    int
 }
 
 func newBenchJoSHHCmd(s *streams, runF func(*benchJoSHHOptions) error) *cobra.Command {
@@ -37,7 +39,8 @@ rlscheduler, on the trace's cluster laid out as pods of 4 leaves of 10
 nodes, and prints each policy's mean normalised turnaround, bounded
 slowdown, wait and CH cost of the multi-node jobs, averaged over the
 sequences, beside JoSHH's published Table 1 (measured on other data).
-Without --weights, the shipped weights (trained on Lublin-1).`,
+Without --weights, the shipped weights of the trace (trained on HPC2N for
+HPC2N-2002*, else on Lublin-1).`,
 		Example: `  optsched bench joshh --trace instances/traces/lublin_256.swf.gz`,
 		Args:    argsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -52,12 +55,18 @@ Without --weights, the shipped weights (trained on Lublin-1).`,
 	f.StringVar(&opts.weights, "weights", "", "JoSHH weights (optsched train sched --design joshh; default the shipped)")
 	f.IntVar(&opts.dropFirst, "drop-first", -1, "drop the first N job records of the file (default: 5 for HPC2N-2002-2.1*, else 0)")
 	f.StringVarP(&opts.output, "output", "o", "table", "table or json")
+	f.IntSliceVar(&opts.starts, "sequences", nil, "start positions of the sequences (default the ten test sequences; validation sequences elsewhere)")
+	f.IntVar(&opts.length, "length", rlscheduler.SequenceLength, "jobs per sequence")
 	return cmd
 }
 
-// joshhPolicy reads --weights, or the shipped weights.
-func joshhPolicy(path string) (*learned.JoSHH, error) {
+// joshhPolicy reads --weights, or the shipped weights of the trace (of
+// HPC2N for HPC2N-2002*, else of Lublin-1).
+func joshhPolicy(path, trace string) (*learned.JoSHH, error) {
 	if path == "" {
+		if rlscheduler.PaperOf(trace) == "hpc2n" {
+			return learned.ShippedJoSHHOf("hpc2n")
+		}
 		return learned.ShippedJoSHH()
 	}
 	f, err := os.Open(path)
@@ -78,7 +87,7 @@ func runBenchJoSHH(ctx context.Context, opts *benchJoSHHOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	pol, err := joshhPolicy(opts.weights)
+	pol, err := joshhPolicy(opts.weights, opts.trace)
 	if err != nil {
 		return err
 	}
@@ -86,8 +95,15 @@ func runBenchJoSHH(ctx context.Context, opts *benchJoSHHOptions) error {
 	if err != nil {
 		return err
 	}
+	starts := opts.starts
+	if len(starts) == 0 {
+		starts = rlscheduler.Starts
+	}
+	if opts.length < 1 {
+		return usageError{fmt.Errorf("--length must be positive, got %d", opts.length)}
+	}
 	t0 := time.Now()
-	rows, err := learned.EvaluateJoSHH(ctx, w, pol, rlscheduler.Starts, rlscheduler.SequenceLength)
+	rows, err := learned.EvaluateJoSHH(ctx, w, pol, starts, opts.length)
 	if err != nil {
 		return err
 	}
@@ -97,7 +113,7 @@ func runBenchJoSHH(ctx context.Context, opts *benchJoSHHOptions) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(rows)
 	}
-	fmt.Fprintf(out, "%s: %d jobs on %d nodes; sequences of %d jobs at %v; %.1f s\n\n", opts.trace, len(w.Jobs), w.MaxNodes, rlscheduler.SequenceLength, rlscheduler.Starts, time.Since(t0).Seconds())
+	fmt.Fprintf(out, "%s: %d jobs on %d nodes; sequences of %d jobs at %v; %.1f s\n\n", opts.trace, len(w.Jobs), w.MaxNodes, opts.length, starts, time.Since(t0).Seconds())
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "POLICY\tNORM. TURNAROUND\tBSLD\tWAIT (s)\tCH COST (multi-node)\tPUBLISHED NT (JoSHH's lab, other data)")
 	for _, r := range rows {

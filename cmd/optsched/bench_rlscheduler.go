@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/optsched/optsched/bench/cpolicy"
 	"github.com/optsched/optsched/bench/learned"
 	"github.com/optsched/optsched/bench/rlscheduler"
+	"github.com/optsched/optsched/bench/trace"
 )
 
 // benchRLSchedulerOptions are the inputs of `optsched bench rlscheduler`.
@@ -35,10 +37,21 @@ type benchRLSchedulerOptions struct {
 	cpObj      string
 	weights    string
 	sample     bool
+	schertW    string
+	joshhW     string
 }
 
-// rlLearned is the learned column (rlscheduler.Learned).
-const rlLearned = rlscheduler.Learned
+// The learned columns (rlscheduler.LearnedColumns): rl-here, the
+// rlscheduler design trained here choosing the heads of the published
+// loop, and the other designs simulated in bench/sim on placed nodes and
+// scored on the protocol's counter: rlschert's picker without and with
+// its killer, and joshh.
+const (
+	rlLearned    = rlscheduler.Learned
+	rlSchert     = rlscheduler.RLSchert
+	rlSchertKill = rlscheduler.RLSchertKill
+	rlJoSHH      = rlscheduler.JoSHH
+)
 
 func newBenchRLSchedulerCmd(s *streams, runF func(*benchRLSchedulerOptions) error) *cobra.Command {
 	opts := &benchRLSchedulerOptions{streams: s}
@@ -54,6 +67,15 @@ average bounded slowdown and its value on every sequence beside the
 published figure of the trace (Lublin-1 and HPC2N are shipped in
 instances/traces), and EASY backfilling (with extra nodes) as an extra
 column, simulated event by event.
+
+The learned designs trained here are columns too (docs/learned.md):
+rl-here (RLScheduler's design, choosing the heads of the published loop
+without backfilling; --weights), and rlschert, rlschert-kill and joshh
+(--rlschert-weights, --joshh-weights), simulated event by event in
+bench/sim on placed nodes with every allocation checked and scored on the
+same sequences (they may start any job that fits, like easy and cp).
+Without a weights flag each uses its shipped weights of the trace, trained
+on its jobs outside the ten test sequences; the output says which.
 
 For every sequence it also proves a lower bound on the mean bounded slowdown
 that any schedule could reach (bench/offline: a Lagrangian relaxation of the
@@ -71,7 +93,8 @@ The protocol is described in docs/rlscheduler.md and go doc
 ./bench/rlscheduler.`,
 		Example: `  optsched bench rlscheduler --trace instances/traces/lublin_256.swf.gz
   optsched bench rlscheduler --trace instances/traces/HPC2N-2002-2.1-cln.swf.gz --backfill
-  optsched bench rlscheduler --trace log.swf --policies fcfs,sjf,wfp3-intended -o json`,
+  optsched bench rlscheduler --trace log.swf --policies fcfs,sjf,wfp3-intended -o json
+  optsched bench rlscheduler --trace instances/traces/HPC2N-2002-2.1-cln.swf.gz --backfill --policies sjf,f1,easy,cp,rl-here,rlschert,rlschert-kill,joshh`,
 		Args: argsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
@@ -84,9 +107,11 @@ The protocol is described in docs/rlscheduler.md and go doc
 	f.StringVar(&opts.trace, "trace", "instances/traces/lublin_256.swf.gz", "SWF log (gzip or plain)")
 	f.StringVar(&opts.paper, "paper", "auto", "published row to print beside ours: lublin-1, hpc2n, none, or auto (from the file name)")
 	f.StringVar(&opts.weights, "weights", "", "weights of the "+rlLearned+" column (optsched train sched; default: the shipped weights of the trace)")
-	f.BoolVar(&opts.sample, "sample", false, rlLearned+": sample from the policy (seeded per sequence) instead of taking the most likely job")
+	f.StringVar(&opts.schertW, "rlschert-weights", "", "weights of the "+rlSchert+" and "+rlSchertKill+" columns (default: the shipped rlschert weights of the trace)")
+	f.StringVar(&opts.joshhW, "joshh-weights", "", "weights of the "+rlJoSHH+" column (default: the shipped joshh weights of the trace)")
+	f.BoolVar(&opts.sample, "sample", false, "learned columns: sample from the policy (seeded per sequence) instead of taking the most likely action")
 	f.BoolVar(&opts.backfill, "backfill", false, "the published code's backfilling for the published policies (the \"with backfilling\" rows)")
-	f.StringSliceVar(&opts.policies, "policies", nil, "columns: "+strings.Join(rlscheduler.Published, ", ")+", easy, cp, cp-lists, "+rlLearned+" (default "+strings.Join(rlscheduler.DefaultPolicies, ",")+", and cp with --backfill)")
+	f.StringSliceVar(&opts.policies, "policies", nil, "columns: "+strings.Join(rlscheduler.Published, ", ")+", easy, cp, cp-lists, "+strings.Join(rlscheduler.LearnedColumns, ", ")+" (default "+strings.Join(rlscheduler.DefaultPolicies, ",")+", and cp with --backfill)")
 	f.IntSliceVar(&opts.starts, "sequences", nil, "start positions of the sequences in the loaded job list (default the published ten)")
 	f.IntVar(&opts.length, "length", rlscheduler.SequenceLength, "jobs per sequence")
 	f.IntVar(&opts.dropFirst, "drop-first", -1, "drop the first N job records of the file (default: 5 for HPC2N-2002-2.1*, else 0)")
@@ -127,6 +152,7 @@ func runBenchRLScheduler(ctx context.Context, opts *benchRLSchedulerOptions) err
 		return err
 	}
 	cfg := rlscheduler.NewConfig(w, s)
+	cfg.Paper = rlRowPaper(opts, s.Paper)
 	if slices.Contains(s.Policies, rlLearned) {
 		pol, err := rlPolicy(opts.weights, s.Paper)
 		if err != nil {
@@ -138,6 +164,10 @@ func runBenchRLScheduler(ctx context.Context, opts *benchRLSchedulerOptions) err
 				return learned.NewChooser(pol, norm, opts.sample, uint64(seq.Start))
 			},
 		}
+		cfg.Notes = map[string]string{rlLearned: weightsNote("rlscheduler", opts.weights, s.Paper)}
+	}
+	if err := addLearnedRunners(&cfg, opts, s.Paper, s.Policies); err != nil {
+		return err
 	}
 	if opts.verbose {
 		cfg.Progress = func(col string, done, total int) {
@@ -181,4 +211,99 @@ func rlPolicy(path, paper string) (*learned.RLScheduler, error) {
 		return nil, fmt.Errorf("--weights %s: %w", path, err)
 	}
 	return p, nil
+}
+
+// addLearnedRunners adds the rlschert and joshh columns asked for in
+// policies, with their weights (--rlschert-weights, --joshh-weights, or
+// the shipped weights of the trace's published row).
+func addLearnedRunners(cfg *rlscheduler.Config, opts *benchRLSchedulerOptions, paper string, policies []string) error {
+	add := func(name, design, path string, col learned.Column) {
+		if cfg.Runners == nil {
+			cfg.Runners = map[string]func(context.Context, rlscheduler.Sequence) (*rlscheduler.Schedule, error){}
+		}
+		if cfg.Notes == nil {
+			cfg.Notes = map[string]string{}
+		}
+		cfg.Runners[name] = col
+		cfg.Notes[name] = weightsNote(design, path, paper)
+	}
+	if slices.Contains(policies, rlSchert) || slices.Contains(policies, rlSchertKill) {
+		net, err := shippedOrFile(opts.schertW, paper, "--rlschert-weights", learned.ShippedRLSchert, learned.ReadRLSchert)
+		if err != nil {
+			return err
+		}
+		users, err := usersOf(opts.trace)
+		if err != nil {
+			return err
+		}
+		for _, name := range []string{rlSchert, rlSchertKill} {
+			if slices.Contains(policies, name) {
+				add(name, "rlschert", opts.schertW, learned.SchertColumn(net, cfg.Workload, users, name == rlSchertKill, opts.sample))
+			}
+		}
+	}
+	if slices.Contains(policies, rlJoSHH) {
+		p, err := shippedOrFile(opts.joshhW, paper, "--joshh-weights", learned.ShippedJoSHHOf, learned.ReadJoSHH)
+		if err != nil {
+			return err
+		}
+		add(rlJoSHH, "joshh", opts.joshhW, learned.JoSHHColumn(p, cfg.Workload, opts.sample))
+	}
+	return nil
+}
+
+// shippedOrFile reads a design's weights from path, or its shipped
+// weights of the trace's published row.
+func shippedOrFile[P any](path, paper, flag string, shipped func(string) (P, error), read func(io.Reader) (P, error)) (P, error) {
+	var zero P
+	if path == "" {
+		if paper == "" {
+			return zero, usageError{fmt.Errorf("%s FILE is needed (shipped weights exist for lublin-1 and hpc2n only)", flag)}
+		}
+		return shipped(paper)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return zero, err
+	}
+	defer f.Close()
+	p, err := read(f)
+	if err != nil {
+		return zero, fmt.Errorf("%s %s: %w", flag, path, err)
+	}
+	return p, nil
+}
+
+// weightsNote says which weights a learned column ran with.
+func weightsNote(design, path, paper string) string {
+	if path != "" {
+		return "weights " + path
+	}
+	return fmt.Sprintf("the shipped %s weights of %s (trained on its jobs outside the ten test sequences)", design, paper)
+}
+
+// usersOf maps a log's job numbers to their users (the protocol's
+// loading keeps none; rlschert's predictor reads them).
+func usersOf(path string) (map[string]string, error) {
+	tr, err := trace.Open(path, "", trace.Options{})
+	if err != nil {
+		return nil, err
+	}
+	users := make(map[string]string, len(tr.Jobs))
+	for _, j := range tr.Jobs {
+		users[j.ID] = j.User
+	}
+	return users, nil
+}
+
+// rlRowPaper is the published row to print: none, unless --paper names
+// it, when the sequences are not the published ones (a validation run's
+// figures are not the paper's cells). The shipped weights still follow
+// the trace.
+func rlRowPaper(opts *benchRLSchedulerOptions, paper string) string {
+	published := (len(opts.starts) == 0 || slices.Equal(opts.starts, rlscheduler.Starts)) && opts.length == rlscheduler.SequenceLength
+	if !published && opts.paper == "auto" {
+		return ""
+	}
+	return paper
 }

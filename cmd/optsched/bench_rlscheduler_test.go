@@ -14,6 +14,12 @@ func TestBenchRLScheduler(t *testing.T) {
 	const trace = "../../instances/traces/lublin_256.swf.gz"
 	js := filepath.Join(t.TempDir(), "rl.json")
 	args := []string{"bench", "rlscheduler", "--trace", trace, "--sequences", "100,200", "--length", "64"}
+	// Other sequences than the published ones print no published row
+	// unless --paper names it.
+	if code, out, errs := optsched(t, "", append(args, "--policies", "f1", "--bound=false")...); code != 0 || !strings.Contains(out, "no published row") {
+		t.Fatalf("exit %d: %s%s", code, out, errs)
+	}
+	args = append(args, "--paper", "lublin-1")
 	code, out, errs := optsched(t, "", append(args, "--backfill", "--json", js, "--bound-limit", "2s")...)
 	if code != 0 || !strings.Contains(out, "published row: lublin-1") || !strings.Contains(out, "with backfilling") || !strings.Contains(out, "easy") || !strings.Contains(out, "gap to bound") {
 		t.Fatalf("exit %d: %s%s", code, out, errs)

@@ -68,7 +68,7 @@ rlschert-kill. Every start goes through model.Check.`,
 	f.BoolVar(&opts.synthetic, "synthetic", false, "RLSchert's synthetic workload instead of a trace")
 	f.Uint64Var(&opts.seed, "seed", 1, "--synthetic: the training seed (the test jobs use 1000 + it)")
 	f.IntVar(&opts.dropFirst, "drop-first", -1, "drop the first N jobs by submit (default: 5 for HPC2N-2002-2.1*, else 0)")
-	f.StringVar(&opts.weights, "weights", "", "rlschert weights (default: the shipped weights, trained on HPC2N, or with --synthetic on the synthetic workload of seed 1)")
+	f.StringVar(&opts.weights, "weights", "", "rlschert weights (default: the shipped weights, trained on Lublin-1 for lublin_256*, else on HPC2N, or with --synthetic on the synthetic workload of seed 1)")
 	f.StringSliceVar(&opts.policies, "policies", learned.SchertPolicies, "rows: "+strings.Join(learned.SchertPolicies, ", "))
 	f.BoolVar(&opts.sample, "sample", false, "sample the design's actions (seeded per sequence) instead of the most likely")
 	f.StringVarP(&opts.output, "output", "o", "table", "table or json")
@@ -86,7 +86,7 @@ func runBenchSchert(ctx context.Context, opts *benchSchertOptions) error {
 	if err != nil {
 		return err
 	}
-	net, err := schertPolicy(opts.weights, opts.synthetic)
+	net, err := schertPolicy(opts.weights, opts.synthetic, opts.trace)
 	if err != nil {
 		return err
 	}

@@ -154,7 +154,7 @@ windows it solved optimally; the schedule itself is unchanged.`,
 	f.StringVar(&opts.trace, "trace", "", "trace file (required)")
 	f.StringVar(&opts.format, "format", "", "lan or swf (default: from the file name)")
 	f.StringVar(&opts.policy, "policy", "window", "window, "+rlSimPolicy+", "+schertSimPolicy+" or "+joshhSimPolicy+" (learned; --weights), or a per-job policy: "+strings.Join(sim.PolicyNames(), ", "))
-	f.StringVar(&opts.weights, "weights", "", "learned policies: weights file (optsched train sched; default: the shipped weights: "+rlSimPolicy+" of lublin_256 or HPC2N, by the trace's name; "+schertSimPolicy+" of HPC2N; "+joshhSimPolicy+" of lublin_256)")
+	f.StringVar(&opts.weights, "weights", "", "learned policies: weights file (optsched train sched; default: the shipped weights: "+rlSimPolicy+" of lublin_256 or HPC2N, by the trace's name; "+schertSimPolicy+" of lublin_256 for it, else of HPC2N; "+joshhSimPolicy+" of HPC2N for it, else of lublin_256)")
 	f.BoolVar(&opts.sample, "sample", false, "learned policies: sample from the policy (seeded by --seed) instead of taking the most likely action")
 	f.BoolVar(&opts.kill, "kill", false, schertSimPolicy+" policy: let its killer stop running jobs predicted to run long and requeue them (restarted from scratch; the work lost is reported)")
 	f.DurationVar(&opts.tau, "tau", 60*time.Second, "window period τ (window policy)")
@@ -372,7 +372,7 @@ func (opts *simulateOptions) learnedConfig(cfg *sim.Config, tr *trace.Trace) err
 		cfg.Policy = sim.Learned
 		cfg.Chooser = simChooser{learned.NewChooser(pol, learnedNorm(tr), opts.sample, opts.seed)}
 	case schertSimPolicy:
-		net, err := schertPolicy(opts.weights, false)
+		net, err := schertPolicy(opts.weights, false, opts.trace)
 		if err != nil {
 			return err
 		}
@@ -578,10 +578,14 @@ const rlSimPolicy = "rlscheduler"
 const schertSimPolicy = "rlschert"
 
 // schertPolicy reads the rlschert weights of path, or the shipped ones
-// (of the synthetic workload, or of HPC2N).
-func schertPolicy(path string, synthetic bool) (*learned.RLSchert, error) {
+// (of the synthetic workload, of Lublin-1 for lublin_256*, else of
+// HPC2N).
+func schertPolicy(path string, synthetic bool, trace string) (*learned.RLSchert, error) {
 	if path == "" && synthetic {
 		return learned.ShippedRLSchert("synthetic")
+	}
+	if path == "" && rlscheduler.PaperOf(trace) == "lublin-1" {
+		return learned.ShippedRLSchert("lublin-1")
 	}
 	if path == "" {
 		return learned.ShippedRLSchert("hpc2n")

@@ -13,7 +13,7 @@ const joshhSimPolicy = "joshh"
 // shipped) on tr: its allocation selector places each job, or first-fit
 // under --allocator first-fit.
 func (opts *simulateOptions) joshhConfig(cfg *sim.Config, tr *trace.Trace) error {
-	pol, err := joshhPolicy(opts.weights)
+	pol, err := joshhPolicy(opts.weights, opts.trace)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/optsched/optsched/bench/learned"
@@ -13,6 +14,12 @@ import (
 
 // runTrainJoSHH is `optsched train sched --design joshh`.
 func runTrainJoSHH(ctx context.Context, opts *trainSchedOptions) error {
+	if opts.design == "joshh" && opts.window == "" {
+		opts.window = "fitting"
+	}
+	if opts.episodeLen == 0 {
+		opts.episodeLen = learned.DefaultJoSHHTrainConfig().EpisodeLen
+	}
 	if opts.objective != "" && opts.objective != "turnaround" {
 		return usageError{fmt.Errorf("--objective must be turnaround for joshh, got %q", opts.objective)}
 	}
@@ -37,6 +44,18 @@ func runTrainJoSHH(ctx context.Context, opts *trainSchedOptions) error {
 		return err
 	}
 	cfg.Workload, cfg.Seed, cfg.Updates, cfg.EpisodesPerUpdate = w, opts.seed, opts.epochs, opts.episodes
+	if opts.episodeLen < 1 {
+		return usageError{fmt.Errorf("--episode-len must be at least 1, got %d", opts.episodeLen)}
+	}
+	cfg.EpisodeLen = opts.episodeLen
+	cfg.TestStarts = append(slices.Clone(cfg.TestStarts), opts.exclude...)
+	switch opts.window {
+	case "fitting":
+	case "arrival":
+		cfg.Arrival = true
+	default:
+		return usageError{fmt.Errorf("--window must be fitting or arrival, got %q", opts.window)}
+	}
 	starts := learned.TrainingStarts(len(w.Jobs), cfg.EpisodeLen, cfg.TestStarts, cfg.TestLen)
 	errw := opts.streams.err
 	fmt.Fprintf(errw, "train sched joshh: %s, %d jobs on %d nodes; episodes of %d jobs from %d starts outside the test sequences (%s); %d epochs of %d episodes, seed %d\n",

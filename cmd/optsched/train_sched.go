@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,6 +30,12 @@ type trainSchedOptions struct {
 	verbose   bool
 	synthetic bool
 	imitation int
+	// exclude are more starts (validation sequences) whose jobs training
+	// also skips; episodeLen and window are joshh's.
+	exclude    []int
+	episodeLen int
+	window     string
+	minLoad    float64
 	// epochsSet and episodesSet: the flags were given (else the design's
 	// defaults).
 	epochsSet, episodesSet bool
@@ -94,6 +101,10 @@ Training is deterministic: the same flags give the same file.`,
 	f.IntVar(&opts.epochs, "epochs", d.Updates, fmt.Sprintf("PPO updates (epochs; rlschert's default %d, joshh's %d)", learned.DefaultSchertTrainConfig().Updates, learned.DefaultJoSHHTrainConfig().Updates))
 	f.IntVar(&opts.episodes, "episodes", d.EpisodesPerUpdate, fmt.Sprintf("episodes per epoch (of 256 jobs; rlschert's default %d; joshh's %d of %d jobs)", learned.DefaultSchertTrainConfig().EpisodesPerUpdate, learned.DefaultJoSHHTrainConfig().EpisodesPerUpdate, learned.DefaultJoSHHTrainConfig().EpisodeLen))
 	f.IntVar(&opts.dropFirst, "drop-first", -1, "drop the first N job records of the file (default: 5 for HPC2N-2002-2.1*, else 0)")
+	f.IntSliceVar(&opts.exclude, "exclude", nil, "starts of more sequences (of 1,024 jobs: validation sequences) that training never touches, besides the ten test sequences")
+	f.Float64Var(&opts.minLoad, "min-load", 0, "rlscheduler: train only on episodes of an offered load (node-seconds of work over the cluster's between the first and last submit) of at least this (0: all)")
+	f.IntVar(&opts.episodeLen, "episode-len", learned.DefaultJoSHHTrainConfig().EpisodeLen, "joshh: jobs per episode")
+	f.StringVar(&opts.window, "window", "fitting", "joshh: the visible jobs: fitting (the oldest fitting job and the 4 shortest fitting others) or arrival (the paper's: the first 5 waiting jobs)")
 	f.StringVar(&opts.out, "out", "", "weights file to write (required)")
 	f.StringVar(&opts.plot, "plot", "", "learning-curve PNG/SVG (default: the weights file's name with .png)")
 	f.BoolVarP(&opts.verbose, "verbose", "v", false, "print a line per epoch on stderr (default when stderr is not a terminal)")
@@ -148,10 +159,18 @@ func runTrainSched(ctx context.Context, opts *trainSchedOptions) error {
 	}
 	cfg := learned.DefaultTrainConfig()
 	cfg.Workload, cfg.Seed, cfg.Updates, cfg.EpisodesPerUpdate = w, opts.seed, opts.epochs, opts.episodes
+	cfg.TestStarts = append(slices.Clone(cfg.TestStarts), opts.exclude...)
+	if opts.minLoad < 0 {
+		return usageError{fmt.Errorf("--min-load must not be negative, got %g", opts.minLoad)}
+	}
+	cfg.MinLoad = opts.minLoad
 	starts := learned.TrainingStarts(len(w.Jobs), cfg.EpisodeLen, cfg.TestStarts, cfg.TestLen)
 	errw := opts.streams.err
 	fmt.Fprintf(errw, "train sched rlscheduler: %s, %d jobs; episodes of %d jobs from %d starts outside the test sequences (%s); %d epochs of %d episodes, seed %d\n",
 		opts.trace, len(w.Jobs), cfg.EpisodeLen, len(starts), rangesOf(starts), opts.epochs, opts.episodes, opts.seed)
+	if cfg.MinLoad > 0 {
+		fmt.Fprintf(errw, "of them %d of an offered load of %g or more\n", len(learned.HeavyStarts(w, starts, cfg.EpisodeLen, cfg.MinLoad)), cfg.MinLoad)
+	}
 	t0 := time.Now()
 	res, err := trainWith(opts, opts.epochs, func(u learned.TrainUpdate) string {
 		return fmt.Sprintf("epoch %d/%d: %d episodes, mean bsld %.2f (F1 on the same episodes %.2f), entropy %.2f, %d steps, %.0f s",

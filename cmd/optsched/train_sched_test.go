@@ -174,3 +174,50 @@ func TestTrainJoSHHThenUse(t *testing.T) {
 		t.Fatalf("bench joshh: exit %d: %s %s", code, out, errs)
 	}
 }
+
+// TestLearnedColumnsInRLSchedulerBench runs every learned design as a
+// column of bench rlscheduler with the shipped weights of each trace,
+// then with weights of an arrival-window joshh trained here on episodes
+// that avoid a validation sequence (--exclude); the output says which
+// weights each column ran with.
+func TestLearnedColumnsInRLSchedulerBench(t *testing.T) {
+	const lublin = "../../instances/traces/lublin_256.swf.gz"
+	const hpc2n = "../../instances/traces/HPC2N-2002-2.1-cln.swf.gz"
+	for _, tr := range []string{lublin, hpc2n} {
+		code, out, errs := optsched(t, "", "bench", "rlscheduler", "--trace", tr, "--policies", "sjf,rl-here,rlschert,rlschert-kill,joshh",
+			"--sequences", "100", "--length", "200")
+		if code != exitOK {
+			t.Fatalf("%s: exit %d: %s", tr, code, errs)
+		}
+		for _, want := range []string{"  simulated", "rlschert-kill: the shipped rlschert weights of", "gap to bound", "rl-here: the shipped rlscheduler"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s: no %q in\n%s", tr, want, out)
+			}
+		}
+	}
+	w := filepath.Join(t.TempDir(), "arrival.bin.gz")
+	code, _, errs := optsched(t, "", "train", "sched", "--design", "joshh", "--trace", lublin, "--window", "arrival",
+		"--episode-len", "256", "--exclude", "6252", "--epochs", "1", "--episodes", "1", "--out", w)
+	if code != exitOK || !strings.Contains(errs, "(0–1725)") {
+		t.Fatalf("train: exit %d: %s", code, errs)
+	}
+	code, out, errs := optsched(t, "", "bench", "rlscheduler", "--trace", lublin, "--policies", "joshh", "--joshh-weights", w,
+		"--sequences", "6252", "--length", "300", "--bound=false")
+	if code != exitOK || !strings.Contains(out, "joshh: weights "+w) {
+		t.Fatalf("bench: exit %d: %s %s", code, out, errs)
+	}
+	code, out, errs = optsched(t, "", "bench", "joshh", "--trace", lublin, "--weights", w, "--sequences", "6252", "--length", "300")
+	if code != exitOK || !strings.Contains(out, "sequences of 300 jobs at [6252]") {
+		t.Fatalf("bench joshh: exit %d: %s %s", code, out, errs)
+	}
+	for _, args := range [][]string{
+		{"train", "sched", "--design", "joshh", "--trace", lublin, "--out", w, "--window", "last"},
+		{"train", "sched", "--trace", lublin, "--out", w, "--min-load", "-1"},
+		{"bench", "rlscheduler", "--trace", lublin, "--policies", "joshh", "--joshh-weights", w + ".missing"},
+		{"bench", "rlscheduler", "--trace", lublin, "--policies", "rlschert", "--paper", "none"},
+	} {
+		if code, _, _ := optsched(t, "", args...); code == exitOK {
+			t.Errorf("%v: exit 0, want an error", args)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/optsched/optsched/bench/learned"
@@ -80,6 +81,7 @@ func runTrainSchert(ctx context.Context, opts *trainSchedOptions) error {
 	if opts.synthetic {
 		cfg.TestStarts = []int{} // the test set is other jobs altogether
 	}
+	cfg.TestStarts = append(slices.Clone(cfg.TestStarts), opts.exclude...)
 	starts := learned.TrainingStarts(len(jobs), cfg.EpisodeLen, cfg.TestStarts, cfg.TestLen)
 	errw := opts.streams.err
 	fmt.Fprintf(errw, "train sched rlschert: %s, %d jobs on %d nodes; episodes of %d jobs from %d starts outside the test sequences (%s); imitation on %d episodes, then %d epochs of %d episodes, seed %d\n",

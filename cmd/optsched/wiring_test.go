@@ -33,7 +33,7 @@ func TestSlurmCommandsWire(t *testing.T) {
 	}
 
 	base := slurmOptions{streams: s, squeueFile: missing, sinfoFile: missing, topoFile: missing, solver: "csp", fallback: "sa",
-		compact: compactFlags{fraction: heuristics.DefaultCompactFraction, minNodes: heuristics.DefaultCompactMinNodes, mode: compactSinceSubmit},
+		compact:   compactFlags{fraction: heuristics.DefaultCompactFraction, minNodes: heuristics.DefaultCompactMinNodes, mode: compactSinceSubmit},
 		timeLimit: time.Second, output: "text"}
 	for name, bad := range map[string]func(*slurmOptions){
 		"fallback":   func(o *slurmOptions) { o.fallback = "bogus" },
