@@ -14,7 +14,6 @@ import (
 	"github.com/optsched/optsched/catalog"
 	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/model"
-	"github.com/optsched/optsched/model/pbs"
 	"github.com/optsched/optsched/output"
 	"github.com/optsched/optsched/solver"
 )
@@ -194,80 +193,6 @@ func (p *Plan) Applied() bool {
 	}
 	return false
 }
-
-// Recheck checks the plan's starts against a state read again just
-// before qrun (a vnode may have gone offline, a job been deleted or
-// started by someone else since the plan was made) — the plan applier's
-// check. When Check rejects the plan on the fresh state, the starts whose
-// job is no longer queued or whose vnodes are no longer free are dropped;
-// if Check still rejects the rest, the starts are taken one by one in
-// order and each is kept only when the kept ones with it still pass (up
-// to maxRecheckOneByOne starts; beyond, none is kept and the next cycle
-// plans again). Every dropped start is deferred with the reason.
-func Recheck(fresh *State, sc *Scope, p *Plan) {
-	probe := &Plan{c: p.c, Starts: p.Starts}
-	if Check(fresh, sc, probe) == nil {
-		return
-	}
-	total := len(p.Starts)
-	drop := func(s *Start, why string) {
-		p.Deferred = append(p.Deferred, Reason{s.Job, "not started: the state read again just before qrun no longer allows it: " + why})
-	}
-	defer func() {
-		p.Notes = append(p.Notes, fmt.Sprintf("the state read again before qrun changed: %d of %d starts dropped", total-len(p.Starts), total))
-	}()
-	jobs := make(map[string]*pbs.Job, len(fresh.Jobs.Jobs))
-	for i := range fresh.Jobs.Jobs {
-		jobs[fresh.Jobs.Jobs[i].ID] = &fresh.Jobs.Jobs[i]
-	}
-	nodes := make(map[string]*pbs.Node, len(fresh.Nodes.Nodes))
-	for i := range fresh.Nodes.Nodes {
-		nodes[fresh.Nodes.Nodes[i].Name] = &fresh.Nodes.Nodes[i]
-	}
-	var kept []*Start
-	for _, s := range p.Starts {
-		why := ""
-		if j := jobs[s.Job]; j == nil || j.State != "Q" {
-			why = "job " + s.Job + " is no longer queued"
-		}
-		for _, c := range s.Chunks {
-			if n := nodes[c.Vnode]; why == "" && (n == nil || !n.Free()) {
-				why = "vnode " + c.Vnode + " is no longer free"
-			}
-		}
-		if why != "" {
-			drop(s, why)
-			continue
-		}
-		kept = append(kept, s)
-	}
-	p.Starts, probe.Starts = kept, kept
-	err := Check(fresh, sc, probe)
-	switch {
-	case err == nil:
-		return
-	case len(kept) > maxRecheckOneByOne:
-		for _, s := range kept {
-			drop(s, err.Error())
-		}
-		p.Starts = nil
-		return
-	}
-	kept = nil
-	for _, s := range p.Starts {
-		probe.Starts = append(slices.Clip(kept), s)
-		if err := Check(fresh, sc, probe); err != nil {
-			drop(s, err.Error())
-			continue
-		}
-		kept = append(kept, s)
-	}
-	p.Starts = kept
-}
-
-// maxRecheckOneByOne bounds the starts Recheck tries one by one (each try
-// is a Check of the whole plan).
-const maxRecheckOneByOne = 200
 
 // plan decides one cycle: which candidates start and where.
 //
