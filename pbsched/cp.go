@@ -274,7 +274,7 @@ type CPDoc struct {
 // false when every scheduler failed (the caller falls back to the first
 // fit), with the failures in why.
 func schedulePartialCP(ctx context.Context, c *cluster, cands []*candidate, held map[string]bool, wholeUntil map[string]int64, ff []*Start,
-	opt Options, p *Plan) (starts []*Start, deferred []Reason, why string, ok bool) {
+	opt Options, p *placement) (starts []*Start, deferred []Reason, why string, ok bool) {
 	w := c.cpWindow(cands, held, wholeUntil, ff)
 	scheds := DefaultCPSchedulers()
 	if opt.NewSchedulers != nil {

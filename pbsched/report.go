@@ -69,15 +69,11 @@ type StartDoc struct {
 
 // Doc returns the JSON form of the plan; qrun is the command written.
 func (p *Plan) Doc(qrun string, dryRun bool) PlanDoc {
-	st := p.c.st
-	d := PlanDoc{Version: 1, Server: st.Jobs.Server, PBSVersion: st.Jobs.Version, Time: st.Now,
-		InputSHA256: st.Digest, DryRun: dryRun, Topology: p.c.topoNote, WholeNode: p.Solve, PartialNode: p.CP,
-		Starts: []StartDoc{}, Deferred: nonNil(p.Deferred), Skipped: nonNil(p.c.skipped), Notes: nonNil(p.Notes),
-		Selection: p.Selection, Reservation: p.Reservation, Order: p.Order}
-	if d.Server == "" {
-		d.Server = st.Nodes.Server
-	}
-	d.Nodes = p.c.nodeCounts()
+	h := p.Header
+	d := PlanDoc{Version: 1, Server: h.Server, PBSVersion: h.PBSVersion, Time: h.Time,
+		InputSHA256: p.Digest, DryRun: dryRun, Topology: h.Topology, WholeNode: p.Solve, PartialNode: p.CP,
+		Starts: []StartDoc{}, Deferred: nonNil(p.Deferred), Skipped: nonNil(h.Skipped), Notes: nonNil(p.Notes),
+		Selection: p.Selection, Reservation: p.Reservation, Order: p.Order, Nodes: h.Nodes}
 	for _, s := range p.Starts {
 		ev := s.ExecVnode()
 		sd := StartDoc{Job: s.Job, Queue: s.Queue, Path: s.Path, Placement: s.Placement, Why: s.Why,
@@ -305,13 +301,13 @@ func (p *Plan) Summary(applied bool) string {
 	if applied {
 		verb = "started"
 	}
-	line := fmt.Sprintf("%s: %s %d jobs", time.Unix(p.c.st.Now, 0).UTC().Format(time.RFC3339), verb, ok)
+	line := fmt.Sprintf("%s: %s %d jobs", time.Unix(p.Header.Time, 0).UTC().Format(time.RFC3339), verb, ok)
 	if failed > 0 {
 		line += fmt.Sprintf(", qrun failed for %d", failed)
 	}
 	if notRun > 0 {
 		line += fmt.Sprintf(", %d not run (cycle aborted)", notRun)
 	}
-	line += fmt.Sprintf(", %d deferred, %d skipped (input %.12s)", len(p.Deferred), len(p.c.skipped), p.Digest)
+	line += fmt.Sprintf(", %d deferred, %d skipped (input %.12s)", len(p.Deferred), len(p.Header.Skipped), p.Digest)
 	return line
 }
