@@ -81,11 +81,15 @@ type checkNode struct {
 	used            *nodeUse
 }
 
-// nodeUse is what a node has in use plus the accepted starts on it.
+// nodeUse is what a node has in use plus the accepted starts on it (and,
+// while a start is checked, that start): own are the start's amounts
+// there, selfWhole says it takes the node whole.
 type nodeUse struct {
-	use    []int64
-	starts int
-	whole  bool
+	use       []int64
+	starts    int
+	whole     bool
+	own       []int64
+	selfWhole bool
 }
 
 // NewChecker indexes v; the allocations in flight count as starts
@@ -164,33 +168,33 @@ func sameMap(a, b Resources) bool {
 	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
-// with returns node n's use so far (a copy) with one more start on it:
-// amounts, or the whole node. prev, when not nil, is the use with this
+// with returns node n's use so far with one more start on it: its
+// amounts, or for a start that takes the node whole its capacity (or its
+// amounts, where they are more). prev, when not nil, is the use with this
 // start's earlier chunks on n already (a job whose chunks stack): the
-// chunk's amounts are added to it, and a whole node is counted once.
+// chunk's amounts add to theirs.
 func (c *Checker) with(n *checkNode, prev *nodeUse, amounts []int64, whole bool) nodeUse {
-	u := nodeUse{use: make([]int64, len(c.names))}
+	u := nodeUse{use: make([]int64, len(c.names)), own: slices.Clone(amounts)}
 	base := n.inUse
-	switch {
-	case prev != nil:
-		u.starts, u.whole, base = prev.starts, prev.whole, prev.use
-	case n.used != nil:
+	if n.used != nil {
 		u.starts, u.whole, base = n.used.starts, n.used.whole, n.used.use
 	}
-	add := amounts
-	if whole {
-		add = n.capacity
-		if prev != nil && prev.whole {
-			add = make([]int64, len(c.names))
+	if prev != nil {
+		whole = whole || prev.selfWhole
+		for i := range u.own {
+			u.own[i] += prev.own[i]
 		}
 	}
 	for i := range u.use {
-		u.use[i] = base[i] + add[i]
+		add := u.own[i]
+		if whole {
+			add = max(add, n.capacity[i])
+		}
+		u.use[i] = base[i] + add
 	}
-	if prev == nil {
-		u.starts++
-	}
+	u.starts++
 	u.whole = u.whole || whole
+	u.selfWhole = whole
 	return u
 }
 

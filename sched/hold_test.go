@@ -12,7 +12,8 @@ func TestStackAndWholeOn(t *testing.T) {
 	v.Jobs = append(v.Jobs,
 		Job{ID: "s", Chunks: []Resources{{"cpus": 3}, {"cpus": 3}}, Pool: "p", Stack: true},
 		Job{ID: "t", Chunks: []Resources{{"cpus": 5}, {"cpus": 4}}, Pool: "p", Stack: true},
-		Job{ID: "x", Chunks: []Resources{{"cpus": 1}}, Pool: "p", WholeOn: map[string]bool{"n2": true}})
+		Job{ID: "x", Chunks: []Resources{{"cpus": 1}}, Pool: "p", WholeOn: map[string]bool{"n2": true}},
+		Job{ID: "y", Chunks: []Resources{{"cpus": 5}, {"cpus": 5}}, Pool: "p", Stack: true, WholeOn: map[string]bool{"n2": true}})
 	for _, c := range []struct {
 		name   string
 		starts []Start
@@ -23,6 +24,8 @@ func TestStackAndWholeOn(t *testing.T) {
 		{"no stack", []Start{{Job: "a", Nodes: []string{"n2", "n2"}}}, []Kind{NodeTwice}},
 		{"whole on n2 alone", []Start{{Job: "x", Nodes: []string{"n2"}}}, nil},
 		{"whole on n2, then another", []Start{{Job: "x", Nodes: []string{"n2"}}, {Job: "h", Nodes: []string{"n2"}}}, []Kind{Over, NotWhole}},
+		// A node taken whole still has to hold the start's amounts.
+		{"whole, amounts over", []Start{{Job: "y", Nodes: []string{"n2", "n2"}}}, []Kind{Over}},
 		{"not whole on busy n1", []Start{{Job: "x", Nodes: []string{"n1"}}}, nil},
 	} {
 		if got := kinds(Check(v, Plan{Starts: c.starts})); !slices.Equal(got, c.want) {
