@@ -35,12 +35,6 @@ type Start struct {
 	// Cost is the CH cost of a whole-node job's vnode set; -1 for a
 	// partial-node job.
 	Cost int64
-	// Result of running qrun, when applied; Args are the arguments it
-	// ran with when the Runner says (see Apply).
-	Applied  bool
-	ExitCode int
-	Error    string
-	Args     []string
 }
 
 // ExecVnode returns the start's qrun -H vnode specification.
@@ -87,6 +81,10 @@ type Plan struct {
 	// Order is the order the queued jobs were considered in (OrderFIFO or
 	// OrderSJF).
 	Order string
+	// Outcome is what Apply did, when the cycle applied the plan: Apply
+	// returns it apart from the plan, and the cycle keeps it here for the
+	// plan's documents (nil: not applied).
+	Outcome *Outcome
 }
 
 // Header is what a plan's documents say of the state and the cluster it
@@ -205,15 +203,8 @@ const selectFloor = 16
 // what `optsched pbs` runs by default (catalog.DefaultWindow).
 func DefaultSolver() solver.Solver { return catalog.DefaultWindow() }
 
-// Applied reports whether qrun ran for any start.
-func (p *Plan) Applied() bool {
-	for _, s := range p.Starts {
-		if s.Applied {
-			return true
-		}
-	}
-	return false
-}
+// Applied reports whether qrun ran for any start (Outcome.Applied).
+func (p *Plan) Applied() bool { return p.Outcome.Applied() }
 
 // plan decides one cycle: which candidates start and where, in three
 // stages with plain values between them: the selection (selectJobs: which
