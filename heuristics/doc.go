@@ -17,5 +17,10 @@
 // their Solve on a one-job window, in time proportional to the job on
 // generated layouts and fat-trees rather than to the cluster.
 //
+// CompactNow moves the units of a checked units schedule that start now
+// off idle nodes onto nodes already in use, the starts unchanged (the PBS
+// planner runs it on its cp schedule), each move judged by
+// model.NodeUsesFit, model.Check's per-node rule.
+//
 // [Lan23]: Z. Lan et al., IEEE CLUSTER 2023.
 package heuristics

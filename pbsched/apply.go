@@ -98,37 +98,68 @@ func (h *headWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// An Outcome is what Apply did, a value apart from the Plan: one
+// StartOutcome per start of the plan, in the plan's order.
+type Outcome struct {
+	Starts []StartOutcome
+}
+
+// A StartOutcome is what came of one start.
+type StartOutcome struct {
+	Job string
+	// Applied says qrun ran for the start; ExitCode and Error are its
+	// exit code and message (Error "" on success); Args the arguments it
+	// ran with, when the Runner says.
+	Applied  bool
+	ExitCode int
+	Error    string
+	Args     []string
+}
+
+// Applied reports whether qrun ran for any start.
+func (o *Outcome) Applied() bool {
+	if o == nil {
+		return false
+	}
+	for _, s := range o.Starts {
+		if s.Applied {
+			return true
+		}
+	}
+	return false
+}
+
 // Apply starts the plan's jobs in order through r (sched.Apply, each
-// start a qrun). A failing start does not stop the others: each records
-// its exit code and message, and the returned error lists the jobs that
-// failed. When ctx ends, the start in flight is the Runner's to stop and
-// the starts not yet run stay unapplied (and are counted in the error).
+// start a qrun) and returns what came of each, leaving the plan as it
+// was. A failing start does not stop the others: each records its exit
+// code and message, and the returned error lists the jobs that failed.
+// When ctx ends, the start in flight is the Runner's to stop and the
+// starts not yet run stay unapplied (and are counted in the error).
 // Apply never runs a plan that Check has not passed: callers check first.
-func Apply(ctx context.Context, p *Plan, r Runner) error {
+func Apply(ctx context.Context, p *Plan, r Runner) (*Outcome, error) {
 	plan := sched.Plan{Starts: make([]sched.Start, len(p.Starts))}
 	for i, s := range p.Starts {
 		plan.Starts[i] = sched.Start{Job: s.Job, Nodes: chunkVnodes(s.Chunks), Spec: s.ExecVnode()}
 	}
 	o := sched.Apply(ctx, plan, qrunner{r})
+	out := &Outcome{Starts: make([]StartOutcome, len(o.Results))}
 	var failed []string
 	notRun := 0
 	var cause error
 	for i, res := range o.Results {
-		s := p.Starts[i]
+		so := &out.Starts[i]
+		so.Job = p.Starts[i].Job
 		if !res.Ran {
 			notRun++
 			cause = res.Err
 			continue
 		}
-		s.Applied, s.ExitCode, s.Error = true, res.Code, ""
-		if res.Args != nil {
-			s.Args = res.Args
-		}
+		so.Applied, so.ExitCode, so.Args = true, res.Code, res.Args
 		if res.Err == nil {
 			continue
 		}
-		s.Error = res.Err.Error()
-		failed = append(failed, fmt.Sprintf("%s (exit %d: %s)", s.Job, res.Code, s.Error))
+		so.Error = res.Err.Error()
+		failed = append(failed, fmt.Sprintf("%s (exit %d: %s)", so.Job, res.Code, so.Error))
 	}
 	var errs []string
 	if len(failed) > 0 {
@@ -138,9 +169,9 @@ func Apply(ctx context.Context, p *Plan, r Runner) error {
 		errs = append(errs, fmt.Sprintf("%d of %d starts not run: %v", notRun, len(p.Starts), cause))
 	}
 	if len(errs) > 0 {
-		return errors.New(strings.Join(errs, "; "))
+		return out, errors.New(strings.Join(errs, "; "))
 	}
-	return nil
+	return out, nil
 }
 
 // qrunner is Apply's sched.Runner: one qrun a start, through a Runner.

@@ -23,7 +23,7 @@ func TestQrunTimeoutBoundsItsChildren(t *testing.T) {
 	}
 	p := &Plan{Starts: []*Start{{Job: "1.s", Chunks: []VChunk{{Vnode: "a"}}}, {Job: "2.s", Chunks: []VChunk{{Vnode: "b"}}}}}
 	start := time.Now()
-	err := Apply(context.Background(), p, Qrun{Path: qrun, Timeout: 300 * time.Millisecond, WaitDelay: 500 * time.Millisecond})
+	o, err := Apply(context.Background(), p, Qrun{Path: qrun, Timeout: 300 * time.Millisecond, WaitDelay: 500 * time.Millisecond})
 	// The limit under test: 2 × (timeout + wait delay), generously.
 	if el := time.Since(start); el > 20*time.Second {
 		t.Errorf("Apply took %v", el)
@@ -31,7 +31,7 @@ func TestQrunTimeoutBoundsItsChildren(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "did not finish") {
 		t.Errorf("error %v", err)
 	}
-	for _, s := range p.Starts {
+	for _, s := range o.Starts {
 		if !s.Applied || s.ExitCode == 0 || !strings.Contains(s.Error, "did not finish") {
 			t.Errorf("start %+v", s)
 		}
@@ -58,18 +58,18 @@ func (f *fakeRunner) Run(_ context.Context, execVnode, job string) (int, string)
 func TestApplyThroughRunner(t *testing.T) {
 	p := &Plan{Starts: []*Start{{Job: "1.s", Chunks: []VChunk{{Vnode: "a"}}}, {Job: "2.s", Chunks: []VChunk{{Vnode: "b"}}}, {Job: "3.s", Chunks: []VChunk{{Vnode: "c"}}}}}
 	r := &fakeRunner{fail: map[string]bool{"2.s": true}}
-	err := Apply(context.Background(), p, r)
+	o, err := Apply(context.Background(), p, r)
 	if len(r.ran) != 3 || r.ran[1] != "2.s (b)" || err == nil || !strings.Contains(err.Error(), "qrun failed for 1 of 3 jobs: 2.s (exit 2") {
 		t.Errorf("ran %q, error %v", r.ran, err)
 	}
-	if p.Starts[1].ExitCode != 2 || p.Starts[2].ExitCode != 0 || !p.Starts[2].Applied {
-		t.Errorf("starts %+v", p.Starts)
+	if o.Starts[1].ExitCode != 2 || o.Starts[2].ExitCode != 0 || !o.Starts[2].Applied {
+		t.Errorf("outcome %+v", o.Starts)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	q := &Plan{Starts: []*Start{{Job: "1.s", Chunks: []VChunk{{Vnode: "a"}}}}}
 	r = &fakeRunner{}
-	if err := Apply(ctx, q, r); err == nil || len(r.ran) != 0 || q.Starts[0].Applied || !strings.Contains(err.Error(), "not run") {
+	if o, err := Apply(ctx, q, r); err == nil || len(r.ran) != 0 || o.Starts[0].Applied || !strings.Contains(err.Error(), "not run") {
 		t.Errorf("cancelled: ran %q, error %v", r.ran, err)
 	}
 }

@@ -54,10 +54,10 @@ func TestApplyTexts(t *testing.T) {
 			r = &argsRunner{fakeRunner{fail: map[string]bool{"2.s": true}}, cancel}
 		}
 		p := mk()
-		err := Apply(ctx, p, r)
+		o, err := Apply(ctx, p, r)
 		cancel(nil)
 		fmt.Fprintf(&b, "== %s\nerror: %v\n", name, err)
-		for _, s := range p.Starts {
+		for _, s := range o.Starts {
 			fmt.Fprintf(&b, "%s: applied %v exit %d error %q args %q\n", s.Job, s.Applied, s.ExitCode, s.Error, s.Args)
 		}
 	}

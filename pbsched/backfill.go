@@ -312,8 +312,8 @@ func (r *reserve) admitNamed(now int64, nodes []string, wall int64) string {
 // first fit held for them) and drops every start behind the reserved job
 // that would delay it, in rank order; the head's reason is rewritten with
 // the final shadow time.
-func (c *cluster) enforceReservation(p *Plan, rank map[string]int, head *candidate, headIdx int) {
-	if p.Reservation == nil {
+func (c *cluster) enforceReservation(p *Plan, rank map[string]int, h *hold) {
+	if p.Reservation == nil || h == nil {
 		return
 	}
 	for _, s := range p.Starts {
@@ -334,7 +334,7 @@ func (c *cluster) enforceReservation(p *Plan, rank map[string]int, head *candida
 			claims = append(claims, claim{job: s.Job, nodes: s.Nodes(), end: now + c.wallOf(s.Job)})
 		}
 	}
-	r := c.newReserve(head, claims, p.Reservation.Switch, p.Reservation.Within)
+	r := c.newReserve(h.head, claims, p.Reservation.Switch, p.Reservation.Within)
 	drop := map[string]string{}
 	for _, s := range starts {
 		if rank[s.Job] <= hr {
@@ -345,8 +345,8 @@ func (c *cluster) enforceReservation(p *Plan, rank map[string]int, head *candida
 		}
 	}
 	*p.Reservation = r.doc
-	if headIdx >= 0 && headIdx < len(p.Deferred) {
-		p.Deferred[headIdx].Reason = p.headReason + "; " + r.when(now)
+	if h.idx >= 0 && h.idx < len(p.Deferred) {
+		p.Deferred[h.idx].Reason = h.reason + "; " + r.when(now)
 	}
 	if len(drop) == 0 {
 		return

@@ -9,6 +9,7 @@ import (
 
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/model/pbs"
+	"github.com/optsched/optsched/sched"
 )
 
 // ErrUnsafePlan is wrapped by Check's errors: a plan that must not be
@@ -17,52 +18,53 @@ var ErrUnsafePlan = errors.New("pbs: unsafe plan")
 
 // Check is the last gate before any qrun: it re-derives from the raw PBS
 // documents, sharing no code with the placement (Decide), that every
-// start is allowed. It applies every rule of CheckRules and returns nil
-// or an error listing every problem found, each prefixed with its rule's
+// start is allowed. The rules that every server shares (the job may
+// start, the vnodes exist and take it, capacity, whole vnodes) are
+// sched.Check's, on a view that checkView derives from the documents
+// alone; the rules of PBS's own documents (the window's allocation, the
+// chunks against the select, properties, hosts, the reservation) are
+// this package's. It applies every rule of CheckRules and returns nil or
+// an error listing every problem found, each prefixed with its rule's
 // name, wrapping ErrUnsafePlan.
 func Check(st *State, scope *Scope, p *Plan) error {
 	in := newCheckInput(st, scope, p)
 	var problems []error
-	for _, r := range checkRules {
-		r.check(in, func(format string, args ...any) {
-			problems = append(problems, fmt.Errorf(r.name+": "+format, args...))
-		})
+	add := func(rule string) func(format string, args ...any) {
+		return func(format string, args ...any) {
+			problems = append(problems, fmt.Errorf(rule+": "+format, args...))
+		}
 	}
+	ruleWindow(in, add("window"))
+	for _, x := range sched.Check(in.view(), in.corePlan()) {
+		problems = append(problems, in.words(x))
+	}
+	ruleChunks(in, add("chunks"))
+	ruleProperties(in, add("properties"))
+	ruleReservation(in, add("reservation"))
+	ruleHosts(in, add("hosts"))
 	if len(problems) == 0 {
 		return nil
 	}
 	return fmt.Errorf("%w: %w", ErrUnsafePlan, errors.Join(problems...))
 }
 
-// A checkRule is one named rule of Check, in the manner of a
-// kube-scheduler filter: it reads the plan and the raw documents and
-// reports every violation through add.
-type checkRule struct {
-	name, doc string
-	check     func(in *checkInput, add func(format string, args ...any))
-}
-
-// checkRules are Check's rules, in the order they report.
-var checkRules = []checkRule{
-	{"window", "the whole-node starts are exactly the allocations that model.Check accepts on their window", ruleWindow},
-	{"job", "the job exists, is queued (Q), is not an array, sits in a started execution queue (and in --exec-queues when given), and starts once", ruleJob},
-	{"chunks", "one vnode chunk per unit of the select, each repeating the unit's resources and properties", ruleChunks},
-	{"vnode", "every vnode exists, is optsched's (--nodes), is in state free exactly, and belongs to no other queue", ruleVnode},
-	{"properties", "the vnode has every property the unit names", ruleProperties},
-	{"capacity", "on every vnode, in use (resources_assigned, or what running jobs' exec_vnode names there when pbsnodes lags, whichever is larger) plus planned stays within available, for each resource some owned vnode has; a unit without ncpus counts one CPU", ruleCapacity},
-	{"whole", "a vnode given whole (a whole-node job, or a job exclusive there by its place or the vnode's sharing) runs nothing, has nothing assigned and gets no other start", ruleWhole},
-	{"reservation", "backfill: the job the plan reserves for waits, and every start behind it (in the selection order, recomputed) ends by its shadow time or takes only the extra vnodes, both recomputed from the running jobs' stime + walltime (on the vnodes of its switch only, for a job waiting for one switch); lan2023: no reservation", ruleReservation},
-	{"hosts", "place=scatter: a host per chunk; pack: one host; group=r: one value of r; exclhost: the host runs nothing else; no start on a host a running job holds exclusively", ruleHosts},
+// checkRules names Check's rules and what each says, in the order they
+// report (sched.Check's in the middle, worded as job, chunks, vnode,
+// capacity and whole).
+var checkRules = [][2]string{
+	{"window", "the whole-node starts are exactly the allocations that model.Check accepts on their window"},
+	{"job", "the job exists, is queued (Q), is not an array, sits in a started execution queue (and in --exec-queues when given), and starts once"},
+	{"chunks", "one vnode chunk per unit of the select, each repeating the unit's resources and properties"},
+	{"vnode", "every vnode exists, is optsched's (--nodes), is in state free exactly, and belongs to no other queue"},
+	{"capacity", "on every vnode, in use (resources_assigned, or what running jobs' exec_vnode names there when pbsnodes lags, whichever is larger) plus planned stays within available, for each resource some owned vnode has that a start adds to; a unit without ncpus counts one CPU"},
+	{"whole", "a vnode given whole (a whole-node job, or a job exclusive there by its place or the vnode's sharing) runs nothing, has nothing assigned and gets no other start"},
+	{"properties", "the vnode has every property the unit names"},
+	{"reservation", "backfill: the job the plan reserves for waits, and every start behind it (in the selection order, recomputed) ends by its shadow time or takes only the extra vnodes, both recomputed from the running jobs' stime + walltime (sched.CheckHold; on the vnodes of its switch only, for a job waiting for one switch); lan2023: no reservation"},
+	{"hosts", "place=scatter: a host per chunk; pack: one host; group=r: one value of r; exclhost: the host runs nothing else; no start on a host a running job holds exclusively"},
 }
 
 // CheckRules lists the names and descriptions of Check's rules, in order.
-func CheckRules() [][2]string {
-	out := make([][2]string, len(checkRules))
-	for i, r := range checkRules {
-		out[i] = [2]string{r.name, r.doc}
-	}
-	return out
-}
+func CheckRules() [][2]string { return slices.Clone(checkRules) }
 
 // checkInput is the raw documents indexed once for the rules.
 type checkInput struct {
@@ -180,46 +182,8 @@ func ruleWindow(in *checkInput, add func(string, ...any)) {
 	}
 }
 
-func ruleJob(in *checkInput, add func(string, ...any)) {
-	started := map[string]bool{}
-	for _, s := range in.p.Starts {
-		j, ok := in.jobs[s.Job]
-		if !ok {
-			add("job %s: not in qstat", s.Job)
-			continue
-		}
-		if started[s.Job] {
-			add("job %s: started twice in one cycle", s.Job)
-			continue
-		}
-		started[s.Job] = true
-		switch {
-		case j.State != "Q":
-			add("job %s: state %s, not queued", j.ID, j.State)
-		case j.Array || strings.Contains(j.ID, "[]"):
-			add("job %s: a job array", j.ID)
-		case in.scope.ExecQueues != nil && !in.scope.ExecQueues[j.Queue]:
-			add("job %s: queue %s is not in --exec-queues", j.ID, j.Queue)
-		}
-		if in.st.Queues != nil {
-			q, ok := in.st.Queues.Lookup(j.Queue)
-			if !ok || !q.Execution() || !q.Started {
-				add("job %s: queue %s is not a started execution queue", j.ID, j.Queue)
-			}
-		}
-	}
-}
-
 func ruleChunks(in *checkInput, add func(string, ...any)) {
-	for _, s := range in.p.Starts {
-		j := in.jobs[s.Job]
-		if j == nil {
-			continue
-		}
-		if units := in.units(j); len(s.Chunks) != len(units) {
-			add("job %s: %d vnode chunks for %d select units", j.ID, len(s.Chunks), len(units))
-		}
-	}
+	// The count of chunks is sched.Check's (ChunkCount).
 	in.eachChunk(func(s *Start, j *pbs.Job, i int, vc VChunk, unit model.Chunk, _ *pbs.Node) {
 		// The chunk repeats the unit's resources, no more, no fewer.
 		for _, k := range slices.Sorted(maps.Keys(unit.Amounts)) {
@@ -234,24 +198,6 @@ func ruleChunks(in *checkInput, add func(string, ...any)) {
 		}
 		if !maps.Equal(vc.Labels, unit.Labels) && len(vc.Labels)+len(unit.Labels) > 0 {
 			add("job %s: chunk %d on %s has properties %v, the select asks %v", j.ID, i+1, vc.Vnode, vc.Labels, unit.Labels)
-		}
-	})
-}
-
-func ruleVnode(in *checkInput, add func(string, ...any)) {
-	in.eachChunk(func(s *Start, j *pbs.Job, i int, vc VChunk, unit model.Chunk, n *pbs.Node) {
-		if n == nil {
-			add("job %s: vnode %s is not in pbsnodes", j.ID, vc.Vnode)
-			return
-		}
-		if in.scope.Owned != nil && !in.scope.Owned[n.Name] {
-			add("job %s: vnode %s is not optsched's (--nodes)", j.ID, n.Name)
-		}
-		if strings.Join(n.State, ",") != "free" {
-			add("job %s: vnode %s is %s, not free", j.ID, n.Name, strings.Join(n.State, ","))
-		}
-		if n.Queue != "" && n.Queue != j.Queue {
-			add("job %s: vnode %s belongs to queue %s", j.ID, n.Name, n.Queue)
 		}
 	})
 }
@@ -284,82 +230,8 @@ func ruleProperties(in *checkInput, add func(string, ...any)) {
 	})
 }
 
-func ruleCapacity(in *checkInput, add func(string, ...any)) {
-	planned := map[string]model.Resources{} // vnode -> amounts added by the plan
-	in.eachChunk(func(s *Start, j *pbs.Job, i int, vc VChunk, unit model.Chunk, n *pbs.Node) {
-		if n == nil {
-			return
-		}
-		if planned[n.Name] == nil {
-			planned[n.Name] = model.Resources{}
-		}
-		for k, v := range vc.Amounts {
-			if in.consumable[k] && k != "mpiprocs" && k != "ompthreads" {
-				planned[n.Name][k] += v
-			}
-		}
-		if _, ok := vc.Amounts["ncpus"]; !ok {
-			planned[n.Name]["ncpus"]++
-		}
-	})
-	for _, name := range slices.Sorted(maps.Keys(planned)) {
-		n := in.nodes[name]
-		for _, k := range slices.Sorted(maps.Keys(planned[name])) {
-			if !in.known[k] {
-				continue
-			}
-			inUse, source := n.Assigned[k], "assigned"
-			if e := in.inExec[name][k]; e > inUse {
-				inUse, source = e, "in exec_vnode"
-			}
-			if add2 := planned[name][k]; inUse+add2 > n.Available[k] {
-				add("vnode %s: %s: %d %s + %d planned > %d available", name, k, inUse, source, add2, n.Available[k])
-			}
-		}
-	}
-}
-
-func ruleWhole(in *checkInput, add func(string, ...any)) {
-	users := map[string][]string{} // vnode -> jobs starting there
-	whole := map[string]string{}   // vnode -> the job holding it whole
-	in.eachChunk(func(s *Start, j *pbs.Job, i int, vc VChunk, unit model.Chunk, n *pbs.Node) {
-		if n == nil {
-			return
-		}
-		if !slices.Contains(users[n.Name], j.ID) {
-			users[n.Name] = append(users[n.Name], j.ID)
-		}
-		holdsWhole := s.Path == PathWhole
-		switch n.Sharing {
-		case "force_excl", "force_exclhost":
-			holdsWhole = true
-		case "default_excl", "default_exclhost":
-			holdsWhole = holdsWhole || j.Place.Sharing != "shared"
-		case "ignore_excl":
-		default:
-			holdsWhole = holdsWhole || j.Place.Sharing == "excl" || j.Place.Sharing == "exclhost"
-		}
-		if holdsWhole {
-			whole[n.Name] = j.ID
-		}
-	})
-	for _, name := range slices.Sorted(maps.Keys(whole)) {
-		j, n := whole[name], in.nodes[name]
-		if len(users[name]) > 1 {
-			add("vnode %s: held whole by job %s but also given to %v", name, j, users[name])
-		}
-		busy := len(n.Jobs) > 0 || in.named[name]
-		for _, v := range n.Assigned {
-			busy = busy || v != 0
-		}
-		if busy {
-			add("vnode %s: held whole by job %s but it runs jobs %v or has resources assigned", name, j, n.Jobs)
-		}
-	}
-}
-
 func ruleHosts(in *checkInput, add func(string, ...any)) {
-	checkHosts(in.st, in.p, in.jobs, in.named, add)
+	checkHosts(in.st, in.p.Starts, in.jobs, in.named, add)
 }
 
 // checkHosts checks what a job's place says of hosts (a host is a
@@ -374,7 +246,7 @@ func ruleHosts(in *checkInput, add func(string, ...any)) {
 //     is the only start on it, and no vnode of the host runs a job, has
 //     resources assigned or is in a running job's exec_vnode;
 //   - no start goes to a host that a running job holds exclusively.
-func checkHosts(st *State, p *Plan, jobs map[string]*pbs.Job, named map[string]bool, add func(string, ...any)) {
+func checkHosts(st *State, starts []*Start, jobs map[string]*pbs.Job, named map[string]bool, add func(string, ...any)) {
 	host := map[string]string{}
 	members := map[string][]*pbs.Node{}
 	for i := range st.Nodes.Nodes {
@@ -415,7 +287,7 @@ func checkHosts(st *State, p *Plan, jobs map[string]*pbs.Job, named map[string]b
 	}
 	startsOn := map[string][]string{} // host -> jobs starting there
 	exclHosts := map[string]string{}  // host -> job holding it whole
-	for _, s := range p.Starts {
+	for _, s := range starts {
 		j := jobs[s.Job]
 		if j == nil {
 			continue

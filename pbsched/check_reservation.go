@@ -3,6 +3,8 @@ package pbsched
 import (
 	"slices"
 	"strings"
+
+	"github.com/optsched/optsched/sched"
 )
 
 // ruleReservation re-derives, from the raw documents alone, that no start
@@ -32,7 +34,8 @@ import (
 // the others of them, and a start behind it may use any other vnode.
 //
 // Which job heads the queue is the plan's word (the job it reserves
-// for); this rule checks that the job waits and that nothing behind it
+// for); this rule checks that the job waits and, by sched.CheckHold on
+// the order and the empty times it recomputes, that nothing behind it
 // delays it.
 func ruleReservation(in *checkInput, add func(string, ...any)) {
 	p := in.p
@@ -56,25 +59,13 @@ func ruleReservation(in *checkInput, add func(string, ...any)) {
 		add("reserved job %s is in state %s, not queued", r.Job, head.State)
 	}
 	rank := in.queueRank(p.Order == OrderSJF)
-	hr, ok := rank[r.Job]
-	if !ok {
-		return
-	}
 	wall := func(id string) int64 {
 		if j := in.jobs[id]; j != nil && j.Walltime > 0 {
 			return j.Walltime
 		}
 		return 365 * 24 * 3600
 	}
-	starts := slices.Clone(p.Starts)
-	slices.SortStableFunc(starts, func(a, b *Start) int { return rank[a.Job] - rank[b.Job] })
-	for _, s := range starts {
-		if s.Job == r.Job {
-			add("reserved job %s starts in the plan", r.Job)
-			return
-		}
-	}
-	when := in.emptyWhen()
+	empty := in.emptyWhen()
 	if r.Within != "" {
 		// A job waiting for one switch: the reservation holds those
 		// vnodes only.
@@ -85,63 +76,20 @@ func ruleReservation(in *checkInput, add func(string, ...any)) {
 		for _, v := range strings.Split(r.Within, ",") {
 			keep[v] = true
 		}
-		for v := range when {
+		for v := range empty {
 			if !keep[v] {
-				delete(when, v)
+				delete(empty, v)
 			}
 		}
 	}
-	for _, s := range starts {
-		if rank[s.Job] >= hr {
+	h := sched.Hold{Job: r.Job, Need: max(r.Vnodes, len(in.units(head))), All: r.AllVnodes,
+		Now: now, Empty: empty, Rank: rank, Wall: wall}
+	for _, x := range sched.CheckHold(h, in.corePlan()) {
+		if !x.Delays {
+			add("reserved job %s starts in the plan", r.Job)
 			continue
 		}
-		for _, c := range s.Chunks {
-			if t, ok := when[c.Vnode]; ok {
-				when[c.Vnode] = max(t, now+wall(s.Job))
-			}
-		}
-	}
-	need := max(r.Vnodes, len(in.units(head)))
-	if r.AllVnodes {
-		need = len(when)
-	}
-	times := make([]int64, 0, len(when))
-	for _, t := range when {
-		times = append(times, t)
-	}
-	slices.Sort(times)
-	if need > len(times) {
-		return // the job's start never comes: nothing delays it
-	}
-	sh := now
-	if need > 0 {
-		sh = times[need-1]
-	}
-	extra := -need
-	for _, t := range times {
-		if t <= sh {
-			extra++
-		}
-	}
-	given := map[string]bool{}
-	for _, s := range starts {
-		if rank[s.Job] <= hr || now+wall(s.Job) <= sh {
-			continue
-		}
-		var take []string
-		for _, c := range s.Chunks {
-			if t, ok := when[c.Vnode]; ok && t <= sh && !given[c.Vnode] && !slices.Contains(take, c.Vnode) {
-				take = append(take, c.Vnode)
-			}
-		}
-		if len(take) > extra {
-			add("job %s starts behind reserved job %s, ends after its shadow time %s and takes %v, more than the %d extra vnodes", s.Job, r.Job, stamp(sh), take, extra)
-			continue
-		}
-		extra -= len(take)
-		for _, v := range take {
-			given[v] = true
-		}
+		add("job %s starts behind reserved job %s, ends after its shadow time %s and takes %v, more than the %d extra vnodes", x.Job, r.Job, stamp(x.Shadow), x.Took, x.Extra)
 	}
 }
 

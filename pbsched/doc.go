@@ -23,8 +23,14 @@
 //	    that bounds qrun's children and pipes.
 //
 // It is the PBS adapter of package sched, the core it shares with the
-// Slurm scheduler: Apply is sched.Apply's. Decide, Check and Recheck are
-// still PBS's own (Check's named rules read the raw documents).
+// Slurm scheduler. Check is sched.Check on a view that checkInput.view derives
+// from the raw documents alone (vnodes with their capacities and queues,
+// the jobs with why they may not start, chunks that stack on a vnode,
+// whole vnodes by path or by sharing), plus the rules of PBS's own
+// documents (the window's allocation, chunks against the select,
+// properties, hosts) and the reservation, sched.CheckHold on the order
+// and empty times recomputed here; Recheck is sched.Recheck plus those
+// document rules; Apply is sched.Apply. Decide is PBS's own.
 //
 // The plan's documents (Plan.Doc, the JSON of `optsched pbs plan -o
 // json` and of the audit log; Plan.WriteScript; Plan.Summary) are

@@ -1,7 +1,6 @@
 package pbsched
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,7 +13,6 @@ import (
 	"github.com/optsched/optsched/catalog"
 	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/model"
-	"github.com/optsched/optsched/model/pbs"
 	"github.com/optsched/optsched/output"
 	"github.com/optsched/optsched/solver"
 )
@@ -37,12 +35,6 @@ type Start struct {
 	// Cost is the CH cost of a whole-node job's vnode set; -1 for a
 	// partial-node job.
 	Cost int64
-	// Result of running qrun, when applied; Args are the arguments it
-	// ran with when the Runner says (see Apply).
-	Applied  bool
-	ExitCode int
-	Error    string
-	Args     []string
 }
 
 // ExecVnode returns the start's qrun -H vnode specification.
@@ -61,7 +53,9 @@ func (s *Start) Nodes() []string {
 
 // Plan is a cycle's decision.
 type Plan struct {
-	c        *cluster
+	// Header is what the plan's documents say of the state and the
+	// cluster it was made from.
+	Header   Header
 	Starts   []*Start
 	Deferred []Reason
 	// Window is the whole-node jobs' window (nil when there were none),
@@ -87,9 +81,33 @@ type Plan struct {
 	// Order is the order the queued jobs were considered in (OrderFIFO or
 	// OrderSJF).
 	Order string
-	// headReason is the reserved whole-node or first-fit job's reason
-	// before its reservation is described.
-	headReason string
+	// Outcome is what Apply did, when the cycle applied the plan: Apply
+	// returns it apart from the plan, and the cycle keeps it here for the
+	// plan's documents (nil: not applied).
+	Outcome *Outcome
+}
+
+// Header is what a plan's documents say of the state and the cluster it
+// was made from.
+type Header struct {
+	// Server and PBSVersion name the server; Time is the state's time.
+	Server, PBSVersion string
+	Time               int64
+	// Topology says how the topology was built; Nodes counts the vnodes;
+	// Skipped are the queued jobs that are not candidates, with why.
+	Topology string
+	Nodes    NodesDoc
+	Skipped  []Reason
+}
+
+// header is the Header of plans made on c.
+func (c *cluster) header() Header {
+	h := Header{Server: c.st.Jobs.Server, PBSVersion: c.st.Jobs.Version, Time: c.st.Now, Topology: c.topoNote,
+		Nodes: c.nodeCounts(), Skipped: c.skipped}
+	if h.Server == "" {
+		h.Server = c.st.Nodes.Server
+	}
+	return h
 }
 
 // SolveDoc reports the whole-node window solve.
@@ -191,91 +209,15 @@ func Decide(ctx context.Context, st *State, sc *Scope, opt Options) (*Plan, erro
 // considers whatever the time left.
 const selectFloor = 16
 
-// Applied reports whether qrun ran for any start.
-func (p *Plan) Applied() bool {
-	for _, s := range p.Starts {
-		if s.Applied {
-			return true
-		}
-	}
-	return false
-}
+// Applied reports whether qrun ran for any start (Outcome.Applied).
+func (p *Plan) Applied() bool { return p.Outcome.Applied() }
 
-// Recheck checks the plan's starts against a state read again just
-// before qrun (a vnode may have gone offline, a job been deleted or
-// started by someone else since the plan was made) — the plan applier's
-// check. When Check rejects the plan on the fresh state, the starts whose
-// job is no longer queued or whose vnodes are no longer free are dropped;
-// if Check still rejects the rest, the starts are taken one by one in
-// order and each is kept only when the kept ones with it still pass (up
-// to maxRecheckOneByOne starts; beyond, none is kept and the next cycle
-// plans again). Every dropped start is deferred with the reason.
-func Recheck(fresh *State, sc *Scope, p *Plan) {
-	probe := &Plan{c: p.c, Starts: p.Starts}
-	if Check(fresh, sc, probe) == nil {
-		return
-	}
-	total := len(p.Starts)
-	drop := func(s *Start, why string) {
-		p.Deferred = append(p.Deferred, Reason{s.Job, "not started: the state read again just before qrun no longer allows it: " + why})
-	}
-	defer func() {
-		p.Notes = append(p.Notes, fmt.Sprintf("the state read again before qrun changed: %d of %d starts dropped", total-len(p.Starts), total))
-	}()
-	jobs := make(map[string]*pbs.Job, len(fresh.Jobs.Jobs))
-	for i := range fresh.Jobs.Jobs {
-		jobs[fresh.Jobs.Jobs[i].ID] = &fresh.Jobs.Jobs[i]
-	}
-	nodes := make(map[string]*pbs.Node, len(fresh.Nodes.Nodes))
-	for i := range fresh.Nodes.Nodes {
-		nodes[fresh.Nodes.Nodes[i].Name] = &fresh.Nodes.Nodes[i]
-	}
-	var kept []*Start
-	for _, s := range p.Starts {
-		why := ""
-		if j := jobs[s.Job]; j == nil || j.State != "Q" {
-			why = "job " + s.Job + " is no longer queued"
-		}
-		for _, c := range s.Chunks {
-			if n := nodes[c.Vnode]; why == "" && (n == nil || !n.Free()) {
-				why = "vnode " + c.Vnode + " is no longer free"
-			}
-		}
-		if why != "" {
-			drop(s, why)
-			continue
-		}
-		kept = append(kept, s)
-	}
-	p.Starts, probe.Starts = kept, kept
-	err := Check(fresh, sc, probe)
-	switch {
-	case err == nil:
-		return
-	case len(kept) > maxRecheckOneByOne:
-		for _, s := range kept {
-			drop(s, err.Error())
-		}
-		p.Starts = nil
-		return
-	}
-	kept = nil
-	for _, s := range p.Starts {
-		probe.Starts = append(slices.Clip(kept), s)
-		if err := Check(fresh, sc, probe); err != nil {
-			drop(s, err.Error())
-			continue
-		}
-		kept = append(kept, s)
-	}
-	p.Starts = kept
-}
-
-// maxRecheckOneByOne bounds the starts Recheck tries one by one (each try
-// is a Check of the whole plan).
-const maxRecheckOneByOne = 200
-
-// plan decides one cycle: which candidates start and where.
+// plan decides one cycle: which candidates start and where, in three
+// stages with plain values between them: the selection (selectJobs: which
+// candidates go on, by which path, which wait, the reservation), the
+// placement (place: the whole-node window and the cp schedule) and the
+// plan (assemble: the starts in selection order, the reservation enforced
+// on the final starts).
 //
 // Candidates are taken in the order of the window selection of [Lan23]
 // §III-C (model.Order: more waiting periods first, then fewer units, then
@@ -311,336 +253,44 @@ func plan(ctx context.Context, c *cluster, opt Options) (*Plan, error) {
 	if opt.deadline.IsZero() {
 		opt.deadline = time.Now().Add(opt.TimeLimit)
 	}
-	p := &Plan{c: c, Notes: slices.Clone(c.notes), Digest: c.st.Digest, Selection: opt.Selection, Order: opt.Order}
-	if p.Selection == "" {
-		p.Selection = SelectionBackfill
+	selectionKind, order := opt.Selection, opt.Order
+	if selectionKind == "" {
+		selectionKind = SelectionBackfill
 	}
-	if p.Order == "" {
+	if order == "" {
 		// The paper's selection keeps the paper's order.
-		p.Order = OrderSJF
-		if p.Selection == SelectionLan2023 {
-			p.Order = OrderFIFO
+		order = OrderSJF
+		if selectionKind == SelectionLan2023 {
+			order = OrderFIFO
 		}
 	}
-	// bf: backfilling (SelectionBackfill). The first job that does not
-	// fit now gets a reservation (res) instead of stopping the
-	// selection; the jobs behind it start when they fit now and do not
-	// delay it.
-	bf := p.Selection == SelectionBackfill
-	now := c.st.Now
-	var res *reserve
-	// compactHeld are the idle vnodes of the switch a job waits for
-	// (CompactWait): the window does not use them.
-	compactHeld := map[string]bool{}
-	var head *candidate
-	headIdx := -1
-	// Selection order: model.Order over the candidates.
-	ow := &model.Window{Jobs: make([]model.Job, len(c.cands))}
-	for i, cand := range c.cands {
-		ow.Jobs[i] = model.Job{ID: cand.job.ID, Nodes: len(cand.units), NWP: cand.nwp}
+	sel := selectJobs(c, opt, selectionKind, order)
+	pl, err := place(ctx, c, sel, opt)
+	if err != nil {
+		return nil, err
 	}
-	order := model.Order(ow)
-	if p.Order == OrderSJF {
-		// Shortest requested walltime first; model.Order among equals.
-		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(c.cands[a].walltime, c.cands[b].walltime) })
-	}
-
-	fit := newFitState(c, false)
-	idleLeft := 0
-	for _, v := range c.vnodes {
-		if v.idle {
-			idleLeft++
-		}
-	}
-	var whole []*candidate
-	wholeNeed, multi := 0, 0
-	var partial []*Start
-	var cpCands []*candidate
-	// reserved is, for each cp candidate, where the first fit held room
-	// for it in selection order, or why it could not.
-	type reservation struct {
-		chunks []VChunk
-		why    string
-	}
-	reserved := map[*candidate]reservation{}
-	// claims are what the starts selected so far hold, for a reservation.
-	claims := func() []claim {
-		var out []claim
-		for _, w := range whole {
-			out = append(out, claim{job: w.job.ID, anon: len(w.units), end: now + w.walltime})
-		}
-		for _, s := range partial {
-			out = append(out, claim{job: s.Job, nodes: s.Nodes(), end: now + c.wallOf(s.Job)})
-		}
-		for _, cand := range cpCands {
-			if r := reserved[cand]; r.why == "" && len(r.chunks) > 0 {
-				out = append(out, claim{job: cand.job.ID, nodes: chunkVnodes(r.chunks), end: now + cand.walltime})
-			}
-		}
-		return out
-	}
-	// holdFor makes cand, the first job that does not fit now, the
-	// reserved job; its reason (when it is deferred here) is at
-	// p.Deferred[idx].
-	holdFor := func(cand *candidate, reason string, idx int) {
-		sd, waited := slowdownSoFar(cand, now), time.Duration(max(now-cand.submit, 0))*time.Second
-		if sd < opt.ReserveAfter && (opt.StarveAfter <= 0 || waited < opt.StarveAfter) {
-			if idx >= 0 {
-				var from []string
-				if !math.IsInf(opt.ReserveAfter, 1) {
-					from = append(from, fmt.Sprintf("at a bounded slowdown of %.2f (now %.2f)", opt.ReserveAfter, sd))
-				}
-				if opt.StarveAfter > 0 {
-					from = append(from, fmt.Sprintf("after a wait of %v (now %v)", opt.StarveAfter, waited))
-				}
-				p.Deferred[idx].Reason += "; no reservation yet (reservations " + strings.Join(from, " or ") + "): jobs behind it start when they fit"
-			}
-			return
-		}
-		res, head, headIdx, p.headReason = c.newReserve(cand, claims(), "", ""), cand, idx, reason
-		p.Reservation = &res.doc
-		if idx >= 0 {
-			p.Deferred[idx].Reason = reason + "; " + res.when(now)
-		}
-	}
-	// firstFit places cand by the first fit on what the whole-node jobs
-	// leave; a job that does not fit is deferred and stops the selection:
-	// it returns the reason for the jobs behind it ("" when cand fits).
-	firstFit := func(cand *candidate, why string) string {
-		if res != nil && res.within == nil && !res.endsBy(now, cand.walltime) {
-			p.Deferred = append(p.Deferred, Reason{cand.job.ID, fmt.Sprintf("would end after the reservation of job %s at %s (a partial-node job backfills only when its walltime ends by then)", res.doc.Job, stamp(res.shadow))})
-			return ""
-		}
-		chunks, usedIdle, reason := fit.place(cand, idleLeft-wholeNeed)
-		if reason != "" {
-			p.Deferred = append(p.Deferred, Reason{cand.job.ID, reason})
-			if bf {
-				if res == nil {
-					holdFor(cand, reason, len(p.Deferred)-1)
-				}
-				return ""
-			}
-			return fmt.Sprintf("queued behind job %s, which does not fit (selection stops at the first job that does not fit)", cand.job.ID)
-		}
-		idleLeft -= usedIdle
-		partial = append(partial, &Start{Job: cand.job.ID, Queue: cand.job.Queue, Path: PathPartial,
-			Placement: "first-fit", Why: why, Chunks: chunks, Cost: -1})
-		return ""
-	}
-	// stopped defers every job behind; stoppedNonCP the whole-node and
-	// first-fit jobs behind a cp job that does not fit now.
-	stopped, stoppedNonCP := "", ""
-	// The selection (and the first fits in it) may take a quarter of the
-	// time left for the solves; the jobs it has not reached by then wait
-	// for the next cycle, in order. The first selectFloor jobs are always
-	// considered, so that a cycle whose reading took its time (a loaded
-	// machine) still starts the head of the queue.
-	selEnd := time.Now().Add(time.Until(opt.deadline) / 4)
-	for k, i := range order {
-		cand := c.cands[i]
-		if stopped == "" && k >= selectFloor && time.Now().After(selEnd) {
-			stopped = "the cycle's time limit came before this job's turn in the selection (the next cycle takes it up)"
-			p.Notes = append(p.Notes, "the selection stopped at the cycle's time limit; the jobs it did not reach wait for the next cycle")
-		}
-		if stopped != "" {
-			p.Deferred = append(p.Deferred, Reason{cand.job.ID, stopped})
-			continue
-		}
-		if why := c.neverFits(cand); why != "" {
-			p.Deferred = append(p.Deferred, Reason{cand.job.ID, "can never run on optsched's vnodes: " + why})
-			continue
-		}
-		n := len(cand.units)
-		if cand.whole && stoppedNonCP != "" {
-			p.Deferred = append(p.Deferred, Reason{cand.job.ID, stoppedNonCP})
-			continue
-		}
-		if cand.whole {
-			if n >= 2 && opt.MaxJobs > 0 && multi == opt.MaxJobs {
-				p.Deferred = append(p.Deferred, Reason{cand.job.ID, fmt.Sprintf("the window already holds the maximum of %d multi-node jobs (--max-jobs)", opt.MaxJobs)})
-				stopped = fmt.Sprintf("queued behind job %s (selection stops at the first job that does not start)", cand.job.ID)
-				continue
-			}
-			if wholeNeed+n > idleLeft {
-				reason := fmt.Sprintf("needs %s, %s left after higher-priority jobs", plural(n, "whole vnode"), plural(idleLeft-wholeNeed, "idle vnode"))
-				p.Deferred = append(p.Deferred, Reason{cand.job.ID, reason})
-				switch {
-				case !bf:
-					stopped = fmt.Sprintf("queued behind job %s, which does not fit (selection stops at the first job that does not fit)", cand.job.ID)
-				case res == nil:
-					holdFor(cand, reason, len(p.Deferred)-1)
-				default:
-					p.Deferred[len(p.Deferred)-1].Reason += fmt.Sprintf(" (job %s, the first that does not fit, holds the reservation)", res.doc.Job)
-				}
-				continue
-			}
-			if bf && res == nil && n >= 2 && opt.CompactWait.On() {
-				named := namedClaims(claims())
-				if d, within := c.compactWait(opt.CompactWait, cand, fit, named, wholeNeed, idleLeft); d.Wait {
-					p.Deferred = append(p.Deferred, Reason{cand.job.ID, d.Reason})
-					res, head, headIdx, p.headReason = c.newReserve(cand, named, c.topo.Switch(d.Switch).Name, strings.Join(within, ",")), cand, len(p.Deferred)-1, d.Reason
-					p.Reservation = &res.doc
-					p.Deferred[headIdx].Reason = d.Reason + "; " + res.when(now)
-					for _, name := range within {
-						if v := c.byName[name]; v != nil && fit.idleNow(v) {
-							compactHeld[name] = true
-							idleLeft--
-						}
-					}
-					continue
-				}
-			}
-			if res != nil {
-				if why := res.admitWhole(now, n, cand.walltime); why != "" {
-					p.Deferred = append(p.Deferred, Reason{cand.job.ID, why})
-					continue
-				}
-			}
-			wholeNeed += n
-			if n >= 2 {
-				multi++
-			}
-			whole = append(whole, cand)
-			continue
-		}
-		ffWhy := cand.path
-		if opt.Partial == PartialCP {
-			why := c.cpEligible(cand)
-			if why == "" && res != nil && res.within == nil && !res.endsBy(now, cand.walltime) {
-				p.Deferred = append(p.Deferred, Reason{cand.job.ID, fmt.Sprintf("would end after the reservation of job %s at %s (a partial-node job backfills only when its walltime ends by then)", res.doc.Job, stamp(res.shadow))})
-				continue
-			}
-			if why == "" {
-				// Scheduled by the cp schedule below. In selection order
-				// it holds, by the first fit, what it needs now, so that
-				// lower-priority jobs cannot take it; when it does not fit
-				// now, the whole-node and first-fit jobs behind it wait
-				// (as behind any job that does not fit), while the cp
-				// jobs behind it go on to the cp schedule, which plans
-				// its start and theirs.
-				cpCands = append(cpCands, cand)
-				r := reservation{why: stoppedNonCP}
-				if r.why == "" {
-					var usedIdle int
-					r.chunks, usedIdle, r.why = fit.place(cand, idleLeft-wholeNeed)
-					switch {
-					case r.why == "":
-						idleLeft -= usedIdle
-					case bf:
-						// The cp schedule plans its start; the jobs
-						// behind it hold its reservation.
-						if res == nil {
-							holdFor(cand, r.why, -1)
-						}
-					default:
-						stoppedNonCP = fmt.Sprintf("queued behind job %s, which does not fit now (selection stops at the first job that does not fit)", cand.job.ID)
-					}
-				}
-				reserved[cand] = r
-				continue
-			}
-			ffWhy += "; first fit, since the cp scheduler cannot take it: " + why
-		}
-		if stoppedNonCP != "" {
-			p.Deferred = append(p.Deferred, Reason{cand.job.ID, stoppedNonCP})
-			continue
-		}
-		stopped = firstFit(cand, ffWhy)
-	}
-
-	// The whole-node window.
-	p.Solve = SolveDoc{Status: "none", Solver: "none"}
-	var wholeStarts []*Start
-	if len(whole) > 0 {
-		w := &model.Window{Time: c.st.Now, Topology: c.topo, Cost: model.DefaultCostModel, Running: c.running}
-		if opt.Cost != "" {
-			k, err := model.ParseCostKind(opt.Cost)
-			if err != nil {
-				return nil, fmt.Errorf("cost model: %w", err)
-			}
-			w.Cost.Kind = k
-		}
-		for _, v := range c.vnodes {
-			if fit.idleNow(v) && !compactHeld[v.n.Name] {
-				w.Idle = append(w.Idle, v.id)
-			}
-		}
-		slices.Sort(w.Idle)
-		for _, cand := range whole {
-			w.Jobs = append(w.Jobs, model.Job{ID: cand.job.ID, Nodes: len(cand.units), Walltime: cand.walltime,
-				Submit: cand.submit, Queue: cand.job.Queue, NWP: cand.nwp, Select: cand.job.Select, Comm: true, Pattern: model.PatternRD})
-		}
-		res, err := solveWithFallback(ctx, w, opt, p)
-		if err != nil {
-			return nil, err
-		}
-		heuristics.BestFitMulti(w, res.Allocations)
-		heuristics.BestFitSingles(w, res.Allocations)
-		p.Window = w
-		p.Allocs = res.Allocations
-		for _, d := range res.Deferred {
-			p.Deferred = append(p.Deferred, Reason{w.Jobs[d.Job].ID, d.Reason})
-		}
-		for _, a := range res.Allocations {
-			cand := whole[a.Job]
-			st := &Start{Job: cand.job.ID, Queue: cand.job.Queue, Path: PathWhole, Placement: res.Solver,
-				Why: cand.path, Cost: w.Cost.Cost(w.Topology, a.Nodes)}
-			for u, id := range a.Nodes {
-				st.Chunks = append(st.Chunks, VChunk{Vnode: w.Topology.Name(id), Amounts: cand.units[u].written, Labels: cand.units[u].wlabels})
-			}
-			wholeStarts = append(wholeStarts, st)
-		}
-	}
-	if len(cpCands) > 0 {
-		// Held from the cp schedule: the whole-node starts' vnodes and
-		// what first-fit jobs hold exclusively (a vnode, or every vnode
-		// of a host).
-		// The whole-node starts' vnodes are held until their walltime
-		// ends (the cp schedule may plan a job there after it).
-		held := map[string]bool{}
-		wholeUntil := map[string]int64{}
-		for _, st := range wholeStarts {
-			for _, v := range st.Nodes() {
-				wholeUntil[v] = now + c.wallOf(st.Job)
-			}
-		}
-		for v := range fit.taken {
-			held[v.n.Name] = true
-		}
-		starts, deferred, why, ok := schedulePartialCP(ctx, c, cpCands, held, wholeUntil, partial, opt, p)
-		if ok {
-			partial = append(partial, starts...)
-			p.Deferred = append(p.Deferred, deferred...)
-		} else {
-			// Every cp scheduler failed: the jobs start where the first
-			// fit held room for them in selection order (the whole-node
-			// window took none of it); the others wait with the first
-			// fit's reason.
-			p.Notes = append(p.Notes, "partial-node schedulers failed ("+why+"); the first fit placed those jobs")
-			if p.CP != nil {
-				p.CP.Fallback = why + "; the first fit placed the jobs"
-			}
-			for _, cand := range cpCands {
-				r := reserved[cand]
-				if r.why != "" {
-					p.Deferred = append(p.Deferred, Reason{cand.job.ID, r.why})
-					continue
-				}
-				partial = append(partial, &Start{Job: cand.job.ID, Queue: cand.job.Queue, Path: PathPartial,
-					Placement: "first-fit", Why: cand.path, Chunks: r.chunks, Cost: -1})
-			}
-		}
-	}
-	// Starts in selection order.
-	rank := map[string]int{}
-	for r, i := range order {
-		rank[c.cands[i].job.ID] = r
-	}
-	p.Starts = slices.Concat(wholeStarts, partial)
-	c.enforceReservation(p, rank, head, headIdx)
-	slices.SortStableFunc(p.Starts, func(a, b *Start) int { return rank[a.Job] - rank[b.Job] })
-	slices.SortStableFunc(p.Deferred, func(a, b Reason) int { return rank[a.Job] - rank[b.Job] })
+	p := assemble(c, sel, pl)
+	p.Selection, p.Order = selectionKind, order
 	return p, nil
+}
+
+// assemble is the plan stage: the selection's and the placement's
+// starts, deferrals and notes in one Plan, the reservation re-derived on
+// the final starts (enforceReservation), starts and deferrals in
+// selection order.
+func assemble(c *cluster, sel selection, pl *placement) *Plan {
+	p := &Plan{Header: c.header(), Digest: c.st.Digest,
+		Notes:    slices.Concat(c.notes, sel.notes, pl.Notes),
+		Deferred: slices.Concat(sel.deferred, pl.deferred),
+		Solve:    pl.Solve, Window: pl.Window, Allocs: pl.Allocs, CP: pl.CP, CPWindow: pl.CPWindow, CPAllocs: pl.CPAllocs}
+	if sel.hold != nil {
+		p.Reservation = &sel.hold.res.doc
+	}
+	p.Starts = slices.Concat(pl.whole, pl.partial)
+	c.enforceReservation(p, sel.rank, sel.hold)
+	slices.SortStableFunc(p.Starts, func(a, b *Start) int { return sel.rank[a.Job] - sel.rank[b.Job] })
+	slices.SortStableFunc(p.Deferred, func(a, b Reason) int { return sel.rank[a.Job] - sel.rank[b.Job] })
+	return p
 }
 
 // neverFits says why a candidate could not run on the owned vnodes even
@@ -762,7 +412,7 @@ func fitKey(cand *candidate) string {
 // solver and, when it fails or finds nothing, with each fallback
 // heuristic in turn; the plan records what happened. It returns an error
 // only when every one of them failed.
-func solveWithFallback(ctx context.Context, w *model.Window, opt Options, p *Plan) (*solver.WindowResult, error) {
+func solveWithFallback(ctx context.Context, w *model.Window, opt Options, p *placement) (*solver.WindowResult, error) {
 	p.Solve.Jobs = len(w.Jobs)
 	var failures []error
 	try := func(s solver.Solver) *solver.WindowResult {

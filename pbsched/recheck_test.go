@@ -64,14 +64,15 @@ func TestSummaryCountsWhatRan(t *testing.T) {
 	if err != nil || len(p.Starts) != 3 {
 		t.Fatalf("%v %v", err, describeStarts(p.Starts))
 	}
-	p.Starts[0].Applied, p.Starts[0].ExitCode = true, -1
+	p.Outcome = &Outcome{Starts: make([]StartOutcome, len(p.Starts))}
+	p.Outcome.Starts[0].Applied, p.Outcome.Starts[0].ExitCode = true, -1
 	got := p.Summary(true)
 	if !strings.Contains(got, "started 0 jobs, qrun failed for 1, 2 not run") {
 		t.Errorf("summary %q", got)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := Apply(ctx, p, &fakeRunner{}); err == nil || strings.Contains(err.Error(), "qrun failed") || !strings.Contains(err.Error(), "3 of 3 starts not run") {
+	if _, err := Apply(ctx, p, &fakeRunner{}); err == nil || strings.Contains(err.Error(), "qrun failed") || !strings.Contains(err.Error(), "3 of 3 starts not run") {
 		t.Errorf("apply after cancel: %v", err)
 	}
 }

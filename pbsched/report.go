@@ -69,16 +69,12 @@ type StartDoc struct {
 
 // Doc returns the JSON form of the plan; qrun is the command written.
 func (p *Plan) Doc(qrun string, dryRun bool) PlanDoc {
-	st := p.c.st
-	d := PlanDoc{Version: 1, Server: st.Jobs.Server, PBSVersion: st.Jobs.Version, Time: st.Now,
-		InputSHA256: st.Digest, DryRun: dryRun, Topology: p.c.topoNote, WholeNode: p.Solve, PartialNode: p.CP,
-		Starts: []StartDoc{}, Deferred: nonNil(p.Deferred), Skipped: nonNil(p.c.skipped), Notes: nonNil(p.Notes),
-		Selection: p.Selection, Reservation: p.Reservation, Order: p.Order}
-	if d.Server == "" {
-		d.Server = st.Nodes.Server
-	}
-	d.Nodes = p.c.nodeCounts()
-	for _, s := range p.Starts {
+	h := p.Header
+	d := PlanDoc{Version: 1, Server: h.Server, PBSVersion: h.PBSVersion, Time: h.Time,
+		InputSHA256: p.Digest, DryRun: dryRun, Topology: h.Topology, WholeNode: p.Solve, PartialNode: p.CP,
+		Starts: []StartDoc{}, Deferred: nonNil(p.Deferred), Skipped: nonNil(h.Skipped), Notes: nonNil(p.Notes),
+		Selection: p.Selection, Reservation: p.Reservation, Order: p.Order, Nodes: h.Nodes}
+	for i, s := range p.Starts {
 		ev := s.ExecVnode()
 		sd := StartDoc{Job: s.Job, Queue: s.Queue, Path: s.Path, Placement: s.Placement, Why: s.Why,
 			Nodes: s.Nodes(), ExecVnode: ev, Command: []string{qrun, "-H", ev, "--", s.Job}}
@@ -86,20 +82,29 @@ func (p *Plan) Doc(qrun string, dryRun bool) PlanDoc {
 			c := s.Cost
 			sd.Cost = &c
 		}
-		if s.Applied {
-			if s.Args != nil {
-				sd.Command = append([]string{qrun}, s.Args...)
+		if o := p.outcome(i); o.Applied {
+			if o.Args != nil {
+				sd.Command = append([]string{qrun}, o.Args...)
 			}
-			code := s.ExitCode
+			code := o.ExitCode
 			sd.ExitCode = &code
-			sd.Error = s.Error
-			if s.ExitCode != 0 {
-				d.Failed = append(d.Failed, Reason{s.Job, s.Error})
+			sd.Error = o.Error
+			if o.ExitCode != 0 {
+				d.Failed = append(d.Failed, Reason{s.Job, o.Error})
 			}
 		}
 		d.Starts = append(d.Starts, sd)
 	}
 	return d
+}
+
+// outcome is what came of start i (the zero StartOutcome when the plan
+// was not applied).
+func (p *Plan) outcome(i int) StartOutcome {
+	if p.Outcome == nil || i >= len(p.Outcome.Starts) {
+		return StartOutcome{}
+	}
+	return p.Outcome.Starts[i]
 }
 
 func nonNil[T any](s []T) []T {
@@ -295,11 +300,11 @@ func shellQuote(s string) string {
 // Summary is the one-line report of a cycle, for `optsched pbs run`.
 func (p *Plan) Summary(applied bool) string {
 	ok, failed, notRun := 0, 0, 0
-	for _, s := range p.Starts {
-		switch {
-		case applied && !s.Applied:
+	for i := range p.Starts {
+		switch o := p.outcome(i); {
+		case applied && !o.Applied:
 			notRun++
-		case s.Applied && s.ExitCode != 0:
+		case o.Applied && o.ExitCode != 0:
 			failed++
 		default:
 			ok++
@@ -309,13 +314,13 @@ func (p *Plan) Summary(applied bool) string {
 	if applied {
 		verb = "started"
 	}
-	line := fmt.Sprintf("%s: %s %d jobs", time.Unix(p.c.st.Now, 0).UTC().Format(time.RFC3339), verb, ok)
+	line := fmt.Sprintf("%s: %s %d jobs", time.Unix(p.Header.Time, 0).UTC().Format(time.RFC3339), verb, ok)
 	if failed > 0 {
 		line += fmt.Sprintf(", qrun failed for %d", failed)
 	}
 	if notRun > 0 {
 		line += fmt.Sprintf(", %d not run (cycle aborted)", notRun)
 	}
-	line += fmt.Sprintf(", %d deferred, %d skipped (input %.12s)", len(p.Deferred), len(p.c.skipped), p.Digest)
+	line += fmt.Sprintf(", %d deferred, %d skipped (input %.12s)", len(p.Deferred), len(p.Header.Skipped), p.Digest)
 	return line
 }

@@ -360,7 +360,7 @@ func TestPBSMultiVnodeHosts(t *testing.T) {
 		"beside exclhost": {{Job: "2.s", Queue: "workq", Path: PathPartial, Chunks: []VChunk{{Vnode: "h1[0]", Amounts: model.Resources{"ncpus": 1}}}},
 			{Job: "3.s", Queue: "workq", Path: PathPartial, Chunks: []VChunk{{Vnode: "h1[1]", Amounts: model.Resources{"ncpus": 1}}}}},
 	} {
-		if err := Check(cl.st, cl.scope, &Plan{c: cl, Starts: starts}); err == nil {
+		if err := Check(cl.st, cl.scope, &Plan{Starts: starts}); err == nil {
 			t.Errorf("Check accepted %s", name)
 		}
 	}
@@ -395,7 +395,7 @@ func TestPBSPlaceGroup(t *testing.T) {
 	if len(p.Deferred) != 2 || p.Deferred[0].Job != "3.s" || !strings.Contains(p.Deferred[0].Reason, "group=tier1") || cl.cands[2].whole {
 		t.Errorf("deferred %+v", p.Deferred)
 	}
-	bad := &Plan{c: cl, Starts: []*Start{{Job: "1.s", Queue: "workq", Path: PathPartial,
+	bad := &Plan{Starts: []*Start{{Job: "1.s", Queue: "workq", Path: PathPartial,
 		Chunks: []VChunk{{Vnode: "v1", Amounts: model.Resources{"ncpus": 40}}, {Vnode: "v2", Amounts: model.Resources{"ncpus": 40}}}}}}
 	if err := Check(cl.st, cl.scope, bad); err == nil || !strings.Contains(err.Error(), "group=tier1") {
 		t.Errorf("Check accepted chunks in two groups: %v", err)

@@ -26,7 +26,8 @@ const (
 	JobDefect
 	// NoNode: Node is not in the View.
 	NoNode
-	// NodeTwice: Node is named twice by one start.
+	// NodeTwice: Node is named twice by one start of a job whose chunks
+	// do not stack.
 	NodeTwice
 	// Foreign: Node is not the scope's.
 	Foreign
@@ -36,7 +37,8 @@ const (
 	Excluded
 	// Down: Node takes no new job (Text is its state).
 	Down
-	// Over: Node would use Got of its Want of Resource.
+	// Over: Node would use Got of its Want of Resource (a resource the
+	// start adds to).
 	Over
 	// NotWhole: Node, given whole, has something else on it.
 	NotWhole
@@ -79,11 +81,15 @@ type checkNode struct {
 	used            *nodeUse
 }
 
-// nodeUse is what a node has in use plus the accepted starts on it.
+// nodeUse is what a node has in use plus the accepted starts on it (and,
+// while a start is checked, that start): own are the start's amounts
+// there, selfWhole says it takes the node whole.
 type nodeUse struct {
-	use    []int64
-	starts int
-	whole  bool
+	use       []int64
+	starts    int
+	whole     bool
+	own       []int64
+	selfWhole bool
 }
 
 // NewChecker indexes v; the allocations in flight count as starts
@@ -127,7 +133,7 @@ func NewChecker(v *View) *Checker {
 		if n == nil {
 			continue
 		}
-		u := c.with(n, c.vector(a.Amounts), a.Whole)
+		u := c.with(n, nil, c.vector(a.Amounts), a.Whole)
 		n.used = &u
 	}
 	return c
@@ -162,23 +168,33 @@ func sameMap(a, b Resources) bool {
 	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
-// with returns node n's use so far (a copy) with one more start on it:
-// amounts, or the whole node.
-func (c *Checker) with(n *checkNode, amounts []int64, whole bool) nodeUse {
-	u := nodeUse{use: make([]int64, len(c.names))}
+// with returns node n's use so far with one more start on it: its
+// amounts, or for a start that takes the node whole its capacity (or its
+// amounts, where they are more). prev, when not nil, is the use with this
+// start's earlier chunks on n already (a job whose chunks stack): the
+// chunk's amounts add to theirs.
+func (c *Checker) with(n *checkNode, prev *nodeUse, amounts []int64, whole bool) nodeUse {
+	u := nodeUse{use: make([]int64, len(c.names)), own: slices.Clone(amounts)}
 	base := n.inUse
 	if n.used != nil {
 		u.starts, u.whole, base = n.used.starts, n.used.whole, n.used.use
 	}
-	add := amounts
-	if whole {
-		add = n.capacity
+	if prev != nil {
+		whole = whole || prev.selfWhole
+		for i := range u.own {
+			u.own[i] += prev.own[i]
+		}
 	}
 	for i := range u.use {
-		u.use[i] = base[i] + add[i]
+		add := u.own[i]
+		if whole {
+			add = max(add, n.capacity[i])
+		}
+		u.use[i] = base[i] + add
 	}
 	u.starts++
 	u.whole = u.whole || whole
+	u.selfWhole = whole
 	return u
 }
 
@@ -212,40 +228,50 @@ func (c *Checker) Add(s Start, always bool) []Violation {
 	if len(out) > 0 {
 		return out
 	}
-	// after is each node's use with this start on it.
+	// after is each node's use with this start on it; last the chunk
+	// that names a node last (a node's use is judged once it is whole).
 	after := make(map[string]nodeUse, len(s.Nodes))
+	last := make(map[string]int, len(s.Nodes))
+	for i, name := range s.Nodes {
+		last[name] = i
+	}
 	for i, name := range s.Nodes {
 		n := c.nodes[name]
-		if _, twice := after[name]; n == nil || twice || n.Foreign {
+		prev, again := after[name]
+		if n == nil || (again && !j.Stack) || n.Foreign {
 			switch {
 			case n == nil:
 				bad(Violation{Kind: NoNode, Node: name})
-			case twice:
+			case again:
 				bad(Violation{Kind: NodeTwice, Node: name})
 			default:
 				bad(Violation{Kind: Foreign, Node: name})
 			}
 			continue
 		}
-		if !n.AnyPool && !contains(n.Pools, j.Pool) {
-			bad(Violation{Kind: NotInPool, Node: name, Text: j.Pool})
+		whole := j.Whole || j.WholeOn[name]
+		if again {
+			after[name] = c.with(n, &prev, c.vector(j.Chunks[i]), whole)
+		} else {
+			c.nodeRules(j, n, bad)
+			after[name] = c.with(n, nil, c.vector(j.Chunks[i]), whole)
 		}
-		if j.Excluded[name] {
-			bad(Violation{Kind: Excluded, Node: name})
+		if last[name] != i {
+			continue
 		}
-		if n.Down != "" {
-			bad(Violation{Kind: Down, Node: name, Text: n.Down})
+		u, before := after[name], n.inUse
+		if n.used != nil {
+			before = n.used.use
 		}
-		u := c.with(n, c.vector(j.Chunks[i]), j.Whole)
 		for r, k := range c.names {
-			if u.use[r] > n.capacity[r] {
+			// A resource the start adds nothing to is not its excess.
+			if u.use[r] > n.capacity[r] && u.use[r] > before[r] {
 				bad(Violation{Kind: Over, Node: name, Resource: k, Got: u.use[r], Want: n.capacity[r]})
 			}
 		}
 		if u.whole && (u.starts > 1 || n.Busy) {
 			bad(Violation{Kind: NotWhole, Node: name})
 		}
-		after[name] = u
 	}
 	if len(out) == 0 || always {
 		c.seen[s.Job] = true
@@ -254,6 +280,20 @@ func (c *Checker) Add(s Start, always bool) []Violation {
 		}
 	}
 	return out
+}
+
+// nodeRules applies the rules of a node that do not depend on its use:
+// pool, exclusion, state.
+func (c *Checker) nodeRules(j *Job, n *checkNode, bad func(Violation)) {
+	if !n.AnyPool && !contains(n.Pools, j.Pool) {
+		bad(Violation{Kind: NotInPool, Node: n.Name, Text: j.Pool})
+	}
+	if j.Excluded[n.Name] {
+		bad(Violation{Kind: Excluded, Node: n.Name})
+	}
+	if n.Down != "" {
+		bad(Violation{Kind: Down, Node: n.Name, Text: n.Down})
+	}
 }
 
 func contains(list []string, s string) bool {

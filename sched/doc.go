@@ -17,13 +17,19 @@
 //	  - Check applies rules of its own, sharing no code with any planner
 //	    (N-version checking), to a Plan and the View it was made from:
 //	    each start is a waiting job of the View that may start, started
-//	    once, on exactly its chunk count of distinct, existing nodes that
-//	    are the scope's, in its pool, not excluded and up for new jobs;
-//	    no node goes over any resource's capacity with what it has in use,
+//	    once, on exactly its chunk count of existing nodes (distinct,
+//	    unless the job's chunks stack on a node, as PBS's do) that are the
+//	    scope's, in its pool, not excluded and up for new jobs; no start
+//	    takes a node over any resource's capacity with what it has in use,
 //	    what is in flight and the starts before it; a job that takes whole
-//	    nodes gets nodes with nothing in use and no other start. Its
-//	    answer is a list of Violations, values that the adapter words in
-//	    its server's terms.
+//	    nodes (all of them, or some by the node's own policy) gets nodes
+//	    with nothing in use and no other start. Its answer is a list of
+//	    Violations, values that the adapter words in its server's terms.
+//	  - CheckHold applies a Hold (EASY backfilling's reservation for the
+//	    first job that does not fit now) to a Plan: the held job waits,
+//	    and the starts ranked behind it end by its shadow time or take
+//	    only the nodes it leaves, by the empty times and order the adapter
+//	    derives from its documents.
 //	  - Recheck keeps, in order, the starts that a View read again just
 //	    before acting still allows together with the starts kept before
 //	    them, and returns the others with their violations.

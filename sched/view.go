@@ -63,8 +63,15 @@ type Job struct {
 	// that chunk uses there.
 	Chunks []Resources
 	// Whole says the job takes its nodes whole: each counts as its full
-	// Capacity, and must be free of anything else.
-	Whole bool
+	// Capacity, and must be free of anything else. WholeOn are nodes it
+	// takes whole when it starts there, by the node's own policy (a PBS
+	// vnode's sharing).
+	Whole   bool
+	WholeOn map[string]bool
+	// Stack says several chunks of one start may go on one node (PBS's
+	// chunks, which a vnode may hold several of): their amounts add up
+	// there. Without it, each chunk needs a node of its own.
+	Stack bool
 	// Pool is the partition or queue whose nodes it runs on; Excluded
 	// are nodes it must not run on.
 	Pool     string

@@ -86,8 +86,8 @@ func TestPlanApply(t *testing.T) {
 		t.Fatalf("%d qrun calls for %d starts: %q", len(runs), len(p.Starts), runs)
 	}
 	for i, s := range p.Starts {
-		if w := "qrun -H " + s.ExecVnode() + " -- " + s.Job; runs[i] != w || s.ExitCode != 0 {
-			t.Errorf("start %d: call %q (want %q), exit %d", i, runs[i], w, s.ExitCode)
+		if w := "qrun -H " + s.ExecVnode() + " -- " + s.Job; runs[i] != w || p.Outcome.Starts[i].ExitCode != 0 {
+			t.Errorf("start %d: call %q (want %q), exit %d", i, runs[i], w, p.Outcome.Starts[i].ExitCode)
 		}
 	}
 	e := readAudit(t, c.LogPath)

@@ -309,7 +309,8 @@ func (c *Config) cycle(ctx context.Context, apply bool, ph *Phases) (*pbsched.Pl
 			pbsched.Recheck(fresh, sc, p)
 		}
 		t := time.Now()
-		err := pbsched.Apply(ctx, p, pbsched.Qrun{Path: qrun, Async: c.QrunAsync})
+		o, err := pbsched.Apply(ctx, p, pbsched.Qrun{Path: qrun, Async: c.QrunAsync})
+		p.Outcome = o
 		ph.ApplyMS = ms(time.Since(t))
 		if err != nil {
 			return p, st, err

@@ -1,4 +1,4 @@
-package pbsched
+package heuristics
 
 import (
 	"maps"
@@ -177,7 +177,7 @@ func TestCompactNowMatchesReference(t *testing.T) {
 		want := cloneAllocs(allocs)
 		compactNowReference(w, want)
 		got := cloneAllocs(allocs)
-		if !compactNow(w, got, time.Time{}) {
+		if !CompactNow(w, got, time.Time{}) {
 			t.Fatal("stopped without a deadline")
 		}
 		if err := model.Check(w, got); err != nil {
@@ -206,7 +206,7 @@ func TestCompactNowDeadline(t *testing.T) {
 	for range 200 {
 		w, allocs := randomCompactWindow(t, r)
 		got := cloneAllocs(allocs)
-		compactNow(w, got, time.Now().Add(-time.Second))
+		CompactNow(w, got, time.Now().Add(-time.Second))
 		for i := range got {
 			if !maps.Equal(got[i].Units, allocs[i].Units) {
 				t.Fatalf("allocation %d moved after the deadline: %v → %v", i, allocs[i].Units, got[i].Units)
