@@ -127,8 +127,6 @@ func (a Anneal) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 	if a.Steps < 0 || a.Destroy < 1 || a.Q < 1 || a.Tmax <= 0 || a.Tmin <= 0 || a.Tmin > a.Tmax {
 		return nil, fmt.Errorf("sa: bad parameters (need steps ≥ 0, destroy ≥ 1, q ≥ 1, 0 < tmin ≤ tmax): %+v", a)
 	}
-	w := p.Window
-	q := w.Idle
 	if err := checkFits("sa", p); err != nil {
 		return nil, err
 	}
@@ -137,20 +135,67 @@ func (a Anneal) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 		// annealer's state (tens of milliseconds on 47,000 jobs).
 		return a.initialOnly(p)
 	}
-	// A job's price from its node ids: model's Cost counts each run of
-	// nodes on one leaf switch at once (the positions a job takes are
-	// consecutive free ones, so its ids come in runs).
-	var ids []int
-	price := func(positions []int) int64 {
-		if len(positions) <= 1 {
-			return 1
+	r := &annealRun{a: a, p: p, w: p.Window, q: p.Window.Idle}
+	if ok, err := r.start(ctx); err != nil || !ok {
+		if err != nil {
+			return nil, err
 		}
-		ids = ids[:0]
-		for _, i := range positions {
-			ids = append(ids, q[i])
-		}
-		return w.Cost.Cost(w.Topology, ids)
+		return a.initialOnly(p)
 	}
+	n := len(p.Jobs)
+	for t := 0; t < a.Steps && n > 0; t++ {
+		// A move costs O(|Q|) (the repair rebuilds the idle sequence):
+		// on a long sequence the deadline is looked at before every one.
+		if (t&15 == 0 || len(r.q) > 4096) && ctx.Err() != nil {
+			break
+		}
+		if err := r.move(t); err != nil {
+			return nil, err
+		}
+	}
+	return r.result(), nil
+}
+
+// annealRun is one run of Anneal.Solve: the problem, the current and best
+// solutions, the random source and the buffers the moves reuse.
+type annealRun struct {
+	a    Anneal
+	p    *solver.Problem
+	w    *model.Window
+	q    []int
+	ids  []int
+	cur  *annealState
+	best *annealState
+	rng  *rand.Rand
+	free []int
+	// need is the jobs' nodes in all: while the moved jobs from moved[mi]
+	// on are out, len(q) − need + their sizes positions are free.
+	need           int
+	moved, pending []int
+	saved          [][]int
+	savedCost      []int64
+	stats          solver.AnnealStats
+}
+
+// price is a job's price from its positions: model's Cost counts each run
+// of nodes on one leaf switch at once (the positions a job takes are
+// consecutive free ones, so its ids come in runs).
+func (r *annealRun) price(positions []int) int64 {
+	if len(positions) <= 1 {
+		return 1
+	}
+	r.ids = r.ids[:0]
+	for _, i := range positions {
+		r.ids = append(r.ids, r.q[i])
+	}
+	return r.w.Cost.Cost(r.w.Topology, r.ids)
+}
+
+// start builds the initial solution (Initial, or Seq's: the jobs in
+// window order along Q) and the run's state; false when the deadline
+// passed meanwhile.
+func (r *annealRun) start(ctx context.Context) (bool, error) {
+	a, p, w, q := r.a, r.p, r.w, r.q
 	n := len(p.Jobs)
 	cur := &annealState{owner: make([]int, len(q)), nodes: make([][]int, n), cost: make([]int64, n)}
 	for i := range cur.owner {
@@ -166,10 +211,10 @@ func (a Anneal) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 			pos[id] = int32(i)
 		}
 		if err := a.load(cur, p, pos); err != nil {
-			return nil, err
+			return false, err
 		}
 		if ctx.Err() != nil {
-			return a.initialOnly(p)
+			return false, nil
 		}
 	} else {
 		at := 0
@@ -185,130 +230,142 @@ func (a Anneal) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 		// Setting up is O(|Q| + Σ n_j): on 47,000 jobs over 300,000
 		// idle nodes, tens of milliseconds; the deadline may pass here.
 		if k&1023 == 1023 && ctx.Err() != nil {
-			return a.initialOnly(p)
+			return false, nil
 		}
-		cur.cost[k] = price(cur.nodes[k])
+		cur.cost[k] = r.price(cur.nodes[k])
 		cur.total += cur.cost[k]
 	}
 	if ctx.Err() != nil {
-		return a.initialOnly(p)
+		return false, nil
 	}
-	best := cur.clone()
-	rng := rand.New(rand.NewPCG(a.Seed, a.Seed^0xa0761d6478bd642f))
-	free := make([]int, 0, len(q))
-	// The jobs' nodes in all: while the moved jobs from moved[mi] on are
-	// out, len(q) − need + their sizes positions are free.
-	need := 0
+	r.cur, r.best = cur, cur.clone()
+	r.rng = rand.New(rand.NewPCG(a.Seed, a.Seed^0xa0761d6478bd642f))
+	r.free = make([]int, 0, len(q))
 	for _, j := range p.Jobs {
-		need += w.Jobs[j].Nodes
+		r.need += w.Jobs[j].Nodes
 	}
-	var moved, pending []int
-	saved := make([][]int, n)
-	savedCost := make([]int64, n)
-	steps, accepted, improvements := 0, 0, 0
-	for t := 0; t < a.Steps && n > 0; t++ {
-		// A move costs O(|Q|) (the repair rebuilds the idle sequence):
-		// on a long sequence the deadline is looked at before every one.
-		if (t&15 == 0 || len(q) > 4096) && ctx.Err() != nil {
-			break
-		}
-		steps++
-		T := a.Tmax * math.Exp(-math.Log(a.Tmax/a.Tmin)*float64(t)/float64(a.Steps))
-		// Destroy: remove 1..Destroy distinct random jobs.
-		m := 1 + rng.IntN(min(a.Destroy, n))
-		moved = moved[:0]
-		for _, k := range rng.Perm(n)[:m] {
-			moved = append(moved, k)
-		}
-		slices.Sort(moved) // reinsert in window order
-		if a.LargestFirst {
-			slices.SortStableFunc(moved, func(x, y int) int {
-				return w.Jobs[p.Jobs[y]].Nodes - w.Jobs[p.Jobs[x]].Nodes
-			})
-		}
-		old := cur.total
-		for _, k := range moved {
-			saved[k] = append(saved[k][:0], cur.nodes[k]...)
-			savedCost[k] = cur.cost[k]
-			for _, i := range cur.nodes[k] {
-				cur.owner[i] = -1
-			}
-			cur.total -= cur.cost[k]
-		}
-		// Repair: each job takes n_j nodes of the current idle sequence
-		// from a start among its first Q positions, wrapping.
-		for mi, k := range moved {
-			nfree := len(q) - need
-			for _, k2 := range moved[mi:] {
-				nfree += w.Jobs[p.Jobs[k2]].Nodes
-			}
-			r := w.Jobs[p.Jobs[k]].Nodes
-			var u int
-			if a.Repair == nil {
-				u = rng.IntN(min(a.Q, nfree))
-				// Only the free positions up to the block's end are
-				// read, unless it wraps round the end of the sequence.
-				upto := nfree
-				if u+r <= nfree {
-					upto = u + r
-				}
-				free = appendFree(free[:0], cur.owner, upto)
-			} else {
-				free = appendFree(free[:0], cur.owner, nfree)
-				pending = pending[:0]
-				for _, k2 := range moved[mi+1:] {
-					pending = append(pending, w.Jobs[p.Jobs[k2]].Nodes)
-				}
-				step := RepairStep{Window: w, Free: free, Size: r, Pending: pending, Starts: min(a.Q, len(free)), Rand: rng}
-				u = a.Repair.ChooseStart(&step)
-				if u < 0 || u >= step.Starts {
-					return nil, fmt.Errorf("sa: the repair chose start %d outside [0, %d)", u, step.Starts)
-				}
-			}
-			cur.nodes[k] = cur.nodes[k][:0]
-			for d := 0; d < r; d++ {
-				i := free[(u+d)%nfree]
-				cur.owner[i] = k
-				cur.nodes[k] = append(cur.nodes[k], i)
-			}
-			cur.cost[k] = price(cur.nodes[k])
-			cur.total += cur.cost[k]
-		}
-		delta := cur.total - old
-		accept := delta <= 0 || rng.Float64() < math.Exp(-float64(delta)/T)
-		if cur.total < best.total {
-			best = cur.clone()
-			improvements++
-		}
-		if accept || a.PaperCompat {
-			accepted++
-			continue
-		}
-		// Restore the previous solution.
-		for _, k := range moved {
-			for _, i := range cur.nodes[k] {
-				cur.owner[i] = -1
-			}
-		}
-		for _, k := range moved {
-			cur.nodes[k] = append(cur.nodes[k][:0], saved[k]...)
-			for _, i := range saved[k] {
-				cur.owner[i] = k
-			}
-			cur.cost[k] = savedCost[k]
-		}
-		cur.total = old
+	r.saved = make([][]int, n)
+	r.savedCost = make([]int64, n)
+	return true, nil
+}
+
+// move is step t of the annealing: destroy 1..Destroy random jobs,
+// repair them, then keep the result by the Metropolis rule or restore the
+// previous solution.
+func (r *annealRun) move(t int) error {
+	a, p, w, cur := r.a, r.p, r.w, r.cur
+	n := len(p.Jobs)
+	r.stats.Steps++
+	T := a.Tmax * math.Exp(-math.Log(a.Tmax/a.Tmin)*float64(t)/float64(a.Steps))
+	// Destroy: remove 1..Destroy distinct random jobs.
+	m := 1 + r.rng.IntN(min(a.Destroy, n))
+	r.moved = r.moved[:0]
+	for _, k := range r.rng.Perm(n)[:m] {
+		r.moved = append(r.moved, k)
 	}
+	slices.Sort(r.moved) // reinsert in window order
+	if a.LargestFirst {
+		slices.SortStableFunc(r.moved, func(x, y int) int {
+			return w.Jobs[p.Jobs[y]].Nodes - w.Jobs[p.Jobs[x]].Nodes
+		})
+	}
+	old := cur.total
+	for _, k := range r.moved {
+		r.saved[k] = append(r.saved[k][:0], cur.nodes[k]...)
+		r.savedCost[k] = cur.cost[k]
+		for _, i := range cur.nodes[k] {
+			cur.owner[i] = -1
+		}
+		cur.total -= cur.cost[k]
+	}
+	for mi, k := range r.moved {
+		if err := r.repair(mi, k); err != nil {
+			return err
+		}
+	}
+	delta := cur.total - old
+	accept := delta <= 0 || r.rng.Float64() < math.Exp(-float64(delta)/T)
+	if cur.total < r.best.total {
+		r.best = cur.clone()
+		r.stats.Improvements++
+	}
+	if accept || a.PaperCompat {
+		r.stats.Accepted++
+		return nil
+	}
+	// Restore the previous solution.
+	for _, k := range r.moved {
+		for _, i := range cur.nodes[k] {
+			cur.owner[i] = -1
+		}
+	}
+	for _, k := range r.moved {
+		cur.nodes[k] = append(cur.nodes[k][:0], r.saved[k]...)
+		for _, i := range r.saved[k] {
+			cur.owner[i] = k
+		}
+		cur.cost[k] = r.savedCost[k]
+	}
+	cur.total = old
+	return nil
+}
+
+// repair reinserts moved job k (moved[mi]): it takes n_k nodes of the
+// current idle sequence from a start among its first Q positions,
+// wrapping; the start is random, or the Repair policy's choice.
+func (r *annealRun) repair(mi, k int) error {
+	a, p, w, cur := r.a, r.p, r.w, r.cur
+	nfree := len(r.q) - r.need
+	for _, k2 := range r.moved[mi:] {
+		nfree += w.Jobs[p.Jobs[k2]].Nodes
+	}
+	size := w.Jobs[p.Jobs[k]].Nodes
+	var u int
+	if a.Repair == nil {
+		u = r.rng.IntN(min(a.Q, nfree))
+		// Only the free positions up to the block's end are read, unless
+		// it wraps round the end of the sequence.
+		upto := nfree
+		if u+size <= nfree {
+			upto = u + size
+		}
+		r.free = appendFree(r.free[:0], cur.owner, upto)
+	} else {
+		r.free = appendFree(r.free[:0], cur.owner, nfree)
+		r.pending = r.pending[:0]
+		for _, k2 := range r.moved[mi+1:] {
+			r.pending = append(r.pending, w.Jobs[p.Jobs[k2]].Nodes)
+		}
+		step := RepairStep{Window: w, Free: r.free, Size: size, Pending: r.pending, Starts: min(a.Q, len(r.free)), Rand: r.rng}
+		u = a.Repair.ChooseStart(&step)
+		if u < 0 || u >= step.Starts {
+			return fmt.Errorf("sa: the repair chose start %d outside [0, %d)", u, step.Starts)
+		}
+	}
+	cur.nodes[k] = cur.nodes[k][:0]
+	for d := 0; d < size; d++ {
+		i := r.free[(u+d)%nfree]
+		cur.owner[i] = k
+		cur.nodes[k] = append(cur.nodes[k], i)
+	}
+	cur.cost[k] = r.price(cur.nodes[k])
+	cur.total += cur.cost[k]
+	return nil
+}
+
+// result is the best solution seen, as the answer.
+func (r *annealRun) result() *solver.Result {
+	stats := r.stats
 	res := &solver.Result{Status: solver.Feasible, Bound: solver.NoBound, Encoding: "dcas", Solver: "sa",
-		Objective: best.total, Stats: solver.Stats{Anneal: &solver.AnnealStats{Steps: steps, Accepted: accepted, Improvements: improvements}}}
-	for k, j := range p.Jobs {
-		nodes := make([]int, len(best.nodes[k]))
-		for d, i := range best.nodes[k] {
-			nodes[d] = q[i]
+		Objective: r.best.total, Stats: solver.Stats{Anneal: &stats}}
+	for k, j := range r.p.Jobs {
+		nodes := make([]int, len(r.best.nodes[k]))
+		for d, i := range r.best.nodes[k] {
+			nodes[d] = r.q[i]
 		}
-		res.Allocations = append(res.Allocations, model.Allocation{Job: j, Nodes: nodes, Start: w.Time})
+		res.Allocations = append(res.Allocations, model.Allocation{Job: j, Nodes: nodes, Start: r.w.Time})
 	}
-	return res, nil
+	return res
 }
 
 // appendFree appends to free the first upto positions of owner that no
