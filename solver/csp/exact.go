@@ -3,6 +3,7 @@ package csp
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 )
 
@@ -153,7 +154,7 @@ func (t *table) run(ctx context.Context, a, last int) bool {
 	clear(t.col(0)) // the empty multiset costs nothing anywhere
 	sizes, cost, nq := st.g.Sizes, st.g.Cost, st.nq
 	for m := 1; m < S; m++ {
-		if m&15 == 0 && ctx.Err() != nil {
+		if ctx.Err() != nil { // each multiset is at most sizes × rows steps
 			return false
 		}
 		g := t.col(m)
@@ -338,8 +339,18 @@ func (st *search) exact(ctx context.Context, states int) bool {
 	}
 	var backAt [][]int64
 	if countAlive(nil) > 0 {
+		// The rows of B at the boundaries of the rotations, if they run
+		// (the least K does not depend on the limit below), for
+		// rotationBounds.
+		var keepAt []int
+		if k := st.rotationCount(st.nq + 1); k > 0 {
+			for i := 1; i < k; i++ {
+				keepAt = append(keepAt, i*st.nq/k)
+			}
+		}
+		var back [][]int64
 		var ok bool
-		if backAt, ok = st.suffixRest(ctx, t, maxR); !ok {
+		if backAt, back, ok = st.suffixRest(ctx, t, maxR, keepAt); !ok {
 			return false
 		}
 		// More wraps to try than rotations would take: K−1 more DPs, each
@@ -353,7 +364,8 @@ func (st *search) exact(ctx context.Context, states int) bool {
 			if k := st.rotationCount(limit); k > 0 {
 				st.stats["wraps_alive"] = float64(n)
 				before := st.best
-				if !st.rotations(ctx, t, k) {
+				skip := st.rotationBounds(t, back, k, func(s, w int) bool { return alive(s, w, backAt) })
+				if !st.rotations(ctx, t, k, skip) {
 					return false
 				}
 				if st.best < before {
@@ -436,12 +448,12 @@ func (t *table) collect(p, m, ws, wp int) [][]int {
 //	B[p][m] = min cost of placing exactly m in positions [p, |Q|)
 //	        = min( B[p+1][m],  min_s B[p+r_s][m − e_s] + c(D(p, r_s)) ),
 //
-// no block running past the end, keeping maxR+1 rows. It returns, for each
+// no block running past the end. It returns, for each
 // size index s with jobs and each w in [1, r_s), B[w][full − e_s]: the
 // least cost of the other jobs in [w, |Q|), a lower bound on them when a
 // block of size s wraps over the w first positions. ok is false if ctx
-// expired first.
-func (st *search) suffixRest(ctx context.Context, t *table, maxR int) (out [][]int64, ok bool) {
+// expired first. kept[k] is the row B[keepAt[k]] (keepAt in [1, |Q|)).
+func (st *search) suffixRest(ctx context.Context, t *table, maxR int, keepAt []int) (out, kept [][]int64, ok bool) {
 	S := t.S
 	nq, full := st.nq, t.S-1
 	sizes, cost := st.g.Sizes, st.g.Cost
@@ -459,9 +471,11 @@ func (st *search) suffixRest(ctx context.Context, t *table, maxR int) (out [][]i
 			out[s] = make([]int64, r)
 		}
 	}
+	kept = make([][]int64, len(keepAt))
+	next := len(keepAt) - 1 // keepAt ascends; the rows come descending
 	for p := nq - 1; p >= 1; p-- {
 		if p&63 == 0 && ctx.Err() != nil {
-			return nil, false
+			return nil, nil, false
 		}
 		cur := row(p)
 		copy(cur, row(p+1))
@@ -485,8 +499,12 @@ func (st *search) suffixRest(ctx context.Context, t *table, maxR int) (out [][]i
 				out[s][p] = cur[full-t.stride[s]]
 			}
 		}
+		if next >= 0 && keepAt[next] == p {
+			kept[next] = slices.Clone(cur)
+			next--
+		}
 	}
-	return out, true
+	return out, kept, true
 }
 
 // rotationCount returns the least K < limit such that K boundaries
@@ -517,13 +535,21 @@ func (st *search) rotationCount(limit int) int {
 // rotation at x_k, which that DP prices. rotationCount chose K so that no
 // placement crosses all K boundaries: the cheapest over the K DPs is
 // optimal. It replaces the wrap DPs when more of them would run.
-func (st *search) rotations(ctx context.Context, t *table, k int) bool {
+func (st *search) rotations(ctx context.Context, t *table, k int, skip []bool) bool {
 	nq, full := st.nq, t.S-1
 	defer func() { t.rot = 0 }()
 	if k >= 3 && nq >= parallelRotations {
-		return st.rotationsAside(ctx, t, k)
+		return st.rotationsAside(ctx, t, k, skip)
 	}
+	best := st.best
 	for i := 1; i < k; i++ {
+		if skip != nil && skip[i] {
+			st.stats["rotations_skipped"]++
+			if onSkip != nil {
+				onSkip(st, t.S, i*nq/k, best)
+			}
+			continue
+		}
 		t.rot = i * nq / k
 		st.stats["rotation_dps"]++
 		if !t.run(ctx, 0, nq) {
@@ -590,7 +616,7 @@ var parallelRotations = 4096
 // the order of the rotations, each when it beats the incumbent of that
 // moment, as rotations offers them: the same incumbents. A rotation whose
 // cost is no better than the incumbent before the DPs is not collected.
-func (st *search) rotationsAside(ctx context.Context, t *table, k int) bool {
+func (st *search) rotationsAside(ctx context.Context, t *table, k int, skip []bool) bool {
 	nq, full, best := st.nq, t.S-1, st.best
 	u := newTable(st, t.S)
 	type rotation struct {
@@ -601,6 +627,10 @@ func (st *search) rotationsAside(ctx context.Context, t *table, k int) bool {
 	res := make([]rotation, k)
 	each := func(tab *table, from int) {
 		for i := from; i < k; i += 2 {
+			if skip != nil && skip[i] {
+				res[i] = rotation{v: inf, ok: true}
+				continue
+			}
 			tab.rot = i * nq / k
 			if !tab.run(ctx, 0, nq) {
 				return
@@ -624,6 +654,10 @@ func (st *search) rotationsAside(ctx context.Context, t *table, k int) bool {
 		if !res[i].ok {
 			return false
 		}
+		if skip != nil && skip[i] {
+			st.stats["rotations_skipped"]++
+			continue
+		}
 		st.stats["rotation_dps"]++
 		if res[i].v < st.best {
 			st.offer(res[i].starts, fmt.Sprintf("dp, rotation at %d", i*nq/k))
@@ -631,3 +665,82 @@ func (st *search) rotationsAside(ctx context.Context, t *table, k int) bool {
 	}
 	return true
 }
+
+// rotationBounds returns which of the rotations 1..k−1 cannot improve
+// the incumbent, and so need not run (skip[i]; nil when none is
+// skipped), from the tables of the DP without wrap-around: t (rows 0..|Q|
+// of Q unrotated, F) and the rows of suffixRest's B at the boundaries.
+//
+// Rotation i finds a placement better than the incumbent only if one
+// exists that keeps off its boundary x_i (between positions x_i − 1 and
+// x_i). Such a placement wraps (the DP without wrap-around found the best
+// of the others), with a wrap (s, w) that alive accepts (its tests are
+// lower bounds on the placement's cost), and its wrapping block, on
+// positions e..|Q|−1 and 0..w−1 (e = |Q| − r_s + w), keeps off x_i: w ≤
+// x_i ≤ e. The other jobs, the multiset full − e_s, lie in [w, e) without
+// a block across x_i, so in [0, x_i) and [x_i, |Q|): they cost at least
+//
+//	H_i(full − e_s) = min over m ≤ full − e_s of F[x_i][m] + B[x_i][full − e_s − m].
+//
+// The placement costs at least c(D(e, r_s)) + H_i(full − e_s); the
+// rotation is skipped when that is at least the incumbent for every such
+// wrap. back[i−1] is the row B[x_i]. The bound is taken with the incumbent before any rotation runs:
+// the incumbent only falls, so a rotation skipped then is skippable
+// after, and rotations and rotationsAside skip the same ones.
+func (st *search) rotationBounds(t *table, back [][]int64, k int, alive func(s, w int) bool) []bool {
+	S, nq, full := t.S, st.nq, t.S-1
+	if S > maxBoundStates || len(back) != k-1 || noBoundStates {
+		return nil
+	}
+	var skip []bool
+	for i := 1; i < k; i++ {
+		x := i * nq / k
+		lb := int64(inf)
+		for s, r := range st.g.Sizes {
+			if st.eps[s] == 0 {
+				continue
+			}
+			// The cheapest wrapping block of size s that keeps off x.
+			c := int64(inf)
+			for w := max(1, x-nq+r); w <= min(r-1, x); w++ {
+				if e := nq - r + w; st.g.Cost[s][e] < c && alive(s, w) {
+					c = st.g.Cost[s][e]
+				}
+			}
+			if c >= inf {
+				continue
+			}
+			rest := full - t.stride[s]
+			h := int64(inf)
+			bx := back[i-1]
+			for m := 0; m < S; m++ {
+				if t.digit(s, m) >= st.eps[s] { // m ≤ rest: its other digits are at most ε
+					continue
+				}
+				if v := t.at(x, m) + bx[rest-m]; v < h {
+					h = v
+				}
+			}
+			lb = min(lb, c+h)
+		}
+		if lb >= st.best {
+			if skip == nil {
+				skip = make([]bool, k)
+			}
+			skip[i] = true
+		}
+	}
+	return skip
+}
+
+// onSkip, for the tests, sees each rotation rotations skips: its start
+// rot and the incumbent before the rotations.
+var onSkip func(st *search, states, rot int, best int64)
+
+// maxBoundStates bounds the multisets rotationBounds works with (its work
+// is rotations × sizes × states × sizes).
+const maxBoundStates = 1 << 14
+
+
+// noBoundStates, for the tests, turns rotationBounds off.
+var noBoundStates bool

@@ -3,6 +3,7 @@ package csp
 import (
 	"context"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 )
 
@@ -150,4 +151,48 @@ func countReaching(st *search, tab *table, p, m int) int {
 		}
 	}
 	return n
+}
+
+// TestRotationBoundsSound runs every rotation that rotationBounds skips
+// on seeded random layouts (with the rotations forced wherever they
+// apply) and fails if its DP finds a placement cheaper than the
+// incumbent the bound was taken against: the skip would have lost it.
+// It also holds the answers with the bounds to those without them.
+func TestRotationBoundsSound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(33, 6))
+	defer func(v int) { parallelRotations = v }(parallelRotations)
+	parallelRotations = 1 << 30 // one after the other: onSkip sees each
+	defer func() { onSkip = nil }()
+	skipped, ran := 0, 0
+	onSkip = func(st *search, states, rot int, best int64) {
+		skipped++
+		tab := newTable(st, states)
+		tab.rot = rot
+		if !tab.run(context.Background(), 0, st.nq) {
+			t.Fatal("no deadline, yet run stopped")
+		}
+		if v := tab.at(st.nq, states-1); v < best {
+			t.Fatalf("rotation at %d skipped: its DP finds %d, below the incumbent %d", rot, v, best)
+		}
+	}
+	for i := range 600 {
+		w := randomLayoutWindow(rng, 6, 120)
+		p := allJobs(w)
+		if len(p.Jobs) < 2 {
+			continue
+		}
+		res := mustSolve(t, Solver{mode: modeRotations}, p)
+		ran += int(res.Stats["rotation_dps"])
+		noBoundStates = true
+		ref := mustSolve(t, Solver{mode: modeRotations}, p)
+		noBoundStates = false
+		if res.Objective != ref.Objective || res.Status != ref.Status || !reflect.DeepEqual(res.Allocations, ref.Allocations) {
+			t.Fatalf("window %d: with the bounds %v %d %v, without %v %d %v", i, res.Status, res.Objective, res.Allocations,
+				ref.Status, ref.Objective, ref.Allocations)
+		}
+	}
+	if skipped < 200 || ran < 200 {
+		t.Errorf("%d rotations skipped, %d run: too few to exercise the bounds", skipped, ran)
+	}
+	t.Logf("%d rotations skipped, %d run", skipped, ran)
 }
