@@ -689,7 +689,7 @@ func (st *search) rotationsAside(ctx context.Context, t *table, k int, skip []bo
 // after, and rotations and rotationsAside skip the same ones.
 func (st *search) rotationBounds(t *table, back [][]int64, k int, alive func(s, w int) bool) []bool {
 	S, nq, full := t.S, st.nq, t.S-1
-	if S > maxBoundStates || len(back) != k-1 || noBoundStates {
+	if S > maxBoundStates || len(back) != k-1 || noRotationBounds {
 		return nil
 	}
 	var skip []bool
@@ -741,6 +741,5 @@ var onSkip func(st *search, states, rot int, best int64)
 // is rotations × sizes × states × sizes).
 const maxBoundStates = 1 << 14
 
-
-// noBoundStates, for the tests, turns rotationBounds off.
-var noBoundStates bool
+// noRotationBounds, for the tests, turns rotationBounds off.
+var noRotationBounds bool

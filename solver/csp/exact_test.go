@@ -183,9 +183,9 @@ func TestRotationBoundsSound(t *testing.T) {
 		}
 		res := mustSolve(t, Solver{mode: modeRotations}, p)
 		ran += int(res.Stats["rotation_dps"])
-		noBoundStates = true
+		noRotationBounds = true
 		ref := mustSolve(t, Solver{mode: modeRotations}, p)
-		noBoundStates = false
+		noRotationBounds = false
 		if res.Objective != ref.Objective || res.Status != ref.Status || !reflect.DeepEqual(res.Allocations, ref.Allocations) {
 			t.Fatalf("window %d: with the bounds %v %d %v, without %v %d %v", i, res.Status, res.Objective, res.Allocations,
 				ref.Status, ref.Objective, ref.Allocations)
