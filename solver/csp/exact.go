@@ -692,19 +692,30 @@ func (st *search) rotationBounds(t *table, back [][]int64, k int, alive func(s, 
 	if S > maxBoundStates || len(back) != k-1 || noRotationBounds {
 		return nil
 	}
+	// The wraps alive accepts, by size: head lengths w ascending and
+	// their blocks' prices.
+	type wrap struct {
+		w int
+		c int64
+	}
+	wraps := make([][]wrap, len(st.g.Sizes))
+	for s, r := range st.g.Sizes {
+		for w := 1; w < r && st.eps[s] > 0; w++ {
+			if alive(s, w) {
+				wraps[s] = append(wraps[s], wrap{w, st.g.Cost[s][nq-r+w]})
+			}
+		}
+	}
 	var skip []bool
 	for i := 1; i < k; i++ {
 		x := i * nq / k
 		lb := int64(inf)
 		for s, r := range st.g.Sizes {
-			if st.eps[s] == 0 {
-				continue
-			}
 			// The cheapest wrapping block of size s that keeps off x.
 			c := int64(inf)
-			for w := max(1, x-nq+r); w <= min(r-1, x); w++ {
-				if e := nq - r + w; st.g.Cost[s][e] < c && alive(s, w) {
-					c = st.g.Cost[s][e]
+			for _, wr := range wraps[s] {
+				if wr.w >= x-nq+r && wr.w <= x {
+					c = min(c, wr.c)
 				}
 			}
 			if c >= inf {
