@@ -448,11 +448,13 @@ func (t *table) collect(p, m, ws, wp int) [][]int {
 //	B[p][m] = min cost of placing exactly m in positions [p, |Q|)
 //	        = min( B[p+1][m],  min_s B[p+r_s][m − e_s] + c(D(p, r_s)) ),
 //
-// no block running past the end. It returns, for each
+// no block running past the end, keeping maxR+1 rows and the rows at
+// keepAt. It returns, for each
 // size index s with jobs and each w in [1, r_s), B[w][full − e_s]: the
 // least cost of the other jobs in [w, |Q|), a lower bound on them when a
 // block of size s wraps over the w first positions. ok is false if ctx
-// expired first. kept[k] is the row B[keepAt[k]] (keepAt in [1, |Q|)).
+// expired first. kept[k] is the row B[keepAt[k]] (keepAt ascending, in
+// [1, |Q|)).
 func (st *search) suffixRest(ctx context.Context, t *table, maxR int, keepAt []int) (out, kept [][]int64, ok bool) {
 	S := t.S
 	nq, full := st.nq, t.S-1
