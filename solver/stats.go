@@ -86,11 +86,13 @@ type CSPStats struct {
 	InterruptedBuilding bool `json:"interrupted_building"`
 	// States is the size of the DP's state space (capped at its limit).
 	States int `json:"states"`
-	// The exact DP: rotation and wrap DPs run, wraps alive, segment DPs.
-	RotationDPs int `json:"rotation_dps"`
-	WrapDPs     int `json:"wrap_dps"`
-	WrapsAlive  int `json:"wraps_alive"`
-	SegmentDPs  int `json:"segment_dps"`
+	// The exact DP: rotation DPs run and skipped by their bound, wrap
+	// DPs run, wraps alive, segment DPs.
+	RotationDPs      int `json:"rotation_dps"`
+	RotationsSkipped int `json:"rotations_skipped"`
+	WrapDPs          int `json:"wrap_dps"`
+	WrapsAlive       int `json:"wraps_alive"`
+	SegmentDPs       int `json:"segment_dps"`
 	// The Lagrangian relaxation and the column generation.
 	LagrangeIterations   int     `json:"lagrange_iterations"`
 	ColgenIterations     int     `json:"colgen_iterations"`

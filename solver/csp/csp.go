@@ -14,7 +14,8 @@ import (
 )
 
 // DefaultMaxCells bounds the exact dynamic program: positions × multiset
-// states, 9 bytes a cell (a cost and a choice), so at most 72 MB.
+// states, 8 bytes a cell (a cost: the choices are recovered from the
+// costs), so at most 64 MB.
 const DefaultMaxCells = 8_000_000
 
 // Solver solves window problems on the CSP graph.

@@ -3,6 +3,7 @@ package csp
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 )
 
@@ -13,16 +14,22 @@ import (
 //	F[p][m] = min cost of placing exactly m in positions [a, p)
 //	        = min( F[p−1][m],  min_s F[p−r_s][m − e_s] + c(D(p−r_s, r_s)) )
 //
-// with no block running past the end of Q; choice records the argmin for
-// reconstruction (0: position p−1 left free; s+1: a block of size s ends
-// at p).
+// with no block running past the end of Q. The table is kept by
+// multiset (F[m] is a column over the rows): m − e_s < m, so the columns
+// are filled in increasing m, each from the columns of its sub-multisets
+// by one pass over the rows per size in m (the shifted column plus the
+// block prices) and a running minimum down the rows — loops over the
+// rows without the per-row, per-size overhead of filling the table row
+// by row, which made most of the DP's time on the 10⁴-position windows
+// of an archive-scale cluster. No choice is stored: starts recovers it
+// from the values (see choiceAt), the choice the row-by-row DP recorded.
 type table struct {
 	st     *search
 	S      int
 	stride []int
 	F      []int64
-	choice []uint8
 	a      int
+	rows   int
 	// rot rotates Q: row p of the table is position (rot + p) mod |Q|
 	// (0 but for rotations).
 	rot int
@@ -33,11 +40,11 @@ type table struct {
 // zeroing them in every window was much of the window policy's time. It
 // is a free list rather than a sync.Pool, which the garbage collector
 // empties at every cycle (a 250,000-job replay collects every few
-// windows), and keeps at most maxFreeTableBytes, the largest pairs
+// windows), and keeps at most maxFreeTableBytes, the largest tables
 // first.
 var freeTables struct {
 	sync.Mutex
-	bufs  []tableBufs
+	bufs  [][]int64
 	bytes int
 }
 
@@ -45,79 +52,74 @@ var freeTables struct {
 // times the tables of a window on 32,768 nodes.
 const maxFreeTableBytes = 64 << 20
 
-type tableBufs struct {
-	F      []int64
-	choice []uint8
-}
+// tableBytes returns the bytes b holds.
+func tableBytes(b []int64) int { return 8 * cap(b) }
 
-// size returns the bytes b holds.
-func (b tableBufs) size() int { return 8*cap(b.F) + cap(b.choice) }
-
-// putTables gives a pair back to freeTables, dropping the smallest pairs
+// putTable gives a table back to freeTables, dropping the smallest ones
 // when it would keep more than maxFreeTableBytes.
-func putTables(b tableBufs) {
-	if b.size() > maxFreeTableBytes {
+func putTable(b []int64) {
+	if tableBytes(b) > maxFreeTableBytes {
 		return
 	}
 	f := &freeTables
 	f.Lock()
 	defer f.Unlock()
 	f.bufs = append(f.bufs, b)
-	f.bytes += b.size()
+	f.bytes += tableBytes(b)
 	for f.bytes > maxFreeTableBytes {
 		least := 0
 		for k := range f.bufs {
-			if f.bufs[k].size() < f.bufs[least].size() {
+			if cap(f.bufs[k]) < cap(f.bufs[least]) {
 				least = k
 			}
 		}
-		f.bytes -= f.bufs[least].size()
+		f.bytes -= tableBytes(f.bufs[least])
 		f.bufs[least] = f.bufs[len(f.bufs)-1]
 		f.bufs = f.bufs[:len(f.bufs)-1]
 	}
 }
 
-// getTables takes from freeTables the smallest pair of at least need
+// getTable takes from freeTables the smallest table of at least need
 // cells, if any.
-func getTables(need int) (tableBufs, bool) {
+func getTable(need int) ([]int64, bool) {
 	f := &freeTables
 	f.Lock()
 	defer f.Unlock()
 	best := -1
 	for k, b := range f.bufs {
-		if cap(b.F) >= need && cap(b.choice) >= need && (best < 0 || b.size() < f.bufs[best].size()) {
+		if cap(b) >= need && (best < 0 || cap(b) < cap(f.bufs[best])) {
 			best = k
 		}
 	}
 	if best < 0 {
-		return tableBufs{}, false
+		return nil, false
 	}
 	b := f.bufs[best]
-	f.bytes -= b.size()
+	f.bytes -= tableBytes(b)
 	f.bufs[best] = f.bufs[len(f.bufs)-1]
 	f.bufs = f.bufs[:len(f.bufs)-1]
 	return b, true
 }
 
-// tableBuf returns tables of at least need cells, reused when a free pair
-// is large enough (their contents are stale: run writes every cell it
-// reads), and gives back the pair old, outgrown.
-func tableBuf(need int, oldF []int64, oldChoice []uint8) ([]int64, []uint8) {
-	if cap(oldF) > 0 {
-		putTables(tableBufs{oldF, oldChoice})
+// tableBuf returns a table of at least need cells, reused when a free one
+// is large enough (its contents are stale: run writes every cell it
+// reads), and gives back old, outgrown.
+func tableBuf(need int, old []int64) []int64 {
+	if cap(old) > 0 {
+		putTable(old)
 	}
-	if b, ok := getTables(need); ok {
-		return b.F[:need], b.choice[:need]
+	if b, ok := getTable(need); ok {
+		return b[:need]
 	}
-	return make([]int64, need), make([]uint8, need)
+	return make([]int64, need)
 }
 
 // releaseTables gives the search's DP tables back for reuse.
 func (st *search) releaseTables() {
 	for _, t := range st.tables {
 		if cap(t.F) > 0 {
-			putTables(tableBufs{t.F, t.choice})
-			t.F, t.choice = nil, nil
+			putTable(t.F)
+			t.F = nil
 		}
 	}
 	st.tables = nil
@@ -135,66 +137,138 @@ func newTable(st *search, states int) *table {
 	return t
 }
 
+// digit returns cnt_s(m).
+func (t *table) digit(s, m int) int { return m / t.stride[s] % (t.st.eps[s] + 1) }
+
+// col returns the column of multiset m: F[a..last][m].
+func (t *table) col(m int) []int64 { return t.F[m*t.rows : (m+1)*t.rows] }
+
 // run fills rows a..last. It returns false if ctx expired first.
 func (t *table) run(ctx context.Context, a, last int) bool {
 	st, S := t.st, t.S
 	rows := last - a + 1
 	if need := rows * S; cap(t.F) < need {
-		t.F, t.choice = tableBuf(need, t.F, t.choice)
+		t.F = tableBuf(need, t.F)
 	}
-	t.F, t.choice, t.a = t.F[:rows*S], t.choice[:rows*S], a
-	for m := range S {
-		t.F[m] = inf
-	}
-	t.F[0] = 0
-	sizes, cost := st.g.Sizes, st.g.Cost
-	for row := 1; row < rows; row++ {
-		if row&63 == 0 && ctx.Err() != nil {
+	t.F, t.a, t.rows = t.F[:rows*S], a, rows
+	clear(t.col(0)) // the empty multiset costs nothing anywhere
+	sizes, cost, nq := st.g.Sizes, st.g.Cost, st.nq
+	for m := 1; m < S; m++ {
+		if ctx.Err() != nil { // each multiset is at most sizes × rows steps
 			return false
 		}
-		p := a + row
-		cur, prev := t.F[row*S:(row+1)*S], t.F[(row-1)*S:row*S]
-		ch := t.choice[row*S : (row+1)*S]
-		copy(cur, prev)
-		clear(ch)
+		g := t.col(m)
+		first := true
 		for s, r := range sizes {
-			if row < r {
+			if r >= rows || t.digit(s, m) == 0 {
 				continue
 			}
-			from := t.F[(row-r)*S : (row-r+1)*S]
-			c := cost[s][(t.rot+p-r)%len(cost[s])]
-			// The multisets with a block of size s: in each period
-			// stride·(ε_s+1) of the mixed radix, all but the first stride.
-			sd, period, cs := t.stride[s], t.stride[s]*(st.eps[s]+1), uint8(s+1)
-			for base := 0; base < S; base += period {
-				for m := base + sd; m < base+period; m++ {
-					f := from[m-sd]
-					if f >= inf {
-						continue
-					}
-					if v := f + c; v < cur[m] {
-						cur[m], ch[m] = v, cs
-					}
+			// Rows r..rows−1: a block of size s ends at row, starting at
+			// row − r, position (rot + a + row − r) mod |Q|.
+			src := t.col(m - t.stride[s])[:rows-r]
+			dst := g[r:rows]
+			c := cost[s]
+			at := t.rot + a // position of row 0; < 2|Q|
+			if at >= nq {
+				at -= nq
+			}
+			if first {
+				// The rows before the first block fits hold inf, the others
+				// the first size's sums, relaxed by the other sizes.
+				for k := range g[:r] {
+					g[k] = inf
 				}
 			}
+			// The rows whose block starts before the end of c, then the
+			// rows whose start wraps to its head.
+			n1 := min(len(src), nq-at)
+			relax(dst[:n1], src[:n1], c[at:at+n1], first)
+			if n1 < len(src) {
+				rest := len(src) - n1
+				relax(dst[n1:], src[n1:], c[:rest], first)
+			}
+			first = false
 		}
+		if first { // no block fits: nothing of m can be placed
+			for k := range g {
+				g[k] = inf
+			}
+			continue
+		}
+		// A position left free: the running minimum down the rows.
+		prefixMin(g)
 	}
 	return true
 }
 
+// relax sets dst[k] to min(dst[k], src[k] + c[k]), or to the sum when
+// set (dst then holds stale values). The three have the same length; src
+// holds at most inf, so the sums do not overflow.
+func relax(dst, src, c []int64, set bool) {
+	src, c = src[:len(dst)], c[:len(dst)]
+	if set {
+		for k := range dst {
+			dst[k] = src[k] + c[k]
+		}
+		return
+	}
+	for k := range dst {
+		if v := src[k] + c[k]; v < dst[k] {
+			dst[k] = v
+		}
+	}
+}
+
+// prefixMin sets g[k] to min(g[0..k]).
+func prefixMin(g []int64) {
+	if len(g) == 0 {
+		return
+	}
+	mn := g[0]
+	for k, v := range g {
+		if v < mn {
+			mn = v
+		} else {
+			g[k] = mn
+		}
+	}
+}
+
 // at returns F[p][m].
-func (t *table) at(p, m int) int64 { return t.F[(p-t.a)*t.S+m] }
+func (t *table) at(p, m int) int64 { return t.F[m*t.rows+p-t.a] }
+
+// choiceAt returns what the row-by-row DP records for F[p][m], p > a: 0
+// when position p−1 is left free (F[p][m] = F[p−1][m]: the DP kept the
+// row above unless a block did strictly better), else s+1 for the first
+// size s, in size order, whose block ending at p reaches F[p][m] (a
+// later size of the same cost did not replace it).
+func (t *table) choiceAt(p, m int) int {
+	v := t.at(p, m)
+	if v == t.at(p-1, m) {
+		return 0
+	}
+	for s, r := range t.st.g.Sizes {
+		if p-r < t.a || t.digit(s, m) == 0 {
+			continue
+		}
+		f := t.at(p-r, m-t.stride[s])
+		if f < inf && f+t.st.g.Cost[s][(t.rot+p-r)%t.st.nq] == v {
+			return s + 1
+		}
+	}
+	panic(fmt.Sprintf("csp: DP cell (%d, %d) = %d has no choice", p, m, v))
+}
 
 // starts reconstructs the blocks of F[p][m], appending them to out.
 func (t *table) starts(p, m int, out [][]int) {
 	sizes := t.st.g.Sizes
 	for p > t.a {
-		c := t.choice[(p-t.a)*t.S+m]
+		c := t.choiceAt(p, m)
 		if c == 0 {
 			p--
 			continue
 		}
-		s := int(c - 1)
+		s := c - 1
 		p -= sizes[s]
 		m -= t.stride[s]
 		out[s] = append(out[s], (t.rot+p)%t.st.nq)
@@ -265,8 +339,18 @@ func (st *search) exact(ctx context.Context, states int) bool {
 	}
 	var backAt [][]int64
 	if countAlive(nil) > 0 {
+		// The rows of B at the boundaries of the rotations, if they run
+		// (the least K does not depend on the limit below), for
+		// rotationBounds.
+		var keepAt []int
+		if k := st.rotationCount(st.nq + 1); k > 0 {
+			for i := 1; i < k; i++ {
+				keepAt = append(keepAt, i*st.nq/k)
+			}
+		}
+		var back [][]int64
 		var ok bool
-		if backAt, ok = st.suffixRest(ctx, t, maxR); !ok {
+		if backAt, back, ok = st.suffixRest(ctx, t, maxR, keepAt); !ok {
 			return false
 		}
 		// More wraps to try than rotations would take: K−1 more DPs, each
@@ -280,7 +364,8 @@ func (st *search) exact(ctx context.Context, states int) bool {
 			if k := st.rotationCount(limit); k > 0 {
 				st.stats.WrapsAlive = n
 				before := st.best
-				if !st.rotations(ctx, t, k) {
+				skip := st.rotationBounds(t, back, k, func(s, w int) bool { return alive(s, w, backAt) })
+				if !st.rotations(ctx, t, k, skip) {
 					return false
 				}
 				if st.best < before {
@@ -363,12 +448,14 @@ func (t *table) collect(p, m, ws, wp int) [][]int {
 //	B[p][m] = min cost of placing exactly m in positions [p, |Q|)
 //	        = min( B[p+1][m],  min_s B[p+r_s][m − e_s] + c(D(p, r_s)) ),
 //
-// no block running past the end, keeping maxR+1 rows. It returns, for each
+// no block running past the end, keeping maxR+1 rows and the rows at
+// keepAt. It returns, for each
 // size index s with jobs and each w in [1, r_s), B[w][full − e_s]: the
 // least cost of the other jobs in [w, |Q|), a lower bound on them when a
 // block of size s wraps over the w first positions. ok is false if ctx
-// expired first.
-func (st *search) suffixRest(ctx context.Context, t *table, maxR int) (out [][]int64, ok bool) {
+// expired first. kept[k] is the row B[keepAt[k]] (keepAt ascending, in
+// [1, |Q|)).
+func (st *search) suffixRest(ctx context.Context, t *table, maxR int, keepAt []int) (out, kept [][]int64, ok bool) {
 	S := t.S
 	nq, full := st.nq, t.S-1
 	sizes, cost := st.g.Sizes, st.g.Cost
@@ -386,9 +473,11 @@ func (st *search) suffixRest(ctx context.Context, t *table, maxR int) (out [][]i
 			out[s] = make([]int64, r)
 		}
 	}
+	kept = make([][]int64, len(keepAt))
+	next := len(keepAt) - 1 // keepAt ascends; the rows come descending
 	for p := nq - 1; p >= 1; p-- {
 		if p&63 == 0 && ctx.Err() != nil {
-			return nil, false
+			return nil, nil, false
 		}
 		cur := row(p)
 		copy(cur, row(p+1))
@@ -412,8 +501,12 @@ func (st *search) suffixRest(ctx context.Context, t *table, maxR int) (out [][]i
 				out[s][p] = cur[full-t.stride[s]]
 			}
 		}
+		if next >= 0 && keepAt[next] == p {
+			kept[next] = slices.Clone(cur)
+			next--
+		}
 	}
-	return out, true
+	return out, kept, true
 }
 
 // rotationCount returns the least K < limit such that K boundaries
@@ -444,13 +537,21 @@ func (st *search) rotationCount(limit int) int {
 // rotation at x_k, which that DP prices. rotationCount chose K so that no
 // placement crosses all K boundaries: the cheapest over the K DPs is
 // optimal. It replaces the wrap DPs when more of them would run.
-func (st *search) rotations(ctx context.Context, t *table, k int) bool {
+func (st *search) rotations(ctx context.Context, t *table, k int, skip []bool) bool {
 	nq, full := st.nq, t.S-1
 	defer func() { t.rot = 0 }()
 	if k >= 3 && nq >= parallelRotations {
-		return st.rotationsAside(ctx, t, k)
+		return st.rotationsAside(ctx, t, k, skip)
 	}
+	best := st.best
 	for i := 1; i < k; i++ {
+		if skip != nil && skip[i] {
+			st.stats.RotationsSkipped++
+			if onSkip != nil {
+				onSkip(st, t.S, i*nq/k, best)
+			}
+			continue
+		}
 		t.rot = i * nq / k
 		st.stats.RotationDPs++
 		if !t.run(ctx, 0, nq) {
@@ -517,7 +618,7 @@ var parallelRotations = 4096
 // the order of the rotations, each when it beats the incumbent of that
 // moment, as rotations offers them: the same incumbents. A rotation whose
 // cost is no better than the incumbent before the DPs is not collected.
-func (st *search) rotationsAside(ctx context.Context, t *table, k int) bool {
+func (st *search) rotationsAside(ctx context.Context, t *table, k int, skip []bool) bool {
 	nq, full, best := st.nq, t.S-1, st.best
 	u := newTable(st, t.S)
 	type rotation struct {
@@ -528,6 +629,10 @@ func (st *search) rotationsAside(ctx context.Context, t *table, k int) bool {
 	res := make([]rotation, k)
 	each := func(tab *table, from int) {
 		for i := from; i < k; i += 2 {
+			if skip != nil && skip[i] {
+				res[i] = rotation{v: inf, ok: true}
+				continue
+			}
 			tab.rot = i * nq / k
 			if !tab.run(ctx, 0, nq) {
 				return
@@ -551,6 +656,10 @@ func (st *search) rotationsAside(ctx context.Context, t *table, k int) bool {
 		if !res[i].ok {
 			return false
 		}
+		if skip != nil && skip[i] {
+			st.stats.RotationsSkipped++
+			continue
+		}
 		st.stats.RotationDPs++
 		if res[i].v < st.best {
 			st.offer(res[i].starts, fmt.Sprintf("dp, rotation at %d", i*nq/k))
@@ -558,3 +667,92 @@ func (st *search) rotationsAside(ctx context.Context, t *table, k int) bool {
 	}
 	return true
 }
+
+// rotationBounds returns which of the rotations 1..k−1 cannot improve
+// the incumbent, and so need not run (skip[i]; nil when none is
+// skipped), from the tables of the DP without wrap-around: t (rows 0..|Q|
+// of Q unrotated, F) and the rows of suffixRest's B at the boundaries.
+//
+// Rotation i finds a placement better than the incumbent only if one
+// exists that keeps off its boundary x_i (between positions x_i − 1 and
+// x_i). Such a placement wraps (the DP without wrap-around found the best
+// of the others), with a wrap (s, w) that alive accepts (its tests are
+// lower bounds on the placement's cost), and its wrapping block, on
+// positions e..|Q|−1 and 0..w−1 (e = |Q| − r_s + w), keeps off x_i: w ≤
+// x_i ≤ e. The other jobs, the multiset full − e_s, lie in [w, e) without
+// a block across x_i, so in [0, x_i) and [x_i, |Q|): they cost at least
+//
+//	H_i(full − e_s) = min over m ≤ full − e_s of F[x_i][m] + B[x_i][full − e_s − m].
+//
+// The placement costs at least c(D(e, r_s)) + H_i(full − e_s); the
+// rotation is skipped when that is at least the incumbent for every such
+// wrap. back[i−1] is the row B[x_i]. The bound is taken with the incumbent before any rotation runs:
+// the incumbent only falls, so a rotation skipped then is skippable
+// after, and rotations and rotationsAside skip the same ones.
+func (st *search) rotationBounds(t *table, back [][]int64, k int, alive func(s, w int) bool) []bool {
+	S, nq, full := t.S, st.nq, t.S-1
+	if S > maxBoundStates || len(back) != k-1 || noRotationBounds {
+		return nil
+	}
+	// The wraps alive accepts, by size: head lengths w ascending and
+	// their blocks' prices.
+	type wrap struct {
+		w int
+		c int64
+	}
+	wraps := make([][]wrap, len(st.g.Sizes))
+	for s, r := range st.g.Sizes {
+		for w := 1; w < r && st.eps[s] > 0; w++ {
+			if alive(s, w) {
+				wraps[s] = append(wraps[s], wrap{w, st.g.Cost[s][nq-r+w]})
+			}
+		}
+	}
+	var skip []bool
+	for i := 1; i < k; i++ {
+		x := i * nq / k
+		lb := int64(inf)
+		for s, r := range st.g.Sizes {
+			// The cheapest wrapping block of size s that keeps off x.
+			c := int64(inf)
+			for _, wr := range wraps[s] {
+				if wr.w >= x-nq+r && wr.w <= x {
+					c = min(c, wr.c)
+				}
+			}
+			if c >= inf {
+				continue
+			}
+			rest := full - t.stride[s]
+			h := int64(inf)
+			bx := back[i-1]
+			for m := 0; m < S; m++ {
+				if t.digit(s, m) >= st.eps[s] { // m ≤ rest: its other digits are at most ε
+					continue
+				}
+				if v := t.at(x, m) + bx[rest-m]; v < h {
+					h = v
+				}
+			}
+			lb = min(lb, c+h)
+		}
+		if lb >= st.best {
+			if skip == nil {
+				skip = make([]bool, k)
+			}
+			skip[i] = true
+		}
+	}
+	return skip
+}
+
+// onSkip, for the tests, sees each rotation rotations skips: its start
+// rot and the incumbent before the rotations.
+var onSkip func(st *search, states, rot int, best int64)
+
+// maxBoundStates bounds the multisets rotationBounds works with (its work
+// is rotations × sizes × states × sizes).
+const maxBoundStates = 1 << 14
+
+// noRotationBounds, for the tests, turns rotationBounds off.
+var noRotationBounds bool

@@ -41,16 +41,21 @@ func (st *search) complete(starts [][]int, how string) bool {
 			return false // out of time: offer nothing
 		}
 		r := g.Sizes[s]
-		best, at, longest := int64(inf), -1, 0
-		for i, c := range g.Cost[s] {
-			if run[i] >= r && c < best {
+		best, at := int64(inf), -1
+		cost := g.Cost[s]
+		run := run[:len(cost)]
+		for i, c := range cost {
+			if c < best && run[i] >= r {
 				best, at = c, i
-			}
-			if run[i] > run[longest] {
-				longest = i
 			}
 		}
 		if at < 0 {
+			longest := 0 // the first longest free run
+			for i := range run {
+				if run[i] > run[longest] {
+					longest = i
+				}
+			}
 			strays = append(strays, stray{longest, s})
 			continue
 		}
