@@ -4,7 +4,7 @@
 //
 // A cycle is a pipeline, each stage a function of this package:
 //
-//		State, Scope ──Decide──▶ Plan ──Check──▶ (Recheck on fresh state) ──Apply(Runner)──▶ started jobs
+//		State, Scope ──Decide──▶ Plan ──Check──▶ (Recheck on fresh state) ──Apply(Runner)──▶ Outcome
 //
 //	  - State is the parsed qstat -f -t, pbsnodes -av and qstat -Q -f
 //	    documents (model/pbs parses them); Scope says which queues and
@@ -20,7 +20,9 @@
 //	    run. Recheck applies it to a state read again just before qrun.
 //	  - Apply starts the jobs through a Runner, by the scheduler-neutral
 //	    sched.Apply (one qrun a start); Qrun runs qrun -H with a timeout
-//	    that bounds qrun's children and pipes.
+//	    that bounds qrun's children and pipes. What came of each start is
+//	    the Outcome Apply returns, a value apart from the Plan, which
+//	    Apply leaves as it was.
 //
 // It is the PBS adapter of package sched, the core it shares with the
 // Slurm scheduler. Check is sched.Check on a view that checkInput.view derives
@@ -34,7 +36,8 @@
 //
 // The plan's documents (Plan.Doc, the JSON of `optsched pbs plan -o
 // json` and of the audit log; Plan.WriteScript; Plan.Summary) are
-// rendered here too.
+// rendered here too, each from the plan and the Outcome of Apply (nil
+// when the plan was not applied).
 //
 // The cycle around this pipeline is package pbsched/cycle's: reading the
 // documents (files, a pbs_snapshot folder, qstat and pbsnodes), the

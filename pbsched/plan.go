@@ -81,10 +81,6 @@ type Plan struct {
 	// Order is the order the queued jobs were considered in (OrderFIFO or
 	// OrderSJF).
 	Order string
-	// Outcome is what Apply did, when the cycle applied the plan: Apply
-	// returns it apart from the plan, and the cycle keeps it here for the
-	// plan's documents (nil: not applied).
-	Outcome *Outcome
 }
 
 // Header is what a plan's documents say of the state and the cluster it
@@ -208,9 +204,6 @@ func Decide(ctx context.Context, st *State, sc *Scope, opt Options) (*Plan, erro
 // selectFloor is how many jobs, in priority order, a cycle's selection
 // considers whatever the time left.
 const selectFloor = 16
-
-// Applied reports whether qrun ran for any start (Outcome.Applied).
-func (p *Plan) Applied() bool { return p.Outcome.Applied() }
 
 // plan decides one cycle: which candidates start and where, in three
 // stages with plain values between them: the selection (selectJobs: which

@@ -64,9 +64,9 @@ func TestSummaryCountsWhatRan(t *testing.T) {
 	if err != nil || len(p.Starts) != 3 {
 		t.Fatalf("%v %v", err, describeStarts(p.Starts))
 	}
-	p.Outcome = &Outcome{Starts: make([]StartOutcome, len(p.Starts))}
-	p.Outcome.Starts[0].Applied, p.Outcome.Starts[0].ExitCode = true, -1
-	got := p.Summary(true)
+	o := &Outcome{Starts: make([]StartOutcome, len(p.Starts))}
+	o.Starts[0].Applied, o.Starts[0].ExitCode = true, -1
+	got := p.Summary(true, o)
 	if !strings.Contains(got, "started 0 jobs, qrun failed for 1, 2 not run") {
 		t.Errorf("summary %q", got)
 	}

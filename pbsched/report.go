@@ -67,8 +67,9 @@ type StartDoc struct {
 	Error    string `json:"error,omitempty"`
 }
 
-// Doc returns the JSON form of the plan; qrun is the command written.
-func (p *Plan) Doc(qrun string, dryRun bool) PlanDoc {
+// Doc returns the JSON form of the plan and of what Apply did with it
+// (o; nil when it was not applied); qrun is the command written.
+func (p *Plan) Doc(qrun string, dryRun bool, o *Outcome) PlanDoc {
 	h := p.Header
 	d := PlanDoc{Version: 1, Server: h.Server, PBSVersion: h.PBSVersion, Time: h.Time,
 		InputSHA256: p.Digest, DryRun: dryRun, Topology: h.Topology, WholeNode: p.Solve, PartialNode: p.CP,
@@ -82,15 +83,15 @@ func (p *Plan) Doc(qrun string, dryRun bool) PlanDoc {
 			c := s.Cost
 			sd.Cost = &c
 		}
-		if o := p.outcome(i); o.Applied {
-			if o.Args != nil {
-				sd.Command = append([]string{qrun}, o.Args...)
+		if so := o.start(i); so.Applied {
+			if so.Args != nil {
+				sd.Command = append([]string{qrun}, so.Args...)
 			}
-			code := o.ExitCode
+			code := so.ExitCode
 			sd.ExitCode = &code
-			sd.Error = o.Error
-			if o.ExitCode != 0 {
-				d.Failed = append(d.Failed, Reason{s.Job, o.Error})
+			sd.Error = so.Error
+			if so.ExitCode != 0 {
+				d.Failed = append(d.Failed, Reason{s.Job, so.Error})
 			}
 		}
 		d.Starts = append(d.Starts, sd)
@@ -98,13 +99,13 @@ func (p *Plan) Doc(qrun string, dryRun bool) PlanDoc {
 	return d
 }
 
-// outcome is what came of start i (the zero StartOutcome when the plan
-// was not applied).
-func (p *Plan) outcome(i int) StartOutcome {
-	if p.Outcome == nil || i >= len(p.Outcome.Starts) {
+// start is what came of start i (the zero StartOutcome when the plan
+// was not applied: o is nil).
+func (o *Outcome) start(i int) StartOutcome {
+	if o == nil || i >= len(o.Starts) {
 		return StartOutcome{}
 	}
-	return p.Outcome.Starts[i]
+	return o.Starts[i]
 }
 
 func nonNil[T any](s []T) []T {
@@ -137,10 +138,11 @@ func (c *cluster) nodeCounts() NodesDoc {
 //
 // With applied (--apply: the qrun commands have run) it writes the same
 // plan as a record instead, every line a comment, each start with the
-// command that ran and its exit status: run by sh, it does nothing, so
-// that piping it to sh by habit cannot start the jobs twice.
-func (p *Plan) WriteScript(out io.Writer, qrun string, applied bool) error {
-	d := p.Doc(qrun, !applied)
+// command that ran and its exit status (from o, what Apply did; nil when
+// it did not run): run by sh, it does nothing, so that piping it to sh
+// by habit cannot start the jobs twice.
+func (p *Plan) WriteScript(out io.Writer, qrun string, applied bool, o *Outcome) error {
+	d := p.Doc(qrun, !applied, o)
 	var b strings.Builder
 	if applied {
 		fmt.Fprintln(&b, "# APPLIED: optsched already ran the qrun commands below; this is a record, not a script")
@@ -297,14 +299,15 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// Summary is the one-line report of a cycle, for `optsched pbs run`.
-func (p *Plan) Summary(applied bool) string {
+// Summary is the one-line report of a cycle, for `optsched pbs run`: the
+// plan and what Apply did with it (o; nil when it did not run).
+func (p *Plan) Summary(applied bool, o *Outcome) string {
 	ok, failed, notRun := 0, 0, 0
 	for i := range p.Starts {
-		switch o := p.outcome(i); {
-		case applied && !o.Applied:
+		switch so := o.start(i); {
+		case applied && !so.Applied:
 			notRun++
-		case o.Applied && o.ExitCode != 0:
+		case so.Applied && so.ExitCode != 0:
 			failed++
 		default:
 			ok++

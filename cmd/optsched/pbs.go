@@ -333,26 +333,27 @@ func runPBSPlan(ctx context.Context, o *pbsOptions) error {
 		return usageError{fmt.Errorf("-o must be script or json, got %q", o.output)}
 	}
 	c := o.config()
-	p, err := c.Plan(ctx)
-	if p != nil && (err == nil || p.Applied()) {
-		if werr := o.writePlan(c, p); werr != nil {
+	p, out, err := c.Plan(ctx)
+	if p != nil && (err == nil || out.Applied()) {
+		if werr := o.writePlan(c, p, out); werr != nil {
 			return werr
 		}
 	}
 	return commandError(err)
 }
 
-// writePlan prints a plan in the chosen output.
-func (o *pbsOptions) writePlan(c *cycle.Config, p *pbsched.Plan) error {
+// writePlan prints a plan and what Apply did with it (ao; nil when it
+// did not run) in the chosen output.
+func (o *pbsOptions) writePlan(c *cycle.Config, p *pbsched.Plan, ao *pbsched.Outcome) error {
 	out := o.streams.out
 	switch o.output {
 	case "json":
-		return writeJSON(out, p.Doc(c.QrunName(), !o.apply))
+		return writeJSON(out, p.Doc(c.QrunName(), !o.apply, ao))
 	case "summary":
-		_, err := fmt.Fprintln(out, p.Summary(o.apply))
+		_, err := fmt.Fprintln(out, p.Summary(o.apply, ao))
 		return err
 	}
-	return p.WriteScript(out, c.QrunName(), o.apply)
+	return p.WriteScript(out, c.QrunName(), o.apply, ao)
 }
 
 // runPBSDaemon repeats cycles every interval until the context ends or a
@@ -383,12 +384,12 @@ func runPBSDaemon(ctx context.Context, o *pbsOptions) error {
 		return usageError{fmt.Errorf("--pid-file must be an absolute path (the hook reads it from the server's folder), got %q", o.pidFile)}
 	}
 	c := o.config()
-	return commandError(c.Loop(ctx, func(n int, p *pbsched.Plan, err error) error {
+	return commandError(c.Loop(ctx, func(n int, p *pbsched.Plan, ao *pbsched.Outcome, err error) error {
 		if p != nil {
 			if o.output == "json" {
-				line, _ := json.Marshal(p.Doc(c.QrunName(), !o.apply))
+				line, _ := json.Marshal(p.Doc(c.QrunName(), !o.apply, ao))
 				fmt.Fprintln(o.streams.out, string(line))
-			} else if werr := o.writePlan(c, p); werr != nil {
+			} else if werr := o.writePlan(c, p, ao); werr != nil {
 				return werr
 			}
 		}

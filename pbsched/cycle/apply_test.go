@@ -55,7 +55,7 @@ func TestPlanApply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p, err := c.Plan(context.Background()); p != nil || !errors.Is(err, ErrLocked) {
+	if p, _, err := c.Plan(context.Background()); p != nil || !errors.Is(err, ErrLocked) {
 		t.Errorf("locked out: plan %v, %v", p != nil, err)
 	}
 	if got := pbstest.Calls(t, calls); len(got) != 0 {
@@ -63,7 +63,7 @@ func TestPlanApply(t *testing.T) {
 	}
 	held.Unlock()
 
-	p, err := c.Plan(context.Background())
+	p, out, err := c.Plan(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,12 +82,12 @@ func TestPlanApply(t *testing.T) {
 		got = got[len(w):]
 	}
 	runs := pbstest.QrunCalls(t, calls)
-	if len(runs) != 4 || len(p.Starts) != 4 || !p.Applied() {
+	if len(runs) != 4 || len(p.Starts) != 4 || !out.Applied() {
 		t.Fatalf("%d qrun calls for %d starts: %q", len(runs), len(p.Starts), runs)
 	}
 	for i, s := range p.Starts {
-		if w := "qrun -H " + s.ExecVnode() + " -- " + s.Job; runs[i] != w || p.Outcome.Starts[i].ExitCode != 0 {
-			t.Errorf("start %d: call %q (want %q), exit %d", i, runs[i], w, p.Outcome.Starts[i].ExitCode)
+		if w := "qrun -H " + s.ExecVnode() + " -- " + s.Job; runs[i] != w || out.Starts[i].Job != s.Job || out.Starts[i].ExitCode != 0 {
+			t.Errorf("start %d: call %q (want %q), outcome %+v", i, runs[i], w, out.Starts[i])
 		}
 	}
 	e := readAudit(t, c.LogPath)
@@ -166,7 +166,7 @@ func TestQstatPacingCleared(t *testing.T) {
 		c.QstatFile, c.NodesFile, c.QueuesFile = "", "", ""
 		c.KeepQstatDelay = keep
 		c.LockPath, c.LogPath = filepath.Join(dir, "pbs.lock"), filepath.Join(dir, "audit.jsonl")
-		if _, err := c.Plan(context.Background()); err != nil {
+		if _, _, err := c.Plan(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		if n := len(pbstest.Calls(t, calls)); n < 3 {

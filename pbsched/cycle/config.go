@@ -129,9 +129,10 @@ func (c *Config) QrunName() string {
 // log, and handles SIGINT and SIGTERM while it runs (see Loop). A dry run
 // takes no lock and is appended to the audit log only when LogPath is
 // set. The plan comes back when the cycle decided one, also with an
-// error (an unsafe plan, failed qruns); nothing runs unless the whole
-// plan passed pbsched.Check.
-func (c *Config) Plan(ctx context.Context) (*pbsched.Plan, error) {
+// error (an unsafe plan, failed qruns), and apart from it what
+// pbsched.Apply did with it (nil when it did not run); nothing runs
+// unless the whole plan passed pbsched.Check.
+func (c *Config) Plan(ctx context.Context) (*pbsched.Plan, *pbsched.Outcome, error) {
 	switch {
 	case c.Apply:
 		ctx, _, release := runloop.Graceful(ctx, c.Messages)
@@ -139,29 +140,30 @@ func (c *Config) Plan(ctx context.Context) (*pbsched.Plan, error) {
 		return c.locked(ctx, "plan --apply")
 	case c.LogPath != "":
 		// A dry run is logged only when asked to be.
-		p, st, err := c.cycle(ctx, false, nil)
+		p, _, st, err := c.cycle(ctx, false, nil)
 		e := AuditEntry{LoggedAt: time.Now().UTC().Format(time.RFC3339Nano), Command: "plan"}
 		if st != nil {
 			e.InputSHA256 = st.Digest
 		}
 		if p != nil {
-			d := p.Doc(c.QrunName(), true)
+			d := p.Doc(c.QrunName(), true, nil)
 			e.Plan = &d
 		}
 		if err != nil {
 			e.Error = err.Error()
 		}
-		return p, errors.Join(err, runloop.AppendJSONLine(c.LogPath, e))
+		return p, nil, errors.Join(err, runloop.AppendJSONLine(c.LogPath, e))
 	default:
-		p, _, err := c.cycle(ctx, false, nil)
-		return p, err
+		p, _, _, err := c.cycle(ctx, false, nil)
+		return p, nil, err
 	}
 }
 
 // Loop runs the cycles of `optsched pbs run`: every Interval a cycle that
 // holds the lock, acts when Apply is set and is appended to the audit
 // log. After each cycle, report gets its number (from 1), its plan (nil
-// when it failed before deciding) and its error; a cycle's error does not
+// when it failed before deciding), what pbsched.Apply did with it (nil
+// when it did not run) and its error; a cycle's error does not
 // stop the loop, an error that report returns does, and Loop returns it.
 // Loop returns nil after Cycles cycles (when Cycles > 0) or when ctx
 // ends. It handles SIGINT and SIGTERM while it runs: the first signal
@@ -172,7 +174,7 @@ func (c *Config) Plan(ctx context.Context) (*pbsched.Plan, error) {
 // starts the next cycle WakeDelay after it rather than at the interval;
 // the signals that come during a cycle or its delay make one cycle. A
 // Loop that would repeat cycles needs a positive Interval.
-func (c *Config) Loop(ctx context.Context, report func(n int, p *pbsched.Plan, err error) error) (err error) {
+func (c *Config) Loop(ctx context.Context, report func(n int, p *pbsched.Plan, o *pbsched.Outcome, err error) error) (err error) {
 	if c.Interval <= 0 && c.Cycles != 1 {
 		return ConfigError{fmt.Errorf("the time between two cycles must be positive, got %v", c.Interval)}
 	}
@@ -182,8 +184,8 @@ func (c *Config) Loop(ctx context.Context, report func(n int, p *pbsched.Plan, e
 	}
 	o := runloop.LoopOptions{Interval: c.Interval, Cycles: c.Cycles, PIDFile: c.PIDFile, WakeDelay: delay, Messages: c.Messages}
 	err = runloop.Loop(ctx, o, func(ctx context.Context, n int) error {
-		p, err := c.locked(ctx, "run")
-		return report(n, p, err)
+		p, out, err := c.locked(ctx, "run")
+		return report(n, p, out, err)
 	})
 	var pe runloop.PIDFileError
 	if errors.As(err, &pe) {
@@ -255,44 +257,45 @@ func (c *Config) qrunPath() (string, error) {
 }
 
 // cycle runs one read–decide–check–act cycle. With apply it runs the qrun
-// commands; it never runs one unless the whole plan passed pbsched.Check.
-// When ph is not nil, it receives the time each phase took.
-func (c *Config) cycle(ctx context.Context, apply bool, ph *Phases) (*pbsched.Plan, *pbsched.State, error) {
+// commands and returns what came of them apart from the plan; it never
+// runs one unless the whole plan passed pbsched.Check. When ph is not
+// nil, it receives the time each phase took.
+func (c *Config) cycle(ctx context.Context, apply bool, ph *Phases) (*pbsched.Plan, *pbsched.Outcome, *pbsched.State, error) {
 	start := time.Now() // the time limit counts from here
 	if ph == nil {
 		ph = new(Phases)
 	}
 	sc, err := c.scope()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	qrun := ""
 	if apply {
 		// Find qrun before deciding anything.
 		if qrun, err = c.qrunPath(); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
 	st, err := c.readState(ctx)
 	if err != nil {
-		return nil, st, err
+		return nil, nil, st, err
 	}
 	read := time.Now()
 	ph.ReadMS = ms(read.Sub(start))
 	live := c.QstatFile == "" && c.NodesFile == "" && c.Snapshot == ""
 	if err := sc.ResolveNodes(st.Nodes); err != nil {
-		return nil, st, ConfigError{err}
+		return nil, nil, st, ConfigError{err}
 	}
 	po := c.Decide
 	po.Start = start
 	p, err := pbsched.Decide(ctx, st, sc, po)
 	if err != nil {
-		return nil, st, err
+		return nil, nil, st, err
 	}
 	err = pbsched.Check(st, sc, p)
 	ph.DecideMS = ms(time.Since(read))
 	if err != nil {
-		return p, st, err
+		return p, nil, st, err
 	}
 	if apply && len(p.Starts) > 0 {
 		// The plan applier's re-check: the server's state is read again
@@ -304,42 +307,39 @@ func (c *Config) cycle(ctx context.Context, apply bool, ph *Phases) (*pbsched.Pl
 			fresh, err := c.readFresh(ctx, st)
 			ph.RereadMS = ms(time.Since(t))
 			if err != nil {
-				return p, st, fmt.Errorf("reading the server's state again before qrun (nothing was started): %w", err)
+				return p, nil, st, fmt.Errorf("reading the server's state again before qrun (nothing was started): %w", err)
 			}
 			pbsched.Recheck(fresh, sc, p)
 		}
 		t := time.Now()
 		o, err := pbsched.Apply(ctx, p, pbsched.Qrun{Path: qrun, Async: c.QrunAsync})
-		p.Outcome = o
 		ph.ApplyMS = ms(time.Since(t))
-		if err != nil {
-			return p, st, err
-		}
+		return p, o, st, err
 	}
-	return p, st, nil
+	return p, nil, st, nil
 }
 
 // locked runs a cycle under the lock and appends it to the audit log.
-func (c *Config) locked(ctx context.Context, command string) (*pbsched.Plan, error) {
+func (c *Config) locked(ctx context.Context, command string) (*pbsched.Plan, *pbsched.Outcome, error) {
 	lockPath, logPath, err := c.paths()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	start := time.Now()
 	e := AuditEntry{LoggedAt: start.UTC().Format(time.RFC3339Nano), Command: command, Apply: c.Apply}
 	lock, err := TakeLock(lockPath)
 	if err != nil {
 		e.Error = err.Error()
-		return nil, errors.Join(err, runloop.AppendJSONLine(logPath, e))
+		return nil, nil, errors.Join(err, runloop.AppendJSONLine(logPath, e))
 	}
 	defer lock.Unlock()
 	var ph Phases
-	p, st, cerr := c.cycle(ctx, c.Apply, &ph)
+	p, o, st, cerr := c.cycle(ctx, c.Apply, &ph)
 	if st != nil {
 		e.InputSHA256 = st.Digest
 	}
 	if p != nil {
-		d := p.Doc(c.QrunName(), !c.Apply)
+		d := p.Doc(c.QrunName(), !c.Apply, o)
 		e.Plan = &d
 	}
 	if cerr != nil {
@@ -351,7 +351,7 @@ func (c *Config) locked(ctx context.Context, command string) (*pbsched.Plan, err
 	}
 	e.LoggedAt = time.Now().UTC().Format(time.RFC3339Nano)
 	if err := runloop.AppendJSONLine(logPath, e); err != nil {
-		return p, errors.Join(cerr, err)
+		return p, o, errors.Join(cerr, err)
 	}
-	return p, cerr
+	return p, o, cerr
 }

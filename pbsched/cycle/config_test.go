@@ -95,13 +95,13 @@ func TestStdin(t *testing.T) {
 	}
 	c := fixtureConfig()
 	c.QstatFile, c.Stdin = "-", bytes.NewReader(data)
-	p, err := c.Plan(context.Background())
+	p, _, err := c.Plan(context.Background())
 	if err != nil || len(p.Starts) != 4 {
 		t.Fatalf("%v, plan %+v", err, p)
 	}
 	c = fixtureConfig()
 	c.NodesFile, c.Stdin = "-", nil
-	if _, err := c.Plan(context.Background()); err == nil || err.Error() != "--pbsnodes -: no standard input" {
+	if _, _, err := c.Plan(context.Background()); err == nil || err.Error() != "--pbsnodes -: no standard input" {
 		t.Errorf("no Stdin: %v", err)
 	}
 }
@@ -123,7 +123,7 @@ func TestConfigErrors(t *testing.T) {
 	} {
 		c := fixtureConfig()
 		tc.change(c)
-		p, err := c.Plan(context.Background())
+		p, _, err := c.Plan(context.Background())
 		var ce ConfigError
 		if p != nil || err == nil || !strings.Contains(err.Error(), tc.want) || errors.As(err, &ce) != tc.config {
 			t.Errorf("%s: plan %v, error %v (a ConfigError: %v), want %q (a ConfigError: %v)", tc.name, p != nil, err, errors.As(err, &ce), tc.want, tc.config)
@@ -137,14 +137,14 @@ func TestPlanDryRunLog(t *testing.T) {
 	dir := t.TempDir()
 	c := fixtureConfig()
 	c.LockPath = filepath.Join(dir, "pbs.lock")
-	if _, err := c.Plan(context.Background()); err != nil {
+	if _, _, err := c.Plan(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "pbs-audit.jsonl")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a dry run without a log wrote one beside the lock: %v", err)
 	}
 	c.LogPath = filepath.Join(dir, "logs", "audit.jsonl")
-	p, err := c.Plan(context.Background())
+	p, _, err := c.Plan(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestLoop(t *testing.T) {
 	c.LockPath, c.LogPath = filepath.Join(dir, "l"), filepath.Join(dir, "a.jsonl")
 	c.Interval, c.Cycles = time.Millisecond, 3
 	var seen []int
-	err := c.Loop(context.Background(), func(n int, p *pbsched.Plan, err error) error {
+	err := c.Loop(context.Background(), func(n int, p *pbsched.Plan, _ *pbsched.Outcome, err error) error {
 		seen = append(seen, n)
 		if err != nil || p == nil || len(p.Starts) != 4 {
 			t.Errorf("cycle %d: %v, plan %+v", n, err, p)
@@ -198,13 +198,13 @@ func TestLoopStops(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	n := 0
-	if err := c.Loop(ctx, func(int, *pbsched.Plan, error) error { n++; cancel(); return nil }); err != nil || n != 1 {
+	if err := c.Loop(ctx, func(int, *pbsched.Plan, *pbsched.Outcome, error) error { n++; cancel(); return nil }); err != nil || n != 1 {
 		t.Errorf("cancelled after the first cycle: %v, %d cycles", err, n)
 	}
 	stop := errors.New("stop")
 	c.Interval, c.Cycles, n = time.Millisecond, 5, 0
 	c.QstatFile = filepath.Join(dir, "none.json")
-	err := c.Loop(context.Background(), func(_ int, p *pbsched.Plan, err error) error {
+	err := c.Loop(context.Background(), func(_ int, p *pbsched.Plan, _ *pbsched.Outcome, err error) error {
 		n++
 		if p != nil || err == nil || !strings.Contains(err.Error(), "--qstat: open ") {
 			t.Errorf("cycle %d: %v, plan %v", n, err, p != nil)
@@ -219,7 +219,7 @@ func TestLoopStops(t *testing.T) {
 	}
 	c.Interval, c.Cycles = 0, 0
 	var ce ConfigError
-	if err := c.Loop(context.Background(), func(int, *pbsched.Plan, error) error { return nil }); !errors.As(err, &ce) {
+	if err := c.Loop(context.Background(), func(int, *pbsched.Plan, *pbsched.Outcome, error) error { return nil }); !errors.As(err, &ce) {
 		t.Errorf("no interval: %v", err)
 	}
 }

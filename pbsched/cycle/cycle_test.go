@@ -38,7 +38,7 @@ func fixtureConfig() *Config {
 // TestPBSWholeNodeWindowIsOptimal: the whole-node jobs' window is solved
 // to the optimum brute force finds on the same window.
 func TestPBSWholeNodeWindowIsOptimal(t *testing.T) {
-	p, err := fixtureConfig().Plan(context.Background())
+	p, _, err := fixtureConfig().Plan(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestPBSSolverFailureFallsBack(t *testing.T) {
 	for name, s := range map[string]solver.Solver{"error": failingSolver{err: true}, "nothing": failingSolver{}} {
 		c := fixtureConfig()
 		c.Decide.Solver = s
-		p, err := c.Plan(context.Background())
+		p, _, err := c.Plan(context.Background())
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -90,7 +90,7 @@ func TestPBSSolverFailureFallsBack(t *testing.T) {
 	c := fixtureConfig()
 	c.Decide.Solver = failingSolver{err: true}
 	c.Decide.Fallbacks = []solver.Solver{failingSolver{}}
-	if _, err := c.Plan(context.Background()); err == nil || !strings.Contains(err.Error(), "every solver failed") {
+	if _, _, err := c.Plan(context.Background()); err == nil || !strings.Contains(err.Error(), "every solver failed") {
 		t.Errorf("all solvers failing: %v", err)
 	}
 }
@@ -120,11 +120,11 @@ func TestPBSNeverNamesUnavailableVnodes(t *testing.T) {
 			c.Decide.Partial = mode
 			c.QstatFile, c.NodesFile, c.QueuesFile = rc.Write(t)
 			c.Decide.TimeLimit = 200 * time.Millisecond
-			p, err := c.Plan(context.Background())
+			p, _, err := c.Plan(context.Background())
 			if err != nil {
 				t.Fatalf("%s: seed %d: %v", mode, seed, err)
 			}
-			d := p.Doc("qrun", true)
+			d := p.Doc("qrun", true, nil)
 			w, pa := rc.Verify(t, seed, verifyStarts(d.Starts))
 			whole, partial, deferred = whole+w, partial+pa, deferred+len(d.Deferred)
 		}

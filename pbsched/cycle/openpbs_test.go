@@ -27,7 +27,7 @@ func openpbsConfig(qstat string) *Config {
 // queued subjobs (qstat -t) are candidates, the array itself is not.
 func TestPBSOpenPBSNaturalVnode(t *testing.T) {
 	for _, qstat := range []string{"qstat-f.json", "qstat-ftx.json"} {
-		p, err := openpbsConfig(qstat).Plan(context.Background())
+		p, _, err := openpbsConfig(qstat).Plan(context.Background())
 		if err != nil {
 			t.Fatalf("%s: %v", qstat, err)
 		}
@@ -65,11 +65,11 @@ func TestPBSNodesWithBrackets(t *testing.T) {
 	} {
 		c := openpbsConfig("qstat-f.json")
 		c.Nodes = tc.nodes
-		p, err := c.Plan(context.Background())
+		p, _, err := c.Plan(context.Background())
 		if err != nil {
 			t.Fatalf("--nodes %s: %v", tc.nodes, err)
 		}
-		if got := p.Doc("qrun", true).Nodes.Owned; got != len(tc.want) {
+		if got := p.Doc("qrun", true, nil).Nodes.Owned; got != len(tc.want) {
 			t.Errorf("--nodes %s: %d owned, want %d", tc.nodes, got, len(tc.want))
 		}
 		if len(p.Starts) == 0 {
@@ -85,7 +85,7 @@ func TestPBSNodesWithBrackets(t *testing.T) {
 	}
 	c := openpbsConfig("qstat-f.json")
 	c.Nodes = "pbshost[2],gpu[1-2]"
-	p, err := c.Plan(context.Background())
+	p, _, err := c.Plan(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestPBSNodesWithBrackets(t *testing.T) {
 		t.Errorf("no note on the --nodes entry that names no vnode: %q", p.Notes)
 	}
 	c.Nodes = "pbshost"
-	if _, err := c.Plan(context.Background()); err == nil || !strings.Contains(err.Error(), "no CPUs") {
+	if _, _, err := c.Plan(context.Background()); err == nil || !strings.Contains(err.Error(), "no CPUs") {
 		t.Errorf("--nodes naming only the natural vnode: %v", err)
 	}
 }

@@ -27,7 +27,7 @@ func TestLoopWakes(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	n := 0
-	err := c.Loop(ctx, func(k int, p *pbsched.Plan, err error) error {
+	err := c.Loop(ctx, func(k int, p *pbsched.Plan, _ *pbsched.Outcome, err error) error {
 		n = k
 		if err != nil {
 			t.Errorf("cycle %d: %v", k, err)
@@ -62,7 +62,7 @@ func TestLoopWakeCoalesces(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	n := 0
-	err := c.Loop(ctx, func(k int, p *pbsched.Plan, err error) error {
+	err := c.Loop(ctx, func(k int, p *pbsched.Plan, _ *pbsched.Outcome, err error) error {
 		n = k
 		switch k {
 		case 1:
