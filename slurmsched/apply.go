@@ -26,17 +26,59 @@ type Runner interface {
 	Release(ctx context.Context, jobs []string) error
 }
 
+// An Outcome is what Apply did, a value apart from the Plan: one
+// StartOutcome per start of the plan, in the plan's order.
+type Outcome struct {
+	Starts []StartOutcome
+}
+
+// A StartOutcome is what came of one start: Status is StatusReleased, or
+// why not.
+type StartOutcome struct {
+	Job, Status string
+}
+
+// StatusReleased is the Status of a start that was placed, read back
+// right and released.
+const StatusReleased = "released"
+
+// Released counts the starts that were released.
+func (o *Outcome) Released() int {
+	if o == nil {
+		return 0
+	}
+	n := 0
+	for _, s := range o.Starts {
+		if s.Status == StatusReleased {
+			n++
+		}
+	}
+	return n
+}
+
+// status is what came of start i ("" when the plan was not applied: o
+// is nil).
+func (o *Outcome) status(i int) string {
+	if o == nil || i >= len(o.Starts) {
+		return ""
+	}
+	return o.Starts[i].Status
+}
+
 // Apply places each start of p, reads the job back, and releases the jobs
 // whose placement read back right, in one call: sched.Apply with the
-// commands of r (placer). A start that fails is left held, with its
-// Status saying why; so is every start when ctx ends before the release.
-// The error lists the failures.
-func Apply(ctx context.Context, p *Plan, r Runner) error {
+// commands of r (placer). It returns what came of each start, leaving the
+// plan as it was. A start that fails is left held, with its Status
+// saying why; so is every start when ctx ends before the release. The
+// error lists the failures.
+func Apply(ctx context.Context, p *Plan, r Runner) (*Outcome, error) {
 	o := sched.Apply(ctx, corePlan(p.Starts), placer{r})
+	out := &Outcome{Starts: make([]StartOutcome, len(o.Results))}
 	var errs []error
 	var released []string
 	for i, res := range o.Results {
-		s := p.Starts[i]
+		s := &out.Starts[i]
+		s.Job = p.Starts[i].Job
 		var pe placeError
 		switch {
 		case !res.Ran:
@@ -48,7 +90,7 @@ func Apply(ctx context.Context, p *Plan, r Runner) error {
 			released = append(released, s.Job)
 			continue
 		default:
-			s.Status = "released"
+			s.Status = StatusReleased
 			continue
 		}
 		errs = append(errs, fmt.Errorf("job %s: %s", s.Job, s.Status))
@@ -56,7 +98,7 @@ func Apply(ctx context.Context, p *Plan, r Runner) error {
 	if o.CommitErr != nil {
 		errs = append(errs, fmt.Errorf("scontrol release %s: %w", strings.Join(released, ","), o.CommitErr))
 	}
-	return errors.Join(errs...)
+	return out, errors.Join(errs...)
 }
 
 // placer is Apply's sched.Runner: a start is placed (scontrol update) and

@@ -55,9 +55,9 @@ func TestApplyTexts(t *testing.T) {
 		{"context ends before the release", late, endsAtShow{fake(), cancelLate}},
 	} {
 		p := fourStarts()
-		err := Apply(c.ctx, p, c.r)
+		o, err := Apply(c.ctx, p, c.r)
 		fmt.Fprintf(&b, "== %s\nerror: %v\n", c.name, err)
-		for _, s := range p.Starts {
+		for _, s := range o.Starts {
 			fmt.Fprintf(&b, "%s: %s\n", s.Job, s.Status)
 		}
 	}

@@ -2,7 +2,7 @@
 // one cycle's decision from a parsed cluster state to the scontrol
 // commands that place and release held jobs.
 //
-//		State, Scope ──Decide──▶ Plan ──Check──▶ (Recheck on fresh state) ──Apply(Runner)──▶ released jobs
+//		State, Scope ──Decide──▶ Plan ──Check──▶ (Recheck on fresh state) ──Apply(Runner)──▶ Outcome
 //
 //	  - State is the parsed squeue --json and sinfo --json documents and
 //	    the topology (scontrol show topology, or a topology.conf).
@@ -31,7 +31,13 @@
 //	  - Apply runs sched.Apply: each start is placed with `scontrol update
 //	    JobId=J ReqNodeList=NODES NumNodes=k-k` and read back, and the jobs
 //	    whose placement reads back right are committed with one `scontrol
-//	    release`.
+//	    release`. What came of each start (released, or why not) is the
+//	    Outcome Apply returns, a value apart from the Plan, which Apply
+//	    leaves as it was.
+//
+// The plan's documents (Plan.Doc, the JSON of `optsched slurm plan -o
+// json` and of the audit log; Plan.WriteText; Plan.Summary) take the plan
+// and the Outcome (nil when the plan was not applied).
 //
 // Slurm has no "run this job on these nodes now": slurmctld's own
 // scheduler starts a released job on its ReqNodeList, and holds any job

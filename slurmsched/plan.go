@@ -85,9 +85,6 @@ type Start struct {
 	// each node (an exclusive job counts the whole node).
 	CPUsPerNode int64 `json:"cpus_per_node"`
 	MemPerNode  int64 `json:"mem_per_node_mb"`
-	// Status is what Apply did: "released", or why not (empty in a dry
-	// run).
-	Status string `json:"status,omitempty"`
 }
 
 // A Reason says why a job does not start in this cycle.
@@ -96,20 +93,21 @@ type Reason struct {
 	Reason string `json:"reason"`
 }
 
-// A Plan is one cycle's decision.
+// A Plan is one cycle's decision. What Apply does with it is an Outcome,
+// a value apart; PlanDoc is the JSON form of the two.
 type Plan struct {
-	Starts   []*Start `json:"starts"`
-	Deferred []Reason `json:"deferred"`
+	Starts   []*Start
+	Deferred []Reason
 	// Dropped are the starts Recheck removed because the state read
 	// again no longer allows them.
-	Dropped []Reason `json:"dropped,omitempty"`
+	Dropped []Reason
 	// Solver names the solver that placed the whole-node jobs, Objective
 	// their total CH cost (nil without whole-node starts).
-	Solver    string   `json:"solver,omitempty"`
-	Objective *int64   `json:"objective,omitempty"`
-	Notes     []string `json:"notes,omitempty"`
+	Solver    string
+	Objective *int64
+	Notes     []string
 	// Digest is the state's.
-	Digest string `json:"input_sha256,omitempty"`
+	Digest string
 }
 
 // usable reports whether a node may take new jobs: idle or mixed, with no

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -270,22 +271,25 @@ func TestApply(t *testing.T) {
 	mk := fourStarts
 	f := &fakeRunner{placed: map[string]string{}, k: map[string]int{}, fail: map[string]bool{"2": true}, misread: map[string]bool{"3": true}}
 	p := mk()
-	err := Apply(context.Background(), p, f)
+	o, err := Apply(context.Background(), p, f)
 	if err == nil {
 		t.Fatal("failures not reported")
+	}
+	if !reflect.DeepEqual(p, mk()) {
+		t.Errorf("Apply changed the plan: %+v", p)
 	}
 	if len(f.released) != 1 || !slices.Equal(f.released[0], []string{"1", "4"}) {
 		t.Fatalf("released %v, want one call for 1,4", f.released)
 	}
-	if p.Starts[0].Status != "released" || !strings.Contains(p.Starts[1].Status, "placement failed") || !strings.Contains(p.Starts[2].Status, "read-back") {
-		t.Errorf("statuses: %q %q %q", p.Starts[0].Status, p.Starts[1].Status, p.Starts[2].Status)
+	if len(o.Starts) != 4 || o.Starts[1].Job != "2" || o.Starts[0].Status != StatusReleased || !strings.Contains(o.Starts[1].Status, "placement failed") || !strings.Contains(o.Starts[2].Status, "read-back") || o.Released() != 2 {
+		t.Errorf("outcome: %+v", o)
 	}
 	// An aborted context releases nothing.
 	f = &fakeRunner{placed: map[string]string{}, k: map[string]int{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	p = mk()
-	if err := Apply(ctx, p, f); err == nil || len(f.released) != 0 || len(f.placed) != 0 {
+	if _, err := Apply(ctx, p, f); err == nil || len(f.released) != 0 || len(f.placed) != 0 {
 		t.Fatalf("aborted apply: %v, placed %v, released %v", err, f.placed, f.released)
 	}
 }

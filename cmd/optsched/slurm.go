@@ -121,17 +121,19 @@ func (o *slurmOptions) config() *cycle.Config {
 	return c
 }
 
-func (o *slurmOptions) writePlan(p *slurmsched.Plan) error {
+// writePlan prints a plan and what Apply did with it (ao; nil when it
+// did not run) in the chosen output.
+func (o *slurmOptions) writePlan(p *slurmsched.Plan, ao *slurmsched.Outcome) error {
 	switch o.output {
 	case "json":
-		return p.WriteJSON(o.streams.out, false)
+		return p.WriteJSON(o.streams.out, false, ao)
 	case "json-line":
-		return p.WriteJSON(o.streams.out, true)
+		return p.WriteJSON(o.streams.out, true, ao)
 	case "summary":
-		_, err := fmt.Fprintln(o.streams.out, p.Summary())
+		_, err := fmt.Fprintln(o.streams.out, p.Summary(ao))
 		return err
 	}
-	return p.WriteText(o.streams.out, o.apply)
+	return p.WriteText(o.streams.out, o.apply, ao)
 }
 
 func newSlurmPlanCmd(s *streams, runF func(*slurmOptions) error) *cobra.Command {
@@ -213,9 +215,9 @@ func runSlurmPlan(ctx context.Context, o *slurmOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	p, err := o.config().Plan(ctx)
+	p, ao, err := o.config().Plan(ctx)
 	if p != nil {
-		if werr := o.writePlan(p); werr != nil {
+		if werr := o.writePlan(p, ao); werr != nil {
 			return werr
 		}
 	}
@@ -246,9 +248,9 @@ func runSlurmDaemon(ctx context.Context, o *slurmOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	return commandError(o.config().Loop(ctx, func(n int, p *slurmsched.Plan, err error) error {
+	return commandError(o.config().Loop(ctx, func(n int, p *slurmsched.Plan, ao *slurmsched.Outcome, err error) error {
 		if p != nil {
-			if werr := o.writePlan(p); werr != nil {
+			if werr := o.writePlan(p, ao); werr != nil {
 				return werr
 			}
 		}

@@ -74,27 +74,31 @@ type Config struct {
 
 // An AuditEntry is one line of the audit log.
 type AuditEntry struct {
-	LoggedAt    string           `json:"logged_at"`
-	Command     string           `json:"command"`
-	Apply       bool             `json:"apply"`
-	Error       string           `json:"error,omitempty"`
-	InputSHA256 string           `json:"input_sha256,omitempty"`
-	Plan        *slurmsched.Plan `json:"plan,omitempty"`
-	CycleMS     float64          `json:"cycle_ms,omitempty"`
+	LoggedAt    string `json:"logged_at"`
+	Command     string `json:"command"`
+	Apply       bool   `json:"apply"`
+	Error       string `json:"error,omitempty"`
+	InputSHA256 string `json:"input_sha256,omitempty"`
+	// Plan is the cycle's plan with what Apply did (absent when the
+	// cycle failed before deciding).
+	Plan    *slurmsched.PlanDoc `json:"plan,omitempty"`
+	CycleMS float64             `json:"cycle_ms,omitempty"`
 }
 
 // Plan runs one cycle (`optsched slurm plan`): with Apply under the lock,
 // logged, with SIGINT/SIGTERM handled; a dry run takes no lock and is
-// logged only when LogPath is set.
-func (c *Config) Plan(ctx context.Context) (*slurmsched.Plan, error) {
+// logged only when LogPath is set. It returns the plan (nil when the
+// cycle failed before deciding) and, apart from it, what
+// slurmsched.Apply did with it (nil when it did not run).
+func (c *Config) Plan(ctx context.Context) (*slurmsched.Plan, *slurmsched.Outcome, error) {
 	if c.Apply {
 		ctx, _, release := runloop.Graceful(ctx, c.Messages)
 		defer release()
 		return c.locked(ctx, "plan --apply")
 	}
-	p, st, err := c.cycle(ctx, false)
+	p, _, st, err := c.cycle(ctx, false)
 	if c.LogPath != "" {
-		e := AuditEntry{LoggedAt: time.Now().UTC().Format(time.RFC3339Nano), Command: "plan", Plan: p}
+		e := AuditEntry{LoggedAt: time.Now().UTC().Format(time.RFC3339Nano), Command: "plan", Plan: doc(p, nil)}
 		if st != nil {
 			e.InputSHA256 = st.Digest
 		}
@@ -103,20 +107,30 @@ func (c *Config) Plan(ctx context.Context) (*slurmsched.Plan, error) {
 		}
 		err = errors.Join(err, runloop.AppendJSONLine(c.LogPath, e))
 	}
-	return p, err
+	return p, nil, err
+}
+
+// doc is the audit log's form of p and o (nil when p is).
+func doc(p *slurmsched.Plan, o *slurmsched.Outcome) *slurmsched.PlanDoc {
+	if p == nil {
+		return nil
+	}
+	d := p.Doc(o)
+	return &d
 }
 
 // Loop runs the cycles of `optsched slurm run` (see runloop.Loop): after
-// each, report gets its number, plan and error; an error from report
-// stops the loop.
-func (c *Config) Loop(ctx context.Context, report func(n int, p *slurmsched.Plan, err error) error) error {
+// each, report gets its number, plan, what slurmsched.Apply did with it
+// (nil when it did not run) and error; an error from report stops the
+// loop.
+func (c *Config) Loop(ctx context.Context, report func(n int, p *slurmsched.Plan, o *slurmsched.Outcome, err error) error) error {
 	if c.Interval <= 0 && c.Cycles != 1 {
 		return ConfigError{fmt.Errorf("the time between two cycles must be positive, got %v", c.Interval)}
 	}
 	o := runloop.LoopOptions{Interval: c.Interval, Cycles: c.Cycles, PIDFile: c.PIDFile, WakeDelay: c.WakeDelay, Messages: c.Messages}
 	err := runloop.Loop(ctx, o, func(ctx context.Context, n int) error {
-		p, err := c.locked(ctx, "run")
-		return report(n, p, err)
+		p, o, err := c.locked(ctx, "run")
+		return report(n, p, o, err)
 	})
 	var pe runloop.PIDFileError
 	if errors.As(err, &pe) {
@@ -148,30 +162,30 @@ func (c *Config) paths() (lock, log string, err error) {
 }
 
 // locked runs a cycle under the lock and appends it to the audit log.
-func (c *Config) locked(ctx context.Context, command string) (*slurmsched.Plan, error) {
+func (c *Config) locked(ctx context.Context, command string) (*slurmsched.Plan, *slurmsched.Outcome, error) {
 	lockPath, logPath, err := c.paths()
 	if err != nil {
-		return nil, ConfigError{err}
+		return nil, nil, ConfigError{err}
 	}
 	start := time.Now()
 	e := AuditEntry{LoggedAt: start.UTC().Format(time.RFC3339Nano), Command: command, Apply: c.Apply}
 	lock, err := runloop.TakeLock(lockPath, ErrLocked)
 	if err != nil {
 		e.Error = err.Error()
-		return nil, errors.Join(err, runloop.AppendJSONLine(logPath, e))
+		return nil, nil, errors.Join(err, runloop.AppendJSONLine(logPath, e))
 	}
 	defer lock.Unlock()
-	p, st, cerr := c.cycle(ctx, c.Apply)
+	p, o, st, cerr := c.cycle(ctx, c.Apply)
 	if st != nil {
 		e.InputSHA256 = st.Digest
 	}
-	e.Plan = p
+	e.Plan = doc(p, o)
 	if cerr != nil {
 		e.Error = cerr.Error()
 	}
 	e.CycleMS = float64(time.Since(start).Microseconds()) / 1000
 	e.LoggedAt = time.Now().UTC().Format(time.RFC3339Nano)
-	return p, errors.Join(cerr, runloop.AppendJSONLine(logPath, e))
+	return p, o, errors.Join(cerr, runloop.AppendJSONLine(logPath, e))
 }
 
 // scope builds the Scope.
@@ -196,40 +210,39 @@ func (c *Config) scope() (*slurmsched.Scope, error) {
 }
 
 // cycle runs read, decide, check and, with apply, read again, recheck and
-// act.
-func (c *Config) cycle(ctx context.Context, apply bool) (*slurmsched.Plan, *slurmsched.State, error) {
+// act; what acting did comes back apart from the plan.
+func (c *Config) cycle(ctx context.Context, apply bool) (*slurmsched.Plan, *slurmsched.Outcome, *slurmsched.State, error) {
 	sc, err := c.scope()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if apply {
 		if _, err := exec.LookPath(orDefault(c.Scontrol, "scontrol")); err != nil {
-			return nil, nil, fmt.Errorf("scontrol is not on PATH (give --scontrol PATH): %w", err)
+			return nil, nil, nil, fmt.Errorf("scontrol is not on PATH (give --scontrol PATH): %w", err)
 		}
 	}
 	st, err := c.readState(ctx, false)
 	if err != nil {
-		return nil, st, err
+		return nil, nil, st, err
 	}
 	opt := slurmsched.Options{TimeLimit: c.TimeLimit, StarveAfter: c.StarveAfter, CompactWait: c.CompactWait, Solver: c.Solver}
 	p, err := slurmsched.Decide(ctx, st, sc, opt)
 	if err != nil {
-		return nil, st, err
+		return nil, nil, st, err
 	}
 	if err := slurmsched.Check(st, sc, p); err != nil {
-		return p, st, fmt.Errorf("the plan failed the independent check (nothing was started): %w", err)
+		return p, nil, st, fmt.Errorf("the plan failed the independent check (nothing was started): %w", err)
 	}
 	if apply && len(p.Starts) > 0 {
 		fresh, err := c.readState(ctx, true)
 		if err != nil {
-			return p, st, fmt.Errorf("reading the state again before acting (nothing was started): %w", err)
+			return p, nil, st, fmt.Errorf("reading the state again before acting (nothing was started): %w", err)
 		}
 		slurmsched.Recheck(fresh, sc, p)
-		if err := slurmsched.Apply(ctx, p, slurmsched.Scontrol{Path: c.Scontrol}); err != nil {
-			return p, st, err
-		}
+		o, err := slurmsched.Apply(ctx, p, slurmsched.Scontrol{Path: c.Scontrol})
+		return p, o, st, err
 	}
-	return p, st, nil
+	return p, nil, st, nil
 }
 
 func orDefault(s, d string) string {

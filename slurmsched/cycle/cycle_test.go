@@ -73,17 +73,15 @@ func readAudit(t *testing.T, path string) []AuditEntry {
 func TestPlanDryRun(t *testing.T) {
 	c, log := fakeSlurm(t)
 	c.LogPath = ""
-	p, err := c.Plan(context.Background())
+	p, o, err := c.Plan(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(p.Starts) == 0 {
 		t.Fatalf("no starts: %+v", p.Deferred)
 	}
-	for _, s := range p.Starts {
-		if s.Status != "" {
-			t.Errorf("dry run: job %s has status %q", s.Job, s.Status)
-		}
+	if o != nil {
+		t.Errorf("dry run: outcome %+v", o)
 	}
 	if _, err := os.Stat(log); !os.IsNotExist(err) {
 		t.Errorf("dry run ran scontrol update or release: %v", err)
@@ -98,9 +96,12 @@ func TestPlanDryRun(t *testing.T) {
 func TestPlanApply(t *testing.T) {
 	c, log := fakeSlurm(t)
 	c.Apply = true
-	p, err := c.Plan(context.Background())
+	p, o, err := c.Plan(context.Background())
 	if err != nil {
 		t.Fatal(err)
+	}
+	if o == nil || len(o.Starts) != len(p.Starts) || o.Released() != len(p.Starts) {
+		t.Errorf("outcome %+v for %d starts", o, len(p.Starts))
 	}
 	data, err := os.ReadFile(log)
 	if err != nil {
@@ -122,7 +123,7 @@ func TestPlanApply(t *testing.T) {
 		t.Errorf("release: %q, want the %d jobs", got, len(ids))
 	}
 	e := readAudit(t, c.LogPath)
-	if len(e) != 1 || e[0].Command != "plan --apply" || !e[0].Apply || e[0].Error != "" || e[0].InputSHA256 == "" || e[0].Plan == nil {
+	if len(e) != 1 || e[0].Command != "plan --apply" || !e[0].Apply || e[0].Error != "" || e[0].InputSHA256 == "" || e[0].Plan == nil || len(e[0].Plan.Starts) != len(p.Starts) {
 		t.Fatalf("audit: %+v", e)
 	}
 	for _, s := range e[0].Plan.Starts {
@@ -142,7 +143,7 @@ func TestLocked(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Unlock()
-	if p, err := c.Plan(context.Background()); p != nil || !errors.Is(err, ErrLocked) {
+	if p, _, err := c.Plan(context.Background()); p != nil || !errors.Is(err, ErrLocked) {
 		t.Fatalf("plan under a held lock: %v, %v", p, err)
 	}
 	if _, err := os.Stat(log); !os.IsNotExist(err) {
@@ -158,7 +159,7 @@ func TestLoopCycles(t *testing.T) {
 	c, _ := fakeSlurm(t)
 	c.Cycles, c.Interval = 3, 1
 	n := 0
-	err := c.Loop(context.Background(), func(k int, p *slurmsched.Plan, err error) error {
+	err := c.Loop(context.Background(), func(k int, p *slurmsched.Plan, _ *slurmsched.Outcome, err error) error {
 		n = k
 		if err != nil || p == nil {
 			t.Errorf("cycle %d: %v", k, err)
