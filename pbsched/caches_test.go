@@ -104,3 +104,52 @@ func randomClusterView(t *testing.T, seed uint64) *cluster {
 	}
 	return c
 }
+
+// TestUnitMisfitReasonStable: a chunk that misses several resources of a
+// vnode is told the first of them by name, the same on every call (the
+// chunk's amounts are a map; ranging over it gave any of them).
+func TestUnitMisfitReasonStable(t *testing.T) {
+	tested := 0
+	for seed := range uint64(100) {
+		c := randomClusterView(t, seed)
+		for _, cand := range c.cands {
+			for _, u := range cand.chunks {
+				all := chunkReq{amounts: model.Resources{}, labels: u.labels}
+				for k, a := range u.amounts {
+					all.amounts[k] = 1000 * (a + 1)
+				}
+				if len(all.amounts) < 2 {
+					continue
+				}
+				for _, v := range c.vnodes {
+					first := unitMisfit(c, v, all, cand.job)
+					if !strings.Contains(first, "wanted") || strings.HasPrefix(first, "vnode belongs") {
+						continue
+					}
+					var missing []string
+					for k, want := range all.amounts {
+						if c.checks(k) && v.n.Available[k] < want {
+							missing = append(missing, k)
+						}
+					}
+					if len(missing) < 2 {
+						continue
+					}
+					if k := slices.Min(missing); !strings.HasPrefix(first, k+"=") {
+						t.Fatalf("seed %d, job %s, vnode %s: %q, want the reason of %s (first of %v by name)", seed, cand.job.ID, v.n.Name, first, k, missing)
+					}
+					for range 20 {
+						if again := unitMisfit(c, v, all, cand.job); again != first {
+							t.Fatalf("seed %d, job %s, vnode %s: %q, then %q", seed, cand.job.ID, v.n.Name, first, again)
+						}
+					}
+					tested++
+				}
+			}
+		}
+	}
+	if tested == 0 {
+		t.Fatal("no chunk missed two resources: the test tests nothing")
+	}
+	t.Logf("%d reasons repeated", tested)
+}

@@ -790,7 +790,10 @@ func unitMisfit(c *cluster, v *vnode, u chunkReq, j *pbs.Job) string {
 	if v.n.Queue != "" && v.n.Queue != j.Queue {
 		return "vnode belongs to queue " + v.n.Queue
 	}
-	for k, want := range u.amounts {
+	// In the resources' name order, so that the reason is the same from
+	// run to run (the maps' order is random).
+	for _, k := range slices.Sorted(maps.Keys(u.amounts)) {
+		want := u.amounts[k]
 		if !c.checks(k) {
 			continue
 		}
@@ -798,8 +801,8 @@ func unitMisfit(c *cluster, v *vnode, u chunkReq, j *pbs.Job) string {
 			return fmt.Sprintf("%s=%s wanted, %s available", k, fmtAmount(k, want), fmtAmount(k, have))
 		}
 	}
-	for k, want := range u.labels {
-		if !labelMatches(c, v, k, want) {
+	for _, k := range slices.Sorted(maps.Keys(u.labels)) {
+		if want := u.labels[k]; !labelMatches(c, v, k, want) {
 			return fmt.Sprintf("%s=%s wanted, vnode has %q", k, want, v.n.Text[k])
 		}
 	}
