@@ -2,6 +2,7 @@ package sat_test
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"sync"
@@ -133,4 +134,68 @@ func TestSchedulersPublish(t *testing.T) {
 		}
 	}
 	t.Logf("windows with two incumbents, two bounds published: %v", twice)
+}
+
+// forgetful runs bnb, publishes its schedule and its bound plus over
+// (to opt's publisher), and answers without them: status Unknown with
+// drop, else the schedule with no bound.
+type forgetful struct {
+	drop bool
+	over float64
+}
+
+func (forgetful) Name() string { return "forgetful" }
+
+func (f forgetful) Schedule(ctx context.Context, w *model.Window, opt solver.ScheduleOptions) (*solver.Schedule, error) {
+	pub := opt.Publish()
+	opt.Publisher = nil
+	sch, err := cpbnb.Solver{}.Schedule(ctx, w, opt)
+	if err != nil || len(sch.Allocations) == 0 {
+		return sch, err
+	}
+	pub.Offer(sch.Objective, f.Name(), sch.Allocations, nil)
+	pub.Raise(sch.Bound + f.over)
+	out := *sch
+	out.Status, out.Bound = solver.Feasible, solver.NoBound
+	if f.drop {
+		out.Status, out.Allocations, out.Objective = solver.Unknown, nil, 0
+	}
+	return &out, nil
+}
+
+// TestScheduleWindowTakesPublished: ScheduleWindow's answer carries what
+// its scheduler published and did not answer — the incumbent of an
+// Unknown answer, the bound of an answer without one — and a published
+// bound above the objective is a solver bug.
+func TestScheduleWindowTakesPublished(t *testing.T) {
+	rng := rand.New(rand.NewPCG(38, 3))
+	const g = 10
+	opt := solver.ScheduleOptions{Granularity: g}
+	checked := 0
+	for i := range 20 {
+		w, err := instances.RandomCPWindow(rng, 1+rng.IntN(3), 1+rng.IntN(4), g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := solver.ScheduleWindow(context.Background(), w, cpbnb.Solver{}, opt, 0)
+		if err != nil || want.Status != solver.Optimal || len(want.Allocations) == 0 {
+			continue
+		}
+		checked++
+		for _, drop := range []bool{true, false} {
+			got, err := solver.ScheduleWindow(context.Background(), w, forgetful{drop: drop}, opt, 0)
+			if err != nil {
+				t.Fatalf("window %d, drop %v: %v", i, drop, err)
+			}
+			if got.Status != solver.Feasible || got.Objective != want.Objective || got.Bound != want.Bound {
+				t.Fatalf("window %d, drop %v: %s %.9g bound %.9g, published optimal %.9g", i, drop, got.Status, got.Objective, got.Bound, want.Objective)
+			}
+		}
+		if _, err := solver.ScheduleWindow(context.Background(), w, forgetful{over: 1}, opt, 0); !errors.Is(err, solver.ErrSolverBug) {
+			t.Fatalf("window %d: a published bound above the objective gave %v, want a solver bug", i, err)
+		}
+	}
+	if checked < 10 {
+		t.Errorf("only %d of 20 windows with a schedule proven optimal", checked)
+	}
 }
