@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/optsched/optsched/model"
@@ -138,8 +139,8 @@ func ScheduleWindow(ctx context.Context, w *model.Window, s Scheduler, opt Sched
 // published makes sch carry what its scheduler published on board: the
 // published incumbent when sch is Unknown and it places every job sch
 // does not defer (status Feasible; it must pass VerifySchedule), and the
-// highest published bound when it is above sch's (a bound above the
-// objective is a bug). (A scheduler runs to its
+// highest published bound when it is above sch's and sch defers no job
+// for time (a bound above the objective is a bug). (A scheduler runs to its
 // return here: there is no abandoned scheduler whose board would answer
 // alone.)
 func published(w *model.Window, opt ScheduleOptions, sch *Schedule, board *ScheduleBoard) error {
@@ -152,8 +153,9 @@ func published(w *model.Window, opt ScheduleOptions, sch *Schedule, board *Sched
 		}
 		*sch = got
 	}
-	if math.IsNaN(bound) || sch.Status == Infeasible || sch.HasBound() && bound <= sch.Bound {
-		return nil
+	partial := slices.ContainsFunc(sch.Deferred, func(d model.Deferral) bool { return d.ForTime })
+	if math.IsNaN(bound) || partial || sch.Status == Infeasible || sch.HasBound() && bound <= sch.Bound {
+		return nil // a bound on every job's schedule is none on a partial one
 	}
 	if sch.Status != Unknown {
 		if bound > sch.Objective+1e-9*math.Max(1, math.Abs(sch.Objective)) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 
@@ -138,10 +139,11 @@ func TestSchedulersPublish(t *testing.T) {
 
 // forgetful runs bnb, publishes its schedule and its bound plus over
 // (to opt's publisher), and answers without them: status Unknown with
-// drop, else the schedule with no bound.
+// drop, else the schedule with no bound; with partial, without its last
+// job (deferred for time), as a truncated list schedule answers.
 type forgetful struct {
-	drop bool
-	over float64
+	drop, partial bool
+	over          float64
 }
 
 func (forgetful) Name() string { return "forgetful" }
@@ -160,13 +162,19 @@ func (f forgetful) Schedule(ctx context.Context, w *model.Window, opt solver.Sch
 	if f.drop {
 		out.Status, out.Allocations, out.Objective = solver.Unknown, nil, 0
 	}
+	if n := len(out.Allocations); f.partial && n > 0 {
+		out.Deferred = append(slices.Clone(out.Deferred), model.Deferral{Job: out.Allocations[n-1].Job, Reason: "time", ForTime: true})
+		out.Allocations = out.Allocations[:n-1]
+		out.Objective = model.WeightedQueueTime(w, out.Allocations)
+	}
 	return &out, nil
 }
 
 // TestScheduleWindowTakesPublished: ScheduleWindow's answer carries what
 // its scheduler published and did not answer — the incumbent of an
-// Unknown answer, the bound of an answer without one — and a published
-// bound above the objective is a solver bug.
+// Unknown answer, the bound of an answer without one — but not onto a
+// partial answer (jobs deferred for time), and a published bound above
+// the objective is a solver bug.
 func TestScheduleWindowTakesPublished(t *testing.T) {
 	rng := rand.New(rand.NewPCG(38, 3))
 	const g = 10
@@ -193,6 +201,10 @@ func TestScheduleWindowTakesPublished(t *testing.T) {
 		}
 		if _, err := solver.ScheduleWindow(context.Background(), w, forgetful{over: 1}, opt, 0); !errors.Is(err, solver.ErrSolverBug) {
 			t.Fatalf("window %d: a published bound above the objective gave %v, want a solver bug", i, err)
+		}
+		part, err := solver.ScheduleWindow(context.Background(), w, forgetful{partial: true, over: 1e6}, opt, 0)
+		if err != nil || part.HasBound() {
+			t.Fatalf("window %d: a partial answer took the published bound: %v, bound %v", i, err, part.Bound)
 		}
 	}
 	if checked < 10 {

@@ -181,10 +181,6 @@ func (s Solver) schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 		return out, nil
 	}
 	lb := LowerBound(m)
-	if opt.Publisher != nil {
-		s.post = &poster{pub: opt.Publisher, m: m, w: math.MaxInt64, lb: -1}
-	}
-	s.post.publish(nil, lb)
 
 	// The first incumbent: the best list schedule.
 	best, from, ok, err := solver.BestInitial(ctx, w, opt, s.Initial, func(sch *solver.Schedule) (*incumbent, int64, error) {
@@ -203,7 +199,12 @@ func (s Solver) schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 		// The list schedules ran out of time: a truncated one answers.
 		return s.listOnly(ctx, w, opt, cp.Options(w), start, st)
 	}
-	// Then the phases of plan, in its time.
+	// Then the phases of plan, in its time, publishing as they improve
+	// (not before: a truncated list schedule answers some jobs only).
+	if opt.Publisher != nil {
+		s.post = &poster{pub: opt.Publisher, m: m, w: math.MaxInt64, lb: -1}
+	}
+	s.post.publish(nil, lb)
 	sc := &scheduling{s: s, m: m, lb: lb, start: start, st: st, best: best}
 	return sc.walk(ctx, out)
 }
