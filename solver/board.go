@@ -8,32 +8,43 @@ import (
 	"github.com/optsched/optsched/model"
 )
 
-// A Publisher is where an exact solver publishes its incumbents and its
-// lower bounds as they improve (Problem.Publisher), so that whoever runs
-// it — the Portfolio — still has them when the solver must be abandoned
-// at the deadline (a cgo call that does not return, a step that
-// overruns). Every exact whole-node solver publishes: csp and free as
-// they search, brute, lp_solve and CLP when they end (see theirs).
-type Publisher interface {
+// A PublisherOf is where an exact solver of objective type O publishes
+// its incumbents and its lower bounds as they improve, so that whoever
+// runs it still has them when the solver must be abandoned at the
+// deadline (a cgo call that does not return, a step that overruns) or
+// returns without them. A whole-node solver publishes to a Publisher
+// (Problem.Publisher): csp and free as they search, brute, lp_solve and
+// CLP when they end (see theirs). A scheduler publishes to a
+// SchedulePublisher (ScheduleOptions.Publisher): sat and bnb as they
+// search.
+type PublisherOf[O ObjectiveValue] interface {
 	// Offer publishes allocs, of objective obj, found by the solver
 	// named from. build, when allocs is nil, builds them; a publisher
 	// calls it only for an incumbent it keeps, since decoding costs
 	// time.
-	Offer(obj int64, from string, allocs []model.Allocation, build func() []model.Allocation)
+	Offer(obj O, from string, allocs []model.Allocation, build func() []model.Allocation)
 	// Raise publishes a proven lower bound on the objective.
 	Raise(bound float64)
 }
 
-// discard is the Publisher of a problem without one.
-type discard struct{}
+// A Publisher is where an exact whole-node solver publishes (int64 CH
+// costs; a Portfolio gives its exact solver a Board).
+type Publisher = PublisherOf[int64]
 
-func (discard) Offer(int64, string, []model.Allocation, func() []model.Allocation) {}
-func (discard) Raise(float64)                                                      {}
+// A SchedulePublisher is where an exact scheduler publishes (float64
+// objectives; ScheduleWindow gives its scheduler a ScheduleBoard).
+type SchedulePublisher = PublisherOf[float64]
+
+// discard is the Publisher of a problem without one.
+type discard[O ObjectiveValue] struct{}
+
+func (discard[O]) Offer(O, string, []model.Allocation, func() []model.Allocation) {}
+func (discard[O]) Raise(float64)                                                  {}
 
 // tee publishes to both of its publishers.
-type tee [2]Publisher
+type tee[O ObjectiveValue] [2]PublisherOf[O]
 
-func (t tee) Offer(obj int64, from string, allocs []model.Allocation, build func() []model.Allocation) {
+func (t tee[O]) Offer(obj O, from string, allocs []model.Allocation, build func() []model.Allocation) {
 	if allocs == nil && build != nil {
 		var once []model.Allocation
 		built, orig := false, build
@@ -48,33 +59,47 @@ func (t tee) Offer(obj int64, from string, allocs []model.Allocation, build func
 	t[1].Offer(obj, from, allocs, build)
 }
 
-func (t tee) Raise(bound float64) {
+func (t tee[O]) Raise(bound float64) {
 	t[0].Raise(bound)
 	t[1].Raise(bound)
 }
 
-// A Board is the Publisher a Portfolio gives its exact solver: it keeps
-// the best incumbent and the highest bound published. It is safe for
-// concurrent use; the methods of a nil *Board do nothing.
-type Board struct {
+// A BoardOf keeps the best incumbent and the highest bound published to
+// it. It is safe for concurrent use; the methods of a nil *BoardOf do
+// nothing.
+type BoardOf[O ObjectiveValue] struct {
 	mu     sync.Mutex
 	allocs []model.Allocation
-	obj    int64
+	obj    O
 	has    bool
 	bound  float64
 	from   string
 }
 
-var _ Publisher = (*Board)(nil)
+// A Board is the Publisher a Portfolio gives its exact solver.
+type Board = BoardOf[int64]
+
+// A ScheduleBoard is the SchedulePublisher ScheduleWindow gives its
+// scheduler.
+type ScheduleBoard = BoardOf[float64]
+
+var (
+	_ Publisher         = (*Board)(nil)
+	_ SchedulePublisher = (*ScheduleBoard)(nil)
+)
 
 // NewBoard returns an empty board: no incumbent, no bound.
 func NewBoard() *Board { return &Board{bound: NoBound} }
+
+// NewScheduleBoard returns an empty schedule board: no incumbent, no
+// bound.
+func NewScheduleBoard() *ScheduleBoard { return &ScheduleBoard{bound: NoBound} }
 
 // Offer publishes allocs, of objective obj, found by the solver named
 // from, when it is better than the board's incumbent. The allocations are
 // copied only when they are kept. build, when allocs is nil, builds them
 // lazily (only for an improvement), since decoding costs time.
-func (b *Board) Offer(obj int64, from string, allocs []model.Allocation, build func() []model.Allocation) {
+func (b *BoardOf[O]) Offer(obj O, from string, allocs []model.Allocation, build func() []model.Allocation) {
 	if b == nil {
 		return
 	}
@@ -108,7 +133,7 @@ func cloneAllocs(allocs []model.Allocation) []model.Allocation {
 }
 
 // Raise publishes a proven lower bound when it is higher than the board's.
-func (b *Board) Raise(bound float64) {
+func (b *BoardOf[O]) Raise(bound float64) {
 	if b == nil || math.IsNaN(bound) {
 		return
 	}
@@ -121,7 +146,7 @@ func (b *Board) Raise(bound float64) {
 
 // Best returns the board's incumbent (ok false when there is none), a
 // copy of its allocations, and its bound (NoBound when none was raised).
-func (b *Board) Best() (allocs []model.Allocation, obj int64, bound float64, ok bool) {
+func (b *BoardOf[O]) Best() (allocs []model.Allocation, obj O, bound float64, ok bool) {
 	if b == nil {
 		return nil, 0, NoBound, false
 	}

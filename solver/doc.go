@@ -15,7 +15,11 @@
 // with stable JSON names). An exact whole-node solver publishes its
 // incumbents and bounds as they improve to the Problem's Publisher
 // (Problem.Publish); a Portfolio gives its exact solver a Board there, so
-// that what the solver found stands when it must be abandoned.
+// that what the solver found stands when it must be abandoned. An exact
+// scheduler (sat, bnb) publishes likewise to ScheduleOptions.Publisher
+// (PublisherOf is the one interface, for either objective type);
+// ScheduleWindow gives it a ScheduleBoard and makes its answer carry what
+// it published (schedulers run to their return: none is abandoned).
 //
 // Exact backends live in sub-packages; heuristics live in package
 // heuristics and implement the same interface. Solvers are built by name

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/optsched/optsched/model"
@@ -40,6 +41,31 @@ type ScheduleOptions struct {
 	// starts at the window time plus a multiple of it. 0 means
 	// DefaultGranularity.
 	Granularity int64
+	// Publisher, when set, receives an exact scheduler's incumbents and
+	// bounds on the whole window as they improve (ScheduleWindow sets a
+	// ScheduleBoard); nil for none. Schedulers publish through Publish.
+	Publisher SchedulePublisher
+}
+
+// Publish returns where a scheduler run with o publishes its incumbents
+// and bounds: o.Publisher, or a publisher that discards them.
+func (o ScheduleOptions) Publish() SchedulePublisher {
+	if o.Publisher == nil {
+		return discard[float64]{}
+	}
+	return o.Publisher
+}
+
+// WithPublisher returns o publishing to pub as well as to o's publisher
+// (nil pub: to none, o's hidden).
+func (o ScheduleOptions) WithPublisher(pub SchedulePublisher) ScheduleOptions {
+	switch {
+	case pub == nil || o.Publisher == nil:
+		o.Publisher = pub
+	default:
+		o.Publisher = tee[float64]{pub, o.Publisher}
+	}
+	return o
 }
 
 // DefaultGranularity is the default time grid of schedules, in seconds.
@@ -81,9 +107,13 @@ type Schedule struct {
 // is an ErrSolverBug error, never a result.
 func ScheduleWindow(ctx context.Context, w *model.Window, s Scheduler, opt ScheduleOptions, timeLimit time.Duration) (*ScheduleResult, error) {
 	start := time.Now()
-	solve := func(ctx context.Context) (*Schedule, error) { return s.Schedule(ctx, w, opt) }
+	board := NewScheduleBoard()
+	solve := func(ctx context.Context) (*Schedule, error) { return s.Schedule(ctx, w, opt.WithPublisher(board)) }
 	return within(ctx, w, "scheduler "+s.Name(), timeLimit, solve, func(sch *Schedule) (*ScheduleResult, error) {
 		if err := VerifySchedule(w, opt, sch); err != nil {
+			return nil, err
+		}
+		if err := published(w, opt, sch, board); err != nil {
 			return nil, err
 		}
 		if sch.Status == Unknown || sch.Status == Infeasible {
@@ -104,6 +134,37 @@ func ScheduleWindow(ctx context.Context, w *model.Window, s Scheduler, opt Sched
 		return &ScheduleResult{Answer: sch.Answer, Deferred: sch.Deferred, CHWeight: sch.CHWeight, Why: sch.Why,
 			Granularity: opt.Grid(), Elapsed: time.Since(start)}, nil
 	})
+}
+
+// published makes sch carry what its scheduler published on board: the
+// published incumbent when sch is Unknown and it places every job sch
+// does not defer (status Feasible; it must pass VerifySchedule), and the
+// highest published bound when it is above sch's and sch defers no job
+// for time (a bound above the objective is a bug). (A scheduler runs to its
+// return here: there is no abandoned scheduler whose board would answer
+// alone.)
+func published(w *model.Window, opt ScheduleOptions, sch *Schedule, board *ScheduleBoard) error {
+	allocs, obj, bound, ok := board.Best()
+	if ok && sch.Status == Unknown && len(sch.Deferred)+len(allocs) == len(w.Jobs) {
+		got := *sch
+		got.Status, got.Allocations, got.Objective, got.Why = Feasible, allocs, obj, ""
+		if err := VerifySchedule(w, opt, &got); err != nil {
+			return fmt.Errorf("published incumbent: %w", err)
+		}
+		*sch = got
+	}
+	partial := slices.ContainsFunc(sch.Deferred, func(d model.Deferral) bool { return d.ForTime })
+	if math.IsNaN(bound) || partial || sch.Status == Infeasible || sch.HasBound() && bound <= sch.Bound {
+		return nil // a bound on every job's schedule is none on a partial one
+	}
+	if sch.Status != Unknown {
+		if bound > sch.Objective+1e-9*math.Max(1, math.Abs(sch.Objective)) {
+			return fmt.Errorf("published bound %g above objective %g", bound, sch.Objective)
+		}
+		bound = min(bound, sch.Objective)
+	}
+	sch.Bound = bound
+	return nil
 }
 
 // VerifySchedule checks a Scheduler's answer for w (see ScheduleWindow).

@@ -58,7 +58,7 @@ type Problem struct {
 // bounds: p.Publisher, or a publisher that discards them.
 func (p *Problem) Publish() Publisher {
 	if p.Publisher == nil {
-		return discard{}
+		return discard[int64]{}
 	}
 	return p.Publisher
 }
@@ -71,7 +71,7 @@ func (p *Problem) WithPublisher(pub Publisher) *Problem {
 	case pub == nil || p.Publisher == nil:
 		q.Publisher = pub
 	default:
-		q.Publisher = tee{pub, p.Publisher}
+		q.Publisher = tee[int64]{pub, p.Publisher}
 	}
 	return &q
 }

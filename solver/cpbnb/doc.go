@@ -35,6 +35,9 @@
 // it left unfinished. The search is exhaustive: it is exact but, on
 // windows of many jobs with long waits, far slower than solver/sat (a
 // measured 8-job window of the Bridi simulation: about 200 s).
+// The first incumbent and every improvement, Σ ω_i·EST_i as a bound at
+// the start and the final bound (with exact weights) are published to
+// solver.ScheduleOptions.Publisher as they come.
 //
 // The CH term (solver/sat's --ch-weight) is not supported.
 package cpbnb

@@ -43,6 +43,7 @@ type bnb struct {
 	best      int64
 	bestSlots []int
 	bestUnits [][]int
+	improved  func(*schedule) // receives every new best (nil: none)
 
 	// bound is the least lower bound of a subtree the search left
 	// unfinished (math.MaxInt64 if none).
@@ -59,9 +60,11 @@ type bnb struct {
 // has visited limit nodes (0: no limit). It returns the best schedule
 // found below ub (nil if none), a proven lower bound on every schedule's
 // Σ ω_i s_i (the optimum when done), whether it finished, and the nodes
-// it visited. The CH term (κ > 0) is not handled: the caller refuses it.
-func search(ctx context.Context, m *cp.Model, ub int64, limit int64) (*schedule, int64, bool, int64) {
-	b := &bnb{ctx: ctx, m: m, best: ub, limit: limit, bound: math.MaxInt64}
+// it visited. improved, when not nil, receives every schedule that
+// improves on the best as it is found. The CH term (κ > 0) is not
+// handled: the caller refuses it.
+func search(ctx context.Context, m *cp.Model, ub int64, limit int64, improved func(*schedule)) (*schedule, int64, bool, int64) {
+	b := &bnb{ctx: ctx, m: m, best: ub, limit: limit, bound: math.MaxInt64, improved: improved}
 	n := len(m.Jobs)
 	b.items = make([][]bnbItem, len(m.Nodes))
 	b.base = make([]int, len(m.Nodes))
@@ -231,6 +234,9 @@ func (b *bnb) dfs(t int, depth int) {
 			b.bestUnits = make([][]int, n)
 			for i := range b.units {
 				b.bestUnits[i] = slices.Clone(b.units[i])
+			}
+			if b.improved != nil {
+				b.improved(&schedule{slots: b.bestSlots, units: b.bestUnits, w: b.best})
 			}
 		}
 		return

@@ -99,11 +99,37 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 	if first == nil && len(s.Initial) > 0 && ctx.Err() != nil {
 		return s.listOnly(ctx, w, opt) // a truncated list schedule
 	}
+	// The incumbents and bounds are published as they come (with exact
+	// weights only, as the answer's bound): the first, each
+	// improvement, Σ ω_i EST_i at the start and the search's bound at
+	// its end.
+	pub := opt.Publish()
+	offer := func(sch *schedule) {
+		allocs := m.Allocations(sch.slots, sch.units)
+		pub.Offer(model.WeightedQueueTime(w, allocs), s.Name(), allocs, nil)
+	}
+	raise := func(bound int64) {
+		if m.ExactWeights {
+			pub.Raise(m.ObjectiveOfWeighted(float64(bound)))
+		}
+	}
+	if opt.Publisher == nil {
+		offer = nil
+	}
+	var lb0 int64
+	for _, j := range m.Jobs {
+		lb0 += j.Weight * int64(j.EST)
+	}
+	raise(lb0)
 	ub := int64(math.MaxInt64)
 	if first != nil {
 		ub = first.w
+		if offer != nil {
+			offer(first)
+		}
 	}
-	best, bound, done, visited := search(ctx, m, ub, s.NodeLimit)
+	best, bound, done, visited := search(ctx, m, ub, s.NodeLimit, offer)
+	raise(bound)
 	out.Stats.BnB.Nodes = visited
 	out.Stats.BnB.ElapsedMS = float64(time.Since(start).Microseconds()) / 1000
 	status := solver.Feasible

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"time"
 
@@ -150,9 +151,11 @@ func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 		}
 		b := lg.ascend(w.Cost, size, st.cap, st.sh.kids, float64(st.best), maxAscent,
 			func() bool { return ctx.Err() != nil || time.Now().After(end) })
-		stats.LagrangeBound = &b
-		lb = max(lb, ceilBound(b))
-		board.Raise(float64(lb))
+		if !math.IsInf(b, -1) { // −∞: stopped before its first step
+			stats.LagrangeBound = &b
+			lb = max(lb, ceilBound(b))
+			board.Raise(float64(lb))
+		}
 		if lg.ops(size, st.cap) <= maxLagOps {
 			st.lg = lg
 		}

@@ -80,6 +80,13 @@
 //     schedule); with no
 //     incumbent at all, status unknown.
 //
+// Every improving incumbent of the whole window (list, serial, SAT or
+// neighbourhood) and every rise of its proven bound (with exact weights)
+// is published to the options' solver.ScheduleOptions.Publisher as it
+// comes, the two workers of the last search through one guard so that
+// each published one improves on the last; the sub-searches of the
+// bounds (groups, counting relaxation) publish nothing.
+//
 // The time limit is spent by a fixed plan, each phase taking a share of
 // the time left when it begins, never past the deadline: the serial
 // schedules 10 % (at most 150 ms), the quick search 5 % (at least

@@ -158,7 +158,9 @@ func (sc *scheduling) why() string {
 func (sc *scheduling) optimal() bool { return sc.proven >= sc.best.w-sc.lb }
 
 // progress writes a progress line for the incumbent and the proven bound.
+// It publishes them too (poster).
 func (sc *scheduling) progress(from string) {
+	sc.s.post.publish(sc.best, sc.lb+sc.proven)
 	sc.s.progress(sc.m, sc.start, from, sc.best.w, sc.lb+sc.proven)
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/optsched/optsched/encode/cp"
@@ -51,6 +52,11 @@ type Solver struct {
 	Sequential bool
 	// Ablation turns parts of the search off (the zero value: none).
 	Ablation Ablation
+
+	// post publishes the whole window's incumbents and bounds (set by
+	// schedule when the options have a publisher; nil otherwise, and in
+	// a sub-search).
+	post *poster
 }
 
 // Ablation switches parts of Solver's search off, or to a simpler
@@ -193,7 +199,12 @@ func (s Solver) schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 		// The list schedules ran out of time: a truncated one answers.
 		return s.listOnly(ctx, w, opt, cp.Options(w), start, st)
 	}
-	// Then the phases of plan, in its time.
+	// Then the phases of plan, in its time, publishing as they improve
+	// (not before: a truncated list schedule answers some jobs only).
+	if opt.Publisher != nil {
+		s.post = &poster{pub: opt.Publisher, m: m, w: math.MaxInt64, lb: -1}
+	}
+	s.post.publish(nil, lb)
 	sc := &scheduling{s: s, m: m, lb: lb, start: start, st: st, best: best}
 	return sc.walk(ctx, out)
 }
@@ -248,12 +259,9 @@ func (s Solver) sub() Solver {
 
 // result fills out from the incumbent.
 func (s Solver) result(m *cp.Model, out *solver.Schedule, best *incumbent, proven bool, lb int64, start time.Time, st *solver.SATStats) *solver.Schedule {
-	w := m.Window
+	s.post.publish(best, min(lb, best.w))
 	out.Allocations = m.Allocations(best.slots, best.units)
-	out.Objective = model.WeightedQueueTime(w, out.Allocations)
-	if m.CHWeight > 0 {
-		out.Objective += m.CHWeight * float64(solver.Objective(w, out.Allocations))
-	}
+	out.Objective = objective(m, out.Allocations)
 	switch {
 	case proven && m.ExactWeights:
 		out.Status, out.Bound = solver.Optimal, out.Objective
@@ -271,6 +279,52 @@ func (s Solver) result(m *cp.Model, out *solver.Schedule, best *incumbent, prove
 	st.IncumbentFromSAT = best.from == s.Name()
 	st.ElapsedMS = ms(time.Since(start))
 	return out
+}
+
+// objective returns the objective of allocs, schedules of m's window:
+// Eq. (2), plus the CH term when m has one.
+func objective(m *cp.Model, allocs []model.Allocation) float64 {
+	obj := model.WeightedQueueTime(m.Window, allocs)
+	if m.CHWeight > 0 {
+		obj += m.CHWeight * float64(solver.Objective(m.Window, allocs))
+	}
+	return obj
+}
+
+// poster publishes the whole window's incumbents and proven bounds to the
+// publisher of Schedule's options (solver.ScheduleOptions.Publisher),
+// each when it improves on the last it published; the two workers of the
+// last search share it. Bounds are published with exact weights only
+// (see cp.Model.ExactWeights). The methods of a nil *poster do nothing.
+type poster struct {
+	pub solver.SchedulePublisher
+	m   *cp.Model
+	mu  sync.Mutex
+	w   int64 // the last incumbent's Σ ω_i s_i (math.MaxInt64: none)
+	lb  int64 // the last bound on it (−1: none)
+}
+
+// publish publishes best (nil: none) and lb, a proven lower bound on
+// Σ ω_i s_i, when they improve on the last.
+func (p *poster) publish(best *incumbent, lb int64) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if best != nil && best.w < p.w {
+		p.w = best.w
+		allocs := p.m.Allocations(best.slots, best.units)
+		from := best.from
+		if from == "" {
+			from = "sat"
+		}
+		p.pub.Offer(objective(p.m, allocs), from, allocs, nil)
+	}
+	if p.m.ExactWeights && lb > p.lb {
+		p.lb = lb
+		p.pub.Raise(p.m.ObjectiveOfWeighted(float64(lb)))
+	}
 }
 
 func (s Solver) progress(m *cp.Model, start time.Time, from string, w, lb int64) {

@@ -409,6 +409,7 @@ func (t *searcher) refuted(p *probe) error {
 		return errors.New("sat: the model is unsatisfiable without an objective bound (a bug)")
 	}
 	t.proven = p.b + 1
+	t.opt.post.publish(nil, t.lb+t.proven)
 	if !p.high {
 		t.step *= 2
 	}
@@ -469,9 +470,10 @@ func (t *searcher) improve(inc *incumbent, from string) {
 	t.progress(from)
 }
 
-// progress writes a progress line (see Solver.Progress), one worker at a
-// time.
+// progress publishes the incumbent and the proven bound (poster) and
+// writes a progress line (see Solver.Progress), one worker at a time.
 func (t *searcher) progress(from string) {
+	t.opt.post.publish(t.best, t.lb+t.proven)
 	if t.opt.Progress == nil {
 		return
 	}
