@@ -33,6 +33,13 @@ type CompactWait struct {
 	// the wait since submission; otherwise min(Max, Fraction × walltime)
 	// bounds the wait since submission.
 	PerWait bool
+	// Blind: the job waits out its bound whatever the running jobs'
+	// expected ends, as placement sets (pbs_sched waits until one group
+	// has room) and Slurm's --switches=N@max-time do; it still names the
+	// switch that empties soonest. Requested walltimes overstate run
+	// times, so the ends they predict are late, and without Blind the
+	// rule often finds the wait too long to start.
+	Blind bool
 }
 
 // Defaults of CompactWait.
@@ -264,14 +271,17 @@ func DecideCompactWait(cw CompactWait, in CompactInput) CompactDecision {
 	case best == nil:
 		d.Reason = fmt.Sprintf("no switch will ever have %d empty nodes by the running jobs' ends: spread across switches", in.Nodes)
 		return d
-	case best.at > limit:
+	case best.at > limit && !cw.Blind:
 		d.Reason = fmt.Sprintf("the soonest switch with %d empty nodes (%s, in %s) comes after its compact-wait bound %s: spread across switches",
 			in.Nodes, in.Topo.Switch(best.s).Name, secs(best.at-in.Now), secs(d.Bound))
 		return d
 	}
 	d.Wait, d.Switch, d.Nodes, d.At, d.Extra = true, best.s, best.nodes, best.at, best.extra
 	d.Reason = fmt.Sprintf("waiting up to %s more (compact-wait bound %s, waited %s) for a one-switch placement: no switch that can hold its %d nodes has them free now; switch %s (%d nodes) will have them empty in %s by the running jobs' walltimes",
-		secs(limit-in.Now), secs(d.Bound), secs(d.Waited), in.Nodes, in.Topo.Switch(best.s).Name, len(best.nodes), secs(max(best.at-in.Now, 0)))
+		secs(max(limit-in.Now, 0)), secs(d.Bound), secs(d.Waited), in.Nodes, in.Topo.Switch(best.s).Name, len(best.nodes), secs(max(best.at-in.Now, 0)))
+	if best.at > limit {
+		d.Reason += ", after the bound (--compact-wait-mode blind: it waits out its bound all the same)"
+	}
 	return d
 }
 

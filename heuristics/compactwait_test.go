@@ -207,3 +207,31 @@ func TestCompactWaitProperties(t *testing.T) {
 		t.Errorf("the rule fired %d times in 3000 random states; the test exercises too little", waits)
 	}
 }
+
+// TestCompactWaitBlind: with Blind the job waits out its bound even when
+// the soonest switch empties (by the walltimes) after it, and is placed
+// once it has waited the bound.
+func TestCompactWaitBlind(t *testing.T) {
+	in := compactCase(t)
+	cw := CompactWait{Max: 30 * time.Second, Fraction: 0.5, Blind: true}
+	// The soonest quad (now+50) comes after submit + 30: without Blind
+	// the job is spread (TestCompactWaitBound); with it, it waits.
+	d := DecideCompactWait(cw, in)
+	if !d.Wait || d.Bound != 30 || in.Topo.Switch(d.Switch).Name != "pod1" || !strings.Contains(d.Reason, "waits out its bound all the same") {
+		t.Fatalf("blind: %+v", d)
+	}
+	in.Submit = in.Now - 30
+	if d := DecideCompactWait(cw, in); d.Wait || !strings.Contains(d.Reason, "has waited 30s, its compact-wait bound 30s") {
+		t.Errorf("blind, past the bound: %+v", d)
+	}
+	// Nothing will ever empty: it does not wait, blind or not.
+	in = compactCase(t)
+	for id := range in.EmptyAt {
+		if !in.Free[id] {
+			in.EmptyAt[id] = CompactNever
+		}
+	}
+	if d := DecideCompactWait(cw, in); d.Wait {
+		t.Errorf("blind, never: %+v", d)
+	}
+}

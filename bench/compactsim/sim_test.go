@@ -112,6 +112,21 @@ func TestSweep(t *testing.T) {
 		{"f1-min2", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, MinNodes: 2}},
 		{"each0.5", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 0.5, PerWait: true}},
 		{"each1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, PerWait: true}},
+		{"blind1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, Blind: true}},
+		{"blind0.5", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 0.5, Blind: true}},
+		{"blind0.25", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 0.25, Blind: true}},
+	}
+	if s := os.Getenv("OPTSCHED_COMPACT_SETTINGS"); s != "" {
+		var keep []struct {
+			name string
+			cw   heuristics.CompactWait
+		}
+		for _, st := range settings {
+			if strings.Contains(","+s+",", ","+st.name+",") {
+				keep = append(keep, st)
+			}
+		}
+		settings = keep
 	}
 	logs := map[string][]replay.Job{}
 	for _, sl := range slices {

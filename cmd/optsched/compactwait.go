@@ -22,12 +22,13 @@ type compactFlags struct {
 const (
 	compactSinceSubmit = "since-submit"
 	compactEachWait    = "each-wait"
+	compactBlind       = "blind"
 )
 
 func (c *compactFlags) add(f *pflag.FlagSet, sw, hold string) {
 	f.DurationVar(&c.max, "compact-wait", 0, "compact or wait: a whole-node job of --compact-wait-min-nodes or more that fits now only across switches, while one "+sw+" that can hold it will be empty soon by the running jobs' walltimes, waits for that switch for at most min(this, --compact-wait-fraction × its walltime) from its submission, then is spread as usual ("+hold+"); 0 = off")
 	f.Float64Var(&c.fraction, "compact-wait-fraction", heuristics.DefaultCompactFraction, "the compact wait's bound as a fraction of the job's requested walltime (see --compact-wait)")
-	f.StringVar(&c.mode, "compact-wait-mode", compactSinceSubmit, "what --compact-wait-fraction bounds: since-submit (the wait since submission: min(--compact-wait, fraction × walltime)) or each-wait (each wait the rule predicts, while --compact-wait alone bounds the wait since submission)")
+	f.StringVar(&c.mode, "compact-wait-mode", compactSinceSubmit, "what --compact-wait-fraction bounds: since-submit (the wait since submission: min(--compact-wait, fraction × walltime)) each-wait (each wait the rule predicts, while --compact-wait alone bounds the wait since submission), or blind (as since-submit, but the job waits out its bound whatever the running jobs' walltimes predict, as placement sets and Slurm's --switches do)")
 	f.IntVar(&c.minNodes, "compact-wait-min-nodes", heuristics.DefaultCompactMinNodes, "the fewest nodes of a job the compact wait holds back (at least 2; see --compact-wait)")
 }
 
@@ -37,8 +38,8 @@ func (c *compactFlags) validate() error {
 		return usageError{fmt.Errorf("--compact-wait must not be negative, got %v", c.max)}
 	case !(c.fraction > 0 && c.fraction <= 1):
 		return usageError{fmt.Errorf("--compact-wait-fraction must be in (0, 1], got %v", c.fraction)}
-	case c.mode != compactSinceSubmit && c.mode != compactEachWait:
-		return usageError{fmt.Errorf("--compact-wait-mode must be %s or %s, got %q", compactSinceSubmit, compactEachWait, c.mode)}
+	case c.mode != compactSinceSubmit && c.mode != compactEachWait && c.mode != compactBlind:
+		return usageError{fmt.Errorf("--compact-wait-mode must be %s, %s or %s, got %q", compactSinceSubmit, compactEachWait, compactBlind, c.mode)}
 	case c.minNodes < 2:
 		return usageError{fmt.Errorf("--compact-wait-min-nodes must be at least 2, got %d", c.minNodes)}
 	}
@@ -46,5 +47,5 @@ func (c *compactFlags) validate() error {
 }
 
 func (c *compactFlags) rule() heuristics.CompactWait {
-	return heuristics.CompactWait{Max: c.max, Fraction: c.fraction, MinNodes: c.minNodes, PerWait: c.mode == compactEachWait}
+	return heuristics.CompactWait{Max: c.max, Fraction: c.fraction, MinNodes: c.minNodes, PerWait: c.mode == compactEachWait, Blind: c.mode == compactBlind}
 }

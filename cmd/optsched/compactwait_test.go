@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/optsched/optsched/pbsched"
 )
@@ -19,7 +20,7 @@ func TestCompactWaitFlags(t *testing.T) {
 			{"--compact-wait 1m --compact-wait-fraction 0", "--compact-wait-fraction must be in (0, 1]"},
 			{"--compact-wait 1m --compact-wait-fraction 1.5", "--compact-wait-fraction must be in (0, 1]"},
 			{"--compact-wait 1m --compact-wait-min-nodes 1", "--compact-wait-min-nodes must be at least 2"},
-			{"--compact-wait 1m --compact-wait-mode sometimes", `--compact-wait-mode must be since-submit or each-wait, got "sometimes"`},
+			{"--compact-wait 1m --compact-wait-mode sometimes", `--compact-wait-mode must be since-submit, each-wait or blind, got "sometimes"`},
 		} {
 			args := append([]string{server, "plan"}, strings.Fields(c.args)...)
 			if code, _, errs := optsched(t, "", args...); code != exitUsage || !strings.Contains(errs, c.want) {
@@ -35,5 +36,18 @@ func TestCompactWaitFlags(t *testing.T) {
 	var doc pbsched.PlanDoc
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCompactWaitModes: each --compact-wait-mode is the rule it names.
+func TestCompactWaitModes(t *testing.T) {
+	for mode, want := range map[string][2]bool{compactSinceSubmit: {false, false}, compactEachWait: {true, false}, compactBlind: {false, true}} {
+		c := compactFlags{max: time.Minute, fraction: 1, minNodes: 3, mode: mode}
+		if err := c.validate(); err != nil {
+			t.Fatalf("%s: %v", mode, err)
+		}
+		if r := c.rule(); r.PerWait != want[0] || r.Blind != want[1] {
+			t.Errorf("%s: PerWait %v, Blind %v", mode, r.PerWait, r.Blind)
+		}
 	}
 }
