@@ -49,7 +49,8 @@ Table 7 (measured on its private VASP jobs: other data).
 On a trace the sequences are the ten of optsched bench rlscheduler
 (1,024 jobs from starts 1981, 2756, 4299, 8850, 3316, 2714, 5228, 7762,
 4022, 7085 of the jobs by submit time), which rlschert's training never
-sees. With --synthetic they are ten chunks of 256 jobs of RLSchert's
+sees; --sequences (and --length) measure others instead, such as
+validation sequences training excluded with train sched --exclude. With --synthetic they are ten chunks of 256 jobs of RLSchert's
 synthetic workload (Table 2) from another seed than training's.
 
 Rows: sjf and saf (bench/sim's: the whole queue, EASY backfilling),
