@@ -44,7 +44,9 @@
 //     online, fed by the ends the simulation shows it.
 //   - Picker: a kernel network scoring each visible job and a "void"
 //     row (start nothing until the next event) alike; jobs that do not
-//     fit are masked. Killer: a kernel network scoring each running job
+//     fit are masked. The paper's flat MLP over the whole state
+//     (SchertFlatSizes; SchertTrainConfig.FlatPicker) is a variant; the
+//     kernel won on validation sequences (docs/learned.md). Killer: a kernel network scoring each running job
 //     not yet killed (up to 16, longest predicted remaining first) and a
 //     no-kill row; a killed job is requeued and restarts from scratch.
 //   - Training (TrainRLSchert): imitation of rules (the shortest

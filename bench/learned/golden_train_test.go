@@ -66,6 +66,15 @@ func TestTrainHashes(t *testing.T) {
 			}
 			return append(res.Policy.Actor.Params(), res.Policy.Killer.Params()...), nil
 		}},
+		{"rlschert-flat", "1b4c1d65ba5815a6b2b965a9d100d97f1f9f89a51f393abded369eadea9f287a", func() ([]*learn.Param, error) {
+			cfg := SchertTrainConfig{Jobs: SyntheticSchert(2, 6, 64), Nodes: SyntheticCores, Seed: 4, ImitationEpisodes: 3, ImitationEpochs: 3,
+				Updates: 2, EpisodesPerUpdate: 2, EpisodeLen: 64, TestStarts: []int{0}, TestLen: 64, FlatPicker: true}
+			res, err := TrainRLSchert(ctx, cfg)
+			if err != nil {
+				return nil, err
+			}
+			return append(res.Policy.Actor.Params(), res.Policy.Killer.Params()...), nil
+		}},
 		{"joshh", "452d7d906befa1dc26cd45941cb462de80756059fe2eb47e5201be8c332a71a5", func() ([]*learn.Param, error) {
 			res, err := TrainJoSHH(ctx, smallJoSHHConfig(w, 1))
 			if err != nil {

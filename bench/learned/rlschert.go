@@ -62,7 +62,11 @@ const pickIn = schertJobF + 1 + SchertBins + 3
 // killer scores each candidate and the no-kill row alike; the critic
 // reads the whole state (schertIn values).
 var (
-	SchertActorSizes  = []int{pickIn, 32, 16, 1}
+	SchertActorSizes = []int{pickIn, 32, 16, 1}
+	// SchertFlatSizes are the paper's flat picker's (the --picker flat
+	// variant): one MLP over the whole state (schertIn values) giving a
+	// logit per visible slot and the void action.
+	SchertFlatSizes   = []int{schertIn, 64, 32, SchertVisible + 1}
 	SchertCriticSizes = []int{schertIn, 64, 32, 1}
 	KillSizes         = []int{KillFeatures, 32, 16, 1}
 )
@@ -100,18 +104,47 @@ func (n SchertNorm) logSlots(sec float64) float64 {
 // RLSchert is the design's networks: the picker (actor), the killer and,
 // while training, the critic.
 type RLSchert struct {
-	Norm   SchertNorm
+	Norm SchertNorm
+	// Flat is set when the picker is the paper's flat MLP
+	// (SchertFlatSizes) instead of the kernel network (SchertActorSizes).
+	Flat   bool
 	Actor  *learn.Seq
 	Killer *learn.Seq
 	Critic *learn.Seq // nil in a policy read from a file
 }
 
-// NewRLSchert returns untrained networks (last layers scaled by 0.01).
+// NewRLSchert returns untrained networks with the kernel picker (last
+// layers scaled by 0.01).
 func NewRLSchert(norm SchertNorm, rng *rand.Rand) *RLSchert {
-	a, _ := learn.NewMLP("actor", SchertActorSizes, learn.ActReLU, 0.01, rng)
+	return NewRLSchertPicker(norm, false, rng)
+}
+
+// NewRLSchertPicker returns untrained networks with the flat picker
+// (SchertFlatSizes) if flat, else the kernel one (SchertActorSizes).
+func NewRLSchertPicker(norm SchertNorm, flat bool, rng *rand.Rand) *RLSchert {
+	a, _ := learn.NewMLP("actor", pickerSizes(flat), learn.ActReLU, 0.01, rng)
 	k, _ := learn.NewMLP("killer", KillSizes, learn.ActReLU, 0.01, rng)
 	c, _ := learn.NewMLP("critic", SchertCriticSizes, learn.ActReLU, 1, rng)
-	return &RLSchert{Norm: norm, Actor: a, Killer: k, Critic: c}
+	return &RLSchert{Norm: norm, Flat: flat, Actor: a, Killer: k, Critic: c}
+}
+
+// pickerSizes returns the picker's layer sizes.
+func pickerSizes(flat bool) []int {
+	if flat {
+		return SchertFlatSizes
+	}
+	return SchertActorSizes
+}
+
+// pickerInput returns the picker's input for one decision and its row
+// count: the whole state x (one row; the flat picker) or the per-action
+// rows ax (SchertVisible+1 rows; the kernel picker). Either way the
+// picker's output is the SchertVisible+1 logits.
+func pickerInput(flat bool, x, ax []float64) ([]float64, int) {
+	if flat {
+		return x, 1
+	}
+	return ax, SchertVisible + 1
 }
 
 // UserPredictor is the remaining-run-time predictor the design reads,
@@ -497,7 +530,7 @@ func (s *Schert) Pick(now int64, idle, nodes int, queue []sim.QueuedJob, running
 		}
 	default:
 		s.Decisions++
-		z := s.actor.Forward(o.ax[:], SchertVisible+1)
+		z := s.actor.Forward(pickerInput(s.net.Flat, o.x[:], o.ax[:]))
 		copy(s.z, z)
 		maskLogits(s.z[:SchertVisible+1], o.valid[:])
 		lse := learn.MaskedSoftmax(s.p[:SchertVisible+1], s.z[:SchertVisible+1], SchertVisible+1)
@@ -527,13 +560,14 @@ func maskLogits(z []float64, valid []bool) {
 }
 
 // schertMagic heads an RLSchert weights file; the header is the slot
-// (s) and the actor's and killer's sizes.
+// (s) and the actor's and killer's sizes (the actor's tell the kernel
+// picker from the flat one).
 const schertMagic = "RLSCHT01"
 
 // WriteRLSchert writes the actor's and killer's weights (float32; gzip).
 func WriteRLSchert(w io.Writer, p *RLSchert) error {
 	h := []uint32{uint32(p.Norm.Slot)}
-	for _, s := range append(slices.Clone(SchertActorSizes), KillSizes...) {
+	for _, s := range append(slices.Clone(pickerSizes(p.Flat)), KillSizes...) {
 		h = append(h, uint32(s))
 	}
 	return learn.WriteWeights(w, schertMagic, h, append(p.Actor.Params(), p.Killer.Params()...))
@@ -542,17 +576,24 @@ func WriteRLSchert(w io.Writer, p *RLSchert) error {
 // ReadRLSchert reads a file WriteRLSchert wrote.
 func ReadRLSchert(r io.Reader) (*RLSchert, error) {
 	var net *RLSchert
-	sizes := append(slices.Clone(SchertActorSizes), KillSizes...)
-	err := learn.ReadWeights(r, schertMagic, 1+len(sizes), func(h []uint32) ([]*learn.Param, error) {
-		for i, s := range sizes {
-			if int(h[1+i]) != s {
-				return nil, fmt.Errorf("rlschert sizes %v, this build has %v", h[1:], sizes)
-			}
+	kernel := append(slices.Clone(SchertActorSizes), KillSizes...)
+	flat := append(slices.Clone(SchertFlatSizes), KillSizes...)
+	if len(kernel) != len(flat) {
+		panic("learned: the two pickers' headers differ in length")
+	}
+	err := learn.ReadWeights(r, schertMagic, 1+len(kernel), func(h []uint32) ([]*learn.Param, error) {
+		isFlat := false
+		switch got := h[1:]; {
+		case slices.Equal(got, u32s(kernel)):
+		case slices.Equal(got, u32s(flat)):
+			isFlat = true
+		default:
+			return nil, fmt.Errorf("rlschert sizes %v, this build has %v (kernel picker) or %v (flat)", got, kernel, flat)
 		}
 		if h[0] < 1 {
 			return nil, fmt.Errorf("rlschert slot %d s", h[0])
 		}
-		net = NewRLSchert(SchertNorm{Slot: float64(h[0])}, learn.NewRand(0, 0))
+		net = NewRLSchertPicker(SchertNorm{Slot: float64(h[0])}, isFlat, learn.NewRand(0, 0))
 		net.Critic = nil
 		return append(net.Actor.Params(), net.Killer.Params()...), nil
 	})
@@ -560,6 +601,14 @@ func ReadRLSchert(r io.Reader) (*RLSchert, error) {
 		return nil, err
 	}
 	return net, nil
+}
+
+func u32s(v []int) []uint32 {
+	u := make([]uint32, len(v))
+	for i, x := range v {
+		u[i] = uint32(x)
+	}
+	return u
 }
 
 //go:embed weights/rlschert-hpc2n.bin.gz

@@ -104,11 +104,29 @@ func TestSchertRunsChecked(t *testing.T) {
 }
 
 // TestTrainSchertDeterministic: the same configuration trains the same
-// weights; the weights survive a write and a read (float32).
+// weights, with either picker; the weights survive a write and a read
+// (float32), the picker's kind with them.
 func TestTrainSchertDeterministic(t *testing.T) {
+	for _, flat := range []bool{false, true} {
+		t.Run(map[bool]string{false: "kernel", true: "flat"}[flat], func(t *testing.T) { trainSchertTwice(t, flat) })
+	}
+	if _, err := ReadRLSchert(bytes.NewReader(shippedLublin)); err == nil {
+		t.Error("an rlscheduler file was read as rlschert weights")
+	}
+	for _, name := range []string{"hpc2n", "synthetic", "lublin-1"} {
+		if _, err := ShippedRLSchert(name); err != nil {
+			t.Errorf("shipped weights %s: %v", name, err)
+		}
+	}
+	if _, err := ShippedRLSchert("kth"); err == nil {
+		t.Error("weights for kth were found")
+	}
+}
+
+func trainSchertTwice(t *testing.T, flat bool) {
 	jobs := SyntheticSchert(2, 6, 64)
 	cfg := SchertTrainConfig{Jobs: jobs, Nodes: SyntheticCores, Seed: 4, ImitationEpisodes: 3, ImitationEpochs: 3,
-		Updates: 2, EpisodesPerUpdate: 2, EpisodeLen: 64, TestStarts: []int{0}, TestLen: 64}
+		Updates: 2, EpisodesPerUpdate: 2, EpisodeLen: 64, TestStarts: []int{0}, TestLen: 64, FlatPicker: flat}
 	var bufs [2]bytes.Buffer
 	var nets [2]*RLSchert
 	for i := range bufs {
@@ -134,25 +152,14 @@ func TestTrainSchertDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back.Norm != nets[0].Norm {
-		t.Errorf("slot %v read back as %v", nets[0].Norm, back.Norm)
+	if back.Norm != nets[0].Norm || back.Flat != flat || nets[0].Flat != flat {
+		t.Errorf("slot %v, flat %v read back as %v, %v", nets[0].Norm, nets[0].Flat, back.Norm, back.Flat)
 	}
 	for i, p := range append(nets[0].Actor.Params(), nets[0].Killer.Params()...) {
 		q := append(back.Actor.Params(), back.Killer.Params()...)[i]
 		if !slices.Equal(p.W, q.W) {
 			t.Fatalf("parameter %s differs after a write and a read", p.Name)
 		}
-	}
-	if _, err := ReadRLSchert(bytes.NewReader(shippedLublin)); err == nil {
-		t.Error("an rlscheduler file was read as rlschert weights")
-	}
-	for _, name := range []string{"hpc2n", "synthetic"} {
-		if _, err := ShippedRLSchert(name); err != nil {
-			t.Errorf("shipped weights %s: %v", name, err)
-		}
-	}
-	if _, err := ShippedRLSchert("kth"); err == nil {
-		t.Error("weights for kth were found")
 	}
 }
 

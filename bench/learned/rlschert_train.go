@@ -38,6 +38,9 @@ type SchertTrainConfig struct {
 	// is the imitation's rate.
 	PPOEpochs, Minibatch                                                 int
 	Clip, LRActor, LRCritic, LRImit, Gamma, Lambda, Entropy, MaxGradNorm float64
+	// FlatPicker trains the paper's flat picker (SchertFlatSizes) instead
+	// of the kernel one.
+	FlatPicker bool
 	// NoKill trains without the kill action (the killer keeps its
 	// imitation weights).
 	NoKill bool
@@ -224,7 +227,7 @@ func TrainRLSchert(ctx context.Context, cfg SchertTrainConfig) (*SchertTrainResu
 	}
 	t0 := time.Now()
 	rng := learn.NewRand(cfg.Seed, 0x7363_6874_7261_696e)
-	net := NewRLSchert(SchertNormOf(cfg.Jobs), rng)
+	net := NewRLSchertPicker(SchertNormOf(cfg.Jobs), cfg.FlatPicker, rng)
 	res := &SchertTrainResult{Policy: net, Starts: starts}
 	rule := map[int]float64{}
 	ruleOf := func(st int) (float64, error) {
@@ -345,10 +348,13 @@ func imitate(cfg SchertTrainConfig, net *RLSchert, steps []schertStep, rng *rand
 	for range cfg.ImitationEpochs {
 		learn.Pass(picks, cfg.Minibatch, rng, func(mb []int) {
 			x = x[:0]
+			rows := 0
 			for _, i := range mb {
-				x = append(x, steps[i].ax...)
+				in, n := pickerInput(net.Flat, steps[i].x, steps[i].ax)
+				x = append(x, in...)
+				rows += n
 			}
-			z := net.Actor.Forward(x, len(mb)*(SchertVisible+1))
+			z := net.Actor.Forward(x, rows)
 			dz = learn.Grow(dz, len(z))
 			const w = SchertVisible + 1
 			for r, i := range mb {
@@ -358,7 +364,7 @@ func imitate(cfg SchertTrainConfig, net *RLSchert, steps []schertStep, rng *rand
 				copy(dz[r*w:(r+1)*w], p[:w])
 				dz[r*w+steps[i].Action]--
 			}
-			net.Actor.Backward(dz, len(mb)*(SchertVisible+1))
+			net.Actor.Backward(dz, rows)
 			optA.Step(1 / float64(len(mb)))
 		})
 		learn.Pass(kills, cfg.Minibatch, rng, func(mb []int) {
@@ -402,7 +408,7 @@ func imitate(cfg SchertTrainConfig, net *RLSchert, steps []schertStep, rng *rand
 			}
 			continue
 		}
-		z := append([]float64(nil), net.Actor.Forward(st.ax, SchertVisible+1)...)
+		z := append([]float64(nil), net.Actor.Forward(pickerInput(net.Flat, st.x, st.ax))...)
 		maskLogits(z, st.valid[:])
 		learn.MaskedSoftmax(p[:SchertVisible+1], z, SchertVisible+1)
 		if learn.Pick(p[:SchertVisible+1], SchertVisible+1, false, nil) == st.Action {
@@ -429,7 +435,7 @@ func schertPPO(cfg SchertTrainConfig, net *RLSchert, optA, optK, optC *learn.Ada
 	learn.Minibatches(len(steps), cfg.Minibatch, cfg.PPOEpochs, false, rng, func(mb []int) {
 		picks, kills = picks[:0], kills[:0]
 		x, xk = x[:0], xk[:0]
-		rows := 0
+		rows, prows := 0, 0
 		for _, i := range mb {
 			if steps[i].kill {
 				kills = append(kills, i)
@@ -437,12 +443,14 @@ func schertPPO(cfg SchertTrainConfig, net *RLSchert, optA, optK, optC *learn.Ada
 				rows += steps[i].N
 			} else {
 				picks = append(picks, i)
-				x = append(x, steps[i].ax...)
+				in, n := pickerInput(net.Flat, steps[i].x, steps[i].ax)
+				x = append(x, in...)
+				prows += n
 			}
 		}
 		scale := 1 / float64(len(mb))
 		if len(picks) > 0 {
-			o.Actor(net.Actor, optA, x, len(picks)*w, w, picks, at, mask, scale)
+			o.Actor(net.Actor, optA, x, prows, w, picks, at, mask, scale)
 		}
 		if len(kills) > 0 && !cfg.NoKill {
 			o.Actor(net.Killer, optK, xk, rows, 0, kills, at, nil, scale)

@@ -23,6 +23,9 @@ type benchSchertOptions struct {
 	policies  []string
 	sample    bool
 	output    string
+	// starts replace the test sequences (validation sequences elsewhere).
+	starts []int
+	length int
 }
 
 // schertPublished is RLSchert's Table 7 (average slowdown on its test
@@ -46,7 +49,8 @@ Table 7 (measured on its private VASP jobs: other data).
 On a trace the sequences are the ten of optsched bench rlscheduler
 (1,024 jobs from starts 1981, 2756, 4299, 8850, 3316, 2714, 5228, 7762,
 4022, 7085 of the jobs by submit time), which rlschert's training never
-sees. With --synthetic they are ten chunks of 256 jobs of RLSchert's
+sees; --sequences (and --length) measure others instead, such as
+validation sequences training excluded with train sched --exclude. With --synthetic they are ten chunks of 256 jobs of RLSchert's
 synthetic workload (Table 2) from another seed than training's.
 
 Rows: sjf and saf (bench/sim's: the whole queue, EASY backfilling),
@@ -70,6 +74,8 @@ rlschert-kill. Every start goes through model.Check.`,
 	f.IntVar(&opts.dropFirst, "drop-first", -1, "drop the first N jobs by submit (default: 5 for HPC2N-2002-2.1*, else 0)")
 	f.StringVar(&opts.weights, "weights", "", "rlschert weights (default: the shipped weights, trained on Lublin-1 for lublin_256*, else on HPC2N, or with --synthetic on the synthetic workload of seed 1)")
 	f.StringSliceVar(&opts.policies, "policies", learned.SchertPolicies, "rows: "+strings.Join(learned.SchertPolicies, ", "))
+	f.IntSliceVar(&opts.starts, "sequences", nil, "start positions of the sequences in the jobs by submit time (default the ten test sequences; validation sequences elsewhere); not with --synthetic")
+	f.IntVar(&opts.length, "length", 0, "jobs per sequence with --sequences (default 1,024)")
 	f.BoolVar(&opts.sample, "sample", false, "sample the design's actions (seeded per sequence) instead of the most likely")
 	f.StringVarP(&opts.output, "output", "o", "table", "table or json")
 	return cmd
@@ -85,6 +91,23 @@ func runBenchSchert(ctx context.Context, opts *benchSchertOptions) error {
 	jobs, nodes, starts, n, name, err := schertWorkload(opts.trace, opts.synthetic, true, opts.seed, opts.dropFirst)
 	if err != nil {
 		return err
+	}
+	if opts.length != 0 && (len(opts.starts) == 0 || opts.length < 1) {
+		return usageError{fmt.Errorf("--length is for --sequences, at least 1")}
+	}
+	if len(opts.starts) > 0 {
+		if opts.length > 0 {
+			n = opts.length
+		}
+		if opts.synthetic {
+			return usageError{fmt.Errorf("--sequences is for a trace, not --synthetic")}
+		}
+		for _, s := range opts.starts {
+			if s < 0 || s+n > len(jobs) {
+				return usageError{fmt.Errorf("--sequences: a sequence of %d jobs at %d does not fit in the trace's %d jobs", n, s, len(jobs))}
+			}
+		}
+		starts = opts.starts
 	}
 	net, err := schertPolicy(opts.weights, opts.synthetic, opts.trace)
 	if err != nil {

@@ -36,6 +36,8 @@ type trainSchedOptions struct {
 	episodeLen int
 	window     string
 	minLoad    float64
+	// picker is rlschert's: kernel (the default) or flat.
+	picker string
 	// epochsSet and episodesSet: the flags were given (else the design's
 	// defaults).
 	epochsSet, episodesSet bool
@@ -105,6 +107,7 @@ Training is deterministic: the same flags give the same file.`,
 	f.Float64Var(&opts.minLoad, "min-load", 0, "rlscheduler: train only on episodes of an offered load (node-seconds of work over the cluster's between the first and last submit) of at least this (0: all)")
 	f.IntVar(&opts.episodeLen, "episode-len", learned.DefaultJoSHHTrainConfig().EpisodeLen, "joshh: jobs per episode")
 	f.StringVar(&opts.window, "window", "fitting", "joshh: the visible jobs: fitting (the oldest fitting job and the 4 shortest fitting others) or arrival (the paper's: the first 5 waiting jobs)")
+	f.StringVar(&opts.picker, "picker", "kernel", "rlschert: the picker network: kernel (one MLP scoring each visible job and the void action alike) or flat (the paper's MLP 45-64-32-6 over the whole state)")
 	f.StringVar(&opts.out, "out", "", "weights file to write (required)")
 	f.StringVar(&opts.plot, "plot", "", "learning-curve PNG/SVG (default: the weights file's name with .png)")
 	f.BoolVarP(&opts.verbose, "verbose", "v", false, "print a line per epoch on stderr (default when stderr is not a terminal)")

@@ -101,7 +101,27 @@ func TestTrainSchertThenUse(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "policy rlschert") || !strings.Contains(out, "kills") {
 		t.Fatalf("simulate: exit %d: %s %s", code, out, errs)
 	}
+	// The paper's flat picker (--picker flat): trained, read back and
+	// measured on a validation sequence of a trace (--sequences, --length).
+	flat := filepath.Join(dir, "flat.bin.gz")
+	code, _, errs = optsched(t, "", "train", "sched", "--design", "rlschert", "--synthetic", "--picker", "flat",
+		"--imitation", "2", "--epochs", "1", "--episodes", "1", "--seed", "5", "--out", flat)
+	if code != exitOK || !strings.Contains(errs, "flat picker") {
+		t.Fatalf("train --picker flat: exit %d: %s", code, errs)
+	}
+	if b, _ := os.ReadFile(flat); bytes.Equal(b, files[0]) {
+		t.Error("the flat picker wrote the kernel's weights")
+	}
+	const lublin = "../../instances/traces/lublin_256.swf.gz"
+	code, out, errs = optsched(t, "", "bench", "rlschert", "--trace", lublin, "--weights", flat, "--sequences", "6252", "--length", "832", "--policies", "rule,rlschert")
+	if code != exitOK || !strings.Contains(out, "1 sequences of 832 jobs") || !strings.Contains(out, "rlschert") {
+		t.Fatalf("bench --sequences: exit %d: %s %s", code, out, errs)
+	}
 	for _, args := range [][]string{
+		{"train", "sched", "--design", "rlschert", "--synthetic", "--picker", "conv", "--out", w},
+		{"bench", "rlschert", "--synthetic", "--sequences", "0"},
+		{"bench", "rlschert", "--trace", lublin, "--length", "100"},
+		{"bench", "rlschert", "--trace", lublin, "--sequences", "9990"},
 		{"train", "sched", "--design", "rlschert", "--out", w},
 		{"train", "sched", "--design", "rlschert", "--synthetic", "--out", w, "--objective", "bsld"},
 		{"train", "sched", "--design", "rlscheduler", "--synthetic", "--out", w},

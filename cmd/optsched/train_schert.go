@@ -63,6 +63,13 @@ func runTrainSchert(ctx context.Context, opts *trainSchedOptions) error {
 		return usageError{fmt.Errorf("--out is required")}
 	}
 	cfg := learned.DefaultSchertTrainConfig()
+	switch opts.picker {
+	case "kernel", "":
+	case "flat":
+		cfg.FlatPicker = true
+	default:
+		return usageError{fmt.Errorf("--picker must be kernel or flat, got %q", opts.picker)}
+	}
 	if opts.epochsSet {
 		cfg.Updates = opts.epochs
 	}
@@ -84,8 +91,8 @@ func runTrainSchert(ctx context.Context, opts *trainSchedOptions) error {
 	cfg.TestStarts = append(slices.Clone(cfg.TestStarts), opts.exclude...)
 	starts := learned.TrainingStarts(len(jobs), cfg.EpisodeLen, cfg.TestStarts, cfg.TestLen)
 	errw := opts.streams.err
-	fmt.Fprintf(errw, "train sched rlschert: %s, %d jobs on %d nodes; episodes of %d jobs from %d starts outside the test sequences (%s); imitation on %d episodes, then %d epochs of %d episodes, seed %d\n",
-		name, len(jobs), nodes, cfg.EpisodeLen, len(starts), rangesOf(starts), cfg.ImitationEpisodes, cfg.Updates, cfg.EpisodesPerUpdate, opts.seed)
+	fmt.Fprintf(errw, "train sched rlschert: %s, %d jobs on %d nodes; episodes of %d jobs from %d starts outside the test sequences (%s); imitation on %d episodes, then %d epochs of %d episodes, seed %d, %s picker\n",
+		name, len(jobs), nodes, cfg.EpisodeLen, len(starts), rangesOf(starts), cfg.ImitationEpisodes, cfg.Updates, cfg.EpisodesPerUpdate, opts.seed, map[bool]string{false: "kernel", true: "flat"}[cfg.FlatPicker])
 	t0 := time.Now()
 	res, err := trainWith(opts, cfg.Updates+1, func(u learned.SchertUpdate) string {
 		if u.Update == 0 {
