@@ -393,13 +393,7 @@ func runPBSDaemon(ctx context.Context, o *pbsOptions) error {
 				return werr
 			}
 		}
-		if err != nil {
-			if o.once {
-				return err
-			}
-			fmt.Fprintf(o.streams.err, "optsched: cycle %d: %v\n", n, err)
-		}
-		return nil
+		return cycleFailed(o.once, o.streams.err, n, err)
 	}))
 }
 
@@ -462,4 +456,15 @@ func cycleSolver(name, fallback string, badName func(*catalog.NameError) error) 
 		return nil, flagError(err)
 	}
 	return spec.Solver()
+}
+
+// cycleFailed is what a `run` loop (pbs and slurm) does with a cycle's
+// error: with --once it ends the loop with it; otherwise it is written to
+// w and the loop goes on.
+func cycleFailed(once bool, w io.Writer, n int, err error) error {
+	if err == nil || once {
+		return err
+	}
+	fmt.Fprintf(w, "optsched: cycle %d: %v\n", n, err)
+	return nil
 }

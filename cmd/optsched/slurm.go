@@ -254,13 +254,7 @@ func runSlurmDaemon(ctx context.Context, o *slurmOptions) error {
 				return werr
 			}
 		}
-		if err != nil {
-			if o.once {
-				return err
-			}
-			fmt.Fprintf(o.streams.err, "optsched: cycle %d: %v\n", n, err)
-		}
-		return nil
+		return cycleFailed(o.once, o.streams.err, n, err)
 	}))
 }
 
