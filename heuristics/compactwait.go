@@ -160,11 +160,6 @@ func switchSizes(t *model.Topology) []int {
 	return size
 }
 
-// switchNodes lists the node ids under switch s.
-func switchNodes(t *model.Topology, s int) []int {
-	return nodesUnder(t, []int{s})[s]
-}
-
 // nodesUnder lists the node ids under each of the switches sws, in one
 // pass over the nodes.
 func nodesUnder(t *model.Topology, sws []int) map[int][]int {

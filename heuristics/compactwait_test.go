@@ -235,3 +235,8 @@ func TestCompactWaitBlind(t *testing.T) {
 		t.Errorf("blind, never: %+v", d)
 	}
 }
+
+// switchNodes lists the node ids under switch s.
+func switchNodes(t *model.Topology, s int) []int {
+	return nodesUnder(t, []int{s})[s]
+}
