@@ -75,8 +75,13 @@ func goldenCases() []goldenCase {
 		addV("cp-"+h+"-json", "--encoding", "cp", "--heuristic", h, cpSmall)
 		add("cp-"+h+"-table", "-o", "table", "--encoding", "cp", "--heuristic", h, cpSmall)
 	}
+	// The default cp path on the full Eurora example proves its optimum,
+	// but its LNS interludes run on the clock, so which of the equal-cost
+	// placements it ends on depends on the machine's load: figures only.
 	addV("cp-default-eurora-json", "--encoding", "cp", euroraExample)
+	cs[len(cs)-1].figuresOnly = true
 	add("cp-default-eurora-table", "-o", "table", "--encoding", "cp", euroraExample)
+	cs[len(cs)-1].figuresOnly = true
 	addV("cp-sat-implicit-json", "--solver", "sat", cpSmall)
 	addV("cp-granularity-json", "--encoding", "cp", "--granularity", "5m", cpSmall)
 	addV("cp-ch-weight-json", "--encoding", "cp", "--ch-weight", "0.001", cpSmall)
@@ -223,7 +228,14 @@ func runGolden(t *testing.T, c goldenCase) string {
 	var b strings.Builder
 	kept := out
 	if c.figuresOnly {
-		kept, _, _ = strings.Cut(kept, `"allocations"`)
+		// JSON: the head before "allocations"; table: the lines before
+		// the jobs' header.
+		if head, _, ok := strings.Cut(kept, `"allocations"`); ok {
+			kept = head
+		} else {
+			kept, _, _ = strings.Cut(kept, "\nJOB ")
+			kept += "\n"
+		}
 		kept += "...\n"
 	}
 	fmt.Fprintf(&b, "$ optsched %s\nexit %d\n--- stdout\n%s--- stderr\n%s", strings.Join(c.args, " "), code, maskTiming(kept), maskTiming(errs))
