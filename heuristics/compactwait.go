@@ -28,6 +28,12 @@ type CompactWait struct {
 	// MinNodes is the smallest job the rule holds back (jobs of fewer
 	// nodes are placed at once); below 2, DefaultCompactMinNodes.
 	MinNodes int
+	// SwitchNodes, when above a job's node count, makes the job wait for
+	// the smallest switches holding SwitchNodes nodes instead of its own
+	// count: with 4 on a tree of pairs in quads, a 2-node job waits for
+	// a quad (CH cost 1,500 at most) rather than a pair, and fits now
+	// whenever one quad has 2 free nodes.
+	SwitchNodes int
 	// PerWait: Fraction bounds each wait the rule predicts (the
 	// switch's time less now at most Fraction × walltime), and Max alone
 	// the wait since submission; otherwise min(Max, Fraction × walltime)
@@ -212,7 +218,7 @@ func DecideCompactWait(cw CompactWait, in CompactInput) CompactDecision {
 		d.Bound = int64(cw.Max / time.Second)
 		limit = min(in.Submit+d.Bound, in.Now+cw.Bound(in.Walltime))
 	}
-	sws := CompactSwitches(in.Topo, in.Nodes)
+	sws := CompactSwitches(in.Topo, max(in.Nodes, cw.SwitchNodes))
 	if len(sws) == 0 {
 		d.Reason = fmt.Sprintf("no switch short of the whole cluster holds %d nodes", in.Nodes)
 		return d
