@@ -34,6 +34,15 @@ type CompactWait struct {
 	// a quad (CH cost 1,500 at most) rather than a pair, and fits now
 	// whenever one quad has 2 free nodes.
 	SwitchNodes int
+	// Elapsed, when above 0, predicts each running job's end from how
+	// long it has run instead of its walltime alone: now + Elapsed ×
+	// its elapsed time (1 s at least), no later than its walltime's end
+	// (PredictEnd). Requested walltimes overstate run times several
+	// times on the archive logs, and a job that has run e seconds is
+	// about as likely to run e more as to end before (the past predicts
+	// the remaining life of heavy-tailed run times); the callers apply
+	// it to running jobs, not to the starts of the cycle.
+	Elapsed float64
 	// PerWait: Fraction bounds each wait the rule predicts (the
 	// switch's time less now at most Fraction × walltime), and Max alone
 	// the wait since submission; otherwise min(Max, Fraction × walltime)
@@ -81,6 +90,17 @@ func (cw CompactWait) Bound(walltime int64) int64 {
 		b = min(b, int64(math.Floor(f*float64(walltime))))
 	}
 	return max(b, 0)
+}
+
+// PredictEnd is the end the rule expects of a job running since start
+// whose walltime ends at end: end itself when Elapsed is 0 or the start
+// is unknown (0 or after now), else min(end, now + max(1, Elapsed ×
+// (now − start))).
+func (cw CompactWait) PredictEnd(now, start, end int64) int64 {
+	if cw.Elapsed <= 0 || start <= 0 || start > now {
+		return end
+	}
+	return min(end, now+max(1, int64(math.Ceil(cw.Elapsed*float64(now-start)))))
 }
 
 func (cw CompactWait) minNodes() int {

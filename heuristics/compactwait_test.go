@@ -268,3 +268,21 @@ func TestCompactWaitSwitchNodes(t *testing.T) {
 		t.Errorf("quads, waits: %+v", d)
 	}
 }
+
+// TestCompactPredictEnd: the walltime's end when Elapsed is 0 or the
+// start unknown; now + Elapsed × elapsed (1 s at least) otherwise, never
+// past the walltime's end.
+func TestCompactPredictEnd(t *testing.T) {
+	for _, c := range []struct {
+		el                   float64
+		now, start, end, want int64
+	}{
+		{0, 100, 40, 500, 500}, {1, 100, 0, 500, 500}, {1, 100, 150, 500, 500},
+		{1, 100, 40, 500, 160}, {2, 100, 40, 500, 220}, {1, 100, 40, 130, 130},
+		{1, 100, 100, 500, 101}, {0.5, 100, 99, 500, 101},
+	} {
+		if got := (CompactWait{Max: time.Hour, Elapsed: c.el}).PredictEnd(c.now, c.start, c.end); got != c.want {
+			t.Errorf("%+v: %d", c, got)
+		}
+	}
+}

@@ -207,3 +207,31 @@ func TestPBSCompactWaitRandom(t *testing.T) {
 		t.Errorf("no plan of 200 held a job for one switch: the test exercises nothing")
 	}
 }
+
+// TestPBSCompactWaitElapsed: J's bound is 0.1 × 200 s = 20 s since its
+// submission 5 s ago; R1's walltime ends in 30 s, past it, so by
+// walltimes J is spread. Every running job has run 10 s: with Elapsed 1
+// each is predicted to end in 10 s, within the bound, and J waits for
+// quad 0; Check accepts both plans.
+func TestPBSCompactWaitElapsed(t *testing.T) {
+	for _, el := range []float64{0, 1} {
+		c := quadCluster(t, 5, false)
+		o := testPlan()
+		o.CompactWait = heuristics.CompactWait{Max: time.Hour, Fraction: 0.1, Elapsed: el}
+		p, err := plan(context.Background(), c, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Check(c.st, c.scope, p); err != nil {
+			t.Fatalf("elapsed %g: %v", el, err)
+		}
+		_, reasons := startedAndReasons(p)
+		waits := strings.Contains(reasons["J.s"], "for a one-switch placement")
+		if waits != (el > 0) || (startOf(p, "J.s") == nil) != (el > 0) {
+			t.Errorf("elapsed %g: J waits %v, started %v (%q)", el, waits, startOf(p, "J.s") != nil, reasons["J.s"])
+		}
+		if el > 0 && (p.Reservation == nil || p.Reservation.Within != "v0,v1,v2,v3") {
+			t.Errorf("elapsed %g: reservation %+v", el, p.Reservation)
+		}
+	}
+}

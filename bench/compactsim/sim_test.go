@@ -93,6 +93,18 @@ func TestSweep(t *testing.T) {
 		{"H30", "HPC2N-2002-2.1-cln.swf.gz", 30000, 150},
 		{"H145", "HPC2N-2002-2.1-cln.swf.gz", 145000, 150},
 	}
+	// OPTSCHED_COMPACT_EXTRA=1 replays 13 more slices instead, fixed on
+	// 2026-11-27 after the first sweeps as a check of what they chose
+	// (none overlaps a judged slice).
+	if os.Getenv("OPTSCHED_COMPACT_EXTRA") != "" {
+		slices = nil
+		for _, from := range []int{2000, 8000, 10000, 14000, 17000, 22000, 27000} {
+			slices = append(slices, slice{fmt.Sprintf("K%02d", from/1000), "KTH-SP2-1996-2.1-cln.swf.gz", from, 150})
+		}
+		for _, from := range []int{20000, 50000, 80000, 120000, 160000, 200000} {
+			slices = append(slices, slice{fmt.Sprintf("H%d", from/1000), "HPC2N-2002-2.1-cln.swf.gz", from, 150})
+		}
+	}
 	if s := os.Getenv("OPTSCHED_COMPACT_SLICES"); s != "" {
 		var keep []slice
 		for _, sl := range slices {
@@ -119,6 +131,12 @@ func TestSweep(t *testing.T) {
 		{"f1-min2q", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, MinNodes: 2, SwitchNodes: 4}, heuristics.TieFirst},
 		{"each1-min2q", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, MinNodes: 2, SwitchNodes: 4, PerWait: true}, heuristics.TieFirst},
 		{"each0.5-min2q", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 0.5, MinNodes: 2, SwitchNodes: 4, PerWait: true}, heuristics.TieFirst},
+		{"f1-el1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, Elapsed: 1}, heuristics.TieFirst},
+		{"f1-el2", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, Elapsed: 2}, heuristics.TieFirst},
+		{"f0.5-el1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 0.5, Elapsed: 1}, heuristics.TieFirst},
+		{"each1-el1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, PerWait: true, Elapsed: 1}, heuristics.TieFirst},
+		{"each0.5-el1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 0.5, PerWait: true, Elapsed: 1}, heuristics.TieFirst},
+		{"each1-min2q-el1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, MinNodes: 2, SwitchNodes: 4, PerWait: true, Elapsed: 1}, heuristics.TieFirst},
 		{"top", heuristics.CompactWait{}, heuristics.TieTopFirst},
 		{"top-f1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1}, heuristics.TieTopFirst},
 		{"align", heuristics.CompactWait{}, heuristics.TieAlign},
