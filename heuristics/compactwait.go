@@ -298,12 +298,20 @@ func DecideCompactWait(cw CompactWait, in CompactInput) CompactDecision {
 		return d
 	}
 	d.Wait, d.Switch, d.Nodes, d.At, d.Extra = true, best.s, best.nodes, best.at, best.extra
-	d.Reason = fmt.Sprintf("waiting up to %s more (compact-wait bound %s, waited %s) for a one-switch placement: no switch that can hold its %d nodes has them free now; switch %s (%d nodes) will have them empty in %s by the running jobs' walltimes",
-		secs(max(limit-in.Now, 0)), secs(d.Bound), secs(d.Waited), in.Nodes, in.Topo.Switch(best.s).Name, len(best.nodes), secs(max(best.at-in.Now, 0)))
+	d.Reason = fmt.Sprintf("waiting up to %s more (compact-wait bound %s, waited %s) for a one-switch placement: no switch that can hold its %d nodes has them free now; switch %s (%d nodes) will have them empty in %s by the running jobs' %s",
+		secs(max(limit-in.Now, 0)), secs(d.Bound), secs(d.Waited), in.Nodes, in.Topo.Switch(best.s).Name, len(best.nodes), secs(max(best.at-in.Now, 0)), cw.basis())
 	if best.at > limit {
 		d.Reason += ", after the bound (--compact-wait-mode blind: it waits out its bound all the same)"
 	}
 	return d
+}
+
+// basis names what the rule predicted the running jobs' ends from.
+func (cw CompactWait) basis() string {
+	if cw.Elapsed > 0 {
+		return fmt.Sprintf("elapsed times (%g × elapsed, walltime at most)", cw.Elapsed)
+	}
+	return "walltimes"
 }
 
 func secs(s int64) string { return (time.Duration(s) * time.Second).String() }

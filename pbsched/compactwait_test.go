@@ -185,13 +185,21 @@ func TestPBSCompactWaitHoldsQuad(t *testing.T) {
 }
 
 // TestPBSCompactWaitRandom: on random clusters, every plan made with the
-// rule on passes Check.
+// rule on (with Elapsed or SwitchNodes on some) passes Check.
 func TestPBSCompactWaitRandom(t *testing.T) {
 	waits := 0
 	for seed := range uint64(200) {
 		c := randomClusterView(t, seed)
 		opt := Options{TimeLimit: time.Second, Solver: catalog.DefaultWindow(), Fallbacks: catalog.WindowFallbacks(), Schedulers: catalog.PartialSchedulers(), Partial: PartialCP,
 			CompactWait: heuristics.CompactWait{Max: 24 * time.Hour, Fraction: 1, MinNodes: 2}}
+		// A third of the seeds predict ends from elapsed times, a third
+		// wait for switches of 4 vnodes at least.
+		switch seed % 3 {
+		case 1:
+			opt.CompactWait.Elapsed = 1
+		case 2:
+			opt.CompactWait.SwitchNodes = 4
+		}
 		p, err := plan(context.Background(), c, opt)
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)

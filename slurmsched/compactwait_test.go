@@ -188,6 +188,12 @@ func TestCompactWaitRandom(t *testing.T) {
 		sc := &Scope{}
 		opt := leafOptions(true)
 		opt.CompactWait.Fraction = 1
+		switch iter % 3 {
+		case 1:
+			opt.CompactWait.Elapsed = 1
+		case 2:
+			opt.CompactWait.Elapsed, opt.CompactWait.MinNodes, opt.CompactWait.SwitchNodes = 2, 2, 4
+		}
 		p, err := Decide(context.Background(), st, sc, opt)
 		if err != nil {
 			t.Fatalf("iteration %d: %v", iter, err)
