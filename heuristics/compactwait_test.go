@@ -274,7 +274,7 @@ func TestCompactWaitSwitchNodes(t *testing.T) {
 // past the walltime's end.
 func TestCompactPredictEnd(t *testing.T) {
 	for _, c := range []struct {
-		el                   float64
+		el                    float64
 		now, start, end, want int64
 	}{
 		{0, 100, 40, 500, 500}, {1, 100, 0, 500, 500}, {1, 100, 150, 500, 500},
