@@ -29,6 +29,13 @@ import (
 // multi-node job keeps its solved nodes. Each job's cost is unchanged,
 // so the window's objective is too.
 func BestFitMulti(w *model.Window, allocs []model.Allocation) {
+	BestFitMultiWith(w, allocs, TieFirst)
+}
+
+// BestFitMultiWith is BestFitMulti with the given rule for the ties the
+// free-node counts leave between candidate switches (before the first
+// switch).
+func BestFitMultiWith(w *model.Window, allocs []model.Allocation, tie FitTie) {
 	t := w.Topology
 	var multi []int
 	held := make(map[int]bool) // by the single-node starts
@@ -109,9 +116,16 @@ func BestFitMulti(w *model.Window, allocs []model.Allocation) {
 		}
 		return out
 	}
+	var ends []int64
+	if tie == TieAlign {
+		ends = switchEnds(w, nil)
+	}
+	var jobEnd int64
 	// less orders two candidate switches: lower, then fuller, then the
-	// fuller parent, and so on up.
+	// fuller parent, and so on up; under TieAlign then the one whose
+	// busy nodes end nearest the job's end, and so on up.
 	less := func(a, b int) bool {
+		a0, b0 := a, b
 		for a >= 0 && b >= 0 {
 			if la, lb := t.Switch(a).Level, t.Switch(b).Level; la != lb {
 				return la < lb
@@ -120,6 +134,11 @@ func BestFitMulti(w *model.Window, allocs []model.Allocation) {
 				return count[a] < count[b]
 			}
 			a, b = t.Switch(a).Parent, t.Switch(b).Parent
+		}
+		for a, b = a0, b0; ends != nil && a >= 0 && b >= 0; a, b = t.Switch(a).Parent, t.Switch(b).Parent {
+			if da, db := absDiff(ends[a], jobEnd), absDiff(ends[b], jobEnd); da != db {
+				return da < db
+			}
 		}
 		return false
 	}
@@ -135,6 +154,7 @@ func BestFitMulti(w *model.Window, allocs []model.Allocation) {
 	for _, i := range multi {
 		k := len(allocs[i].Nodes)
 		want := w.Cost.Cost(t, allocs[i].Nodes)
+		jobEnd = w.Time + w.Jobs[allocs[i].Job].Walltime
 		var best []int
 		bestAt := -1
 		for _, s := range byLevel {
@@ -157,6 +177,11 @@ func BestFitMulti(w *model.Window, allocs []model.Allocation) {
 		placed[i] = best
 		for _, n := range best {
 			take(n)
+			if ends != nil {
+				for _, s := range t.Ancestors(n) {
+					ends[s] = max(ends[s], jobEnd)
+				}
+			}
 		}
 	}
 	for _, i := range multi {

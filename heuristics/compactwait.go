@@ -28,6 +28,21 @@ type CompactWait struct {
 	// MinNodes is the smallest job the rule holds back (jobs of fewer
 	// nodes are placed at once); below 2, DefaultCompactMinNodes.
 	MinNodes int
+	// SwitchNodes, when above a job's node count, makes the job wait for
+	// the smallest switches holding SwitchNodes nodes instead of its own
+	// count: with 4 on a tree of pairs in quads, a 2-node job waits for
+	// a quad (CH cost 1,500 at most) rather than a pair, and fits now
+	// whenever one quad has 2 free nodes.
+	SwitchNodes int
+	// Elapsed, when above 0, predicts each running job's end from how
+	// long it has run instead of its walltime alone: now + Elapsed ×
+	// its elapsed time (1 s at least), no later than its walltime's end
+	// (PredictEnd). Requested walltimes overstate run times several
+	// times on the archive logs, and a job that has run e seconds is
+	// about as likely to run e more as to end before (the past predicts
+	// the remaining life of heavy-tailed run times); the callers apply
+	// it to running jobs, not to the starts of the cycle.
+	Elapsed float64
 	// PerWait: Fraction bounds each wait the rule predicts (the
 	// switch's time less now at most Fraction × walltime), and Max alone
 	// the wait since submission; otherwise min(Max, Fraction × walltime)
@@ -75,6 +90,17 @@ func (cw CompactWait) Bound(walltime int64) int64 {
 		b = min(b, int64(math.Floor(f*float64(walltime))))
 	}
 	return max(b, 0)
+}
+
+// PredictEnd is the end the rule expects of a job running since start
+// whose walltime ends at end: end itself when Elapsed is 0 or the start
+// is unknown (0 or after now), else min(end, now + max(1, Elapsed ×
+// (now − start))).
+func (cw CompactWait) PredictEnd(now, start, end int64) int64 {
+	if cw.Elapsed <= 0 || start <= 0 || start > now {
+		return end
+	}
+	return min(end, now+max(1, int64(math.Ceil(cw.Elapsed*float64(now-start)))))
 }
 
 func (cw CompactWait) minNodes() int {
@@ -212,7 +238,7 @@ func DecideCompactWait(cw CompactWait, in CompactInput) CompactDecision {
 		d.Bound = int64(cw.Max / time.Second)
 		limit = min(in.Submit+d.Bound, in.Now+cw.Bound(in.Walltime))
 	}
-	sws := CompactSwitches(in.Topo, in.Nodes)
+	sws := CompactSwitches(in.Topo, max(in.Nodes, cw.SwitchNodes))
 	if len(sws) == 0 {
 		d.Reason = fmt.Sprintf("no switch short of the whole cluster holds %d nodes", in.Nodes)
 		return d
@@ -272,12 +298,20 @@ func DecideCompactWait(cw CompactWait, in CompactInput) CompactDecision {
 		return d
 	}
 	d.Wait, d.Switch, d.Nodes, d.At, d.Extra = true, best.s, best.nodes, best.at, best.extra
-	d.Reason = fmt.Sprintf("waiting up to %s more (compact-wait bound %s, waited %s) for a one-switch placement: no switch that can hold its %d nodes has them free now; switch %s (%d nodes) will have them empty in %s by the running jobs' walltimes",
-		secs(max(limit-in.Now, 0)), secs(d.Bound), secs(d.Waited), in.Nodes, in.Topo.Switch(best.s).Name, len(best.nodes), secs(max(best.at-in.Now, 0)))
+	d.Reason = fmt.Sprintf("waiting up to %s more (compact-wait bound %s, waited %s) for a one-switch placement: no switch that can hold its %d nodes has them free now; switch %s (%d nodes) will have them empty in %s by the running jobs' %s",
+		secs(max(limit-in.Now, 0)), secs(d.Bound), secs(d.Waited), in.Nodes, in.Topo.Switch(best.s).Name, len(best.nodes), secs(max(best.at-in.Now, 0)), cw.basis())
 	if best.at > limit {
 		d.Reason += ", after the bound (--compact-wait-mode blind: it waits out its bound all the same)"
 	}
 	return d
+}
+
+// basis names what the rule predicted the running jobs' ends from.
+func (cw CompactWait) basis() string {
+	if cw.Elapsed > 0 {
+		return fmt.Sprintf("elapsed times (%g × elapsed, walltime at most)", cw.Elapsed)
+	}
+	return "walltimes"
 }
 
 func secs(s int64) string { return (time.Duration(s) * time.Second).String() }

@@ -240,3 +240,49 @@ func TestCompactWaitBlind(t *testing.T) {
 func switchNodes(t *model.Topology, s int) []int {
 	return nodesUnder(t, []int{s})[s]
 }
+
+// TestCompactWaitSwitchNodes: a 2-node job (MinNodes 2) with nodes 4
+// and 6 free (quad 1, two pairs) and no free pair: it waits for a pair
+// by default; with SwitchNodes 4 it fits now within quad 1; with nodes 4
+// and 8 free (two quads) it waits for a quad.
+func TestCompactWaitSwitchNodes(t *testing.T) {
+	in := compactCase(t)
+	in.Free = make([]bool, 16)
+	for id := range 16 {
+		in.EmptyAt[id] = in.Now + 50
+	}
+	in.Free[4], in.Free[6] = true, true
+	in.EmptyAt[4], in.EmptyAt[6] = in.Now, in.Now
+	in.Nodes = 2
+	cw := CompactWait{Max: time.Hour, MinNodes: 2}
+	if d := DecideCompactWait(cw, in); !d.Wait || in.Topo.Switch(d.Switch).Level != 1 {
+		t.Errorf("pairs: %+v", d)
+	}
+	cw.SwitchNodes = 4
+	if d := DecideCompactWait(cw, in); d.Wait || !strings.Contains(d.Reason, "fits now within switch pod1") {
+		t.Errorf("quads, fits: %+v", d)
+	}
+	in.Free[6], in.EmptyAt[6] = false, in.Now+50
+	in.Free[8], in.EmptyAt[8] = true, in.Now
+	if d := DecideCompactWait(cw, in); !d.Wait || in.Topo.Switch(d.Switch).Level != 2 || len(d.Nodes) != 4 {
+		t.Errorf("quads, waits: %+v", d)
+	}
+}
+
+// TestCompactPredictEnd: the walltime's end when Elapsed is 0 or the
+// start unknown; now + Elapsed × elapsed (1 s at least) otherwise, never
+// past the walltime's end.
+func TestCompactPredictEnd(t *testing.T) {
+	for _, c := range []struct {
+		el                    float64
+		now, start, end, want int64
+	}{
+		{0, 100, 40, 500, 500}, {1, 100, 0, 500, 500}, {1, 100, 150, 500, 500},
+		{1, 100, 40, 500, 160}, {2, 100, 40, 500, 220}, {1, 100, 40, 130, 130},
+		{1, 100, 100, 500, 101}, {0.5, 100, 99, 500, 101},
+	} {
+		if got := (CompactWait{Max: time.Hour, Elapsed: c.el}).PredictEnd(c.now, c.start, c.end); got != c.want {
+			t.Errorf("%+v: %d", c, got)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/optsched/optsched/heuristics"
+	"github.com/optsched/optsched/model/pbs"
 )
 
 // compactWait asks the compact-or-wait rule (heuristics.DecideCompactWait)
@@ -23,10 +24,30 @@ func (c *cluster) compactWait(cw heuristics.CompactWait, cand *candidate, fit *f
 		in.EmptyAt[i] = heuristics.CompactNever
 	}
 	times := c.emptyTimes(claims)
+	// With cw.Elapsed, a vnode whose last end is a running job's is empty
+	// when the latest of its running jobs' predicted ends comes.
+	predicted := map[string]int64{}
+	running := map[string]bool{}
+	if cw.Elapsed > 0 {
+		for i := range c.st.Jobs.Jobs {
+			j := &c.st.Jobs.Jobs[i]
+			if len(j.ExecVnode) == 0 {
+				continue
+			}
+			running[j.ID] = true
+			p := cw.PredictEnd(c.st.Now, j.STime, c.runningEnd(j))
+			for _, name := range pbs.Vnodes(j.ExecVnode) {
+				predicted[name] = max(predicted[name], p)
+			}
+		}
+	}
 	for _, v := range c.vnodes {
 		in.Free[v.id] = fit.idleNow(v)
 		if e, ok := times[v.n.Name]; ok && !in.Free[v.id] {
 			in.EmptyAt[v.id] = e.t
+			if p, ok := predicted[v.n.Name]; ok && running[e.by] {
+				in.EmptyAt[v.id] = min(e.t, p)
+			}
 		} else if in.Free[v.id] {
 			in.EmptyAt[v.id] = c.st.Now
 		}

@@ -185,13 +185,21 @@ func TestPBSCompactWaitHoldsQuad(t *testing.T) {
 }
 
 // TestPBSCompactWaitRandom: on random clusters, every plan made with the
-// rule on passes Check.
+// rule on (with Elapsed or SwitchNodes on some) passes Check.
 func TestPBSCompactWaitRandom(t *testing.T) {
 	waits := 0
 	for seed := range uint64(200) {
 		c := randomClusterView(t, seed)
 		opt := Options{TimeLimit: time.Second, Solver: catalog.DefaultWindow(), Fallbacks: catalog.WindowFallbacks(), Schedulers: catalog.PartialSchedulers(), Partial: PartialCP,
 			CompactWait: heuristics.CompactWait{Max: 24 * time.Hour, Fraction: 1, MinNodes: 2}}
+		// A third of the seeds predict ends from elapsed times, a third
+		// wait for switches of 4 vnodes at least.
+		switch seed % 3 {
+		case 1:
+			opt.CompactWait.Elapsed = 1
+		case 2:
+			opt.CompactWait.SwitchNodes = 4
+		}
 		p, err := plan(context.Background(), c, opt)
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
@@ -205,5 +213,33 @@ func TestPBSCompactWaitRandom(t *testing.T) {
 	}
 	if waits == 0 {
 		t.Errorf("no plan of 200 held a job for one switch: the test exercises nothing")
+	}
+}
+
+// TestPBSCompactWaitElapsed: J's bound is 0.1 × 200 s = 20 s since its
+// submission 5 s ago; R1's walltime ends in 30 s, past it, so by
+// walltimes J is spread. Every running job has run 10 s: with Elapsed 1
+// each is predicted to end in 10 s, within the bound, and J waits for
+// quad 0; Check accepts both plans.
+func TestPBSCompactWaitElapsed(t *testing.T) {
+	for _, el := range []float64{0, 1} {
+		c := quadCluster(t, 5, false)
+		o := testPlan()
+		o.CompactWait = heuristics.CompactWait{Max: time.Hour, Fraction: 0.1, Elapsed: el}
+		p, err := plan(context.Background(), c, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Check(c.st, c.scope, p); err != nil {
+			t.Fatalf("elapsed %g: %v", el, err)
+		}
+		_, reasons := startedAndReasons(p)
+		waits := strings.Contains(reasons["J.s"], "for a one-switch placement")
+		if waits != (el > 0) || (startOf(p, "J.s") == nil) != (el > 0) {
+			t.Errorf("elapsed %g: J waits %v, started %v (%q)", el, waits, startOf(p, "J.s") != nil, reasons["J.s"])
+		}
+		if el > 0 && (p.Reservation == nil || p.Reservation.Within != "v0,v1,v2,v3") {
+			t.Errorf("elapsed %g: reservation %+v", el, p.Reservation)
+		}
 	}
 }

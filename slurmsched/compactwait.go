@@ -39,6 +39,8 @@ func compactWait(cw heuristics.CompactWait, st *State, sc *Scope, topo *model.To
 			t := job.EndTime
 			if job.State == "SUSPENDED" || t <= 0 {
 				t = heuristics.CompactNever
+			} else {
+				t = cw.PredictEnd(now, job.StartTime, t)
 			}
 			later(names, max(t, now+1))
 		case InFlight(job):

@@ -188,6 +188,12 @@ func TestCompactWaitRandom(t *testing.T) {
 		sc := &Scope{}
 		opt := leafOptions(true)
 		opt.CompactWait.Fraction = 1
+		switch iter % 3 {
+		case 1:
+			opt.CompactWait.Elapsed = 1
+		case 2:
+			opt.CompactWait.Elapsed, opt.CompactWait.MinNodes, opt.CompactWait.SwitchNodes = 2, 2, 4
+		}
 		p, err := Decide(context.Background(), st, sc, opt)
 		if err != nil {
 			t.Fatalf("iteration %d: %v", iter, err)
@@ -211,5 +217,32 @@ func TestCompactWaitRandom(t *testing.T) {
 	}
 	if waits == 0 {
 		t.Fatal("no job waited for a leaf in 300 random cycles: the test exercises nothing")
+	}
+}
+
+// TestCompactWaitElapsed: job 1's bound is 0.1 × 4 min = 24 s since its
+// submission 5 s ago; job 91's time limit ends in 30 s, past it, so by
+// time limits job 1 is spread. Every running job has run 10 s: with
+// Elapsed 1 each is predicted to end in 10 s, within the bound, and job
+// 1 waits for leaf 0; Check accepts both plans.
+func TestCompactWaitElapsed(t *testing.T) {
+	for _, el := range []float64{0, 1} {
+		st := leafState(5, false)
+		o := leafOptions(false)
+		o.CompactWait = heuristics.CompactWait{Max: time.Hour, Fraction: 0.1, Elapsed: el}
+		p, err := Decide(context.Background(), st, &Scope{}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Check(st, &Scope{}, p); err != nil {
+			t.Fatalf("elapsed %g: %v", el, err)
+		}
+		s := startOf(p, "1")
+		if el == 0 && (s == nil || len(leavesOf(s.Nodes)) < 2) {
+			t.Errorf("elapsed 0: job 1 %+v (deferred %+v)", s, p.Deferred)
+		}
+		if el > 0 && (s != nil || len(p.Deferred) != 1 || !strings.Contains(p.Deferred[0].Reason, "switch l0 (4 nodes) will have them empty in 10s")) {
+			t.Errorf("elapsed %g: job 1 %+v (deferred %+v)", el, s, p.Deferred)
+		}
 	}
 }

@@ -93,6 +93,18 @@ func TestSweep(t *testing.T) {
 		{"H30", "HPC2N-2002-2.1-cln.swf.gz", 30000, 150},
 		{"H145", "HPC2N-2002-2.1-cln.swf.gz", 145000, 150},
 	}
+	// OPTSCHED_COMPACT_EXTRA=1 replays 12 more slices instead, fixed on
+	// 2026-11-27 after the first sweeps as a check of what they chose
+	// (none overlaps a judged slice).
+	if os.Getenv("OPTSCHED_COMPACT_EXTRA") != "" {
+		slices = nil
+		for _, from := range []int{2000, 8000, 10000, 14000, 17000, 22000, 27000} {
+			slices = append(slices, slice{fmt.Sprintf("K%02d", from/1000), "KTH-SP2-1996-2.1-cln.swf.gz", from, 150})
+		}
+		for _, from := range []int{20000, 50000, 80000, 160000, 200000} {
+			slices = append(slices, slice{fmt.Sprintf("H%d", from/1000), "HPC2N-2002-2.1-cln.swf.gz", from, 150})
+		}
+	}
 	if s := os.Getenv("OPTSCHED_COMPACT_SLICES"); s != "" {
 		var keep []slice
 		for _, sl := range slices {
@@ -105,21 +117,41 @@ func TestSweep(t *testing.T) {
 	settings := []struct {
 		name string
 		cw   heuristics.CompactWait
+		tie  heuristics.FitTie
 	}{
-		{"off", heuristics.CompactWait{}},
-		{"f0.5", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 0.5}},
-		{"f1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1}},
-		{"f1-min2", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, MinNodes: 2}},
-		{"each0.5", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 0.5, PerWait: true}},
-		{"each1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, PerWait: true}},
-		{"blind1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, Blind: true}},
-		{"blind0.5", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 0.5, Blind: true}},
-		{"blind0.25", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 0.25, Blind: true}},
+		{name: "off"},
+		{"f0.5", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 0.5}, heuristics.TieFirst},
+		{"f1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1}, heuristics.TieFirst},
+		{"f1-min2", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, MinNodes: 2}, heuristics.TieFirst},
+		{"each0.5", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 0.5, PerWait: true}, heuristics.TieFirst},
+		{"each1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, PerWait: true}, heuristics.TieFirst},
+		{"blind1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, Blind: true}, heuristics.TieFirst},
+		{"blind0.5", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 0.5, Blind: true}, heuristics.TieFirst},
+		{"blind0.25", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 0.25, Blind: true}, heuristics.TieFirst},
+		{"f1-min2q", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, MinNodes: 2, SwitchNodes: 4}, heuristics.TieFirst},
+		{"each1-min2q", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, MinNodes: 2, SwitchNodes: 4, PerWait: true}, heuristics.TieFirst},
+		{"each0.5-min2q", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 0.5, MinNodes: 2, SwitchNodes: 4, PerWait: true}, heuristics.TieFirst},
+		{"f1-el1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, Elapsed: 1}, heuristics.TieFirst},
+		{"f1-el2", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, Elapsed: 2}, heuristics.TieFirst},
+		{"f0.5-el1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 0.5, Elapsed: 1}, heuristics.TieFirst},
+		{"each1-el1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, PerWait: true, Elapsed: 1}, heuristics.TieFirst},
+		{"each0.5-el1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 0.5, PerWait: true, Elapsed: 1}, heuristics.TieFirst},
+		{"each1-min2q-el1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, MinNodes: 2, SwitchNodes: 4, PerWait: true, Elapsed: 1}, heuristics.TieFirst},
+		{"each1-el1-max30", heuristics.CompactWait{Max: 30 * time.Second, Fraction: 1, PerWait: true, Elapsed: 1}, heuristics.TieFirst},
+		{"each1-min2q-el1-max30", heuristics.CompactWait{Max: 30 * time.Second, Fraction: 1, MinNodes: 2, SwitchNodes: 4, PerWait: true, Elapsed: 1}, heuristics.TieFirst},
+		{"each1-min2q-max30", heuristics.CompactWait{Max: 30 * time.Second, Fraction: 1, MinNodes: 2, SwitchNodes: 4, PerWait: true}, heuristics.TieFirst},
+		{"f1-min2q-el1-max30", heuristics.CompactWait{Max: 30 * time.Second, Fraction: 1, MinNodes: 2, SwitchNodes: 4, Elapsed: 1}, heuristics.TieFirst},
+		{"top", heuristics.CompactWait{}, heuristics.TieTopFirst},
+		{"top-f1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1}, heuristics.TieTopFirst},
+		{"align", heuristics.CompactWait{}, heuristics.TieAlign},
+		{"align-f1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1}, heuristics.TieAlign},
+		{"align-each1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, PerWait: true}, heuristics.TieAlign},
 	}
 	if s := os.Getenv("OPTSCHED_COMPACT_SETTINGS"); s != "" {
 		var keep []struct {
 			name string
 			cw   heuristics.CompactWait
+			tie  heuristics.FitTie
 		}
 		for _, st := range settings {
 			if strings.Contains(","+s+",", ","+st.name+",") {
@@ -152,7 +184,7 @@ func TestSweep(t *testing.T) {
 	}
 	for _, sl := range slices {
 		for _, s := range settings {
-			rs, sum, err := Simulate(context.Background(), logs[sl.name], Options{Compact: s.cw, Server: os.Getenv("OPTSCHED_COMPACT_SERVER")})
+			rs, sum, err := Simulate(context.Background(), logs[sl.name], Options{Compact: s.cw, FitTie: s.tie, Server: os.Getenv("OPTSCHED_COMPACT_SERVER")})
 			if err != nil {
 				t.Fatalf("%s %s: %v", sl.name, s.name, err)
 			}

@@ -16,6 +16,8 @@ type compactFlags struct {
 	fraction float64
 	minNodes int
 	mode     string
+	elapsed  float64
+	switchN  int
 }
 
 // The modes of --compact-wait-mode.
@@ -30,6 +32,8 @@ func (c *compactFlags) add(f *pflag.FlagSet, sw, hold string) {
 	f.Float64Var(&c.fraction, "compact-wait-fraction", heuristics.DefaultCompactFraction, "the compact wait's bound as a fraction of the job's requested walltime (see --compact-wait)")
 	f.StringVar(&c.mode, "compact-wait-mode", compactSinceSubmit, "what --compact-wait-fraction bounds: since-submit (the wait since submission: min(--compact-wait, fraction × walltime)) each-wait (each wait the rule predicts, while --compact-wait alone bounds the wait since submission), or blind (as since-submit, but the job waits out its bound whatever the running jobs' walltimes predict, as placement sets and Slurm's --switches do)")
 	f.IntVar(&c.minNodes, "compact-wait-min-nodes", heuristics.DefaultCompactMinNodes, "the fewest nodes of a job the compact wait holds back (at least 2; see --compact-wait)")
+	f.Float64Var(&c.elapsed, "compact-wait-elapsed", 0, "when above 0, the compact wait predicts each running job's end as now + this × the time it has run (1 s at least), no later than its walltime's end, instead of its walltime's end (see --compact-wait)")
+	f.IntVar(&c.switchN, "compact-wait-switch-nodes", 0, "when above a job's node count, the compact wait makes it wait for the smallest switches of this many nodes instead (4: a 2-node job waits for a quad, not a pair; see --compact-wait)")
 }
 
 func (c *compactFlags) validate() error {
@@ -42,10 +46,15 @@ func (c *compactFlags) validate() error {
 		return usageError{fmt.Errorf("--compact-wait-mode must be %s, %s or %s, got %q", compactSinceSubmit, compactEachWait, compactBlind, c.mode)}
 	case c.minNodes < 2:
 		return usageError{fmt.Errorf("--compact-wait-min-nodes must be at least 2, got %d", c.minNodes)}
+	case !(c.elapsed >= 0) || c.elapsed > 1000:
+		return usageError{fmt.Errorf("--compact-wait-elapsed must be in [0, 1000], got %v", c.elapsed)}
+	case c.switchN < 0:
+		return usageError{fmt.Errorf("--compact-wait-switch-nodes must not be negative, got %d", c.switchN)}
 	}
 	return nil
 }
 
 func (c *compactFlags) rule() heuristics.CompactWait {
-	return heuristics.CompactWait{Max: c.max, Fraction: c.fraction, MinNodes: c.minNodes, PerWait: c.mode == compactEachWait, Blind: c.mode == compactBlind}
+	return heuristics.CompactWait{Max: c.max, Fraction: c.fraction, MinNodes: c.minNodes, PerWait: c.mode == compactEachWait, Blind: c.mode == compactBlind,
+		Elapsed: c.elapsed, SwitchNodes: c.switchN}
 }

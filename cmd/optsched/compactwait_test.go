@@ -21,6 +21,8 @@ func TestCompactWaitFlags(t *testing.T) {
 			{"--compact-wait 1m --compact-wait-fraction 1.5", "--compact-wait-fraction must be in (0, 1]"},
 			{"--compact-wait 1m --compact-wait-min-nodes 1", "--compact-wait-min-nodes must be at least 2"},
 			{"--compact-wait 1m --compact-wait-mode sometimes", `--compact-wait-mode must be since-submit, each-wait or blind, got "sometimes"`},
+			{"--compact-wait 1m --compact-wait-elapsed -1", "--compact-wait-elapsed must be in [0, 1000]"},
+			{"--compact-wait 1m --compact-wait-switch-nodes -2", "--compact-wait-switch-nodes must not be negative"},
 		} {
 			args := append([]string{server, "plan"}, strings.Fields(c.args)...)
 			if code, _, errs := optsched(t, "", args...); code != exitUsage || !strings.Contains(errs, c.want) {
@@ -46,8 +48,15 @@ func TestCompactWaitModes(t *testing.T) {
 		if err := c.validate(); err != nil {
 			t.Fatalf("%s: %v", mode, err)
 		}
-		if r := c.rule(); r.PerWait != want[0] || r.Blind != want[1] {
-			t.Errorf("%s: PerWait %v, Blind %v", mode, r.PerWait, r.Blind)
+		if r := c.rule(); r.PerWait != want[0] || r.Blind != want[1] || r.Elapsed != 0 || r.SwitchNodes != 0 {
+			t.Errorf("%s: %+v", mode, r)
 		}
+	}
+	c := compactFlags{max: time.Minute, fraction: 1, minNodes: 2, mode: compactEachWait, elapsed: 1, switchN: 4}
+	if err := c.validate(); err != nil {
+		t.Fatal(err)
+	}
+	if r := c.rule(); r.Elapsed != 1 || r.SwitchNodes != 4 || r.MinNodes != 2 || !r.PerWait {
+		t.Errorf("--compact-wait-elapsed 1 --compact-wait-switch-nodes 4: %+v", r)
 	}
 }
