@@ -58,7 +58,7 @@ const (
 //
 // Solvers, in order: sat (seeded by the PBS list schedules) within the
 // time limit, then the PBS FIFO list schedule, then the first fit. Every
-// schedule passes solver.ScheduleWindow's checks (model.Check) before it
+// schedule passes solver.SolveWindow's checks (model.Check) before it
 // is used, and the qrun commands then pass Check like every other.
 
 // cpEligible says why a partial-node candidate cannot go to the cp
@@ -278,7 +278,7 @@ func schedulePartialCP(ctx context.Context, c *cluster, cands []*candidate, held
 				ss.Name(), len(w.Jobs), cp.Options(w)/len(w.Jobs), left.Round(time.Millisecond)))
 			continue
 		}
-		r, err := solver.ScheduleWindow(ctx, w, s, solver.ScheduleOptions{}, left)
+		r, err := solver.SolveWindow(ctx, w, s, solver.Options{TimeLimit: left})
 		switch {
 		case err != nil:
 			failures = append(failures, fmt.Errorf("%s: %w", s.Name(), err))
