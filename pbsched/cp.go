@@ -13,7 +13,6 @@ import (
 	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/model/pbs"
-	"github.com/optsched/optsched/output"
 	"github.com/optsched/optsched/solver"
 	"github.com/optsched/optsched/solver/sat"
 )
@@ -243,17 +242,6 @@ func (c *cluster) cpWindow(cands []*candidate, held map[string]bool, wholeUntil 
 	return w
 }
 
-// CPDoc summarises the partial-node cp schedule of a cycle.
-type CPDoc struct {
-	Jobs      int      `json:"jobs"`
-	Status    string   `json:"status"`
-	Solver    string   `json:"solver"`
-	Objective *float64 `json:"objective"`
-	Bound     *float64 `json:"bound"`
-	ElapsedMS float64  `json:"elapsed_ms"`
-	Fallback  string   `json:"fallback,omitempty"`
-}
-
 // schedulePartialCP schedules the cp candidates. It returns the starts of
 // now and the deferrals (later starts with their planned time); ok is
 // false when every scheduler failed (the caller falls back to the first
@@ -262,7 +250,7 @@ func schedulePartialCP(ctx context.Context, c *cluster, cands []*candidate, held
 	opt Options, p *placement) (starts []*Start, deferred []Reason, why string, ok bool) {
 	w := c.cpWindow(cands, held, wholeUntil, ff)
 	scheds := opt.Schedulers
-	p.CP = &CPDoc{Jobs: len(w.Jobs), Status: "none", Solver: "none"}
+	p.CP = &SolveDoc[float64]{Jobs: len(w.Jobs), Status: "none", Solver: "none"}
 	var failures []error
 	var res *solver.ScheduleResult
 	// The schedulers share four fifths of half the time limit (no more
@@ -307,10 +295,7 @@ func schedulePartialCP(ctx context.Context, c *cluster, cands []*candidate, held
 		copy(res.Allocations, checked)
 		p.Notes = append(p.Notes, fmt.Sprintf("compacting the partial-node starts gave an infeasible schedule, which was dropped: %v", err))
 	}
-	head := *res // the summary only: its document would list every allocation
-	head.Allocations, head.Deferred = nil, nil
-	d := output.Answer(w, &head)
-	p.CP.Status, p.CP.Solver, p.CP.Objective, p.CP.Bound, p.CP.ElapsedMS = d.Status, d.Solver, d.Objective, d.Bound, d.ElapsedMS
+	*p.CP = solveDoc(w, res, p.CP.Fallback)
 	p.CPWindow, p.CPAllocs = w, res.Allocations
 	for _, a := range res.Allocations {
 		cand := cands[a.Job]

@@ -64,10 +64,10 @@ type Plan struct {
 	Window *model.Window
 	Allocs []model.Allocation
 	// Solve summarises the window solve.
-	Solve SolveDoc
+	Solve SolveDoc[int64]
 	// CP summarises the partial-node cp schedule (nil when there was
 	// none); CPWindow and CPAllocs are its window and checked schedule.
-	CP       *CPDoc
+	CP       *SolveDoc[float64]
 	CPWindow *model.Window
 	CPAllocs []model.Allocation
 	Notes    []string
@@ -106,17 +106,29 @@ func (c *cluster) header() Header {
 	return h
 }
 
-// SolveDoc reports the whole-node window solve.
-type SolveDoc struct {
+// SolveDoc reports one solve of a cycle: the whole-node window
+// (SolveDoc[int64], its objective the CH cost) or the partial-node cp
+// schedule (SolveDoc[float64], its objective the total queue time).
+type SolveDoc[O solver.ObjectiveValue] struct {
 	Jobs      int      `json:"jobs"`
 	Status    string   `json:"status"`
 	Solver    string   `json:"solver"`
-	Objective *int64   `json:"objective"`
+	Objective *O       `json:"objective"`
 	Bound     *float64 `json:"bound"`
 	Gap       *float64 `json:"gap"`
 	ElapsedMS float64  `json:"elapsed_ms"`
-	// Fallback says why the heuristic fallback placed the jobs, when it did.
+	// Fallback says why a fallback placed the jobs, when one did.
 	Fallback string `json:"fallback,omitempty"`
+}
+
+// solveDoc returns the report of res, the answer of the solve of window
+// w, with the fallback note fallback.
+func solveDoc[O solver.ObjectiveValue](w *model.Window, res *solver.WindowAnswer[O], fallback string) SolveDoc[O] {
+	head := *res // the figures only: its document would list every allocation
+	head.Allocations, head.Deferred = nil, nil
+	d := output.Answer(w, &head)
+	return SolveDoc[O]{Jobs: len(w.Jobs), Status: d.Status, Solver: d.Solver, Objective: d.Objective, Bound: d.Bound, Gap: d.Gap,
+		ElapsedMS: d.ElapsedMS, Fallback: fallback}
 }
 
 // Options are the decision settings of a cycle.
@@ -433,9 +445,7 @@ func solveWithFallback(ctx context.Context, w *model.Window, opt Options, p *pla
 	if res == nil {
 		return nil, fmt.Errorf("whole-node window: every solver failed: %w", errors.Join(failures...))
 	}
-	d := output.Answer(w, res)
-	p.Solve.Status, p.Solve.Solver = d.Status, d.Solver
-	p.Solve.Objective, p.Solve.Bound, p.Solve.Gap, p.Solve.ElapsedMS = d.Objective, d.Bound, d.Gap, d.ElapsedMS
+	p.Solve = solveDoc(w, res, p.Solve.Fallback)
 	return res, nil
 }
 
