@@ -251,33 +251,20 @@ func schedulePartialCP(ctx context.Context, c *cluster, cands []*candidate, held
 	w := c.cpWindow(cands, held, wholeUntil, ff)
 	scheds := opt.Schedulers
 	p.CP = &SolveDoc[float64]{Jobs: len(w.Jobs), Status: "none", Solver: "none"}
-	var failures []error
-	var res *solver.ScheduleResult
 	// The schedulers share four fifths of half the time limit (no more
 	// than the cycle has left); compacting their schedule takes the rest.
 	end := time.Now().Add(opt.left(opt.TimeLimit / 2))
 	until := time.Now().Add(time.Until(end) * 4 / 5)
-	for _, s := range scheds {
+	res, failures := firstAnswer(ctx, w, scheds, "schedule", func(s solver.Scheduler) (solver.Options, error) {
 		left := max(time.Millisecond, time.Until(until))
-		if ss, ok := s.(sat.Solver); ok && len(w.Jobs) > 0 && !cp.Fits(cp.Options(w), left) {
+		if _, ok := s.(sat.Solver); ok && len(w.Jobs) > 0 && !cp.Fits(cp.Options(w), left) {
 			// sat would only run its list schedules, which do not stop
 			// with a partial schedule: the next scheduler takes the time.
-			failures = append(failures, fmt.Errorf("%s: the window of %d jobs on %d usable vnodes is too large to model within %v",
-				ss.Name(), len(w.Jobs), cp.Options(w)/len(w.Jobs), left.Round(time.Millisecond)))
-			continue
+			return solver.Options{}, fmt.Errorf("the window of %d jobs on %d usable vnodes is too large to model within %v",
+				len(w.Jobs), cp.Options(w)/len(w.Jobs), left.Round(time.Millisecond))
 		}
-		r, err := solver.SolveWindow(ctx, w, s, solver.Options{TimeLimit: left})
-		switch {
-		case err != nil:
-			failures = append(failures, fmt.Errorf("%s: %w", s.Name(), err))
-			continue
-		case r.Status == solver.Unknown || r.Status == solver.Infeasible:
-			failures = append(failures, fmt.Errorf("%s: %s, no schedule", s.Name(), r.Status))
-			continue
-		}
-		res = r
-		break
-	}
+		return solver.Options{TimeLimit: left}, nil
+	})
 	if res == nil {
 		return nil, nil, errors.Join(failures...).Error(), false
 	}

@@ -419,34 +419,45 @@ func fitKey(cand *candidate) string {
 // only when every one of them failed.
 func solveWithFallback(ctx context.Context, w *model.Window, opt Options, p *placement) (*solver.WindowResult, error) {
 	p.Solve.Jobs = len(w.Jobs)
-	var failures []error
-	try := func(s solver.Solver) *solver.WindowResult {
-		res, err := solver.SolveWindow(ctx, w, s, solver.Options{TimeLimit: opt.left(opt.TimeLimit)})
-		switch {
-		case err != nil:
-			failures = append(failures, fmt.Errorf("%s: %w", s.Name(), err))
-			return nil
-		case res.Status == solver.Unknown || res.Status == solver.Infeasible:
-			failures = append(failures, fmt.Errorf("%s: %s, no allocation", s.Name(), res.Status))
-			return nil
-		}
-		return res
-	}
-	res := try(opt.Solver)
-	for _, fb := range opt.Fallbacks {
-		if res != nil {
-			break
-		}
-		if res = try(fb); res != nil {
-			p.Solve.Fallback = fmt.Sprintf("%v; the %s heuristic placed the whole-node jobs", errors.Join(failures...), fb.Name())
-			p.Notes = append(p.Notes, "window solver failed, fallback used: "+p.Solve.Fallback)
-		}
-	}
+	ss := append([]solver.Solver{opt.Solver}, opt.Fallbacks...)
+	res, failures := firstAnswer(ctx, w, ss, "allocation",
+		func(solver.Solver) (solver.Options, error) { return solver.Options{TimeLimit: opt.left(opt.TimeLimit)}, nil })
 	if res == nil {
 		return nil, fmt.Errorf("whole-node window: every solver failed: %w", errors.Join(failures...))
 	}
-	p.Solve = solveDoc(w, res, p.Solve.Fallback)
+	var fallback string
+	if len(failures) > 0 { // the failures are ss's first ones, in order
+		fallback = fmt.Sprintf("%v; the %s heuristic placed the whole-node jobs", errors.Join(failures...), ss[len(failures)].Name())
+		p.Notes = append(p.Notes, "window solver failed, fallback used: "+fallback)
+	}
+	p.Solve = solveDoc(w, res, fallback)
 	return res, nil
+}
+
+// firstAnswer solves w with each of ss in turn (solver.SolveWindow, with
+// the options opt gives, or skipped with its error) until one answers
+// with an allocation (what: allocation, schedule), and returns that
+// answer (nil when none did) and why each before it failed, one error
+// a solver of ss in order.
+func firstAnswer[O solver.ObjectiveValue](ctx context.Context, w *model.Window, ss []solver.SolverOf[O], what string,
+	opt func(solver.SolverOf[O]) (solver.Options, error)) (*solver.WindowAnswer[O], []error) {
+	var failures []error
+	for _, s := range ss {
+		o, err := opt(s)
+		var res *solver.WindowAnswer[O]
+		if err == nil {
+			res, err = solver.SolveWindow(ctx, w, s, o)
+		}
+		switch {
+		case err != nil:
+			failures = append(failures, fmt.Errorf("%s: %w", s.Name(), err))
+		case res.Status == solver.Unknown || res.Status == solver.Infeasible:
+			failures = append(failures, fmt.Errorf("%s: %s, no %s", s.Name(), res.Status, what))
+		default:
+			return res, failures
+		}
+	}
+	return nil, failures
 }
 
 // left returns the time limit of one solve of the cycle: at most want,
