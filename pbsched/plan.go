@@ -421,7 +421,9 @@ func solveWithFallback(ctx context.Context, w *model.Window, opt Options, p *pla
 	p.Solve.Jobs = len(w.Jobs)
 	ss := append([]solver.Solver{opt.Solver}, opt.Fallbacks...)
 	res, failures := firstAnswer(ctx, w, ss, "allocation",
-		func(solver.Solver) (solver.Options, error) { return solver.Options{TimeLimit: opt.left(opt.TimeLimit)}, nil })
+		func(solver.Solver) (solver.Options, error) {
+			return solver.Options{TimeLimit: opt.left(opt.TimeLimit)}, nil
+		})
 	if res == nil {
 		return nil, fmt.Errorf("whole-node window: every solver failed: %w", errors.Join(failures...))
 	}
