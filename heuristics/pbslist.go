@@ -24,7 +24,7 @@ import (
 // PBSFifo and PBSWalltime are Bridi et al.'s baselines; the exact CP/SAT
 // scheduler (solver/sat) also takes its first upper bound from them.
 //
-// Schedule checks ctx between jobs and between the candidate start times
+// Solve checks ctx between jobs and between the candidate start times
 // of a job, and answers Status Unknown when it expires before every job is
 // scheduled — or, with Truncate, the schedule of the jobs taken so far.
 type PBSList struct {

@@ -15,9 +15,9 @@ import (
 	"github.com/optsched/optsched/solver"
 )
 
-// This file keeps PBSList.Schedule as it was first written (maps of
+// This file keeps PBSList.Solve as it was first written (maps of
 // resources, every node's units at every candidate time) as the
-// reference the faster Schedule must agree with.
+// reference the faster Solve must agree with.
 
 // refListJob is a waiting job as the list scheduler reads it.
 type refListJob struct {
@@ -284,7 +284,7 @@ func refPlace(lj refListJob, caps []int) map[int]int {
 	return units
 }
 
-// TestPBSListMatchesReference: the calendar-vector Schedule gives exactly
+// TestPBSListMatchesReference: the calendar-vector Solve gives exactly
 // the reference's schedules (starts, nodes, units, deferrals, objective)
 // on random small windows of every kind (whole-node and units jobs, every
 // place, running jobs, reservations, down nodes) and on Eurora-like ones,

@@ -210,7 +210,7 @@ func (s Solver) schedule(ctx context.Context, p *solver.ScheduleProblem, st *sol
 	return sc.walk(ctx, out)
 }
 
-// listOnly is Schedule for a window too large to model in the time left:
+// listOnly is Solve for a window too large to model in the time left:
 // the best schedule of the Initial list schedulers, run on the window
 // itself (status fallback, no bound), or Unknown when there are none or
 // none finished. Stats.SAT.ModelOptions holds the options not modelled.
