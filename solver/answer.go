@@ -265,10 +265,13 @@ func verify[O ObjectiveValue](w *model.Window, m windowModel[O], p *ProblemOf[O]
 	}
 	left, first := 0, -1
 	for j, n := range seen {
-		if n == 0 {
+		switch {
+		case n == 0:
 			if left++; first < 0 {
 				first = j
 			}
+		case n > 1: // deferred twice (an allocation after a deferral fails above)
+			return fmt.Errorf("job %s: deferred %d times, want once", w.Jobs[j].ID, n)
 		}
 	}
 	if left > 0 {
