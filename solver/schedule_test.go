@@ -66,7 +66,9 @@ func TestSolveWindowCatchesBadSchedules(t *testing.T) {
 			s.Deferred = append(s.Deferred, model.Deferral{Job: j}, model.Deferral{Job: j})
 			price(w, s)
 		}, "deferred 2 times"},
-		{"unknown job", func(w *model.Window, s *solver.Schedule) { s.Deferred = append(s.Deferred, model.Deferral{Job: len(w.Jobs)}) }, "not asked for"},
+		{"unknown job", func(w *model.Window, s *solver.Schedule) {
+			s.Deferred = append(s.Deferred, model.Deferral{Job: len(w.Jobs)})
+		}, "not asked for"},
 		{"off the grid", func(w *model.Window, s *solver.Schedule) { s.Allocations[0].Start++; price(w, s) }, "off the"},
 		{"not units", func(w *model.Window, s *solver.Schedule) { s.Allocations[0].Units = nil }, "not a units allocation"},
 		{"wrong objective", func(w *model.Window, s *solver.Schedule) { s.Objective++ }, "reported objective"},
