@@ -15,7 +15,7 @@ import (
 // topology order, wherever the schedule stays feasible: the starts and so
 // the objective do not change, and idle vnodes stay whole for the
 // whole-node window. allocs, which must be a checked schedule of w
-// (solver.ScheduleWindow's), is changed in place; the moves are those of
+// (solver.SolveWindow's), is changed in place; the moves are those of
 // trying every unit node k of every job starting now, in allocation
 // order, against every vnode m in use, in id order, and keeping the first
 // move model.Check would accept.

@@ -24,7 +24,7 @@ import (
 // PBSFifo and PBSWalltime are Bridi et al.'s baselines; the exact CP/SAT
 // scheduler (solver/sat) also takes its first upper bound from them.
 //
-// Schedule checks ctx between jobs and between the candidate start times
+// Solve checks ctx between jobs and between the candidate start times
 // of a job, and answers Status Unknown when it expires before every job is
 // scheduled — or, with Truncate, the schedule of the jobs taken so far.
 type PBSList struct {
@@ -224,9 +224,9 @@ func (ls *listState) add(k int, it listItem) {
 	}
 }
 
-// Schedule schedules every waiting job of w that can ever start.
-func (p PBSList) Schedule(ctx context.Context, w *model.Window, opt solver.ScheduleOptions) (*solver.Schedule, error) {
-	g := opt.Grid()
+// Solve schedules every waiting job of w that can ever start.
+func (p PBSList) Solve(ctx context.Context, q *solver.ScheduleProblem) (*solver.Schedule, error) {
+	w, g := q.Window, q.Grid()
 	ls := newListState(w)
 
 	order := make([]int, len(w.Jobs))
@@ -241,10 +241,10 @@ func (p PBSList) Schedule(ctx context.Context, w *model.Window, opt solver.Sched
 		return cmp.Compare(ja.Submit, jb.Submit)
 	})
 
-	out := &solver.Schedule{Answer: solver.Answer[float64]{Status: solver.Feasible, Bound: solver.NoBound, Encoding: "cp", Solver: p.Name()}}
+	out := &solver.Schedule{Status: solver.Feasible, Bound: solver.NoBound, Encoding: "cp", Solver: p.Name()}
 	stopped := func(pos int) (*solver.Schedule, error) {
 		if !p.Truncate {
-			return &solver.Schedule{Answer: solver.Answer[float64]{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "cp", Solver: p.Name()}}, nil
+			return &solver.Schedule{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "cp", Solver: p.Name()}, nil
 		}
 		for _, j := range order[pos:] {
 			out.Deferred = append(out.Deferred, model.Deferral{Job: j,

@@ -15,9 +15,9 @@ import (
 	"github.com/optsched/optsched/solver"
 )
 
-// This file keeps PBSList.Schedule as it was first written (maps of
+// This file keeps PBSList.Solve as it was first written (maps of
 // resources, every node's units at every candidate time) as the
-// reference the faster Schedule must agree with.
+// reference the faster Solve must agree with.
 
 // refListJob is a waiting job as the list scheduler reads it.
 type refListJob struct {
@@ -36,9 +36,9 @@ type refListItem struct {
 	excl     bool
 }
 
-// Schedule schedules every waiting job of w that can ever start.
-func (p PBSList) referenceSchedule(ctx context.Context, w *model.Window, opt solver.ScheduleOptions) (*solver.Schedule, error) {
-	g := opt.Grid()
+// referenceSchedule schedules every waiting job of q.Window that can ever start.
+func (p PBSList) referenceSchedule(ctx context.Context, q *solver.ScheduleProblem) (*solver.Schedule, error) {
+	w, g := q.Window, q.Grid()
 	n := w.Topology.NumNodes()
 	usable := make([]bool, n)
 	for _, k := range w.Idle {
@@ -91,11 +91,11 @@ func (p PBSList) referenceSchedule(ctx context.Context, w *model.Window, opt sol
 		return cmp.Compare(ja.Submit, jb.Submit)
 	})
 
-	out := &solver.Schedule{Answer: solver.Answer[float64]{Status: solver.Feasible, Bound: solver.NoBound, Encoding: "cp", Solver: p.Name()}}
+	out := &solver.Schedule{Status: solver.Feasible, Bound: solver.NoBound, Encoding: "cp", Solver: p.Name()}
 	latest := w.Time // the latest start of the jobs ahead
 	for pos, j := range order {
 		if ctx.Err() != nil {
-			return &solver.Schedule{Answer: solver.Answer[float64]{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "cp", Solver: p.Name()}}, nil
+			return &solver.Schedule{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "cp", Solver: p.Name()}, nil
 		}
 		job := &w.Jobs[j]
 		lj, bad := refReadListJob(job)
@@ -284,7 +284,7 @@ func refPlace(lj refListJob, caps []int) map[int]int {
 	return units
 }
 
-// TestPBSListMatchesReference: the calendar-vector Schedule gives exactly
+// TestPBSListMatchesReference: the calendar-vector Solve gives exactly
 // the reference's schedules (starts, nodes, units, deferrals, objective)
 // on random small windows of every kind (whole-node and units jobs, every
 // place, running jobs, reservations, down nodes) and on Eurora-like ones,
@@ -310,9 +310,9 @@ func TestPBSListMatchesReference(t *testing.T) {
 	for i, w := range windows {
 		for _, p := range []PBSList{PBSFifo(), PBSWalltime(), {Depth: 0}, {Depth: -1}, {ByWalltime: true, Depth: 2}} {
 			for _, g := range []int64{1, 10, 30, 60} {
-				opt := solver.ScheduleOptions{Granularity: g}
-				want, werr := p.referenceSchedule(context.Background(), w, opt)
-				got, gerr := p.Schedule(context.Background(), w, opt)
+				q := &solver.ScheduleProblem{Window: w, Granularity: g}
+				want, werr := p.referenceSchedule(context.Background(), q)
+				got, gerr := p.Solve(context.Background(), q)
 				if (werr != nil) != (gerr != nil) {
 					t.Fatalf("window %d, %s, grid %d: error %v, reference %v", i, p.Name(), g, gerr, werr)
 				}
@@ -341,18 +341,18 @@ func TestPBSListTruncate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, err := PBSFifo().Schedule(context.Background(), w, solver.ScheduleOptions{})
+	full, err := PBSFifo().Solve(context.Background(), &solver.ScheduleProblem{Window: w})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	p := PBSFifo()
-	if res, err := p.Schedule(ctx, w, solver.ScheduleOptions{}); err != nil || res.Status != solver.Unknown {
+	if res, err := p.Solve(ctx, &solver.ScheduleProblem{Window: w}); err != nil || res.Status != solver.Unknown {
 		t.Fatalf("without Truncate: %v, %v", res, err)
 	}
 	p.Truncate = true
-	res, err := p.Schedule(ctx, w, solver.ScheduleOptions{})
+	res, err := p.Solve(ctx, &solver.ScheduleProblem{Window: w})
 	// Late from the start, it still places its first TruncateMin jobs, as
 	// the full schedule does, and defers the rest.
 	if err != nil || res.Status != solver.Feasible || len(res.Allocations) != TruncateMin || len(res.Allocations)+len(res.Deferred) != len(w.Jobs) {
@@ -378,14 +378,14 @@ func TestPBSListTruncate(t *testing.T) {
 	}
 	wh := *w
 	wh.Jobs = append(slices.Clone(w.Jobs), huge)
-	whole, err := p.Schedule(context.Background(), &wh, solver.ScheduleOptions{})
+	whole, err := p.Solve(context.Background(), &solver.ScheduleProblem{Window: &wh})
 	if err != nil || len(whole.Deferred) != 1 || whole.Deferred[0].Job != len(w.Jobs) || whole.Deferred[0].ForTime {
 		t.Errorf("a job that never fits: %+v, %v", whole.Deferred, err)
 	}
 	// Stopped after some jobs: a prefix of the full schedule.
 	for _, stop := range []int{1, 5, 20, 40} {
 		ctx := &stopAfter{Context: context.Background(), n: stop}
-		res, err := p.Schedule(ctx, w, solver.ScheduleOptions{})
+		res, err := p.Solve(ctx, &solver.ScheduleProblem{Window: w})
 		if err != nil || res.Status != solver.Feasible {
 			t.Fatalf("stop %d: %v, %v", stop, res, err)
 		}

@@ -13,7 +13,7 @@ import (
 )
 
 // TestPBSListRandom runs both list schedulers on seeded random small
-// windows and Eurora-like windows through solver.ScheduleWindow, which
+// windows and Eurora-like windows through solver.SolveWindow, which
 // checks every schedule with model.Check, the grid and the objective.
 func TestPBSListRandom(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -24,7 +24,7 @@ func TestPBSListRandom(t *testing.T) {
 		}
 		for _, s := range []heuristics.PBSList{heuristics.PBSFifo(), heuristics.PBSWalltime(), {Depth: 0}} {
 			for _, g := range []int64{1, 10, 30} {
-				res, err := solver.ScheduleWindow(context.Background(), w, s, solver.ScheduleOptions{Granularity: g}, 0)
+				res, err := solver.SolveWindow(context.Background(), w, s, solver.Options{Granularity: g})
 				if err != nil {
 					t.Fatalf("window %d, %s, grid %d: %v", i, s.Name(), g, err)
 				}
@@ -40,7 +40,7 @@ func TestPBSListRandom(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, s := range []heuristics.PBSList{heuristics.PBSFifo(), heuristics.PBSWalltime()} {
-			res, err := solver.ScheduleWindow(context.Background(), w, s, solver.ScheduleOptions{}, 0)
+			res, err := solver.SolveWindow(context.Background(), w, s, solver.Options{})
 			if err != nil {
 				t.Fatalf("eurora %d, %s: %v", seed, s.Name(), err)
 			}
@@ -69,7 +69,7 @@ func TestPBSListOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	starts := func(s heuristics.PBSList) map[string]int64 {
-		res, err := solver.ScheduleWindow(context.Background(), w, s, solver.ScheduleOptions{Granularity: 1}, time.Second)
+		res, err := solver.SolveWindow(context.Background(), w, s, solver.Options{Granularity: 1, TimeLimit: time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,7 +13,6 @@ import (
 	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/model/pbs"
-	"github.com/optsched/optsched/output"
 	"github.com/optsched/optsched/solver"
 	"github.com/optsched/optsched/solver/sat"
 )
@@ -58,7 +57,7 @@ const (
 //
 // Solvers, in order: sat (seeded by the PBS list schedules) within the
 // time limit, then the PBS FIFO list schedule, then the first fit. Every
-// schedule passes solver.ScheduleWindow's checks (model.Check) before it
+// schedule passes solver.SolveWindow's checks (model.Check) before it
 // is used, and the qrun commands then pass Check like every other.
 
 // cpEligible says why a partial-node candidate cannot go to the cp
@@ -243,17 +242,6 @@ func (c *cluster) cpWindow(cands []*candidate, held map[string]bool, wholeUntil 
 	return w
 }
 
-// CPDoc summarises the partial-node cp schedule of a cycle.
-type CPDoc struct {
-	Jobs      int      `json:"jobs"`
-	Status    string   `json:"status"`
-	Solver    string   `json:"solver"`
-	Objective *float64 `json:"objective"`
-	Bound     *float64 `json:"bound"`
-	ElapsedMS float64  `json:"elapsed_ms"`
-	Fallback  string   `json:"fallback,omitempty"`
-}
-
 // schedulePartialCP schedules the cp candidates. It returns the starts of
 // now and the deferrals (later starts with their planned time); ok is
 // false when every scheduler failed (the caller falls back to the first
@@ -262,34 +250,21 @@ func schedulePartialCP(ctx context.Context, c *cluster, cands []*candidate, held
 	opt Options, p *placement) (starts []*Start, deferred []Reason, why string, ok bool) {
 	w := c.cpWindow(cands, held, wholeUntil, ff)
 	scheds := opt.Schedulers
-	p.CP = &CPDoc{Jobs: len(w.Jobs), Status: "none", Solver: "none"}
-	var failures []error
-	var res *solver.ScheduleResult
+	p.CP = &SolveDoc[float64]{Jobs: len(w.Jobs), Status: "none", Solver: "none"}
 	// The schedulers share four fifths of half the time limit (no more
 	// than the cycle has left); compacting their schedule takes the rest.
 	end := time.Now().Add(opt.left(opt.TimeLimit / 2))
 	until := time.Now().Add(time.Until(end) * 4 / 5)
-	for _, s := range scheds {
+	res, failures := firstAnswer(ctx, w, scheds, "schedule", func(s solver.Scheduler) (solver.Options, error) {
 		left := max(time.Millisecond, time.Until(until))
-		if ss, ok := s.(sat.Solver); ok && len(w.Jobs) > 0 && !cp.Fits(cp.Options(w), left) {
+		if _, ok := s.(sat.Solver); ok && len(w.Jobs) > 0 && !cp.Fits(cp.Options(w), left) {
 			// sat would only run its list schedules, which do not stop
 			// with a partial schedule: the next scheduler takes the time.
-			failures = append(failures, fmt.Errorf("%s: the window of %d jobs on %d usable vnodes is too large to model within %v",
-				ss.Name(), len(w.Jobs), cp.Options(w)/len(w.Jobs), left.Round(time.Millisecond)))
-			continue
+			return solver.Options{}, fmt.Errorf("the window of %d jobs on %d usable vnodes is too large to model within %v",
+				len(w.Jobs), cp.Options(w)/len(w.Jobs), left.Round(time.Millisecond))
 		}
-		r, err := solver.ScheduleWindow(ctx, w, s, solver.ScheduleOptions{}, left)
-		switch {
-		case err != nil:
-			failures = append(failures, fmt.Errorf("%s: %w", s.Name(), err))
-			continue
-		case r.Status == solver.Unknown || r.Status == solver.Infeasible:
-			failures = append(failures, fmt.Errorf("%s: %s, no schedule", s.Name(), r.Status))
-			continue
-		}
-		res = r
-		break
-	}
+		return solver.Options{TimeLimit: left}, nil
+	})
 	if res == nil {
 		return nil, nil, errors.Join(failures...).Error(), false
 	}
@@ -307,10 +282,7 @@ func schedulePartialCP(ctx context.Context, c *cluster, cands []*candidate, held
 		copy(res.Allocations, checked)
 		p.Notes = append(p.Notes, fmt.Sprintf("compacting the partial-node starts gave an infeasible schedule, which was dropped: %v", err))
 	}
-	head := *res // the summary only: its document would list every allocation
-	head.Allocations, head.Deferred = nil, nil
-	d := output.Answer(w, &head)
-	p.CP.Status, p.CP.Solver, p.CP.Objective, p.CP.Bound, p.CP.ElapsedMS = d.Status, d.Solver, d.Objective, d.Bound, d.ElapsedMS
+	*p.CP = solveDoc(w, res, p.CP.Fallback)
 	p.CPWindow, p.CPAllocs = w, res.Allocations
 	for _, a := range res.Allocations {
 		cand := cands[a.Job]

@@ -121,11 +121,11 @@ func TestPBSPartialCPBeatsFirstFit(t *testing.T) {
 type brokenScheduler struct{ err bool }
 
 func (brokenScheduler) Name() string { return "broken-cp" }
-func (b brokenScheduler) Schedule(context.Context, *model.Window, solver.ScheduleOptions) (*solver.Schedule, error) {
+func (b brokenScheduler) Solve(context.Context, *solver.ScheduleProblem) (*solver.Schedule, error) {
 	if b.err {
 		return nil, errors.New("broken on purpose")
 	}
-	return &solver.Schedule{Answer: solver.Answer[float64]{Status: solver.Unknown}}, nil
+	return &solver.Schedule{Status: solver.Unknown}, nil
 }
 
 // TestPBSPartialCPFallsBackToFirstFit: when every partial-node scheduler

@@ -21,10 +21,10 @@ type placement struct {
 	Notes          []string
 	// Solve, Window and Allocs are the whole-node window's (see Plan);
 	// CP, CPWindow and CPAllocs the cp schedule's.
-	Solve    SolveDoc
+	Solve    SolveDoc[int64]
 	Window   *model.Window
 	Allocs   []model.Allocation
-	CP       *CPDoc
+	CP       *SolveDoc[float64]
 	CPWindow *model.Window
 	CPAllocs []model.Allocation
 }
@@ -33,7 +33,7 @@ type placement struct {
 // idle vnodes the selection left, then the cp schedule on what the
 // whole-node starts leave.
 func place(ctx context.Context, c *cluster, sel selection, opt Options) (*placement, error) {
-	pl := &placement{partial: sel.partial, Solve: SolveDoc{Status: "none", Solver: "none"}}
+	pl := &placement{partial: sel.partial, Solve: SolveDoc[int64]{Status: "none", Solver: "none"}}
 	if len(sel.whole) > 0 {
 		if err := pl.placeWhole(ctx, c, sel, opt); err != nil {
 			return nil, err

@@ -64,10 +64,10 @@ type Plan struct {
 	Window *model.Window
 	Allocs []model.Allocation
 	// Solve summarises the window solve.
-	Solve SolveDoc
+	Solve SolveDoc[int64]
 	// CP summarises the partial-node cp schedule (nil when there was
 	// none); CPWindow and CPAllocs are its window and checked schedule.
-	CP       *CPDoc
+	CP       *SolveDoc[float64]
 	CPWindow *model.Window
 	CPAllocs []model.Allocation
 	Notes    []string
@@ -106,17 +106,29 @@ func (c *cluster) header() Header {
 	return h
 }
 
-// SolveDoc reports the whole-node window solve.
-type SolveDoc struct {
+// SolveDoc reports one solve of a cycle: the whole-node window
+// (SolveDoc[int64], its objective the CH cost) or the partial-node cp
+// schedule (SolveDoc[float64], its objective the total queue time).
+type SolveDoc[O solver.ObjectiveValue] struct {
 	Jobs      int      `json:"jobs"`
 	Status    string   `json:"status"`
 	Solver    string   `json:"solver"`
-	Objective *int64   `json:"objective"`
+	Objective *O       `json:"objective"`
 	Bound     *float64 `json:"bound"`
 	Gap       *float64 `json:"gap"`
 	ElapsedMS float64  `json:"elapsed_ms"`
-	// Fallback says why the heuristic fallback placed the jobs, when it did.
+	// Fallback says why a fallback placed the jobs, when one did.
 	Fallback string `json:"fallback,omitempty"`
+}
+
+// solveDoc returns the report of res, the answer of the solve of window
+// w, with the fallback note fallback.
+func solveDoc[O solver.ObjectiveValue](w *model.Window, res *solver.WindowAnswer[O], fallback string) SolveDoc[O] {
+	head := *res // the figures only: its document would list every allocation
+	head.Allocations, head.Deferred = nil, nil
+	d := output.Answer(w, &head)
+	return SolveDoc[O]{Jobs: len(w.Jobs), Status: d.Status, Solver: d.Solver, Objective: d.Objective, Bound: d.Bound, Gap: d.Gap,
+		ElapsedMS: d.ElapsedMS, Fallback: fallback}
 }
 
 // Options are the decision settings of a cycle.
@@ -412,36 +424,47 @@ func fitKey(cand *candidate) string {
 // only when every one of them failed.
 func solveWithFallback(ctx context.Context, w *model.Window, opt Options, p *placement) (*solver.WindowResult, error) {
 	p.Solve.Jobs = len(w.Jobs)
-	var failures []error
-	try := func(s solver.Solver) *solver.WindowResult {
-		res, err := solver.SolveWindow(ctx, w, s, solver.Options{TimeLimit: opt.left(opt.TimeLimit)})
-		switch {
-		case err != nil:
-			failures = append(failures, fmt.Errorf("%s: %w", s.Name(), err))
-			return nil
-		case res.Status == solver.Unknown || res.Status == solver.Infeasible:
-			failures = append(failures, fmt.Errorf("%s: %s, no allocation", s.Name(), res.Status))
-			return nil
-		}
-		return res
-	}
-	res := try(opt.Solver)
-	for _, fb := range opt.Fallbacks {
-		if res != nil {
-			break
-		}
-		if res = try(fb); res != nil {
-			p.Solve.Fallback = fmt.Sprintf("%v; the %s heuristic placed the whole-node jobs", errors.Join(failures...), fb.Name())
-			p.Notes = append(p.Notes, "window solver failed, fallback used: "+p.Solve.Fallback)
-		}
-	}
+	ss := append([]solver.Solver{opt.Solver}, opt.Fallbacks...)
+	res, failures := firstAnswer(ctx, w, ss, "allocation",
+		func(solver.Solver) (solver.Options, error) {
+			return solver.Options{TimeLimit: opt.left(opt.TimeLimit)}, nil
+		})
 	if res == nil {
 		return nil, fmt.Errorf("whole-node window: every solver failed: %w", errors.Join(failures...))
 	}
-	d := output.Answer(w, res)
-	p.Solve.Status, p.Solve.Solver = d.Status, d.Solver
-	p.Solve.Objective, p.Solve.Bound, p.Solve.Gap, p.Solve.ElapsedMS = d.Objective, d.Bound, d.Gap, d.ElapsedMS
+	var fallback string
+	if len(failures) > 0 { // the failures are ss's first ones, in order
+		fallback = fmt.Sprintf("%v; the %s heuristic placed the whole-node jobs", errors.Join(failures...), ss[len(failures)].Name())
+		p.Notes = append(p.Notes, "window solver failed, fallback used: "+fallback)
+	}
+	p.Solve = solveDoc(w, res, fallback)
 	return res, nil
+}
+
+// firstAnswer solves w with each of ss in turn (solver.SolveWindow, with
+// the options opt gives, or skipped with its error) until one answers
+// with an allocation (what: allocation, schedule), and returns that
+// answer (nil when none did) and why each before it failed, one error
+// a solver of ss in order.
+func firstAnswer[O solver.ObjectiveValue](ctx context.Context, w *model.Window, ss []solver.SolverOf[O], what string,
+	opt func(solver.SolverOf[O]) (solver.Options, error)) (*solver.WindowAnswer[O], []error) {
+	var failures []error
+	for _, s := range ss {
+		o, err := opt(s)
+		var res *solver.WindowAnswer[O]
+		if err == nil {
+			res, err = solver.SolveWindow(ctx, w, s, o)
+		}
+		switch {
+		case err != nil:
+			failures = append(failures, fmt.Errorf("%s: %w", s.Name(), err))
+		case res.Status == solver.Unknown || res.Status == solver.Infeasible:
+			failures = append(failures, fmt.Errorf("%s: %s, no %s", s.Name(), res.Status, what))
+		default:
+			return res, failures
+		}
+	}
+	return nil, failures
 }
 
 // left returns the time limit of one solve of the cycle: at most want,

@@ -14,16 +14,16 @@ import (
 // PlanDoc is the JSON form of a cycle (`optsched pbs plan -o json`, and
 // each line of the audit log). Field names are a contract.
 type PlanDoc struct {
-	Version     int      `json:"version"`
-	Server      string   `json:"pbs_server"`
-	PBSVersion  string   `json:"pbs_version"`
-	Time        int64    `json:"time"`
-	InputSHA256 string   `json:"input_sha256"`
-	DryRun      bool     `json:"dry_run"`
-	Topology    string   `json:"topology"`
-	Nodes       NodesDoc `json:"nodes"`
-	WholeNode   SolveDoc `json:"whole_node"`
-	PartialNode *CPDoc   `json:"partial_node,omitempty"`
+	Version     int                `json:"version"`
+	Server      string             `json:"pbs_server"`
+	PBSVersion  string             `json:"pbs_version"`
+	Time        int64              `json:"time"`
+	InputSHA256 string             `json:"input_sha256"`
+	DryRun      bool               `json:"dry_run"`
+	Topology    string             `json:"topology"`
+	Nodes       NodesDoc           `json:"nodes"`
+	WholeNode   SolveDoc[int64]    `json:"whole_node"`
+	PartialNode *SolveDoc[float64] `json:"partial_node,omitempty"`
 	// Selection is backfill or lan2023; Reservation the start held for
 	// the first job that does not fit now (backfill).
 	Selection   string       `json:"selection"`
@@ -234,7 +234,7 @@ func plural(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-func solveFigures(s SolveDoc) string {
+func solveFigures(s SolveDoc[int64]) string {
 	var parts []string
 	if s.Objective != nil {
 		parts = append(parts, fmt.Sprintf("CH cost %d", *s.Objective))

@@ -15,7 +15,7 @@ import (
 // returns without them. A whole-node solver publishes to a Publisher
 // (Problem.Publisher): csp and free as they search, brute, lp_solve and
 // CLP when they end (see theirs). A scheduler publishes to a
-// SchedulePublisher (ScheduleOptions.Publisher): sat and bnb as they
+// SchedulePublisher (ScheduleProblem.Publisher): sat and bnb as they
 // search.
 type PublisherOf[O ObjectiveValue] interface {
 	// Offer publishes allocs, of objective obj, found by the solver
@@ -32,7 +32,7 @@ type PublisherOf[O ObjectiveValue] interface {
 type Publisher = PublisherOf[int64]
 
 // A SchedulePublisher is where an exact scheduler publishes (float64
-// objectives; ScheduleWindow gives its scheduler a ScheduleBoard).
+// objectives; SolveWindow gives its scheduler a ScheduleBoard).
 type SchedulePublisher = PublisherOf[float64]
 
 // discard is the Publisher of a problem without one.
@@ -79,7 +79,7 @@ type BoardOf[O ObjectiveValue] struct {
 // A Board is the Publisher a Portfolio gives its exact solver.
 type Board = BoardOf[int64]
 
-// A ScheduleBoard is the SchedulePublisher ScheduleWindow gives its
+// A ScheduleBoard is the SchedulePublisher SolveWindow gives its
 // scheduler.
 type ScheduleBoard = BoardOf[float64]
 

@@ -21,11 +21,11 @@ type canned struct {
 
 func (f canned) Name() string { return f.name }
 
-func (f canned) Schedule(context.Context, *model.Window, solver.ScheduleOptions) (*solver.Schedule, error) {
+func (f canned) Solve(context.Context, *solver.ScheduleProblem) (*solver.Schedule, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
-	return &solver.Schedule{Answer: solver.Answer[float64]{Status: f.status, Objective: f.obj}}, nil
+	return &solver.Schedule{Status: f.status, Objective: f.obj}, nil
 }
 
 // TestBestInitial: the least cost wins (the first of equals), schedules
@@ -39,7 +39,7 @@ func TestBestInitial(t *testing.T) {
 		return s.Objective, int64(s.Objective), nil
 	}
 	run := func(hs ...solver.Scheduler) (float64, string, bool, error) {
-		return solver.BestInitial(context.Background(), &model.Window{}, solver.ScheduleOptions{}, hs, read)
+		return solver.BestInitial(context.Background(), &solver.ScheduleProblem{Window: &model.Window{}}, hs, read)
 	}
 	best, from, ok, err := run(canned{"a", solver.Feasible, 7, nil}, canned{"b", solver.Unknown, 1, nil},
 		canned{"c", solver.Fallback, 5, nil}, canned{"d", solver.Infeasible, 2, nil}, canned{"e", solver.Feasible, 5, nil})

@@ -3,8 +3,6 @@ package solver
 import (
 	"context"
 	"fmt"
-
-	"github.com/optsched/optsched/model"
 )
 
 // A Truncater is a list scheduler that can answer a partial schedule when
@@ -15,19 +13,19 @@ type Truncater interface {
 	Truncated() Scheduler
 }
 
-// BestListSchedule runs the list schedulers hs on w and returns the
+// BestListSchedule runs the list schedulers hs on p and returns the
 // finished schedule of least obj. When none finished within ctx, the first
 // that is a Truncater runs truncated (truncated is then true): it answers
 // the jobs it places before ctx ends, and at least its first few
 // (heuristics.TruncateMin), however late. best is nil when hs is empty or none answered.
 // It is how the exact CP schedulers answer a window whose model they
 // cannot build or search in the time left.
-func BestListSchedule(ctx context.Context, w *model.Window, opt ScheduleOptions, hs []Scheduler, obj func(*Schedule) float64) (best *Schedule, bestObj float64, truncated bool, err error) {
+func BestListSchedule(ctx context.Context, p *ScheduleProblem, hs []Scheduler, obj func(*Schedule) float64) (best *Schedule, bestObj float64, truncated bool, err error) {
 	type priced struct {
 		sch *Schedule
 		obj float64
 	}
-	b, _, ok, err := BestInitial(ctx, w, opt, hs, func(sch *Schedule) (priced, float64, error) {
+	b, _, ok, err := BestInitial(ctx, p, hs, func(sch *Schedule) (priced, float64, error) {
 		o := obj(sch)
 		return priced{sch, o}, o, nil
 	})
@@ -42,7 +40,7 @@ func BestListSchedule(ctx context.Context, w *model.Window, opt ScheduleOptions,
 		if !ok {
 			continue
 		}
-		sch, err := t.Truncated().Schedule(ctx, w, opt)
+		sch, err := t.Truncated().Solve(ctx, p)
 		if err != nil {
 			return nil, 0, false, fmt.Errorf("initial %s: %w", h.Name(), err)
 		}

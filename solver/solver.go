@@ -41,39 +41,67 @@ func (s Status) String() string {
 // and marks the result's Stats.Portfolio with ExactTooLarge.
 var ErrTooLarge = errors.New("too large for this solver")
 
-// A Problem is what a window solver is asked: place every job in Jobs on
-// the window's idle nodes, minimising the total CH cost ([Lan23] §III).
-type Problem struct {
+// A ProblemOf is what a solver of either model is asked (O is the
+// model's objective type, as in Answer): Problem in the whole-node model,
+// ScheduleProblem in the time-and-resource model.
+type ProblemOf[O ObjectiveValue] struct {
 	Window *model.Window
-	// Jobs are indices into Window.Jobs, in selection order. All must be
-	// placed; their node counts sum to at most len(Window.Idle).
+	// Jobs, whole-node model, are the jobs to place: indices into
+	// Window.Jobs, in selection order. All must be placed; their node
+	// counts sum to at most len(Window.Idle) ([Lan23] §III: on the
+	// window's idle nodes, minimising the total CH cost). Nil in the
+	// time-and-resource model, which schedules every waiting job.
 	Jobs []int
+	// Granularity, time-and-resource model, is the time grid of the
+	// starts in seconds: every job starts at the window time plus a
+	// multiple of it. 0 means DefaultGranularity (see Grid).
+	Granularity int64
 	// Publisher, when set, receives an exact solver's incumbents and
-	// bounds as they improve (a Portfolio sets a Board); nil for none.
-	// Solvers publish through Publish.
-	Publisher Publisher
+	// bounds as they improve (a Portfolio sets a Board, SolveWindow a
+	// ScheduleBoard for a scheduler); nil for none. Solvers publish
+	// through Publish.
+	Publisher PublisherOf[O]
 }
+
+// A Problem is what a whole-node solver is asked: place every job in
+// Jobs on the window's idle nodes, minimising the total CH cost.
+type Problem = ProblemOf[int64]
+
+// A ScheduleProblem is what a scheduler is asked: when and where every
+// waiting job of the window starts, on the Granularity grid.
+type ScheduleProblem = ProblemOf[float64]
 
 // Publish returns where a solver of p publishes its incumbents and
 // bounds: p.Publisher, or a publisher that discards them.
-func (p *Problem) Publish() Publisher {
+func (p *ProblemOf[O]) Publish() PublisherOf[O] {
 	if p.Publisher == nil {
-		return discard[int64]{}
+		return discard[O]{}
 	}
 	return p.Publisher
 }
 
 // WithPublisher returns a copy of p whose solver publishes to pub as
 // well as to p's publisher (nil pub: to none, p's hidden).
-func (p *Problem) WithPublisher(pub Publisher) *Problem {
+func (p *ProblemOf[O]) WithPublisher(pub PublisherOf[O]) *ProblemOf[O] {
 	q := *p
 	switch {
 	case pub == nil || p.Publisher == nil:
 		q.Publisher = pub
 	default:
-		q.Publisher = tee[int64]{pub, p.Publisher}
+		q.Publisher = tee[O]{pub, p.Publisher}
 	}
 	return &q
+}
+
+// DefaultGranularity is the default time grid of schedules, in seconds.
+const DefaultGranularity = 60
+
+// Grid returns the granularity, DefaultGranularity for 0.
+func (p *ProblemOf[O]) Grid() int64 {
+	if p.Granularity <= 0 {
+		return DefaultGranularity
+	}
+	return p.Granularity
 }
 
 // NewProblem returns the problem of placing the given jobs of w.
@@ -81,16 +109,26 @@ func NewProblem(w *model.Window, jobs []int) *Problem {
 	return &Problem{Window: w, Jobs: jobs}
 }
 
-// A Solver solves window problems. Solve must honour ctx's deadline: when
-// it comes, return the best allocation found so far (Status Feasible) or
-// Status Unknown — never block past it. Errors are for broken input or
-// broken solvers, not for running out of time.
-type Solver interface {
+// A SolverOf solves the problems of one model: a Solver those of the
+// whole-node model, a Scheduler those of the time-and-resource model.
+// Solve must honour ctx's deadline: when it comes, return the best answer
+// found so far (Status Feasible) or Status Unknown — never block past it.
+// Errors are for broken input or broken solvers, not for running out of
+// time. SolveWindow runs either on a window and checks its answer.
+type SolverOf[O ObjectiveValue] interface {
 	// Name returns the name used on the command line and in results.
 	Name() string
-	// Solve places the problem's jobs.
-	Solve(ctx context.Context, p *Problem) (*Result, error)
+	// Solve answers p.
+	Solve(ctx context.Context, p *ProblemOf[O]) (*Answer[O], error)
 }
+
+// A Solver places the multi-node jobs of a window on its idle nodes (the
+// whole-node model).
+type Solver = SolverOf[int64]
+
+// A Scheduler decides when and where every waiting job of a window
+// starts (the time-and-resource model; see schedule.go).
+type Scheduler = SolverOf[float64]
 
 // Objective returns the total CH cost of allocs under w's cost model.
 func Objective(w *model.Window, allocs []model.Allocation) int64 {

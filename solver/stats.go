@@ -226,7 +226,7 @@ type SATStats struct {
 	// the first incumbent; IncumbentFromSAT: the answer is the search's.
 	IncumbentFromSGS bool `json:"incumbent_from_sgs"`
 	IncumbentFromSAT bool `json:"incumbent_from_sat"`
-	// The phases' wall times (ms since Schedule began for Quick; each
+	// The phases' wall times (ms since Solve began for Quick; each
 	// phase's own for the others) and the bound each proved, in units of
 	// W − LB.
 	QuickMS          float64 `json:"quick_ms"`

@@ -121,7 +121,7 @@ func TestSolveWindowCatchesBadSolvers(t *testing.T) {
 			r.Status = solver.Unknown
 			return r, nil
 		}, "with an allocation"},
-		{"nil result", func(p *solver.Problem) (*solver.Result, error) { return nil, nil }, "nil result"},
+		{"nil result", func(p *solver.Problem) (*solver.Result, error) { return nil, nil }, "nil answer"},
 	}
 	for _, c := range cases {
 		_, err := solver.SolveWindow(context.Background(), w, fake{c.solve}, solver.Options{})

@@ -184,7 +184,7 @@ func Run(ctx context.Context, cfg Config) ([]PolicyResult, error) {
 				return nil
 			}
 		}
-		r, err := simulate(ctx, jobs, s, solver.ScheduleOptions{Granularity: g}, cfg.TimeLimit, dump)
+		r, err := simulate(ctx, jobs, s, g, cfg.TimeLimit, dump)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p, err)
 		}
@@ -216,7 +216,7 @@ type running struct {
 
 // simulate runs jobs under s; observe, when set, receives every decision:
 // its window, time and result.
-func simulate(ctx context.Context, jobs []Job, s solver.Scheduler, opt solver.ScheduleOptions, limit time.Duration, observe func(*model.Window, int64, *solver.ScheduleResult) error) (*PolicyResult, error) {
+func simulate(ctx context.Context, jobs []Job, s solver.Scheduler, granularity int64, limit time.Duration, observe func(*model.Window, int64, *solver.ScheduleResult) error) (*PolicyResult, error) {
 	res := &PolicyResult{Statuses: map[string]int{}}
 	started := make([]*running, len(jobs))
 	var run []*running
@@ -239,7 +239,7 @@ func simulate(ctx context.Context, jobs []Job, s solver.Scheduler, opt solver.Sc
 			if err != nil {
 				return nil, err
 			}
-			sr, err := solver.ScheduleWindow(ctx, w, s, opt, limit)
+			sr, err := solver.SolveWindow(ctx, w, s, solver.Options{Granularity: granularity, TimeLimit: limit})
 			if err != nil {
 				return nil, fmt.Errorf("t=%d: %w", t, err)
 			}

@@ -12,7 +12,7 @@ import (
 )
 
 // TestRunSmall runs a small workload under all three policies: every
-// decision goes through model.Check (solver.ScheduleWindow), every job
+// decision goes through model.Check (solver.SolveWindow), every job
 // starts, waits are non-negative, and the report prints the published
 // figures beside ours.
 func TestRunSmall(t *testing.T) {

@@ -15,7 +15,7 @@
 // estimated ends), and the jobs it starts at that instant start: the
 // decisions; later starts are only reservations and are re-planned at
 // the next event. Jobs run for their actual runtime, at most their
-// walltime. Every schedule goes through solver.ScheduleWindow, that is
+// walltime. Every schedule goes through solver.SolveWindow, that is
 // model.Check.
 //
 // A corpus (Corpus, ReadCorpus) is a set of decision windows solved one

@@ -90,7 +90,7 @@ arrivals every %.0f s on average, runtimes 10-100 %% of the walltime, seed %d; C
 their own queue waits and a PBS plug-in: absolute WQT, NL and TR depend on that workload
 and are not comparable; the ratios to PBSFifo compare the shape. Their overhead is their
 CP solver's per-decision time (with its own time limit); ours is the wall time of
-solver.ScheduleWindow per decision on this machine.
+solver.SolveWindow per decision on this machine.
 `, cfg.Jobs, cfg.MeanInterarrival, cfg.Seed, cfg.Grid)
 	return nil
 }

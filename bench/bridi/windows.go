@@ -66,7 +66,7 @@ func Corpus(ctx context.Context, cfg CorpusConfig) ([]CorpusWindow, error) {
 		}
 		return nil
 	}
-	if _, err := simulate(ctx, jobs, heuristics.PBSWalltime(), solver.ScheduleOptions{Granularity: 1}, 0, keep); err != nil {
+	if _, err := simulate(ctx, jobs, heuristics.PBSWalltime(), 1, 0, keep); err != nil {
 		return nil, fmt.Errorf("bridi: corpus: %w", err)
 	}
 	if cfg.Sample > 0 && cfg.Sample < len(out) {
@@ -144,18 +144,18 @@ type CorpusResult struct {
 }
 
 // SolveCorpus schedules every window of c with every scheduler of ss,
-// each within limit (solver.ScheduleWindow, so model.Check sees every
+// on the granularity grid, each within limit (solver.SolveWindow, so model.Check sees every
 // schedule), and measures each answer's gap to the best bound any of
 // them proved on the window. A bound above another scheduler's objective
 // is an error: one of the two is wrong. progress, when set, gets a line
 // per window.
-func SolveCorpus(ctx context.Context, c []CorpusWindow, ss []solver.Scheduler, opt solver.ScheduleOptions, limit time.Duration, progress io.Writer) ([]CorpusResult, error) {
+func SolveCorpus(ctx context.Context, c []CorpusWindow, ss []solver.Scheduler, granularity int64, limit time.Duration, progress io.Writer) ([]CorpusResult, error) {
 	var out []CorpusResult
 	for _, cw := range c {
 		best, bestFrom := math.Inf(-1), ""
 		rows := make([]CorpusResult, len(ss))
 		for k, s := range ss {
-			sr, err := solver.ScheduleWindow(ctx, cw.Window, s, opt, limit)
+			sr, err := solver.SolveWindow(ctx, cw.Window, s, solver.Options{Granularity: granularity, TimeLimit: limit})
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", cw.Name, err)
 			}

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/optsched/optsched/heuristics"
-	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/model/windowjson"
 	"github.com/optsched/optsched/solver"
 	"github.com/optsched/optsched/solver/sat"
@@ -117,8 +116,8 @@ type claimsOptimal struct{ solver.Scheduler }
 
 func (c claimsOptimal) Name() string { return "liar" }
 
-func (c claimsOptimal) Schedule(ctx context.Context, w *model.Window, opt solver.ScheduleOptions) (*solver.Schedule, error) {
-	s, err := c.Scheduler.Schedule(ctx, w, opt)
+func (c claimsOptimal) Solve(ctx context.Context, p *solver.ScheduleProblem) (*solver.Schedule, error) {
+	s, err := c.Scheduler.Solve(ctx, p)
 	if err == nil {
 		s.Bound = s.Objective
 	}
@@ -139,7 +138,7 @@ func TestSolveCorpusGaps(t *testing.T) {
 	ss := []solver.Scheduler{exact, heuristics.PBSWalltime()}
 	// A generous limit: on a loaded machine even the list schedule has
 	// missed 200 ms (and then has no answer to compare).
-	res, err := SolveCorpus(ctx, c, ss, solver.ScheduleOptions{}, 2*time.Second, nil)
+	res, err := SolveCorpus(ctx, c, ss, 0, 2*time.Second, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +166,7 @@ func TestSolveCorpusGaps(t *testing.T) {
 	if err := WriteCorpusReport(&buf, rows); err != nil || !strings.Contains(buf.String(), "pbs-walltime") {
 		t.Errorf("report (%v):\n%s", err, buf.String())
 	}
-	_, err = SolveCorpus(ctx, c, []solver.Scheduler{exact, claimsOptimal{heuristics.PBSFifo()}}, solver.ScheduleOptions{}, 2*time.Second, nil)
+	_, err = SolveCorpus(ctx, c, []solver.Scheduler{exact, claimsOptimal{heuristics.PBSFifo()}}, 0, 2*time.Second, nil)
 	if !errors.Is(err, solver.ErrSolverBug) || !strings.Contains(err.Error(), "liar's bound") {
 		t.Errorf("a list schedule claimed optimal: %v", err)
 	}

@@ -217,7 +217,7 @@ func (p *Policy) Decide(ctx context.Context, now int64, nodes, free int, running
 	if !st.Optimal && !p.NoSearch && time.Until(begin.Add(limit)) >= minSearch {
 		st.Searched = true
 		initial := append([]solver.Scheduler{fixed{name: seed.name, allocs: allocs}}, catalog.ListSchedulers()...)
-		sch, err := sat.Solver{Initial: initial, Sequential: true}.Schedule(ctx, d.w, solver.ScheduleOptions{Granularity: d.g})
+		sch, err := sat.Solver{Initial: initial, Sequential: true}.Solve(ctx, &solver.ScheduleProblem{Window: d.w, Granularity: d.g})
 		switch {
 		case err != nil:
 			st.SearchErr = err
@@ -368,6 +368,6 @@ type fixed struct {
 
 func (f fixed) Name() string { return "seed-" + f.name }
 
-func (f fixed) Schedule(_ context.Context, w *model.Window, _ solver.ScheduleOptions) (*solver.Schedule, error) {
-	return &solver.Schedule{Answer: solver.Answer[float64]{Status: solver.Feasible, Allocations: slices.Clone(f.allocs), Objective: model.WeightedQueueTime(w, f.allocs), Bound: solver.NoBound, Encoding: "cp", Solver: f.Name()}}, nil
+func (f fixed) Solve(_ context.Context, p *solver.ScheduleProblem) (*solver.Schedule, error) {
+	return &solver.Schedule{Status: solver.Feasible, Allocations: slices.Clone(f.allocs), Objective: model.WeightedQueueTime(p.Window, f.allocs), Bound: solver.NoBound, Encoding: "cp", Solver: f.Name()}, nil
 }

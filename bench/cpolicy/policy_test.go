@@ -123,7 +123,7 @@ func TestDecideNoWorseThanFCFS(t *testing.T) {
 				order[i] = i
 			}
 			fcfs := m.Objective(newProfile(m).serial(m, d.nodes, order))
-			pbs, err := heuristics.PBSFifo().Schedule(context.Background(), d.w, solver.ScheduleOptions{Granularity: d.g})
+			pbs, err := heuristics.PBSFifo().Solve(context.Background(), &solver.ScheduleProblem{Window: d.w, Granularity: d.g})
 			if err != nil {
 				t.Fatal(err)
 			}

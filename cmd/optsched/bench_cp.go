@@ -129,7 +129,7 @@ func runBenchCP(ctx context.Context, opts *benchCPOptions) error {
 	if !opts.verbose {
 		progress = nil
 	}
-	res, err := bridi.SolveCorpus(ctx, corpus, ss, solver.ScheduleOptions{Granularity: g}, opts.timeLimit, progress)
+	res, err := bridi.SolveCorpus(ctx, corpus, ss, g, opts.timeLimit, progress)
 	if err != nil {
 		return err
 	}

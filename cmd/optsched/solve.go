@@ -169,53 +169,39 @@ func runSolve(ctx context.Context, opts *solveOptions) error {
 		ctx = context.Background()
 	}
 	if opts.isCP() {
-		s, opt, err := opts.newScheduler()
+		s, g, err := opts.newScheduler()
 		if err != nil {
 			return err
 		}
-		return solveWith(ctx, opts, format, cost, "schedule", func(w *model.Window) error {
-			if opts.chWeight > 0 && w.Topology == nil {
-				return fmt.Errorf("--ch-weight: the window has no topology, so its CH cost is undefined")
-			}
-			return nil
-		}, func(ctx context.Context, w *model.Window, limit time.Duration) (*solver.ScheduleResult, error) {
-			return solver.ScheduleWindow(ctx, w, s, opt, limit)
-		})
+		return solveWith(ctx, opts, format, cost, s, solver.Options{Granularity: g})
 	}
 	s, err := opts.newSolver()
 	if err != nil {
 		return err
 	}
-	return solveWith(ctx, opts, format, cost, "allocation", func(w *model.Window) error {
-		if len(w.Reservations) > 0 {
-			return usageError{fmt.Errorf("the window has reservations, which only the time-and-resource model honours: use --encoding cp")}
-		}
-		return nil
-	}, func(ctx context.Context, w *model.Window, limit time.Duration) (*solver.WindowResult, error) {
-		return solver.SolveWindow(ctx, w, s, solver.Options{MaxJobs: opts.maxJobs, TimeLimit: limit})
-	})
+	return solveWith(ctx, opts, format, cost, s, solver.Options{MaxJobs: opts.maxJobs})
 }
 
 // solveWith is the path of `optsched solve` for either model: read the
 // window (within --deadline), admit it to the model, set the cost model
-// (cost, when --cost is given), call the model within the time limit
-// (solveLimit), write the answer and say how the solve ended: exit 3 when
-// the selected jobs are proven infeasible, 1 when no answer (what: an
-// allocation, a schedule) was found in time.
-func solveWith[O solver.ObjectiveValue](ctx context.Context, opts *solveOptions, format string, cost model.CostKind, what string,
-	admit func(*model.Window) error, call func(context.Context, *model.Window, time.Duration) (*solver.WindowAnswer[O], error)) error {
+// (cost, when --cost is given), solve it with s (solver.SolveWindow)
+// within the time limit (solveLimit), write the answer and say how the
+// solve ended: exit 3 when the selected jobs are proven infeasible, 1
+// when no answer was found in time.
+func solveWith[O solver.ObjectiveValue](ctx context.Context, opts *solveOptions, format string, cost model.CostKind, s solver.SolverOf[O], opt solver.Options) error {
 	w, err := opts.load()
 	if err != nil {
 		return err
 	}
-	if err := admit(w); err != nil {
+	if err := opts.admit(w); err != nil {
 		return err
 	}
 	if opts.cost != "" {
 		w.Cost.Kind = cost
 	}
 	limit := opts.solveLimit(w)
-	res, err := call(ctx, w, limit)
+	opt.TimeLimit = limit
+	res, err := solver.SolveWindow(ctx, w, s, opt)
 	if err != nil {
 		return err
 	}
@@ -234,6 +220,10 @@ func solveWith[O solver.ObjectiveValue](ctx context.Context, opts *solveOptions,
 	if opts.verbose {
 		output.WriteStats(opts.streams.err, &res.Stats)
 	}
+	what := "allocation"
+	if doc.Scheduled() {
+		what = "schedule"
+	}
 	switch res.Status {
 	case solver.Infeasible:
 		return infeasibleError{fmt.Errorf("the selected jobs cannot be placed")}
@@ -242,6 +232,19 @@ func solveWith[O solver.ObjectiveValue](ctx context.Context, opts *solveOptions,
 			return fmt.Errorf("no %s: %s", what, res.Why)
 		}
 		return fmt.Errorf("no %s found within %v", what, limit)
+	}
+	return nil
+}
+
+// admit checks that the window can be read in the model of the solve:
+// the whole-node model cannot honour reservations, and the CH term of
+// --ch-weight needs the window's topology.
+func (opts *solveOptions) admit(w *model.Window) error {
+	if !opts.isCP() && len(w.Reservations) > 0 {
+		return usageError{fmt.Errorf("the window has reservations, which only the time-and-resource model honours: use --encoding cp")}
+	}
+	if opts.chWeight > 0 && w.Topology == nil {
+		return fmt.Errorf("--ch-weight: the window has no topology, so its CH cost is undefined")
 	}
 	return nil
 }
@@ -331,24 +334,24 @@ func (opts *solveOptions) newSolver() (solver.Solver, error) {
 // newScheduler resolves --solver / --heuristic (sat by default),
 // --granularity and the options of the time-and-resource model, and
 // builds the scheduler.
-func (opts *solveOptions) newScheduler() (solver.Scheduler, solver.ScheduleOptions, error) {
+func (opts *solveOptions) newScheduler() (solver.Scheduler, int64, error) {
 	if opts.maxJobs != 0 {
-		return nil, solver.ScheduleOptions{}, usageError{fmt.Errorf("--max-jobs applies to the whole-node model; the cp encoding schedules every waiting job")}
+		return nil, 0, usageError{fmt.Errorf("--max-jobs applies to the whole-node model; the cp encoding schedules every waiting job")}
 	}
 	g, err := granularity(opts.granularity)
 	if err != nil {
-		return nil, solver.ScheduleOptions{}, err
+		return nil, 0, err
 	}
 	name, _ := opts.name("sat")
 	s, err := opts.spec(catalog.Spec{Name: name, Model: catalog.TimeResource}, func(ne *catalog.NameError) error { return usageError{ne} })
 	if err != nil {
-		return nil, solver.ScheduleOptions{}, err
+		return nil, 0, err
 	}
 	sc, err := s.Scheduler()
 	if err != nil {
-		return nil, solver.ScheduleOptions{}, flagError(err)
+		return nil, 0, flagError(err)
 	}
-	return sc, solver.ScheduleOptions{Granularity: g}, nil
+	return sc, g, nil
 }
 
 // isCP reports whether the solve is of the time-and-resource model:

@@ -45,7 +45,7 @@ func TestNodesOfOneCapacityNotExchangeable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := solver.ScheduleWindow(context.Background(), w, cpbnb.Solver{}, solver.ScheduleOptions{}, 0)
+	res, err := solver.SolveWindow(context.Background(), w, cpbnb.Solver{}, solver.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,11 +73,11 @@ func TestAgreesWithSAT(t *testing.T) {
 			t.Fatal(err)
 		}
 		total++
-		b, err := solver.ScheduleWindow(context.Background(), w, cpbnb.Solver{Initial: listSchedulers()}, solver.ScheduleOptions{}, 2*time.Second)
+		b, err := solver.SolveWindow(context.Background(), w, cpbnb.Solver{Initial: listSchedulers()}, solver.Options{TimeLimit: 2 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := solver.ScheduleWindow(context.Background(), w, sat.Solver{Initial: listSchedulers()}, solver.ScheduleOptions{}, 5*time.Second)
+		s, err := solver.SolveWindow(context.Background(), w, sat.Solver{Initial: listSchedulers()}, solver.Options{TimeLimit: 5 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,7 +104,7 @@ func TestTinyTimeLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range []cpbnb.Solver{{Initial: listSchedulers()}, {}} {
-		res, err := solver.ScheduleWindow(context.Background(), w, s, solver.ScheduleOptions{}, time.Microsecond)
+		res, err := solver.SolveWindow(context.Background(), w, s, solver.Options{TimeLimit: time.Microsecond})
 		if err != nil {
 			t.Fatal(err)
 		}

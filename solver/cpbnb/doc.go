@@ -37,7 +37,7 @@
 // measured 8-job window of the Bridi simulation: about 200 s).
 // The first incumbent and every improvement, Σ ω_i·EST_i as a bound at
 // the start and the final bound (with exact weights) are published to
-// solver.ScheduleOptions.Publisher as they come.
+// solver.ScheduleProblem.Publisher as they come.
 //
 // The CH term (solver/sat's --ch-weight) is not supported.
 package cpbnb

@@ -38,10 +38,11 @@ type schedule struct {
 
 // listOnly answers the best of the Initial list schedules on w itself
 // (solver.BestListSchedule), or status Unknown without one.
-func (s Solver) listOnly(ctx context.Context, w *model.Window, opt solver.ScheduleOptions) (*solver.Schedule, error) {
-	out := &solver.Schedule{Answer: solver.Answer[float64]{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "cp", Solver: s.Name(),
-		Stats: solver.Stats{BnB: &solver.BnBStats{ModelSkipped: true}}}}
-	best, obj, truncated, err := solver.BestListSchedule(ctx, w, opt, s.Initial, func(sch *solver.Schedule) float64 {
+func (s Solver) listOnly(ctx context.Context, p *solver.ScheduleProblem) (*solver.Schedule, error) {
+	w := p.Window
+	out := &solver.Schedule{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "cp", Solver: s.Name(),
+		Stats: solver.Stats{BnB: &solver.BnBStats{ModelSkipped: true}}}
+	best, obj, truncated, err := solver.BestListSchedule(ctx, p, s.Initial, func(sch *solver.Schedule) float64 {
 		return model.WeightedQueueTime(w, sch.Allocations)
 	})
 	if err != nil {
@@ -60,32 +61,33 @@ func (s Solver) listOnly(ctx context.Context, w *model.Window, opt solver.Schedu
 	return out, nil
 }
 
-// Schedule schedules every waiting job of w that can ever start; see the
+// Solve schedules every waiting job of w that can ever start; see the
 // package doc. Windows with a CH weight are not its business (the sat
 // solver's): it schedules Eq. (2) alone.
-func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.ScheduleOptions) (*solver.Schedule, error) {
+func (s Solver) Solve(ctx context.Context, p *solver.ScheduleProblem) (*solver.Schedule, error) {
+	w := p.Window
 	start := time.Now()
 	var m *cp.Model
 	var err error
 	if dl, ok := ctx.Deadline(); !ok || cp.Fits(cp.Options(w), time.Until(dl)) {
-		m, err = cp.BuildContext(ctx, w, opt.Grid())
+		m, err = cp.BuildContext(ctx, w, p.Grid())
 	}
 	if m == nil && (err == nil || ctx.Err() != nil) {
 		// The model cannot be built in the time left: the best list
 		// schedule on the window answers (status fallback, no bound).
-		return s.listOnly(ctx, w, opt)
+		return s.listOnly(ctx, p)
 	}
 	if err != nil {
 		return nil, err
 	}
-	out := &solver.Schedule{Answer: solver.Answer[float64]{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "cp", Solver: s.Name(),
-		Stats: solver.Stats{BnB: &solver.BnBStats{}}},
+	out := &solver.Schedule{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "cp", Solver: s.Name(),
+		Stats:    solver.Stats{BnB: &solver.BnBStats{}},
 		Deferred: slices.Clone(m.Deferred)}
 	if len(m.Jobs) == 0 {
 		out.Status, out.Bound = solver.Optimal, 0
 		return out, nil
 	}
-	first, _, _, err := solver.BestInitial(ctx, w, opt, s.Initial, func(sch *solver.Schedule) (*schedule, int64, error) {
+	first, _, _, err := solver.BestInitial(ctx, p, s.Initial, func(sch *solver.Schedule) (*schedule, int64, error) {
 		slots, units, err := m.Encode(sch.Allocations)
 		if err != nil {
 			return nil, 0, err
@@ -97,13 +99,13 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 		return nil, err
 	}
 	if first == nil && len(s.Initial) > 0 && ctx.Err() != nil {
-		return s.listOnly(ctx, w, opt) // a truncated list schedule
+		return s.listOnly(ctx, p) // a truncated list schedule
 	}
 	// The incumbents and bounds are published as they come (with exact
 	// weights only, as the answer's bound): the first, each
 	// improvement, Σ ω_i EST_i at the start and the search's bound at
 	// its end.
-	pub := opt.Publish()
+	pub := p.Publish()
 	offer := func(sch *schedule) {
 		allocs := m.Allocations(sch.slots, sch.units)
 		pub.Offer(model.WeightedQueueTime(w, allocs), s.Name(), allocs, nil)
@@ -113,7 +115,7 @@ func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 			pub.Raise(m.ObjectiveOfWeighted(float64(bound)))
 		}
 	}
-	if opt.Publisher == nil {
+	if p.Publisher == nil {
 		offer = nil
 	}
 	var lb0 int64

@@ -25,7 +25,7 @@ import (
 //	go test -run '^$' -bench Eurora -benchtime 20x ./solver/sat
 //
 // Besides ns/op it reports the median and largest wall time per window
-// (solver.ScheduleWindow: list schedules, encoding, search, check), the share of
+// (solver.SolveWindow: list schedules, encoding, search, check), the share of
 // windows proven optimal, and the mean and largest gap — on Eq. (2)'s
 // weighted queue time ("gap-%", as every solver reports it) and on its
 // part the decision controls, Σ (s_i − t)/ewt ("delay-gap-%", stricter:
@@ -51,7 +51,7 @@ func BenchmarkEurora(b *testing.B) {
 			var gap, maxGap, dgap, maxDgap float64
 			for i := 0; b.Loop(); i++ {
 				m := windows[i%len(windows)]
-				res, err := solver.ScheduleWindow(context.Background(), m.Window, s, solver.ScheduleOptions{}, time.Second)
+				res, err := solver.SolveWindow(context.Background(), m.Window, s, solver.Options{TimeLimit: time.Second})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -116,7 +116,7 @@ func BenchmarkEuroraCNF(b *testing.B) {
 					}
 					bound := int64(math.MaxInt64)
 					for _, h := range listSchedulers() {
-						sch, err := h.Schedule(context.Background(), w, solver.ScheduleOptions{})
+						sch, err := h.Solve(context.Background(), &solver.ScheduleProblem{Window: w})
 						if err != nil {
 							b.Fatal(err)
 						}

@@ -181,7 +181,7 @@ func TestBnBEqualsBruteForce(t *testing.T) {
 		}
 		want, never := bruteForce(t, w)
 		for si, s := range []cpbnb.Solver{{}, {Initial: listSchedulers()}, {NodeLimit: 3}} {
-			res, err := solver.ScheduleWindow(context.Background(), w, s, solver.ScheduleOptions{Granularity: g}, 0)
+			res, err := solver.SolveWindow(context.Background(), w, s, solver.Options{Granularity: g})
 			if err != nil {
 				t.Fatalf("window %d, bnb %d: %v", i, si, err)
 			}

@@ -82,7 +82,7 @@
 //
 // Every improving incumbent of the whole window (list, serial, SAT or
 // neighbourhood) and every rise of its proven bound (with exact weights)
-// is published to the options' solver.ScheduleOptions.Publisher as it
+// is published to the problem's solver.ScheduleProblem.Publisher as it
 // comes, the two workers of the last search through one guard so that
 // each published one improves on the last; the sub-searches of the
 // bounds (groups, counting relaxation) publish nothing.

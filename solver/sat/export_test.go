@@ -41,7 +41,7 @@ func TestDIMACSRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := solver.ScheduleWindow(context.Background(), w, sat.Solver{Initial: listSchedulers()}, solver.ScheduleOptions{Granularity: g}, 0)
+		res, err := solver.SolveWindow(context.Background(), w, sat.Solver{Initial: listSchedulers()}, solver.Options{Granularity: g})
 		if err != nil || res.Status != solver.Optimal {
 			t.Fatalf("window %d: %v %v", i, res, err)
 		}

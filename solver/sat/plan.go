@@ -11,10 +11,10 @@ import (
 	"github.com/optsched/optsched/solver"
 )
 
-// phase is a step of Schedule's time plan: its name, its part of the time
+// phase is a step of Solve's time plan: its name, its part of the time
 // left when it begins — share percent, at least floor and at most ceiling
-// (0: none) — and what it does. run gets Schedule's context (whole) and
-// the phase's part of it (ctx), and reports whether Schedule has its
+// (0: none) — and what it does. run gets Solve's context (whole) and
+// the phase's part of it (ctx), and reports whether Solve has its
 // answer: the incumbent proven optimal, or the time up.
 type phase struct {
 	name           string
@@ -23,12 +23,12 @@ type phase struct {
 	run            func(sc *scheduling, whole, ctx context.Context) (done bool, err error)
 }
 
-// plan is how Schedule spends its time limit, after the model is built
+// plan is how Solve spends its time limit, after the model is built
 // and the Initial list schedulers have run under the whole deadline (they
 // are fast, and a truncated list schedule answers when they are not).
-// Schedule walks the phases in order. Each gets share percent of the
+// Solve walks the phases in order. Each gets share percent of the
 // time left when it begins, at least floor and at most ceiling, never
-// past Schedule's own deadline; a phase that does not apply (see its run
+// past Solve's own deadline; a phase that does not apply (see its run
 // method), or ends early, leaves its time to the phases after it; the
 // last search takes all that is left. Without a deadline no phase is
 // cut. Within a phase, the group bounds split their time by partition
@@ -86,7 +86,7 @@ func (ph *phase) budget(ctx context.Context) (context.Context, context.CancelFun
 	return context.WithDeadline(ctx, time.Now().Add(ph.part(time.Until(dl))))
 }
 
-// scheduling is one Schedule call from its first incumbent on: what the
+// scheduling is one Solve call from its first incumbent on: what the
 // phases of plan read and write.
 type scheduling struct {
 	s     Solver
@@ -166,7 +166,7 @@ func (sc *scheduling) progress(from string) {
 
 // runSerial adds serial schedules with weight-aware priorities to the
 // list schedules' first incumbent (when there are list schedulers), and
-// ends Schedule when the incumbent is at the lower bound.
+// ends Solve when the incumbent is at the lower bound.
 func (sc *scheduling) runSerial(_, ctx context.Context) (bool, error) {
 	s, m := sc.s, sc.m
 	if len(s.Initial) > 0 && !s.Ablation.NoSGS {

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// TestPlan checks the invariants of Schedule's time plan: every phase has
+// TestPlan checks the invariants of Solve's time plan: every phase has
 // a name, a run and a share of the time left in (0, 100] %, only the last
 // (the last search) takes all of it, and no floor exceeds its ceiling.
 // Walked at limits from 1 µs to 1 min with every phase using all of its
@@ -49,8 +49,8 @@ func TestPlan(t *testing.T) {
 	}
 }
 
-// TestPhaseBudget: a phase's context never ends after Schedule's, the
-// last search's is Schedule's own, and without a deadline no phase gets
+// TestPhaseBudget: a phase's context never ends after Solve's, the
+// last search's is Solve's own, and without a deadline no phase gets
 // one.
 func TestPhaseBudget(t *testing.T) {
 	for _, limit := range []time.Duration{time.Microsecond, 10 * time.Millisecond, time.Second} {

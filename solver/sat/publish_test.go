@@ -42,7 +42,7 @@ func (r *recorder) Raise(bound float64) {
 }
 
 // checkPublished holds what s published on w (through
-// ScheduleOptions.Publisher) to its answer and to want, the brute-force
+// ScheduleProblem.Publisher) to its answer and to want, the brute-force
 // optimum: an answer with a schedule was published (its objective is the
 // last incumbent's); every incumbent passes model.Check, has the objective
 // offered and is better than the one before; the bounds rise and stay at
@@ -51,12 +51,12 @@ func (r *recorder) Raise(bound float64) {
 func checkPublished(t *testing.T, i int, s solver.Scheduler, w *model.Window, g int64, want float64) (offers, bounds int) {
 	t.Helper()
 	rec := &recorder{}
-	opt := solver.ScheduleOptions{Granularity: g, Publisher: rec}
-	sch, err := s.Schedule(context.Background(), w, opt)
+	p := &solver.ScheduleProblem{Window: w, Granularity: g, Publisher: rec}
+	sch, err := s.Solve(context.Background(), p)
 	if err != nil {
 		t.Fatalf("window %d, %s: %v", i, s.Name(), err)
 	}
-	if err := solver.VerifySchedule(w, opt, sch); err != nil {
+	if err := solver.Verify(w, p, sch); err != nil {
 		t.Fatalf("window %d, %s: %v", i, s.Name(), err)
 	}
 	const eps = 1e-9
@@ -100,7 +100,7 @@ func checkPublished(t *testing.T, i int, s solver.Scheduler, w *model.Window, g 
 // of TestSATEqualsBruteForce), sat (with and without list schedules, with
 // the prover beside the last search and without) and bnb (with and
 // without list schedules, and stopped after a few nodes) publish their
-// incumbents and bounds to ScheduleOptions.Publisher as checkPublished
+// incumbents and bounds to ScheduleProblem.Publisher as checkPublished
 // says; some windows must see a second incumbent and some a
 // second bound, so that the order checks bite.
 func TestSchedulersPublish(t *testing.T) {
@@ -138,7 +138,7 @@ func TestSchedulersPublish(t *testing.T) {
 }
 
 // forgetful runs bnb, publishes its schedule and its bound plus over
-// (to opt's publisher), and answers without them: status Unknown with
+// (to its problem's publisher), and answers without them: status Unknown with
 // drop, else the schedule with no bound; with partial, without its last
 // job (deferred for time), as a truncated list schedule answers.
 type forgetful struct {
@@ -148,10 +148,12 @@ type forgetful struct {
 
 func (forgetful) Name() string { return "forgetful" }
 
-func (f forgetful) Schedule(ctx context.Context, w *model.Window, opt solver.ScheduleOptions) (*solver.Schedule, error) {
-	pub := opt.Publish()
-	opt.Publisher = nil
-	sch, err := cpbnb.Solver{}.Schedule(ctx, w, opt)
+func (f forgetful) Solve(ctx context.Context, p *solver.ScheduleProblem) (*solver.Schedule, error) {
+	w := p.Window
+	pub := p.Publish()
+	q := *p
+	q.Publisher = nil
+	sch, err := cpbnb.Solver{}.Solve(ctx, &q)
 	if err != nil || len(sch.Allocations) == 0 {
 		return sch, err
 	}
@@ -170,7 +172,7 @@ func (f forgetful) Schedule(ctx context.Context, w *model.Window, opt solver.Sch
 	return &out, nil
 }
 
-// TestScheduleWindowTakesPublished: ScheduleWindow's answer carries what
+// TestScheduleWindowTakesPublished: SolveWindow's answer (time-and-resource) carries what
 // its scheduler published and did not answer — the incumbent of an
 // Unknown answer, the bound of an answer without one — but not onto a
 // partial answer (jobs deferred for time), and a published bound above
@@ -178,20 +180,20 @@ func (f forgetful) Schedule(ctx context.Context, w *model.Window, opt solver.Sch
 func TestScheduleWindowTakesPublished(t *testing.T) {
 	rng := rand.New(rand.NewPCG(38, 3))
 	const g = 10
-	opt := solver.ScheduleOptions{Granularity: g}
+	opt := solver.Options{Granularity: g}
 	checked := 0
 	for i := range 20 {
 		w, err := instances.RandomCPWindow(rng, 1+rng.IntN(3), 1+rng.IntN(4), g)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := solver.ScheduleWindow(context.Background(), w, cpbnb.Solver{}, opt, 0)
+		want, err := solver.SolveWindow(context.Background(), w, cpbnb.Solver{}, opt)
 		if err != nil || want.Status != solver.Optimal || len(want.Allocations) == 0 {
 			continue
 		}
 		checked++
 		for _, drop := range []bool{true, false} {
-			got, err := solver.ScheduleWindow(context.Background(), w, forgetful{drop: drop}, opt, 0)
+			got, err := solver.SolveWindow(context.Background(), w, forgetful{drop: drop}, opt)
 			if err != nil {
 				t.Fatalf("window %d, drop %v: %v", i, drop, err)
 			}
@@ -199,10 +201,10 @@ func TestScheduleWindowTakesPublished(t *testing.T) {
 				t.Fatalf("window %d, drop %v: %s %.9g bound %.9g, published optimal %.9g", i, drop, got.Status, got.Objective, got.Bound, want.Objective)
 			}
 		}
-		if _, err := solver.ScheduleWindow(context.Background(), w, forgetful{over: 1}, opt, 0); !errors.Is(err, solver.ErrSolverBug) {
+		if _, err := solver.SolveWindow(context.Background(), w, forgetful{over: 1}, opt); !errors.Is(err, solver.ErrSolverBug) {
 			t.Fatalf("window %d: a published bound above the objective gave %v, want a solver bug", i, err)
 		}
-		part, err := solver.ScheduleWindow(context.Background(), w, forgetful{partial: true, over: 1e6}, opt, 0)
+		part, err := solver.SolveWindow(context.Background(), w, forgetful{partial: true, over: 1e6}, opt)
 		if err != nil {
 			t.Fatalf("window %d: a partial answer with a published bound above it: %v", i, err)
 		}

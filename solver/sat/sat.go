@@ -142,31 +142,32 @@ type incumbent struct {
 	from  string  // the scheduler that found it
 }
 
-// Schedule schedules every waiting job of w that can ever start. Its
+// Solve schedules every waiting job of w that can ever start. Its
 // counters are the answer's Stats.SAT.
-func (s Solver) Schedule(ctx context.Context, w *model.Window, opt solver.ScheduleOptions) (*solver.Schedule, error) {
+func (s Solver) Solve(ctx context.Context, p *solver.ScheduleProblem) (*solver.Schedule, error) {
 	st := &solver.SATStats{}
-	out, err := s.schedule(ctx, w, opt, st)
+	out, err := s.schedule(ctx, p, st)
 	if out != nil {
 		out.Stats.SAT = st
 	}
 	return out, err
 }
 
-// schedule is Schedule, counting in st.
-func (s Solver) schedule(ctx context.Context, w *model.Window, opt solver.ScheduleOptions, st *solver.SATStats) (*solver.Schedule, error) {
+// schedule is Solve, counting in st.
+func (s Solver) schedule(ctx context.Context, p *solver.ScheduleProblem, st *solver.SATStats) (*solver.Schedule, error) {
+	w := p.Window
 	start := time.Now()
 	if dl, ok := ctx.Deadline(); ok {
 		if n := cp.Options(w); !cp.Fits(n, time.Until(dl)) {
-			return s.listOnly(ctx, w, opt, n, start, st)
+			return s.listOnly(ctx, p, n, start, st)
 		}
 	}
-	m, err := cp.BuildContext(ctx, w, opt.Grid())
+	m, err := cp.BuildContext(ctx, w, p.Grid())
 	if ctx.Err() != nil && err != nil {
 		// Out of time while building the model: the list schedules
 		// answer on the window itself.
 		st.BuildInterrupted = true
-		return s.listOnly(ctx, w, opt, cp.Options(w), start, st)
+		return s.listOnly(ctx, p, cp.Options(w), start, st)
 	}
 	if err != nil {
 		return nil, err
@@ -174,7 +175,7 @@ func (s Solver) schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 	if err := m.SetCHWeight(s.CHWeight); err != nil {
 		return nil, err
 	}
-	out := &solver.Schedule{Answer: solver.Answer[float64]{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "cp", Solver: s.Name()},
+	out := &solver.Schedule{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "cp", Solver: s.Name(),
 		Deferred: slices.Clone(m.Deferred), CHWeight: m.CHWeight}
 	if len(m.Jobs) == 0 {
 		out.Status, out.Bound = solver.Optimal, 0
@@ -183,7 +184,7 @@ func (s Solver) schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 	lb := LowerBound(m)
 
 	// The first incumbent: the best list schedule.
-	best, from, ok, err := solver.BestInitial(ctx, w, opt, s.Initial, func(sch *solver.Schedule) (*incumbent, int64, error) {
+	best, from, ok, err := solver.BestInitial(ctx, p, s.Initial, func(sch *solver.Schedule) (*incumbent, int64, error) {
 		inc, err := fromSchedule(m, sch)
 		if err != nil {
 			return nil, 0, err
@@ -197,32 +198,33 @@ func (s Solver) schedule(ctx context.Context, w *model.Window, opt solver.Schedu
 		best.from = from
 	} else if len(s.Initial) > 0 && ctx.Err() != nil {
 		// The list schedules ran out of time: a truncated one answers.
-		return s.listOnly(ctx, w, opt, cp.Options(w), start, st)
+		return s.listOnly(ctx, p, cp.Options(w), start, st)
 	}
 	// Then the phases of plan, in its time, publishing as they improve
 	// (not before: a truncated list schedule answers some jobs only).
-	if opt.Publisher != nil {
-		s.post = &poster{pub: opt.Publisher, m: m, w: math.MaxInt64, lb: -1}
+	if p.Publisher != nil {
+		s.post = &poster{pub: p.Publisher, m: m, w: math.MaxInt64, lb: -1}
 	}
 	s.post.publish(nil, lb)
 	sc := &scheduling{s: s, m: m, lb: lb, start: start, st: st, best: best}
 	return sc.walk(ctx, out)
 }
 
-// listOnly is Schedule for a window too large to model in the time left:
+// listOnly is Solve for a window too large to model in the time left:
 // the best schedule of the Initial list schedulers, run on the window
 // itself (status fallback, no bound), or Unknown when there are none or
 // none finished. Stats.SAT.ModelOptions holds the options not modelled.
-func (s Solver) listOnly(ctx context.Context, w *model.Window, opt solver.ScheduleOptions, options int, start time.Time, st *solver.SATStats) (*solver.Schedule, error) {
+func (s Solver) listOnly(ctx context.Context, p *solver.ScheduleProblem, options int, start time.Time, st *solver.SATStats) (*solver.Schedule, error) {
+	w := p.Window
 	switch W := s.CHWeight; {
 	case math.IsNaN(W) || math.IsInf(W, 0) || W < 0:
 		return nil, fmt.Errorf("sat: CH weight must be a finite number at least 0, got %v", W)
 	case W > 0 && w.Topology == nil:
 		return nil, errors.New("sat: the CH term needs the window's topology, and the window has none")
 	}
-	out := &solver.Schedule{Answer: solver.Answer[float64]{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "cp", Solver: s.Name()}}
+	out := &solver.Schedule{Status: solver.Unknown, Bound: solver.NoBound, Encoding: "cp", Solver: s.Name()}
 	st.ModelOptions = options
-	best, bestObj, truncated, err := solver.BestListSchedule(ctx, w, opt, s.Initial, func(sch *solver.Schedule) float64 {
+	best, bestObj, truncated, err := solver.BestListSchedule(ctx, p, s.Initial, func(sch *solver.Schedule) float64 {
 		obj := model.WeightedQueueTime(w, sch.Allocations)
 		if s.CHWeight > 0 {
 			obj += s.CHWeight * float64(solver.Objective(w, sch.Allocations))
@@ -292,7 +294,7 @@ func objective(m *cp.Model, allocs []model.Allocation) float64 {
 }
 
 // poster publishes the whole window's incumbents and proven bounds to the
-// publisher of Schedule's options (solver.ScheduleOptions.Publisher),
+// publisher of its problem (solver.ScheduleProblem.Publisher),
 // each when it improves on the last it published; the two workers of the
 // last search share it. Bounds are published with exact weights only
 // (see cp.Model.ExactWeights). The methods of a nil *poster do nothing.

@@ -36,7 +36,7 @@ func listSchedulers() []solver.Scheduler {
 // last search's prover beside it (the default with two threads; it must
 // run on some windows) and without (Solver.Sequential); every schedule
 // passes
-// solver.ScheduleWindow's checks (model.Check, grid, objective, bound).
+// solver.SolveWindow's checks (model.Check, grid, objective, bound).
 func TestSATEqualsBruteForce(t *testing.T) {
 	defer sat.BoundsFromJobs(1)() // pool and group bounds on these tiny windows too
 	rng := rand.New(rand.NewPCG(8, 8))
@@ -55,7 +55,7 @@ func TestSATEqualsBruteForce(t *testing.T) {
 		}
 		want, never := bruteForce(t, w)
 		for si, s := range solvers {
-			res, err := solver.ScheduleWindow(context.Background(), w, s, solver.ScheduleOptions{Granularity: g}, 0)
+			res, err := solver.SolveWindow(context.Background(), w, s, solver.Options{Granularity: g})
 			if err != nil {
 				t.Fatalf("window %d, solver %d: %v", i, si, err)
 			}
@@ -120,7 +120,7 @@ func TestSATTinyTimeLimit(t *testing.T) {
 			}
 		}
 		for _, s := range []sat.Solver{{Initial: listSchedulers()}, {}} {
-			res, err := solver.ScheduleWindow(context.Background(), w, s, solver.ScheduleOptions{}, time.Microsecond)
+			res, err := solver.SolveWindow(context.Background(), w, s, solver.Options{TimeLimit: time.Microsecond})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -154,7 +154,7 @@ func TestSATExample(t *testing.T) {
 	if err != nil {
 		t.Skip(err)
 	}
-	res, err := solver.ScheduleWindow(context.Background(), w, sat.Solver{Initial: listSchedulers()}, solver.ScheduleOptions{}, 10*time.Second)
+	res, err := solver.SolveWindow(context.Background(), w, sat.Solver{Initial: listSchedulers()}, solver.Options{TimeLimit: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestSATExample(t *testing.T) {
 // from below, and with Solver.LNS neighbourhood moves (which must run on
 // some of them, and never without it) — on Eurora-like windows of 30 and
 // 40 waiting jobs under a short limit: every answer passes
-// solver.ScheduleWindow's checks, its bound is below its objective, and it
+// solver.SolveWindow's checks, its bound is below its objective, and it
 // is never worse than the best list schedule.
 func TestSATLargeWindows(t *testing.T) {
 	lnsRan := 0
@@ -180,7 +180,7 @@ func TestSATLargeWindows(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, s := range []sat.Solver{{Initial: listSchedulers()}, {Initial: listSchedulers(), LNS: true}} {
-			res, err := solver.ScheduleWindow(context.Background(), w, s, solver.ScheduleOptions{}, raceSlowdown*400*time.Millisecond)
+			res, err := solver.SolveWindow(context.Background(), w, s, solver.Options{TimeLimit: raceSlowdown * 400 * time.Millisecond})
 			if err != nil {
 				t.Fatalf("seed %d, LNS %v: %v", seed, s.LNS, err)
 			}
@@ -190,7 +190,7 @@ func TestSATLargeWindows(t *testing.T) {
 				t.Fatalf("seed %d, LNS %v: status %s", seed, s.LNS, res.Status)
 			}
 			for _, h := range listSchedulers() {
-				l, err := solver.ScheduleWindow(context.Background(), w, h, solver.ScheduleOptions{}, 0)
+				l, err := solver.SolveWindow(context.Background(), w, h, solver.Options{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -221,7 +221,7 @@ func TestSATLargeWindows(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := solver.ScheduleWindow(context.Background(), w, sat.Solver{Initial: listSchedulers(), LNS: true}, solver.ScheduleOptions{}, raceSlowdown*limit)
+			res, err := solver.SolveWindow(context.Background(), w, sat.Solver{Initial: listSchedulers(), LNS: true}, solver.Options{TimeLimit: raceSlowdown * limit})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -423,7 +423,7 @@ func chWindow(t *testing.T, rng *rand.Rand, g int64) *model.Window {
 // brute-force optimum (bruteForceCH, which prices node sets with
 // model.CostModel.Cost), with and without the list schedules, on the
 // grid and compressed, with every node block written up front;
-// solver.ScheduleWindow recomputes the combined objective. The CH term
+// solver.SolveWindow recomputes the combined objective. The CH term
 // must change the optimal placement on some windows (against W = 0), so
 // that the comparison bites.
 func TestSATCHEqualsBruteForce(t *testing.T) {
@@ -440,7 +440,7 @@ func TestSATCHEqualsBruteForce(t *testing.T) {
 		want, _ := bruteForceCH(t, w, W)
 		for si, s := range []sat.Solver{{Initial: listSchedulers(), CHWeight: W}, {CHWeight: W, Grid: true},
 			{Initial: listSchedulers(), CHWeight: W, Ablation: sat.Ablation{Eager: true, NoDominance: true}}} {
-			res, err := solver.ScheduleWindow(context.Background(), w, s, solver.ScheduleOptions{Granularity: g}, 0)
+			res, err := solver.SolveWindow(context.Background(), w, s, solver.Options{Granularity: g})
 			if err != nil {
 				data, _ := windowjson.Marshal(w)
 				t.Fatalf("window %d (W %v), solver %d: %v\n%s", i, W, si, err, data)
@@ -454,7 +454,7 @@ func TestSATCHEqualsBruteForce(t *testing.T) {
 			}
 		}
 		plain, _ := bruteForceCH(t, w, 0)
-		res0, err := solver.ScheduleWindow(context.Background(), w, sat.Solver{}, solver.ScheduleOptions{Granularity: g}, 0)
+		res0, err := solver.SolveWindow(context.Background(), w, sat.Solver{}, solver.Options{Granularity: g})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -475,7 +475,7 @@ func TestSATCHEqualsBruteForce(t *testing.T) {
 	t.Logf("the CH term changed the optimum on %d of 240 windows", changed)
 }
 
-// satStats returns sat's counters of an answer of ScheduleWindow.
+// satStats returns sat's counters of an answer of SolveWindow.
 func satStats(res *solver.ScheduleResult) *solver.SATStats {
 	st := res.Stats.SAT
 	if st == nil {

@@ -31,7 +31,7 @@ const (
 	lnsFirstSize = 6
 )
 
-// role is what a search is for within Schedule. The zero role is a
+// role is what a search is for within Solve. The zero role is a
 // search on its own: the quick search, a group's bound.
 type role struct {
 	// cuts marks the last search: it writes the pool cuts.
@@ -79,7 +79,7 @@ type searcher struct {
 	role
 	m     *cp.Model
 	lb    int64     // LowerBound(m)
-	start time.Time // Schedule's, for the progress lines
+	start time.Time // Solve's, for the progress lines
 	stats *solver.SATSearchStats
 
 	// The encoding and its solver (build).
@@ -131,7 +131,7 @@ const (
 )
 
 // newSearcher returns a search of m with s's options in role r that
-// counts into stats; start is Schedule's.
+// counts into stats; start is Solve's.
 func (s Solver) newSearcher(m *cp.Model, r role, stats *solver.SATSearchStats, start time.Time) *searcher {
 	return &searcher{opt: s, role: r, m: m, lb: LowerBound(m), start: start, stats: stats,
 		above: true, slice: firstSlice, startCoarse: 1,

@@ -48,7 +48,7 @@ func TestNoFallbackUnknownSaysWhy(t *testing.T) {
 	}
 	for _, limit := range []time.Duration{time.Millisecond, 20 * time.Millisecond, 200 * time.Millisecond} {
 		ctx, cancel := context.WithTimeout(context.Background(), limit)
-		res, err := Solver{}.Schedule(ctx, w, solver.ScheduleOptions{Granularity: 60})
+		res, err := Solver{}.Solve(ctx, &solver.ScheduleProblem{Window: w, Granularity: 60})
 		cancel()
 		if err != nil {
 			t.Fatal(err)

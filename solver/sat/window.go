@@ -84,7 +84,7 @@ func BaselineBound(ctx context.Context, m *cp.Model, baselines []solver.Schedule
 	}
 	bound := int64(math.MaxInt64)
 	for _, h := range baselines {
-		sch, err := h.Schedule(ctx, w, solver.ScheduleOptions{Granularity: g})
+		sch, err := h.Solve(ctx, &solver.ScheduleProblem{Window: w, Granularity: g})
 		if err != nil {
 			return 0, err
 		}

@@ -77,7 +77,7 @@ func TestExportWindow(t *testing.T) {
 		}
 		best := int64(math.MaxInt64)
 		for _, h := range listSchedulers() {
-			sch, err := h.Schedule(ctx, w, solver.ScheduleOptions{Granularity: g})
+			sch, err := h.Solve(ctx, &solver.ScheduleProblem{Window: w, Granularity: g})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,7 +86,7 @@ func TestExportWindow(t *testing.T) {
 		if ex.Bound != best-1 {
 			t.Fatalf("window %d: bound %d, want the best list schedule's W %d − 1", i, ex.Bound, best)
 		}
-		res, err := solver.ScheduleWindow(ctx, w, sat.Solver{Initial: listSchedulers()}, solver.ScheduleOptions{Granularity: g}, 0)
+		res, err := solver.SolveWindow(ctx, w, sat.Solver{Initial: listSchedulers()}, solver.Options{Granularity: g})
 		if err != nil || res.Status != solver.Optimal {
 			t.Fatalf("window %d: %v %v", i, res, err)
 		}
