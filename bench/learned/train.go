@@ -63,6 +63,10 @@ type TrainConfig struct {
 	// earliest among equals).
 	ValStarts        []int
 	ValLen, ValEvery int
+	// ValSample validates the sampled policy instead of the argmax one,
+	// each sequence's draws seeded by its start (as bench rlscheduler
+	// --sample seeds them): for weights meant to be run sampled.
+	ValSample bool
 	// Progress, when set, is called after every update.
 	Progress func(TrainUpdate)
 }
@@ -373,12 +377,12 @@ func TrainRLScheduler(ctx context.Context, cfg TrainConfig) (*TrainResult, error
 	return res, nil
 }
 
-// validationMean runs the argmax policy of net on cfg's validation
+// validationMean runs the argmax (or with ValSample the sampled) policy of net on cfg's validation
 // sequences and returns the mean of their mean bounded slowdowns.
 func validationMean(ctx context.Context, cfg TrainConfig, net *RLScheduler, norm Norm) (float64, error) {
 	var sum float64
 	for _, v := range cfg.ValStarts {
-		s, err := rlscheduler.ReplayChooser(ctx, rlscheduler.Sequence{W: cfg.Workload, Start: v, Len: cfg.ValLen}, NewChooser(net, norm, false, 0))
+		s, err := rlscheduler.ReplayChooser(ctx, rlscheduler.Sequence{W: cfg.Workload, Start: v, Len: cfg.ValLen}, NewChooser(net, norm, cfg.ValSample, uint64(v)))
 		if err != nil {
 			return 0, err
 		}

@@ -48,6 +48,7 @@ type trainSchedOptions struct {
 	lrActor, entropy         float64
 	imitationSet             bool
 	imitationPasses          int
+	validateSample           bool
 	// epochsSet and episodesSet: the flags were given (else the design's
 	// defaults).
 	epochsSet, episodesSet bool
@@ -120,6 +121,7 @@ Training is deterministic: the same flags give the same file.`,
 	f.StringVar(&opts.imitate, "imitate", "", "rlscheduler: warm-start by imitation of a published policy (f1 or sjf) before PPO (a choice the paper did not make; --imitation sets its episodes)")
 	f.IntVar(&opts.imitationPasses, "imitation-passes", d.ImitationEpochs, "rlscheduler: passes over the imitation's data")
 	f.IntSliceVar(&opts.validate, "validate", nil, "rlscheduler: starts of validation sequences (excluded from training): the argmax policy's mean on them every --validate-every epochs picks the weights written")
+	f.BoolVar(&opts.validateSample, "validate-sample", false, "rlscheduler: validate the sampled policy (seeded per sequence, as bench rlscheduler --sample) instead of the argmax one")
 	f.IntVar(&opts.validateLen, "validate-len", d.ValLen, "rlscheduler: jobs per validation sequence")
 	f.IntVar(&opts.validateEvr, "validate-every", d.ValEvery, "rlscheduler: epochs between validations")
 	f.Float64Var(&opts.lrActor, "lr", d.LRActor, "rlscheduler: the actor's Adam rate")
@@ -194,7 +196,7 @@ func runTrainSched(ctx context.Context, opts *trainSchedOptions) error {
 	if opts.imitationSet {
 		cfg.ImitationEpisodes = opts.imitation
 	}
-	cfg.ImitationEpochs = opts.imitationPasses
+	cfg.ImitationEpochs, cfg.ValSample = opts.imitationPasses, opts.validateSample
 	cfg.FeatureSet, cfg.ValStarts, cfg.ValLen, cfg.ValEvery, cfg.LRActor, cfg.Entropy = opts.features, opts.validate, opts.validateLen, opts.validateEvr, opts.lrActor, opts.entropy
 	starts, err := learned.TrainingStartsOf(cfg)
 	if err != nil {
@@ -207,7 +209,11 @@ func runTrainSched(ctx context.Context, opts *trainSchedOptions) error {
 		fmt.Fprintf(errw, "warm start: imitation of %s on %d episodes (%d passes)\n", cfg.Imitate, cfg.ImitationEpisodes, cfg.ImitationEpochs)
 	}
 	if len(cfg.ValStarts) > 0 {
-		fmt.Fprintf(errw, "validation: the argmax policy on %d sequences of %d jobs at %v every %d epochs; the best is written\n", len(cfg.ValStarts), cfg.ValLen, cfg.ValStarts, cfg.ValEvery)
+		how := "argmax"
+		if cfg.ValSample {
+			how = "sampled"
+		}
+		fmt.Fprintf(errw, "validation: the %s policy on %d sequences of %d jobs at %v every %d epochs; the best is written\n", how, len(cfg.ValStarts), cfg.ValLen, cfg.ValStarts, cfg.ValEvery)
 	}
 	if cfg.MinLoad > 0 {
 		fmt.Fprintf(errw, "of them %d of an offered load of %g or more\n", len(learned.HeavyStarts(w, starts, cfg.EpisodeLen, cfg.MinLoad)), cfg.MinLoad)
