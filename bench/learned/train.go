@@ -77,7 +77,7 @@ func DefaultTrainConfig() TrainConfig {
 	return TrainConfig{Seed: 1, Updates: 300, EpisodesPerUpdate: 16, EpisodeLen: 256,
 		TestStarts: rlscheduler.Starts, TestLen: rlscheduler.SequenceLength, PPOEpochs: 4, Minibatch: 256,
 		Clip: 0.2, LRActor: 3e-4, LRCritic: 1e-3, Gamma: 1, Lambda: 0.97, Entropy: 0.01, MaxGradNorm: 0.5, RewardScale: 100,
-		FeatureSet: FeatureSet1, ImitationEpisodes: 32, ImitationEpochs: 10, LRImit: 1e-3, ValLen: rlscheduler.SequenceLength, ValEvery: 10}
+		FeatureSet: FeatureSet1, ImitationEpisodes: 32, ImitationEpochs: 40, LRImit: 1e-3, ValLen: rlscheduler.SequenceLength, ValEvery: 10}
 }
 
 // TrainUpdate reports one PPO update.
