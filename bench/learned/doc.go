@@ -10,6 +10,9 @@
 //     published code's four id-like features — memory, user, group,
 //     executable, constant on the Lublin trace — are replaced by
 //     features of the queue and the cluster; see docs/learned.md).
+//     Feature set 2 (FeatureSet2, the shipped weights') puts F1's two
+//     terms, FAge and FLogArea, in place of the two features that are
+//     the same for every job of a decision.
 //   - Actor: the kernel network, one small MLP 8–32–16–8–1 (ReLU), as
 //     published, applied to every visible job alike and giving one
 //     logit per job; a softmax over the visible jobs, padding masked
@@ -26,7 +29,10 @@
 //     at its end; advantages by GAE (γ = 1, λ = 0.97) over the critic,
 //     with F1's mean bounded slowdown on the same 256 jobs subtracted as
 //     an action-independent baseline; Adam, actor 3e-4 and critic 1e-3
-//     as published.
+//     as published. Optionally (TrainConfig.Imitate) a warm start by
+//     imitation of a published policy's choices, and (ValStarts) the
+//     weights chosen by their argmax policy's mean on validation
+//     sequences that training never touches.
 //   - Use: a Chooser for bench/rlscheduler's published loop
 //     (ReplayChooser) and for bench/sim's event-driven simulation;
 //     argmax by default, sampling on request.

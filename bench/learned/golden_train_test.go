@@ -57,6 +57,16 @@ func TestTrainHashes(t *testing.T) {
 			}
 			return res.Policy.Kernel.Params(), nil
 		}},
+		{"rlscheduler-imitation", "6205cf6180bf8d6693e5f4f99b8516e6f7ffe0eedfe8af185a7f8bdea542f8b2", func() ([]*learn.Param, error) {
+			cfg := smallConfig(w, 1)
+			cfg.FeatureSet, cfg.Imitate, cfg.ImitationEpisodes, cfg.ImitationEpochs = FeatureSet2, "f1", 2, 3
+			cfg.ValStarts, cfg.ValLen, cfg.ValEvery = []int{400}, 150, 1
+			res, err := TrainRLScheduler(ctx, cfg)
+			if err != nil {
+				return nil, err
+			}
+			return res.Policy.Kernel.Params(), nil
+		}},
 		{"rlschert", "b1395c9300a9d70f5f71ebb11fca62832e03010573913c6d722cca129e8c080e", func() ([]*learn.Param, error) {
 			cfg := SchertTrainConfig{Jobs: SyntheticSchert(2, 6, 64), Nodes: SyntheticCores, Seed: 4, ImitationEpisodes: 3, ImitationEpochs: 3,
 				Updates: 2, EpisodesPerUpdate: 2, EpisodeLen: 64, TestStarts: []int{0}, TestLen: 64}

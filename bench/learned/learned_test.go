@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -205,18 +207,24 @@ func TestChooserOnProtocol(t *testing.T) {
 }
 
 // BenchmarkDecide128 is one decision with 128 visible jobs (and 200
-// waiting): features, the kernel on 128 rows, the masked softmax, the
-// argmax.
+// waiting): features (of each feature set), the kernel on 128 rows, the
+// masked softmax, the argmax.
 func BenchmarkDecide128(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	ws := make([]rlscheduler.Waiting, 200)
 	for i := range ws {
 		ws[i] = rlscheduler.Waiting{Job: i, Submit: int64(i * 10), Request: int64(1 + rng.IntN(7200)), Nodes: 1 + rng.IntN(64)}
 	}
-	c := NewChooser(NewRLScheduler(learn.NewRand(1, 1)), Norm{MaxRequest: 7200}, false, 1)
-	b.ReportAllocs()
-	for b.Loop() {
-		c.Choose(5000, 20, 64, ws)
+	for _, fs := range []int{FeatureSet1, FeatureSet2} {
+		b.Run(fmt.Sprintf("features%d", fs), func(b *testing.B) {
+			p := NewRLScheduler(learn.NewRand(1, 1))
+			p.FeatureSet = fs
+			c := NewChooser(p, Norm{MaxRequest: 7200}, false, 1)
+			b.ReportAllocs()
+			for b.Loop() {
+				c.Choose(5000, 20, 64, ws)
+			}
+		})
 	}
 }
 
@@ -236,5 +244,135 @@ func TestShipped(t *testing.T) {
 	}
 	if _, err := Shipped("sdsc-sp2"); err == nil {
 		t.Error("weights for a trace not shipped")
+	}
+}
+
+// TestFeatureSet2RanksAsF1: with feature set 2, FLogArea − FAge orders
+// the visible jobs as F1's key does (it is the key less a constant of
+// the decision, in other units), so a linear kernel can take F1's
+// choices; checked on random queues where no feature is capped.
+func TestFeatureSet2RanksAsF1(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	norm := Norm{MaxRequest: 200000}
+	x := make([]float64, MaxVisible*Features)
+	for trial := range 500 {
+		n := 2 + rng.IntN(MaxVisible-1)
+		now := int64(1e6 + rng.IntN(1e7))
+		ws := make([]rlscheduler.Waiting, n)
+		for i := range ws {
+			ws[i] = rlscheduler.Waiting{Job: i, Submit: now - int64(rng.IntN(50000)), Request: int64(1 + rng.IntN(100000)), Nodes: 1 + rng.IntN(256)}
+		}
+		vis, m := observe(x, nil, now, rng.IntN(257), 256, ws, norm, FeatureSet2)
+		bestF, bestK := -1, -1
+		var kf, kk float64
+		for r, i := range vis[:m] {
+			w := ws[i]
+			f1 := math.Log10(float64(w.Request))*float64(w.Nodes) + 870*math.Log10(float64(w.Submit))
+			k := x[r*Features+FLogArea] - x[r*Features+FAge]
+			if x[r*Features+FAge] >= almostOne || x[r*Features+FLogArea] >= almostOne {
+				t.Fatalf("trial %d: a capped feature", trial)
+			}
+			if bestF < 0 || f1 < kf {
+				bestF, kf = r, f1
+			}
+			if bestK < 0 || k < kk {
+				bestK, kk = r, k
+			}
+		}
+		// Equal up to rounding: the two minima's F1 keys agree closely.
+		w1, w2 := ws[vis[bestF]], ws[vis[bestK]]
+		k1 := math.Log10(float64(w1.Request))*float64(w1.Nodes) + 870*math.Log10(float64(w1.Submit))
+		k2 := math.Log10(float64(w2.Request))*float64(w2.Nodes) + 870*math.Log10(float64(w2.Submit))
+		if math.Abs(k1-k2) > 1e-6*math.Abs(k1) {
+			t.Fatalf("trial %d: F1 picks row %d (key %.9g), the features row %d (key %.9g)", trial, bestF, k1, bestK, k2)
+		}
+	}
+}
+
+// TestWeightsRoundTripFeatureSet2: a feature-set-2 policy's file reads
+// back as feature set 2, with its weights, and chooses alike; a
+// feature-set-1 file stays feature set 1.
+func TestWeightsRoundTripFeatureSet2(t *testing.T) {
+	for _, fs := range []int{FeatureSet1, FeatureSet2} {
+		p := NewRLScheduler(learn.NewRand(5, 6))
+		p.FeatureSet = fs
+		learn.RoundWeights(p.Kernel.Params())
+		q, err := ReadRLScheduler(bytes.NewReader(weightsOf(t, p)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if q.FeatureSet != fs {
+			t.Fatalf("feature set %d read back as %d", fs, q.FeatureSet)
+		}
+		w := synthetic(300, 4)
+		seq := rlscheduler.Sequence{W: w, Start: 10, Len: 250}
+		a, err := rlscheduler.ReplayChooser(context.Background(), seq, NewChooser(p, NormOf(w), false, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := rlscheduler.ReplayChooser(context.Background(), seq, NewChooser(q, NormOf(w), false, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Mean() != b.Mean() {
+			t.Fatalf("feature set %d: %v written, %v read back", fs, a.Mean(), b.Mean())
+		}
+	}
+	if _, err := ReadRLScheduler(bytes.NewReader([]byte("not a weights file at all"))); err == nil {
+		t.Error("garbage read without error")
+	}
+}
+
+// TestImitationAndValidation: the warm start learns F1's choices (the
+// kernel then takes most of them), training never draws an episode
+// touching a validation sequence, and the weights returned are those of
+// the lowest validation mean among the measured updates, whose argmax
+// policy gives that mean again.
+func TestImitationAndValidation(t *testing.T) {
+	w := synthetic(1500, 5)
+	for i := range w.Jobs {
+		w.Jobs[i].Submit += 5e6 // F1's waiting term uncapped (FAge)
+	}
+	cfg := smallConfig(w, 3)
+	cfg.FeatureSet, cfg.Imitate, cfg.ImitationEpisodes, cfg.ImitationEpochs = FeatureSet2, "f1", 4, 60
+	cfg.ValStarts, cfg.ValLen, cfg.ValEvery, cfg.Updates = []int{600, 1100}, 300, 2, 5
+	res, err := TrainRLScheduler(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range res.Starts {
+		for _, v := range cfg.ValStarts {
+			if s < v+cfg.ValLen && v < s+cfg.EpisodeLen {
+				t.Fatalf("episode start %d touches the validation sequence at %d", s, v)
+			}
+		}
+	}
+	if res.Curve[0].Update != 0 || res.Curve[0].Imitation < 0.5 {
+		t.Fatalf("imitation: %+v", res.Curve[0])
+	}
+	best, bestU := math.Inf(1), -1
+	for _, u := range res.Curve {
+		if u.Val > 0 && u.Val < best {
+			best, bestU = u.Val, u.Update
+		}
+	}
+	if res.Best != bestU || res.BestVal != best {
+		t.Fatalf("kept update %d (%v), the curve's best is %d (%v)", res.Best, res.BestVal, bestU, best)
+	}
+	if res.Policy.FeatureSet != FeatureSet2 {
+		t.Fatalf("feature set %d", res.Policy.FeatureSet)
+	}
+	// The kept weights (rounded to float32 as written) give the kept mean
+	// within rounding's reach: recomputed, not trusted.
+	got, err := validationMean(context.Background(), cfg, res.Policy, NormOf(w))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(got-best) > 0.05*best {
+		t.Fatalf("kept weights give %v on validation, recorded %v", got, best)
+	}
+	cfg.Imitate = "nope"
+	if _, err := TrainRLScheduler(context.Background(), cfg); err == nil {
+		t.Error("imitation of an unknown policy accepted")
 	}
 }

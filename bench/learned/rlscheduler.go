@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	_ "embed" // the shipped weights
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -35,6 +36,15 @@ const MaxWait = 12 * 3600
 //	FSlowdown  log of its bounded slowdown if it started now and ran its
 //	           request, / log 1000 (capped)
 //	FQueue     the number of waiting jobs / MaxVisible (capped)
+//
+// Feature set 2 replaces the two features that are the same for every
+// job of a decision (FFree, FQueue), which can rank jobs only through the
+// network's non-linearity, by the two terms of F1's key, in the same
+// units (the largest log-area, the cluster's nodes × log10 of the
+// trace's largest request), so that a linear kernel can rank as F1 does:
+//
+//	FAge       870·log10(now / submit), F1's waiting term (capped)
+//	FLogArea   nodes · log10(requested), F1's size term
 const (
 	FWait = iota
 	FRequest
@@ -44,6 +54,20 @@ const (
 	FFree
 	FSlowdown
 	FQueue
+)
+
+// Feature set 2's features in the places of FFree and FQueue.
+const (
+	FAge     = FFree
+	FLogArea = FQueue
+)
+
+// Feature sets of the kernel's input: FeatureSet1 (the first shipped
+// weights') or FeatureSet2 (FAge and FLogArea in the places of FFree and
+// FQueue).
+const (
+	FeatureSet1 = 1
+	FeatureSet2 = 2
 )
 
 // criticIn is the critic's input: the features' means (8) and maxima of
@@ -62,6 +86,8 @@ var CriticSizes = []int{criticIn, 32, 16, 1}
 type RLScheduler struct {
 	Kernel *learn.Seq
 	Critic *learn.Seq // nil in a policy read from a file
+	// FeatureSet is the kernel's input: FeatureSet1 or FeatureSet2.
+	FeatureSet int
 }
 
 // NewRLScheduler returns an untrained network: PyTorch's initialisation,
@@ -69,7 +95,7 @@ type RLScheduler struct {
 func NewRLScheduler(rng *rand.Rand) *RLScheduler {
 	k, _ := learn.NewMLP("kernel", KernelSizes, learn.ActReLU, 0.01, rng)
 	c, _ := learn.NewMLP("critic", CriticSizes, learn.ActReLU, 1, rng)
-	return &RLScheduler{Kernel: k, Critic: c}
+	return &RLScheduler{Kernel: k, Critic: c, FeatureSet: FeatureSet1}
 }
 
 // Norm holds a workload's normalisers.
@@ -89,10 +115,10 @@ func NormOf(w *rlscheduler.Workload) Norm {
 
 const almostOne = 1 - 1e-5
 
-// observe writes the visible jobs' features into x (n × Features, row
-// per job) and returns n and the visible jobs (indexes into waiting, in
-// submit order, stable). vis is scratch.
-func observe(x []float64, vis []int, now int64, free, nodes int, waiting []rlscheduler.Waiting, norm Norm) ([]int, int) {
+// observe writes the visible jobs' features (of feature set fs) into x
+// (n × Features, row per job) and returns n and the visible jobs
+// (indexes into waiting, in submit order, stable). vis is scratch.
+func observe(x []float64, vis []int, now int64, free, nodes int, waiting []rlscheduler.Waiting, norm Norm, fs int) ([]int, int) {
 	vis = vis[:0]
 	for i := range waiting {
 		vis = append(vis, i)
@@ -103,6 +129,8 @@ func observe(x []float64, vis []int, now int64, free, nodes int, waiting []rlsch
 	}
 	n := len(vis)
 	lmax := math.Log1p(norm.MaxRequest)
+	// F1's units: the largest log-area.
+	f1u := float64(nodes) * math.Log10(max(norm.MaxRequest, 10))
 	q := min(float64(len(waiting))/MaxVisible, 1)
 	fr := float64(free) / float64(nodes)
 	for r, i := range vis {
@@ -121,12 +149,17 @@ func observe(x []float64, vis []int, now int64, free, nodes int, waiting []rlsch
 		row[FFree] = fr
 		row[FSlowdown] = min(math.Log(max(1, (wait+req)/max(req, 10)))/math.Log(1000), almostOne)
 		row[FQueue] = q
+		if fs == FeatureSet2 {
+			row[FAge] = min(870*math.Log10(max(float64(now), 1)/max(float64(w.Submit), 1))/f1u, almostOne)
+			row[FLogArea] = min(float64(w.Nodes)*math.Log10(req)/f1u, almostOne)
+		}
 	}
 	return vis, n
 }
 
-// summarise writes the critic's input for the n observed rows of x.
-func summarise(c, x []float64, n int) {
+// summarise writes the critic's input for the n observed rows of x and
+// the free nodes' share fr.
+func summarise(c, x []float64, n int, fr float64) {
 	clear(c)
 	for r := range n {
 		row := x[r*Features : (r+1)*Features]
@@ -139,7 +172,7 @@ func summarise(c, x []float64, n int) {
 	}
 	c[Features+4] = float64(n) / MaxVisible
 	if n > 0 {
-		c[Features+5] = x[FFree]
+		c[Features+5] = fr
 	}
 }
 
@@ -148,6 +181,7 @@ func summarise(c, x []float64, n int) {
 type Chooser struct {
 	kernel *learn.Seq
 	norm   Norm
+	fs     int
 	sample bool
 	rng    *rand.Rand
 	x, p   []float64
@@ -160,7 +194,7 @@ type Chooser struct {
 // can run at once) with w's normalisers: argmax, or with sample a draw
 // from the softmax seeded by seed.
 func NewChooser(p *RLScheduler, norm Norm, sample bool, seed uint64) *Chooser {
-	return &Chooser{kernel: p.Kernel.CloneSeq(), norm: norm, sample: sample, rng: learn.NewRand(seed, 0x726c_6368),
+	return &Chooser{kernel: p.Kernel.CloneSeq(), norm: norm, fs: p.FeatureSet, sample: sample, rng: learn.NewRand(seed, 0x726c_6368),
 		x: make([]float64, MaxVisible*Features), p: make([]float64, MaxVisible)}
 }
 
@@ -172,7 +206,7 @@ func (c *Chooser) Choose(now int64, free, nodes int, waiting []rlscheduler.Waiti
 		return 0
 	}
 	var n int
-	c.vis, n = observe(c.x, c.vis, now, free, nodes, waiting, c.norm)
+	c.vis, n = observe(c.x, c.vis, now, free, nodes, waiting, c.norm, c.fs)
 	logits := c.kernel.Forward(c.x[:n*Features], n)
 	learn.MaskedSoftmax(c.p, logits, n)
 	return c.vis[learn.Pick(c.p, n, c.sample, c.rng)]
@@ -182,24 +216,54 @@ func (c *Chooser) Choose(now int64, free, nodes int, waiting []rlscheduler.Waiti
 // MaxVisible positions (padding: exactly 0); for tests.
 func (c *Chooser) Probabilities() []float64 { return c.p }
 
-// weightsMagic heads an RLScheduler weights file (learn.WriteWeights);
-// the header is the kernel's sizes (5 values).
-const weightsMagic = "RLSWGT01"
+// weightsMagic heads an RLScheduler weights file of feature set 1
+// (learn.WriteWeights), weightsMagic2 one of feature set 2; the header
+// is the kernel's sizes (5 values).
+const (
+	weightsMagic  = "RLSWGT01"
+	weightsMagic2 = "RLSWGT02"
+)
 
-// WriteRLScheduler writes the kernel's weights (float32; gzip).
+// WriteRLScheduler writes the kernel's weights (float32; gzip), marked
+// with its feature set.
 func WriteRLScheduler(w io.Writer, p *RLScheduler) error {
 	h := make([]uint32, len(KernelSizes))
 	for i, s := range KernelSizes {
 		h[i] = uint32(s)
 	}
-	return learn.WriteWeights(w, weightsMagic, h, p.Kernel.Params())
+	magic := weightsMagic
+	if p.FeatureSet == FeatureSet2 {
+		magic = weightsMagic2
+	}
+	return learn.WriteWeights(w, magic, h, p.Kernel.Params())
 }
 
-// ReadRLScheduler reads a weights file WriteRLScheduler wrote; the
-// kernel's sizes must be KernelSizes.
+// ReadRLScheduler reads a weights file WriteRLScheduler wrote, of either
+// feature set; the kernel's sizes must be KernelSizes.
 func ReadRLScheduler(r io.Reader) (*RLScheduler, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	p, err := readRLScheduler(bytes.NewReader(b), weightsMagic)
+	if err == nil {
+		p.FeatureSet = FeatureSet1
+		return p, nil
+	}
+	p, err2 := readRLScheduler(bytes.NewReader(b), weightsMagic2)
+	if err2 != nil {
+		if errors.Is(err2, learn.ErrMagic) {
+			return nil, err
+		}
+		return nil, err2
+	}
+	p.FeatureSet = FeatureSet2
+	return p, nil
+}
+
+func readRLScheduler(r io.Reader, magic string) (*RLScheduler, error) {
 	var k *learn.Seq
-	err := learn.ReadWeights(r, weightsMagic, len(KernelSizes), func(h []uint32) ([]*learn.Param, error) {
+	err := learn.ReadWeights(r, magic, len(KernelSizes), func(h []uint32) ([]*learn.Param, error) {
 		for i, s := range KernelSizes {
 			if int(h[i]) != s {
 				return nil, fmt.Errorf("kernel sizes %v, this build has %v", h, KernelSizes)
@@ -211,7 +275,7 @@ func ReadRLScheduler(r io.Reader) (*RLScheduler, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &RLScheduler{Kernel: k}, nil
+	return &RLScheduler{Kernel: k, FeatureSet: FeatureSet1}, nil
 }
 
 //go:embed weights/rlscheduler-lublin.bin.gz

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/optsched/optsched/bench/rlscheduler"
@@ -41,6 +43,30 @@ type TrainConfig struct {
 	// on the loaded stretches of a trace where the order of the queue
 	// matters (0: every episode).
 	MinLoad float64
+	// FeatureSet is the kernel's input: FeatureSet1 (the default) or
+	// FeatureSet2.
+	FeatureSet int
+	// Imitate, when set to a published policy ("f1", "sjf"; see
+	// rlscheduler.KeyOf), warm-starts the kernel before PPO: that policy
+	// plays ImitationEpisodes training episodes and the kernel learns its
+	// choices among the visible jobs by cross-entropy, ImitationEpochs
+	// passes at the rate LRImit (behaviour cloning, a choice
+	// RLScheduler's paper does not make). Empty: PPO from scratch.
+	Imitate                            string
+	ImitationEpisodes, ImitationEpochs int
+	LRImit                             float64
+	// ValStarts, when set, are validation sequences of ValLen jobs,
+	// excluded from training like the test sequences: after the
+	// imitation and every ValEvery updates (and after the last) the
+	// argmax policy runs them, and the weights of the lowest mean over
+	// them of the sequences' mean bounded slowdown are the result (the
+	// earliest among equals).
+	ValStarts        []int
+	ValLen, ValEvery int
+	// ValSample validates the sampled policy instead of the argmax one,
+	// each sequence's draws seeded by its start (as bench rlscheduler
+	// --sample seeds them): for weights meant to be run sampled.
+	ValSample bool
 	// Progress, when set, is called after every update.
 	Progress func(TrainUpdate)
 }
@@ -50,7 +76,8 @@ type TrainConfig struct {
 func DefaultTrainConfig() TrainConfig {
 	return TrainConfig{Seed: 1, Updates: 300, EpisodesPerUpdate: 16, EpisodeLen: 256,
 		TestStarts: rlscheduler.Starts, TestLen: rlscheduler.SequenceLength, PPOEpochs: 4, Minibatch: 256,
-		Clip: 0.2, LRActor: 3e-4, LRCritic: 1e-3, Gamma: 1, Lambda: 0.97, Entropy: 0.01, MaxGradNorm: 0.5, RewardScale: 100}
+		Clip: 0.2, LRActor: 3e-4, LRCritic: 1e-3, Gamma: 1, Lambda: 0.97, Entropy: 0.01, MaxGradNorm: 0.5, RewardScale: 100,
+		FeatureSet: FeatureSet1, ImitationEpisodes: 32, ImitationEpochs: 40, LRImit: 1e-3, ValLen: rlscheduler.SequenceLength, ValEvery: 10}
 }
 
 // TrainUpdate reports one PPO update.
@@ -65,6 +92,12 @@ type TrainUpdate struct {
 	MeanBSLD, MeanF1 float64
 	// Entropy is the mean entropy of the action distributions.
 	Entropy float64
+	// Imitation is the share of the imitation data's decisions the
+	// kernel takes alike after the imitation (Update 0 only).
+	Imitation float64 `json:",omitempty"`
+	// Val is the validation mean (TrainConfig.ValStarts) of the argmax
+	// policy after this update, 0 when it was not measured.
+	Val     float64       `json:",omitempty"`
 	Elapsed time.Duration `json:"elapsed_ns"`
 }
 
@@ -74,6 +107,10 @@ type TrainResult struct {
 	Curve  []TrainUpdate
 	// Starts are the episode starts training drew from.
 	Starts []int
+	// Best is the update whose weights Policy holds (0: the imitation's)
+	// and BestVal its validation mean, when ValStarts was set.
+	Best    int
+	BestVal float64
 }
 
 // ErrTrainConfig is wrapped by TrainRLScheduler's configuration errors.
@@ -84,19 +121,65 @@ func (c *TrainConfig) fill() error {
 	if c.Workload == nil || len(c.Workload.Jobs) == 0 {
 		return fmt.Errorf("%w: no workload", ErrTrainConfig)
 	}
+	if c.FeatureSet != FeatureSet1 && c.FeatureSet != FeatureSet2 {
+		return fmt.Errorf("%w: feature set %d (have %d and %d)", ErrTrainConfig, c.FeatureSet, FeatureSet1, FeatureSet2)
+	}
+	if c.Imitate != "" {
+		if _, err := rlscheduler.KeyOf(c.Imitate); err != nil {
+			return fmt.Errorf("%w: imitate: %v", ErrTrainConfig, err)
+		}
+	}
+	for _, v := range c.ValStarts {
+		if v < 0 || v+c.ValLen > len(c.Workload.Jobs) {
+			return fmt.Errorf("%w: validation sequence [%d, %d) outside the %d jobs", ErrTrainConfig, v, v+c.ValLen, len(c.Workload.Jobs))
+		}
+	}
 	return ppoSettings{c.EpisodesPerUpdate, c.EpisodeLen, c.PPOEpochs, c.Minibatch, c.Clip, c.LRActor, c.LRCritic, c.Gamma, c.Entropy}.
-		check(c.Updates < 1, c.Lambda < 0 || c.Lambda > 1)
+		check(c.Updates < 1 || c.ImitationEpisodes < 1 || c.ImitationEpochs < 1 || c.ValLen < 1 || c.ValEvery < 1, c.Lambda < 0 || c.Lambda > 1 || c.LRImit <= 0)
+}
+
+// Exclusions returns the sequences training must not touch: the test
+// sequences (TestStarts, TestLen) and the validation ones (ValStarts,
+// ValLen), as starts and lengths.
+func (c *TrainConfig) exclusions() (starts, lens []int) {
+	for _, s := range c.TestStarts {
+		starts, lens = append(starts, s), append(lens, c.TestLen)
+	}
+	for _, s := range c.ValStarts {
+		starts, lens = append(starts, s), append(lens, c.ValLen)
+	}
+	return starts, lens
+}
+
+// TrainingStartsOf returns the episode starts of cfg's workload that
+// overlap none of its test and validation sequences (the defaults filled
+// in as TrainRLScheduler fills them).
+func TrainingStartsOf(cfg TrainConfig) ([]int, error) {
+	if err := cfg.fill(); err != nil {
+		return nil, err
+	}
+	ex, lens := cfg.exclusions()
+	return trainingStarts(len(cfg.Workload.Jobs), cfg.EpisodeLen, ex, lens), nil
 }
 
 // TrainingStarts returns the starts of the episodes of length epLen in a
 // workload of n jobs that overlap none of the test sequences [t, t +
 // testLen): training never sees a test job.
 func TrainingStarts(n, epLen int, testStarts []int, testLen int) []int {
+	lens := make([]int, len(testStarts))
+	for i := range lens {
+		lens[i] = testLen
+	}
+	return trainingStarts(n, epLen, testStarts, lens)
+}
+
+// trainingStarts is TrainingStarts with a length per excluded sequence.
+func trainingStarts(n, epLen int, ex, lens []int) []int {
 	var out []int
 	for s := 0; s+epLen <= n; s++ {
 		ok := true
-		for _, t := range testStarts {
-			if s < t+testLen && t < s+epLen {
+		for k, t := range ex {
+			if s < t+lens[k] && t < s+epLen {
 				ok = false
 				break
 			}
@@ -145,6 +228,7 @@ type step struct {
 type recorder struct {
 	net    *RLScheduler
 	norm   Norm
+	fs     int
 	rng    *rand.Rand
 	x, p   []float64
 	c      []float64
@@ -158,14 +242,14 @@ func (r *recorder) Choose(now int64, free, nodes int, waiting []rlscheduler.Wait
 		return 0
 	}
 	var n int
-	r.vis, n = observe(r.x, r.vis, now, free, nodes, waiting, r.norm)
+	r.vis, n = observe(r.x, r.vis, now, free, nodes, waiting, r.norm, r.fs)
 	x := append([]float64(nil), r.x[:n*Features]...)
 	logits := r.net.Kernel.Forward(x, n)
 	lse := learn.MaskedSoftmax(r.p, logits, n)
 	a := learn.Pick(r.p, n, true, r.rng)
 	r.entSum += learn.Entropy(r.p, n)
 	c := make([]float64, criticIn)
-	summarise(c, x, n)
+	summarise(c, x, n, float64(free)/float64(nodes))
 	v := r.net.Critic.Forward(c, 1)[0]
 	r.steps = append(r.steps, step{x: x, c: c, Decision: learn.Decision{N: n, Action: a, LogP: logits[a] - lse, Value: v}})
 	return r.vis[a]
@@ -179,9 +263,10 @@ func TrainRLScheduler(ctx context.Context, cfg TrainConfig) (*TrainResult, error
 	if err := cfg.fill(); err != nil {
 		return nil, err
 	}
-	starts, err := episodeStarts(len(cfg.Workload.Jobs), cfg.EpisodeLen, cfg.TestStarts, cfg.TestLen)
-	if err != nil {
-		return nil, err
+	ex, lens := cfg.exclusions()
+	starts := trainingStarts(len(cfg.Workload.Jobs), cfg.EpisodeLen, ex, lens)
+	if len(starts) == 0 {
+		return nil, fmt.Errorf("%w: no %d-job episode of the %d jobs lies outside the test and validation sequences", ErrTrainConfig, cfg.EpisodeLen, len(cfg.Workload.Jobs))
 	}
 	if cfg.MinLoad > 0 {
 		starts = HeavyStarts(cfg.Workload, starts, cfg.EpisodeLen, cfg.MinLoad)
@@ -192,13 +277,44 @@ func TrainRLScheduler(ctx context.Context, cfg TrainConfig) (*TrainResult, error
 	t0 := time.Now()
 	rng := learn.NewRand(cfg.Seed, 0x726c_7472_6169_6e)
 	net := NewRLScheduler(rng)
+	net.FeatureSet = cfg.FeatureSet
+	norm := NormOf(cfg.Workload)
+	res := &TrainResult{Policy: net, Starts: starts}
+	var best *learn.Seq
+	validate := func(up *TrainUpdate) error {
+		if len(cfg.ValStarts) == 0 {
+			return nil
+		}
+		v, err := validationMean(ctx, cfg, net, norm)
+		if err != nil {
+			return err
+		}
+		up.Val = v
+		if best == nil || v < res.BestVal {
+			best, res.Best, res.BestVal = net.Kernel.Copy(), up.Update, v
+		}
+		return nil
+	}
+	if cfg.Imitate != "" {
+		acc, mean, err := imitateRLScheduler(ctx, cfg, net, norm, starts, rng)
+		if err != nil {
+			return nil, err
+		}
+		up := TrainUpdate{Updates: cfg.Updates, Episodes: cfg.ImitationEpisodes, MeanBSLD: mean, MeanF1: mean, Imitation: acc}
+		if err := validate(&up); err != nil {
+			return nil, err
+		}
+		up.Elapsed = time.Since(t0)
+		res.Curve = publish(res.Curve, up, cfg.Progress)
+	}
 	optA := learn.NewAdam(net.Kernel.Params(), cfg.LRActor, cfg.MaxGradNorm)
 	optC := learn.NewAdam(net.Critic.Params(), cfg.LRCritic, cfg.MaxGradNorm)
-	norm := NormOf(cfg.Workload)
 	f1 := map[int]float64{}
-	res := &TrainResult{Policy: net, Starts: starts}
-	rec := &recorder{net: net, norm: norm, rng: rng, x: make([]float64, MaxVisible*Features), p: make([]float64, MaxVisible)}
+	rec := &recorder{net: net, norm: norm, fs: cfg.FeatureSet, rng: rng, x: make([]float64, MaxVisible*Features), p: make([]float64, MaxVisible)}
 	episodes := 0
+	if cfg.Imitate != "" {
+		episodes = cfg.ImitationEpisodes
+	}
 	for u := 1; u <= cfg.Updates; u++ {
 		rec.steps, rec.entSum = rec.steps[:0], 0
 		var sumRL, sumF1 float64
@@ -245,12 +361,155 @@ func TrainRLScheduler(ctx context.Context, cfg TrainConfig) (*TrainResult, error
 			learn.NormalizeAdv(len(rec.steps), func(i int) *learn.Decision { return &rec.steps[i].Decision })
 			ppoUpdate(cfg, net, optA, optC, rec.steps, rng)
 		}
+		if u%cfg.ValEvery == 0 || u == cfg.Updates {
+			if err := validate(&up); err != nil {
+				return nil, err
+			}
+		}
 		up.Elapsed = time.Since(t0)
 		res.Curve = publish(res.Curve, up, cfg.Progress)
 	}
 	net.Critic = nil
+	if best != nil {
+		net.Kernel = best
+	}
 	learn.RoundWeights(net.Kernel.Params())
 	return res, nil
+}
+
+// validationMean runs the argmax (or with ValSample the sampled) policy of net on cfg's validation
+// sequences and returns the mean of their mean bounded slowdowns.
+func validationMean(ctx context.Context, cfg TrainConfig, net *RLScheduler, norm Norm) (float64, error) {
+	var sum float64
+	for _, v := range cfg.ValStarts {
+		s, err := rlscheduler.ReplayChooser(ctx, rlscheduler.Sequence{W: cfg.Workload, Start: v, Len: cfg.ValLen}, NewChooser(net, norm, cfg.ValSample, uint64(v)))
+		if err != nil {
+			return 0, err
+		}
+		sum += s.Mean()
+	}
+	return sum / float64(len(cfg.ValStarts)), nil
+}
+
+// teacher plays a published policy's choices on an episode and records
+// its decisions with a choice among the visible jobs: the imitation's
+// data.
+type teacher struct {
+	key   rlscheduler.Key
+	jobs  []rlscheduler.Job
+	norm  Norm
+	fs    int
+	x     []float64
+	vis   []int
+	steps []imitStep
+}
+
+// imitStep is one decision the teacher took: the visible jobs' features
+// and the position of its choice among them.
+type imitStep struct {
+	x         []float64
+	n, action int
+}
+
+func (t *teacher) Choose(now int64, free, nodes int, waiting []rlscheduler.Waiting) int {
+	if len(waiting) <= 1 {
+		return 0
+	}
+	best := 0
+	bk := t.key(t.jobs[waiting[0].Job], now)
+	for i := 1; i < len(waiting); i++ {
+		if k := t.key(t.jobs[waiting[i].Job], now); cmpKey(k, bk) < 0 {
+			best, bk = i, k
+		}
+	}
+	var n int
+	t.vis, n = observe(t.x, t.vis, now, free, nodes, waiting, t.norm, t.fs)
+	// A choice outside the visible jobs is not one the kernel can take:
+	// it is played, not learned.
+	if a := slices.Index(t.vis, best); a >= 0 {
+		t.steps = append(t.steps, imitStep{x: append([]float64(nil), t.x[:n*Features]...), n: n, action: a})
+	}
+	return best
+}
+
+// cmpKey orders two keys as the published loop's stable sort does (NaN
+// last).
+func cmpKey(a, b [2]float64) int {
+	for i := range a {
+		an, bn := math.IsNaN(a[i]), math.IsNaN(b[i])
+		switch {
+		case an && bn:
+		case an:
+			return 1
+		case bn:
+			return -1
+		case a[i] < b[i]:
+			return -1
+		case a[i] > b[i]:
+			return 1
+		}
+	}
+	return 0
+}
+
+// imitateRLScheduler trains net's kernel by cross-entropy on the choices
+// of cfg.Imitate over cfg.ImitationEpisodes training episodes it plays,
+// and returns the share of those decisions the kernel then takes alike
+// (argmax) and the teacher's mean bounded slowdown over the episodes.
+func imitateRLScheduler(ctx context.Context, cfg TrainConfig, net *RLScheduler, norm Norm, starts []int, rng *rand.Rand) (float64, float64, error) {
+	key, err := rlscheduler.KeyOf(cfg.Imitate)
+	if err != nil {
+		return 0, 0, err
+	}
+	t := &teacher{key: key, norm: norm, fs: cfg.FeatureSet, x: make([]float64, MaxVisible*Features)}
+	var sum float64
+	if err := collect(ctx, cfg.ImitationEpisodes, starts, rng, func(st int) error {
+		seq := rlscheduler.Sequence{W: cfg.Workload, Start: st, Len: cfg.EpisodeLen}
+		t.jobs = seq.Jobs()
+		s, err := rlscheduler.ReplayChooser(ctx, seq, t)
+		if err != nil {
+			return err
+		}
+		sum += s.Mean()
+		return nil
+	}); err != nil {
+		return 0, 0, err
+	}
+	opt := learn.NewAdam(net.Kernel.Params(), cfg.LRImit, 0)
+	p := make([]float64, MaxVisible)
+	var x, dz []float64
+	idx := learn.Iota(len(t.steps))
+	for range cfg.ImitationEpochs {
+		if err := ctx.Err(); err != nil {
+			return 0, 0, err
+		}
+		learn.Pass(idx, cfg.Minibatch, rng, func(mb []int) {
+			x = learn.Gather(x, mb, func(i int) []float64 { return t.steps[i].x })
+			rows := len(x) / Features
+			z := net.Kernel.Forward(x, rows)
+			dz = learn.Grow(dz, rows)
+			off := 0
+			for _, i := range mb {
+				st := &t.steps[i]
+				learn.MaskedSoftmax(p[:st.n], z[off:off+st.n], st.n)
+				copy(dz[off:off+st.n], p[:st.n])
+				dz[off+st.action]--
+				off += st.n
+			}
+			net.Kernel.Backward(dz, rows)
+			opt.Step(1 / float64(len(mb)))
+		})
+	}
+	same := 0
+	for i := range t.steps {
+		st := &t.steps[i]
+		z := net.Kernel.Forward(st.x, st.n)
+		learn.MaskedSoftmax(p[:st.n], z, st.n)
+		if learn.Pick(p, st.n, false, nil) == st.action {
+			same++
+		}
+	}
+	return float64(same) / float64(max(len(t.steps), 1)), sum / float64(cfg.ImitationEpisodes), nil
 }
 
 // ppoUpdate runs PPOEpochs passes of minibatch steps over the batch: the

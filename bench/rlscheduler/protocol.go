@@ -254,6 +254,16 @@ func (r *replay) reservation(head int) int64 {
 	return earliest
 }
 
+// KeyOf returns a published policy's key (Published), as Replay orders
+// the queue by it.
+func KeyOf(policy string) (Key, error) {
+	key, ok := keys[policy]
+	if !ok {
+		return nil, fmt.Errorf("rlscheduler: no published policy %q (have %v)", policy, Published)
+	}
+	return key, nil
+}
+
 // Replay runs a published policy (Published; key from the keys table) on
 // a sequence, with or without their backfilling, and returns the
 // schedule. ctx is checked between decisions.

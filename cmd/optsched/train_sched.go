@@ -38,6 +38,17 @@ type trainSchedOptions struct {
 	minLoad    float64
 	// picker is rlschert's: kernel (the default) or flat.
 	picker string
+	// rlscheduler's: the feature set, the imitated policy, the
+	// validation sequences and their length, the actor's rate and the
+	// entropy bonus (0: the defaults).
+	features                 int
+	imitate                  string
+	validate                 []int
+	validateLen, validateEvr int
+	lrActor, entropy         float64
+	imitationSet             bool
+	imitationPasses          int
+	validateSample           bool
 	// epochsSet and episodesSet: the flags were given (else the design's
 	// defaults).
 	epochsSet, episodesSet bool
@@ -87,6 +98,7 @@ Training is deterministic: the same flags give the same file.`,
 		Args: argsBetween(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.epochsSet, opts.episodesSet = cmd.Flags().Changed("epochs"), cmd.Flags().Changed("episodes")
+			opts.imitationSet = cmd.Flags().Changed("imitation")
 			if runF != nil {
 				return runF(opts)
 			}
@@ -105,6 +117,15 @@ Training is deterministic: the same flags give the same file.`,
 	f.IntVar(&opts.dropFirst, "drop-first", -1, "drop the first N job records of the file (default: 5 for HPC2N-2002-2.1*, else 0)")
 	f.IntSliceVar(&opts.exclude, "exclude", nil, "starts of more sequences (of 1,024 jobs: validation sequences) that training never touches, besides the ten test sequences")
 	f.Float64Var(&opts.minLoad, "min-load", 0, "rlscheduler: train only on episodes of an offered load (node-seconds of work over the cluster's between the first and last submit) of at least this (0: all)")
+	f.IntVar(&opts.features, "features", d.FeatureSet, "rlscheduler: the kernel's feature set: 1 (the last feature the queue's length) or 2 (the last feature nodes x log requested time, F1's main term)")
+	f.StringVar(&opts.imitate, "imitate", "", "rlscheduler: warm-start by imitation of a published policy (f1 or sjf) before PPO (a choice the paper did not make; --imitation sets its episodes)")
+	f.IntVar(&opts.imitationPasses, "imitation-passes", d.ImitationEpochs, "rlscheduler: passes over the imitation's data")
+	f.IntSliceVar(&opts.validate, "validate", nil, "rlscheduler: starts of validation sequences (excluded from training): the argmax policy's mean on them every --validate-every epochs picks the weights written")
+	f.BoolVar(&opts.validateSample, "validate-sample", false, "rlscheduler: validate the sampled policy (seeded per sequence, as bench rlscheduler --sample) instead of the argmax one")
+	f.IntVar(&opts.validateLen, "validate-len", d.ValLen, "rlscheduler: jobs per validation sequence")
+	f.IntVar(&opts.validateEvr, "validate-every", d.ValEvery, "rlscheduler: epochs between validations")
+	f.Float64Var(&opts.lrActor, "lr", d.LRActor, "rlscheduler: the actor's Adam rate")
+	f.Float64Var(&opts.entropy, "entropy", d.Entropy, "rlscheduler: PPO's entropy bonus")
 	f.IntVar(&opts.episodeLen, "episode-len", learned.DefaultJoSHHTrainConfig().EpisodeLen, "joshh: jobs per episode")
 	f.StringVar(&opts.window, "window", "fitting", "joshh: the visible jobs: fitting (the oldest fitting job and the 4 shortest fitting others) or arrival (the paper's: the first 5 waiting jobs)")
 	f.StringVar(&opts.picker, "picker", "kernel", "rlschert: the picker network: kernel (one MLP scoring each visible job and the void action alike) or flat (the paper's MLP 45-64-32-6 over the whole state)")
@@ -167,17 +188,44 @@ func runTrainSched(ctx context.Context, opts *trainSchedOptions) error {
 		return usageError{fmt.Errorf("--min-load must not be negative, got %g", opts.minLoad)}
 	}
 	cfg.MinLoad = opts.minLoad
-	starts := learned.TrainingStarts(len(w.Jobs), cfg.EpisodeLen, cfg.TestStarts, cfg.TestLen)
+	switch opts.imitate {
+	case "", "none":
+	default:
+		cfg.Imitate = opts.imitate
+	}
+	if opts.imitationSet {
+		cfg.ImitationEpisodes = opts.imitation
+	}
+	cfg.ImitationEpochs, cfg.ValSample = opts.imitationPasses, opts.validateSample
+	cfg.FeatureSet, cfg.ValStarts, cfg.ValLen, cfg.ValEvery, cfg.LRActor, cfg.Entropy = opts.features, opts.validate, opts.validateLen, opts.validateEvr, opts.lrActor, opts.entropy
+	starts, err := learned.TrainingStartsOf(cfg)
+	if err != nil {
+		return usageError{err}
+	}
 	errw := opts.streams.err
-	fmt.Fprintf(errw, "train sched rlscheduler: %s, %d jobs; episodes of %d jobs from %d starts outside the test sequences (%s); %d epochs of %d episodes, seed %d\n",
-		opts.trace, len(w.Jobs), cfg.EpisodeLen, len(starts), rangesOf(starts), opts.epochs, opts.episodes, opts.seed)
+	fmt.Fprintf(errw, "train sched rlscheduler: %s, %d jobs; episodes of %d jobs from %d starts outside the test and validation sequences (%s); %d epochs of %d episodes, seed %d, feature set %d\n",
+		opts.trace, len(w.Jobs), cfg.EpisodeLen, len(starts), rangesOf(starts), opts.epochs, opts.episodes, opts.seed, cfg.FeatureSet)
+	if cfg.Imitate != "" {
+		fmt.Fprintf(errw, "warm start: imitation of %s on %d episodes (%d passes)\n", cfg.Imitate, cfg.ImitationEpisodes, cfg.ImitationEpochs)
+	}
+	if len(cfg.ValStarts) > 0 {
+		how := "argmax"
+		if cfg.ValSample {
+			how = "sampled"
+		}
+		fmt.Fprintf(errw, "validation: the %s policy on %d sequences of %d jobs at %v every %d epochs; the best is written\n", how, len(cfg.ValStarts), cfg.ValLen, cfg.ValStarts, cfg.ValEvery)
+	}
 	if cfg.MinLoad > 0 {
 		fmt.Fprintf(errw, "of them %d of an offered load of %g or more\n", len(learned.HeavyStarts(w, starts, cfg.EpisodeLen, cfg.MinLoad)), cfg.MinLoad)
 	}
 	t0 := time.Now()
 	res, err := trainWith(opts, opts.epochs, func(u learned.TrainUpdate) string {
-		return fmt.Sprintf("epoch %d/%d: %d episodes, mean bsld %.2f (F1 on the same episodes %.2f), entropy %.2f, %d steps, %.0f s",
-			u.Update, u.Updates, u.Episodes, u.MeanBSLD, u.MeanF1, u.Entropy, u.Steps, u.Elapsed.Seconds())
+		if u.Update == 0 {
+			return fmt.Sprintf("imitation: %d episodes, the teacher's mean bsld %.2f, the kernel takes %.1f %% of its choices%s, %.0f s",
+				u.Episodes, u.MeanBSLD, 100*u.Imitation, valNote(u.Val), u.Elapsed.Seconds())
+		}
+		return fmt.Sprintf("epoch %d/%d: %d episodes, mean bsld %.2f (F1 on the same episodes %.2f), entropy %.2f, %d steps%s, %.0f s",
+			u.Update, u.Updates, u.Episodes, u.MeanBSLD, u.MeanF1, u.Entropy, u.Steps, valNote(u.Val), u.Elapsed.Seconds())
 	}, func(u learned.TrainUpdate) string { return fmt.Sprintf("bsld %.1f (F1 %.1f)", u.MeanBSLD, u.MeanF1) }, &cfg.Progress,
 		func() (*learned.TrainResult, error) { return learned.TrainRLScheduler(ctx, cfg) })
 	if err != nil {
@@ -188,11 +236,22 @@ func runTrainSched(ctx context.Context, opts *trainSchedOptions) error {
 		curve[i] = curvePoint{episodes: u.Episodes, reward: -u.MeanBSLD, baseline: -u.MeanF1}
 	}
 	last := res.Curve[len(res.Curve)-1]
+	if len(cfg.ValStarts) > 0 {
+		fmt.Fprintf(errw, "written: the weights after epoch %d (0: the imitation), validation mean bsld %.2f\n", res.Best, res.BestVal)
+	}
 	return finishTraining(opts, trainOutput{design: "rlscheduler",
 		write: func(w io.Writer) error { return learned.WriteRLScheduler(w, res.Policy) },
 		curve: curve, title: fmt.Sprintf("rlscheduler on %s, PPO, seed %d", filepath.Base(opts.trace), opts.seed),
 		yLabel: "reward (− mean bounded slowdown of the episode)", baseLabel: "F1 on the same episodes",
 		summary: fmt.Sprintf("last epoch's mean bsld %.2f (F1 %.2f on the same episodes)", last.MeanBSLD, last.MeanF1)}, t0)
+}
+
+// valNote is a progress line's validation part ("" when not measured).
+func valNote(v float64) string {
+	if v == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", validation %.2f", v)
 }
 
 // rangesOf writes sorted starts as ranges "a–b, c–d".

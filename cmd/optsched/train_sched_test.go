@@ -241,3 +241,42 @@ func TestLearnedColumnsInRLSchedulerBench(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainSchedImitationValidation: the rlscheduler options of the
+// shipped weights (feature set 2, imitation of F1, validation sequences)
+// on a small run: training avoids the validation sequence, the weights
+// written are a checkpoint the output names, they read back as feature
+// set 2 in bench rlscheduler, and bad values are usage errors.
+func TestTrainSchedImitationValidation(t *testing.T) {
+	const lublin = "../../instances/traces/lublin_256.swf.gz"
+	w := filepath.Join(t.TempDir(), "w.bin.gz")
+	code, out, errs := optsched(t, "", "train", "sched", "--design", "rlscheduler", "--trace", lublin,
+		"--features", "2", "--imitate", "f1", "--imitation", "2", "--imitation-passes", "2",
+		"--validate", "6252", "--validate-len", "300", "--validate-every", "1",
+		"--epochs", "1", "--episodes", "1", "--seed", "3", "--out", w)
+	if code != exitOK {
+		t.Fatalf("train: exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"0–1725, 6552–6829", "feature set 2", "warm start: imitation of f1 on 2 episodes", "imitation: 2 episodes", "written: the weights after epoch "} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("train output lacks %q: %q", want, errs)
+		}
+	}
+	if !strings.Contains(out, "trained rlscheduler") {
+		t.Errorf("train output: %q", out)
+	}
+	code, out, errs = optsched(t, "", "bench", "rlscheduler", "--trace", lublin, "--policies", "f1,rl-here", "--weights", w,
+		"--sequences", "6252", "--length", "300", "--bound=false")
+	if code != exitOK || !strings.Contains(out, "rl-here") {
+		t.Fatalf("bench: exit %d: %s %s", code, out, errs)
+	}
+	for _, args := range [][]string{
+		{"train", "sched", "--trace", lublin, "--out", w, "--features", "3"},
+		{"train", "sched", "--trace", lublin, "--out", w, "--imitate", "best"},
+		{"train", "sched", "--trace", lublin, "--out", w, "--validate", "9990"},
+	} {
+		if code, _, _ := optsched(t, "", args...); code != exitUsage {
+			t.Errorf("%v: exit %d, want a usage error", args, code)
+		}
+	}
+}

@@ -15,6 +15,10 @@ import (
 // ErrWeights is wrapped by every error ReadWeights returns for a bad file.
 var ErrWeights = errors.New("learn: bad weights file")
 
+// ErrMagic is wrapped too (besides ErrWeights) when a file's magic is not
+// the one asked for: a reader of several formats tries the next.
+var ErrMagic = errors.New("another magic")
+
 // MaxFileParams bounds the parameters of a weights file ReadWeights
 // accepts, so that a corrupt header cannot ask for gigabytes.
 const MaxFileParams = 4 << 20
@@ -80,7 +84,7 @@ func ReadWeights(r io.Reader, magic string, nHeader int, build func(header []uin
 		return fmt.Errorf("%w: magic: %v", ErrWeights, short(err))
 	}
 	if string(got) != magic {
-		return fmt.Errorf("%w: magic: want %q, got %q", ErrWeights, magic, got)
+		return fmt.Errorf("%w: magic: want %q, got %q (%w)", ErrWeights, magic, got, ErrMagic)
 	}
 	hdr := make([]uint32, nHeader+1)
 	if err := binary.Read(tee, binary.LittleEndian, hdr); err != nil {
