@@ -212,10 +212,11 @@ func relax(dst, src, c []int64, set bool) {
 		}
 		return
 	}
+	// min, not a branch: the compiler makes it a conditional move, and on
+	// a DP's columns the comparison goes either way (a branch on it was
+	// mispredicted at most rows).
 	for k := range dst {
-		if v := src[k] + c[k]; v < dst[k] {
-			dst[k] = v
-		}
+		dst[k] = min(dst[k], src[k]+c[k])
 	}
 }
 
@@ -226,11 +227,8 @@ func prefixMin(g []int64) {
 	}
 	mn := g[0]
 	for k, v := range g {
-		if v < mn {
-			mn = v
-		} else {
-			g[k] = mn
-		}
+		mn = min(mn, v) // branch-free, as in relax
+		g[k] = mn
 	}
 }
 
@@ -488,11 +486,12 @@ func (st *search) suffixRest(ctx context.Context, t *table, maxR int, keepAt []i
 			from := row(p + r)
 			c := cost[s][p]
 			sd, period := t.stride[s], t.stride[s]*(st.eps[s]+1)
+			// from holds at most inf and c ≥ 1, so an unreached cell
+			// (inf) never lowers cur[m]: min without testing it.
 			for base := 0; base < S; base += period {
-				for m := base + sd; m < base+period; m++ {
-					if f := from[m-sd]; f < inf && f+c < cur[m] {
-						cur[m] = f + c
-					}
+				dst, src := cur[base+sd:base+period], from[base:base+period-sd]
+				for k := range dst {
+					dst[k] = min(dst[k], src[k]+c)
 				}
 			}
 		}
