@@ -15,7 +15,7 @@ import (
 
 // DefaultMaxCells bounds the exact dynamic program: positions × multiset
 // states, 8 bytes a cell (a cost: the choices are recovered from the
-// costs), so at most 64 MB.
+// costs; 4 bytes when the prices allow int32 tables), so at most 64 MB.
 const DefaultMaxCells = 8_000_000
 
 // Solver solves window problems on the CSP graph.
