@@ -15,7 +15,7 @@ import (
 
 // DefaultMaxCells bounds the exact dynamic program: positions × multiset
 // states, 8 bytes a cell (a cost: the choices are recovered from the
-// costs), so at most 64 MB.
+// costs; 4 bytes when the prices allow int32 tables), so at most 64 MB.
 const DefaultMaxCells = 8_000_000
 
 // Solver solves window problems on the CSP graph.
@@ -47,10 +47,13 @@ const inf = math.MaxInt64 / 4
 
 // search holds one solve's state.
 type search struct {
-	g        *enc.Graph
-	nq       int
-	eps      []int   // ε per size index
-	minc     []int64 // cheapest block per size
+	g    *enc.Graph
+	nq   int
+	eps  []int   // ε per size index
+	minc []int64 // cheapest block per size
+	// cost32 are the block prices as int32 when the DP tables can be
+	// narrow (narrowCosts), else nil.
+	cost32   [][]int32
 	best     int64   // incumbent cost
 	starts   [][]int // incumbent starts per size
 	bound    float64 // best proven lower bound

@@ -28,6 +28,13 @@ type table struct {
 	S      int
 	stride []int
 	F      []int64
+	// F32 holds the table instead of F when the search's prices are
+	// narrow (narrow: search.cost32 is set): 4 bytes a cell, half the
+	// memory the DP's passes stream through, which bounds their speed.
+	// Every cell is then below inf32 (a placement's cost, below it) or
+	// inf32 (nothing placed), and at widens it to F's values.
+	F32    []int32
+	narrow bool
 	a      int
 	rows   int
 	// rot rotates Q: row p of the table is position (rot + p) mod |Q|
@@ -35,33 +42,82 @@ type table struct {
 	rot int
 }
 
-// freeTables holds the DP tables of finished solves (search.tables),
+// inf32 is inf of a narrow table: a cell's sum is at most inf32 plus one
+// price, below 2³¹ when every price is (see search.narrowCosts).
+const inf32 = 1 << 30
+
+// noNarrow, for the tests, keeps every table wide (int64).
+var noNarrow bool
+
+// narrowCosts sets st.cost32 to the block prices as int32 when every
+// placement costs less than inf32 — at most Σ_s ε_s × the dearest block
+// of size s — so that a narrow table holds every value a wide one would.
+// It leaves st.cost32 nil otherwise.
+func (st *search) narrowCosts() {
+	if st.cost32 != nil || noNarrow {
+		return
+	}
+	var most int64
+	for s, c := range st.g.Cost {
+		var top int64
+		for _, v := range c {
+			top = max(top, v)
+		}
+		if top < 0 {
+			return
+		}
+		most += int64(st.eps[s]) * top
+		if most >= inf32 {
+			return
+		}
+	}
+	cost32 := make([][]int32, len(st.g.Cost))
+	for s, c := range st.g.Cost {
+		cost32[s] = make([]int32, len(c))
+		for i, v := range c {
+			cost32[s][i] = int32(v)
+		}
+	}
+	st.cost32 = cost32
+}
+
+// A freeList holds the DP tables of finished solves (search.tables),
 // which on an archive-scale window run to megabytes: allocating and
 // zeroing them in every window was much of the window policy's time. It
 // is a free list rather than a sync.Pool, which the garbage collector
 // empties at every cycle (a 250,000-job replay collects every few
 // windows), and keeps at most maxFreeTableBytes, the largest tables
-// first.
-var freeTables struct {
+// first. There is one for each cell width (see table.narrow).
+type freeList[T int32 | int64] struct {
 	sync.Mutex
-	bufs  [][]int64
+	bufs  [][]T
 	bytes int
 }
 
-// maxFreeTableBytes bounds the memory freeTables keeps: 64 MiB, several
-// times the tables of a window on 32,768 nodes.
+var (
+	freeTables   freeList[int64]
+	freeTables32 freeList[int32]
+)
+
+// maxFreeTableBytes bounds the memory each free list keeps: 64 MiB,
+// several times the tables of a window on 32,768 nodes.
 const maxFreeTableBytes = 64 << 20
 
 // tableBytes returns the bytes b holds.
-func tableBytes(b []int64) int { return 8 * cap(b) }
+func tableBytes[T int32 | int64](b []T) int {
+	var z T
+	if _, ok := any(z).(int32); ok {
+		return 4 * cap(b)
+	}
+	return 8 * cap(b)
+}
 
-// putTable gives a table back to freeTables, dropping the smallest ones
-// when it would keep more than maxFreeTableBytes.
-func putTable(b []int64) {
+// put gives a table back to f, dropping the smallest ones when it would
+// keep more than maxFreeTableBytes.
+func (f *freeList[T]) put(b []T) {
 	if tableBytes(b) > maxFreeTableBytes {
 		return
 	}
-	f := &freeTables
 	f.Lock()
 	defer f.Unlock()
 	f.bufs = append(f.bufs, b)
@@ -79,10 +135,8 @@ func putTable(b []int64) {
 	}
 }
 
-// getTable takes from freeTables the smallest table of at least need
-// cells, if any.
-func getTable(need int) ([]int64, bool) {
-	f := &freeTables
+// get takes from f the smallest table of at least need cells, if any.
+func (f *freeList[T]) get(need int) ([]T, bool) {
 	f.Lock()
 	defer f.Unlock()
 	best := -1
@@ -101,25 +155,29 @@ func getTable(need int) ([]int64, bool) {
 	return b, true
 }
 
-// tableBuf returns a table of at least need cells, reused when a free one
-// is large enough (its contents are stale: run writes every cell it
-// reads), and gives back old, outgrown.
-func tableBuf(need int, old []int64) []int64 {
+// tableBuf returns a table of at least need cells from f, reused when a
+// free one is large enough (its contents are stale: run writes every
+// cell it reads), and gives back old, outgrown.
+func tableBuf[T int32 | int64](f *freeList[T], need int, old []T) []T {
 	if cap(old) > 0 {
-		putTable(old)
+		f.put(old)
 	}
-	if b, ok := getTable(need); ok {
+	if b, ok := f.get(need); ok {
 		return b[:need]
 	}
-	return make([]int64, need)
+	return make([]T, need)
 }
 
 // releaseTables gives the search's DP tables back for reuse.
 func (st *search) releaseTables() {
 	for _, t := range st.tables {
 		if cap(t.F) > 0 {
-			putTable(t.F)
+			freeTables.put(t.F)
 			t.F = nil
+		}
+		if cap(t.F32) > 0 {
+			freeTables32.put(t.F32)
+			t.F32 = nil
 		}
 	}
 	st.tables = nil
@@ -127,7 +185,8 @@ func (st *search) releaseTables() {
 
 func newTable(st *search, states int) *table {
 	D := len(st.eps)
-	t := &table{st: st, S: states, stride: make([]int, D)}
+	st.narrowCosts()
+	t := &table{st: st, S: states, stride: make([]int, D), narrow: st.cost32 != nil}
 	st.tables = append(st.tables, t)
 	k := 1
 	for s, e := range st.eps {
@@ -140,24 +199,37 @@ func newTable(st *search, states int) *table {
 // digit returns cnt_s(m).
 func (t *table) digit(s, m int) int { return m / t.stride[s] % (t.st.eps[s] + 1) }
 
-// col returns the column of multiset m: F[a..last][m].
-func (t *table) col(m int) []int64 { return t.F[m*t.rows : (m+1)*t.rows] }
-
 // run fills rows a..last. It returns false if ctx expired first.
 func (t *table) run(ctx context.Context, a, last int) bool {
-	st, S := t.st, t.S
 	rows := last - a + 1
-	if need := rows * S; cap(t.F) < need {
-		t.F = tableBuf(need, t.F)
+	need := rows * t.S
+	t.a, t.rows = a, rows
+	if t.narrow {
+		if cap(t.F32) < need {
+			t.F32 = tableBuf(&freeTables32, need, t.F32)
+		}
+		t.F32 = t.F32[:need]
+		return fillColumns(ctx, t, t.F32, t.st.cost32, inf32)
 	}
-	t.F, t.a, t.rows = t.F[:rows*S], a, rows
-	clear(t.col(0)) // the empty multiset costs nothing anywhere
-	sizes, cost, nq := st.g.Sizes, st.g.Cost, st.nq
+	if cap(t.F) < need {
+		t.F = tableBuf(&freeTables, need, t.F)
+	}
+	t.F = t.F[:need]
+	return fillColumns(ctx, t, t.F, t.st.g.Cost, inf)
+}
+
+// fillColumns fills t's rows in F (t.F or t.F32), with the block prices
+// cost (of the same width) and infT for nothing placed.
+func fillColumns[T int32 | int64](ctx context.Context, t *table, F []T, cost [][]T, infT T) bool {
+	st, S, rows := t.st, t.S, t.rows
+	col := func(m int) []T { return F[m*rows : (m+1)*rows] }
+	clear(col(0)) // the empty multiset costs nothing anywhere
+	sizes, nq, a := st.g.Sizes, st.nq, t.a
 	for m := 1; m < S; m++ {
 		if ctx.Err() != nil { // each multiset is at most sizes × rows steps
 			return false
 		}
-		g := t.col(m)
+		g := col(m)
 		first := true
 		for s, r := range sizes {
 			if r >= rows || t.digit(s, m) == 0 {
@@ -165,7 +237,7 @@ func (t *table) run(ctx context.Context, a, last int) bool {
 			}
 			// Rows r..rows−1: a block of size s ends at row, starting at
 			// row − r, position (rot + a + row − r) mod |Q|.
-			src := t.col(m - t.stride[s])[:rows-r]
+			src := col(m - t.stride[s])[:rows-r]
 			dst := g[r:rows]
 			c := cost[s]
 			at := t.rot + a // position of row 0; < 2|Q|
@@ -176,7 +248,7 @@ func (t *table) run(ctx context.Context, a, last int) bool {
 				// The rows before the first block fits hold inf, the others
 				// the first size's sums, relaxed by the other sizes.
 				for k := range g[:r] {
-					g[k] = inf
+					g[k] = infT
 				}
 			}
 			// The rows whose block starts before the end of c, then the
@@ -191,7 +263,7 @@ func (t *table) run(ctx context.Context, a, last int) bool {
 		}
 		if first { // no block fits: nothing of m can be placed
 			for k := range g {
-				g[k] = inf
+				g[k] = infT
 			}
 			continue
 		}
@@ -204,7 +276,7 @@ func (t *table) run(ctx context.Context, a, last int) bool {
 // relax sets dst[k] to min(dst[k], src[k] + c[k]), or to the sum when
 // set (dst then holds stale values). The three have the same length; src
 // holds at most inf, so the sums do not overflow.
-func relax(dst, src, c []int64, set bool) {
+func relax[T int32 | int64](dst, src, c []T, set bool) {
 	src, c = src[:len(dst)], c[:len(dst)]
 	if set {
 		for k := range dst {
@@ -212,30 +284,38 @@ func relax(dst, src, c []int64, set bool) {
 		}
 		return
 	}
+	// min, not a branch: the compiler makes it a conditional move, and on
+	// a DP's columns the comparison goes either way (a branch on it was
+	// mispredicted at most rows).
 	for k := range dst {
-		if v := src[k] + c[k]; v < dst[k] {
-			dst[k] = v
-		}
+		dst[k] = min(dst[k], src[k]+c[k])
 	}
 }
 
 // prefixMin sets g[k] to min(g[0..k]).
-func prefixMin(g []int64) {
+func prefixMin[T int32 | int64](g []T) {
 	if len(g) == 0 {
 		return
 	}
 	mn := g[0]
 	for k, v := range g {
-		if v < mn {
-			mn = v
-		} else {
-			g[k] = mn
-		}
+		mn = min(mn, v) // branch-free, as in relax
+		g[k] = mn
 	}
 }
 
 // at returns F[p][m].
-func (t *table) at(p, m int) int64 { return t.F[m*t.rows+p-t.a] }
+func (t *table) at(p, m int) int64 {
+	k := m*t.rows + p - t.a
+	if t.narrow {
+		v := t.F32[k]
+		if v >= inf32 { // nothing placed (a finished column holds at most inf32)
+			return inf + int64(v-inf32)
+		}
+		return int64(v)
+	}
+	return t.F[k]
+}
 
 // choiceAt returns what the row-by-row DP records for F[p][m], p > a: 0
 // when position p−1 is left free (F[p][m] = F[p−1][m]: the DP kept the
@@ -488,11 +568,12 @@ func (st *search) suffixRest(ctx context.Context, t *table, maxR int, keepAt []i
 			from := row(p + r)
 			c := cost[s][p]
 			sd, period := t.stride[s], t.stride[s]*(st.eps[s]+1)
+			// from holds at most inf and c ≥ 1, so an unreached cell
+			// (inf) never lowers cur[m]: min without testing it.
 			for base := 0; base < S; base += period {
-				for m := base + sd; m < base+period; m++ {
-					if f := from[m-sd]; f < inf && f+c < cur[m] {
-						cur[m] = f + c
-					}
+				dst, src := cur[base+sd:base+period], from[base:base+period-sd]
+				for k := range dst {
+					dst[k] = min(dst[k], src[k]+c)
 				}
 			}
 		}

@@ -48,13 +48,29 @@ func rowDP(st *search, stride []int, S, a, last, rot int) (F []int64, choice []u
 }
 
 // TestColumnDPAsRowDP holds the DP kept by multiset (table.run, choices
-// recovered by choiceAt) to the row-by-row DP that records its choices,
-// on seeded random layouts, for whole and partial ranges of rows and for
+// recovered by choiceAt), on int32 and on int64 tables, to the row-by-row
+// DP that records its choices, on seeded random layouts, for whole and partial ranges of rows and for
 // rotations of Q: every cell the same, and every cell's reconstruction
 // (table.starts) the blocks the recorded choices give. Cells where two
 // sizes, or a size and a free position, reach the same cost are counted:
 // the reconstruction must break those ties as the recorded choices did.
 func TestColumnDPAsRowDP(t *testing.T) {
+	for _, wide := range []bool{false, true} {
+		name := "int32"
+		if wide {
+			name = "int64"
+		}
+		t.Run(name, func(t *testing.T) {
+			noNarrow = wide
+			defer func() { noNarrow = false }()
+			columnAsRow(t, wide)
+		})
+	}
+}
+
+// columnAsRow is TestColumnDPAsRowDP on tables of one width (int64 when
+// wide, int32 otherwise: every window's prices fit).
+func columnAsRow(t *testing.T, wide bool) {
 	rng := rand.New(rand.NewPCG(33, 4))
 	cells, ties := 0, 0
 	for i := range 400 {
@@ -75,6 +91,9 @@ func TestColumnDPAsRowDP(t *testing.T) {
 			continue
 		}
 		tab := newTable(st, states)
+		if tab.narrow == wide {
+			t.Fatalf("window %d: a narrow table %v, want %v", i, tab.narrow, !wide)
+		}
 		nq := st.nq
 		for _, rng3 := range [][3]int{{0, nq, 0}, {rng.IntN(nq), nq, 0}, {0, nq, rng.IntN(nq)}, {1 + rng.IntN(nq-1), nq - rng.IntN(nq/2+1), 0}} {
 			a, last, rot := rng3[0], rng3[1], rng3[2]
