@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -418,7 +417,7 @@ func (t *teacher) Choose(now int64, free, nodes int, waiting []rlscheduler.Waiti
 	best := 0
 	bk := t.key(t.jobs[waiting[0].Job], now)
 	for i := 1; i < len(waiting); i++ {
-		if k := t.key(t.jobs[waiting[i].Job], now); cmpKey(k, bk) < 0 {
+		if k := t.key(t.jobs[waiting[i].Job], now); rlscheduler.CmpKeys(k, bk) < 0 {
 			best, bk = i, k
 		}
 	}
@@ -430,26 +429,6 @@ func (t *teacher) Choose(now int64, free, nodes int, waiting []rlscheduler.Waiti
 		t.steps = append(t.steps, imitStep{x: append([]float64(nil), t.x[:n*Features]...), n: n, action: a})
 	}
 	return best
-}
-
-// cmpKey orders two keys as the published loop's stable sort does (NaN
-// last).
-func cmpKey(a, b [2]float64) int {
-	for i := range a {
-		an, bn := math.IsNaN(a[i]), math.IsNaN(b[i])
-		switch {
-		case an && bn:
-		case an:
-			return 1
-		case bn:
-			return -1
-		case a[i] < b[i]:
-			return -1
-		case a[i] > b[i]:
-			return 1
-		}
-	}
-	return 0
 }
 
 // imitateRLScheduler trains net's kernel by cross-entropy on the choices

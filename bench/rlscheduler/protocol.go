@@ -162,8 +162,9 @@ func uni(wait float64, j Job) float64 {
 	return -(wait + 1e-15) / (math.Log2(float64(j.Procs)+1e-15) * float64(j.Request))
 }
 
-// cmpKeys orders keys ascending, NaN after every number.
-func cmpKeys(a, b [2]float64) int {
+// CmpKeys orders two policy keys ascending, lexicographically, NaN
+// after every number, as the published loop's stable sort does.
+func CmpKeys(a, b [2]float64) int {
 	for i := range a {
 		an, bn := math.IsNaN(a[i]), math.IsNaN(b[i])
 		switch {
@@ -307,7 +308,7 @@ func replayLoop(ctx context.Context, seq Sequence, key Key, chooser Chooser, bac
 		r.start[i] = -1
 	}
 	keyOf := make([][2]float64, len(jobs)) // the queue's keys, computed once a sort
-	byKey := func(a, b int) int { return cmpKeys(keyOf[a], keyOf[b]) }
+	byKey := func(a, b int) int { return CmpKeys(keyOf[a], keyOf[b]) }
 	bySubmit := func(a, b int) int { return cmp.Compare(jobs[a].Submit, jobs[b].Submit) }
 	var waiting []Waiting
 	for n := 0; ; n++ {
