@@ -37,30 +37,9 @@ func BestFitMulti(w *model.Window, allocs []model.Allocation) {
 // switch).
 func BestFitMultiWith(w *model.Window, allocs []model.Allocation, tie FitTie) {
 	t := w.Topology
-	var multi []int
-	held := make(map[int]bool) // by the single-node starts
-	for i, a := range allocs {
-		if len(a.Nodes) >= 2 {
-			multi = append(multi, i)
-		} else {
-			for _, n := range a.Nodes {
-				held[n] = true
-			}
-		}
-	}
+	multi, free, count := multiFree(w, allocs)
 	if len(multi) == 0 {
 		return
-	}
-	free := make(map[int]bool)
-	count := make([]int, t.NumSwitches())
-	for _, n := range w.Idle {
-		if held[n] || free[n] {
-			continue
-		}
-		free[n] = true
-		for _, s := range t.Ancestors(n) {
-			count[s]++
-		}
 	}
 	// The multi-node starts' nodes are free to place again.
 	take := func(n int) {
@@ -187,4 +166,36 @@ func BestFitMultiWith(w *model.Window, allocs []model.Allocation, tie FitTie) {
 	for _, i := range multi {
 		allocs[i].Nodes = placed[i]
 	}
+}
+
+// multiFree returns the indices of allocs' multi-node starts, the idle
+// nodes free to place them on (every idle node but the single-node
+// starts'), and the free nodes below each switch.
+func multiFree(w *model.Window, allocs []model.Allocation) (multi []int, free map[int]bool, count []int) {
+	t := w.Topology
+	held := make(map[int]bool) // by the single-node starts
+	for i, a := range allocs {
+		if len(a.Nodes) >= 2 {
+			multi = append(multi, i)
+		} else {
+			for _, n := range a.Nodes {
+				held[n] = true
+			}
+		}
+	}
+	if len(multi) == 0 {
+		return nil, nil, nil
+	}
+	free = make(map[int]bool)
+	count = make([]int, t.NumSwitches())
+	for _, n := range w.Idle {
+		if held[n] || free[n] {
+			continue
+		}
+		free[n] = true
+		for _, s := range t.Ancestors(n) {
+			count[s]++
+		}
+	}
+	return multi, free, count
 }
