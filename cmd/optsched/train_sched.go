@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -202,6 +203,9 @@ func runTrainSched(ctx context.Context, opts *trainSchedOptions) error {
 	case "", "none":
 	default:
 		cfg.Residual, cfg.FeatureSet = opts.residual, learned.FeatureSet2
+	}
+	if !(opts.temperature > 0) || math.IsInf(opts.temperature, 0) {
+		return usageError{fmt.Errorf("--temperature must be positive, got %g", opts.temperature)}
 	}
 	cfg.Temperature = opts.temperature
 	if opts.imitationSet {
