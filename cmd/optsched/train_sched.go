@@ -258,7 +258,11 @@ func runTrainSched(ctx context.Context, opts *trainSchedOptions) error {
 	}
 	last := res.Curve[len(res.Curve)-1]
 	if len(cfg.ValStarts) > 0 {
-		fmt.Fprintf(errw, "written: the weights after epoch %d (0: the imitation), validation mean bsld %.2f\n", res.Best, res.BestVal)
+		zero := "the imitation"
+		if cfg.Residual != "" {
+			zero = "F1's choices, before PPO"
+		}
+		fmt.Fprintf(errw, "written: the weights after epoch %d (0: %s), validation mean bsld %.2f\n", res.Best, zero, res.BestVal)
 	}
 	return finishTraining(opts, trainOutput{design: "rlscheduler",
 		write: func(w io.Writer) error { return learned.WriteRLScheduler(w, res.Policy) },
