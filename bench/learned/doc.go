@@ -13,6 +13,11 @@
 //     Feature set 2 (FeatureSet2, the shipped weights') puts F1's two
 //     terms, FAge and FLogArea, in place of the two features that are
 //     the same for every job of a decision.
+//   - Residual policy (RLScheduler.Residual = ResidualF1, the shipped
+//     Lublin-1 weights'): the visible jobs are the 128 of the lowest F1
+//     key and a job's logit is F1's key, negated and divided by a
+//     temperature, plus the kernel's output, a correction whose last
+//     layer starts at zero (untrained, the argmax is F1's choice).
 //   - Actor: the kernel network, one small MLP 8–32–16–8–1 (ReLU), as
 //     published, applied to every visible job alike and giving one
 //     logit per job; a softmax over the visible jobs, padding masked

@@ -226,6 +226,13 @@ func BenchmarkDecide128(b *testing.B) {
 			}
 		})
 	}
+	b.Run("residual", func(b *testing.B) {
+		c := NewChooser(NewResidualRLScheduler(DefaultTemperature, learn.NewRand(1, 1)), Norm{MaxRequest: 7200}, false, 1)
+		b.ReportAllocs()
+		for b.Loop() {
+			c.Choose(5000, 20, 64, ws)
+		}
+	})
 }
 
 func gzipReader(b []byte) (*gzip.Reader, error) { return gzip.NewReader(bytes.NewReader(b)) }

@@ -88,6 +88,40 @@ type RLScheduler struct {
 	Critic *learn.Seq // nil in a policy read from a file
 	// FeatureSet is the kernel's input: FeatureSet1 or FeatureSet2.
 	FeatureSet int
+	// Residual, when ResidualF1, makes the policy residual: a job's
+	// logit is F1's key, negated, in the units of feature set 2 and
+	// divided by Temperature, plus the kernel's output (a learned
+	// correction); the visible jobs are the MaxVisible of the lowest F1
+	// key. The kernel's last layer starts at zero, so the untrained
+	// policy's argmax is F1's choice. Empty: the kernel alone.
+	Residual string
+	// Temperature divides F1's key in a residual policy's logits.
+	Temperature float64
+}
+
+// ResidualF1 is the residual policy over F1's key (RLScheduler.Residual).
+const ResidualF1 = "f1"
+
+// DefaultTemperature is a residual policy's default temperature.
+const DefaultTemperature = 0.01
+
+// NewResidualRLScheduler returns an untrained residual policy over F1
+// (feature set 2, the kernel's last layer zero: its argmax is F1's
+// choice) of temperature temp.
+func NewResidualRLScheduler(temp float64, rng *rand.Rand) *RLScheduler {
+	return residualOf(NewRLScheduler(rng), temp)
+}
+
+// residualOf makes p residual over F1 of temperature temp: feature set
+// 2, the kernel's last layer zero.
+func residualOf(p *RLScheduler, temp float64) *RLScheduler {
+	// The file keeps the temperature as float32: so does training.
+	p.FeatureSet, p.Residual, p.Temperature = FeatureSet2, ResidualF1, float64(float32(temp))
+	params := p.Kernel.Params()
+	for _, q := range params[len(params)-2:] {
+		clear(q.W)
+	}
+	return p
 }
 
 // NewRLScheduler returns an untrained network: PyTorch's initialisation,
@@ -127,10 +161,58 @@ func observe(x []float64, vis []int, now int64, free, nodes int, waiting []rlsch
 	if len(vis) > MaxVisible {
 		vis = vis[:MaxVisible]
 	}
-	n := len(vis)
+	fillRows(x, vis, now, free, nodes, waiting, norm, fs)
+	return vis, len(vis)
+}
+
+// f1Units is the unit of feature set 2's F1 terms: the cluster's nodes
+// × log10 of the trace's largest request.
+func f1Units(nodes int, norm Norm) float64 {
+	return float64(nodes) * math.Log10(max(norm.MaxRequest, 10))
+}
+
+// f1Key is F1's key of a waiting job (rlscheduler's "f1", with the job's
+// nodes as its processors): log10(request)·nodes + 870·log10(submit).
+func f1Key(w rlscheduler.Waiting) float64 {
+	pos := func(v float64) float64 {
+		if v <= 0 {
+			return 0.1
+		}
+		return v
+	}
+	return math.Log10(pos(float64(w.Request)))*float64(w.Nodes) + 870*math.Log10(pos(float64(w.Submit)))
+}
+
+// observeResidual is observe for a residual policy: the visible jobs
+// are the MaxVisible of the lowest F1 key (the earliest in waiting
+// among equals, F1's order), their rows feature set 2's, and prior[r]
+// the r-th one's F1 prior, −(key − the lowest key) / (units · temp).
+// keys is scratch (len(waiting) or more).
+func observeResidual(x, prior, keys []float64, vis []int, now int64, free, nodes int, waiting []rlscheduler.Waiting, norm Norm, temp float64) ([]int, []float64, int) {
+	vis = vis[:0]
+	keys = learn.Grow(keys, len(waiting))
+	for i, w := range waiting {
+		vis = append(vis, i)
+		keys[i] = f1Key(w)
+	}
+	slices.SortStableFunc(vis, func(a, b int) int { return cmp.Compare(keys[a], keys[b]) })
+	if len(vis) > MaxVisible {
+		vis = vis[:MaxVisible]
+	}
+	fillRows(x, vis, now, free, nodes, waiting, norm, FeatureSet2)
+	u := f1Units(nodes, norm) * temp
+	for r, i := range vis {
+		prior[r] = -(keys[i] - keys[vis[0]]) / u
+	}
+	return vis, keys, len(vis)
+}
+
+// fillRows writes the rows of the visible jobs vis (indexes into
+// waiting) of feature set fs into x.
+func fillRows(x []float64, vis []int, now int64, free, nodes int, waiting []rlscheduler.Waiting, norm Norm, fs int) {
 	lmax := math.Log1p(norm.MaxRequest)
 	// F1's units: the largest log-area.
-	f1u := float64(nodes) * math.Log10(max(norm.MaxRequest, 10))
+	f1u := f1Units(nodes, norm)
 	q := min(float64(len(waiting))/MaxVisible, 1)
 	fr := float64(free) / float64(nodes)
 	for r, i := range vis {
@@ -154,7 +236,6 @@ func observe(x []float64, vis []int, now int64, free, nodes int, waiting []rlsch
 			row[FLogArea] = min(float64(w.Nodes)*math.Log10(req)/f1u, almostOne)
 		}
 	}
-	return vis, n
 }
 
 // summarise writes the critic's input for the n observed rows of x and
@@ -179,13 +260,17 @@ func summarise(c, x []float64, n int, fr float64) {
 // A Chooser is the trained policy deciding on one sequence or trace: it
 // implements rlscheduler.Chooser. Not safe for concurrent use.
 type Chooser struct {
-	kernel *learn.Seq
-	norm   Norm
-	fs     int
-	sample bool
-	rng    *rand.Rand
-	x, p   []float64
-	vis    []int
+	kernel   *learn.Seq
+	norm     Norm
+	fs       int
+	residual bool
+	temp     float64
+	sample   bool
+	rng      *rand.Rand
+	x, p     []float64
+	prior    []float64
+	keys     []float64
+	vis      []int
 	// Decisions counts the calls.
 	Decisions int
 }
@@ -194,8 +279,9 @@ type Chooser struct {
 // can run at once) with w's normalisers: argmax, or with sample a draw
 // from the softmax seeded by seed.
 func NewChooser(p *RLScheduler, norm Norm, sample bool, seed uint64) *Chooser {
-	return &Chooser{kernel: p.Kernel.CloneSeq(), norm: norm, fs: p.FeatureSet, sample: sample, rng: learn.NewRand(seed, 0x726c_6368),
-		x: make([]float64, MaxVisible*Features), p: make([]float64, MaxVisible)}
+	return &Chooser{kernel: p.Kernel.CloneSeq(), norm: norm, fs: p.FeatureSet, residual: p.Residual == ResidualF1, temp: p.Temperature,
+		sample: sample, rng: learn.NewRand(seed, 0x726c_6368),
+		x: make([]float64, MaxVisible*Features), p: make([]float64, MaxVisible), prior: make([]float64, MaxVisible)}
 }
 
 // Choose implements rlscheduler.Chooser: the visible job of the largest
@@ -206,8 +292,17 @@ func (c *Chooser) Choose(now int64, free, nodes int, waiting []rlscheduler.Waiti
 		return 0
 	}
 	var n int
-	c.vis, n = observe(c.x, c.vis, now, free, nodes, waiting, c.norm, c.fs)
+	if c.residual {
+		c.vis, c.keys, n = observeResidual(c.x, c.prior, c.keys, c.vis, now, free, nodes, waiting, c.norm, c.temp)
+	} else {
+		c.vis, n = observe(c.x, c.vis, now, free, nodes, waiting, c.norm, c.fs)
+	}
 	logits := c.kernel.Forward(c.x[:n*Features], n)
+	if c.residual {
+		for r := range n {
+			logits[r] += c.prior[r]
+		}
+	}
 	learn.MaskedSoftmax(c.p, logits, n)
 	return c.vis[learn.Pick(c.p, n, c.sample, c.rng)]
 }
@@ -224,6 +319,11 @@ const (
 	weightsMagic2 = "RLSWGT02"
 )
 
+// weightsMagicResidual heads a residual policy's weights file (over F1,
+// feature set 2); the header is the kernel's sizes and the temperature's
+// float32 bits.
+const weightsMagicResidual = "RLSWGT03"
+
 // WriteRLScheduler writes the kernel's weights (float32; gzip), marked
 // with its feature set.
 func WriteRLScheduler(w io.Writer, p *RLScheduler) error {
@@ -234,6 +334,17 @@ func WriteRLScheduler(w io.Writer, p *RLScheduler) error {
 	magic := weightsMagic
 	if p.FeatureSet == FeatureSet2 {
 		magic = weightsMagic2
+	}
+	switch p.Residual {
+	case "":
+	case ResidualF1:
+		if p.FeatureSet != FeatureSet2 || !(p.Temperature > 0) {
+			return fmt.Errorf("learned: a residual policy needs feature set 2 and a positive temperature, got %d and %g", p.FeatureSet, p.Temperature)
+		}
+		magic = weightsMagicResidual
+		h = append(h, math.Float32bits(float32(p.Temperature)))
+	default:
+		return fmt.Errorf("learned: residual policy over %q (have %q)", p.Residual, ResidualF1)
 	}
 	return learn.WriteWeights(w, magic, h, p.Kernel.Params())
 }
@@ -251,19 +362,37 @@ func ReadRLScheduler(r io.Reader) (*RLScheduler, error) {
 		return p, nil
 	}
 	p, err2 := readRLScheduler(bytes.NewReader(b), weightsMagic2)
-	if err2 != nil {
-		if errors.Is(err2, learn.ErrMagic) {
-			return nil, err
-		}
+	if err2 == nil {
+		p.FeatureSet = FeatureSet2
+		return p, nil
+	}
+	if !errors.Is(err2, learn.ErrMagic) {
 		return nil, err2
 	}
-	p.FeatureSet = FeatureSet2
+	p, err3 := readRLScheduler(bytes.NewReader(b), weightsMagicResidual)
+	if err3 != nil {
+		if errors.Is(err3, learn.ErrMagic) {
+			return nil, err
+		}
+		return nil, err3
+	}
 	return p, nil
 }
 
 func readRLScheduler(r io.Reader, magic string) (*RLScheduler, error) {
 	var k *learn.Seq
-	err := learn.ReadWeights(r, magic, len(KernelSizes), func(h []uint32) ([]*learn.Param, error) {
+	nh := len(KernelSizes)
+	if magic == weightsMagicResidual {
+		nh++
+	}
+	temp := 0.0
+	err := learn.ReadWeights(r, magic, nh, func(h []uint32) ([]*learn.Param, error) {
+		if magic == weightsMagicResidual {
+			temp = float64(math.Float32frombits(h[nh-1]))
+			if !(temp > 0) || math.IsInf(temp, 0) {
+				return nil, fmt.Errorf("residual temperature %g", temp)
+			}
+		}
 		for i, s := range KernelSizes {
 			if int(h[i]) != s {
 				return nil, fmt.Errorf("kernel sizes %v, this build has %v", h, KernelSizes)
@@ -274,6 +403,9 @@ func readRLScheduler(r io.Reader, magic string) (*RLScheduler, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	if magic == weightsMagicResidual {
+		return &RLScheduler{Kernel: k, FeatureSet: FeatureSet2, Residual: ResidualF1, Temperature: temp}, nil
 	}
 	return &RLScheduler{Kernel: k, FeatureSet: FeatureSet1}, nil
 }

@@ -62,6 +62,12 @@ type TrainConfig struct {
 	// earliest among equals).
 	ValStarts        []int
 	ValLen, ValEvery int
+	// Residual, when ResidualF1, trains a residual policy over F1 (see
+	// RLScheduler.Residual; feature set 2 whatever FeatureSet says) of
+	// temperature Temperature: PPO learns only the correction, from
+	// zero, so training starts from F1's choices. It excludes Imitate.
+	Residual    string
+	Temperature float64
 	// ValSample validates the sampled policy instead of the argmax one,
 	// each sequence's draws seeded by its start (as bench rlscheduler
 	// --sample seeds them): for weights meant to be run sampled.
@@ -76,7 +82,7 @@ func DefaultTrainConfig() TrainConfig {
 	return TrainConfig{Seed: 1, Updates: 300, EpisodesPerUpdate: 16, EpisodeLen: 256,
 		TestStarts: rlscheduler.Starts, TestLen: rlscheduler.SequenceLength, PPOEpochs: 4, Minibatch: 256,
 		Clip: 0.2, LRActor: 3e-4, LRCritic: 1e-3, Gamma: 1, Lambda: 0.97, Entropy: 0.01, MaxGradNorm: 0.5, RewardScale: 100,
-		FeatureSet: FeatureSet1, ImitationEpisodes: 32, ImitationEpochs: 40, LRImit: 1e-3, ValLen: rlscheduler.SequenceLength, ValEvery: 10}
+		Temperature: DefaultTemperature, FeatureSet: FeatureSet1, ImitationEpisodes: 32, ImitationEpochs: 40, LRImit: 1e-3, ValLen: rlscheduler.SequenceLength, ValEvery: 10}
 }
 
 // TrainUpdate reports one PPO update.
@@ -122,6 +128,19 @@ func (c *TrainConfig) fill() error {
 	}
 	if c.FeatureSet != FeatureSet1 && c.FeatureSet != FeatureSet2 {
 		return fmt.Errorf("%w: feature set %d (have %d and %d)", ErrTrainConfig, c.FeatureSet, FeatureSet1, FeatureSet2)
+	}
+	switch c.Residual {
+	case "":
+	case ResidualF1:
+		if c.Imitate != "" {
+			return fmt.Errorf("%w: a residual policy starts from F1: no imitation", ErrTrainConfig)
+		}
+		if !(c.Temperature > 0) || math.IsInf(c.Temperature, 0) {
+			return fmt.Errorf("%w: temperature %g", ErrTrainConfig, c.Temperature)
+		}
+		c.FeatureSet = FeatureSet2
+	default:
+		return fmt.Errorf("%w: residual policy over %q (have %q)", ErrTrainConfig, c.Residual, ResidualF1)
 	}
 	if c.Imitate != "" {
 		if _, err := rlscheduler.KeyOf(c.Imitate); err != nil {
@@ -217,8 +236,9 @@ func HeavyStarts(w *rlscheduler.Workload, starts []int, n int, minLoad float64) 
 
 // step is one decision with a choice.
 type step struct {
-	x []float64 // N × Features
-	c []float64 // critic input
+	x     []float64 // N × Features
+	c     []float64 // critic input
+	prior []float64 // a residual policy's F1 prior (N); nil otherwise
 	learn.Decision
 }
 
@@ -231,6 +251,8 @@ type recorder struct {
 	rng    *rand.Rand
 	x, p   []float64
 	c      []float64
+	prior  []float64
+	keys   []float64
 	vis    []int
 	steps  []step
 	entSum float64
@@ -241,16 +263,25 @@ func (r *recorder) Choose(now int64, free, nodes int, waiting []rlscheduler.Wait
 		return 0
 	}
 	var n int
-	r.vis, n = observe(r.x, r.vis, now, free, nodes, waiting, r.norm, r.fs)
+	var prior []float64
+	if r.net.Residual == ResidualF1 {
+		r.vis, r.keys, n = observeResidual(r.x, r.prior, r.keys, r.vis, now, free, nodes, waiting, r.norm, r.net.Temperature)
+		prior = append([]float64(nil), r.prior[:n]...)
+	} else {
+		r.vis, n = observe(r.x, r.vis, now, free, nodes, waiting, r.norm, r.fs)
+	}
 	x := append([]float64(nil), r.x[:n*Features]...)
 	logits := r.net.Kernel.Forward(x, n)
+	for i, v := range prior {
+		logits[i] += v
+	}
 	lse := learn.MaskedSoftmax(r.p, logits, n)
 	a := learn.Pick(r.p, n, true, r.rng)
 	r.entSum += learn.Entropy(r.p, n)
 	c := make([]float64, criticIn)
 	summarise(c, x, n, float64(free)/float64(nodes))
 	v := r.net.Critic.Forward(c, 1)[0]
-	r.steps = append(r.steps, step{x: x, c: c, Decision: learn.Decision{N: n, Action: a, LogP: logits[a] - lse, Value: v}})
+	r.steps = append(r.steps, step{x: x, c: c, prior: prior, Decision: learn.Decision{N: n, Action: a, LogP: logits[a] - lse, Value: v}})
 	return r.vis[a]
 }
 
@@ -277,6 +308,9 @@ func TrainRLScheduler(ctx context.Context, cfg TrainConfig) (*TrainResult, error
 	rng := learn.NewRand(cfg.Seed, 0x726c_7472_6169_6e)
 	net := NewRLScheduler(rng)
 	net.FeatureSet = cfg.FeatureSet
+	if cfg.Residual == ResidualF1 {
+		net = residualOf(net, cfg.Temperature)
+	}
 	norm := NormOf(cfg.Workload)
 	res := &TrainResult{Policy: net, Starts: starts}
 	var best *learn.Seq
@@ -306,10 +340,19 @@ func TrainRLScheduler(ctx context.Context, cfg TrainConfig) (*TrainResult, error
 		up.Elapsed = time.Since(t0)
 		res.Curve = publish(res.Curve, up, cfg.Progress)
 	}
+	if cfg.Residual != "" {
+		// The residual policy before any update: F1's choices.
+		up := TrainUpdate{Updates: cfg.Updates}
+		if err := validate(&up); err != nil {
+			return nil, err
+		}
+		up.Elapsed = time.Since(t0)
+		res.Curve = publish(res.Curve, up, cfg.Progress)
+	}
 	optA := learn.NewAdam(net.Kernel.Params(), cfg.LRActor, cfg.MaxGradNorm)
 	optC := learn.NewAdam(net.Critic.Params(), cfg.LRCritic, cfg.MaxGradNorm)
 	f1 := map[int]float64{}
-	rec := &recorder{net: net, norm: norm, fs: cfg.FeatureSet, rng: rng, x: make([]float64, MaxVisible*Features), p: make([]float64, MaxVisible)}
+	rec := &recorder{net: net, norm: norm, fs: cfg.FeatureSet, rng: rng, x: make([]float64, MaxVisible*Features), p: make([]float64, MaxVisible), prior: make([]float64, MaxVisible)}
 	episodes := 0
 	if cfg.Imitate != "" {
 		episodes = cfg.ImitationEpisodes
@@ -501,7 +544,15 @@ func ppoUpdate(cfg TrainConfig, net *RLScheduler, optA, optC *learn.Adam, steps 
 	learn.Minibatches(len(steps), cfg.Minibatch, cfg.PPOEpochs, false, rng, func(mb []int) {
 		x = learn.Gather(x, mb, func(i int) []float64 { return steps[i].x })
 		xc = learn.Gather(xc, mb, func(i int) []float64 { return steps[i].c })
-		o.Actor(net.Kernel, optA, x, len(x)/Features, 0, mb, at, nil, 1/float64(len(mb)))
+		var prior func(i int, z []float64)
+		if net.Residual == ResidualF1 {
+			prior = func(i int, z []float64) {
+				for r, v := range steps[i].prior {
+					z[r] += v
+				}
+			}
+		}
+		o.Actor(net.Kernel, optA, x, len(x)/Features, 0, mb, at, prior, 1/float64(len(mb)))
 		o.Critic(net.Critic, optC, xc, mb, at)
 	})
 }

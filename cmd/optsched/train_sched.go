@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -42,6 +43,8 @@ type trainSchedOptions struct {
 	// validation sequences and their length, the actor's rate and the
 	// entropy bonus (0: the defaults).
 	features                 int
+	residual                 string
+	temperature              float64
 	imitate                  string
 	validate                 []int
 	validateLen, validateEvr int
@@ -118,6 +121,8 @@ Training is deterministic: the same flags give the same file.`,
 	f.IntSliceVar(&opts.exclude, "exclude", nil, "starts of more sequences (of 1,024 jobs: validation sequences) that training never touches, besides the ten test sequences")
 	f.Float64Var(&opts.minLoad, "min-load", 0, "rlscheduler: train only on episodes of an offered load (node-seconds of work over the cluster's between the first and last submit) of at least this (0: all)")
 	f.IntVar(&opts.features, "features", d.FeatureSet, "rlscheduler: the kernel's feature set: 1 (the last feature the queue's length) or 2 (the last feature nodes x log requested time, F1's main term)")
+	f.StringVar(&opts.residual, "residual", "", "rlscheduler: train a residual policy over a published key (f1): a job's logit is F1's key, negated, over --temperature, plus the kernel's correction, which starts at zero (the untrained policy is F1; feature set 2; excludes --imitate)")
+	f.Float64Var(&opts.temperature, "temperature", d.Temperature, "rlscheduler: the residual policy's temperature (in units of feature set 2's F1 terms)")
 	f.StringVar(&opts.imitate, "imitate", "", "rlscheduler: warm-start by imitation of a published policy (f1 or sjf) before PPO (a choice the paper did not make; --imitation sets its episodes)")
 	f.IntVar(&opts.imitationPasses, "imitation-passes", d.ImitationEpochs, "rlscheduler: passes over the imitation's data")
 	f.IntSliceVar(&opts.validate, "validate", nil, "rlscheduler: starts of validation sequences (excluded from training): the argmax policy's mean on them every --validate-every epochs picks the weights written")
@@ -193,11 +198,21 @@ func runTrainSched(ctx context.Context, opts *trainSchedOptions) error {
 	default:
 		cfg.Imitate = opts.imitate
 	}
+	cfg.FeatureSet = opts.features
+	switch opts.residual {
+	case "", "none":
+	default:
+		cfg.Residual, cfg.FeatureSet = opts.residual, learned.FeatureSet2
+	}
+	if !(opts.temperature > 0) || math.IsInf(opts.temperature, 0) {
+		return usageError{fmt.Errorf("--temperature must be positive, got %g", opts.temperature)}
+	}
+	cfg.Temperature = opts.temperature
 	if opts.imitationSet {
 		cfg.ImitationEpisodes = opts.imitation
 	}
 	cfg.ImitationEpochs, cfg.ValSample = opts.imitationPasses, opts.validateSample
-	cfg.FeatureSet, cfg.ValStarts, cfg.ValLen, cfg.ValEvery, cfg.LRActor, cfg.Entropy = opts.features, opts.validate, opts.validateLen, opts.validateEvr, opts.lrActor, opts.entropy
+	cfg.ValStarts, cfg.ValLen, cfg.ValEvery, cfg.LRActor, cfg.Entropy = opts.validate, opts.validateLen, opts.validateEvr, opts.lrActor, opts.entropy
 	starts, err := learned.TrainingStartsOf(cfg)
 	if err != nil {
 		return usageError{err}
@@ -205,6 +220,9 @@ func runTrainSched(ctx context.Context, opts *trainSchedOptions) error {
 	errw := opts.streams.err
 	fmt.Fprintf(errw, "train sched rlscheduler: %s, %d jobs; episodes of %d jobs from %d starts outside the test and validation sequences (%s); %d epochs of %d episodes, seed %d, feature set %d\n",
 		opts.trace, len(w.Jobs), cfg.EpisodeLen, len(starts), rangesOf(starts), opts.epochs, opts.episodes, opts.seed, cfg.FeatureSet)
+	if cfg.Residual != "" {
+		fmt.Fprintf(errw, "residual policy over %s, temperature %g: PPO learns a correction from zero\n", cfg.Residual, cfg.Temperature)
+	}
 	if cfg.Imitate != "" {
 		fmt.Fprintf(errw, "warm start: imitation of %s on %d episodes (%d passes)\n", cfg.Imitate, cfg.ImitationEpisodes, cfg.ImitationEpochs)
 	}
@@ -220,6 +238,9 @@ func runTrainSched(ctx context.Context, opts *trainSchedOptions) error {
 	}
 	t0 := time.Now()
 	res, err := trainWith(opts, opts.epochs, func(u learned.TrainUpdate) string {
+		if u.Update == 0 && cfg.Residual != "" {
+			return fmt.Sprintf("epoch 0: the residual policy before training (F1's choices)%s, %.0f s", valNote(u.Val), u.Elapsed.Seconds())
+		}
 		if u.Update == 0 {
 			return fmt.Sprintf("imitation: %d episodes, the teacher's mean bsld %.2f, the kernel takes %.1f %% of its choices%s, %.0f s",
 				u.Episodes, u.MeanBSLD, 100*u.Imitation, valNote(u.Val), u.Elapsed.Seconds())
@@ -237,7 +258,11 @@ func runTrainSched(ctx context.Context, opts *trainSchedOptions) error {
 	}
 	last := res.Curve[len(res.Curve)-1]
 	if len(cfg.ValStarts) > 0 {
-		fmt.Fprintf(errw, "written: the weights after epoch %d (0: the imitation), validation mean bsld %.2f\n", res.Best, res.BestVal)
+		zero := "the imitation"
+		if cfg.Residual != "" {
+			zero = "F1's choices, before PPO"
+		}
+		fmt.Fprintf(errw, "written: the weights after epoch %d (0: %s), validation mean bsld %.2f\n", res.Best, zero, res.BestVal)
 	}
 	return finishTraining(opts, trainOutput{design: "rlscheduler",
 		write: func(w io.Writer) error { return learned.WriteRLScheduler(w, res.Policy) },

@@ -280,3 +280,40 @@ func TestTrainSchedImitationValidation(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainSchedResidual: train sched --residual f1 writes a residual
+// policy whose file records it: its epoch-0 validation is F1's, and bench
+// rlscheduler and simulate run it; a residual with an imitation, over an
+// unknown key or of a non-positive temperature is a usage error.
+func TestTrainSchedResidual(t *testing.T) {
+	const lublin = "../../instances/traces/lublin_256.swf.gz"
+	w := filepath.Join(t.TempDir(), "w.bin.gz")
+	code, out, errs := optsched(t, "", "train", "sched", "--design", "rlscheduler", "--trace", lublin,
+		"--residual", "f1", "--temperature", "0.02", "--validate", "6252", "--validate-len", "300", "--validate-every", "1",
+		"--epochs", "1", "--episodes", "1", "--seed", "3", "--out", w)
+	if code != exitOK {
+		t.Fatalf("train: exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"feature set 2", "residual policy over f1, temperature 0.02", "epoch 0: the residual policy before training (F1's choices), validation ", "written: the weights after epoch "} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("train output lacks %q: %q", want, errs)
+		}
+	}
+	if !strings.Contains(out, "trained rlscheduler") {
+		t.Errorf("train output: %q", out)
+	}
+	code, out, errs = optsched(t, "", "bench", "rlscheduler", "--trace", lublin, "--policies", "f1,rl-here", "--weights", w,
+		"--sequences", "6252", "--length", "300", "--bound=false")
+	if code != exitOK || !strings.Contains(out, "rl-here") {
+		t.Fatalf("bench: exit %d: %s %s", code, out, errs)
+	}
+	for _, args := range [][]string{
+		{"train", "sched", "--trace", lublin, "--out", w, "--residual", "f1", "--imitate", "f1"},
+		{"train", "sched", "--trace", lublin, "--out", w, "--residual", "sjf"},
+		{"train", "sched", "--trace", lublin, "--out", w, "--residual", "f1", "--temperature", "0"},
+	} {
+		if code, _, _ := optsched(t, "", args...); code != exitUsage {
+			t.Errorf("%v: exit %d, want a usage error", args, code)
+		}
+	}
+}
