@@ -22,7 +22,7 @@ func f1Choice(t *testing.T, jobs []rlscheduler.Job, waiting []rlscheduler.Waitin
 	}
 	best := 0
 	for i := 1; i < len(waiting); i++ {
-		if cmpKey(key(jobs[waiting[i].Job], 0), key(jobs[waiting[best].Job], 0)) < 0 {
+		if rlscheduler.CmpKeys(key(jobs[waiting[i].Job], 0), key(jobs[waiting[best].Job], 0)) < 0 {
 			best = i
 		}
 	}
