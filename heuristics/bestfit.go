@@ -17,12 +17,6 @@ import (
 // indifferent to where a single-node job goes. Nothing moves under a
 // cost model that prices single nodes differently.
 func BestFitSingles(w *model.Window, allocs []model.Allocation) {
-	BestFitSinglesWith(w, allocs, TieFirst)
-}
-
-// BestFitSinglesWith is BestFitSingles with the given rule for the ties
-// the free-node counts leave (before the lowest id).
-func BestFitSinglesWith(w *model.Window, allocs []model.Allocation, tie FitTie) {
 	var singles []int
 	taken := make(map[int]bool)
 	for i, a := range allocs {
@@ -53,47 +47,19 @@ func BestFitSinglesWith(w *model.Window, allocs []model.Allocation, tie FitTie) 
 			count[s]++
 		}
 	}
-	var ends []int64
-	if tie == TieAlign {
-		extra := make(map[int]int64)
-		for _, a := range allocs {
-			if len(a.Nodes) > 1 {
-				for _, n := range a.Nodes {
-					extra[n] = w.Time + w.Jobs[a.Job].Walltime
-				}
-			}
-		}
-		ends = switchEnds(w, extra)
-	}
-	var jobEnd int64
 	// better reports whether node a leaves the free nodes less scattered
 	// than node b.
 	better := func(a, b int) bool {
 		sa, sb := w.Topology.Ancestors(a), w.Topology.Ancestors(b)
-		if tie == TieTopFirst {
-			for l := min(len(sa), len(sb)) - 1; l >= 0; l-- {
-				if ca, cb := count[sa[l]], count[sb[l]]; ca != cb {
-					return ca < cb
-				}
-			}
-		}
 		for l := range min(len(sa), len(sb)) {
 			if ca, cb := count[sa[l]], count[sb[l]]; ca != cb {
 				return ca < cb
-			}
-		}
-		if ends != nil {
-			for l := range min(len(sa), len(sb)) {
-				if da, db := absDiff(ends[sa[l]], jobEnd), absDiff(ends[sb[l]], jobEnd); da != db {
-					return da < db
-				}
 			}
 		}
 		return a < b
 	}
 	for _, i := range singles {
 		a := &allocs[i]
-		jobEnd = w.Time + w.Jobs[a.Job].Walltime
 		old := a.Nodes[0]
 		best := -1
 		for k, n := range pool {
@@ -108,9 +74,6 @@ func BestFitSinglesWith(w *model.Window, allocs []model.Allocation, tie FitTie) 
 		pool = slices.Delete(pool, best, best+1)
 		for _, s := range w.Topology.Ancestors(n) {
 			count[s]--
-			if ends != nil {
-				ends[s] = max(ends[s], jobEnd)
-			}
 		}
 	}
 }

@@ -29,17 +29,31 @@ import (
 // multi-node job keeps its solved nodes. Each job's cost is unchanged,
 // so the window's objective is too.
 func BestFitMulti(w *model.Window, allocs []model.Allocation) {
-	BestFitMultiWith(w, allocs, TieFirst)
-}
-
-// BestFitMultiWith is BestFitMulti with the given rule for the ties the
-// free-node counts leave between candidate switches (before the first
-// switch).
-func BestFitMultiWith(w *model.Window, allocs []model.Allocation, tie FitTie) {
 	t := w.Topology
-	multi, free, count := multiFree(w, allocs)
+	var multi []int
+	held := make(map[int]bool) // by the single-node starts
+	for i, a := range allocs {
+		if len(a.Nodes) >= 2 {
+			multi = append(multi, i)
+		} else {
+			for _, n := range a.Nodes {
+				held[n] = true
+			}
+		}
+	}
 	if len(multi) == 0 {
 		return
+	}
+	free := make(map[int]bool)
+	count := make([]int, t.NumSwitches())
+	for _, n := range w.Idle {
+		if held[n] || free[n] {
+			continue
+		}
+		free[n] = true
+		for _, s := range t.Ancestors(n) {
+			count[s]++
+		}
 	}
 	// The multi-node starts' nodes are free to place again.
 	take := func(n int) {
@@ -95,16 +109,9 @@ func BestFitMultiWith(w *model.Window, allocs []model.Allocation, tie FitTie) {
 		}
 		return out
 	}
-	var ends []int64
-	if tie == TieAlign {
-		ends = switchEnds(w, nil)
-	}
-	var jobEnd int64
 	// less orders two candidate switches: lower, then fuller, then the
-	// fuller parent, and so on up; under TieAlign then the one whose
-	// busy nodes end nearest the job's end, and so on up.
+	// fuller parent, and so on up.
 	less := func(a, b int) bool {
-		a0, b0 := a, b
 		for a >= 0 && b >= 0 {
 			if la, lb := t.Switch(a).Level, t.Switch(b).Level; la != lb {
 				return la < lb
@@ -113,11 +120,6 @@ func BestFitMultiWith(w *model.Window, allocs []model.Allocation, tie FitTie) {
 				return count[a] < count[b]
 			}
 			a, b = t.Switch(a).Parent, t.Switch(b).Parent
-		}
-		for a, b = a0, b0; ends != nil && a >= 0 && b >= 0; a, b = t.Switch(a).Parent, t.Switch(b).Parent {
-			if da, db := absDiff(ends[a], jobEnd), absDiff(ends[b], jobEnd); da != db {
-				return da < db
-			}
 		}
 		return false
 	}
@@ -133,7 +135,6 @@ func BestFitMultiWith(w *model.Window, allocs []model.Allocation, tie FitTie) {
 	for _, i := range multi {
 		k := len(allocs[i].Nodes)
 		want := w.Cost.Cost(t, allocs[i].Nodes)
-		jobEnd = w.Time + w.Jobs[allocs[i].Job].Walltime
 		var best []int
 		bestAt := -1
 		for _, s := range byLevel {
@@ -156,46 +157,9 @@ func BestFitMultiWith(w *model.Window, allocs []model.Allocation, tie FitTie) {
 		placed[i] = best
 		for _, n := range best {
 			take(n)
-			if ends != nil {
-				for _, s := range t.Ancestors(n) {
-					ends[s] = max(ends[s], jobEnd)
-				}
-			}
 		}
 	}
 	for _, i := range multi {
 		allocs[i].Nodes = placed[i]
 	}
-}
-
-// multiFree returns the indices of allocs' multi-node starts, the idle
-// nodes free to place them on (every idle node but the single-node
-// starts'), and the free nodes below each switch.
-func multiFree(w *model.Window, allocs []model.Allocation) (multi []int, free map[int]bool, count []int) {
-	t := w.Topology
-	held := make(map[int]bool) // by the single-node starts
-	for i, a := range allocs {
-		if len(a.Nodes) >= 2 {
-			multi = append(multi, i)
-		} else {
-			for _, n := range a.Nodes {
-				held[n] = true
-			}
-		}
-	}
-	if len(multi) == 0 {
-		return nil, nil, nil
-	}
-	free = make(map[int]bool)
-	count = make([]int, t.NumSwitches())
-	for _, n := range w.Idle {
-		if held[n] || free[n] {
-			continue
-		}
-		free[n] = true
-		for _, s := range t.Ancestors(n) {
-			count[s]++
-		}
-	}
-	return multi, free, count
 }

@@ -75,8 +75,8 @@ func (pl *placement) placeWhole(ctx context.Context, c *cluster, sel selection, 
 	if err != nil {
 		return err
 	}
-	heuristics.BestFitMultiWith(w, res.Allocations, opt.FitTie)
-	heuristics.BestFitSinglesWith(w, res.Allocations, opt.FitTie)
+	heuristics.BestFitMulti(w, res.Allocations)
+	heuristics.BestFitSingles(w, res.Allocations)
 	pl.Window, pl.Allocs = w, res.Allocations
 	for _, d := range res.Deferred {
 		pl.deferred = append(pl.deferred, Reason{w.Jobs[d.Job].ID, d.Reason})

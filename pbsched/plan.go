@@ -169,11 +169,6 @@ type Options struct {
 	// the cycle's reservation, on that switch's vnodes, and the window
 	// leaves the switch's idle vnodes alone. Backfill selection only.
 	CompactWait heuristics.CompactWait
-	// FitTie breaks the ties of the best-fit passes over the whole-node
-	// window's answer (heuristics.BestFitMultiWith, BestFitSinglesWith):
-	// TieFirst (the zero value) or TieAlign. Every job's CH cost, and so
-	// the window's objective, is the solve's whatever the rule.
-	FitTie heuristics.FitTie
 	// Order is the order in which queued jobs are considered: OrderSJF
 	// or OrderFIFO; "" is OrderSJF, and OrderFIFO under SelectionLan2023
 	// (the paper's selection in the paper's order).

@@ -61,11 +61,6 @@ type Options struct {
 	// running jobs' time limits): the idle nodes of that switch are then
 	// given to no other job this cycle. One job a cycle waits so.
 	CompactWait heuristics.CompactWait
-	// FitTie breaks the ties of the best-fit passes over the whole-node
-	// window's answer (heuristics.BestFitMultiWith, BestFitSinglesWith):
-	// TieFirst (the zero value) or TieAlign. Every job's CH cost, and so
-	// the window's objective, is the solve's whatever the rule.
-	FitTie heuristics.FitTie
 }
 
 // The paths a start takes.
@@ -597,8 +592,8 @@ func solveWindow(ctx context.Context, w *model.Window, opt Options, p *Plan) (*s
 		// Among placements of equal CH cost, the fullest switches: the
 		// empty ones stay whole for later jobs (each job's cost, and so
 		// the objective, unchanged).
-		heuristics.BestFitMultiWith(w, res.Allocations, opt.FitTie)
-		heuristics.BestFitSinglesWith(w, res.Allocations, opt.FitTie)
+		heuristics.BestFitMulti(w, res.Allocations)
+		heuristics.BestFitSingles(w, res.Allocations)
 		obj := w.Cost.TotalCost(w.Topology, res.Allocations)
 		p.Objective = &obj
 		return res, nil

@@ -42,9 +42,6 @@ type Options struct {
 	// or "slurm" (slurmsched.Decide on leaves of 4 under one root, with
 	// walltimes rounded up to whole minutes as Slurm's time limits are).
 	Server string
-	// FitTie is the best-fit passes' tie rule (pbsched.Options.FitTie,
-	// slurmsched.Options.FitTie).
-	FitTie heuristics.FitTie
 }
 
 // Result is one job's outcome, in compressed seconds.
@@ -344,7 +341,7 @@ func (o Options) pbsDecide(cw heuristics.CompactWait) decideFunc {
 		}
 		st := &pbsched.State{Jobs: js, Nodes: ns, Queues: qs, Now: base + now, Digest: "sim"}
 		p, err := pbsched.Decide(ctx, st, sc, pbsched.Options{TimeLimit: o.TimeLimit, Solver: o.Solver, Partial: pbsched.PartialCP,
-			ReserveAfter: math.Inf(1), StarveAfter: 24 * time.Hour * TicksPerSecond, CompactWait: cw, FitTie: o.FitTie})
+			ReserveAfter: math.Inf(1), StarveAfter: 24 * time.Hour * TicksPerSecond, CompactWait: cw})
 		if err != nil {
 			return nil, false, err
 		}
@@ -390,7 +387,7 @@ func (o Options) slurmDecide(cw heuristics.CompactWait) decideFunc {
 				Shared: &none, SubmitTime: base + j.submit, TimeLimit: &m})
 		}
 		sc := &slurmsched.Scope{}
-		p, err := slurmsched.Decide(ctx, st, sc, slurmsched.Options{TimeLimit: o.TimeLimit, Solver: o.Solver, CompactWait: cw, FitTie: o.FitTie})
+		p, err := slurmsched.Decide(ctx, st, sc, slurmsched.Options{TimeLimit: o.TimeLimit, Solver: o.Solver, CompactWait: cw})
 		if err != nil {
 			return nil, false, err
 		}

@@ -117,41 +117,34 @@ func TestSweep(t *testing.T) {
 	settings := []struct {
 		name string
 		cw   heuristics.CompactWait
-		tie  heuristics.FitTie
 	}{
 		{name: "off"},
-		{"f0.5", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 0.5}, heuristics.TieFirst},
-		{"f1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1}, heuristics.TieFirst},
-		{"f1-min2", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, MinNodes: 2}, heuristics.TieFirst},
-		{"each0.5", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 0.5, PerWait: true}, heuristics.TieFirst},
-		{"each1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, PerWait: true}, heuristics.TieFirst},
-		{"blind1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, Blind: true}, heuristics.TieFirst},
-		{"blind0.5", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 0.5, Blind: true}, heuristics.TieFirst},
-		{"blind0.25", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 0.25, Blind: true}, heuristics.TieFirst},
-		{"f1-min2q", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, MinNodes: 2, SwitchNodes: 4}, heuristics.TieFirst},
-		{"each1-min2q", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, MinNodes: 2, SwitchNodes: 4, PerWait: true}, heuristics.TieFirst},
-		{"each0.5-min2q", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 0.5, MinNodes: 2, SwitchNodes: 4, PerWait: true}, heuristics.TieFirst},
-		{"f1-el1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, Elapsed: 1}, heuristics.TieFirst},
-		{"f1-el2", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, Elapsed: 2}, heuristics.TieFirst},
-		{"f0.5-el1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 0.5, Elapsed: 1}, heuristics.TieFirst},
-		{"each1-el1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, PerWait: true, Elapsed: 1}, heuristics.TieFirst},
-		{"each0.5-el1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 0.5, PerWait: true, Elapsed: 1}, heuristics.TieFirst},
-		{"each1-min2q-el1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, MinNodes: 2, SwitchNodes: 4, PerWait: true, Elapsed: 1}, heuristics.TieFirst},
-		{"each1-el1-max30", heuristics.CompactWait{Max: 30 * time.Second, Fraction: 1, PerWait: true, Elapsed: 1}, heuristics.TieFirst},
-		{"each1-min2q-el1-max30", heuristics.CompactWait{Max: 30 * time.Second, Fraction: 1, MinNodes: 2, SwitchNodes: 4, PerWait: true, Elapsed: 1}, heuristics.TieFirst},
-		{"each1-min2q-max30", heuristics.CompactWait{Max: 30 * time.Second, Fraction: 1, MinNodes: 2, SwitchNodes: 4, PerWait: true}, heuristics.TieFirst},
-		{"f1-min2q-el1-max30", heuristics.CompactWait{Max: 30 * time.Second, Fraction: 1, MinNodes: 2, SwitchNodes: 4, Elapsed: 1}, heuristics.TieFirst},
-		{"top", heuristics.CompactWait{}, heuristics.TieTopFirst},
-		{"top-f1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1}, heuristics.TieTopFirst},
-		{"align", heuristics.CompactWait{}, heuristics.TieAlign},
-		{"align-f1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1}, heuristics.TieAlign},
-		{"align-each1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, PerWait: true}, heuristics.TieAlign},
+		{"f0.5", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 0.5}},
+		{"f1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1}},
+		{"f1-min2", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, MinNodes: 2}},
+		{"each0.5", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 0.5, PerWait: true}},
+		{"each1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, PerWait: true}},
+		{"blind1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, Blind: true}},
+		{"blind0.5", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 0.5, Blind: true}},
+		{"blind0.25", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 0.25, Blind: true}},
+		{"f1-min2q", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, MinNodes: 2, SwitchNodes: 4}},
+		{"each1-min2q", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, MinNodes: 2, SwitchNodes: 4, PerWait: true}},
+		{"each0.5-min2q", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 0.5, MinNodes: 2, SwitchNodes: 4, PerWait: true}},
+		{"f1-el1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, Elapsed: 1}},
+		{"f1-el2", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, Elapsed: 2}},
+		{"f0.5-el1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 0.5, Elapsed: 1}},
+		{"each1-el1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, PerWait: true, Elapsed: 1}},
+		{"each0.5-el1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 0.5, PerWait: true, Elapsed: 1}},
+		{"each1-min2q-el1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, MinNodes: 2, SwitchNodes: 4, PerWait: true, Elapsed: 1}},
+		{"each1-el1-max30", heuristics.CompactWait{Max: 30 * time.Second, Fraction: 1, PerWait: true, Elapsed: 1}},
+		{"each1-min2q-el1-max30", heuristics.CompactWait{Max: 30 * time.Second, Fraction: 1, MinNodes: 2, SwitchNodes: 4, PerWait: true, Elapsed: 1}},
+		{"each1-min2q-max30", heuristics.CompactWait{Max: 30 * time.Second, Fraction: 1, MinNodes: 2, SwitchNodes: 4, PerWait: true}},
+		{"f1-min2q-el1-max30", heuristics.CompactWait{Max: 30 * time.Second, Fraction: 1, MinNodes: 2, SwitchNodes: 4, Elapsed: 1}},
 	}
 	if s := os.Getenv("OPTSCHED_COMPACT_SETTINGS"); s != "" {
 		var keep []struct {
 			name string
 			cw   heuristics.CompactWait
-			tie  heuristics.FitTie
 		}
 		for _, st := range settings {
 			if strings.Contains(","+s+",", ","+st.name+",") {
@@ -184,7 +177,7 @@ func TestSweep(t *testing.T) {
 	}
 	for _, sl := range slices {
 		for _, s := range settings {
-			rs, sum, err := Simulate(context.Background(), logs[sl.name], Options{Compact: s.cw, FitTie: s.tie, Server: os.Getenv("OPTSCHED_COMPACT_SERVER")})
+			rs, sum, err := Simulate(context.Background(), logs[sl.name], Options{Compact: s.cw, Server: os.Getenv("OPTSCHED_COMPACT_SERVER")})
 			if err != nil {
 				t.Fatalf("%s %s: %v", sl.name, s.name, err)
 			}
