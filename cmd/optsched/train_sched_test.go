@@ -248,53 +248,38 @@ func TestLearnedColumnsInRLSchedulerBench(t *testing.T) {
 // written are a checkpoint the output names, they read back as feature
 // set 2 in bench rlscheduler, and bad values are usage errors.
 func TestTrainSchedImitationValidation(t *testing.T) {
-	const lublin = "../../instances/traces/lublin_256.swf.gz"
-	w := filepath.Join(t.TempDir(), "w.bin.gz")
-	code, out, errs := optsched(t, "", "train", "sched", "--design", "rlscheduler", "--trace", lublin,
-		"--features", "2", "--imitate", "f1", "--imitation", "2", "--imitation-passes", "2",
-		"--validate", "6252", "--validate-len", "300", "--validate-every", "1",
-		"--epochs", "1", "--episodes", "1", "--seed", "3", "--out", w)
-	if code != exitOK {
-		t.Fatalf("train: exit %d: %s", code, errs)
-	}
-	for _, want := range []string{"0–1725, 6552–6829", "feature set 2", "warm start: imitation of f1 on 2 episodes", "imitation: 2 episodes", "written: the weights after epoch "} {
-		if !strings.Contains(errs, want) {
-			t.Errorf("train output lacks %q: %q", want, errs)
-		}
-	}
-	if !strings.Contains(out, "trained rlscheduler") {
-		t.Errorf("train output: %q", out)
-	}
-	code, out, errs = optsched(t, "", "bench", "rlscheduler", "--trace", lublin, "--policies", "f1,rl-here", "--weights", w,
-		"--sequences", "6252", "--length", "300", "--bound=false")
-	if code != exitOK || !strings.Contains(out, "rl-here") {
-		t.Fatalf("bench: exit %d: %s %s", code, out, errs)
-	}
-	for _, args := range [][]string{
-		{"train", "sched", "--trace", lublin, "--out", w, "--features", "3"},
-		{"train", "sched", "--trace", lublin, "--out", w, "--imitate", "best"},
-		{"train", "sched", "--trace", lublin, "--out", w, "--validate", "9990"},
-	} {
-		if code, _, _ := optsched(t, "", args...); code != exitUsage {
-			t.Errorf("%v: exit %d, want a usage error", args, code)
-		}
-	}
+	trainRLSchedulerThenBench(t, []string{"--features", "2", "--imitate", "f1", "--imitation", "2", "--imitation-passes", "2"},
+		[]string{"0–1725, 6552–6829", "feature set 2", "warm start: imitation of f1 on 2 episodes", "imitation: 2 episodes", "written: the weights after epoch "},
+		[][]string{{"--features", "3"}, {"--imitate", "best"}, {"--validate", "9990"}})
 }
 
 // TestTrainSchedResidual: train sched --residual f1 writes a residual
 // policy whose file records it: its epoch-0 validation is F1's, and bench
-// rlscheduler and simulate run it; a residual with an imitation, over an
+// rlscheduler runs it; a residual with an imitation, over an
 // unknown key or of a non-positive temperature is a usage error.
 func TestTrainSchedResidual(t *testing.T) {
+	trainRLSchedulerThenBench(t, []string{"--residual", "f1", "--temperature", "0.02"},
+		[]string{"feature set 2", "residual policy over f1, temperature 0.02", "epoch 0: the residual policy before training (F1's choices), validation ", "written: the weights after epoch "},
+		[][]string{{"--residual", "f1", "--imitate", "f1"}, {"--residual", "sjf"}, {"--residual", "f1", "--temperature", "0"}})
+}
+
+// trainRLSchedulerThenBench trains rlscheduler on Lublin-1 with args (one
+// epoch of one episode, validated on one sequence at 6252), wants each of
+// wantErr in what training says on stderr, runs the weights as bench
+// rlscheduler's rl-here column, and wants each of usage (train sched
+// arguments) to be a usage error.
+func trainRLSchedulerThenBench(t *testing.T, args, wantErr []string, usage [][]string) {
+	t.Helper()
 	const lublin = "../../instances/traces/lublin_256.swf.gz"
 	w := filepath.Join(t.TempDir(), "w.bin.gz")
-	code, out, errs := optsched(t, "", "train", "sched", "--design", "rlscheduler", "--trace", lublin,
-		"--residual", "f1", "--temperature", "0.02", "--validate", "6252", "--validate-len", "300", "--validate-every", "1",
+	train := append([]string{"train", "sched", "--design", "rlscheduler", "--trace", lublin}, args...)
+	train = append(train, "--validate", "6252", "--validate-len", "300", "--validate-every", "1",
 		"--epochs", "1", "--episodes", "1", "--seed", "3", "--out", w)
+	code, out, errs := optsched(t, "", train...)
 	if code != exitOK {
 		t.Fatalf("train: exit %d: %s", code, errs)
 	}
-	for _, want := range []string{"feature set 2", "residual policy over f1, temperature 0.02", "epoch 0: the residual policy before training (F1's choices), validation ", "written: the weights after epoch "} {
+	for _, want := range wantErr {
 		if !strings.Contains(errs, want) {
 			t.Errorf("train output lacks %q: %q", want, errs)
 		}
@@ -307,11 +292,8 @@ func TestTrainSchedResidual(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "rl-here") {
 		t.Fatalf("bench: exit %d: %s %s", code, out, errs)
 	}
-	for _, args := range [][]string{
-		{"train", "sched", "--trace", lublin, "--out", w, "--residual", "f1", "--imitate", "f1"},
-		{"train", "sched", "--trace", lublin, "--out", w, "--residual", "sjf"},
-		{"train", "sched", "--trace", lublin, "--out", w, "--residual", "f1", "--temperature", "0"},
-	} {
+	for _, u := range usage {
+		args := append([]string{"train", "sched", "--trace", lublin, "--out", w}, u...)
 		if code, _, _ := optsched(t, "", args...); code != exitUsage {
 			t.Errorf("%v: exit %d, want a usage error", args, code)
 		}
