@@ -54,6 +54,7 @@ type search struct {
 	// cost32 are the block prices as int32 when the DP tables can be
 	// narrow (narrowCosts), else nil.
 	cost32   [][]int32
+	narrowed bool    // narrowCosts has run
 	best     int64   // incumbent cost
 	starts   [][]int // incumbent starts per size
 	bound    float64 // best proven lower bound

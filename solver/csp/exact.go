@@ -52,11 +52,12 @@ var noNarrow bool
 // narrowCosts sets st.cost32 to the block prices as int32 when every
 // placement costs less than inf32 — at most Σ_s ε_s × the dearest block
 // of size s — so that a narrow table holds every value a wide one would.
-// It leaves st.cost32 nil otherwise.
+// It leaves st.cost32 nil otherwise. It decides once a search.
 func (st *search) narrowCosts() {
-	if st.cost32 != nil || noNarrow {
+	if st.narrowed || noNarrow {
 		return
 	}
+	st.narrowed = true
 	var most int64
 	for s, c := range st.g.Cost {
 		var top int64
