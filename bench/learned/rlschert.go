@@ -3,12 +3,14 @@ package learned
 import (
 	"bytes"
 	_ "embed" // the shipped weights
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
 	"slices"
 
+	"github.com/optsched/optsched/bench/predict"
 	"github.com/optsched/optsched/bench/sim"
 	"github.com/optsched/optsched/bench/trace"
 	"github.com/optsched/optsched/heuristics/learn"
@@ -101,10 +103,105 @@ func (n SchertNorm) logSlots(sec float64) float64 {
 	return min(math.Log1p(max(sec, 0)/n.Slot)/math.Log1p(SchertMaxLen), 1.5)
 }
 
+// SchertReserve names the waiting job a Queue design reserves nodes for.
+type SchertReserve uint8
+
+// The reservations of SchertDesign.Reserve.
+const (
+	// ReserveOldest reserves for the oldest waiting job (EASY's head).
+	ReserveOldest SchertReserve = iota
+	// ReserveKey reserves for the waiting job of the lowest rank key (the
+	// shortest predicted length, or smallest predicted area): SJF's or
+	// SAF's EASY with predicted lengths.
+	ReserveKey
+	// ReserveNone reserves for nobody: any fitting job may start.
+	ReserveNone
+)
+
+// String is the reservation's name in the flags and tables.
+func (r SchertReserve) String() string {
+	switch r {
+	case ReserveOldest:
+		return "oldest"
+	case ReserveKey:
+		return "key"
+	case ReserveNone:
+		return "none"
+	}
+	return fmt.Sprintf("reserve(%d)", r)
+}
+
+// ParseSchertReserve parses a reservation's name.
+func ParseSchertReserve(s string) (SchertReserve, error) {
+	for r := range ReserveNone + 1 {
+		if r.String() == s {
+			return r, nil
+		}
+	}
+	return 0, fmt.Errorf("learned: no reservation %q (have oldest, key, none)", s)
+}
+
+// SchertDesign is the variant of the design a network was trained for.
+// The zero value is the paper's: the 5 oldest waiting jobs visible, no
+// reservation, the user-ratio-cond predictor, KillRule. NewSchertDesign
+// is the design of the shipped weights since the sixth session (see
+// docs/learned.md).
+type SchertDesign struct {
+	// Queue chooses the visible jobs from the whole queue: slot 0 the
+	// job holding the reservation (Reserve; the oldest with ReserveNone),
+	// slots 1–4 the first four by the rank key among the other waiting
+	// jobs that may start now without delaying that reservation (EASY on
+	// requested times). Without Queue, the 5 oldest.
+	Queue bool
+	// Reserve is the reservation's holder (Queue only).
+	Reserve SchertReserve
+	// Area ranks by predicted length × nodes instead of predicted length
+	// (Queue only; the rule's pick and the visible set).
+	Area bool
+	// MAPE predicts with user-mape (bench/predict's UserMAPE) instead of
+	// user-ratio-cond.
+	MAPE bool
+	// MarginKill makes KillRule2 the kill rule instead of KillRule.
+	MarginKill bool
+}
+
+// NewSchertDesign is the design the defaults train (chosen on validation
+// sequences; docs/results/2026-11-27-rlschert.md, sixth session).
+var NewSchertDesign = SchertDesign{Queue: true, Reserve: ReserveOldest, MAPE: true, MarginKill: true}
+
+// String names the design: "paper" for the zero value, else its parts.
+func (d SchertDesign) String() string {
+	if d == (SchertDesign{}) {
+		return "paper"
+	}
+	s := "oldest-5"
+	if d.Queue {
+		s = "queue, reserve " + d.Reserve.String()
+		if d.Area {
+			s += ", rank area"
+		} else {
+			s += ", rank length"
+		}
+	}
+	if d.MAPE {
+		s += ", user-mape"
+	} else {
+		s += ", user-ratio-cond"
+	}
+	if d.MarginKill {
+		s += ", KillRule2"
+	} else {
+		s += ", KillRule"
+	}
+	return s
+}
+
 // RLSchert is the design's networks: the picker (actor), the killer and,
 // while training, the critic.
 type RLSchert struct {
 	Norm SchertNorm
+	// Design is the variant the networks decide for.
+	Design SchertDesign
 	// Flat is set when the picker is the paper's flat MLP
 	// (SchertFlatSizes) instead of the kernel network (SchertActorSizes).
 	Flat   bool
@@ -153,8 +250,13 @@ func pickerInput(flat bool, x, ax []float64) ([]float64, int) {
 // run time is its request times the median run/request ratio of its
 // user's last PredictK finished jobs that ran longer than its elapsed
 // time (looking back at most 8·PredictK), clipped to [elapsed,
-// max(request, elapsed)]; the request without such jobs.
+// max(request, elapsed)]; the request without such jobs. With MAPE set
+// it is bench/predict's user-mape rule instead (predict.UserMAPE): of the
+// same jobs, elapsed + the median of their remaining times weighted by
+// 1 / remaining, clipped alike.
 type UserPredictor struct {
+	// MAPE selects the user-mape rule.
+	MAPE   bool
 	byUser map[string][]ratio
 	buf    []float64
 }
@@ -197,7 +299,17 @@ func (p *UserPredictor) Prime(jobs []trace.Job, at int64) {
 func (p *UserPredictor) Total(user string, request, elapsed int64) float64 {
 	e, r := float64(elapsed), float64(request)
 	x := r
-	if h := p.byUser[user]; user != "" && len(h) > 0 {
+	if h := p.byUser[user]; p.MAPE && user != "" && len(h) > 0 {
+		p.buf = p.buf[:0]
+		for i := len(h) - 1; i >= 0 && len(p.buf) < PredictK; i-- {
+			if h[i].run > elapsed {
+				p.buf = append(p.buf, float64(h[i].run-elapsed))
+			}
+		}
+		if len(p.buf) > 0 {
+			x = e + predict.WeightedMedianInv(p.buf)
+		}
+	} else if user != "" && len(h) > 0 {
 		p.buf = p.buf[:0]
 		for i := len(h) - 1; i >= 0 && len(p.buf) < PredictK; i-- {
 			if h[i].run > elapsed {
@@ -242,6 +354,17 @@ type Schert struct {
 	rec *schertRecorder
 	// Decisions counts the calls that had a choice.
 	Decisions int
+	// Queue designs' buffers: each waiting job's predicted length and
+	// rank key, an order of the queue, the running jobs' requested ends.
+	qpred, qkey []float64
+	ord         []int
+	ends        []endAt
+}
+
+// endAt is a running job's requested end and nodes.
+type endAt struct {
+	t     int64
+	nodes int
 }
 
 type aliveJob struct {
@@ -252,8 +375,10 @@ type aliveJob struct {
 // NewSchert returns a policy of net's networks (cloned): argmax, or with
 // sample a draw seeded by seed; kill enables the kill action.
 func NewSchert(net *RLSchert, kill, sample bool, seed uint64) *Schert {
+	pred := NewUserPredictor()
+	pred.MAPE = net.Design.MAPE
 	return &Schert{net: net, actor: net.Actor.CloneSeq(), killer: net.Killer.CloneSeq(), Killing: kill, sample: sample,
-		rng: learn.NewRand(seed, 0x7363_6872), Pred: NewUserPredictor(), alive: map[int]aliveJob{},
+		rng: learn.NewRand(seed, 0x7363_6872), Pred: pred, alive: map[int]aliveJob{},
 		p: make([]float64, MaxKillCandidates+1), z: make([]float64, MaxKillCandidates+1), lastT: math.MinInt64}
 }
 
@@ -289,6 +414,7 @@ type schertObs struct {
 	x     [schertIn]float64
 	ax    [(SchertVisible + 1) * pickIn]float64 // the picker's rows
 	valid [SchertVisible + 1]bool
+	vis   [SchertVisible]int     // the visible slots' indexes into the queue (−1: empty)
 	pred  [SchertVisible]float64 // predicted lengths of the visible jobs
 	image [SchertHorizon]float64
 	kx    []float64 // (candidates + 1) × KillFeatures; the no-kill row last
@@ -322,17 +448,30 @@ func (s *Schert) observe(now int64, idle, nodes int, queue []sim.QueuedJob, runn
 		x[b] = min(m/float64(per), 1)
 	}
 	o.valid = [SchertVisible + 1]bool{}
-	for i := range min(SchertVisible, len(queue)) {
-		q := queue[i]
+	if s.net.Design.Queue {
+		s.window(now, idle, queue, running)
+	} else {
+		for i := range SchertVisible {
+			o.vis[i] = -1
+			if i < len(queue) {
+				o.vis[i] = i
+				o.pred[i] = s.Pred.Total(queue[i].User, queue[i].Request, 0)
+				o.valid[i] = queue[i].Nodes <= idle
+			}
+		}
+	}
+	for i, v := range o.vis {
+		if v < 0 {
+			continue
+		}
+		q := queue[v]
 		row := x[SchertBins+i*schertJobF : SchertBins+(i+1)*schertJobF]
-		o.pred[i] = s.Pred.Total(q.User, q.Request, 0)
 		row[0] = 1
 		row[1] = n.logSlots(o.pred[i])
 		row[2] = float64(q.Nodes) / cl
 		row[3] = min(float64(now-q.Submit)/(n.Slot*SchertHorizon), 1.5)
-		if q.Nodes <= idle {
+		if o.valid[i] {
 			row[4] = 1
-			o.valid[i] = true
 		}
 		if q.Kills > 0 {
 			row[5] = 1
@@ -354,6 +493,82 @@ func (s *Schert) observe(now int64, idle, nodes int, queue []sim.QueuedJob, runn
 		copy(row[schertJobF+1:], x[:SchertBins])
 		copy(row[schertJobF+1+SchertBins:], g)
 	}
+}
+
+// window fills o.vis, o.pred and the jobs' o.valid for a Queue design:
+// slot 0 the reservation's holder (the oldest with ReserveNone), valid if
+// it fits; slots 1–4 the first four by the rank key (ties by arrival)
+// among the other waiting jobs that may start now: they fit in the idle
+// nodes and, unless ReserveNone, do not delay the holder's reservation
+// (EASY on requested times: they end by the holder's shadow time, or use
+// only the nodes it leaves spare then).
+func (s *Schert) window(now int64, idle int, queue []sim.QueuedJob, running []sim.RunningJob) {
+	o := &s.obs
+	d := s.net.Design
+	s.qpred, s.qkey = s.qpred[:0], s.qkey[:0]
+	h := 0
+	for i, q := range queue {
+		p := s.Pred.Total(q.User, q.Request, 0)
+		k := p
+		if d.Area {
+			k *= float64(q.Nodes)
+		}
+		s.qpred, s.qkey = append(s.qpred, p), append(s.qkey, k)
+		if d.Reserve == ReserveKey && k < s.qkey[h] {
+			h = i
+		}
+	}
+	for i := range o.vis {
+		o.vis[i] = -1
+	}
+	if len(queue) == 0 {
+		return
+	}
+	o.vis[0], o.pred[0], o.valid[0] = h, s.qpred[h], queue[h].Nodes <= idle
+	// The holder's shadow time and the nodes it leaves spare then.
+	shadow, spare := int64(math.MaxInt64), idle
+	if d.Reserve != ReserveNone {
+		if need := queue[h].Nodes; need <= idle {
+			shadow, spare = now, idle-need
+		} else {
+			s.ends = s.ends[:0]
+			for _, r := range running {
+				s.ends = append(s.ends, endAt{max(r.Start+r.Request, now), r.Nodes})
+			}
+			slices.SortFunc(s.ends, func(a, b endAt) int { return cmpI(a.t, b.t) })
+			free := idle
+			for _, e := range s.ends {
+				free += e.nodes
+				if free >= need {
+					shadow, spare = e.t, free-need
+					break
+				}
+			}
+			if free < need { // it can never start: reserve nothing
+				shadow, spare = math.MaxInt64, idle
+			}
+		}
+	}
+	s.ord = s.ord[:0]
+	for i, q := range queue {
+		if i != h && q.Nodes <= idle && (q.Nodes <= spare || now+q.Request <= shadow) {
+			s.ord = append(s.ord, i)
+		}
+	}
+	slices.SortStableFunc(s.ord, func(a, b int) int { return cmpF(s.qkey[a], s.qkey[b]) })
+	for j, i := range s.ord[:min(len(s.ord), SchertVisible-1)] {
+		o.vis[j+1], o.pred[j+1], o.valid[j+1] = i, s.qpred[i], true
+	}
+}
+
+func cmpI(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 // observeKill fills the kill candidates' rows (the no-kill row last) and
@@ -389,8 +604,10 @@ func (s *Schert) observeKill(now int64, idle, nodes int, queue []sim.QueuedJob, 
 	clear(o.kx)
 	cl := float64(nodes)
 	short := math.Inf(1)
-	for i := range min(SchertVisible, len(queue)) {
-		short = min(short, o.pred[i])
+	for i, v := range o.vis {
+		if v >= 0 {
+			short = min(short, o.pred[i])
+		}
 	}
 	shortF := 0.0
 	if !math.IsInf(short, 1) {
@@ -405,8 +622,8 @@ func (s *Schert) observeKill(now int64, idle, nodes int, queue []sim.QueuedJob, 
 		row[2] = float64(r.Nodes) / cl
 		row[3] = float64(idle+r.Nodes) / cl
 		would := 0
-		for v := range min(SchertVisible, len(queue)) {
-			if q := queue[v]; q.Nodes > idle && q.Nodes <= idle+r.Nodes {
+		for _, v := range o.vis {
+			if v >= 0 && queue[v].Nodes > idle && queue[v].Nodes <= idle+r.Nodes {
 				would++
 			}
 		}
@@ -447,13 +664,55 @@ func (s *Schert) KillRule(idle int, queue []sim.QueuedJob, running []sim.Running
 		return c
 	}
 	r := running[o.kidx[best]]
-	for v := range min(SchertVisible, len(queue)) {
-		if q := queue[v]; q.Nodes > idle && q.Nodes <= idle+r.Nodes && o.pred[v] < KillRuleRatio*o.krem[best] {
+	for i, v := range o.vis {
+		if v < 0 {
+			continue
+		}
+		if q := queue[v]; q.Nodes > idle && q.Nodes <= idle+r.Nodes && o.pred[i] < KillRuleRatio*o.krem[best] {
 			return best
 		}
 	}
 	return c
 }
+
+// KillRule2 is the kill rule with a margin (Design.MarginKill): a
+// candidate j that has run at most KillRuleElapsed of its predicted
+// length L_j may be killed for a visible waiting job v that does not fit
+// now but would fit in j's nodes, if v's gain, j's predicted remaining
+// time over v's predicted length L_v (the slowdown v saves by not
+// waiting for j's end), exceeds KillMargin times j's own cost, (j's
+// elapsed time + L_v) / L_j (the slowdown j adds: its lost run and, at
+// least, v's run before it restarts). Of the pairs that pass, it kills
+// the candidate of the largest gain − KillMargin·cost; c for no kill.
+func (s *Schert) KillRule2(idle int, queue []sim.QueuedJob, running []sim.RunningJob, c int) int {
+	o := &s.obs
+	best, bestV := c, 0.0
+	for j := range c {
+		lj := o.kel[j] + o.krem[j]
+		if o.kel[j] > KillRuleElapsed*lj {
+			continue
+		}
+		r := running[o.kidx[j]]
+		for i, v := range o.vis {
+			if v < 0 {
+				continue
+			}
+			q := queue[v]
+			if q.Nodes <= idle || q.Nodes > idle+r.Nodes {
+				continue
+			}
+			gain := o.krem[j] / o.pred[i]
+			cost := (o.kel[j] + o.pred[i]) / lj
+			if m := gain - KillMargin*cost; m > 0 && m > bestV {
+				best, bestV = j, m
+			}
+		}
+	}
+	return best
+}
+
+// KillMargin is KillRule2's margin; chosen before any measurement.
+const KillMargin = 2
 
 // The kill rule's thresholds (KillRule); chosen before any measurement.
 const (
@@ -478,7 +737,11 @@ func (s *Schert) Kill(now int64, idle, nodes int, queue []sim.QueuedJob, running
 	s.Decisions++
 	var a int
 	if s.Rule {
-		a = s.KillRule(idle, queue, running, c)
+		if s.net.Design.MarginKill {
+			a = s.KillRule2(idle, queue, running, c)
+		} else {
+			a = s.KillRule(idle, queue, running, c)
+		}
 		if s.rec != nil && s.rec.imitate {
 			s.rec.addKill(s, c, a, 0)
 		}
@@ -520,7 +783,7 @@ func (s *Schert) Pick(now int64, idle, nodes int, queue []sim.QueuedJob, running
 	case s.Rule:
 		a = -1
 		for i := range SchertVisible {
-			if o.valid[i] && (a < 0 || o.pred[i] < o.pred[a]) {
+			if o.valid[i] && (a < 0 || s.ruleKey(queue, i) < s.ruleKey(queue, a)) {
 				a = i
 			}
 		}
@@ -542,9 +805,21 @@ func (s *Schert) Pick(now int64, idle, nodes int, queue []sim.QueuedJob, running
 	if a == SchertVisible {
 		return -1
 	}
-	q := queue[a]
+	k := o.vis[a]
+	q := queue[k]
 	s.alive[q.Key] = aliveJob{user: q.User, start: now, req: q.Request}
-	return a
+	return k
+}
+
+// ruleKey is the rule's rank of visible slot i: its predicted length, or
+// with Design.Area its predicted area; the slot breaks ties (in a Queue
+// design slots 1–4 are in rank order, slot 0 the holder, first on a tie).
+func (s *Schert) ruleKey(queue []sim.QueuedJob, i int) float64 {
+	k := s.obs.pred[i]
+	if s.net.Design.Area {
+		k *= float64(queue[s.obs.vis[i]].Nodes)
+	}
+	return k
 }
 
 // masked is the logit of a masked action: its probability is exactly 0.
@@ -559,31 +834,81 @@ func maskLogits(z []float64, valid []bool) {
 	}
 }
 
-// schertMagic heads an RLSchert weights file; the header is the slot
-// (s) and the actor's and killer's sizes (the actor's tell the kernel
-// picker from the flat one).
-const schertMagic = "RLSCHT01"
+// schertMagic heads an RLSchert weights file of the paper's design (the
+// zero SchertDesign); the header is the slot (s) and the actor's and
+// killer's sizes (the actor's tell the kernel picker from the flat one).
+// schertMagic2 heads any other design's: the slot, the design (flags:
+// 1 Queue, 2 Area, 4 MAPE, 8 MarginKill; then the reservation), the
+// sizes.
+const (
+	schertMagic  = "RLSCHT01"
+	schertMagic2 = "RLSCHT02"
+)
 
-// WriteRLSchert writes the actor's and killer's weights (float32; gzip).
+// The design's flags in an RLSCHT02 header.
+const (
+	flagQueue = 1 << iota
+	flagArea
+	flagMAPE
+	flagMarginKill
+)
+
+func (d SchertDesign) flags() uint32 {
+	var f uint32
+	for _, b := range []struct {
+		on   bool
+		flag uint32
+	}{{d.Queue, flagQueue}, {d.Area, flagArea}, {d.MAPE, flagMAPE}, {d.MarginKill, flagMarginKill}} {
+		if b.on {
+			f |= b.flag
+		}
+	}
+	return f
+}
+
+// WriteRLSchert writes the design, the actor's and killer's weights
+// (float32; gzip). A network of the paper's design is written as before
+// the design had variants (RLSCHT01), byte for byte.
 func WriteRLSchert(w io.Writer, p *RLSchert) error {
-	h := []uint32{uint32(p.Norm.Slot)}
+	magic, h := schertMagic, []uint32{uint32(p.Norm.Slot)}
+	if p.Design != (SchertDesign{}) {
+		magic, h = schertMagic2, append(h, p.Design.flags(), uint32(p.Design.Reserve))
+	}
 	for _, s := range append(slices.Clone(pickerSizes(p.Flat)), KillSizes...) {
 		h = append(h, uint32(s))
 	}
-	return learn.WriteWeights(w, schertMagic, h, append(p.Actor.Params(), p.Killer.Params()...))
+	return learn.WriteWeights(w, magic, h, append(p.Actor.Params(), p.Killer.Params()...))
 }
 
 // ReadRLSchert reads a file WriteRLSchert wrote.
 func ReadRLSchert(r io.Reader) (*RLSchert, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	net, err := readRLSchert(bytes.NewReader(b), schertMagic)
+	if errors.Is(err, learn.ErrMagic) {
+		if net, err2 := readRLSchert(bytes.NewReader(b), schertMagic2); !errors.Is(err2, learn.ErrMagic) {
+			return net, err2
+		}
+	}
+	return net, err
+}
+
+func readRLSchert(r io.Reader, magic string) (*RLSchert, error) {
 	var net *RLSchert
 	kernel := append(slices.Clone(SchertActorSizes), KillSizes...)
 	flat := append(slices.Clone(SchertFlatSizes), KillSizes...)
 	if len(kernel) != len(flat) {
 		panic("learned: the two pickers' headers differ in length")
 	}
-	err := learn.ReadWeights(r, schertMagic, 1+len(kernel), func(h []uint32) ([]*learn.Param, error) {
+	pre := 1
+	if magic == schertMagic2 {
+		pre = 3
+	}
+	err := learn.ReadWeights(r, magic, pre+len(kernel), func(h []uint32) ([]*learn.Param, error) {
 		isFlat := false
-		switch got := h[1:]; {
+		switch got := h[pre:]; {
 		case slices.Equal(got, u32s(kernel)):
 		case slices.Equal(got, u32s(flat)):
 			isFlat = true
@@ -593,7 +918,20 @@ func ReadRLSchert(r io.Reader) (*RLSchert, error) {
 		if h[0] < 1 {
 			return nil, fmt.Errorf("rlschert slot %d s", h[0])
 		}
+		var d SchertDesign
+		if pre == 3 {
+			f := h[1]
+			if f&^uint32(flagQueue|flagArea|flagMAPE|flagMarginKill) != 0 || h[2] > uint32(ReserveNone) {
+				return nil, fmt.Errorf("rlschert design flags %#x, reservation %d", f, h[2])
+			}
+			d = SchertDesign{Queue: f&flagQueue != 0, Area: f&flagArea != 0, MAPE: f&flagMAPE != 0, MarginKill: f&flagMarginKill != 0,
+				Reserve: SchertReserve(h[2])}
+			if d == (SchertDesign{}) {
+				return nil, fmt.Errorf("rlschert: the paper's design in an %s file", schertMagic2)
+			}
+		}
 		net = NewRLSchertPicker(SchertNorm{Slot: float64(h[0])}, isFlat, learn.NewRand(0, 0))
+		net.Design = d
 		net.Critic = nil
 		return append(net.Actor.Params(), net.Killer.Params()...), nil
 	})

@@ -38,6 +38,10 @@ type SchertTrainConfig struct {
 	// is the imitation's rate.
 	PPOEpochs, Minibatch                                                 int
 	Clip, LRActor, LRCritic, LRImit, Gamma, Lambda, Entropy, MaxGradNorm float64
+	// Design is the design's variant the networks are trained for (the
+	// zero value is the paper's; DefaultSchertTrainConfig's is
+	// NewSchertDesign).
+	Design SchertDesign
 	// FlatPicker trains the paper's flat picker (SchertFlatSizes) instead
 	// of the kernel one.
 	FlatPicker bool
@@ -54,7 +58,8 @@ type SchertTrainConfig struct {
 func DefaultSchertTrainConfig() SchertTrainConfig {
 	return SchertTrainConfig{Seed: 1, ImitationEpisodes: 48, ImitationEpochs: 40, Updates: 120, EpisodesPerUpdate: 8, EpisodeLen: 256,
 		TestStarts: rlscheduler.Starts, TestLen: rlscheduler.SequenceLength, PPOEpochs: 4, Minibatch: 256,
-		Clip: 0.2, LRActor: 1e-4, LRCritic: 1e-3, LRImit: 1e-3, Gamma: 1, Lambda: 0.95, Entropy: 0.005, MaxGradNorm: 0.5}
+		Clip: 0.2, LRActor: 1e-4, LRCritic: 1e-3, LRImit: 1e-3, Gamma: 1, Lambda: 0.95, Entropy: 0.005, MaxGradNorm: 0.5,
+		Design: NewSchertDesign}
 }
 
 func (c *SchertTrainConfig) fill() error {
@@ -228,6 +233,7 @@ func TrainRLSchert(ctx context.Context, cfg SchertTrainConfig) (*SchertTrainResu
 	t0 := time.Now()
 	rng := learn.NewRand(cfg.Seed, 0x7363_6874_7261_696e)
 	net := NewRLSchertPicker(SchertNormOf(cfg.Jobs), cfg.FlatPicker, rng)
+	net.Design = cfg.Design
 	res := &SchertTrainResult{Policy: net, Starts: starts}
 	rule := map[int]float64{}
 	ruleOf := func(st int) (float64, error) {

@@ -26,6 +26,10 @@ type benchSchertOptions struct {
 	// starts replace the test sequences (validation sequences elsewhere).
 	starts []int
 	length int
+	// ruleVisible, ruleReserve and ruleRank, when ruleVisible is set,
+	// give the rule and rule-kill rows that design instead of the
+	// weights' (the candidates of a design, measured as rules).
+	ruleVisible, ruleReserve, ruleRank string
 }
 
 // schertPublished is RLSchert's Table 7 (average slowdown on its test
@@ -76,6 +80,9 @@ rlschert-kill. Every start goes through model.Check.`,
 	f.StringSliceVar(&opts.policies, "policies", learned.SchertPolicies, "rows: "+strings.Join(learned.SchertPolicies, ", "))
 	f.IntSliceVar(&opts.starts, "sequences", nil, "start positions of the sequences in the jobs by submit time (default the ten test sequences; validation sequences elsewhere); not with --synthetic")
 	f.IntVar(&opts.length, "length", 0, "jobs per sequence with --sequences (default 1,024)")
+	f.StringVar(&opts.ruleVisible, "rule-visible", "", "the rule and rule-kill rows' design instead of the weights': queue or oldest (as train sched's --visible)")
+	f.StringVar(&opts.ruleReserve, "rule-reserve", "oldest", "with --rule-visible queue: the reservation's holder: oldest, key or none")
+	f.StringVar(&opts.ruleRank, "rule-rank", "length", "with --rule-visible queue: the rank key: length or area")
 	f.BoolVar(&opts.sample, "sample", false, "sample the design's actions (seeded per sequence) instead of the most likely")
 	f.StringVarP(&opts.output, "output", "o", "table", "table or json")
 	return cmd
@@ -114,9 +121,27 @@ func runBenchSchert(ctx context.Context, opts *benchSchertOptions) error {
 		return err
 	}
 	t0 := time.Now()
-	rows, err := learned.EvalSchert(ctx, jobs, nodes, starts, n, opts.policies, net, opts.sample)
-	if err != nil {
-		return err
+	ruleNet := net
+	if opts.ruleVisible != "" {
+		d, err := schertDesignOf(opts.ruleVisible, opts.ruleReserve, opts.ruleRank)
+		if err != nil {
+			return err
+		}
+		c := *net
+		c.Design = d
+		ruleNet = &c
+	}
+	var rows []learned.SchertRow
+	for _, pol := range opts.policies {
+		nt := net
+		if pol == "rule" || pol == "rule-kill" {
+			nt = ruleNet
+		}
+		r, err := learned.EvalSchert(ctx, jobs, nodes, starts, n, []string{pol}, nt, opts.sample)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, r...)
 	}
 	if opts.output == "json" {
 		return writeJSON(opts.streams.out, rows)
@@ -139,4 +164,32 @@ func runBenchSchert(ctx context.Context, opts *benchSchertOptions) error {
 	}
 	fmt.Fprintln(out)
 	return nil
+}
+
+// schertDesignOf returns the rlschert design of the --visible, --reserve
+// and --rank flags: visible oldest is the paper's design whole; queue
+// is learned.NewSchertDesign with that reservation and rank key.
+func schertDesignOf(visible, reserve, rank string) (learned.SchertDesign, error) {
+	switch visible {
+	case "oldest":
+		return learned.SchertDesign{}, nil
+	case "queue", "":
+	default:
+		return learned.SchertDesign{}, usageError{fmt.Errorf("--visible must be queue or oldest, got %q", visible)}
+	}
+	d := learned.NewSchertDesign
+	r, err := learned.ParseSchertReserve(reserve)
+	if err != nil {
+		return d, usageError{err}
+	}
+	d.Reserve = r
+	switch rank {
+	case "length", "":
+		d.Area = false
+	case "area":
+		d.Area = true
+	default:
+		return d, usageError{fmt.Errorf("--rank must be length or area, got %q", rank)}
+	}
+	return d, nil
 }

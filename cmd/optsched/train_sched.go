@@ -39,6 +39,12 @@ type trainSchedOptions struct {
 	minLoad    float64
 	// picker is rlschert's: kernel (the default) or flat.
 	picker string
+	// visible, reserve, rank and killPPO are rlschert's design (see
+	// learned.SchertDesign): visible queue (the default) or oldest (the
+	// paper's design whole), the reservation's holder, the rank key; and
+	// whether PPO trains the killer (else it keeps its imitation).
+	visible, reserve, rank string
+	killPPO                bool
 	// rlscheduler's: the feature set, the imitated policy, the
 	// validation sequences and their length, the actor's rate and the
 	// entropy bonus (0: the defaults).
@@ -133,6 +139,10 @@ Training is deterministic: the same flags give the same file.`,
 	f.Float64Var(&opts.entropy, "entropy", d.Entropy, "rlscheduler: PPO's entropy bonus")
 	f.IntVar(&opts.episodeLen, "episode-len", learned.DefaultJoSHHTrainConfig().EpisodeLen, "joshh: jobs per episode")
 	f.StringVar(&opts.window, "window", "fitting", "joshh: the visible jobs: fitting (the oldest fitting job and the 4 shortest fitting others) or arrival (the paper's: the first 5 waiting jobs)")
+	f.StringVar(&opts.visible, "visible", "queue", "rlschert: the visible jobs: queue (the reservation's holder and the first 4 by rank of the jobs that may start without delaying it, user-mape, KillRule2) or oldest (the paper's design: the 5 oldest, user-ratio-cond, KillRule)")
+	f.StringVar(&opts.reserve, "reserve", learned.NewSchertDesign.Reserve.String(), "rlschert --visible queue: the reservation's holder: oldest, key (the job of the lowest rank key) or none")
+	f.StringVar(&opts.rank, "rank", map[bool]string{false: "length", true: "area"}[learned.NewSchertDesign.Area], "rlschert --visible queue: the rank key: length (predicted) or area (predicted length × nodes)")
+	f.BoolVar(&opts.killPPO, "kill-ppo", true, "rlschert: PPO trains the killer (false: the killer keeps its imitation of the kill rule and PPO's episodes run without kills)")
 	f.StringVar(&opts.picker, "picker", "kernel", "rlschert: the picker network: kernel (one MLP scoring each visible job and the void action alike) or flat (the paper's MLP 45-64-32-6 over the whole state)")
 	f.StringVar(&opts.out, "out", "", "weights file to write (required)")
 	f.StringVar(&opts.plot, "plot", "", "learning-curve PNG/SVG (default: the weights file's name with .png)")

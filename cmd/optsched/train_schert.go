@@ -70,6 +70,12 @@ func runTrainSchert(ctx context.Context, opts *trainSchedOptions) error {
 	default:
 		return usageError{fmt.Errorf("--picker must be kernel or flat, got %q", opts.picker)}
 	}
+	d, err := schertDesignOf(opts.visible, opts.reserve, opts.rank)
+	if err != nil {
+		return err
+	}
+	cfg.Design = d
+	cfg.NoKill = !opts.killPPO
 	if opts.epochsSet {
 		cfg.Updates = opts.epochs
 	}
@@ -91,8 +97,8 @@ func runTrainSchert(ctx context.Context, opts *trainSchedOptions) error {
 	cfg.TestStarts = append(slices.Clone(cfg.TestStarts), opts.exclude...)
 	starts := learned.TrainingStarts(len(jobs), cfg.EpisodeLen, cfg.TestStarts, cfg.TestLen)
 	errw := opts.streams.err
-	fmt.Fprintf(errw, "train sched rlschert: %s, %d jobs on %d nodes; episodes of %d jobs from %d starts outside the test sequences (%s); imitation on %d episodes, then %d epochs of %d episodes, seed %d, %s picker\n",
-		name, len(jobs), nodes, cfg.EpisodeLen, len(starts), rangesOf(starts), cfg.ImitationEpisodes, cfg.Updates, cfg.EpisodesPerUpdate, opts.seed, map[bool]string{false: "kernel", true: "flat"}[cfg.FlatPicker])
+	fmt.Fprintf(errw, "train sched rlschert: %s, %d jobs on %d nodes; episodes of %d jobs from %d starts outside the test sequences (%s); imitation on %d episodes, then %d epochs of %d episodes, seed %d, %s picker, design: %s, PPO on the killer: %v\n",
+		name, len(jobs), nodes, cfg.EpisodeLen, len(starts), rangesOf(starts), cfg.ImitationEpisodes, cfg.Updates, cfg.EpisodesPerUpdate, opts.seed, map[bool]string{false: "kernel", true: "flat"}[cfg.FlatPicker], cfg.Design, !cfg.NoKill)
 	t0 := time.Now()
 	res, err := trainWith(opts, cfg.Updates+1, func(u learned.SchertUpdate) string {
 		if u.Update == 0 {
