@@ -67,7 +67,7 @@ func TestTrainHashes(t *testing.T) {
 			}
 			return res.Policy.Kernel.Params(), nil
 		}},
-		{"rlschert", "b1395c9300a9d70f5f71ebb11fca62832e03010573913c6d722cca129e8c080e", func() ([]*learn.Param, error) {
+		{"rlschert", "d020efa4721a3d5a13713ed3a9584e30078a4265e2b312f0ea5eabf32c5009d2", func() ([]*learn.Param, error) {
 			cfg := SchertTrainConfig{Jobs: SyntheticSchert(2, 6, 64), Nodes: SyntheticCores, Seed: 4, ImitationEpisodes: 3, ImitationEpochs: 3,
 				Updates: 2, EpisodesPerUpdate: 2, EpisodeLen: 64, TestStarts: []int{0}, TestLen: 64}
 			res, err := TrainRLSchert(ctx, cfg)
@@ -76,7 +76,16 @@ func TestTrainHashes(t *testing.T) {
 			}
 			return append(res.Policy.Actor.Params(), res.Policy.Killer.Params()...), nil
 		}},
-		{"rlschert-flat", "1b4c1d65ba5815a6b2b965a9d100d97f1f9f89a51f393abded369eadea9f287a", func() ([]*learn.Param, error) {
+		{"rlschert-queue", "06980d048495afa8b73b5e2feb8c8fab53594b7c5b16a5c4c2dd17ed426034bb", func() ([]*learn.Param, error) {
+			cfg := SchertTrainConfig{Jobs: SyntheticSchert(2, 6, 64), Nodes: SyntheticCores, Seed: 4, ImitationEpisodes: 3, ImitationEpochs: 3,
+				Updates: 2, EpisodesPerUpdate: 2, EpisodeLen: 64, TestStarts: []int{0}, TestLen: 64, Design: NewSchertDesign}
+			res, err := TrainRLSchert(ctx, cfg)
+			if err != nil {
+				return nil, err
+			}
+			return append(res.Policy.Actor.Params(), res.Policy.Killer.Params()...), nil
+		}},
+		{"rlschert-flat", "c009fb8078f8b4687345b4729c632660a89b2e40b90066a5c3c35d73901be7cc", func() ([]*learn.Param, error) {
 			cfg := SchertTrainConfig{Jobs: SyntheticSchert(2, 6, 64), Nodes: SyntheticCores, Seed: 4, ImitationEpisodes: 3, ImitationEpochs: 3,
 				Updates: 2, EpisodesPerUpdate: 2, EpisodeLen: 64, TestStarts: []int{0}, TestLen: 64, FlatPicker: true}
 			res, err := TrainRLSchert(ctx, cfg)

@@ -40,8 +40,9 @@ const (
 )
 
 // Per visible job: present, log predicted length, nodes share, wait
-// share of the horizon, fits now, requeued.
-const schertJobF = 6
+// share of the horizon, fits now (and may start: a valid action),
+// requeued, log request.
+const schertJobF = 7
 
 // schertIn is the picker's (and the critic's) input: the image's bins,
 // the visible jobs, and the free share, backlog and running count.
@@ -68,7 +69,8 @@ var (
 	// SchertFlatSizes are the paper's flat picker's (the --picker flat
 	// variant): one MLP over the whole state (schertIn values) giving a
 	// logit per visible slot and the void action.
-	SchertFlatSizes   = []int{schertIn, 64, 32, SchertVisible + 1}
+	SchertFlatSizes = []int{schertIn, 64, 32, SchertVisible + 1}
+	// SchertCriticSizes are the critic's.
 	SchertCriticSizes = []int{schertIn, 64, 32, 1}
 	KillSizes         = []int{KillFeatures, 32, 16, 1}
 )
@@ -158,6 +160,10 @@ type SchertDesign struct {
 	// Area ranks by predicted length × nodes instead of predicted length
 	// (Queue only; the rule's pick and the visible set).
 	Area bool
+	// RankRequest ranks by the request (× nodes with Area) instead of
+	// the predicted length (Queue only); the predictor still draws the
+	// image and gives the rows' and the kill rule's lengths.
+	RankRequest bool
 	// MAPE predicts with user-mape (bench/predict's UserMAPE) instead of
 	// user-ratio-cond.
 	MAPE bool
@@ -167,7 +173,20 @@ type SchertDesign struct {
 
 // NewSchertDesign is the design the defaults train (chosen on validation
 // sequences; docs/results/2026-11-27-rlschert.md, sixth session).
-var NewSchertDesign = SchertDesign{Queue: true, Reserve: ReserveOldest, MAPE: true, MarginKill: true}
+var NewSchertDesign = SchertDesign{Queue: true, Reserve: ReserveKey, RankRequest: true, MAPE: true, MarginKill: true}
+
+// RankName is the rank key's flag name: length, area, length-req or
+// area-req.
+func (d SchertDesign) RankName() string {
+	n := "length"
+	if d.Area {
+		n = "area"
+	}
+	if d.RankRequest {
+		n += "-req"
+	}
+	return n
+}
 
 // String names the design: "paper" for the zero value, else its parts.
 func (d SchertDesign) String() string {
@@ -181,6 +200,9 @@ func (d SchertDesign) String() string {
 			s += ", rank area"
 		} else {
 			s += ", rank length"
+		}
+		if d.RankRequest {
+			s += " by request"
 		}
 	}
 	if d.MAPE {
@@ -476,6 +498,7 @@ func (s *Schert) observe(now int64, idle, nodes int, queue []sim.QueuedJob, runn
 		if q.Kills > 0 {
 			row[5] = 1
 		}
+		row[6] = n.logSlots(float64(q.Request))
 	}
 	g := x[SchertBins+SchertVisible*schertJobF:]
 	g[0] = float64(idle) / cl
@@ -510,6 +533,9 @@ func (s *Schert) window(now int64, idle int, queue []sim.QueuedJob, running []si
 	for i, q := range queue {
 		p := s.Pred.Total(q.User, q.Request, 0)
 		k := p
+		if d.RankRequest {
+			k = float64(q.Request)
+		}
 		if d.Area {
 			k *= float64(q.Nodes)
 		}
@@ -816,6 +842,9 @@ func (s *Schert) Pick(now int64, idle, nodes int, queue []sim.QueuedJob, running
 // design slots 1–4 are in rank order, slot 0 the holder, first on a tie).
 func (s *Schert) ruleKey(queue []sim.QueuedJob, i int) float64 {
 	k := s.obs.pred[i]
+	if s.net.Design.RankRequest {
+		k = float64(queue[s.obs.vis[i]].Request)
+	}
 	if s.net.Design.Area {
 		k *= float64(queue[s.obs.vis[i]].Nodes)
 	}
@@ -838,7 +867,7 @@ func maskLogits(z []float64, valid []bool) {
 // zero SchertDesign); the header is the slot (s) and the actor's and
 // killer's sizes (the actor's tell the kernel picker from the flat one).
 // schertMagic2 heads any other design's: the slot, the design (flags:
-// 1 Queue, 2 Area, 4 MAPE, 8 MarginKill; then the reservation), the
+// 1 Queue, 2 Area, 4 MAPE, 8 MarginKill, 16 RankRequest; then the reservation), the
 // sizes.
 const (
 	schertMagic  = "RLSCHT01"
@@ -851,6 +880,7 @@ const (
 	flagArea
 	flagMAPE
 	flagMarginKill
+	flagRankRequest
 )
 
 func (d SchertDesign) flags() uint32 {
@@ -858,7 +888,7 @@ func (d SchertDesign) flags() uint32 {
 	for _, b := range []struct {
 		on   bool
 		flag uint32
-	}{{d.Queue, flagQueue}, {d.Area, flagArea}, {d.MAPE, flagMAPE}, {d.MarginKill, flagMarginKill}} {
+	}{{d.Queue, flagQueue}, {d.Area, flagArea}, {d.MAPE, flagMAPE}, {d.MarginKill, flagMarginKill}, {d.RankRequest, flagRankRequest}} {
 		if b.on {
 			f |= b.flag
 		}
@@ -921,11 +951,11 @@ func readRLSchert(r io.Reader, magic string) (*RLSchert, error) {
 		var d SchertDesign
 		if pre == 3 {
 			f := h[1]
-			if f&^uint32(flagQueue|flagArea|flagMAPE|flagMarginKill) != 0 || h[2] > uint32(ReserveNone) {
+			if f&^uint32(flagQueue|flagArea|flagMAPE|flagMarginKill|flagRankRequest) != 0 || h[2] > uint32(ReserveNone) {
 				return nil, fmt.Errorf("rlschert design flags %#x, reservation %d", f, h[2])
 			}
 			d = SchertDesign{Queue: f&flagQueue != 0, Area: f&flagArea != 0, MAPE: f&flagMAPE != 0, MarginKill: f&flagMarginKill != 0,
-				Reserve: SchertReserve(h[2])}
+				RankRequest: f&flagRankRequest != 0, Reserve: SchertReserve(h[2])}
 			if d == (SchertDesign{}) {
 				return nil, fmt.Errorf("rlschert: the paper's design in an %s file", schertMagic2)
 			}

@@ -82,7 +82,7 @@ rlschert-kill. Every start goes through model.Check.`,
 	f.IntVar(&opts.length, "length", 0, "jobs per sequence with --sequences (default 1,024)")
 	f.StringVar(&opts.ruleVisible, "rule-visible", "", "the rule and rule-kill rows' design instead of the weights': queue or oldest (as train sched's --visible)")
 	f.StringVar(&opts.ruleReserve, "rule-reserve", "oldest", "with --rule-visible queue: the reservation's holder: oldest, key or none")
-	f.StringVar(&opts.ruleRank, "rule-rank", "length", "with --rule-visible queue: the rank key: length or area")
+	f.StringVar(&opts.ruleRank, "rule-rank", "length", "with --rule-visible queue: the rank key: length or area (predicted), length-req or area-req (requested)")
 	f.BoolVar(&opts.sample, "sample", false, "sample the design's actions (seeded per sequence) instead of the most likely")
 	f.StringVarP(&opts.output, "output", "o", "table", "table or json")
 	return cmd
@@ -185,11 +185,14 @@ func schertDesignOf(visible, reserve, rank string) (learned.SchertDesign, error)
 	d.Reserve = r
 	switch rank {
 	case "length", "":
-		d.Area = false
 	case "area":
 		d.Area = true
+	case "length-req":
+		d.RankRequest = true
+	case "area-req":
+		d.Area, d.RankRequest = true, true
 	default:
-		return d, usageError{fmt.Errorf("--rank must be length or area, got %q", rank)}
+		return d, usageError{fmt.Errorf("--rank must be length, area, length-req or area-req, got %q", rank)}
 	}
 	return d, nil
 }

@@ -141,7 +141,7 @@ Training is deterministic: the same flags give the same file.`,
 	f.StringVar(&opts.window, "window", "fitting", "joshh: the visible jobs: fitting (the oldest fitting job and the 4 shortest fitting others) or arrival (the paper's: the first 5 waiting jobs)")
 	f.StringVar(&opts.visible, "visible", "queue", "rlschert: the visible jobs: queue (the reservation's holder and the first 4 by rank of the jobs that may start without delaying it, user-mape, KillRule2) or oldest (the paper's design: the 5 oldest, user-ratio-cond, KillRule)")
 	f.StringVar(&opts.reserve, "reserve", learned.NewSchertDesign.Reserve.String(), "rlschert --visible queue: the reservation's holder: oldest, key (the job of the lowest rank key) or none")
-	f.StringVar(&opts.rank, "rank", map[bool]string{false: "length", true: "area"}[learned.NewSchertDesign.Area], "rlschert --visible queue: the rank key: length (predicted) or area (predicted length × nodes)")
+	f.StringVar(&opts.rank, "rank", learned.NewSchertDesign.RankName(), "rlschert --visible queue: the rank key: length or area (predicted length, × nodes), length-req or area-req (requested)")
 	f.BoolVar(&opts.killPPO, "kill-ppo", true, "rlschert: PPO trains the killer (false: the killer keeps its imitation of the kill rule and PPO's episodes run without kills)")
 	f.StringVar(&opts.picker, "picker", "kernel", "rlschert: the picker network: kernel (one MLP scoring each visible job and the void action alike) or flat (the paper's MLP 45-64-32-6 over the whole state)")
 	f.StringVar(&opts.out, "out", "", "weights file to write (required)")
