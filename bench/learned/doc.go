@@ -45,23 +45,31 @@
 // RLSchert (Q. Wang et al., Appl. Sci. 11(20) 9448, 2021), for bench/sim
 // (Schert is a sim.JobPicker and sim.Killer):
 //
-//   - State: the SchertVisible = 5 oldest waiting jobs (num_nw; the rest
-//     is a backlog count), each with its predicted length, nodes, wait,
-//     whether it fits, whether it was requeued; the cluster's time ×
-//     nodes occupancy over SchertHorizon = 120 slots by the running jobs'
-//     predicted remaining times, pooled to 12 bins of busy share; a slot
-//     is the 99th-percentile request / 100 (SchertNorm).
-//   - Predictor: UserPredictor, bench/predict's user-ratio-cond rule
-//     online, fed by the ends the simulation shows it.
+//   - Design (SchertDesign; NewSchertDesign is the shipped one, the
+//     zero value the paper's): the SchertVisible = 5 visible jobs are,
+//     in the queue design, the job holding an EASY reservation (by
+//     default the shortest request) and the first four by the rank key
+//     of the others that may start now without delaying it; in the
+//     paper's, the 5 oldest (the rest is a backlog count). Each has its
+//     predicted length, nodes, wait, whether it may start, whether it
+//     was requeued, its request; the cluster's time × nodes occupancy
+//     over SchertHorizon = 120 slots by the running jobs' predicted
+//     remaining times, pooled to 12 bins of busy share; a slot is the
+//     99th-percentile request / 100 (SchertNorm).
+//   - Predictor: UserPredictor, bench/predict's user-mape rule online
+//     (user-ratio-cond in the paper's design), fed by the ends the
+//     simulation shows it.
 //   - Picker: a kernel network scoring each visible job and a "void"
-//     row (start nothing until the next event) alike; jobs that do not
-//     fit are masked. The paper's flat MLP over the whole state
+//     row (start nothing until the next event) alike; jobs that may not
+//     start are masked. The paper's flat MLP over the whole state
 //     (SchertFlatSizes; SchertTrainConfig.FlatPicker) is a variant; the
-//     kernel won on validation sequences (docs/learned.md). Killer: a kernel network scoring each running job
-//     not yet killed (up to 16, longest predicted remaining first) and a
-//     no-kill row; a killed job is requeued and restarts from scratch.
-//   - Training (TrainRLSchert): imitation of rules (the shortest
-//     predicted fitting visible job; KillRule) by cross-entropy, then PPO
+//     kernel won on validation sequences (docs/learned.md). Killer: a
+//     kernel network scoring each running job not yet killed (up to 16,
+//     longest predicted remaining first) and a no-kill row; a killed job
+//     is requeued and restarts from scratch.
+//   - Training (TrainRLSchert): imitation of rules (the visible job of
+//     the lowest rank key that may start; KillRule2, or KillRule in the
+//     paper's design) by cross-entropy, then PPO
 //     on the reward −Σ Δt / predicted length over the jobs in the system,
 //     scaled per episode by the rule's mean slowdown; a critic on the
 //     whole state. Episodes are 256 jobs outside the test sequences.
