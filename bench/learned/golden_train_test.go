@@ -76,7 +76,7 @@ func TestTrainHashes(t *testing.T) {
 			}
 			return append(res.Policy.Actor.Params(), res.Policy.Killer.Params()...), nil
 		}},
-		{"rlschert-queue", "06980d048495afa8b73b5e2feb8c8fab53594b7c5b16a5c4c2dd17ed426034bb", func() ([]*learn.Param, error) {
+		{"rlschert-queue", "654dfb65142368a4d5e1bb009709776f462f05bc9059606caac205bf44ffe9d0", func() ([]*learn.Param, error) {
 			cfg := SchertTrainConfig{Jobs: SyntheticSchert(2, 6, 64), Nodes: SyntheticCores, Seed: 4, ImitationEpisodes: 3, ImitationEpochs: 3,
 				Updates: 2, EpisodesPerUpdate: 2, EpisodeLen: 64, TestStarts: []int{0}, TestLen: 64, Design: NewSchertDesign}
 			res, err := TrainRLSchert(ctx, cfg)

@@ -169,11 +169,29 @@ type SchertDesign struct {
 	MAPE bool
 	// MarginKill makes KillRule2 the kill rule instead of KillRule.
 	MarginKill bool
+	// KillMargin and KillElapsed are KillRule2's thresholds, its margin
+	// and the share of its predicted length a job may have run and still
+	// be killed; zero means KillMargin's and KillRuleElapsed's values.
+	// Stored in thousandths.
+	KillMargin, KillElapsed float64
+}
+
+// killThresholds returns KillRule2's margin and elapsed share.
+func (d SchertDesign) killThresholds() (margin, elapsed float64) {
+	margin, elapsed = d.KillMargin, d.KillElapsed
+	if margin == 0 {
+		margin = KillMargin
+	}
+	if elapsed == 0 {
+		elapsed = KillRuleElapsed
+	}
+	return margin, elapsed
 }
 
 // NewSchertDesign is the design the defaults train (chosen on validation
 // sequences; docs/results/2026-11-27-rlschert.md, sixth session).
-var NewSchertDesign = SchertDesign{Queue: true, Reserve: ReserveKey, RankRequest: true, MAPE: true, MarginKill: true}
+var NewSchertDesign = SchertDesign{Queue: true, Reserve: ReserveKey, RankRequest: true, MAPE: true, MarginKill: true,
+	KillMargin: 4, KillElapsed: 0.25}
 
 // RankName is the rank key's flag name: length, area, length-req or
 // area-req.
@@ -211,7 +229,8 @@ func (d SchertDesign) String() string {
 		s += ", user-ratio-cond"
 	}
 	if d.MarginKill {
-		s += ", KillRule2"
+		m, e := d.killThresholds()
+		s += fmt.Sprintf(", KillRule2 (margin %g, elapsed %g)", m, e)
 	} else {
 		s += ", KillRule"
 	}
@@ -702,20 +721,22 @@ func (s *Schert) KillRule(idle int, queue []sim.QueuedJob, running []sim.Running
 }
 
 // KillRule2 is the kill rule with a margin (Design.MarginKill): a
-// candidate j that has run at most KillRuleElapsed of its predicted
-// length L_j may be killed for a visible waiting job v that does not fit
-// now but would fit in j's nodes, if v's gain, j's predicted remaining
-// time over v's predicted length L_v (the slowdown v saves by not
-// waiting for j's end), exceeds KillMargin times j's own cost, (j's
-// elapsed time + L_v) / L_j (the slowdown j adds: its lost run and, at
-// least, v's run before it restarts). Of the pairs that pass, it kills
-// the candidate of the largest gain − KillMargin·cost; c for no kill.
+// candidate j that has run at most the elapsed share (Design.KillElapsed)
+// of its predicted length L_j may be killed for a visible waiting job v
+// that does not fit now but would fit in j's nodes, if v's gain, j's
+// predicted remaining time over v's predicted length L_v (the slowdown v
+// saves by not waiting for j's end), exceeds the margin
+// (Design.KillMargin) times j's own cost, (j's elapsed time + L_v) / L_j
+// (the slowdown j adds: its lost run and, at least, v's run before it
+// restarts). Of the pairs that pass, it kills the candidate of the
+// largest gain − margin·cost; c for no kill.
 func (s *Schert) KillRule2(idle int, queue []sim.QueuedJob, running []sim.RunningJob, c int) int {
 	o := &s.obs
+	margin, share := s.net.Design.killThresholds()
 	best, bestV := c, 0.0
 	for j := range c {
 		lj := o.kel[j] + o.krem[j]
-		if o.kel[j] > KillRuleElapsed*lj {
+		if o.kel[j] > share*lj {
 			continue
 		}
 		r := running[o.kidx[j]]
@@ -729,7 +750,7 @@ func (s *Schert) KillRule2(idle int, queue []sim.QueuedJob, running []sim.Runnin
 			}
 			gain := o.krem[j] / o.pred[i]
 			cost := (o.kel[j] + o.pred[i]) / lj
-			if m := gain - KillMargin*cost; m > 0 && m > bestV {
+			if m := gain - margin*cost; m > 0 && m > bestV {
 				best, bestV = j, m
 			}
 		}
@@ -737,7 +758,7 @@ func (s *Schert) KillRule2(idle int, queue []sim.QueuedJob, running []sim.Runnin
 	return best
 }
 
-// KillMargin is KillRule2's margin; chosen before any measurement.
+// KillMargin is KillRule2's default margin (SchertDesign.KillMargin).
 const KillMargin = 2
 
 // The kill rule's thresholds (KillRule); chosen before any measurement.
@@ -867,7 +888,8 @@ func maskLogits(z []float64, valid []bool) {
 // zero SchertDesign); the header is the slot (s) and the actor's and
 // killer's sizes (the actor's tell the kernel picker from the flat one).
 // schertMagic2 heads any other design's: the slot, the design (flags:
-// 1 Queue, 2 Area, 4 MAPE, 8 MarginKill, 16 RankRequest; then the reservation), the
+// 1 Queue, 2 Area, 4 MAPE, 8 MarginKill, 16 RankRequest; then the
+// reservation, KillRule2's margin and elapsed share in thousandths), the
 // sizes.
 const (
 	schertMagic  = "RLSCHT01"
@@ -902,7 +924,8 @@ func (d SchertDesign) flags() uint32 {
 func WriteRLSchert(w io.Writer, p *RLSchert) error {
 	magic, h := schertMagic, []uint32{uint32(p.Norm.Slot)}
 	if p.Design != (SchertDesign{}) {
-		magic, h = schertMagic2, append(h, p.Design.flags(), uint32(p.Design.Reserve))
+		magic, h = schertMagic2, append(h, p.Design.flags(), uint32(p.Design.Reserve),
+			uint32(math.Round(p.Design.KillMargin*1000)), uint32(math.Round(p.Design.KillElapsed*1000)))
 	}
 	for _, s := range append(slices.Clone(pickerSizes(p.Flat)), KillSizes...) {
 		h = append(h, uint32(s))
@@ -934,7 +957,7 @@ func readRLSchert(r io.Reader, magic string) (*RLSchert, error) {
 	}
 	pre := 1
 	if magic == schertMagic2 {
-		pre = 3
+		pre = 5
 	}
 	err := learn.ReadWeights(r, magic, pre+len(kernel), func(h []uint32) ([]*learn.Param, error) {
 		isFlat := false
@@ -949,13 +972,14 @@ func readRLSchert(r io.Reader, magic string) (*RLSchert, error) {
 			return nil, fmt.Errorf("rlschert slot %d s", h[0])
 		}
 		var d SchertDesign
-		if pre == 3 {
+		if pre == 5 {
 			f := h[1]
 			if f&^uint32(flagQueue|flagArea|flagMAPE|flagMarginKill|flagRankRequest) != 0 || h[2] > uint32(ReserveNone) {
 				return nil, fmt.Errorf("rlschert design flags %#x, reservation %d", f, h[2])
 			}
 			d = SchertDesign{Queue: f&flagQueue != 0, Area: f&flagArea != 0, MAPE: f&flagMAPE != 0, MarginKill: f&flagMarginKill != 0,
-				RankRequest: f&flagRankRequest != 0, Reserve: SchertReserve(h[2])}
+				RankRequest: f&flagRankRequest != 0, Reserve: SchertReserve(h[2]),
+				KillMargin: float64(h[3]) / 1000, KillElapsed: float64(h[4]) / 1000}
 			if d == (SchertDesign{}) {
 				return nil, fmt.Errorf("rlschert: the paper's design in an %s file", schertMagic2)
 			}

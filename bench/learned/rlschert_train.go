@@ -46,7 +46,8 @@ type SchertTrainConfig struct {
 	// of the kernel one.
 	FlatPicker bool
 	// NoKill trains without the kill action (the killer keeps its
-	// imitation weights).
+	// imitation weights; the shipped weights' setting, chosen on
+	// validation sequences).
 	NoKill bool
 	// Progress, when set, is called after the imitation (Update 0) and
 	// every update.
@@ -59,7 +60,7 @@ func DefaultSchertTrainConfig() SchertTrainConfig {
 	return SchertTrainConfig{Seed: 1, ImitationEpisodes: 48, ImitationEpochs: 40, Updates: 120, EpisodesPerUpdate: 8, EpisodeLen: 256,
 		TestStarts: rlscheduler.Starts, TestLen: rlscheduler.SequenceLength, PPOEpochs: 4, Minibatch: 256,
 		Clip: 0.2, LRActor: 1e-4, LRCritic: 1e-3, LRImit: 1e-3, Gamma: 1, Lambda: 0.95, Entropy: 0.005, MaxGradNorm: 0.5,
-		Design: NewSchertDesign}
+		Design: NewSchertDesign, NoKill: true}
 }
 
 func (c *SchertTrainConfig) fill() error {

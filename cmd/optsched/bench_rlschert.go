@@ -30,6 +30,9 @@ type benchSchertOptions struct {
 	// give the rule and rule-kill rows that design instead of the
 	// weights' (the candidates of a design, measured as rules).
 	ruleVisible, ruleReserve, ruleRank string
+	// ruleKillMargin and ruleKillElapsed, when set, give the rule rows'
+	// KillRule2 those thresholds.
+	ruleKillMargin, ruleKillElapsed float64
 }
 
 // schertPublished is RLSchert's Table 7 (average slowdown on its test
@@ -83,6 +86,8 @@ rlschert-kill. Every start goes through model.Check.`,
 	f.StringVar(&opts.ruleVisible, "rule-visible", "", "the rule and rule-kill rows' design instead of the weights': queue or oldest (as train sched's --visible)")
 	f.StringVar(&opts.ruleReserve, "rule-reserve", "oldest", "with --rule-visible queue: the reservation's holder: oldest, key or none")
 	f.StringVar(&opts.ruleRank, "rule-rank", "length", "with --rule-visible queue: the rank key: length or area (predicted), length-req or area-req (requested)")
+	f.Float64Var(&opts.ruleKillMargin, "rule-kill-margin", 0, "the rule-kill row's KillRule2 margin instead of the design's")
+	f.Float64Var(&opts.ruleKillElapsed, "rule-kill-elapsed", 0, "the rule-kill row's KillRule2 elapsed share instead of the design's")
 	f.BoolVar(&opts.sample, "sample", false, "sample the design's actions (seeded per sequence) instead of the most likely")
 	f.StringVarP(&opts.output, "output", "o", "table", "table or json")
 	return cmd
@@ -122,13 +127,24 @@ func runBenchSchert(ctx context.Context, opts *benchSchertOptions) error {
 	}
 	t0 := time.Now()
 	ruleNet := net
-	if opts.ruleVisible != "" {
-		d, err := schertDesignOf(opts.ruleVisible, opts.ruleReserve, opts.ruleRank)
-		if err != nil {
-			return err
-		}
+	if opts.ruleVisible != "" || opts.ruleKillMargin != 0 || opts.ruleKillElapsed != 0 {
 		c := *net
-		c.Design = d
+		if opts.ruleVisible != "" {
+			d, err := schertDesignOf(opts.ruleVisible, opts.ruleReserve, opts.ruleRank)
+			if err != nil {
+				return err
+			}
+			c.Design = d
+		}
+		if opts.ruleKillMargin < 0 || opts.ruleKillElapsed < 0 {
+			return usageError{fmt.Errorf("--rule-kill-margin and --rule-kill-elapsed must be positive")}
+		}
+		if opts.ruleKillMargin != 0 {
+			c.Design.KillMargin = opts.ruleKillMargin
+		}
+		if opts.ruleKillElapsed != 0 {
+			c.Design.KillElapsed = opts.ruleKillElapsed
+		}
 		ruleNet = &c
 	}
 	var rows []learned.SchertRow

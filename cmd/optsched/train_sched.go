@@ -45,6 +45,8 @@ type trainSchedOptions struct {
 	// whether PPO trains the killer (else it keeps its imitation).
 	visible, reserve, rank string
 	killPPO                bool
+	// killMargin and killElapsed are KillRule2's thresholds.
+	killMargin, killElapsed float64
 	// rlscheduler's: the feature set, the imitated policy, the
 	// validation sequences and their length, the actor's rate and the
 	// entropy bonus (0: the defaults).
@@ -142,7 +144,9 @@ Training is deterministic: the same flags give the same file.`,
 	f.StringVar(&opts.visible, "visible", "queue", "rlschert: the visible jobs: queue (the reservation's holder and the first 4 by rank of the jobs that may start without delaying it, user-mape, KillRule2) or oldest (the paper's design: the 5 oldest, user-ratio-cond, KillRule)")
 	f.StringVar(&opts.reserve, "reserve", learned.NewSchertDesign.Reserve.String(), "rlschert --visible queue: the reservation's holder: oldest, key (the job of the lowest rank key) or none")
 	f.StringVar(&opts.rank, "rank", learned.NewSchertDesign.RankName(), "rlschert --visible queue: the rank key: length or area (predicted length, × nodes), length-req or area-req (requested)")
-	f.BoolVar(&opts.killPPO, "kill-ppo", true, "rlschert: PPO trains the killer (false: the killer keeps its imitation of the kill rule and PPO's episodes run without kills)")
+	f.BoolVar(&opts.killPPO, "kill-ppo", !learned.DefaultSchertTrainConfig().NoKill, "rlschert: PPO trains the killer too (false: the killer keeps its imitation of the kill rule and PPO's episodes run without kills)")
+	f.Float64Var(&opts.killMargin, "kill-margin", learned.NewSchertDesign.KillMargin, "rlschert --visible queue: KillRule2's margin (the kill rule the killer imitates)")
+	f.Float64Var(&opts.killElapsed, "kill-elapsed", learned.NewSchertDesign.KillElapsed, "rlschert --visible queue: KillRule2's largest share of its predicted length a job may have run and be killed")
 	f.StringVar(&opts.picker, "picker", "kernel", "rlschert: the picker network: kernel (one MLP scoring each visible job and the void action alike) or flat (the paper's MLP 45-64-32-6 over the whole state)")
 	f.StringVar(&opts.out, "out", "", "weights file to write (required)")
 	f.StringVar(&opts.plot, "plot", "", "learning-curve PNG/SVG (default: the weights file's name with .png)")

@@ -117,7 +117,39 @@ func TestTrainSchertThenUse(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "1 sequences of 832 jobs") || !strings.Contains(out, "rlschert") {
 		t.Fatalf("bench --sequences: exit %d: %s %s", code, out, errs)
 	}
+	// The paper's design whole (--visible oldest) is still trainable; its
+	// file differs from the queue design's. The rule rows take another
+	// design (--rule-visible ...).
+	paper := filepath.Join(dir, "paper.bin.gz")
+	code, _, errs = optsched(t, "", "train", "sched", "--design", "rlschert", "--synthetic", "--visible", "oldest",
+		"--imitation", "2", "--epochs", "1", "--episodes", "1", "--seed", "5", "--out", paper)
+	if code != exitOK || !strings.Contains(errs, "design: paper") {
+		t.Fatalf("train --visible oldest: exit %d: %s", code, errs)
+	}
+	code, out, errs = optsched(t, "", "bench", "rlschert", "--synthetic", "--seed", "5", "--weights", paper, "--policies", "saf,rule,rule-kill",
+		"--rule-visible", "queue", "--rule-reserve", "key", "--rule-rank", "area-req", "-o", "json")
+	if code != exitOK {
+		t.Fatalf("bench --rule-visible: exit %d: %s %s", code, out, errs)
+	}
+	var rows []struct {
+		Policy string  `json:"policy"`
+		Mean   float64 `json:"mean_slowdown"`
+	}
+	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 3 {
+		t.Fatalf("bench json: %v %q", err, out)
+	}
+	// The synthetic requests are exact: the queue design's rule with a
+	// reservation for the smallest request × nodes is SAF with EASY.
+	if rows[0].Mean != rows[1].Mean {
+		t.Errorf("the rule reserving for the smallest area scored %v, SAF (EASY) %v", rows[1].Mean, rows[0].Mean)
+	}
 	for _, args := range [][]string{
+		{"train", "sched", "--design", "rlschert", "--synthetic", "--visible", "all", "--out", w},
+		{"train", "sched", "--design", "rlschert", "--synthetic", "--reserve", "first", "--out", w},
+		{"train", "sched", "--design", "rlschert", "--synthetic", "--rank", "nodes", "--out", w},
+		{"train", "sched", "--design", "rlschert", "--synthetic", "--kill-elapsed", "2", "--out", w},
+		{"bench", "rlschert", "--synthetic", "--rule-visible", "all"},
+		{"bench", "rlschert", "--synthetic", "--rule-kill-margin", "-1"},
 		{"train", "sched", "--design", "rlschert", "--synthetic", "--picker", "conv", "--out", w},
 		{"bench", "rlschert", "--synthetic", "--sequences", "0"},
 		{"bench", "rlschert", "--trace", lublin, "--length", "100"},

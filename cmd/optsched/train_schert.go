@@ -74,6 +74,12 @@ func runTrainSchert(ctx context.Context, opts *trainSchedOptions) error {
 	if err != nil {
 		return err
 	}
+	if d.Queue {
+		if opts.killMargin <= 0 || opts.killElapsed <= 0 || opts.killElapsed > 1 {
+			return usageError{fmt.Errorf("--kill-margin must be positive and --kill-elapsed in (0, 1]")}
+		}
+		d.KillMargin, d.KillElapsed = opts.killMargin, opts.killElapsed
+	}
 	cfg.Design = d
 	cfg.NoKill = !opts.killPPO
 	if opts.epochsSet {
