@@ -75,10 +75,11 @@ func newTrainSchedCmd(s *streams, runF func(*trainSchedOptions) error) *cobra.Co
 writes its weights. Designs: rlscheduler (Zhang et al., SC'20: a kernel
 network scoring every visible job, up to 128, with one shared MLP
 8-32-16-8-1) and rlschert (Wang et al., Appl. Sci. 2021: a picker over
-the 5 oldest waiting jobs and the cluster's time x cores occupancy, with
-a remaining-time predictor and a kill-and-requeue action; first trained
-by imitation of rules, then PPO; objective slowdown); see
-docs/learned.md.
+5 visible jobs and the cluster's time x cores occupancy, with a
+remaining-time predictor and a kill-and-requeue action; first trained
+by imitation of rules, then PPO; objective slowdown; by default the
+visible jobs come from the whole queue around an EASY reservation,
+--visible oldest is the paper's 5 oldest); see docs/learned.md.
 
 Episodes are 256 consecutive jobs of the trace whose start is drawn from
 the parts of the trace that overlap none of the ten test sequences of
