@@ -148,7 +148,7 @@ Training is deterministic: the same flags give the same file.`,
 	f.BoolVar(&opts.killPPO, "kill-ppo", !learned.DefaultSchertTrainConfig().NoKill, "rlschert: PPO trains the killer too (false: the killer keeps its imitation of the kill rule and PPO's episodes run without kills)")
 	f.Float64Var(&opts.killMargin, "kill-margin", learned.NewSchertDesign.KillMargin, "rlschert --visible queue: KillRule2's margin (the kill rule the killer imitates)")
 	f.Float64Var(&opts.killElapsed, "kill-elapsed", learned.NewSchertDesign.KillElapsed, "rlschert --visible queue: KillRule2's largest share of its predicted length a job may have run and be killed")
-	f.StringVar(&opts.picker, "picker", "kernel", "rlschert: the picker network: kernel (one MLP scoring each visible job and the void action alike) or flat (the paper's MLP 45-64-32-6 over the whole state)")
+	f.StringVar(&opts.picker, "picker", "kernel", "rlschert: the picker network: kernel (one MLP scoring each visible job and the void action alike) or flat (the paper's MLP over the whole state, 50-64-32-6)")
 	f.StringVar(&opts.out, "out", "", "weights file to write (required)")
 	f.StringVar(&opts.plot, "plot", "", "learning-curve PNG/SVG (default: the weights file's name with .png)")
 	f.BoolVarP(&opts.verbose, "verbose", "v", false, "print a line per epoch on stderr (default when stderr is not a terminal)")
