@@ -140,6 +140,19 @@ func TestSweep(t *testing.T) {
 		{"each1-min2q-el1-max30", heuristics.CompactWait{Max: 30 * time.Second, Fraction: 1, MinNodes: 2, SwitchNodes: 4, PerWait: true, Elapsed: 1}},
 		{"each1-min2q-max30", heuristics.CompactWait{Max: 30 * time.Second, Fraction: 1, MinNodes: 2, SwitchNodes: 4, PerWait: true}},
 		{"f1-min2q-el1-max30", heuristics.CompactWait{Max: 30 * time.Second, Fraction: 1, MinNodes: 2, SwitchNodes: 4, Elapsed: 1}},
+		// Sixth session: longer waits (each predicted wait up to 2, 4
+		// walltimes, or only the cap), and the blind wait from 2 vnodes.
+		{"each2-min2q-el1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 2, MinNodes: 2, SwitchNodes: 4, PerWait: true, Elapsed: 1}},
+		{"each4-min2q-el1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 4, MinNodes: 2, SwitchNodes: 4, PerWait: true, Elapsed: 1}},
+		{"cap-min2q-el1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1000, MinNodes: 2, SwitchNodes: 4, PerWait: true, Elapsed: 1}},
+		{"cap10-min2q-el1", heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, MinNodes: 2, SwitchNodes: 4, PerWait: true, Elapsed: 1}},
+		{"each2-el1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 2, PerWait: true, Elapsed: 1}},
+		{"each4-el1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 4, PerWait: true, Elapsed: 1}},
+		{"each2-min2q", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 2, MinNodes: 2, SwitchNodes: 4, PerWait: true}},
+		{"each4-min2q", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 4, MinNodes: 2, SwitchNodes: 4, PerWait: true}},
+		{"cap-min2q", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1000, MinNodes: 2, SwitchNodes: 4, PerWait: true}},
+		{"blind1-min2q-el1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, MinNodes: 2, SwitchNodes: 4, Blind: true, Elapsed: 1}},
+		{"blind2-min2q", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 2, MinNodes: 2, SwitchNodes: 4, Blind: true}},
 	}
 	if s := os.Getenv("OPTSCHED_COMPACT_SETTINGS"); s != "" {
 		var keep []struct {
@@ -175,9 +188,33 @@ func TestSweep(t *testing.T) {
 		t.Logf("%s: %s from %d, %d jobs (%d multi-vnode), speedup %.0f", sl.name, sl.log, sl.from, sl.n, multi, speedup)
 		logs[sl.name] = jobs
 	}
+	// OPTSCHED_COMPACT_MODELS=1: the servers' own schedulers' models
+	// first (pbs_sched and pbs_sched with placement sets for the PBS
+	// planner, Slurm's backfill for the Slurm planner), and each
+	// setting scored against them (sixth session).
+	server := os.Getenv("OPTSCHED_COMPACT_SERVER")
+	type run struct {
+		name, server string
+		cw           heuristics.CompactWait
+	}
+	var runs, models []run
+	if os.Getenv("OPTSCHED_COMPACT_MODELS") != "" {
+		if server == "slurm" {
+			models = []run{{name: "M:slurm", server: ServerSlurmBackfill}}
+		} else {
+			models = []run{{name: "M:pbs_sched", server: ServerPBSSched}, {name: "M:psets", server: ServerPsets}}
+		}
+	}
+	runs = append(runs, models...)
+	for _, s := range settings {
+		runs = append(runs, run{s.name, server, s.cw})
+	}
+	sums := map[string]map[string]Summary{}
 	for _, sl := range slices {
-		for _, s := range settings {
-			rs, sum, err := Simulate(context.Background(), logs[sl.name], Options{Compact: s.cw, Server: os.Getenv("OPTSCHED_COMPACT_SERVER")})
+		sums[sl.name] = map[string]Summary{}
+		for _, s := range runs {
+			rs, sum, err := Simulate(context.Background(), logs[sl.name], Options{Compact: s.cw, Server: s.server})
+			sums[sl.name][s.name] = sum
 			if err != nil {
 				t.Fatalf("%s %s: %v", sl.name, s.name, err)
 			}
@@ -188,6 +225,20 @@ func TestSweep(t *testing.T) {
 			}
 			t.Logf("| %s | %s | %.2f | %.1f | %.0f | %d | %.0f | %d/%d | %s |", sl.name, s.name, sum.MeanBSLD, sum.MeanWait, sum.MeanCH, sum.MultiNode, sum.Makespan, sum.CompactWaits, sum.Cycles, strings.Join(sizes, " "))
 		}
+	}
+	if len(models) == 0 {
+		return
+	}
+	// Scores: CH against the topology-aware model (placement sets, or
+	// Slurm's backfill), bsld against the scheduler of the goal
+	// (pbs_sched as installed, or Slurm's backfill).
+	chRef, bsldRef := models[len(models)-1].name, models[0].name
+	for _, s := range runs {
+		var r Score
+		for _, sl := range slices {
+			r.Add(sums[sl.name][s.name], sums[sl.name][chRef], sums[sl.name][bsldRef])
+		}
+		t.Logf("score %-22s %s", s.name, r)
 	}
 }
 
