@@ -96,8 +96,11 @@ func TestSweep(t *testing.T) {
 	// OPTSCHED_COMPACT_EXTRA=1 replays 12 more slices instead, fixed on
 	// 2026-11-27 after the first sweeps as a check of what they chose
 	// (none overlaps a judged slice).
-	if os.Getenv("OPTSCHED_COMPACT_EXTRA") != "" {
-		slices = nil
+	// OPTSCHED_COMPACT_EXTRA=all: both sets (sixth session).
+	if x := os.Getenv("OPTSCHED_COMPACT_EXTRA"); x != "" {
+		if x != "all" {
+			slices = nil
+		}
 		for _, from := range []int{2000, 8000, 10000, 14000, 17000, 22000, 27000} {
 			slices = append(slices, slice{fmt.Sprintf("K%02d", from/1000), "KTH-SP2-1996-2.1-cln.swf.gz", from, 150})
 		}
@@ -153,6 +156,31 @@ func TestSweep(t *testing.T) {
 		{"cap-min2q", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1000, MinNodes: 2, SwitchNodes: 4, PerWait: true}},
 		{"blind1-min2q-el1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, MinNodes: 2, SwitchNodes: 4, Blind: true, Elapsed: 1}},
 		{"blind2-min2q", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 2, MinNodes: 2, SwitchNodes: 4, Blind: true}},
+		// Many: every job the rule holds back waits (--compact-wait-many).
+		{"N-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, MinNodes: 2, SwitchNodes: 4, PerWait: true, Elapsed: 1, Many: true}},
+		{"each1-min2q-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, MinNodes: 2, SwitchNodes: 4, PerWait: true, Many: true}},
+		{"each1-el1-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, PerWait: true, Elapsed: 1, Many: true}},
+		{"each1-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, PerWait: true, Many: true}},
+		{"f1-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, Many: true}},
+		{"blind1-min2q-el1-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, MinNodes: 2, SwitchNodes: 4, Blind: true, Elapsed: 1, Many: true}},
+		{"blind1-min2q-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, MinNodes: 2, SwitchNodes: 4, Blind: true, Many: true}},
+		{"blind1-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, Blind: true, Many: true}},
+		{"each2-min2q-el1-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 2, MinNodes: 2, SwitchNodes: 4, PerWait: true, Elapsed: 1, Many: true}},
+		{"cap-min2q-el1-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1000, MinNodes: 2, SwitchNodes: 4, PerWait: true, Elapsed: 1, Many: true}},
+		{"cap-min2q-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1000, MinNodes: 2, SwitchNodes: 4, PerWait: true, Many: true}},
+		{"blindcap-min2q-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1000, MinNodes: 2, SwitchNodes: 4, Blind: true, Many: true}},
+		{"blind2-min2q-el1-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 2, MinNodes: 2, SwitchNodes: 4, Blind: true, Elapsed: 1, Many: true}},
+		{"N-many-min3", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, PerWait: true, Elapsed: 1, Many: true, MinNodes: 3}},
+		{"each1-min2-el1-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, MinNodes: 2, PerWait: true, Elapsed: 1, Many: true}},
+		{"cap-min2-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true}},
+		{"cap-min2-el1-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Elapsed: 1, Many: true}},
+		{"blindcap-min2-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1000, MinNodes: 2, Blind: true, Many: true}},
+		{"blindcap-min2q-el1-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1000, MinNodes: 2, SwitchNodes: 4, Blind: true, Elapsed: 1, Many: true}},
+		{"cap-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1000, PerWait: true, Many: true}},
+		{"cap-min2", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true}},
+		{"each1-min2-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, MinNodes: 2, PerWait: true, Many: true}},
+		{"each2-min2-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 2, MinNodes: 2, PerWait: true, Many: true}},
+		{"blindcap-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1000, Blind: true, Many: true}},
 	}
 	if s := os.Getenv("OPTSCHED_COMPACT_SETTINGS"); s != "" {
 		var keep []struct {
