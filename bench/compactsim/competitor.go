@@ -361,6 +361,6 @@ func (r Score) String() string {
 	if r.All > 0 {
 		b = math.Exp(r.logBSLD / float64(r.All))
 	}
-	return fmt.Sprintf("CH below %d/%d, both %d/%d, bsld ok %d/%d; CH geo-mean ratio %.3f, bsld %.3f (worst %.3f)",
+	return fmt.Sprintf("CH below %d/%d, both %d/%d, bsld ok %d/%d; CH geo-mean ratio %.4f, bsld %.4f (worst %.3f)",
 		r.CHBelow, r.Slices, r.Both, r.Slices, r.BSLDOK, r.All, ch, b, r.WorstBSLD)
 }

@@ -181,6 +181,12 @@ func TestSweep(t *testing.T) {
 		{"each1-min2-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, MinNodes: 2, PerWait: true, Many: true}},
 		{"each2-min2-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 2, MinNodes: 2, PerWait: true, Many: true}},
 		{"blindcap-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1000, Blind: true, Many: true}},
+		{"cap10-min2-many", heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true}},
+		{"cap30-min2-many", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true}},
+		{"cap10-many", heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, PerWait: true, Many: true}},
+		{"cap30-many", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, PerWait: true, Many: true}},
+		{"cap2-min2-many", heuristics.CompactWait{Max: 2 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true}},
+		{"cap2-many", heuristics.CompactWait{Max: 2 * time.Minute, Fraction: 1000, PerWait: true, Many: true}},
 	}
 	if s := os.Getenv("OPTSCHED_COMPACT_SETTINGS"); s != "" {
 		var keep []struct {
