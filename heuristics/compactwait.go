@@ -55,6 +55,19 @@ type CompactWait struct {
 	// times, so the ends they predict are late, and without Blind the
 	// rule often finds the wait too long to start.
 	Blind bool
+	// Many: every job the rule holds back waits, not just the first of
+	// a cycle. Without it the first such job of a cycle (in priority
+	// order) waits and holds its switch's idle nodes, and each later one
+	// that fits now only across switches is spread; with it, each later
+	// one waits too, holding the idle nodes of its own switch that no
+	// earlier waiter holds (it gets no reservation of its own), and each
+	// job the rule lets start because it fits now within a switch counts
+	// its nodes there (CompactDecision.FitNodes) as taken for the later
+	// jobs' decisions, so that two jobs do not both count on the same
+	// free nodes of one switch — as under placement sets, where each job
+	// in turn goes to a set or waits for one. The callers apply it;
+	// DecideCompactWait does not read it.
+	Many bool
 }
 
 // Defaults of CompactWait.
@@ -144,6 +157,13 @@ type CompactDecision struct {
 	Nodes  []int
 	At     int64
 	Extra  int
+	// Fit is, when the job fits now within one switch that can hold it,
+	// the one of the fewest free nodes (then the lowest index), and
+	// FitNodes its first Nodes free nodes; -1 and nil otherwise. Callers
+	// with CompactWait.Many count FitNodes as taken for the later jobs
+	// of the cycle.
+	Fit      int
+	FitNodes []int
 	// Bound is the job's wait bound (s); Waited how long it has waited.
 	Bound, Waited int64
 	// Reason says why it waits, or why the rule let it be placed.
@@ -220,7 +240,7 @@ func nodesUnder(t *model.Topology, sws []int) map[int][]int {
 // by then, then the lower index). Otherwise the job is placed as without
 // the rule. The function is pure: it reads only its arguments.
 func DecideCompactWait(cw CompactWait, in CompactInput) CompactDecision {
-	d := CompactDecision{Switch: -1, Waited: max(in.Now-in.Submit, 0)}
+	d := CompactDecision{Switch: -1, Fit: -1, Waited: max(in.Now-in.Submit, 0)}
 	switch {
 	case !cw.On():
 		d.Reason = "the compact wait is off"
@@ -255,7 +275,7 @@ func DecideCompactWait(cw CompactWait, in CompactInput) CompactDecision {
 		at                int64
 		nodes             []int
 	}
-	var best *cand
+	var best, fit *cand
 	under := nodesUnder(in.Topo, sws)
 	for _, s := range sws {
 		nodes := under[s]
@@ -268,8 +288,12 @@ func DecideCompactWait(cw CompactWait, in CompactInput) CompactDecision {
 			times = append(times, empty(id))
 		}
 		if c.freeNow >= in.Nodes {
-			d.Reason = fmt.Sprintf("fits now within switch %s", in.Topo.Switch(s).Name)
-			return d
+			// Fits now: the switch of the fewest free nodes that holds
+			// it (best fit, as placement sets and Slurm's tree take).
+			if fit == nil || c.freeNow < fit.freeNow {
+				fit = &c
+			}
+			continue
 		}
 		slices.Sort(times)
 		c.at = times[in.Nodes-1]
@@ -284,6 +308,16 @@ func DecideCompactWait(cw CompactWait, in CompactInput) CompactDecision {
 		if best == nil || c.at < best.at || c.at == best.at && c.extra > best.extra {
 			best = &c
 		}
+	}
+	if fit != nil {
+		d.Fit = fit.s
+		for _, id := range fit.nodes {
+			if free(id) && len(d.FitNodes) < in.Nodes {
+				d.FitNodes = append(d.FitNodes, id)
+			}
+		}
+		d.Reason = fmt.Sprintf("fits now within switch %s", in.Topo.Switch(fit.s).Name)
+		return d
 	}
 	switch {
 	case d.Waited >= d.Bound:

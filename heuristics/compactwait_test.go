@@ -286,3 +286,89 @@ func TestCompactPredictEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestCompactWaitFitBestFit: a 2-node job (MinNodes 2, SwitchNodes 4)
+// that fits now in quad 0 (2 free) and quad 1 (4 free) is reported as
+// fitting in quad 0, the fuller, with its first two free nodes
+// (CompactDecision.Fit, FitNodes); a job that waits, or that the rule
+// does not look at, has Fit -1 and no FitNodes.
+func TestCompactWaitFitBestFit(t *testing.T) {
+	in := compactCase(t)
+	in.Free = make([]bool, 16)
+	for _, id := range []int{2, 3, 4, 5, 6, 7} {
+		in.Free[id], in.EmptyAt[id] = true, in.Now
+	}
+	in.Nodes = 2
+	cw := CompactWait{Max: time.Hour, MinNodes: 2, SwitchNodes: 4}
+	d := DecideCompactWait(cw, in)
+	if d.Wait || d.Fit < 0 || in.Topo.Switch(d.Fit).Name != "pod0" || !slices.Equal(d.FitNodes, []int{2, 3}) || !strings.Contains(d.Reason, "fits now within switch pod0") {
+		t.Errorf("best fit: %+v", d)
+	}
+	// Three nodes: only quad 1 holds them now.
+	in.Nodes = 3
+	if d := DecideCompactWait(cw, in); d.Wait || in.Topo.Switch(d.Fit).Name != "pod1" || !slices.Equal(d.FitNodes, []int{4, 5, 6}) {
+		t.Errorf("3 nodes: %+v", d)
+	}
+	// Waiting (compactCase: no quad has 4 free): no Fit.
+	if d := DecideCompactWait(CompactWait{Max: time.Hour, Fraction: 0.5}, compactCase(t)); !d.Wait || d.Fit != -1 || d.FitNodes != nil {
+		t.Errorf("waits: %+v", d)
+	}
+	// Below MinNodes: no Fit.
+	in.Nodes = 2
+	if d := DecideCompactWait(CompactWait{Max: time.Hour}, in); d.Wait || d.Fit != -1 || d.FitNodes != nil {
+		t.Errorf("small: %+v", d)
+	}
+}
+
+// TestCompactWaitFitRandom: on random inputs, when the rule lets a job
+// start because it fits now within a switch, FitNodes are Nodes free
+// nodes under Fit, and no switch the job could wait for has fewer free
+// nodes that still hold it.
+func TestCompactWaitFitRandom(t *testing.T) {
+	topo := quads(t)
+	r := rand.New(rand.NewPCG(7, 34))
+	fits := 0
+	for range 2000 {
+		in := CompactInput{Topo: topo, Now: 1000, Submit: 990, Walltime: 100, Nodes: 2 + r.IntN(3),
+			Free: make([]bool, 16), EmptyAt: make([]int64, 16)}
+		for id := range 16 {
+			in.Free[id] = r.IntN(2) == 0
+			in.EmptyAt[id] = in.Now
+			if !in.Free[id] {
+				in.EmptyAt[id] = in.Now + int64(r.IntN(200))
+			}
+		}
+		cw := CompactWait{Max: time.Hour, MinNodes: 2, SwitchNodes: 2 * r.IntN(3)}
+		d := DecideCompactWait(cw, in)
+		if d.Fit < 0 {
+			continue
+		}
+		fits++
+		under := switchNodes(topo, d.Fit)
+		freeIn := func(s int) int {
+			n := 0
+			for _, id := range switchNodes(topo, s) {
+				if in.Free[id] {
+					n++
+				}
+			}
+			return n
+		}
+		if d.Wait || len(d.FitNodes) != in.Nodes {
+			t.Fatalf("%+v", d)
+		}
+		for _, id := range d.FitNodes {
+			if !in.Free[id] || !slices.Contains(under, id) {
+				t.Fatalf("node %d of %+v", id, d)
+			}
+		}
+		for _, s := range CompactSwitches(topo, max(in.Nodes, cw.SwitchNodes)) {
+			if n := freeIn(s); n >= in.Nodes && n < freeIn(d.Fit) {
+				t.Fatalf("switch %d has %d free, fit %d has %d: %+v", s, n, d.Fit, freeIn(d.Fit), d)
+			}
+		}
+	}
+	if fits == 0 {
+		t.Error("no input fitted: the test exercises nothing")
+	}
+}

@@ -16,8 +16,10 @@ import (
 // switch's vnodes when the job waits. A job does not wait when the
 // whole-node jobs before it (need vnodes, anywhere) would then have too
 // few idle vnodes outside the switch (idleLeft counts the idle vnodes
-// left).
-func (c *cluster) compactWait(cw heuristics.CompactWait, cand *candidate, fit *fitState, claims []claim, need, idleLeft int) (heuristics.CompactDecision, []string) {
+// left). taken are the vnodes the rule counts as taken by the jobs
+// before cand (CompactWait.Many): neither free for it nor known to
+// empty.
+func (c *cluster) compactWait(cw heuristics.CompactWait, cand *candidate, fit *fitState, claims []claim, need, idleLeft int, taken map[string]bool) (heuristics.CompactDecision, []string) {
 	in := heuristics.CompactInput{Topo: c.topo, Now: c.st.Now, Submit: cand.submit, Walltime: cand.walltime, Nodes: len(cand.units),
 		Free: make([]bool, c.topo.NumNodes()), EmptyAt: make([]int64, c.topo.NumNodes())}
 	for i := range in.EmptyAt {
@@ -42,6 +44,9 @@ func (c *cluster) compactWait(cw heuristics.CompactWait, cand *candidate, fit *f
 		}
 	}
 	for _, v := range c.vnodes {
+		if taken[v.n.Name] {
+			continue // CompactNever
+		}
 		in.Free[v.id] = fit.idleNow(v)
 		if e, ok := times[v.n.Name]; ok && !in.Free[v.id] {
 			in.EmptyAt[v.id] = e.t
@@ -57,14 +62,14 @@ func (c *cluster) compactWait(cw heuristics.CompactWait, cand *candidate, fit *f
 		return d, nil
 	}
 	var names []string
-	held := 0
+	hold := 0
 	for _, id := range d.Nodes {
 		names = append(names, c.topo.Name(id))
 		if in.Free[id] {
-			held++
+			hold++
 		}
 	}
-	if need > idleLeft-held {
+	if need > idleLeft-hold {
 		d.Wait = false
 		d.Reason = "the jobs before it need the idle vnodes of switch " + c.topo.Switch(d.Switch).Name + ": spread across switches"
 		return d, nil

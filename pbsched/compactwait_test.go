@@ -200,6 +200,9 @@ func TestPBSCompactWaitRandom(t *testing.T) {
 		case 2:
 			opt.CompactWait.SwitchNodes = 4
 		}
+		// Every other seed holds back every job the rule would
+		// (--compact-wait-many).
+		opt.CompactWait.Many = seed%2 == 1
 		p, err := plan(context.Background(), c, opt)
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
@@ -240,6 +243,48 @@ func TestPBSCompactWaitElapsed(t *testing.T) {
 		}
 		if el > 0 && (p.Reservation == nil || p.Reservation.Within != "v0,v1,v2,v3") {
 			t.Errorf("elapsed %g: reservation %+v", el, p.Reservation)
+		}
+	}
+}
+
+// TestPBSCompactWaitMany: J (4 vnodes) waits for quad 0 and holds its
+// idle vnodes v0, v1. B (2 vnodes, MinNodes 2) then fits now only across
+// pairs (v4, v11, v15 are idle, each beside a busy one): without Many it
+// is spread; with Many it waits too, for pair p2 (v4, v5), and holds v4,
+// so S (1 vnode) starts on neither v0, v1 nor v4. Check accepts both
+// plans; the reservation stays J's.
+func TestPBSCompactWaitMany(t *testing.T) {
+	for _, many := range []bool{false, true} {
+		c := quadCluster(t, 5, false)
+		o := testPlan()
+		o.CompactWait = heuristics.CompactWait{Max: time.Hour, Fraction: 0.5, MinNodes: 2, Many: many}
+		p, err := plan(context.Background(), c, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Check(c.st, c.scope, p); err != nil {
+			t.Fatalf("many %v: %v", many, err)
+		}
+		_, reasons := startedAndReasons(p)
+		if startOf(p, "J.s") != nil || p.Reservation == nil || p.Reservation.Job != "J.s" || p.Reservation.Within != "v0,v1,v2,v3" {
+			t.Fatalf("many %v: J %v, reservation %+v", many, startOf(p, "J.s"), p.Reservation)
+		}
+		b := startOf(p, "B.s")
+		if many != (b == nil) || many && !strings.Contains(reasons["B.s"], "--compact-wait-many") {
+			t.Errorf("many %v: B started %v (%q)", many, b, reasons["B.s"])
+		}
+		s := startOf(p, "S.s")
+		if s == nil {
+			t.Fatalf("many %v: S did not start (%q)", many, reasons["S.s"])
+		}
+		held := []string{"v0", "v1"}
+		if many {
+			held = append(held, "v4")
+		}
+		for _, v := range s.Nodes() {
+			if slices.Contains(held, v) {
+				t.Errorf("many %v: S on %v, held for a waiting job", many, s.Nodes())
+			}
 		}
 	}
 }

@@ -94,6 +94,11 @@ type selector struct {
 	// compactHeld are the idle vnodes of the switch a job waits for
 	// (Options.CompactWait): the window does not use them.
 	compactHeld map[string]bool
+	// compactTaken (CompactWait.Many) are the vnodes the rule counts as
+	// taken for the later jobs of the cycle: those of the switches the
+	// jobs before wait for, and those a job that fits now within a
+	// switch is counted on there.
+	compactTaken map[string]bool
 }
 
 // selectJobs is the selection stage (see plan): it takes the candidates
@@ -213,7 +218,7 @@ func (sl *selector) selectWhole(cand *candidate) {
 		}
 		return
 	}
-	if sl.bf && sl.s.hold == nil && n >= 2 && sl.opt.CompactWait.On() && sl.holdForSwitch(cand) {
+	if sl.bf && (sl.s.hold == nil || sl.opt.CompactWait.Many) && n >= 2 && sl.opt.CompactWait.On() && sl.holdForSwitch(cand) {
 		return
 	}
 	if sl.s.hold != nil {
@@ -328,23 +333,44 @@ func (sl *selector) holdFor(cand *candidate, reason string, idx int) {
 // whole-node job cand, which fits now: when it should wait for one
 // switch, it is deferred with the rule's reason and holds the cycle's
 // reservation on that switch's vnodes, whose idle ones the window then
-// leaves alone; holdForSwitch reports whether it waits.
+// leaves alone; holdForSwitch reports whether it waits. When the cycle
+// already has a reservation (CompactWait.Many), a job that is to wait
+// holds the idle vnodes of its switch that no earlier waiter holds, and
+// no reservation.
 func (sl *selector) holdForSwitch(cand *candidate) bool {
 	named := namedClaims(sl.claims())
-	d, within := sl.c.compactWait(sl.opt.CompactWait, cand, sl.fit, named, sl.wholeNeed, sl.idleLeft)
+	d, within := sl.c.compactWait(sl.opt.CompactWait, cand, sl.fit, named, sl.wholeNeed, sl.idleLeft, sl.compactTaken)
+	if sl.opt.CompactWait.Many && sl.compactTaken == nil {
+		sl.compactTaken = map[string]bool{}
+	}
 	if !d.Wait {
+		if sl.opt.CompactWait.Many {
+			for _, id := range d.FitNodes {
+				sl.compactTaken[sl.c.topo.Name(id)] = true
+			}
+		}
 		return false
+	}
+	for _, name := range within {
+		if sl.compactTaken != nil {
+			sl.compactTaken[name] = true
+		}
 	}
 	sl.defer_(cand, d.Reason)
 	idx := len(sl.s.deferred) - 1
-	res := sl.c.newReserve(cand, named, sl.c.topo.Switch(d.Switch).Name, strings.Join(within, ","))
-	sl.s.hold = &hold{res: res, head: cand, idx: idx, reason: d.Reason}
-	sl.s.deferred[idx].Reason = d.Reason + "; " + res.when(sl.now)
+	if sl.s.hold == nil {
+		res := sl.c.newReserve(cand, named, sl.c.topo.Switch(d.Switch).Name, strings.Join(within, ","))
+		sl.s.hold = &hold{res: res, head: cand, idx: idx, reason: d.Reason}
+		sl.s.deferred[idx].Reason = d.Reason + "; " + res.when(sl.now)
+	} else {
+		sl.s.deferred[idx].Reason = d.Reason + fmt.Sprintf("; the idle vnodes of switch %s that no earlier job holds are held for it this cycle (--compact-wait-many; job %s holds the reservation)",
+			sl.c.topo.Switch(d.Switch).Name, sl.s.hold.res.doc.Job)
+	}
 	if sl.compactHeld == nil {
 		sl.compactHeld = map[string]bool{}
 	}
 	for _, name := range within {
-		if v := sl.c.byName[name]; v != nil && sl.fit.idleNow(v) {
+		if v := sl.c.byName[name]; v != nil && sl.fit.idleNow(v) && !sl.compactHeld[name] {
 			sl.compactHeld[name] = true
 			sl.idleLeft--
 		}

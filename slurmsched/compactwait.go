@@ -17,9 +17,9 @@ import (
 // started yet (now + their time limit), and the starts (now + theirs). A
 // node with CPUs or memory allocated that none of them names has no known
 // time; nor has, for this job, a node of another partition, excluded or
-// too small. It returns the decision and, when the job waits, the idle nodes
+// too small, or counted on by a job before it (taken, CompactWait.Many). It returns the decision and, when the job waits, the idle nodes
 // of the switch it waits for (the caller holds them for the cycle).
-func compactWait(cw heuristics.CompactWait, st *State, sc *Scope, topo *model.Topology, nodes []*free, starts []*Start, j *Job, d demand, maxCPUs, defWall int64) (heuristics.CompactDecision, []*free) {
+func compactWait(cw heuristics.CompactWait, st *State, sc *Scope, topo *model.Topology, nodes []*free, starts []*Start, j *Job, d demand, maxCPUs, defWall int64, taken map[int]bool) (heuristics.CompactDecision, []*free) {
 	now := st.Now
 	end := map[string]int64{}
 	later := func(names []string, t int64) {
@@ -73,7 +73,7 @@ func compactWait(cw heuristics.CompactWait, st *State, sc *Scope, topo *model.To
 	for i := range st.Nodes {
 		n := &st.Nodes[i]
 		id, ok := topo.Lookup(n.Name)
-		if !ok || !sc.ownsNode(n.Name) || !partitionOf(n, j.Partition) || excludes(ex, n.Name) || n.CPUs < d.cpus || n.RealMemory < d.mem {
+		if !ok || taken[id] || !sc.ownsNode(n.Name) || !partitionOf(n, j.Partition) || excludes(ex, n.Name) || n.CPUs < d.cpus || n.RealMemory < d.mem {
 			continue // not the job's: never empty for it
 		}
 		if f := byID[id]; f != nil && f.idle {

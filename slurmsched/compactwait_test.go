@@ -150,7 +150,7 @@ func startOf(p *Plan, job string) *Start {
 // leaves the held nodes alone, places them all).
 func TestCompactWaitRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(34, 37))
-	waits := 0
+	waits, manyWaits := 0, 0
 	for iter := range 300 {
 		const now = 10000
 		st := &State{Now: now}
@@ -194,6 +194,9 @@ func TestCompactWaitRandom(t *testing.T) {
 		case 2:
 			opt.CompactWait.Elapsed, opt.CompactWait.MinNodes, opt.CompactWait.SwitchNodes = 2, 2, 4
 		}
+		// Every other iteration holds back every job the rule would
+		// (--compact-wait-many).
+		opt.CompactWait.Many = iter%2 == 1
 		p, err := Decide(context.Background(), st, sc, opt)
 		if err != nil {
 			t.Fatalf("iteration %d: %v", iter, err)
@@ -201,12 +204,19 @@ func TestCompactWaitRandom(t *testing.T) {
 		if err := Check(st, sc, p); err != nil {
 			t.Fatalf("iteration %d: %v", iter, err)
 		}
+		cycleWaits := 0
 		for _, d := range p.Deferred {
 			_, after, ok := strings.Cut(d.Reason, "switch l")
 			if !ok || !strings.HasPrefix(d.Reason, "waiting up to") {
 				continue
 			}
 			waits++
+			if cycleWaits++; cycleWaits == 2 {
+				if !opt.CompactWait.Many {
+					t.Fatalf("iteration %d: two jobs wait for a leaf without Many: %+v", iter, p.Deferred)
+				}
+				manyWaits++
+			}
 			leaf := int(after[0] - '0')
 			for _, s := range p.Starts {
 				if leavesOf(s.Nodes)[leaf] {
@@ -215,8 +225,8 @@ func TestCompactWaitRandom(t *testing.T) {
 			}
 		}
 	}
-	if waits == 0 {
-		t.Fatal("no job waited for a leaf in 300 random cycles: the test exercises nothing")
+	if waits == 0 || manyWaits == 0 {
+		t.Fatalf("%d jobs waited for a leaf in 300 random cycles, %d cycles with two or more: the test exercises too little", waits, manyWaits)
 	}
 }
 
@@ -243,6 +253,58 @@ func TestCompactWaitElapsed(t *testing.T) {
 		}
 		if el > 0 && (s != nil || len(p.Deferred) != 1 || !strings.Contains(p.Deferred[0].Reason, "switch l0 (4 nodes) will have them empty in 10s")) {
 			t.Errorf("elapsed %g: job 1 %+v (deferred %+v)", el, s, p.Deferred)
+		}
+	}
+}
+
+// TestCompactWaitMany: job 1 (4 nodes) waits for leaf 0 and holds c00,
+// c01. Job 3 (2 nodes, MinNodes 2) then fits now only across leaves (c04,
+// c11, c15 are idle, one a leaf): without Many it is spread; with Many it
+// waits for a leaf too and holds that leaf's idle node, so job 2 (1
+// node) starts on neither c00, c01 nor job 3's. Check accepts both plans.
+func TestCompactWaitMany(t *testing.T) {
+	for _, many := range []bool{false, true} {
+		st := leafState(5, false)
+		opt := leafOptions(true)
+		opt.CompactWait.MinNodes, opt.CompactWait.Many = 2, many
+		sc := &Scope{}
+		p, err := Decide(context.Background(), st, sc, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Check(st, sc, p); err != nil {
+			t.Fatalf("many %v: %v", many, err)
+		}
+		reasons := map[string]string{}
+		for _, d := range p.Deferred {
+			reasons[d.Job] = d.Reason
+		}
+		starts := map[string][]string{}
+		for _, s := range p.Starts {
+			starts[s.Job] = s.Nodes
+		}
+		if _, ok := starts["1"]; ok || !strings.Contains(reasons["1"], "switch l0") {
+			t.Fatalf("many %v: job 1 %v (%q)", many, starts["1"], reasons["1"])
+		}
+		_, started3 := starts["3"]
+		if many == started3 || many && !strings.HasPrefix(reasons["3"], "waiting up to") {
+			t.Fatalf("many %v: job 3 on %v (%q)", many, starts["3"], reasons["3"])
+		}
+		two, ok := starts["2"]
+		if !ok || len(two) != 1 {
+			t.Fatalf("many %v: job 2 %v (%q)", many, two, reasons["2"])
+		}
+		held := []string{"c00", "c01"}
+		if many {
+			_, after, _ := strings.Cut(reasons["3"], "switch l")
+			for i := range 4 {
+				if n := fmt.Sprintf("c%02d", 4*int(after[0]-'0')+i); !slices.Contains([]string{"c02", "c03", "c05", "c06", "c07", "c08", "c09", "c10", "c12", "c13", "c14"}, n) {
+					held = append(held, n)
+				}
+			}
+		}
+		if slices.Contains(held, two[0]) {
+			t.Errorf("many %v: job 2 on %s, held for a waiting job (%v)", many, two[0], held)
 		}
 	}
 }

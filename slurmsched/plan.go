@@ -367,6 +367,10 @@ type selection struct {
 	maxCPUs     int64
 	defWall     int64
 	compactHeld bool
+	// compactTaken (CompactWait.Many): the nodes (topology ids) a job
+	// before counts on within one switch, which the rule does not count
+	// as free for the later jobs.
+	compactTaken map[int]bool
 }
 
 func newSelection(st *State, sc *Scope, opt Options, nodes []*free, maxCPUs int64, p *Plan) *selection {
@@ -398,10 +402,18 @@ func (s *selection) waitFor(j *Job) {
 // it is deferred with the rule's reason, and holdForSwitch reports true.
 func (s *selection) holdForSwitch(j *Job, d demand) bool {
 	opt := s.opt
-	if !opt.CompactWait.On() || s.compactHeld || d.k < 2 {
+	if !opt.CompactWait.On() || s.compactHeld && !opt.CompactWait.Many || d.k < 2 {
 		return false
 	}
-	dec, hold := compactWait(opt.CompactWait, s.st, s.sc, s.topo, s.nodes, s.p.Starts, j, d, s.maxCPUs, s.defWall)
+	dec, hold := compactWait(opt.CompactWait, s.st, s.sc, s.topo, s.nodes, s.p.Starts, j, d, s.maxCPUs, s.defWall, s.compactTaken)
+	if opt.CompactWait.Many && s.compactTaken == nil {
+		s.compactTaken = map[int]bool{}
+	}
+	if !dec.Wait && opt.CompactWait.Many {
+		for _, id := range dec.FitNodes {
+			s.compactTaken[id] = true
+		}
+	}
 	// The whole-node jobs before it must still find their idle nodes
 	// outside the switch.
 	if !dec.Wait || s.idleLeft-len(hold)-s.wholeNeed < 0 {

@@ -12,8 +12,18 @@
 // the wake-up hook's reaction); each plan must pass pbsched.Check, and
 // its starts run at once until their run time (or walltime) is over.
 //
-// What it does not model: qrun's latency and the server's own pacing,
-// which the real replays show cost a few percent of slowdown (see
-// docs/results); the figures are for comparing settings of the rule with
-// one another, not with the servers.
+// The Slurm planner (slurmsched.Decide, with slurmsched.Check) runs the
+// same way on leaves of 4 (Options.Server "slurm"). Models of the
+// servers' own schedulers run on the same clock and jobs (competitor.go:
+// ServerPBSSched, pbs_sched as installed; ServerPsets, pbs_sched with
+// placement sets on tier1; ServerSlurmBackfill, Slurm's main scheduler
+// and backfill pass with topology/tree), so that a setting can be scored
+// against them offline (Score).
+//
+// What it does not model: qrun's and scontrol's latency and the servers'
+// own pacing, which the real replays show cost a few percent of slowdown
+// (see docs/results), for optsched and the models alike; the models are
+// read from the schedulers' source and documentation, not run, so their
+// figures stand for the servers' only as far as the docs' sanity checks
+// show.
 package compactsim

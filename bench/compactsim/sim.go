@@ -40,7 +40,11 @@ type Options struct {
 	Solver solver.Solver
 	// Server is "pbs" (the default: pbsched.Decide on pairs in quads)
 	// or "slurm" (slurmsched.Decide on leaves of 4 under one root, with
-	// walltimes rounded up to whole minutes as Slurm's time limits are).
+	// walltimes rounded up to whole minutes as Slurm's time limits are);
+	// or a model of the servers' own schedulers: ServerPsets (pbs_sched
+	// with placement sets on the quads) or ServerSlurmBackfill (Slurm's
+	// backfill with topology/tree). The models ignore Compact, Solver
+	// and TimeLimit.
 	Server string
 }
 
@@ -67,7 +71,7 @@ type Summary struct {
 }
 
 func (o Options) topology() (*model.Topology, error) {
-	if o.Server == "slurm" {
+	if o.Server == "slurm" || o.Server == ServerSlurmBackfill {
 		return SlurmTopology()
 	}
 	return Topology()
@@ -299,6 +303,12 @@ func (o Options) decider(cw heuristics.CompactWait) decideFunc {
 		return o.pbsDecide(cw)
 	case "slurm":
 		return o.slurmDecide(cw)
+	case ServerPsets:
+		return psetsDecide(true)
+	case ServerPBSSched:
+		return psetsDecide(false)
+	case ServerSlurmBackfill:
+		return slurmModel()
 	}
 	return nil
 }

@@ -96,8 +96,11 @@ func TestSweep(t *testing.T) {
 	// OPTSCHED_COMPACT_EXTRA=1 replays 12 more slices instead, fixed on
 	// 2026-11-27 after the first sweeps as a check of what they chose
 	// (none overlaps a judged slice).
-	if os.Getenv("OPTSCHED_COMPACT_EXTRA") != "" {
-		slices = nil
+	// OPTSCHED_COMPACT_EXTRA=all: both sets (sixth session).
+	if x := os.Getenv("OPTSCHED_COMPACT_EXTRA"); x != "" {
+		if x != "all" {
+			slices = nil
+		}
 		for _, from := range []int{2000, 8000, 10000, 14000, 17000, 22000, 27000} {
 			slices = append(slices, slice{fmt.Sprintf("K%02d", from/1000), "KTH-SP2-1996-2.1-cln.swf.gz", from, 150})
 		}
@@ -140,6 +143,50 @@ func TestSweep(t *testing.T) {
 		{"each1-min2q-el1-max30", heuristics.CompactWait{Max: 30 * time.Second, Fraction: 1, MinNodes: 2, SwitchNodes: 4, PerWait: true, Elapsed: 1}},
 		{"each1-min2q-max30", heuristics.CompactWait{Max: 30 * time.Second, Fraction: 1, MinNodes: 2, SwitchNodes: 4, PerWait: true}},
 		{"f1-min2q-el1-max30", heuristics.CompactWait{Max: 30 * time.Second, Fraction: 1, MinNodes: 2, SwitchNodes: 4, Elapsed: 1}},
+		// Sixth session: longer waits (each predicted wait up to 2, 4
+		// walltimes, or only the cap), and the blind wait from 2 vnodes.
+		{"each2-min2q-el1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 2, MinNodes: 2, SwitchNodes: 4, PerWait: true, Elapsed: 1}},
+		{"each4-min2q-el1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 4, MinNodes: 2, SwitchNodes: 4, PerWait: true, Elapsed: 1}},
+		{"cap-min2q-el1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1000, MinNodes: 2, SwitchNodes: 4, PerWait: true, Elapsed: 1}},
+		{"cap10-min2q-el1", heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, MinNodes: 2, SwitchNodes: 4, PerWait: true, Elapsed: 1}},
+		{"each2-el1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 2, PerWait: true, Elapsed: 1}},
+		{"each4-el1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 4, PerWait: true, Elapsed: 1}},
+		{"each2-min2q", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 2, MinNodes: 2, SwitchNodes: 4, PerWait: true}},
+		{"each4-min2q", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 4, MinNodes: 2, SwitchNodes: 4, PerWait: true}},
+		{"cap-min2q", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1000, MinNodes: 2, SwitchNodes: 4, PerWait: true}},
+		{"blind1-min2q-el1", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, MinNodes: 2, SwitchNodes: 4, Blind: true, Elapsed: 1}},
+		{"blind2-min2q", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 2, MinNodes: 2, SwitchNodes: 4, Blind: true}},
+		// Many: every job the rule holds back waits (--compact-wait-many).
+		{"N-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, MinNodes: 2, SwitchNodes: 4, PerWait: true, Elapsed: 1, Many: true}},
+		{"each1-min2q-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, MinNodes: 2, SwitchNodes: 4, PerWait: true, Many: true}},
+		{"each1-el1-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, PerWait: true, Elapsed: 1, Many: true}},
+		{"each1-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, PerWait: true, Many: true}},
+		{"f1-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, Many: true}},
+		{"blind1-min2q-el1-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, MinNodes: 2, SwitchNodes: 4, Blind: true, Elapsed: 1, Many: true}},
+		{"blind1-min2q-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, MinNodes: 2, SwitchNodes: 4, Blind: true, Many: true}},
+		{"blind1-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, Blind: true, Many: true}},
+		{"each2-min2q-el1-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 2, MinNodes: 2, SwitchNodes: 4, PerWait: true, Elapsed: 1, Many: true}},
+		{"cap-min2q-el1-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1000, MinNodes: 2, SwitchNodes: 4, PerWait: true, Elapsed: 1, Many: true}},
+		{"cap-min2q-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1000, MinNodes: 2, SwitchNodes: 4, PerWait: true, Many: true}},
+		{"blindcap-min2q-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1000, MinNodes: 2, SwitchNodes: 4, Blind: true, Many: true}},
+		{"blind2-min2q-el1-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 2, MinNodes: 2, SwitchNodes: 4, Blind: true, Elapsed: 1, Many: true}},
+		{"N-many-min3", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, PerWait: true, Elapsed: 1, Many: true, MinNodes: 3}},
+		{"each1-min2-el1-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, MinNodes: 2, PerWait: true, Elapsed: 1, Many: true}},
+		{"cap-min2-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true}},
+		{"cap-min2-el1-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Elapsed: 1, Many: true}},
+		{"blindcap-min2-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1000, MinNodes: 2, Blind: true, Many: true}},
+		{"blindcap-min2q-el1-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1000, MinNodes: 2, SwitchNodes: 4, Blind: true, Elapsed: 1, Many: true}},
+		{"cap-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1000, PerWait: true, Many: true}},
+		{"cap-min2", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true}},
+		{"each1-min2-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1, MinNodes: 2, PerWait: true, Many: true}},
+		{"each2-min2-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 2, MinNodes: 2, PerWait: true, Many: true}},
+		{"blindcap-many", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1000, Blind: true, Many: true}},
+		{"cap10-min2-many", heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true}},
+		{"cap30-min2-many", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true}},
+		{"cap10-many", heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, PerWait: true, Many: true}},
+		{"cap30-many", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, PerWait: true, Many: true}},
+		{"cap2-min2-many", heuristics.CompactWait{Max: 2 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true}},
+		{"cap2-many", heuristics.CompactWait{Max: 2 * time.Minute, Fraction: 1000, PerWait: true, Many: true}},
 	}
 	if s := os.Getenv("OPTSCHED_COMPACT_SETTINGS"); s != "" {
 		var keep []struct {
@@ -175,9 +222,33 @@ func TestSweep(t *testing.T) {
 		t.Logf("%s: %s from %d, %d jobs (%d multi-vnode), speedup %.0f", sl.name, sl.log, sl.from, sl.n, multi, speedup)
 		logs[sl.name] = jobs
 	}
+	// OPTSCHED_COMPACT_MODELS=1: the servers' own schedulers' models
+	// first (pbs_sched and pbs_sched with placement sets for the PBS
+	// planner, Slurm's backfill for the Slurm planner), and each
+	// setting scored against them (sixth session).
+	server := os.Getenv("OPTSCHED_COMPACT_SERVER")
+	type run struct {
+		name, server string
+		cw           heuristics.CompactWait
+	}
+	var runs, models []run
+	if os.Getenv("OPTSCHED_COMPACT_MODELS") != "" {
+		if server == "slurm" {
+			models = []run{{name: "M:slurm", server: ServerSlurmBackfill}}
+		} else {
+			models = []run{{name: "M:pbs_sched", server: ServerPBSSched}, {name: "M:psets", server: ServerPsets}}
+		}
+	}
+	runs = append(runs, models...)
+	for _, s := range settings {
+		runs = append(runs, run{s.name, server, s.cw})
+	}
+	sums := map[string]map[string]Summary{}
 	for _, sl := range slices {
-		for _, s := range settings {
-			rs, sum, err := Simulate(context.Background(), logs[sl.name], Options{Compact: s.cw, Server: os.Getenv("OPTSCHED_COMPACT_SERVER")})
+		sums[sl.name] = map[string]Summary{}
+		for _, s := range runs {
+			rs, sum, err := Simulate(context.Background(), logs[sl.name], Options{Compact: s.cw, Server: s.server})
+			sums[sl.name][s.name] = sum
 			if err != nil {
 				t.Fatalf("%s %s: %v", sl.name, s.name, err)
 			}
@@ -188,6 +259,20 @@ func TestSweep(t *testing.T) {
 			}
 			t.Logf("| %s | %s | %.2f | %.1f | %.0f | %d | %.0f | %d/%d | %s |", sl.name, s.name, sum.MeanBSLD, sum.MeanWait, sum.MeanCH, sum.MultiNode, sum.Makespan, sum.CompactWaits, sum.Cycles, strings.Join(sizes, " "))
 		}
+	}
+	if len(models) == 0 {
+		return
+	}
+	// Scores: CH against the topology-aware model (placement sets, or
+	// Slurm's backfill), bsld against the scheduler of the goal
+	// (pbs_sched as installed, or Slurm's backfill).
+	chRef, bsldRef := models[len(models)-1].name, models[0].name
+	for _, s := range runs {
+		var r Score
+		for _, sl := range slices {
+			r.Add(sums[sl.name][s.name], sums[sl.name][chRef], sums[sl.name][bsldRef])
+		}
+		t.Logf("score %-22s %s", s.name, r)
 	}
 }
 

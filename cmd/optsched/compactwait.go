@@ -18,7 +18,13 @@ type compactFlags struct {
 	mode     string
 	elapsed  float64
 	switchN  int
+	many     bool
 }
+
+// maxCompactFraction bounds --compact-wait-fraction: 1000 × any walltime
+// of 1 s or more is past --compact-wait's usual minutes, so that the cap
+// alone bounds the wait.
+const maxCompactFraction = 1000
 
 // The modes of --compact-wait-mode.
 const (
@@ -29,10 +35,11 @@ const (
 
 func (c *compactFlags) add(f *pflag.FlagSet, sw, hold string) {
 	f.DurationVar(&c.max, "compact-wait", 0, "compact or wait: a whole-node job of --compact-wait-min-nodes or more that fits now only across switches, while one "+sw+" that can hold it will be empty soon by the running jobs' walltimes, waits for that switch for at most min(this, --compact-wait-fraction × its walltime) from its submission, then is spread as usual ("+hold+"); 0 = off")
-	f.Float64Var(&c.fraction, "compact-wait-fraction", heuristics.DefaultCompactFraction, "the compact wait's bound as a fraction of the job's requested walltime (see --compact-wait)")
+	f.Float64Var(&c.fraction, "compact-wait-fraction", heuristics.DefaultCompactFraction, "the compact wait's bound as a fraction of the job's requested walltime, at most 1000 (large: --compact-wait alone bounds the wait; see --compact-wait)")
 	f.StringVar(&c.mode, "compact-wait-mode", compactSinceSubmit, "what --compact-wait-fraction bounds: since-submit (the wait since submission: min(--compact-wait, fraction × walltime)) each-wait (each wait the rule predicts, while --compact-wait alone bounds the wait since submission), or blind (as since-submit, but the job waits out its bound whatever the running jobs' walltimes predict, as placement sets and Slurm's --switches do)")
 	f.IntVar(&c.minNodes, "compact-wait-min-nodes", heuristics.DefaultCompactMinNodes, "the fewest nodes of a job the compact wait holds back (at least 2; see --compact-wait)")
 	f.Float64Var(&c.elapsed, "compact-wait-elapsed", 0, "when above 0, the compact wait predicts each running job's end as now + this × the time it has run (1 s at least), no later than its walltime's end, instead of its walltime's end (see --compact-wait)")
+	f.BoolVar(&c.many, "compact-wait-many", false, "every job the compact wait holds back waits, not only the first of a cycle, and a job that fits now within one switch counts its nodes there for the later jobs' decisions, as under placement sets (see --compact-wait)")
 	f.IntVar(&c.switchN, "compact-wait-switch-nodes", 0, "when above a job's node count, the compact wait makes it wait for the smallest switches of this many nodes instead (4: a 2-node job waits for a quad, not a pair; see --compact-wait)")
 }
 
@@ -40,8 +47,8 @@ func (c *compactFlags) validate() error {
 	switch {
 	case c.max < 0:
 		return usageError{fmt.Errorf("--compact-wait must not be negative, got %v", c.max)}
-	case !(c.fraction > 0 && c.fraction <= 1):
-		return usageError{fmt.Errorf("--compact-wait-fraction must be in (0, 1], got %v", c.fraction)}
+	case !(c.fraction > 0 && c.fraction <= maxCompactFraction):
+		return usageError{fmt.Errorf("--compact-wait-fraction must be in (0, %d], got %v", maxCompactFraction, c.fraction)}
 	case c.mode != compactSinceSubmit && c.mode != compactEachWait && c.mode != compactBlind:
 		return usageError{fmt.Errorf("--compact-wait-mode must be %s, %s or %s, got %q", compactSinceSubmit, compactEachWait, compactBlind, c.mode)}
 	case c.minNodes < 2:
@@ -56,5 +63,5 @@ func (c *compactFlags) validate() error {
 
 func (c *compactFlags) rule() heuristics.CompactWait {
 	return heuristics.CompactWait{Max: c.max, Fraction: c.fraction, MinNodes: c.minNodes, PerWait: c.mode == compactEachWait, Blind: c.mode == compactBlind,
-		Elapsed: c.elapsed, SwitchNodes: c.switchN}
+		Elapsed: c.elapsed, SwitchNodes: c.switchN, Many: c.many}
 }

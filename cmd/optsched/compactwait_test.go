@@ -17,8 +17,8 @@ func TestCompactWaitFlags(t *testing.T) {
 	for _, server := range []string{"pbs", "slurm"} {
 		for _, c := range []struct{ args, want string }{
 			{"--compact-wait -1s", "--compact-wait must not be negative"},
-			{"--compact-wait 1m --compact-wait-fraction 0", "--compact-wait-fraction must be in (0, 1]"},
-			{"--compact-wait 1m --compact-wait-fraction 1.5", "--compact-wait-fraction must be in (0, 1]"},
+			{"--compact-wait 1m --compact-wait-fraction 0", "--compact-wait-fraction must be in (0, 1000]"},
+			{"--compact-wait 1m --compact-wait-fraction 1500", "--compact-wait-fraction must be in (0, 1000]"},
 			{"--compact-wait 1m --compact-wait-min-nodes 1", "--compact-wait-min-nodes must be at least 2"},
 			{"--compact-wait 1m --compact-wait-mode sometimes", `--compact-wait-mode must be since-submit, each-wait or blind, got "sometimes"`},
 			{"--compact-wait 1m --compact-wait-elapsed -1", "--compact-wait-elapsed must be in [0, 1000]"},
@@ -56,7 +56,27 @@ func TestCompactWaitModes(t *testing.T) {
 	if err := c.validate(); err != nil {
 		t.Fatal(err)
 	}
-	if r := c.rule(); r.Elapsed != 1 || r.SwitchNodes != 4 || r.MinNodes != 2 || !r.PerWait {
+	if r := c.rule(); r.Elapsed != 1 || r.SwitchNodes != 4 || r.MinNodes != 2 || !r.PerWait || r.Many {
 		t.Errorf("--compact-wait-elapsed 1 --compact-wait-switch-nodes 4: %+v", r)
+	}
+	// The sixth session's settings: --compact-wait-many, and a fraction
+	// above 1 (the cap alone bounds the wait).
+	c = compactFlags{max: 5 * time.Minute, fraction: 1000, minNodes: 2, mode: compactEachWait, many: true}
+	if err := c.validate(); err != nil {
+		t.Fatal(err)
+	}
+	if r := c.rule(); !r.Many || r.Fraction != 1000 || r.Bound(60) != 300 {
+		t.Errorf("--compact-wait-many --compact-wait-fraction 1000: %+v", r)
+	}
+}
+
+// TestCompactWaitManyFlag: --compact-wait-many is accepted by pbs and
+// slurm and reaches the rule.
+func TestCompactWaitManyFlag(t *testing.T) {
+	code, _, errs := optsched(t, "", "pbs", "plan", "--compact-wait", "5m", "--compact-wait-mode", "each-wait", "--compact-wait-fraction", "1000",
+		"--compact-wait-min-nodes", "2", "--compact-wait-many", "--qstat", fixture("qstat.json"), "--pbsnodes", fixture("pbsnodes.json"),
+		"--queues", fixture("queues.json"), "--timezone", "UTC", "-o", "json")
+	if code != exitOK {
+		t.Fatalf("pbs plan --compact-wait-many: exit %d: %s", code, errs)
 	}
 }
