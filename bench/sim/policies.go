@@ -31,7 +31,11 @@ func cmpKey(a, b [2]float64) int {
 	return 0
 }
 
-func wall(j *trace.Job) float64 { return float64(max(j.Walltime, j.Runtime)) }
+// wall is the job's requested walltime as its scheduler knows it at
+// submission (requestOf): never its run time, which a scheduler learns only
+// when the job ends. A job may run past its request (SWF does not forbid
+// it, and jobs here are never killed at it).
+func wall(j *trace.Job) float64 { return float64(requestOf(j.Walltime, j.Runtime)) }
 
 // policies are the per-job policies by name:
 //

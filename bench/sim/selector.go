@@ -242,12 +242,12 @@ func (s *state) runSelect(ctx context.Context) error {
 			v.Queue = v.Queue[:0]
 			for _, q := range s.queue {
 				j := &s.jobs[q.job]
-				v.Queue = append(v.Queue, QueuedJob{Submit: j.Submit, Request: max(j.Walltime, j.Runtime, 1), Nodes: j.Nodes})
+				v.Queue = append(v.Queue, QueuedJob{Submit: j.Submit, Request: requestOf(j.Walltime, j.Runtime), Nodes: j.Nodes})
 			}
 			v.Running = v.Running[:0]
 			for _, r := range s.running {
 				j := &s.jobs[r.job]
-				v.Running = append(v.Running, RunningView{Nodes: len(r.nodes), Start: r.end - j.Runtime, Request: max(j.Walltime, j.Runtime, 1)})
+				v.Running = append(v.Running, RunningView{Nodes: len(r.nodes), Start: r.end - j.Runtime, Request: requestOf(j.Walltime, j.Runtime)})
 			}
 			v.LeafIdle, v.PodIdle = tree.counts(s.Cluster, v.LeafIdle, v.PodIdle)
 			k, st := s.cfg.Selector.Select(v)

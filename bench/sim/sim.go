@@ -516,7 +516,9 @@ func (s *state) schedule(ctx context.Context, t int64, pol policy) error {
 	var ends []endAt
 	for _, r := range s.running {
 		rj := &s.jobs[r.job]
-		est := r.end - rj.Runtime + max(rj.Walltime, rj.Runtime)
+		// By its request; a job already past it is expected to end
+		// now (the scheduler knows only that it still runs).
+		est := max(r.end-rj.Runtime+requestOf(rj.Walltime, rj.Runtime), t)
 		ends = append(ends, endAt{est, len(r.nodes)})
 	}
 	slices.SortFunc(ends, func(a, b endAt) int { return int(a.t - b.t) })
@@ -536,7 +538,7 @@ func (s *state) schedule(ctx context.Context, t int64, pol policy) error {
 			break
 		}
 		j := &s.jobs[q.job]
-		wall := max(j.Walltime, j.Runtime)
+		wall := requestOf(j.Walltime, j.Runtime)
 		if j.Nodes <= s.nIdle && (t+wall <= shadow || j.Nodes <= extra) {
 			if t+wall > shadow {
 				extra -= j.Nodes

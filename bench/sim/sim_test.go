@@ -555,3 +555,52 @@ func TestAbandonedSolverKeepsWindow(t *testing.T) {
 		t.Errorf("only %d of %d windows started the exact solver: too few to reuse lists", answered, r.Windows)
 	}
 }
+
+// TestSchedulerSeesRequestsOnly holds the heuristics to what a scheduler
+// knows: a job's request, never its run time, which may exceed the request
+// (SWF allows it; jobs here are not killed at it).
+//
+// Order: at t = 10 "over" (request 5, runs 100) and "fair" (request 8,
+// runs 3) wait for A's 4 nodes; sjf, saf and pbs-walltime start "over"
+// first by its request. Ranking by max(request, run time) would start
+// "fair".
+//
+// Reservation: under easy, A (3 of 4 nodes) has asked for 5 s and runs 50.
+// The head H needs all 4 nodes; by A's request it starts at 5, so B (1
+// node, 40 s) cannot backfill without delaying it and waits behind H. An
+// EASY that knew A's run time would backfill B at 2, as it would end (42)
+// before A (50).
+func TestSchedulerSeesRequestsOnly(t *testing.T) {
+	order := &trace.Trace{Jobs: []trace.Job{
+		{ID: "A", Submit: 0, Runtime: 10, Walltime: 10, Nodes: 4},
+		{ID: "fair", Submit: 1, Runtime: 3, Walltime: 8, Nodes: 4},
+		{ID: "over", Submit: 2, Runtime: 100, Walltime: 5, Nodes: 4},
+	}}
+	for _, policy := range []string{"sjf", "saf", "pbs-walltime"} {
+		r, err := sim.Run(context.Background(), order, config(t, policy))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range r.Jobs {
+			if r.Jobs[i].ID == "over" && r.Jobs[i].Start != 10 {
+				t.Errorf("%s: over starts at %d, want 10 (request 5 < 8)", policy, r.Jobs[i].Start)
+			}
+		}
+	}
+	reserve := &trace.Trace{Jobs: []trace.Job{
+		{ID: "A", Submit: 0, Runtime: 50, Walltime: 5, Nodes: 3},
+		{ID: "H", Submit: 1, Runtime: 10, Walltime: 10, Nodes: 4},
+		{ID: "B", Submit: 2, Runtime: 40, Walltime: 40, Nodes: 1},
+	}}
+	r, err := sim.Run(context.Background(), reserve, config(t, "easy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := map[string]int64{}
+	for i := range r.Jobs {
+		start[r.Jobs[i].ID] = r.Jobs[i].Start
+	}
+	if want := map[string]int64{"A": 0, "H": 50, "B": 60}; !reflect.DeepEqual(start, want) {
+		t.Errorf("easy starts %v, want %v", start, want)
+	}
+}
