@@ -103,11 +103,11 @@ func view(nodes []int, req []int64) *sim.View {
 func TestJoSHHVisible(t *testing.T) {
 	v := view([]int{20, 4, 2, 1, 9, 3, 1, 2, 5, 1}, []int64{10, 500, 400, 300, 1, 300, 200, 100, 50, 100})
 	x := make([]float64, SelectorIn)
-	got := jobState(x, nil, v, Norm{MaxRequest: 1000}, false)
+	got := jobState(x, nil, v, Norm{MaxRequest: 1000}, false, ReserveNone, nil)
 	if want := []int{1, 8, 7, 9, 6}; !slices.Equal(got, want) {
 		t.Errorf("visible %v, want %v", got, want)
 	}
-	got = jobState(x, nil, view([]int{20, 4}, []int64{1, 500}), Norm{MaxRequest: 1000}, false)
+	got = jobState(x, nil, view([]int{20, 4}, []int64{1, 500}), Norm{MaxRequest: 1000}, false, ReserveNone, nil)
 	if !slices.Equal(got, []int{1}) || x[JobFeatures] != 0 || x[0] != 1 {
 		t.Errorf("visible %v, x %v", got, x[:2*JobFeatures])
 	}

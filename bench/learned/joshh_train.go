@@ -28,8 +28,10 @@ type JoSHHTrainConfig struct {
 	// (the test sequences, and any validation sequences).
 	TestStarts []int
 	TestLen    int
-	// Arrival trains the arrival-window variant (JoSHH.Arrival).
+	// Arrival trains the arrival-window variant (JoSHH.Arrival);
+	// Reserve a reservation variant (JoSHH.Reserve).
 	Arrival bool
+	Reserve Reserve
 	// PPOEpochs, Minibatch, Clip, the Adam rates, Gamma (the local
 	// reward's discount per decision), Entropy and MaxGradNorm as in
 	// TrainConfig.
@@ -111,11 +113,12 @@ type joshhRecorder struct {
 	depth  int
 	// times are the episode's decision times (with or without a choice).
 	times []int64
+	ends  []sim.RunningView // jobState's scratch
 }
 
 func (r *joshhRecorder) Select(v *sim.View) (int, sim.Strategy) {
 	x := make([]float64, SelectorIn)
-	valid := jobState(x, nil, v, r.norm, r.net.Arrival)
+	valid := jobState(x, nil, v, r.norm, r.net.Arrival, r.net.Reserve, &r.ends)
 	if len(valid) == 0 {
 		return -1, sim.DepthFirst
 	}
@@ -218,7 +221,10 @@ func TrainJoSHH(ctx context.Context, cfg JoSHHTrainConfig) (*JoSHHTrainResult, e
 	t0 := time.Now()
 	rng := learn.NewRand(cfg.Seed, 0x6a6f_7368_7472)
 	net := NewJoSHH(rng)
-	net.Arrival = cfg.Arrival
+	net.Arrival, net.Reserve = cfg.Arrival, cfg.Reserve
+	if cfg.Arrival && cfg.Reserve != ReserveNone {
+		return nil, fmt.Errorf("%w: the arrival window takes no reservation", ErrTrainConfig)
+	}
 	optS := learn.NewAdam(net.Selector.Params(), cfg.LRActor, cfg.MaxGradNorm)
 	optA := learn.NewAdam(net.Alloc.Params(), cfg.LRActor, cfg.MaxGradNorm)
 	optC := learn.NewAdam(net.Critic.Params(), cfg.LRCritic, cfg.MaxGradNorm)

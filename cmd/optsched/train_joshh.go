@@ -53,8 +53,14 @@ func runTrainJoSHH(ctx context.Context, opts *trainSchedOptions) error {
 	case "fitting":
 	case "arrival":
 		cfg.Arrival = true
+	case "easy-oldest":
+		cfg.Reserve = learned.ReserveOldest
+	case "easy-shortest":
+		cfg.Reserve = learned.ReserveShortest
+	case "easy-shortest-jump":
+		cfg.Reserve = learned.ReserveShortestJump
 	default:
-		return usageError{fmt.Errorf("--window must be fitting or arrival, got %q", opts.window)}
+		return usageError{fmt.Errorf("--window must be fitting, arrival, easy-oldest, easy-shortest or easy-shortest-jump, got %q", opts.window)}
 	}
 	starts := learned.TrainingStarts(len(w.Jobs), cfg.EpisodeLen, cfg.TestStarts, cfg.TestLen)
 	errw := opts.streams.err
