@@ -92,6 +92,15 @@ func TestTrainHashes(t *testing.T) {
 			}
 			return append(res.Policy.Selector.Params(), res.Policy.Alloc.Params()...), nil
 		}},
+		{"joshh-easy-shortest-jump", "", func() ([]*learn.Param, error) {
+			cfg := smallJoSHHConfig(w, 1)
+			cfg.Reserve = ReserveShortestJump
+			res, err := TrainJoSHH(ctx, cfg)
+			if err != nil {
+				return nil, err
+			}
+			return append(res.Policy.Selector.Params(), res.Policy.Alloc.Params()...), nil
+		}},
 	}
 	for _, c := range cases {
 		ps, err := c.train()

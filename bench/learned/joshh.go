@@ -80,7 +80,20 @@ const (
 	// shortest visible job is then greedy shortest-first (sjf-greedy),
 	// never choosing the last slot's is SJF-EASY.
 	ReserveShortestJump
+	// ReserveXFactor reserves for the waiting job of the largest
+	// expansion factor so far, (wait + request) / request (ties by
+	// arrival): the job whose normalised turnaround grows fastest.
+	ReserveXFactor
+	// ReserveShortestStrict and ReserveXFactorStrict are ReserveShortest
+	// and ReserveXFactor whose held job, once it fits, is the only
+	// visible job (it starts, as EASY's head does): the selector chooses
+	// only which jobs backfill.
+	ReserveShortestStrict
+	ReserveXFactorStrict
 )
+
+// strict reports whether r's held job starts as soon as it fits.
+func (r Reserve) strict() bool { return r == ReserveShortestStrict || r == ReserveXFactorStrict }
 
 // String names the reservation as train sched's --window does.
 func (r Reserve) String() string {
@@ -93,6 +106,12 @@ func (r Reserve) String() string {
 		return "easy-shortest"
 	case ReserveShortestJump:
 		return "easy-shortest-jump"
+	case ReserveXFactor:
+		return "easy-xfactor"
+	case ReserveShortestStrict:
+		return "easy-shortest-strict"
+	case ReserveXFactorStrict:
+		return "easy-xfactor-strict"
 	}
 	return fmt.Sprintf("reserve(%d)", int(r))
 }
@@ -106,10 +125,21 @@ func reservation(v *sim.View, r Reserve, ends []sim.RunningView) (allowed func(k
 	if r == ReserveNone || len(v.Queue) == 0 {
 		return nil, 0, ends
 	}
-	if r != ReserveOldest {
+	switch r {
+	case ReserveShortest, ReserveShortestJump, ReserveShortestStrict:
 		for k, j := range v.Queue {
 			if j.Request < v.Queue[h].Request {
 				h = k
+			}
+		}
+	case ReserveXFactor, ReserveXFactorStrict:
+		xf := func(j sim.QueuedJob) float64 {
+			return float64(max(v.Now-j.Submit, 0)+j.Request) / float64(max(j.Request, 1))
+		}
+		best := xf(v.Queue[0])
+		for k, j := range v.Queue {
+			if f := xf(j); f > best {
+				h, best = k, f
 			}
 		}
 	}
@@ -131,6 +161,15 @@ func reservation(v *sim.View, r Reserve, ends []sim.RunningView) (allowed func(k
 		j := v.Queue[k]
 		return v.Now+j.Request <= shadow || j.Nodes <= extra
 	}, h, ends
+}
+
+// Window names the policy's visible set as train sched's --window does:
+// arrival, or the reservation's (fitting without one).
+func (p *JoSHH) Window() string {
+	if p.Arrival {
+		return "arrival"
+	}
+	return p.Reserve.String()
 }
 
 // NewJoSHH returns untrained networks (PyTorch's initialisation, the
@@ -169,6 +208,10 @@ func jobState(x []float64, valid []int, v *sim.View, norm Norm, arrival bool, re
 		allowed, h, *ends = reservation(v, reserve, *ends)
 		if allowed != nil && reserve == ReserveShortestJump {
 			limit = JQ - 1
+		}
+		if allowed == nil && reserve.strict() && len(v.Queue) > 0 {
+			// The held job fits: it alone is visible.
+			allowed = func(k int) bool { return k == h }
 		}
 	}
 	for q, j := range v.Queue {
@@ -349,7 +392,8 @@ const (
 	joshhArrivalMagic = "JOSHHA01"
 )
 
-var joshhReserveMagic = map[Reserve]string{ReserveOldest: "JOSHHO01", ReserveShortest: "JOSHHS01", ReserveShortestJump: "JOSHHJ01"}
+var joshhReserveMagic = map[Reserve]string{ReserveOldest: "JOSHHO01", ReserveShortest: "JOSHHS01", ReserveShortestJump: "JOSHHJ01", ReserveXFactor: "JOSHHX01",
+	ReserveShortestStrict: "JOSHHT01", ReserveXFactorStrict: "JOSHHY01"}
 
 func joshhHeader() []uint32 {
 	var h []uint32
@@ -391,7 +435,7 @@ func ReadJoSHH(r io.Reader) (*JoSHH, error) {
 		q.Arrival = true
 		return q, nil
 	}
-	for _, r := range []Reserve{ReserveOldest, ReserveShortest, ReserveShortestJump} {
+	for _, r := range []Reserve{ReserveOldest, ReserveShortest, ReserveShortestJump, ReserveXFactor, ReserveShortestStrict, ReserveXFactorStrict} {
 		if q, err2 := readJoSHH(bytes.NewReader(data), joshhReserveMagic[r]); err2 == nil {
 			q.Reserve = r
 			return q, nil

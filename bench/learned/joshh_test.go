@@ -188,8 +188,14 @@ func TestShippedJoSHH(t *testing.T) {
 
 // BenchmarkJoSHHDecision is one decision: 200 waiting jobs, 60 running,
 // 28 leaves; the visible jobs, the job selector, the allocation features
-// and selector.
+// and selector; in each window (with a reservation, its shadow time too).
 func BenchmarkJoSHHDecision(b *testing.B) {
+	for _, r := range []Reserve{ReserveNone, ReserveOldest, ReserveShortest, ReserveShortestJump, ReserveXFactor, ReserveShortestStrict, ReserveXFactorStrict} {
+		b.Run(r.String(), func(b *testing.B) { benchJoSHHDecision(b, r) })
+	}
+}
+
+func benchJoSHHDecision(b *testing.B, r Reserve) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	nodes, req := make([]int, 200), make([]int64, 200)
 	for i := range nodes {
@@ -201,7 +207,9 @@ func BenchmarkJoSHHDecision(b *testing.B) {
 	for i := range 60 {
 		v.Running = append(v.Running, sim.RunningView{Nodes: 1 + i%7, Start: int64(i * 30), Request: int64(600 + i*100)})
 	}
-	c := NewJoSHHChooser(NewJoSHH(learn.NewRand(1, 1)), Norm{MaxRequest: 7200}, false, 1)
+	p := NewJoSHH(learn.NewRand(1, 1))
+	p.Reserve = r
+	c := NewJoSHHChooser(p, Norm{MaxRequest: 7200}, false, 1)
 	b.ReportAllocs()
 	for b.Loop() {
 		c.Select(v)

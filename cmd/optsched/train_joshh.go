@@ -59,8 +59,14 @@ func runTrainJoSHH(ctx context.Context, opts *trainSchedOptions) error {
 		cfg.Reserve = learned.ReserveShortest
 	case "easy-shortest-jump":
 		cfg.Reserve = learned.ReserveShortestJump
+	case "easy-xfactor":
+		cfg.Reserve = learned.ReserveXFactor
+	case "easy-shortest-strict":
+		cfg.Reserve = learned.ReserveShortestStrict
+	case "easy-xfactor-strict":
+		cfg.Reserve = learned.ReserveXFactorStrict
 	default:
-		return usageError{fmt.Errorf("--window must be fitting, arrival, easy-oldest, easy-shortest or easy-shortest-jump, got %q", opts.window)}
+		return usageError{fmt.Errorf("--window must be fitting, arrival, easy-oldest, easy-shortest, easy-shortest-strict, easy-shortest-jump, easy-xfactor or easy-xfactor-strict, got %q", opts.window)}
 	}
 	starts := learned.TrainingStarts(len(w.Jobs), cfg.EpisodeLen, cfg.TestStarts, cfg.TestLen)
 	errw := opts.streams.err

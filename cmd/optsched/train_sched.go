@@ -132,7 +132,7 @@ Training is deterministic: the same flags give the same file.`,
 	f.Float64Var(&opts.lrActor, "lr", d.LRActor, "rlscheduler: the actor's Adam rate")
 	f.Float64Var(&opts.entropy, "entropy", d.Entropy, "rlscheduler: PPO's entropy bonus")
 	f.IntVar(&opts.episodeLen, "episode-len", learned.DefaultJoSHHTrainConfig().EpisodeLen, "joshh: jobs per episode")
-	f.StringVar(&opts.window, "window", "fitting", "joshh: the visible jobs: fitting (the oldest fitting job and the 4 shortest fitting others), arrival (the paper's: the first 5 waiting jobs), easy-oldest or easy-shortest (the fitting window limited to the jobs that do not delay an EASY reservation for the oldest, or the shortest, waiting job), easy-shortest-jump (easy-shortest, its last slot the shortest job that would delay the reservation)")
+	f.StringVar(&opts.window, "window", "fitting", "joshh: the visible jobs: fitting (the oldest fitting job and the 4 shortest fitting others), arrival (the paper's: the first 5 waiting jobs), easy-oldest or easy-shortest (the fitting window limited to the jobs that do not delay an EASY reservation for the oldest, or the shortest, waiting job), easy-shortest-jump (easy-shortest, its last slot the shortest job that would delay the reservation), easy-xfactor (reserve for the job of the largest (wait + request) / request); with -strict, the held job starts alone once it fits")
 	f.StringVar(&opts.picker, "picker", "kernel", "rlschert: the picker network: kernel (one MLP scoring each visible job and the void action alike) or flat (the paper's MLP 45-64-32-6 over the whole state)")
 	f.StringVar(&opts.out, "out", "", "weights file to write (required)")
 	f.StringVar(&opts.plot, "plot", "", "learning-curve PNG/SVG (default: the weights file's name with .png)")
