@@ -90,10 +90,22 @@ const (
 	// only which jobs backfill.
 	ReserveShortestStrict
 	ReserveXFactorStrict
+	// ReserveOldestStrict is ReserveOldest whose held job starts alone
+	// once it fits: EASY, the selector choosing which jobs backfill.
+	ReserveOldestStrict
+	// ReserveOldestGuard is ReserveOldest whose held job, once it fits
+	// and has waited as long as its request or MaxWait (12 h), whichever
+	// is shorter, is the only visible job: the selector may pass over the
+	// oldest job while it fits only until then, so that neither it nor
+	// the jobs its reservations hold back starve (easy-oldest's learned
+	// policies did).
+	ReserveOldestGuard
 )
 
 // strict reports whether r's held job starts as soon as it fits.
-func (r Reserve) strict() bool { return r == ReserveShortestStrict || r == ReserveXFactorStrict }
+func (r Reserve) strict() bool {
+	return r == ReserveShortestStrict || r == ReserveXFactorStrict || r == ReserveOldestStrict
+}
 
 // String names the reservation as train sched's --window does.
 func (r Reserve) String() string {
@@ -112,6 +124,10 @@ func (r Reserve) String() string {
 		return "easy-shortest-strict"
 	case ReserveXFactorStrict:
 		return "easy-xfactor-strict"
+	case ReserveOldestStrict:
+		return "easy-oldest-strict"
+	case ReserveOldestGuard:
+		return "easy-oldest-guard"
 	}
 	return fmt.Sprintf("reserve(%d)", int(r))
 }
@@ -209,7 +225,8 @@ func jobState(x []float64, valid []int, v *sim.View, norm Norm, arrival bool, re
 		if allowed != nil && reserve == ReserveShortestJump {
 			limit = JQ - 1
 		}
-		if allowed == nil && reserve.strict() && len(v.Queue) > 0 {
+		if allowed == nil && len(v.Queue) > 0 && (reserve.strict() ||
+			reserve == ReserveOldestGuard && v.Now-v.Queue[h].Submit >= min(v.Queue[h].Request, MaxWait)) {
 			// The held job fits: it alone is visible.
 			allowed = func(k int) bool { return k == h }
 		}
@@ -393,7 +410,8 @@ const (
 )
 
 var joshhReserveMagic = map[Reserve]string{ReserveOldest: "JOSHHO01", ReserveShortest: "JOSHHS01", ReserveShortestJump: "JOSHHJ01", ReserveXFactor: "JOSHHX01",
-	ReserveShortestStrict: "JOSHHT01", ReserveXFactorStrict: "JOSHHY01"}
+	ReserveShortestStrict: "JOSHHT01", ReserveXFactorStrict: "JOSHHY01", ReserveOldestStrict: "JOSHHE01",
+	ReserveOldestGuard: "JOSHHG01"}
 
 func joshhHeader() []uint32 {
 	var h []uint32
@@ -435,7 +453,7 @@ func ReadJoSHH(r io.Reader) (*JoSHH, error) {
 		q.Arrival = true
 		return q, nil
 	}
-	for _, r := range []Reserve{ReserveOldest, ReserveShortest, ReserveShortestJump, ReserveXFactor, ReserveShortestStrict, ReserveXFactorStrict} {
+	for _, r := range []Reserve{ReserveOldest, ReserveShortest, ReserveShortestJump, ReserveXFactor, ReserveShortestStrict, ReserveXFactorStrict, ReserveOldestStrict, ReserveOldestGuard} {
 		if q, err2 := readJoSHH(bytes.NewReader(data), joshhReserveMagic[r]); err2 == nil {
 			q.Reserve = r
 			return q, nil

@@ -43,6 +43,8 @@ func TestJoSHHReserveVisible(t *testing.T) {
 		{ReserveXFactor, []int{2, 4, 3}}, // job 0's (1000 + 10) / 10 is the largest
 		{ReserveShortestStrict, []int{2, 4, 3}},
 		{ReserveXFactorStrict, []int{2, 4, 3}},
+		{ReserveOldestStrict, []int{2, 4, 3}},
+		{ReserveOldestGuard, []int{2, 4, 3}},
 	} {
 		got := jobState(x, nil, reserveView(nodes, req), norm, false, c.r, nil)
 		if !slices.Equal(got, c.want) {
@@ -92,6 +94,23 @@ func TestJoSHHReserveVisible(t *testing.T) {
 	for _, r := range []Reserve{ReserveShortestStrict, ReserveXFactorStrict} {
 		if got := jobState(x, nil, v, norm, false, r, nil); !slices.Equal(got, []int{1}) {
 			t.Errorf("%s, the held job fits: visible %v", r, got)
+		}
+	}
+	// The oldest (0) fits: strict, it alone; guarded, every fitting job
+	// while it has waited (1000 s) less than its request (50000 s, and
+	// 12 h), it alone once it has waited as long as its request (500 s).
+	for _, c := range []struct {
+		r    Reserve
+		req  int64
+		want []int
+	}{
+		{ReserveOldestStrict, 50000, []int{0}},
+		{ReserveOldestGuard, 50000, []int{0, 1, 2}},
+		{ReserveOldestGuard, 500, []int{0}},
+	} {
+		v := reserveView([]int{6, 5, 6}, []int64{c.req, 10, 3000})
+		if got := jobState(x, nil, v, norm, false, c.r, nil); !slices.Equal(got, c.want) {
+			t.Errorf("%s, the oldest of request %d fits: visible %v, want %v", c.r, c.req, got, c.want)
 		}
 	}
 }
@@ -181,7 +200,7 @@ func TestJoSHHReserveRules(t *testing.T) {
 // TestJoSHHReserveRoundTrip: each window survives its weights file; the
 // arrival window takes no reservation.
 func TestJoSHHReserveRoundTrip(t *testing.T) {
-	for _, r := range []Reserve{ReserveNone, ReserveOldest, ReserveShortest, ReserveShortestJump, ReserveXFactor, ReserveShortestStrict, ReserveXFactorStrict} {
+	for _, r := range []Reserve{ReserveNone, ReserveOldest, ReserveShortest, ReserveShortestJump, ReserveXFactor, ReserveShortestStrict, ReserveXFactorStrict, ReserveOldestStrict, ReserveOldestGuard} {
 		p := NewJoSHH(learn.NewRand(4, 4))
 		p.Reserve = r
 		q, err := ReadJoSHH(bytes.NewReader(joshhBytes(t, p)))

@@ -65,8 +65,12 @@ func runTrainJoSHH(ctx context.Context, opts *trainSchedOptions) error {
 		cfg.Reserve = learned.ReserveShortestStrict
 	case "easy-xfactor-strict":
 		cfg.Reserve = learned.ReserveXFactorStrict
+	case "easy-oldest-strict":
+		cfg.Reserve = learned.ReserveOldestStrict
+	case "easy-oldest-guard":
+		cfg.Reserve = learned.ReserveOldestGuard
 	default:
-		return usageError{fmt.Errorf("--window must be fitting, arrival, easy-oldest, easy-shortest, easy-shortest-strict, easy-shortest-jump, easy-xfactor or easy-xfactor-strict, got %q", opts.window)}
+		return usageError{fmt.Errorf("--window must be fitting, arrival, or easy-oldest, easy-shortest, easy-xfactor (each also -strict), easy-oldest-guard or easy-shortest-jump, got %q", opts.window)}
 	}
 	starts := learned.TrainingStarts(len(w.Jobs), cfg.EpisodeLen, cfg.TestStarts, cfg.TestLen)
 	errw := opts.streams.err
