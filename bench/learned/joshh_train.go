@@ -42,7 +42,9 @@ type JoSHHTrainConfig struct {
 }
 
 // DefaultJoSHHTrainConfig returns the settings of the shipped weights
-// but for Workload.
+// but for Workload and Reserve: the shipped weights are of
+// ReserveShortestStrict (optsched train sched's default window), the
+// zero Reserve is the fitting window.
 func DefaultJoSHHTrainConfig() JoSHHTrainConfig {
 	return JoSHHTrainConfig{Seed: 1, Updates: 300, EpisodesPerUpdate: 8, EpisodeLen: 1024,
 		TestStarts: rlscheduler.Starts, TestLen: rlscheduler.SequenceLength, PPOEpochs: 4, Minibatch: 256,
