@@ -66,7 +66,7 @@ func TestColumnsInBenchmark(t *testing.T) {
 func TestJoSHHArrivalWindow(t *testing.T) {
 	v := view([]int{20, 4, 2, 9, 3, 1, 2}, []int64{10, 500, 400, 1, 300, 200, 100})
 	x := make([]float64, SelectorIn)
-	if got, want := jobState(x, nil, v, Norm{MaxRequest: 1000}, true), []int{1, 2, 4}; !slices.Equal(got, want) {
+	if got, want := jobState(x, nil, v, Norm{MaxRequest: 1000}, true, ReserveNone, nil), []int{1, 2, 4}; !slices.Equal(got, want) {
 		t.Errorf("visible %v, want %v", got, want)
 	}
 	p := NewJoSHH(learn.NewRand(4, 4))

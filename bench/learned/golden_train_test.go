@@ -101,6 +101,15 @@ func TestTrainHashes(t *testing.T) {
 			}
 			return append(res.Policy.Selector.Params(), res.Policy.Alloc.Params()...), nil
 		}},
+		{"joshh-easy-shortest-strict", "c04f631fdd6197db6f78828b6b75f1056f0641164d7a17994d097f636b3068de", func() ([]*learn.Param, error) {
+			cfg := smallJoSHHConfig(w, 1)
+			cfg.Reserve = ReserveShortestStrict
+			res, err := TrainJoSHH(ctx, cfg)
+			if err != nil {
+				return nil, err
+			}
+			return append(res.Policy.Selector.Params(), res.Policy.Alloc.Params()...), nil
+		}},
 	}
 	for _, c := range cases {
 		ps, err := c.train()

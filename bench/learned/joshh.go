@@ -51,6 +51,141 @@ type JoSHH struct {
 	// default (the oldest fitting job and the JQ − 1 shortest fitting
 	// others). It is kept in the weights file (its magic).
 	Arrival bool
+	// Reserve, with the default visible set, holds an EASY reservation
+	// for one waiting job (see Reserve); kept in the weights file (its
+	// magic). Ignored with Arrival.
+	Reserve Reserve
+}
+
+// A Reserve names the waiting job the selector must not delay (EASY's
+// rule, on requested walltimes): when it does not fit now, nodes are
+// reserved for it at the earliest time the running jobs' requested ends
+// free enough of them, and only the jobs that fit now and do not delay
+// that reservation (they end by then, or use nodes it leaves spare) are
+// visible.
+type Reserve int
+
+const (
+	// ReserveNone reserves nothing: every job that fits is a candidate.
+	ReserveNone Reserve = iota
+	// ReserveOldest reserves for the oldest waiting job (EASY's head).
+	ReserveOldest
+	// ReserveShortest reserves for the waiting job of the shortest
+	// request (ties by arrival): SJF-EASY's head.
+	ReserveShortest
+	// ReserveShortestJump is ReserveShortest whose last visible slot,
+	// while the head is held, shows the shortest job that fits now but
+	// would delay the reservation (its "present" feature −1): choosing it
+	// gives up the reservation for this decision. Always choosing the
+	// shortest visible job is then greedy shortest-first (sjf-greedy),
+	// never choosing the last slot's is SJF-EASY.
+	ReserveShortestJump
+	// ReserveXFactor reserves for the waiting job of the largest
+	// expansion factor so far, (wait + request) / request (ties by
+	// arrival): the job whose normalised turnaround grows fastest.
+	ReserveXFactor
+	// ReserveShortestStrict and ReserveXFactorStrict are ReserveShortest
+	// and ReserveXFactor whose held job, once it fits, is the only
+	// visible job (it starts, as EASY's head does): the selector chooses
+	// only which jobs backfill.
+	ReserveShortestStrict
+	ReserveXFactorStrict
+	// ReserveOldestStrict is ReserveOldest whose held job starts alone
+	// once it fits: EASY, the selector choosing which jobs backfill.
+	ReserveOldestStrict
+	// ReserveOldestGuard is ReserveOldest whose held job, once it fits
+	// and has waited as long as its request or MaxWait (12 h), whichever
+	// is shorter, is the only visible job: the selector may pass over the
+	// oldest job while it fits only until then, so that neither it nor
+	// the jobs its reservations hold back starve (easy-oldest's learned
+	// policies did).
+	ReserveOldestGuard
+)
+
+// strict reports whether r's held job starts as soon as it fits.
+func (r Reserve) strict() bool {
+	return r == ReserveShortestStrict || r == ReserveXFactorStrict || r == ReserveOldestStrict
+}
+
+// String names the reservation as train sched's --window does.
+func (r Reserve) String() string {
+	switch r {
+	case ReserveNone:
+		return "fitting"
+	case ReserveOldest:
+		return "easy-oldest"
+	case ReserveShortest:
+		return "easy-shortest"
+	case ReserveShortestJump:
+		return "easy-shortest-jump"
+	case ReserveXFactor:
+		return "easy-xfactor"
+	case ReserveShortestStrict:
+		return "easy-shortest-strict"
+	case ReserveXFactorStrict:
+		return "easy-xfactor-strict"
+	case ReserveOldestStrict:
+		return "easy-oldest-strict"
+	case ReserveOldestGuard:
+		return "easy-oldest-guard"
+	}
+	return fmt.Sprintf("reserve(%d)", int(r))
+}
+
+// reservation returns, as a function, whether job k of v.Queue may start
+// now without delaying the reservation of r's head (nil: every job may);
+// ends is scratch; h is the head's index. The head's shadow time is the earliest requested end
+// of the running jobs at which enough nodes are free, and its spare nodes
+// those free then beyond its own, as bench/sim's EASY computes them.
+func reservation(v *sim.View, r Reserve, ends []sim.RunningView) (allowed func(k int) bool, h int, _ []sim.RunningView) {
+	if r == ReserveNone || len(v.Queue) == 0 {
+		return nil, 0, ends
+	}
+	switch r {
+	case ReserveShortest, ReserveShortestJump, ReserveShortestStrict:
+		for k, j := range v.Queue {
+			if j.Request < v.Queue[h].Request {
+				h = k
+			}
+		}
+	case ReserveXFactor, ReserveXFactorStrict:
+		xf := func(j sim.QueuedJob) float64 {
+			return float64(max(v.Now-j.Submit, 0)+j.Request) / float64(max(j.Request, 1))
+		}
+		best := xf(v.Queue[0])
+		for k, j := range v.Queue {
+			if f := xf(j); f > best {
+				h, best = k, f
+			}
+		}
+	}
+	head := v.Queue[h]
+	if head.Nodes <= v.Idle {
+		return nil, h, ends
+	}
+	ends = append(ends[:0], v.Running...)
+	slices.SortFunc(ends, func(a, b sim.RunningView) int { return cmp.Compare(a.Start+a.Request, b.Start+b.Request) })
+	shadow, extra, free := int64(math.MaxInt64), 0, v.Idle
+	for _, e := range ends {
+		free += e.Nodes
+		if free >= head.Nodes {
+			shadow, extra = e.Start+e.Request, free-head.Nodes
+			break
+		}
+	}
+	return func(k int) bool {
+		j := v.Queue[k]
+		return v.Now+j.Request <= shadow || j.Nodes <= extra
+	}, h, ends
+}
+
+// Window names the policy's visible set as train sched's --window does:
+// arrival, or the reservation's (fitting without one).
+func (p *JoSHH) Window() string {
+	if p.Arrival {
+		return "arrival"
+	}
+	return p.Reserve.String()
 }
 
 // NewJoSHH returns untrained networks (PyTorch's initialisation, the
@@ -71,9 +206,31 @@ func NewJoSHH(rng *rand.Rand) *JoSHH {
 // With arrival, the visible jobs are instead the first JQ waiting jobs
 // in arrival order, those that fit now (the paper's window: a job that
 // does not fit keeps its slot and blocks the jobs behind it).
-func jobState(x []float64, valid []int, v *sim.View, norm Norm, arrival bool) []int {
+//
+// With a reservation (reserve, not with arrival), only the jobs that do
+// not delay the reserved job's start are visible (see Reserve; with
+// ReserveShortestJump the last slot may hold one that does), and the last
+// input is the reserved job's log wait instead of the oldest's; ends is
+// scratch for it.
+func jobState(x []float64, valid []int, v *sim.View, norm Norm, arrival bool, reserve Reserve, ends *[]sim.RunningView) []int {
 	clear(x)
 	valid = valid[:0]
+	var allowed func(int) bool
+	h, limit, jump := 0, JQ, -1
+	if !arrival && reserve != ReserveNone {
+		if ends == nil {
+			ends = new([]sim.RunningView)
+		}
+		allowed, h, *ends = reservation(v, reserve, *ends)
+		if allowed != nil && reserve == ReserveShortestJump {
+			limit = JQ - 1
+		}
+		if allowed == nil && len(v.Queue) > 0 && (reserve.strict() ||
+			reserve == ReserveOldestGuard && v.Now-v.Queue[h].Submit >= min(v.Queue[h].Request, MaxWait)) {
+			// The held job fits: it alone is visible.
+			allowed = func(k int) bool { return k == h }
+		}
+	}
 	for q, j := range v.Queue {
 		if arrival {
 			if q >= JQ {
@@ -87,6 +244,12 @@ func jobState(x []float64, valid []int, v *sim.View, norm Norm, arrival bool) []
 		if j.Nodes > v.Idle {
 			continue
 		}
+		if allowed != nil && !allowed(q) {
+			if limit < JQ && (jump < 0 || j.Request < v.Queue[jump].Request) {
+				jump = q
+			}
+			continue
+		}
 		if len(valid) == 0 {
 			valid = append(valid, q) // the oldest fitting job
 			continue
@@ -97,10 +260,10 @@ func jobState(x []float64, valid []int, v *sim.View, norm Norm, arrival bool) []
 		for at > 1 && v.Queue[valid[at-1]].Request > j.Request {
 			at--
 		}
-		if at >= JQ {
+		if at >= limit {
 			continue
 		}
-		if len(valid) < JQ {
+		if len(valid) < limit {
 			valid = append(valid, 0)
 		}
 		copy(valid[at+1:], valid[at:len(valid)-1])
@@ -117,6 +280,18 @@ func jobState(x []float64, valid []int, v *sim.View, norm Norm, arrival bool) []
 		row[3] = min(math.Log1p(float64(j.Request))/lreq, 1)
 		row[4] = min(math.Log1p(float64(max(v.Now-j.Submit, 0)))/lwait, 1)
 	}
+	if jump >= 0 {
+		// The last slot: the shortest job that would delay the
+		// reservation, marked present −1.
+		valid = append(valid, jump)
+		j := v.Queue[jump]
+		row := x[(len(valid)-1)*JobFeatures : len(valid)*JobFeatures]
+		row[0] = -1
+		row[1] = float64(j.Nodes) / float64(v.Nodes)
+		row[2] = float64(j.Nodes) / float64(max(v.Idle, 1))
+		row[3] = min(math.Log1p(float64(j.Request))/lreq, 1)
+		row[4] = min(math.Log1p(float64(max(v.Now-j.Submit, 0)))/lwait, 1)
+	}
 	// The cluster over JT steps: the share of the nodes busy at now +
 	// k·StepSeconds by the running jobs' requested ends.
 	c := x[JQ*JobFeatures:]
@@ -128,10 +303,11 @@ func jobState(x []float64, valid []int, v *sim.View, norm Norm, arrival bool) []
 			}
 		}
 	}
-	// The backlog (the other waiting jobs) and the oldest job's wait.
+	// The backlog (the other waiting jobs) and the oldest job's wait, or
+	// with a reservation the reserved job's.
 	x[SelectorIn-2] = min(float64(len(v.Queue)-len(valid))/50, 1)
 	if len(v.Queue) > 0 {
-		x[SelectorIn-1] = min(math.Log1p(float64(max(v.Now-v.Queue[0].Submit, 0)))/lwait, 1)
+		x[SelectorIn-1] = min(math.Log1p(float64(max(v.Now-v.Queue[h].Submit, 0)))/lwait, 1)
 	}
 	return valid
 }
@@ -171,6 +347,8 @@ var strategies = [2]sim.Strategy{sim.DepthFirst, sim.BreadthFirst}
 type JoSHHChooser struct {
 	sel, alloc *learn.Seq
 	arrival    bool
+	reserve    Reserve
+	ends       []sim.RunningView
 	norm       Norm
 	sample     bool
 	rng        *rand.Rand
@@ -187,7 +365,7 @@ type JoSHHChooser struct {
 // NewJoSHHChooser returns a chooser of the policy (cloned: choosers can
 // run at once): argmax, or with sample draws seeded by seed.
 func NewJoSHHChooser(p *JoSHH, norm Norm, sample bool, seed uint64) *JoSHHChooser {
-	return &JoSHHChooser{sel: p.Selector.CloneSeq(), alloc: p.Alloc.CloneSeq(), arrival: p.Arrival, norm: norm, sample: sample,
+	return &JoSHHChooser{sel: p.Selector.CloneSeq(), alloc: p.Alloc.CloneSeq(), arrival: p.Arrival, reserve: p.Reserve, norm: norm, sample: sample,
 		rng: learn.NewRand(seed, 0x6a6f_7368), x: make([]float64, SelectorIn), a: make([]float64, AllocIn),
 		z: make([]float64, JQ), p: make([]float64, JQ)}
 }
@@ -204,7 +382,7 @@ func pickJob(sel *learn.Seq, x, z, p []float64, valid []int, sample bool, rng *r
 
 // Select implements sim.Selector.
 func (c *JoSHHChooser) Select(v *sim.View) (int, sim.Strategy) {
-	c.valid = jobState(c.x, c.valid, v, c.norm, c.arrival)
+	c.valid = jobState(c.x, c.valid, v, c.norm, c.arrival, c.reserve, &c.ends)
 	if len(c.valid) == 0 {
 		return -1, sim.DepthFirst
 	}
@@ -223,12 +401,17 @@ func (c *JoSHHChooser) Select(v *sim.View) (int, sim.Strategy) {
 }
 
 // joshhMagic heads a JoSHH weights file, joshhArrivalMagic one of the
-// arrival-window variant (JoSHH.Arrival); the header is the selector's
-// and the allocation selector's sizes.
+// arrival-window variant (JoSHH.Arrival) and joshhReserveMagic one of
+// each reservation (JoSHH.Reserve); the header is the selector's and the
+// allocation selector's sizes.
 const (
 	joshhMagic        = "JOSHH001"
 	joshhArrivalMagic = "JOSHHA01"
 )
+
+var joshhReserveMagic = map[Reserve]string{ReserveOldest: "JOSHHO01", ReserveShortest: "JOSHHS01", ReserveShortestJump: "JOSHHJ01", ReserveXFactor: "JOSHHX01",
+	ReserveShortestStrict: "JOSHHT01", ReserveXFactorStrict: "JOSHHY01", ReserveOldestStrict: "JOSHHE01",
+	ReserveOldestGuard: "JOSHHG01"}
 
 func joshhHeader() []uint32 {
 	var h []uint32
@@ -241,8 +424,17 @@ func joshhHeader() []uint32 {
 // WriteJoSHH writes the two actors' weights (float32; gzip).
 func WriteJoSHH(w io.Writer, p *JoSHH) error {
 	magic := joshhMagic
-	if p.Arrival {
+	switch {
+	case p.Arrival && p.Reserve != ReserveNone:
+		return fmt.Errorf("learned: the arrival window takes no reservation (%s)", p.Reserve)
+	case p.Arrival:
 		magic = joshhArrivalMagic
+	case p.Reserve != ReserveNone:
+		m, ok := joshhReserveMagic[p.Reserve]
+		if !ok {
+			return fmt.Errorf("learned: unknown reservation %s", p.Reserve)
+		}
+		magic = m
 	}
 	return learn.WriteWeights(w, magic, joshhHeader(), append(p.Selector.Params(), p.Alloc.Params()...))
 }
@@ -260,6 +452,12 @@ func ReadJoSHH(r io.Reader) (*JoSHH, error) {
 	if q, err2 := readJoSHH(bytes.NewReader(data), joshhArrivalMagic); err2 == nil {
 		q.Arrival = true
 		return q, nil
+	}
+	for _, r := range []Reserve{ReserveOldest, ReserveShortest, ReserveShortestJump, ReserveXFactor, ReserveShortestStrict, ReserveXFactorStrict, ReserveOldestStrict, ReserveOldestGuard} {
+		if q, err2 := readJoSHH(bytes.NewReader(data), joshhReserveMagic[r]); err2 == nil {
+			q.Reserve = r
+			return q, nil
+		}
 	}
 	return nil, err
 }

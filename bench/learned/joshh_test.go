@@ -103,11 +103,11 @@ func view(nodes []int, req []int64) *sim.View {
 func TestJoSHHVisible(t *testing.T) {
 	v := view([]int{20, 4, 2, 1, 9, 3, 1, 2, 5, 1}, []int64{10, 500, 400, 300, 1, 300, 200, 100, 50, 100})
 	x := make([]float64, SelectorIn)
-	got := jobState(x, nil, v, Norm{MaxRequest: 1000}, false)
+	got := jobState(x, nil, v, Norm{MaxRequest: 1000}, false, ReserveNone, nil)
 	if want := []int{1, 8, 7, 9, 6}; !slices.Equal(got, want) {
 		t.Errorf("visible %v, want %v", got, want)
 	}
-	got = jobState(x, nil, view([]int{20, 4}, []int64{1, 500}), Norm{MaxRequest: 1000}, false)
+	got = jobState(x, nil, view([]int{20, 4}, []int64{1, 500}), Norm{MaxRequest: 1000}, false, ReserveNone, nil)
 	if !slices.Equal(got, []int{1}) || x[JobFeatures] != 0 || x[0] != 1 {
 		t.Errorf("visible %v, x %v", got, x[:2*JobFeatures])
 	}
@@ -188,8 +188,14 @@ func TestShippedJoSHH(t *testing.T) {
 
 // BenchmarkJoSHHDecision is one decision: 200 waiting jobs, 60 running,
 // 28 leaves; the visible jobs, the job selector, the allocation features
-// and selector.
+// and selector; in each window (with a reservation, its shadow time too).
 func BenchmarkJoSHHDecision(b *testing.B) {
+	for _, r := range []Reserve{ReserveNone, ReserveOldest, ReserveShortest, ReserveShortestJump, ReserveXFactor, ReserveShortestStrict, ReserveXFactorStrict, ReserveOldestStrict, ReserveOldestGuard} {
+		b.Run(r.String(), func(b *testing.B) { benchJoSHHDecision(b, r) })
+	}
+}
+
+func benchJoSHHDecision(b *testing.B, r Reserve) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	nodes, req := make([]int, 200), make([]int64, 200)
 	for i := range nodes {
@@ -201,7 +207,9 @@ func BenchmarkJoSHHDecision(b *testing.B) {
 	for i := range 60 {
 		v.Running = append(v.Running, sim.RunningView{Nodes: 1 + i%7, Start: int64(i * 30), Request: int64(600 + i*100)})
 	}
-	c := NewJoSHHChooser(NewJoSHH(learn.NewRand(1, 1)), Norm{MaxRequest: 7200}, false, 1)
+	p := NewJoSHH(learn.NewRand(1, 1))
+	p.Reserve = r
+	c := NewJoSHHChooser(p, Norm{MaxRequest: 7200}, false, 1)
 	b.ReportAllocs()
 	for b.Loop() {
 		c.Select(v)

@@ -28,8 +28,10 @@ type JoSHHTrainConfig struct {
 	// (the test sequences, and any validation sequences).
 	TestStarts []int
 	TestLen    int
-	// Arrival trains the arrival-window variant (JoSHH.Arrival).
+	// Arrival trains the arrival-window variant (JoSHH.Arrival);
+	// Reserve a reservation variant (JoSHH.Reserve).
 	Arrival bool
+	Reserve Reserve
 	// PPOEpochs, Minibatch, Clip, the Adam rates, Gamma (the local
 	// reward's discount per decision), Entropy and MaxGradNorm as in
 	// TrainConfig.
@@ -40,7 +42,9 @@ type JoSHHTrainConfig struct {
 }
 
 // DefaultJoSHHTrainConfig returns the settings of the shipped weights
-// but for Workload.
+// but for Workload and Reserve: the shipped weights are of
+// ReserveShortestStrict (optsched train sched's default window), the
+// zero Reserve is the fitting window.
 func DefaultJoSHHTrainConfig() JoSHHTrainConfig {
 	return JoSHHTrainConfig{Seed: 1, Updates: 300, EpisodesPerUpdate: 8, EpisodeLen: 1024,
 		TestStarts: rlscheduler.Starts, TestLen: rlscheduler.SequenceLength, PPOEpochs: 4, Minibatch: 256,
@@ -111,11 +115,12 @@ type joshhRecorder struct {
 	depth  int
 	// times are the episode's decision times (with or without a choice).
 	times []int64
+	ends  []sim.RunningView // jobState's scratch
 }
 
 func (r *joshhRecorder) Select(v *sim.View) (int, sim.Strategy) {
 	x := make([]float64, SelectorIn)
-	valid := jobState(x, nil, v, r.norm, r.net.Arrival)
+	valid := jobState(x, nil, v, r.norm, r.net.Arrival, r.net.Reserve, &r.ends)
 	if len(valid) == 0 {
 		return -1, sim.DepthFirst
 	}
@@ -218,7 +223,10 @@ func TrainJoSHH(ctx context.Context, cfg JoSHHTrainConfig) (*JoSHHTrainResult, e
 	t0 := time.Now()
 	rng := learn.NewRand(cfg.Seed, 0x6a6f_7368_7472)
 	net := NewJoSHH(rng)
-	net.Arrival = cfg.Arrival
+	net.Arrival, net.Reserve = cfg.Arrival, cfg.Reserve
+	if cfg.Arrival && cfg.Reserve != ReserveNone {
+		return nil, fmt.Errorf("%w: the arrival window takes no reservation", ErrTrainConfig)
+	}
 	optS := learn.NewAdam(net.Selector.Params(), cfg.LRActor, cfg.MaxGradNorm)
 	optA := learn.NewAdam(net.Alloc.Params(), cfg.LRActor, cfg.MaxGradNorm)
 	optC := learn.NewAdam(net.Critic.Params(), cfg.LRCritic, cfg.MaxGradNorm)

@@ -113,7 +113,7 @@ func runBenchJoSHH(ctx context.Context, opts *benchJoSHHOptions) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(rows)
 	}
-	fmt.Fprintf(out, "%s: %d jobs on %d nodes; sequences of %d jobs at %v; %.1f s\n\n", opts.trace, len(w.Jobs), w.MaxNodes, opts.length, starts, time.Since(t0).Seconds())
+	fmt.Fprintf(out, "%s: %d jobs on %d nodes; sequences of %d jobs at %v; joshh's window %s; %.1f s\n\n", opts.trace, len(w.Jobs), w.MaxNodes, opts.length, starts, pol.Window(), time.Since(t0).Seconds())
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "POLICY\tNORM. TURNAROUND\tBSLD\tWAIT (s)\tCH COST (multi-node)\tPUBLISHED NT (JoSHH's lab, other data)")
 	for _, r := range rows {

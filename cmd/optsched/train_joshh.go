@@ -15,7 +15,7 @@ import (
 // runTrainJoSHH is `optsched train sched --design joshh`.
 func runTrainJoSHH(ctx context.Context, opts *trainSchedOptions) error {
 	if opts.design == "joshh" && opts.window == "" {
-		opts.window = "fitting"
+		opts.window = "easy-shortest-strict"
 	}
 	if opts.episodeLen == 0 {
 		opts.episodeLen = learned.DefaultJoSHHTrainConfig().EpisodeLen
@@ -53,13 +53,29 @@ func runTrainJoSHH(ctx context.Context, opts *trainSchedOptions) error {
 	case "fitting":
 	case "arrival":
 		cfg.Arrival = true
+	case "easy-oldest":
+		cfg.Reserve = learned.ReserveOldest
+	case "easy-shortest":
+		cfg.Reserve = learned.ReserveShortest
+	case "easy-shortest-jump":
+		cfg.Reserve = learned.ReserveShortestJump
+	case "easy-xfactor":
+		cfg.Reserve = learned.ReserveXFactor
+	case "easy-shortest-strict":
+		cfg.Reserve = learned.ReserveShortestStrict
+	case "easy-xfactor-strict":
+		cfg.Reserve = learned.ReserveXFactorStrict
+	case "easy-oldest-strict":
+		cfg.Reserve = learned.ReserveOldestStrict
+	case "easy-oldest-guard":
+		cfg.Reserve = learned.ReserveOldestGuard
 	default:
-		return usageError{fmt.Errorf("--window must be fitting or arrival, got %q", opts.window)}
+		return usageError{fmt.Errorf("--window must be fitting, arrival, or easy-oldest, easy-shortest, easy-xfactor (each also -strict), easy-oldest-guard or easy-shortest-jump, got %q", opts.window)}
 	}
 	starts := learned.TrainingStarts(len(w.Jobs), cfg.EpisodeLen, cfg.TestStarts, cfg.TestLen)
 	errw := opts.streams.err
-	fmt.Fprintf(errw, "train sched joshh: %s, %d jobs on %d nodes; episodes of %d jobs from %d starts outside the test sequences (%s); %d epochs of %d episodes, seed %d\n",
-		opts.trace, len(w.Jobs), w.MaxNodes, cfg.EpisodeLen, len(starts), rangesOf(starts), opts.epochs, opts.episodes, opts.seed)
+	fmt.Fprintf(errw, "train sched joshh: %s, %d jobs on %d nodes; window %s; episodes of %d jobs from %d starts outside the test sequences (%s); %d epochs of %d episodes, seed %d\n",
+		opts.trace, len(w.Jobs), w.MaxNodes, opts.window, cfg.EpisodeLen, len(starts), rangesOf(starts), opts.epochs, opts.episodes, opts.seed)
 	t0 := time.Now()
 	res, err := trainWith(opts, opts.epochs, func(u learned.JoSHHUpdate) string {
 		return fmt.Sprintf("epoch %d/%d: %d episodes, mean normalised turnaround %.2f (SJF on the same episodes %.2f), CH cost / first-fit %.3f, depth-first %.0f %%, %d+%d steps, %.0f s",

@@ -222,7 +222,7 @@ func TestTrainJoSHHThenUse(t *testing.T) {
 		t.Errorf("first-fit placement changed the schedule: waits %v and %v", sums[0]["mean_wait_s"], sums[1]["mean_wait_s"])
 	}
 	code, out, errs := optsched(t, "", "bench", "joshh", "--trace", lublin, "--weights", w)
-	if code != exitOK || !strings.Contains(out, "joshh+first-fit") || !strings.Contains(out, "4.5") {
+	if code != exitOK || !strings.Contains(out, "joshh+first-fit") || !strings.Contains(out, "4.5") || !strings.Contains(out, "joshh's window easy-shortest-strict") {
 		t.Fatalf("bench joshh: exit %d: %s %s", code, out, errs)
 	}
 }
