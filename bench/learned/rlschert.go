@@ -110,24 +110,24 @@ type SchertReserve uint8
 
 // The reservations of SchertDesign.Reserve.
 const (
-	// ReserveOldest reserves for the oldest waiting job (EASY's head).
-	ReserveOldest SchertReserve = iota
-	// ReserveKey reserves for the waiting job of the lowest rank key (the
+	// SchertReserveOldest reserves for the oldest waiting job (EASY's head).
+	SchertReserveOldest SchertReserve = iota
+	// SchertReserveKey reserves for the waiting job of the lowest rank key (the
 	// shortest predicted length, or smallest predicted area): SJF's or
 	// SAF's EASY with predicted lengths.
-	ReserveKey
-	// ReserveNone reserves for nobody: any fitting job may start.
-	ReserveNone
+	SchertReserveKey
+	// SchertReserveNone reserves for nobody: any fitting job may start.
+	SchertReserveNone
 )
 
 // String is the reservation's name in the flags and tables.
 func (r SchertReserve) String() string {
 	switch r {
-	case ReserveOldest:
+	case SchertReserveOldest:
 		return "oldest"
-	case ReserveKey:
+	case SchertReserveKey:
 		return "key"
-	case ReserveNone:
+	case SchertReserveNone:
 		return "none"
 	}
 	return fmt.Sprintf("reserve(%d)", r)
@@ -135,7 +135,7 @@ func (r SchertReserve) String() string {
 
 // ParseSchertReserve parses a reservation's name.
 func ParseSchertReserve(s string) (SchertReserve, error) {
-	for r := range ReserveNone + 1 {
+	for r := range SchertReserveNone + 1 {
 		if r.String() == s {
 			return r, nil
 		}
@@ -150,7 +150,7 @@ func ParseSchertReserve(s string) (SchertReserve, error) {
 // docs/learned.md).
 type SchertDesign struct {
 	// Queue chooses the visible jobs from the whole queue: slot 0 the
-	// job holding the reservation (Reserve; the oldest with ReserveNone),
+	// job holding the reservation (Reserve; the oldest with SchertReserveNone),
 	// slots 1–4 the first four by the rank key among the other waiting
 	// jobs that may start now without delaying that reservation (EASY on
 	// requested times). Without Queue, the 5 oldest.
@@ -190,7 +190,7 @@ func (d SchertDesign) killThresholds() (margin, elapsed float64) {
 
 // NewSchertDesign is the design the defaults train (chosen on validation
 // sequences; docs/results/2026-11-27-rlschert.md, sixth session).
-var NewSchertDesign = SchertDesign{Queue: true, Reserve: ReserveKey, RankRequest: true, MAPE: true, MarginKill: true,
+var NewSchertDesign = SchertDesign{Queue: true, Reserve: SchertReserveKey, RankRequest: true, MAPE: true, MarginKill: true,
 	KillMargin: 4, KillElapsed: 0.25}
 
 // RankName is the rank key's flag name: length, area, length-req or
@@ -538,10 +538,10 @@ func (s *Schert) observe(now int64, idle, nodes int, queue []sim.QueuedJob, runn
 }
 
 // window fills o.vis, o.pred and the jobs' o.valid for a Queue design:
-// slot 0 the reservation's holder (the oldest with ReserveNone), valid if
+// slot 0 the reservation's holder (the oldest with SchertReserveNone), valid if
 // it fits; slots 1–4 the first four by the rank key (ties by arrival)
 // among the other waiting jobs that may start now: they fit in the idle
-// nodes and, unless ReserveNone, do not delay the holder's reservation
+// nodes and, unless SchertReserveNone, do not delay the holder's reservation
 // (EASY on requested times: they end by the holder's shadow time, or use
 // only the nodes it leaves spare then).
 func (s *Schert) window(now int64, idle int, queue []sim.QueuedJob, running []sim.RunningJob) {
@@ -559,7 +559,7 @@ func (s *Schert) window(now int64, idle int, queue []sim.QueuedJob, running []si
 			k *= float64(q.Nodes)
 		}
 		s.qpred, s.qkey = append(s.qpred, p), append(s.qkey, k)
-		if d.Reserve == ReserveKey && k < s.qkey[h] {
+		if d.Reserve == SchertReserveKey && k < s.qkey[h] {
 			h = i
 		}
 	}
@@ -572,7 +572,7 @@ func (s *Schert) window(now int64, idle int, queue []sim.QueuedJob, running []si
 	o.vis[0], o.pred[0], o.valid[0] = h, s.qpred[h], queue[h].Nodes <= idle
 	// The holder's shadow time and the nodes it leaves spare then.
 	shadow, spare := int64(math.MaxInt64), idle
-	if d.Reserve != ReserveNone {
+	if d.Reserve != SchertReserveNone {
 		if need := queue[h].Nodes; need <= idle {
 			shadow, spare = now, idle-need
 		} else {
@@ -974,7 +974,7 @@ func readRLSchert(r io.Reader, magic string) (*RLSchert, error) {
 		var d SchertDesign
 		if pre == 5 {
 			f := h[1]
-			if f&^uint32(flagQueue|flagArea|flagMAPE|flagMarginKill|flagRankRequest) != 0 || h[2] > uint32(ReserveNone) {
+			if f&^uint32(flagQueue|flagArea|flagMAPE|flagMarginKill|flagRankRequest) != 0 || h[2] > uint32(SchertReserveNone) {
 				return nil, fmt.Errorf("rlschert design flags %#x, reservation %d", f, h[2])
 			}
 			d = SchertDesign{Queue: f&flagQueue != 0, Area: f&flagArea != 0, MAPE: f&flagMAPE != 0, MarginKill: f&flagMarginKill != 0,

@@ -53,7 +53,7 @@ func TestQueueRuleIsEASY(t *testing.T) {
 	}
 	for _, area := range []bool{false, true} {
 		net := NewRLSchert(SchertNormOf(jobs), learn.NewRand(1, 1))
-		net.Design = SchertDesign{Queue: true, Reserve: ReserveKey, RankRequest: true, Area: area, MAPE: true, MarginKill: true}
+		net.Design = SchertDesign{Queue: true, Reserve: SchertReserveKey, RankRequest: true, Area: area, MAPE: true, MarginKill: true}
 		s := NewSchert(net, false, false, 0)
 		s.Rule = true
 		got, err := sim.Run(context.Background(), &trace.Trace{Jobs: jobs}, sim.Config{Topology: topo, Nodes: SyntheticCores,
@@ -86,7 +86,7 @@ func TestQueueRuleIsEASY(t *testing.T) {
 // that may start without delaying it, by rank.
 func TestQueueWindowByHand(t *testing.T) {
 	net := NewRLSchert(SchertNorm{Slot: 10}, learn.NewRand(1, 1))
-	net.Design = SchertDesign{Queue: true, Reserve: ReserveKey, RankRequest: true, MAPE: true}
+	net.Design = SchertDesign{Queue: true, Reserve: SchertReserveKey, RankRequest: true, MAPE: true}
 	s := NewSchert(net, false, false, 0)
 	s.Rule = true
 	// 10 nodes, 4 idle; one running job of 6 nodes requested to end at
@@ -126,7 +126,7 @@ func TestQueueWindowByHand(t *testing.T) {
 // only with the margin, and never after 10 % of its predicted length.
 func TestKillRule2ByHand(t *testing.T) {
 	net := NewRLSchert(SchertNorm{Slot: 10}, learn.NewRand(1, 1))
-	net.Design = SchertDesign{Queue: true, Reserve: ReserveKey, RankRequest: true, MarginKill: true}
+	net.Design = SchertDesign{Queue: true, Reserve: SchertReserveKey, RankRequest: true, MarginKill: true}
 	for _, c := range []struct {
 		waitReq, elapsed int64
 		kill             bool
@@ -150,8 +150,8 @@ func TestKillRule2ByHand(t *testing.T) {
 // TestSchertDesignFile: a design's weights file keeps the design; the
 // paper's design is still written in the first format.
 func TestSchertDesignFile(t *testing.T) {
-	for _, d := range []SchertDesign{{}, NewSchertDesign, {Queue: true, Reserve: ReserveNone, Area: true, MAPE: true},
-		{Queue: true, Reserve: ReserveOldest, RankRequest: true}} {
+	for _, d := range []SchertDesign{{}, NewSchertDesign, {Queue: true, Reserve: SchertReserveNone, Area: true, MAPE: true},
+		{Queue: true, Reserve: SchertReserveOldest, RankRequest: true}} {
 		net := NewRLSchert(SchertNorm{Slot: 7}, learn.NewRand(2, 2))
 		net.Design = d
 		var b bytes.Buffer
