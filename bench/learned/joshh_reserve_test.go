@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"math"
+	"os"
 	"slices"
 	"testing"
 
@@ -220,5 +221,31 @@ func TestJoSHHReserveRoundTrip(t *testing.T) {
 	cfg.Arrival, cfg.Reserve = true, ReserveShortest
 	if _, err := TrainJoSHH(context.Background(), cfg); err == nil {
 		t.Error("trained an arrival window with a reservation")
+	}
+}
+
+// TestShippedEasyOldestFile reads the extra Lublin-1 weights chosen by the
+// per-trace rule (weights/joshh-lublin-easy-oldest.bin.gz, not embedded:
+// `--weights` takes it) and checks that they are the easy-oldest window's
+// and differ from the embedded default.
+func TestShippedEasyOldestFile(t *testing.T) {
+	f, err := os.Open("weights/joshh-lublin-easy-oldest.bin.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := ReadJoSHH(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Window(); got != "easy-oldest" {
+		t.Errorf("window %q, want easy-oldest", got)
+	}
+	def, err := ShippedJoSHHOf("lublin-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if def.Window() == p.Window() {
+		t.Errorf("the embedded Lublin-1 weights have the same window %q", p.Window())
 	}
 }
