@@ -40,6 +40,12 @@ type table struct {
 	// rot rotates Q: row p of the table is position (rot + p) mod |Q|
 	// (0 but for rotations).
 	rot int
+	// size[m] is T_m, the positions the multiset m covers (Σ_s cnt_s(m)
+	// r_s); size[S−1] is T, the whole multiset's.
+	size []int
+	// hi is the last row offset kept of the whole multiset's column (see
+	// rowRange): rows past it are not computed.
+	hi int
 }
 
 // inf32 is inf of a narrow table: a cell's sum is at most inf32 plus one
@@ -187,24 +193,57 @@ func (st *search) releaseTables() {
 func newTable(st *search, states int) *table {
 	D := len(st.eps)
 	st.narrowCosts()
-	t := &table{st: st, S: states, stride: make([]int, D), narrow: st.cost32 != nil}
+	t := &table{st: st, S: states, stride: make([]int, D), narrow: st.cost32 != nil, size: make([]int, states)}
 	st.tables = append(st.tables, t)
 	k := 1
 	for s, e := range st.eps {
 		t.stride[s] = k
 		k *= e + 1
 	}
+	for m := 1; m < states; m++ {
+		// m − e_s for the lowest size s present in m.
+		for s, r := range st.g.Sizes {
+			if t.digit(s, m) > 0 {
+				t.size[m] = t.size[m-t.stride[s]] + r
+				break
+			}
+		}
+	}
 	return t
+}
+
+// rowRange returns the row offsets (p − a) of the cells of column m that
+// run computes, lo..hi (none when lo > hi). The others are not needed:
+//
+//   - below lo = T_m, the blocks of m do not fit in [a, p): the cell is
+//     inf, and at returns it;
+//   - above hi = (last − a) − (T − T_m) + slack, the blocks of the other
+//     jobs, full − m, do not fit in [p, last + slack). The DP's own
+//     recurrence never reads such a cell (a block of size s from a cell
+//     of m − e_s to one of m shifts both bounds by r_s), nor does the
+//     reconstruction of a cell within the range, so a DP run for
+//     F[last][full] alone needs no slack: on the windows an
+//     archive-scale cluster cannot prove (jobs covering all but a few
+//     percent of Q) that is a few hundred rows a column instead of 10⁴.
+//     The callers that read other cells pass the slack they need.
+func (t *table) rowRange(m int) (lo, hi int) {
+	lo = t.size[m]
+	hi = min(t.rows-1, t.hi-(t.size[t.S-1]-t.size[m]))
+	return lo, hi
 }
 
 // digit returns cnt_s(m).
 func (t *table) digit(s, m int) int { return m / t.stride[s] % (t.st.eps[s] + 1) }
 
-// run fills rows a..last. It returns false if ctx expired first.
-func (t *table) run(ctx context.Context, a, last int) bool {
+// run fills rows a..last, the cells of each column within rowRange for
+// the given slack: every cell F[p][m] from which the rest of the jobs,
+// full − m, fits in [p, last + slack). It returns false if ctx expired
+// first.
+func (t *table) run(ctx context.Context, a, last, slack int) bool {
 	rows := last - a + 1
 	need := rows * t.S
 	t.a, t.rows = a, rows
+	t.hi = last - a + max(slack, 0)
 	if t.narrow {
 		if cap(t.F32) < need {
 			t.F32 = tableBuf(&freeTables32, need, t.F32)
@@ -224,34 +263,31 @@ func (t *table) run(ctx context.Context, a, last int) bool {
 func fillColumns[T int32 | int64](ctx context.Context, t *table, F []T, cost [][]T, infT T) bool {
 	st, S, rows := t.st, t.S, t.rows
 	col := func(m int) []T { return F[m*rows : (m+1)*rows] }
-	clear(col(0)) // the empty multiset costs nothing anywhere
+	if _, hi := t.rowRange(0); hi >= 0 {
+		clear(col(0)[:hi+1]) // the empty multiset costs nothing anywhere
+	}
 	sizes, nq, a := st.g.Sizes, st.nq, t.a
 	for m := 1; m < S; m++ {
 		if ctx.Err() != nil { // each multiset is at most sizes × rows steps
 			return false
 		}
+		lo, hi := t.rowRange(m)
+		if lo > hi {
+			continue // nothing of it computed (see rowRange)
+		}
 		g := col(m)
 		first := true
 		for s, r := range sizes {
-			if r >= rows || t.digit(s, m) == 0 {
+			if t.digit(s, m) == 0 {
 				continue
 			}
-			// Rows r..rows−1: a block of size s ends at row, starting at
-			// row − r, position (rot + a + row − r) mod |Q|.
-			src := col(m - t.stride[s])[:rows-r]
-			dst := g[r:rows]
+			// Rows lo..hi: a block of size s ends at row, starting at row
+			// − r, position (rot + a + row − r) mod |Q|. r ≤ lo = T_m, and
+			// rows lo−r..hi−r are the range of m − e_s (rowRange).
+			src := col(m - t.stride[s])[lo-r : hi+1-r]
+			dst := g[lo : hi+1]
 			c := cost[s]
-			at := t.rot + a // position of row 0; < 2|Q|
-			if at >= nq {
-				at -= nq
-			}
-			if first {
-				// The rows before the first block fits hold inf, the others
-				// the first size's sums, relaxed by the other sizes.
-				for k := range g[:r] {
-					g[k] = infT
-				}
-			}
+			at := (t.rot + a + lo - r) % nq // position of the first block
 			// The rows whose block starts before the end of c, then the
 			// rows whose start wraps to its head.
 			n1 := min(len(src), nq-at)
@@ -262,14 +298,9 @@ func fillColumns[T int32 | int64](ctx context.Context, t *table, F []T, cost [][
 			}
 			first = false
 		}
-		if first { // no block fits: nothing of m can be placed
-			for k := range g {
-				g[k] = infT
-			}
-			continue
-		}
-		// A position left free: the running minimum down the rows.
-		prefixMin(g)
+		// A position left free: the running minimum down the rows, from
+		// inf (row lo − 1, where m does not fit).
+		prefixMin(g[lo:hi+1], infT)
 	}
 	return true
 }
@@ -293,20 +324,48 @@ func relax[T int32 | int64](dst, src, c []T, set bool) {
 	}
 }
 
-// prefixMin sets g[k] to min(g[0..k]).
-func prefixMin[T int32 | int64](g []T) {
-	if len(g) == 0 {
-		return
-	}
-	mn := g[0]
+// prefixMin sets g[k] to min(from, g[0..k]).
+func prefixMin[T int32 | int64](g []T, from T) {
+	mn := from
 	for k, v := range g {
 		mn = min(mn, v) // branch-free, as in relax
 		g[k] = mn
 	}
 }
 
-// at returns F[p][m].
+// strictRows, for the tests, makes at panic on a cell above rowRange,
+// which run did not compute: a caller that reads one passed too little
+// slack.
+var strictRows bool
+
+// at returns F[p][m]: inf below rowRange (m does not fit), and inf above
+// it, where run computed nothing (no placement of the whole multiset
+// within the slack passes through the cell).
 func (t *table) at(p, m int) int64 {
+	lo, hi := t.rowRange(m)
+	if p-t.a < lo {
+		return inf
+	}
+	if p-t.a > hi {
+		if strictRows {
+			panic(fmt.Sprintf("csp: DP cell (%d, %d) above the rows computed (%d..%d from %d)", p, m, lo, hi, t.a))
+		}
+		return inf
+	}
+	return t.atRaw(p, m)
+}
+
+// atAny is at without strictRows: for rotationBounds, for which a cell
+// above the range is inf (see there).
+func (t *table) atAny(p, m int) int64 {
+	if lo, hi := t.rowRange(m); p-t.a < lo || p-t.a > hi {
+		return inf
+	}
+	return t.atRaw(p, m)
+}
+
+// atRaw returns the stored F[p][m], within rowRange.
+func (t *table) atRaw(p, m int) int64 {
 	k := m*t.rows + p - t.a
 	if t.narrow {
 		v := t.F32[k]
@@ -362,8 +421,14 @@ func (st *search) exact(ctx context.Context, states int) bool {
 	t := newTable(st, states)
 	full := states - 1 // every digit at its maximum: the whole multiset
 	nq := st.nq
-	// No block wraps: one DP over all of Q.
-	if !t.run(ctx, 0, nq) {
+	maxR := 0
+	for _, r := range st.g.Sizes {
+		maxR = max(maxR, r)
+	}
+	// No block wraps: one DP over all of Q. Its cells are read beyond
+	// F[|Q|][full] by the wrap bounds below (F[|Q| − r + w][full − e_s],
+	// w < r) and rotationBounds: a slack of maxR keeps them (rowRange).
+	if !t.run(ctx, 0, nq, maxR) {
 		return false
 	}
 	if v := t.at(nq, full); v < st.best {
@@ -380,10 +445,6 @@ func (st *search) exact(ctx context.Context, states int) bool {
 	// blocks end at, it prunes most wraps (on a large, mostly idle
 	// cluster the non-wrapping optimum is seldom beaten, and each wrap is
 	// a DP over all of Q).
-	maxR := 0
-	for _, r := range st.g.Sizes {
-		maxR = max(maxR, r)
-	}
 	restAt := make([][]int64, len(st.g.Sizes))
 	for s, r := range st.g.Sizes {
 		if st.eps[s] == 0 {
@@ -474,7 +535,7 @@ func (st *search) exact(ctx context.Context, states int) bool {
 			continue
 		}
 		st.stats.WrapDPs++
-		if !t.run(ctx, w, last) {
+		if !t.run(ctx, w, last, wrapSlack(nq, w, last)) {
 			return false
 		}
 		for s, r := range st.g.Sizes {
@@ -498,6 +559,13 @@ func (st *search) exact(ctx context.Context, states int) bool {
 	st.raise(float64(st.best), "dp complete")
 	return true
 }
+
+// wrapSlack is the slack (see rowRange) of a wrap DP over rows w..last:
+// it reads F[e][full − e_s] with e = |Q| − r_s + w for the wraps (s, w)
+// it tries, whose other jobs, full − e_s − m from a cell of m at row p,
+// must fit in [p, e). With the wrapping job in the table's whole
+// multiset, that is a cell from which full − m fits in [p, |Q| + w).
+func wrapSlack(nq, w, last int) int { return nq + w - last }
 
 // wrapBound is a lower bound on any placement whose wrapping block has
 // size index s and covers w head positions.
@@ -636,7 +704,7 @@ func (st *search) rotations(ctx context.Context, t *table, k int, skip []bool) b
 		}
 		t.rot = i * nq / k
 		st.stats.RotationDPs++
-		if !t.run(ctx, 0, nq) {
+		if !t.run(ctx, 0, nq, 0) {
 			return false
 		}
 		if v := t.at(nq, full); v < st.best {
@@ -672,7 +740,7 @@ func (st *search) firstWrapAt(ctx context.Context, t *table, maxR int, restAt, b
 			continue
 		}
 		st.stats.WrapDPs++
-		if !t.run(ctx, w, last) {
+		if !t.run(ctx, w, last, wrapSlack(nq, w, last)) {
 			return
 		}
 		for s, r := range st.g.Sizes {
@@ -716,7 +784,7 @@ func (st *search) rotationsAside(ctx context.Context, t *table, k int, skip []bo
 				continue
 			}
 			tab.rot = i * nq / k
-			if !tab.run(ctx, 0, nq) {
+			if !tab.run(ctx, 0, nq, 0) {
 				return
 			}
 			r := rotation{v: tab.at(nq, full), ok: true}
@@ -812,7 +880,7 @@ func (st *search) rotationBounds(t *table, back [][]int64, k int, alive func(s, 
 				if t.digit(s, m) >= st.eps[s] { // m ≤ rest: its other digits are at most ε
 					continue
 				}
-				if v := t.at(x, m) + bx[rest-m]; v < h {
+				if v := t.atAny(x, m) + bx[rest-m]; v < h {
 					h = v
 				}
 			}
