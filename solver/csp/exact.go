@@ -3,7 +3,6 @@ package csp
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 )
 
@@ -597,63 +596,91 @@ func (t *table) collect(p, m, ws, wp int) [][]int {
 //	B[p][m] = min cost of placing exactly m in positions [p, |Q|)
 //	        = min( B[p+1][m],  min_s B[p+r_s][m − e_s] + c(D(p, r_s)) ),
 //
-// no block running past the end, keeping maxR+1 rows and the rows at
-// keepAt. It returns, for each
+// no block running past the end, for rows p ≥ 1. It returns, for each
 // size index s with jobs and each w in [1, r_s), B[w][full − e_s]: the
 // least cost of the other jobs in [w, |Q|), a lower bound on them when a
 // block of size s wraps over the w first positions. ok is false if ctx
 // expired first. kept[k] is the row B[keepAt[k]] (keepAt ascending, in
-// [1, |Q|)).
+// [1, |Q|)), for rotationBounds.
+//
+// As table.run, it is kept by multiset, and a column m holds only the
+// rows p from which m fits in [p, |Q|) (p ≤ |Q| − T_m) and the other
+// jobs, full − m, fit in [0, p) with a slack of maxR (p ≥ T − T_m −
+// maxR): the others hold inf. That keeps every cell the results above
+// read for a wrap of at most maxR − 1 head positions (the other jobs of
+// such a placement, before p, cover at most p − 1 positions, and the
+// wrapping block at most maxR − 1 before p): out exactly, and in kept
+// every cell rotationBounds needs (see there).
 func (st *search) suffixRest(ctx context.Context, t *table, maxR int, keepAt []int) (out, kept [][]int64, ok bool) {
-	S := t.S
-	nq, full := st.nq, t.S-1
+	S, nq, full := t.S, st.nq, t.S-1
 	sizes, cost := st.g.Sizes, st.g.Cost
-	R := maxR + 1
-	buf := make([]int64, R*S)
-	row := func(p int) []int64 { k := p % R; return buf[k*S : (k+1)*S] }
-	last := row(nq)
-	for m := range last {
-		last[m] = inf
+	T := t.size[full]
+	// Rows lo(m)..hi(m) of column m, stored from base(m) = hi(m) − W + 1.
+	W := min(nq, nq-T+maxR+1)
+	if W <= 0 {
+		W = 1
 	}
-	last[0] = 0
+	hiOf := func(m int) int { return nq - t.size[m] }
+	loOf := func(m int) int { return max(1, T-t.size[m]-maxR, hiOf(m)-W+1) }
+	buf := make([]int64, S*W)
+	col := func(m int) []int64 { return buf[m*W : (m+1)*W] }
+	// get returns B[p][m], inf outside the rows kept.
+	get := func(p, m int) int64 {
+		lo, hi := loOf(m), hiOf(m)
+		if p < lo || p > hi {
+			return inf
+		}
+		return col(m)[p-(hi-W+1)]
+	}
+	for m := range S {
+		if ctx.Err() != nil {
+			return nil, nil, false
+		}
+		lo, hi := loOf(m), hiOf(m)
+		if lo > hi {
+			continue
+		}
+		base := hi - W + 1
+		g := col(m)[lo-base : hi-base+1] // g[k] is row lo + k
+		if m == 0 {
+			clear(g) // nothing to place costs nothing
+			continue
+		}
+		first := true
+		for s, r := range sizes {
+			if t.digit(s, m) == 0 {
+				continue
+			}
+			// Row p from row p + r of m − e_s, within its rows (p + r ≤
+			// |Q| − T_m + r, and p + r ≥ T − T_m + r − maxR).
+			sm := m - t.stride[s]
+			sbase := hiOf(sm) - W + 1
+			src := col(sm)[lo+r-sbase : hi+r-sbase+1]
+			relax(g, src, cost[s][lo:hi+1], first)
+			first = false
+		}
+		// A position left free: the running minimum up the rows, from inf
+		// (row hi + 1, from which m does not fit).
+		mn := int64(inf)
+		for k := len(g) - 1; k >= 0; k-- {
+			mn = min(mn, g[k])
+			g[k] = mn
+		}
+	}
 	out = make([][]int64, len(sizes))
 	for s, r := range sizes {
 		if st.eps[s] > 0 {
 			out[s] = make([]int64, r)
+			for p := 1; p < r && p < nq; p++ {
+				out[s][p] = get(p, full-t.stride[s])
+			}
 		}
 	}
 	kept = make([][]int64, len(keepAt))
-	next := len(keepAt) - 1 // keepAt ascends; the rows come descending
-	for p := nq - 1; p >= 1; p-- {
-		if p&63 == 0 && ctx.Err() != nil {
-			return nil, nil, false
-		}
-		cur := row(p)
-		copy(cur, row(p+1))
-		for s, r := range sizes {
-			if p+r > nq {
-				continue
-			}
-			from := row(p + r)
-			c := cost[s][p]
-			sd, period := t.stride[s], t.stride[s]*(st.eps[s]+1)
-			// from holds at most inf and c ≥ 1, so an unreached cell
-			// (inf) never lowers cur[m]: min without testing it.
-			for base := 0; base < S; base += period {
-				dst, src := cur[base+sd:base+period], from[base:base+period-sd]
-				for k := range dst {
-					dst[k] = min(dst[k], src[k]+c)
-				}
-			}
-		}
-		for s, r := range sizes {
-			if out[s] != nil && p < r {
-				out[s][p] = cur[full-t.stride[s]]
-			}
-		}
-		if next >= 0 && keepAt[next] == p {
-			kept[next] = slices.Clone(cur)
-			next--
+	for k, p := range keepAt {
+		kept[k] = make([]int64, S)
+		for m := range S {
+			kept[k][m] = get(p, m)
 		}
 	}
 	return out, kept, true
