@@ -242,6 +242,9 @@ func (t *table) run(ctx context.Context, a, last, slack int) bool {
 	rows := last - a + 1
 	need := rows * t.S
 	t.a, t.rows = a, rows
+	if allRows {
+		slack = t.size[t.S-1] // every row of every column
+	}
 	t.hi = last - a + max(slack, 0)
 	if t.narrow {
 		if cap(t.F32) < need {
@@ -331,6 +334,10 @@ func prefixMin[T int32 | int64](g []T, from T) {
 		g[k] = mn
 	}
 }
+
+// allRows, for the tests, makes run and suffixRest compute every row of
+// every column, as they did before rowRange.
+var allRows bool
 
 // strictRows, for the tests, makes at panic on a cell above rowRange,
 // which run did not compute: a caller that reads one passed too little
@@ -615,13 +622,17 @@ func (st *search) suffixRest(ctx context.Context, t *table, maxR int, keepAt []i
 	S, nq, full := t.S, st.nq, t.S-1
 	sizes, cost := st.g.Sizes, st.g.Cost
 	T := t.size[full]
+	slack := maxR
+	if allRows {
+		slack = T // every row of every column
+	}
 	// Rows lo(m)..hi(m) of column m, stored from base(m) = hi(m) − W + 1.
-	W := min(nq, nq-T+maxR+1)
+	W := min(nq, nq-T+slack+1)
 	if W <= 0 {
 		W = 1
 	}
 	hiOf := func(m int) int { return nq - t.size[m] }
-	loOf := func(m int) int { return max(1, T-t.size[m]-maxR, hiOf(m)-W+1) }
+	loOf := func(m int) int { return max(1, T-t.size[m]-slack, hiOf(m)-W+1) }
 	buf := make([]int64, S*W)
 	col := func(m int) []int64 { return buf[m*W : (m+1)*W] }
 	// get returns B[p][m], inf outside the rows kept.
