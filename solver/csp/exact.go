@@ -22,6 +22,8 @@ import (
 // by row, which made most of the DP's time on the 10⁴-position windows
 // of an archive-scale cluster. No choice is stored: starts recovers it
 // from the values (see choiceAt), the choice the row-by-row DP recorded.
+// Each column is computed only on the rows that can lead to a placement
+// of the whole multiset (rowRange).
 type table struct {
 	st     *search
 	S      int
@@ -874,7 +876,11 @@ func (st *search) rotationsAside(ctx context.Context, t *table, k int, skip []bo
 //
 // The placement costs at least c(D(e, r_s)) + H_i(full − e_s); the
 // rotation is skipped when that is at least the incumbent for every such
-// wrap. back[i−1] is the row B[x_i]. The bound is taken with the incumbent before any rotation runs:
+// wrap. back[i−1] is the row B[x_i]. A cell of F or B that the DPs left
+// out (rowRange, suffixRest) reads inf: the multiset m of such a
+// placement lies in [w, x_i) and full − e_s − m in [x_i, e), and those
+// cells are within the rows kept, so the term of its m is exact. The
+// bound is taken with the incumbent before any rotation runs:
 // the incumbent only falls, so a rotation skipped then is skippable
 // after, and rotations and rotationsAside skip the same ones.
 func (st *search) rotationBounds(t *table, back [][]int64, k int, alive func(s, w int) bool) []bool {
