@@ -3,7 +3,6 @@ package csp
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 )
 
@@ -23,6 +22,8 @@ import (
 // by row, which made most of the DP's time on the 10⁴-position windows
 // of an archive-scale cluster. No choice is stored: starts recovers it
 // from the values (see choiceAt), the choice the row-by-row DP recorded.
+// Each column is computed only on the rows that can lead to a placement
+// of the whole multiset (rowRange).
 type table struct {
 	st     *search
 	S      int
@@ -40,6 +41,12 @@ type table struct {
 	// rot rotates Q: row p of the table is position (rot + p) mod |Q|
 	// (0 but for rotations).
 	rot int
+	// size[m] is T_m, the positions the multiset m covers (Σ_s cnt_s(m)
+	// r_s); size[S−1] is T, the whole multiset's.
+	size []int
+	// hi is the last row offset kept of the whole multiset's column (see
+	// rowRange): rows past it are not computed.
+	hi int
 }
 
 // inf32 is inf of a narrow table: a cell's sum is at most inf32 plus one
@@ -187,24 +194,60 @@ func (st *search) releaseTables() {
 func newTable(st *search, states int) *table {
 	D := len(st.eps)
 	st.narrowCosts()
-	t := &table{st: st, S: states, stride: make([]int, D), narrow: st.cost32 != nil}
+	t := &table{st: st, S: states, stride: make([]int, D), narrow: st.cost32 != nil, size: make([]int, states)}
 	st.tables = append(st.tables, t)
 	k := 1
 	for s, e := range st.eps {
 		t.stride[s] = k
 		k *= e + 1
 	}
+	for m := 1; m < states; m++ {
+		// m − e_s for the lowest size s present in m.
+		for s, r := range st.g.Sizes {
+			if t.digit(s, m) > 0 {
+				t.size[m] = t.size[m-t.stride[s]] + r
+				break
+			}
+		}
+	}
 	return t
+}
+
+// rowRange returns the row offsets (p − a) of the cells of column m that
+// run computes, lo..hi (none when lo > hi). The others are not needed:
+//
+//   - below lo = T_m, the blocks of m do not fit in [a, p): the cell is
+//     inf, and at returns it;
+//   - above hi = (last − a) − (T − T_m) + slack, the blocks of the other
+//     jobs, full − m, do not fit in [p, last + slack). The DP's own
+//     recurrence never reads such a cell (a block of size s from a cell
+//     of m − e_s to one of m shifts both bounds by r_s), nor does the
+//     reconstruction of a cell within the range, so a DP run for
+//     F[last][full] alone needs no slack: on the windows an
+//     archive-scale cluster cannot prove (jobs covering all but a few
+//     percent of Q) that is a few hundred rows a column instead of 10⁴.
+//     The callers that read other cells pass the slack they need.
+func (t *table) rowRange(m int) (lo, hi int) {
+	lo = t.size[m]
+	hi = min(t.rows-1, t.hi-(t.size[t.S-1]-t.size[m]))
+	return lo, hi
 }
 
 // digit returns cnt_s(m).
 func (t *table) digit(s, m int) int { return m / t.stride[s] % (t.st.eps[s] + 1) }
 
-// run fills rows a..last. It returns false if ctx expired first.
-func (t *table) run(ctx context.Context, a, last int) bool {
+// run fills rows a..last, the cells of each column within rowRange for
+// the given slack: every cell F[p][m] from which the rest of the jobs,
+// full − m, fits in [p, last + slack). It returns false if ctx expired
+// first.
+func (t *table) run(ctx context.Context, a, last, slack int) bool {
 	rows := last - a + 1
 	need := rows * t.S
 	t.a, t.rows = a, rows
+	if allRows {
+		slack = t.size[t.S-1] // every row of every column
+	}
+	t.hi = last - a + max(slack, 0)
 	if t.narrow {
 		if cap(t.F32) < need {
 			t.F32 = tableBuf(&freeTables32, need, t.F32)
@@ -224,34 +267,31 @@ func (t *table) run(ctx context.Context, a, last int) bool {
 func fillColumns[T int32 | int64](ctx context.Context, t *table, F []T, cost [][]T, infT T) bool {
 	st, S, rows := t.st, t.S, t.rows
 	col := func(m int) []T { return F[m*rows : (m+1)*rows] }
-	clear(col(0)) // the empty multiset costs nothing anywhere
+	if _, hi := t.rowRange(0); hi >= 0 {
+		clear(col(0)[:hi+1]) // the empty multiset costs nothing anywhere
+	}
 	sizes, nq, a := st.g.Sizes, st.nq, t.a
 	for m := 1; m < S; m++ {
 		if ctx.Err() != nil { // each multiset is at most sizes × rows steps
 			return false
 		}
+		lo, hi := t.rowRange(m)
+		if lo > hi {
+			continue // nothing of it computed (see rowRange)
+		}
 		g := col(m)
 		first := true
 		for s, r := range sizes {
-			if r >= rows || t.digit(s, m) == 0 {
+			if t.digit(s, m) == 0 {
 				continue
 			}
-			// Rows r..rows−1: a block of size s ends at row, starting at
-			// row − r, position (rot + a + row − r) mod |Q|.
-			src := col(m - t.stride[s])[:rows-r]
-			dst := g[r:rows]
+			// Rows lo..hi: a block of size s ends at row, starting at row
+			// − r, position (rot + a + row − r) mod |Q|. r ≤ lo = T_m, and
+			// rows lo−r..hi−r are the range of m − e_s (rowRange).
+			src := col(m - t.stride[s])[lo-r : hi+1-r]
+			dst := g[lo : hi+1]
 			c := cost[s]
-			at := t.rot + a // position of row 0; < 2|Q|
-			if at >= nq {
-				at -= nq
-			}
-			if first {
-				// The rows before the first block fits hold inf, the others
-				// the first size's sums, relaxed by the other sizes.
-				for k := range g[:r] {
-					g[k] = infT
-				}
-			}
+			at := (t.rot + a + lo - r) % nq // position of the first block
 			// The rows whose block starts before the end of c, then the
 			// rows whose start wraps to its head.
 			n1 := min(len(src), nq-at)
@@ -262,14 +302,9 @@ func fillColumns[T int32 | int64](ctx context.Context, t *table, F []T, cost [][
 			}
 			first = false
 		}
-		if first { // no block fits: nothing of m can be placed
-			for k := range g {
-				g[k] = infT
-			}
-			continue
-		}
-		// A position left free: the running minimum down the rows.
-		prefixMin(g)
+		// A position left free: the running minimum down the rows, from
+		// inf (row lo − 1, where m does not fit).
+		prefixMin(g[lo:hi+1], infT)
 	}
 	return true
 }
@@ -293,20 +328,52 @@ func relax[T int32 | int64](dst, src, c []T, set bool) {
 	}
 }
 
-// prefixMin sets g[k] to min(g[0..k]).
-func prefixMin[T int32 | int64](g []T) {
-	if len(g) == 0 {
-		return
-	}
-	mn := g[0]
+// prefixMin sets g[k] to min(from, g[0..k]).
+func prefixMin[T int32 | int64](g []T, from T) {
+	mn := from
 	for k, v := range g {
 		mn = min(mn, v) // branch-free, as in relax
 		g[k] = mn
 	}
 }
 
-// at returns F[p][m].
+// allRows, for the tests, makes run and suffixRest compute every row of
+// every column, as they did before rowRange.
+var allRows bool
+
+// strictRows, for the tests, makes at panic on a cell above rowRange,
+// which run did not compute: a caller that reads one passed too little
+// slack.
+var strictRows bool
+
+// at returns F[p][m]: inf below rowRange (m does not fit), and inf above
+// it, where run computed nothing (no placement of the whole multiset
+// within the slack passes through the cell).
 func (t *table) at(p, m int) int64 {
+	lo, hi := t.rowRange(m)
+	if p-t.a < lo {
+		return inf
+	}
+	if p-t.a > hi {
+		if strictRows {
+			panic(fmt.Sprintf("csp: DP cell (%d, %d) above the rows computed (%d..%d from %d)", p, m, lo, hi, t.a))
+		}
+		return inf
+	}
+	return t.atRaw(p, m)
+}
+
+// atAny is at without strictRows: for rotationBounds, for which a cell
+// above the range is inf (see there).
+func (t *table) atAny(p, m int) int64 {
+	if lo, hi := t.rowRange(m); p-t.a < lo || p-t.a > hi {
+		return inf
+	}
+	return t.atRaw(p, m)
+}
+
+// atRaw returns the stored F[p][m], within rowRange.
+func (t *table) atRaw(p, m int) int64 {
 	k := m*t.rows + p - t.a
 	if t.narrow {
 		v := t.F32[k]
@@ -362,8 +429,14 @@ func (st *search) exact(ctx context.Context, states int) bool {
 	t := newTable(st, states)
 	full := states - 1 // every digit at its maximum: the whole multiset
 	nq := st.nq
-	// No block wraps: one DP over all of Q.
-	if !t.run(ctx, 0, nq) {
+	maxR := 0
+	for _, r := range st.g.Sizes {
+		maxR = max(maxR, r)
+	}
+	// No block wraps: one DP over all of Q. Its cells are read beyond
+	// F[|Q|][full] by the wrap bounds below (F[|Q| − r + w][full − e_s],
+	// w < r) and rotationBounds: a slack of maxR keeps them (rowRange).
+	if !t.run(ctx, 0, nq, maxR) {
 		return false
 	}
 	if v := t.at(nq, full); v < st.best {
@@ -380,10 +453,6 @@ func (st *search) exact(ctx context.Context, states int) bool {
 	// blocks end at, it prunes most wraps (on a large, mostly idle
 	// cluster the non-wrapping optimum is seldom beaten, and each wrap is
 	// a DP over all of Q).
-	maxR := 0
-	for _, r := range st.g.Sizes {
-		maxR = max(maxR, r)
-	}
 	restAt := make([][]int64, len(st.g.Sizes))
 	for s, r := range st.g.Sizes {
 		if st.eps[s] == 0 {
@@ -474,7 +543,7 @@ func (st *search) exact(ctx context.Context, states int) bool {
 			continue
 		}
 		st.stats.WrapDPs++
-		if !t.run(ctx, w, last) {
+		if !t.run(ctx, w, last, wrapSlack(nq, w, last)) {
 			return false
 		}
 		for s, r := range st.g.Sizes {
@@ -498,6 +567,13 @@ func (st *search) exact(ctx context.Context, states int) bool {
 	st.raise(float64(st.best), "dp complete")
 	return true
 }
+
+// wrapSlack is the slack (see rowRange) of a wrap DP over rows w..last:
+// it reads F[e][full − e_s] with e = |Q| − r_s + w for the wraps (s, w)
+// it tries, whose other jobs, full − e_s − m from a cell of m at row p,
+// must fit in [p, e). With the wrapping job in the table's whole
+// multiset, that is a cell from which full − m fits in [p, |Q| + w).
+func wrapSlack(nq, w, last int) int { return nq + w - last }
 
 // wrapBound is a lower bound on any placement whose wrapping block has
 // size index s and covers w head positions.
@@ -529,63 +605,95 @@ func (t *table) collect(p, m, ws, wp int) [][]int {
 //	B[p][m] = min cost of placing exactly m in positions [p, |Q|)
 //	        = min( B[p+1][m],  min_s B[p+r_s][m − e_s] + c(D(p, r_s)) ),
 //
-// no block running past the end, keeping maxR+1 rows and the rows at
-// keepAt. It returns, for each
+// no block running past the end, for rows p ≥ 1. It returns, for each
 // size index s with jobs and each w in [1, r_s), B[w][full − e_s]: the
 // least cost of the other jobs in [w, |Q|), a lower bound on them when a
 // block of size s wraps over the w first positions. ok is false if ctx
 // expired first. kept[k] is the row B[keepAt[k]] (keepAt ascending, in
-// [1, |Q|)).
+// [1, |Q|)), for rotationBounds.
+//
+// As table.run, it is kept by multiset, and a column m holds only the
+// rows p from which m fits in [p, |Q|) (p ≤ |Q| − T_m) and the other
+// jobs, full − m, fit in [0, p) with a slack of maxR (p ≥ T − T_m −
+// maxR): the others hold inf. That keeps every cell the results above
+// read for a wrap of at most maxR − 1 head positions (the other jobs of
+// such a placement, before p, cover at most p − 1 positions, and the
+// wrapping block at most maxR − 1 before p): out exactly, and in kept
+// every cell rotationBounds needs (see there).
 func (st *search) suffixRest(ctx context.Context, t *table, maxR int, keepAt []int) (out, kept [][]int64, ok bool) {
-	S := t.S
-	nq, full := st.nq, t.S-1
+	S, nq, full := t.S, st.nq, t.S-1
 	sizes, cost := st.g.Sizes, st.g.Cost
-	R := maxR + 1
-	buf := make([]int64, R*S)
-	row := func(p int) []int64 { k := p % R; return buf[k*S : (k+1)*S] }
-	last := row(nq)
-	for m := range last {
-		last[m] = inf
+	T := t.size[full]
+	slack := maxR
+	if allRows {
+		slack = T // every row of every column
 	}
-	last[0] = 0
+	// Rows lo(m)..hi(m) of column m, stored from base(m) = hi(m) − W + 1.
+	W := min(nq, nq-T+slack+1)
+	if W <= 0 {
+		W = 1
+	}
+	hiOf := func(m int) int { return nq - t.size[m] }
+	loOf := func(m int) int { return max(1, T-t.size[m]-slack, hiOf(m)-W+1) }
+	buf := make([]int64, S*W)
+	col := func(m int) []int64 { return buf[m*W : (m+1)*W] }
+	// get returns B[p][m], inf outside the rows kept.
+	get := func(p, m int) int64 {
+		lo, hi := loOf(m), hiOf(m)
+		if p < lo || p > hi {
+			return inf
+		}
+		return col(m)[p-(hi-W+1)]
+	}
+	for m := range S {
+		if ctx.Err() != nil {
+			return nil, nil, false
+		}
+		lo, hi := loOf(m), hiOf(m)
+		if lo > hi {
+			continue
+		}
+		base := hi - W + 1
+		g := col(m)[lo-base : hi-base+1] // g[k] is row lo + k
+		if m == 0 {
+			clear(g) // nothing to place costs nothing
+			continue
+		}
+		first := true
+		for s, r := range sizes {
+			if t.digit(s, m) == 0 {
+				continue
+			}
+			// Row p from row p + r of m − e_s, within its rows (p + r ≤
+			// |Q| − T_m + r, and p + r ≥ T − T_m + r − maxR).
+			sm := m - t.stride[s]
+			sbase := hiOf(sm) - W + 1
+			src := col(sm)[lo+r-sbase : hi+r-sbase+1]
+			relax(g, src, cost[s][lo:hi+1], first)
+			first = false
+		}
+		// A position left free: the running minimum up the rows, from inf
+		// (row hi + 1, from which m does not fit).
+		mn := int64(inf)
+		for k := len(g) - 1; k >= 0; k-- {
+			mn = min(mn, g[k])
+			g[k] = mn
+		}
+	}
 	out = make([][]int64, len(sizes))
 	for s, r := range sizes {
 		if st.eps[s] > 0 {
 			out[s] = make([]int64, r)
+			for p := 1; p < r && p < nq; p++ {
+				out[s][p] = get(p, full-t.stride[s])
+			}
 		}
 	}
 	kept = make([][]int64, len(keepAt))
-	next := len(keepAt) - 1 // keepAt ascends; the rows come descending
-	for p := nq - 1; p >= 1; p-- {
-		if p&63 == 0 && ctx.Err() != nil {
-			return nil, nil, false
-		}
-		cur := row(p)
-		copy(cur, row(p+1))
-		for s, r := range sizes {
-			if p+r > nq {
-				continue
-			}
-			from := row(p + r)
-			c := cost[s][p]
-			sd, period := t.stride[s], t.stride[s]*(st.eps[s]+1)
-			// from holds at most inf and c ≥ 1, so an unreached cell
-			// (inf) never lowers cur[m]: min without testing it.
-			for base := 0; base < S; base += period {
-				dst, src := cur[base+sd:base+period], from[base:base+period-sd]
-				for k := range dst {
-					dst[k] = min(dst[k], src[k]+c)
-				}
-			}
-		}
-		for s, r := range sizes {
-			if out[s] != nil && p < r {
-				out[s][p] = cur[full-t.stride[s]]
-			}
-		}
-		if next >= 0 && keepAt[next] == p {
-			kept[next] = slices.Clone(cur)
-			next--
+	for k, p := range keepAt {
+		kept[k] = make([]int64, S)
+		for m := range S {
+			kept[k][m] = get(p, m)
 		}
 	}
 	return out, kept, true
@@ -636,7 +744,7 @@ func (st *search) rotations(ctx context.Context, t *table, k int, skip []bool) b
 		}
 		t.rot = i * nq / k
 		st.stats.RotationDPs++
-		if !t.run(ctx, 0, nq) {
+		if !t.run(ctx, 0, nq, 0) {
 			return false
 		}
 		if v := t.at(nq, full); v < st.best {
@@ -672,7 +780,7 @@ func (st *search) firstWrapAt(ctx context.Context, t *table, maxR int, restAt, b
 			continue
 		}
 		st.stats.WrapDPs++
-		if !t.run(ctx, w, last) {
+		if !t.run(ctx, w, last, wrapSlack(nq, w, last)) {
 			return
 		}
 		for s, r := range st.g.Sizes {
@@ -716,7 +824,7 @@ func (st *search) rotationsAside(ctx context.Context, t *table, k int, skip []bo
 				continue
 			}
 			tab.rot = i * nq / k
-			if !tab.run(ctx, 0, nq) {
+			if !tab.run(ctx, 0, nq, 0) {
 				return
 			}
 			r := rotation{v: tab.at(nq, full), ok: true}
@@ -768,7 +876,11 @@ func (st *search) rotationsAside(ctx context.Context, t *table, k int, skip []bo
 //
 // The placement costs at least c(D(e, r_s)) + H_i(full − e_s); the
 // rotation is skipped when that is at least the incumbent for every such
-// wrap. back[i−1] is the row B[x_i]. The bound is taken with the incumbent before any rotation runs:
+// wrap. back[i−1] is the row B[x_i]. A cell of F or B that the DPs left
+// out (rowRange, suffixRest) reads inf: the multiset m of such a
+// placement lies in [w, x_i) and full − e_s − m in [x_i, e), and those
+// cells are within the rows kept, so the term of its m is exact. The
+// bound is taken with the incumbent before any rotation runs:
 // the incumbent only falls, so a rotation skipped then is skippable
 // after, and rotations and rotationsAside skip the same ones.
 func (st *search) rotationBounds(t *table, back [][]int64, k int, alive func(s, w int) bool) []bool {
@@ -812,7 +924,7 @@ func (st *search) rotationBounds(t *table, back [][]int64, k int, alive func(s, 
 				if t.digit(s, m) >= st.eps[s] { // m ≤ rest: its other digits are at most ε
 					continue
 				}
-				if v := t.at(x, m) + bx[rest-m]; v < h {
+				if v := t.atAny(x, m) + bx[rest-m]; v < h {
 					h = v
 				}
 			}

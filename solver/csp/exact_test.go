@@ -7,6 +7,11 @@ import (
 	"testing"
 )
 
+// Every test reads the DP tables strictly: a cell above the rows run
+// computed (rowRange) panics, so a caller passing too little slack
+// fails whichever test reaches it.
+func init() { strictRows = true }
+
 // rowDP is the exact DP filled row by row with its choices recorded, as
 // table.run did before it kept the table by multiset: the reference the
 // column DP is held to. It returns F and choice, row-major (row p − a,
@@ -72,7 +77,7 @@ func TestColumnDPAsRowDP(t *testing.T) {
 // wide, int32 otherwise: every window's prices fit).
 func columnAsRow(t *testing.T, wide bool) {
 	rng := rand.New(rand.NewPCG(33, 4))
-	cells, ties := 0, 0
+	cells, ties, outside := 0, 0, 0
 	for i := range 400 {
 		w := randomLayoutWindow(rng, 6, 40)
 		p := allJobs(w)
@@ -101,15 +106,27 @@ func columnAsRow(t *testing.T, wide bool) {
 				continue
 			}
 			tab.rot = rot
-			if !tab.run(context.Background(), a, last) {
+			// The slack: every row (T), none (0) or between.
+			T := tab.size[states-1]
+			slack := []int{T, 0, rng.IntN(T + 1)}[(i+int(rng3[0]))%3]
+			if !tab.run(context.Background(), a, last, slack) {
 				t.Fatal("no deadline, yet run stopped")
 			}
 			F, choice := rowDP(st, tab.stride, states, a, last, rot)
 			for pp := a; pp <= last; pp++ {
 				for m := range states {
 					want := F[(pp-a)*states+m]
+					if pp-a > last-a+slack-(T-tab.size[m]) {
+						// Above the rows computed: the rest of the jobs does
+						// not fit after pp within the slack.
+						outside++
+						if got := tab.atAny(pp, m); got != inf {
+							t.Fatalf("window %d: F[%d][%d] above the rows computed reads %d, not inf", i, pp, m, got)
+						}
+						continue
+					}
 					if got := tab.at(pp, m); got != want {
-						t.Fatalf("window %d, rows %d..%d rot %d: F[%d][%d] = %d, the row DP %d", i, a, last, rot, pp, m, got, want)
+						t.Fatalf("window %d, rows %d..%d rot %d slack %d: F[%d][%d] = %d, the row DP %d", i, a, last, rot, slack, pp, m, got, want)
 					}
 					if want >= inf || pp == a {
 						continue
@@ -148,10 +165,10 @@ func columnAsRow(t *testing.T, wide bool) {
 		st.releaseTables()
 		st.g.Release()
 	}
-	if cells < 100000 || ties < 1000 {
-		t.Errorf("%d cells, %d with tied choices: too few to exercise the reconstruction", cells, ties)
+	if cells < 100000 || ties < 1000 || outside < 100000 {
+		t.Errorf("%d cells, %d with tied choices, %d above the rows computed: too few to exercise the reconstruction and the row ranges", cells, ties, outside)
 	}
-	t.Logf("%d cells, %d with tied choices", cells, ties)
+	t.Logf("%d cells, %d with tied choices, %d above the rows computed", cells, ties, outside)
 }
 
 // countReaching counts the ways F[p][m] is reached: position p−1 left
@@ -187,7 +204,7 @@ func TestRotationBoundsSound(t *testing.T) {
 		skipped++
 		tab := newTable(st, states)
 		tab.rot = rot
-		if !tab.run(context.Background(), 0, st.nq) {
+		if !tab.run(context.Background(), 0, st.nq, 0) {
 			t.Fatal("no deadline, yet run stopped")
 		}
 		if v := tab.at(st.nq, states-1); v < best {

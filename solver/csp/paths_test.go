@@ -157,6 +157,55 @@ func TestRotationsAsWraps(t *testing.T) {
 	t.Logf("rotations ran on %d windows, wrap DPs on %d", rotated, wrapped)
 }
 
+// TestNearlyFullAsAllRows holds the DP over the rows it needs (rowRange,
+// suffixRest) to the DP over every row (allRows) on seeded random
+// layouts whose jobs cover all but 0–3 idle positions, where the rows
+// left out are most of the table and most placements wrap: the same
+// status, objective and allocations, with the rotations forced, with the
+// wrap DPs forced and by default.
+func TestNearlyFullAsAllRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(33, 9))
+	defer func() { allRows = false }()
+	rotated, wrapped := 0, 0
+	for i := range 400 {
+		w := randomLayoutWindow(rng, 6, 120)
+		if len(w.Jobs) < 2 {
+			continue
+		}
+		// The last job takes what the others leave but for 0–3 positions.
+		used := 0
+		for _, j := range w.Jobs[:len(w.Jobs)-1] {
+			used += j.Nodes
+		}
+		last := len(w.Idle) - used - rng.IntN(4)
+		if last < 2 {
+			continue
+		}
+		w.Jobs[len(w.Jobs)-1].Nodes = last
+		p := allJobs(w)
+		for _, mode := range []int{modeAuto, modeRotations, modeWraps} {
+			allRows = false
+			got := mustSolve(t, Solver{mode: mode}, p)
+			allRows = true
+			want := mustSolve(t, Solver{mode: mode}, p)
+			allRows = false
+			if got.Status != want.Status || got.Objective != want.Objective || !reflect.DeepEqual(got.Allocations, want.Allocations) {
+				t.Fatalf("window %d, mode %d: rows needed %v %d %v, every row %v %d %v", i, mode, got.Status, got.Objective,
+					got.Allocations, want.Status, want.Objective, want.Allocations)
+			}
+			if got.Status != solver.Optimal {
+				t.Fatalf("window %d, mode %d: not proven without a deadline (%v)", i, mode, got.Status)
+			}
+			rotated += got.Stats.CSP.RotationDPs
+			wrapped += got.Stats.CSP.WrapDPs
+		}
+	}
+	if rotated < 200 || wrapped < 200 {
+		t.Errorf("%d rotation DPs, %d wrap DPs: too few to exercise the rows left out", rotated, wrapped)
+	}
+	t.Logf("%d rotation DPs, %d wrap DPs", rotated, wrapped)
+}
+
 // TestRotationsAside: the rotation DPs shared with a second goroutine
 // (rotationsAside, on long idle sequences) give the allocations,
 // objective and DP count of the DPs run one after the other, on 600
