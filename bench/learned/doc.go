@@ -45,9 +45,11 @@
 // RLSchert (Q. Wang et al., Appl. Sci. 11(20) 9448, 2021), for bench/sim
 // (Schert is a sim.JobPicker and sim.Killer):
 //
-//   - Design (SchertDesign; NewSchertDesign is the shipped one, the
-//     zero value the paper's): the SchertVisible = 5 visible jobs are,
-//     in the queue design, the job holding an EASY reservation (by
+//   - Design (SchertDesign; NewSchertDesign is the default one, the
+//     zero value the paper's; each weights file stores its own, and the
+//     shipped files' rank key and KillRule2 thresholds were chosen per
+//     trace on validation sequences): the SchertVisible = 5 visible jobs
+//     are, in the queue design, the job holding an EASY reservation (by
 //     default the shortest request) and the first four by the rank key
 //     of the others that may start now without delaying it; in the
 //     paper's, the 5 oldest (the rest is a backlog count). Each has its

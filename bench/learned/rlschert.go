@@ -189,7 +189,10 @@ func (d SchertDesign) killThresholds() (margin, elapsed float64) {
 }
 
 // NewSchertDesign is the design the defaults train (chosen on validation
-// sequences; docs/results/2026-11-27-rlschert.md, sixth session).
+// sequences; docs/results/2026-11-27-rlschert.md, sixth session). The
+// shipped weights differ from it in the rank key and KillRule2's
+// thresholds, chosen per trace on validation (seventh round there);
+// each weights file stores its design.
 var NewSchertDesign = SchertDesign{Queue: true, Reserve: SchertReserveKey, RankRequest: true, MAPE: true, MarginKill: true,
 	KillMargin: 4, KillElapsed: 0.25}
 

@@ -209,3 +209,31 @@ func BenchmarkSchertDecision(b *testing.B) {
 	d := decisionTimes(max(b.N, 1))
 	b.ReportMetric(float64(d[len(d)/2].Nanoseconds()), "median-ns/op")
 }
+
+// TestShippedSchertDesigns: each shipped weights file stores the design
+// the seventh round's rules chose for its trace on validation sequences
+// (docs/results/2026-11-27-rlschert.md): the area rank by request on
+// HPC2N and Lublin-1, the length rank by request on the synthetic
+// workload, with that trace's KillRule2 thresholds. A file trained with
+// the wrong flags fails here.
+func TestShippedSchertDesigns(t *testing.T) {
+	base := SchertDesign{Queue: true, Reserve: SchertReserveKey, RankRequest: true, MAPE: true, MarginKill: true}
+	want := map[string]SchertDesign{"hpc2n": base, "lublin-1": base, "synthetic": base}
+	for name, c := range map[string]struct {
+		area           bool
+		margin, elapse float64
+	}{"hpc2n": {true, 2, 0.25}, "lublin-1": {true, 8, 0.25}, "synthetic": {false, 8, 0.25}} {
+		d := want[name]
+		d.Area, d.KillMargin, d.KillElapsed = c.area, c.margin, c.elapse
+		want[name] = d
+	}
+	for name, d := range want {
+		net, err := ShippedRLSchert(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if net.Design != d {
+			t.Errorf("shipped %s: design %v, want %v", name, net.Design, d)
+		}
+	}
+}
