@@ -2,6 +2,7 @@ package learned
 
 import (
 	"bytes"
+	"cmp"
 	_ "embed" // the shipped weights
 	"errors"
 	"fmt"
@@ -583,7 +584,7 @@ func (s *Schert) window(now int64, idle int, queue []sim.QueuedJob, running []si
 			for _, r := range running {
 				s.ends = append(s.ends, endAt{max(r.Start+r.Request, now), r.Nodes})
 			}
-			slices.SortFunc(s.ends, func(a, b endAt) int { return cmpI(a.t, b.t) })
+			slices.SortFunc(s.ends, func(a, b endAt) int { return cmp.Compare(a.t, b.t) })
 			free := idle
 			for _, e := range s.ends {
 				free += e.nodes
@@ -603,20 +604,10 @@ func (s *Schert) window(now int64, idle int, queue []sim.QueuedJob, running []si
 			s.ord = append(s.ord, i)
 		}
 	}
-	slices.SortStableFunc(s.ord, func(a, b int) int { return cmpF(s.qkey[a], s.qkey[b]) })
+	slices.SortStableFunc(s.ord, func(a, b int) int { return cmp.Compare(s.qkey[a], s.qkey[b]) })
 	for j, i := range s.ord[:min(len(s.ord), SchertVisible-1)] {
 		o.vis[j+1], o.pred[j+1], o.valid[j+1] = i, s.qpred[i], true
 	}
-}
-
-func cmpI(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // observeKill fills the kill candidates' rows (the no-kill row last) and
@@ -639,7 +630,7 @@ func (s *Schert) observeKill(now int64, idle, nodes int, queue []sim.QueuedJob, 
 		for i := range ord {
 			ord[i] = i
 		}
-		slices.SortStableFunc(ord, func(a, b int) int { return -cmpF(o.krem[a], o.krem[b]) })
+		slices.SortStableFunc(ord, func(a, b int) int { return -cmp.Compare(o.krem[a], o.krem[b]) })
 		ord = ord[:MaxKillCandidates]
 		slices.Sort(ord)
 		for j, i := range ord {
@@ -682,16 +673,6 @@ func (s *Schert) observeKill(now int64, idle, nodes int, queue []sim.QueuedJob, 
 	none := o.kx[c*KillFeatures : (c+1)*KillFeatures]
 	none[5], none[6], none[7] = shortF, ql, 1
 	return c
-}
-
-func cmpF(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // KillRule is the kill rule the killer first imitates: kill the
