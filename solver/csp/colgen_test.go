@@ -47,11 +47,7 @@ func optimalSearch(t *testing.T, p *solver.Problem, opt int64) *search {
 	if err != nil {
 		t.Fatal(err)
 	}
-	states := 1
-	for _, e := range st.eps {
-		states *= e + 1
-	}
-	st.exact(context.Background(), states)
+	st.exact(context.Background(), multisets(st))
 	if st.best != opt {
 		t.Fatalf("DP %d, optimum %d", st.best, opt)
 	}

@@ -73,26 +73,42 @@ func TestColumnDPAsRowDP(t *testing.T) {
 	}
 }
 
+// randomSearch returns a search over every job of a random layout
+// window (randomLayoutWindow(rng, 6, nodes)) and its count of multisets,
+// or false when the window has fewer than two jobs or its table would
+// exceed 2²⁰ cells.
+func randomSearch(t *testing.T, rng *rand.Rand, nodes int) (*search, int, bool) {
+	t.Helper()
+	p := allJobs(randomLayoutWindow(rng, 6, nodes))
+	if len(p.Jobs) < 2 {
+		return nil, 0, false
+	}
+	st, err := newSearch(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := multisets(st)
+	return st, states, states*(st.nq+1) <= 1<<20
+}
+
+// multisets is the number of multisets of st's job sizes: the DP's
+// states.
+func multisets(st *search) int {
+	n := 1
+	for _, e := range st.eps {
+		n *= e + 1
+	}
+	return n
+}
+
 // columnAsRow is TestColumnDPAsRowDP on tables of one width (int64 when
 // wide, int32 otherwise: every window's prices fit).
 func columnAsRow(t *testing.T, wide bool) {
 	rng := rand.New(rand.NewPCG(33, 4))
 	cells, ties, outside := 0, 0, 0
 	for i := range 400 {
-		w := randomLayoutWindow(rng, 6, 40)
-		p := allJobs(w)
-		if len(p.Jobs) < 2 {
-			continue
-		}
-		st, err := newSearch(p, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		states := 1
-		for _, e := range st.eps {
-			states *= e + 1
-		}
-		if states*(st.nq+1) > 1<<20 {
+		st, states, ok := randomSearch(t, rng, 40)
+		if !ok {
 			continue
 		}
 		tab := newTable(st, states)

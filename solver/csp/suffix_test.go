@@ -85,20 +85,8 @@ func TestSuffixRestAsRows(t *testing.T) {
 	rng := rand.New(rand.NewPCG(33, 7))
 	cells, outside := 0, 0
 	for i := range 500 {
-		w := randomLayoutWindow(rng, 6, 60)
-		p := allJobs(w)
-		if len(p.Jobs) < 2 {
-			continue
-		}
-		st, err := newSearch(p, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		states := 1
-		for _, e := range st.eps {
-			states *= e + 1
-		}
-		if states*(st.nq+1) > 1<<20 {
+		st, states, ok := randomSearch(t, rng, 60)
+		if !ok {
 			continue
 		}
 		tab := newTable(st, states)
