@@ -293,3 +293,17 @@ func TestShippedEasyOldestFile(t *testing.T) {
 		t.Errorf("the embedded Lublin-1 weights have the same window %q", p.Window())
 	}
 }
+
+// TestShippedJoSHHWindows: the embedded weights are of the windows the
+// seventh round's rule chose per trace (docs/results/2026-11-27-joshh.md).
+func TestShippedJoSHHWindows(t *testing.T) {
+	for tr, want := range map[string]string{"lublin-1": "easy-area", "hpc2n": "easy-area-strict"} {
+		p, err := ShippedJoSHHOf(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Window(); got != want {
+			t.Errorf("%s: shipped window %q, want %q", tr, got, want)
+		}
+	}
+}
