@@ -80,9 +80,10 @@
 //
 // JoSHH (Sun Haisong, 2022; joshh.go, joshh_train.go): a job selector
 // (MLP 32–64–32–5) over Q = 5 visible jobs that fit now — the oldest and
-// the four shortest requests, in the shipped window (Reserve) only those
-// that do not delay an EASY reservation for the shortest waiting job,
-// which starts once it fits — and the cluster's occupancy over T = 5
+// the four shortest requests (or smallest areas, request × nodes), in the
+// shipped windows (Reserve) only those that do not delay an EASY
+// reservation for the waiting job of the smallest area (on HPC2N it
+// starts once it fits) — and the cluster's occupancy over T = 5
 // hourly steps, and an allocation selector (MLP 7–16–2) choosing
 // depth-first or breadth-first placement per job (sim.Strategy). It runs
 // as bench/sim's select policy (JoSHHChooser is a sim.Selector) and is

@@ -110,6 +110,15 @@ func TestTrainHashes(t *testing.T) {
 			}
 			return append(res.Policy.Selector.Params(), res.Policy.Alloc.Params()...), nil
 		}},
+		{"joshh-easy-area-strict", "7f51de8f78e026edfe920114c6dccd655fa1c1a7c230072fce3bed12432e238b", func() ([]*learn.Param, error) {
+			cfg := smallJoSHHConfig(w, 1)
+			cfg.Reserve = ReserveAreaStrict
+			res, err := TrainJoSHH(ctx, cfg)
+			if err != nil {
+				return nil, err
+			}
+			return append(res.Policy.Selector.Params(), res.Policy.Alloc.Params()...), nil
+		}},
 	}
 	for _, c := range cases {
 		ps, err := c.train()

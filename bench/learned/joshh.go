@@ -100,11 +100,32 @@ const (
 	// the jobs its reservations hold back starve (easy-oldest's learned
 	// policies did).
 	ReserveOldestGuard
+	// ReserveArea reserves for the waiting job of the smallest area,
+	// request × nodes (ties by arrival): SAF-EASY's head. With it the
+	// visible jobs after the oldest are those of the smallest areas, not
+	// the shortest requests.
+	ReserveArea
+	// ReserveAreaStrict is ReserveArea whose held job starts alone once
+	// it fits: the selector chooses only which jobs backfill.
+	ReserveAreaStrict
 )
 
 // strict reports whether r's held job starts as soon as it fits.
 func (r Reserve) strict() bool {
-	return r == ReserveShortestStrict || r == ReserveXFactorStrict || r == ReserveOldestStrict
+	return r == ReserveShortestStrict || r == ReserveXFactorStrict || r == ReserveOldestStrict || r == ReserveAreaStrict
+}
+
+// area reports whether r ranks the visible jobs (after the oldest) and
+// its held job by request × nodes.
+func (r Reserve) area() bool { return r == ReserveArea || r == ReserveAreaStrict }
+
+// rankKey is the key the visible jobs after the oldest are kept by,
+// smallest first: the request, or with an area window request × nodes.
+func rankKey(j sim.QueuedJob, area bool) float64 {
+	if area {
+		return float64(j.Request) * float64(j.Nodes)
+	}
+	return float64(j.Request)
 }
 
 // String names the reservation as train sched's --window does.
@@ -128,6 +149,10 @@ func (r Reserve) String() string {
 		return "easy-oldest-strict"
 	case ReserveOldestGuard:
 		return "easy-oldest-guard"
+	case ReserveArea:
+		return "easy-area"
+	case ReserveAreaStrict:
+		return "easy-area-strict"
 	}
 	return fmt.Sprintf("reserve(%d)", int(r))
 }
@@ -145,6 +170,12 @@ func reservation(v *sim.View, r Reserve, ends []sim.RunningView) (allowed func(k
 	case ReserveShortest, ReserveShortestJump, ReserveShortestStrict:
 		for k, j := range v.Queue {
 			if j.Request < v.Queue[h].Request {
+				h = k
+			}
+		}
+	case ReserveArea, ReserveAreaStrict:
+		for k, j := range v.Queue {
+			if rankKey(j, true) < rankKey(v.Queue[h], true) {
 				h = k
 			}
 		}
@@ -217,6 +248,7 @@ func jobState(x []float64, valid []int, v *sim.View, norm Norm, arrival bool, re
 	valid = valid[:0]
 	var allowed func(int) bool
 	h, limit, jump := 0, JQ, -1
+	area := !arrival && reserve.area()
 	if !arrival && reserve != ReserveNone {
 		if ends == nil {
 			ends = new([]sim.RunningView)
@@ -256,8 +288,8 @@ func jobState(x []float64, valid []int, v *sim.View, norm Norm, arrival bool, re
 		}
 		// Insert q among the shortest kept (slots 1..), dropping the
 		// longest past JQ.
-		at := len(valid)
-		for at > 1 && v.Queue[valid[at-1]].Request > j.Request {
+		at, key := len(valid), rankKey(j, area)
+		for at > 1 && rankKey(v.Queue[valid[at-1]], area) > key {
 			at--
 		}
 		if at >= limit {
@@ -411,7 +443,7 @@ const (
 
 var joshhReserveMagic = map[Reserve]string{ReserveOldest: "JOSHHO01", ReserveShortest: "JOSHHS01", ReserveShortestJump: "JOSHHJ01", ReserveXFactor: "JOSHHX01",
 	ReserveShortestStrict: "JOSHHT01", ReserveXFactorStrict: "JOSHHY01", ReserveOldestStrict: "JOSHHE01",
-	ReserveOldestGuard: "JOSHHG01"}
+	ReserveOldestGuard: "JOSHHG01", ReserveArea: "JOSHHR01", ReserveAreaStrict: "JOSHHU01"}
 
 func joshhHeader() []uint32 {
 	var h []uint32
@@ -453,7 +485,7 @@ func ReadJoSHH(r io.Reader) (*JoSHH, error) {
 		q.Arrival = true
 		return q, nil
 	}
-	for _, r := range []Reserve{ReserveOldest, ReserveShortest, ReserveShortestJump, ReserveXFactor, ReserveShortestStrict, ReserveXFactorStrict, ReserveOldestStrict, ReserveOldestGuard} {
+	for _, r := range []Reserve{ReserveOldest, ReserveShortest, ReserveShortestJump, ReserveXFactor, ReserveShortestStrict, ReserveXFactorStrict, ReserveOldestStrict, ReserveOldestGuard, ReserveArea, ReserveAreaStrict} {
 		if q, err2 := readJoSHH(bytes.NewReader(data), joshhReserveMagic[r]); err2 == nil {
 			q.Reserve = r
 			return q, nil

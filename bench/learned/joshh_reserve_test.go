@@ -46,6 +46,9 @@ func TestJoSHHReserveVisible(t *testing.T) {
 		{ReserveXFactorStrict, []int{2, 4, 3}},
 		{ReserveOldestStrict, []int{2, 4, 3}},
 		{ReserveOldestGuard, []int{2, 4, 3}},
+		// Areas: job 0 200 (held), 2 18000, 3 36000, 4 32000.
+		{ReserveArea, []int{2, 4, 3}},
+		{ReserveAreaStrict, []int{2, 4, 3}},
 	} {
 		got := jobState(x, nil, reserveView(nodes, req), norm, false, c.r, nil)
 		if !slices.Equal(got, c.want) {
@@ -116,8 +119,42 @@ func TestJoSHHReserveVisible(t *testing.T) {
 	}
 }
 
+// TestJoSHHAreaVisible: the area windows hold the job of the smallest
+// request × nodes and rank the visible jobs after the oldest by area,
+// where easy-shortest-strict ranks them by request.
+func TestJoSHHAreaVisible(t *testing.T) {
+	x := make([]float64, SelectorIn)
+	// 0: 20 nodes × 5 s (area 100, the smallest: held, does not fit);
+	// then areas 200, 1500, 4000, 2000, all ending before 5000.
+	nodes, req := []int{20, 2, 1, 4, 1}, []int64{5, 100, 1500, 1000, 2000}
+	for _, c := range []struct {
+		r    Reserve
+		want []int
+	}{
+		{ReserveShortestStrict, []int{1, 3, 2, 4}},
+		{ReserveAreaStrict, []int{1, 2, 4, 3}},
+		{ReserveArea, []int{1, 2, 4, 3}},
+	} {
+		if got := jobState(x, nil, reserveView(nodes, req), Norm{MaxRequest: 20000}, false, c.r, nil); !slices.Equal(got, c.want) {
+			t.Errorf("%s: visible %v, want %v", c.r, got, c.want)
+		}
+	}
+	// Held by area, not by request: job 0 is the shortest (10 s) but on
+	// 40 nodes (area 400); job 1 (20 nodes × 15 s, area 300) is held and
+	// fits at 5000, so job 2 (6 nodes until 7000) may not start now.
+	nodes, req = []int{40, 20, 6}, []int64{10, 15, 6000}
+	if got := jobState(x, nil, reserveView(nodes, req), Norm{MaxRequest: 20000}, false, ReserveAreaStrict, nil); len(got) != 0 {
+		t.Errorf("easy-area-strict: visible %v, want none", got)
+	}
+	// easy-shortest-strict holds job 0 (40 nodes: free at 20000), so job
+	// 2 ends in time and is visible.
+	if got := jobState(x, nil, reserveView(nodes, req), Norm{MaxRequest: 20000}, false, ReserveShortestStrict, nil); !slices.Equal(got, []int{2}) {
+		t.Errorf("easy-shortest-strict: visible %v, want [2]", got)
+	}
+}
+
 // ruleSelector starts the shortest visible job of a reservation window
-// (ties: the earlier slot); with noJump it never takes the slot of a job
+// (with an area window the smallest-area one; ties: the earlier slot); with noJump it never takes the slot of a job
 // that would delay the reservation.
 type ruleSelector struct {
 	r      Reserve
@@ -136,7 +173,7 @@ func (s *ruleSelector) Select(v *sim.View) (int, sim.Strategy) {
 		if s.noJump && s.x[i*JobFeatures] < 0 {
 			continue
 		}
-		if best < 0 || v.Queue[q].Request < v.Queue[best].Request {
+		if best < 0 || rankKey(v.Queue[q], s.r.area()) < rankKey(v.Queue[best], s.r.area()) {
 			best = q
 		}
 	}
@@ -177,6 +214,11 @@ func TestJoSHHReserveRules(t *testing.T) {
 		c := base
 		c.Policy = "sjf"
 		sjf := starts(c, st)
+		c.Policy = "saf"
+		saf := starts(c, st)
+		if slices.Equal(sjf, saf) {
+			t.Fatalf("sequence %d: SJF-EASY and SAF-EASY agree: the test cannot tell them apart", st)
+		}
 		greedy := starts(with(ShortestFitting{St: sim.FirstFitStrategy}), st)
 		if slices.Equal(sjf, greedy) {
 			t.Fatalf("sequence %d: SJF-EASY and greedy agree: the test cannot tell them apart", st)
@@ -190,6 +232,8 @@ func TestJoSHHReserveRules(t *testing.T) {
 			{"easy-shortest-jump, never jumping", &ruleSelector{r: ReserveShortestJump, noJump: true}, sjf},
 			{"easy-shortest-jump", &ruleSelector{r: ReserveShortestJump}, greedy},
 			{"easy-shortest-strict", &ruleSelector{r: ReserveShortestStrict}, sjf},
+			{"easy-area-strict", &ruleSelector{r: ReserveAreaStrict}, saf},
+			{"easy-area", &ruleSelector{r: ReserveArea}, saf},
 		} {
 			if got := starts(with(k.s), st); !slices.Equal(got, k.want) {
 				t.Errorf("sequence %d, %s: the starts differ from the rule's", st, k.name)
@@ -201,7 +245,7 @@ func TestJoSHHReserveRules(t *testing.T) {
 // TestJoSHHReserveRoundTrip: each window survives its weights file; the
 // arrival window takes no reservation.
 func TestJoSHHReserveRoundTrip(t *testing.T) {
-	for _, r := range []Reserve{ReserveNone, ReserveOldest, ReserveShortest, ReserveShortestJump, ReserveXFactor, ReserveShortestStrict, ReserveXFactorStrict, ReserveOldestStrict, ReserveOldestGuard} {
+	for _, r := range []Reserve{ReserveNone, ReserveOldest, ReserveShortest, ReserveShortestJump, ReserveXFactor, ReserveShortestStrict, ReserveXFactorStrict, ReserveOldestStrict, ReserveOldestGuard, ReserveArea, ReserveAreaStrict} {
 		p := NewJoSHH(learn.NewRand(4, 4))
 		p.Reserve = r
 		q, err := ReadJoSHH(bytes.NewReader(joshhBytes(t, p)))
@@ -247,5 +291,19 @@ func TestShippedEasyOldestFile(t *testing.T) {
 	}
 	if def.Window() == p.Window() {
 		t.Errorf("the embedded Lublin-1 weights have the same window %q", p.Window())
+	}
+}
+
+// TestShippedJoSHHWindows: the embedded weights are of the windows the
+// seventh round's rule chose per trace (docs/results/2026-11-27-joshh.md).
+func TestShippedJoSHHWindows(t *testing.T) {
+	for tr, want := range map[string]string{"lublin-1": "easy-area", "hpc2n": "easy-area-strict"} {
+		p, err := ShippedJoSHHOf(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Window(); got != want {
+			t.Errorf("%s: shipped window %q, want %q", tr, got, want)
+		}
 	}
 }

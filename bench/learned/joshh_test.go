@@ -190,7 +190,7 @@ func TestShippedJoSHH(t *testing.T) {
 // 28 leaves; the visible jobs, the job selector, the allocation features
 // and selector; in each window (with a reservation, its shadow time too).
 func BenchmarkJoSHHDecision(b *testing.B) {
-	for _, r := range []Reserve{ReserveNone, ReserveOldest, ReserveShortest, ReserveShortestJump, ReserveXFactor, ReserveShortestStrict, ReserveXFactorStrict, ReserveOldestStrict, ReserveOldestGuard} {
+	for _, r := range []Reserve{ReserveNone, ReserveOldest, ReserveShortest, ReserveShortestJump, ReserveXFactor, ReserveShortestStrict, ReserveXFactorStrict, ReserveOldestStrict, ReserveOldestGuard, ReserveArea, ReserveAreaStrict} {
 		b.Run(r.String(), func(b *testing.B) { benchJoSHHDecision(b, r) })
 	}
 }

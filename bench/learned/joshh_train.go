@@ -42,9 +42,11 @@ type JoSHHTrainConfig struct {
 }
 
 // DefaultJoSHHTrainConfig returns the settings of the shipped weights
-// but for Workload and Reserve: the shipped weights are of
-// ReserveShortestStrict (optsched train sched's default window), the
-// zero Reserve is the fitting window.
+// but for Workload, Reserve and TestStarts: the shipped weights are of
+// ReserveArea (Lublin-1) and ReserveAreaStrict (HPC2N), each trained
+// with its trace's validation sequences excluded; optsched train sched's
+// default window is ReserveShortestStrict; the zero Reserve is the
+// fitting window.
 func DefaultJoSHHTrainConfig() JoSHHTrainConfig {
 	return JoSHHTrainConfig{Seed: 1, Updates: 300, EpisodesPerUpdate: 8, EpisodeLen: 1024,
 		TestStarts: rlscheduler.Starts, TestLen: rlscheduler.SequenceLength, PPOEpochs: 4, Minibatch: 256,

@@ -69,8 +69,12 @@ func runTrainJoSHH(ctx context.Context, opts *trainSchedOptions) error {
 		cfg.Reserve = learned.ReserveOldestStrict
 	case "easy-oldest-guard":
 		cfg.Reserve = learned.ReserveOldestGuard
+	case "easy-area":
+		cfg.Reserve = learned.ReserveArea
+	case "easy-area-strict":
+		cfg.Reserve = learned.ReserveAreaStrict
 	default:
-		return usageError{fmt.Errorf("--window must be fitting, arrival, or easy-oldest, easy-shortest, easy-xfactor (each also -strict), easy-oldest-guard or easy-shortest-jump, got %q", opts.window)}
+		return usageError{fmt.Errorf("--window must be fitting, arrival, or easy-oldest, easy-shortest, easy-xfactor, easy-area (each also -strict), easy-oldest-guard or easy-shortest-jump, got %q", opts.window)}
 	}
 	starts := learned.TrainingStarts(len(w.Jobs), cfg.EpisodeLen, cfg.TestStarts, cfg.TestLen)
 	errw := opts.streams.err
