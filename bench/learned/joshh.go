@@ -157,6 +157,21 @@ func (r Reserve) String() string {
 	return fmt.Sprintf("reserve(%d)", int(r))
 }
 
+// ParseJoSHHWindow parses a window's name as train sched's --window and
+// JoSHH.Window name it: "arrival" (the paper's first 5 waiting jobs) or
+// a Reserve's String.
+func ParseJoSHHWindow(name string) (arrival bool, r Reserve, err error) {
+	if name == "arrival" {
+		return true, ReserveNone, nil
+	}
+	for r := range ReserveAreaStrict + 1 {
+		if r.String() == name {
+			return false, r, nil
+		}
+	}
+	return false, 0, fmt.Errorf("no JoSHH window %q (have arrival, fitting, easy-oldest, easy-shortest, easy-xfactor, easy-area, each also -strict, easy-oldest-guard, easy-shortest-jump)", name)
+}
+
 // reservation returns, as a function, whether job k of v.Queue may start
 // now without delaying the reservation of r's head (nil: every job may);
 // ends is scratch; h is the head's index. The head's shadow time is the earliest requested end

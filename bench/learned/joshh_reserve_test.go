@@ -307,3 +307,22 @@ func TestShippedJoSHHWindows(t *testing.T) {
 		}
 	}
 }
+
+// TestParseJoSHHWindow holds the parser to the names JoSHH.Window gives:
+// every window round-trips, and an unknown name is an error.
+func TestParseJoSHHWindow(t *testing.T) {
+	for r := range ReserveAreaStrict + 1 {
+		arrival, got, err := ParseJoSHHWindow(r.String())
+		if err != nil || arrival || got != r {
+			t.Errorf("%v: got %v, arrival %v, %v", r, got, arrival, err)
+		}
+	}
+	if arrival, _, err := ParseJoSHHWindow("arrival"); err != nil || !arrival {
+		t.Errorf("arrival: %v, %v", arrival, err)
+	}
+	for _, bad := range []string{"", "easy", "reserve(3)", "EASY-AREA"} {
+		if _, _, err := ParseJoSHHWindow(bad); err == nil {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+}

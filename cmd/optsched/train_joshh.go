@@ -49,33 +49,11 @@ func runTrainJoSHH(ctx context.Context, opts *trainSchedOptions) error {
 	}
 	cfg.EpisodeLen = opts.episodeLen
 	cfg.TestStarts = append(slices.Clone(cfg.TestStarts), opts.exclude...)
-	switch opts.window {
-	case "fitting":
-	case "arrival":
-		cfg.Arrival = true
-	case "easy-oldest":
-		cfg.Reserve = learned.ReserveOldest
-	case "easy-shortest":
-		cfg.Reserve = learned.ReserveShortest
-	case "easy-shortest-jump":
-		cfg.Reserve = learned.ReserveShortestJump
-	case "easy-xfactor":
-		cfg.Reserve = learned.ReserveXFactor
-	case "easy-shortest-strict":
-		cfg.Reserve = learned.ReserveShortestStrict
-	case "easy-xfactor-strict":
-		cfg.Reserve = learned.ReserveXFactorStrict
-	case "easy-oldest-strict":
-		cfg.Reserve = learned.ReserveOldestStrict
-	case "easy-oldest-guard":
-		cfg.Reserve = learned.ReserveOldestGuard
-	case "easy-area":
-		cfg.Reserve = learned.ReserveArea
-	case "easy-area-strict":
-		cfg.Reserve = learned.ReserveAreaStrict
-	default:
-		return usageError{fmt.Errorf("--window must be fitting, arrival, or easy-oldest, easy-shortest, easy-xfactor, easy-area (each also -strict), easy-oldest-guard or easy-shortest-jump, got %q", opts.window)}
+	arrival, reserve, err := learned.ParseJoSHHWindow(opts.window)
+	if err != nil {
+		return usageError{fmt.Errorf("--window: %w", err)}
 	}
+	cfg.Arrival, cfg.Reserve = arrival, reserve
 	starts := learned.TrainingStarts(len(w.Jobs), cfg.EpisodeLen, cfg.TestStarts, cfg.TestLen)
 	errw := opts.streams.err
 	fmt.Fprintf(errw, "train sched joshh: %s, %d jobs on %d nodes; window %s; episodes of %d jobs from %d starts outside the test sequences (%s); %d epochs of %d episodes, seed %d\n",
