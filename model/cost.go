@@ -165,6 +165,14 @@ func (h *HopCounter) Add(id int) {
 	h.n++
 }
 
+// AddNodes adds every node of nodes: Add of each, with the same counts,
+// but consecutive nodes of nodes on one leaf switch are added together, so
+// sorted ids on a layout cost O(leaves × height), not O(len(nodes) ×
+// height). nodes must be distinct valid ids not in the set.
+func (h *HopCounter) AddNodes(nodes []int) {
+	eachRun(h.t, nodes, h.addRun)
+}
+
 // Remove removes node id, which must be in the set.
 func (h *HopCounter) Remove(id int) {
 	anc := h.t.anc[id]
