@@ -8,7 +8,7 @@ import (
 // greedy places the jobs one by one, largest first, each on the cheapest
 // block of free positions (wrap-around included), and offers the result.
 // When the cluster is nearly full a late job may find no free block of its
-// size; greedy then gives up and offers nothing. O(jobs × |Q|).
+// size; complete then places every block by orderedDP. O(jobs × |Q|).
 func (st *search) greedy() bool {
 	return st.complete(make([][]int, len(st.g.Sizes)), "greedy")
 }
