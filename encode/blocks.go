@@ -102,9 +102,7 @@ func (b *Blocks) price(ctx context.Context, half int) error {
 		cost := costBuf(nq)
 		b.Cost[s] = cost
 		h.Reset()
-		for k := 0; k < r; k++ {
-			h.Add(b.Q[k])
-		}
+		h.AddNodes(b.Q[:r])
 		// Slid in chunks of 4096 positions, the deadline checked between
 		// them; the hops go in the table and are priced in place.
 		for i := 0; i < nq; i += 4096 {

@@ -165,6 +165,14 @@ func (h *HopCounter) Add(id int) {
 	h.n++
 }
 
+// AddNodes adds every node of nodes: Add of each, with the same counts,
+// but consecutive nodes of nodes on one leaf switch are added together, so
+// sorted ids on a layout cost O(leaves × height), not O(len(nodes) ×
+// height). nodes must be distinct valid ids not in the set.
+func (h *HopCounter) AddNodes(nodes []int) {
+	eachRun(h.t, nodes, h.addRun)
+}
+
 // Remove removes node id, which must be in the set.
 func (h *HopCounter) Remove(id int) {
 	anc := h.t.anc[id]
@@ -215,12 +223,12 @@ func (h *HopCounter) Move(out, in int) {
 func (h *HopCounter) Slide(q []int, r, from, to int, out []int64) {
 	nq := len(q)
 	t := h.t
-	nodes := t.nodes
+	leaf := t.leaf
 	// The stretch: the switches above the node out only (ao), above the
 	// node in only (ai), its steps so far, and each step's change of
 	// the pairs (delta, which grows by grow a step) and of sumDepth.
 	var ao, ai []int32
-	lo, li := -1, -1
+	lo, li := int32(-1), int32(-1)
 	var steps, delta, grow, depth int64
 	pairs, sumDepth, n1 := h.pairs, h.sumDepth, int64(h.n-1)
 	in := from + r
@@ -233,7 +241,7 @@ func (h *HopCounter) Slide(q []int, r, from, to int, out []int64) {
 		if in++; in == nq {
 			in = 0
 		}
-		if lx, ly := nodes[x].Leaf, nodes[y].Leaf; lx != lo || ly != li {
+		if lx, ly := leaf[x], leaf[y]; lx != lo || ly != li {
 			h.shift(ao, ai, steps)
 			lo, li = lx, ly
 			ao, ai = t.anc[x], t.anc[y]

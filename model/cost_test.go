@@ -323,3 +323,54 @@ func TestSlideAsMove(t *testing.T) {
 		}
 	}
 }
+
+// TestAddNodesAsAdd holds HopCounter.AddNodes to Add of each node, on every
+// counter of the switches, starting from an empty counter or one holding
+// other nodes: sorted subsets of the nodes (runs on one leaf), shuffled
+// ones and single nodes, over the paper's layout, a tree of uneven depth
+// and random layouts.
+func TestAddNodesAsAdd(t *testing.T) {
+	rng := rand.New(rand.NewPCG(33, 5))
+	uneven, err := BuildTopology([]SwitchSpec{
+		{Name: "s0", Nodes: []string{"a0", "a1", "a2"}},
+		{Name: "s1", Nodes: []string{"b0", "b1"}},
+		{Name: "s2", Switches: []string{"s0", "s1"}},
+		{Name: "s3", Nodes: []string{"c0", "c1", "c2", "c3"}},
+		{Name: "top", Switches: []string{"s2", "s3"}},
+		{Name: "lone", Nodes: []string{"d0", "d1"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	topos := []*Topology{paperTopology(t), uneven}
+	for range 6 {
+		l, err := NewLayout(1+rng.IntN(4), 1+rng.IntN(4), 1+rng.IntN(6))
+		if err != nil {
+			t.Fatal(err)
+		}
+		topos = append(topos, l)
+	}
+	for c := range 3000 {
+		topo := topos[c%len(topos)]
+		n := topo.NumNodes()
+		perm := rng.Perm(n)
+		k := rng.IntN(n + 1)
+		before, nodes := perm[:rng.IntN(n-k+1)], perm[n-k:]
+		nodes = slices.Clone(nodes)
+		if c%3 > 0 {
+			slices.Sort(nodes)
+		}
+		h, ref := NewHopCounter(topo), NewHopCounter(topo)
+		for _, id := range before {
+			h.Add(id)
+			ref.Add(id)
+		}
+		h.AddNodes(nodes)
+		for _, id := range nodes {
+			ref.Add(id)
+		}
+		if h.Hops() != ref.Hops() || h.Len() != ref.Len() || h.sumDepth != ref.sumDepth || h.pairs != ref.pairs || !slices.Equal(h.cnt, ref.cnt) {
+			t.Fatalf("case %d (%d nodes, %d before): AddNodes(%v) differs from Add of each", c, n, len(before), nodes)
+		}
+	}
+}

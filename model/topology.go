@@ -26,6 +26,8 @@ type Topology struct {
 	// runEnd[i] is the first id after i whose node is not on i's leaf
 	// switch (or NumNodes): nodes i..runEnd[i]-1 share a leaf.
 	runEnd []int32
+	// leaf[i] is nodes[i].Leaf, kept compact for HopCounter.Slide.
+	leaf []int32
 	// height is the number of switch levels: 1 for a single leaf switch.
 	height int
 	// counters keeps empty HopCounters over this topology for Cost, so
@@ -185,6 +187,10 @@ func BuildTopology(specs []SwitchSpec) (*Topology, error) {
 		t.anc[id] = all[lo:hi:hi]
 	}
 	t.runEnd = make([]int32, len(t.nodes))
+	t.leaf = make([]int32, len(t.nodes))
+	for id, n := range t.nodes {
+		t.leaf[id] = int32(n.Leaf)
+	}
 	for id := len(t.nodes) - 1; id >= 0; id-- {
 		if id+1 < len(t.nodes) && t.nodes[id+1].Leaf == t.nodes[id].Leaf {
 			t.runEnd[id] = t.runEnd[id+1]

@@ -1,11 +1,14 @@
 package csp
 
-import "slices"
+import (
+	"context"
+	"slices"
+)
 
 // greedy places the jobs one by one, largest first, each on the cheapest
 // block of free positions (wrap-around included), and offers the result.
 // When the cluster is nearly full a late job may find no free block of its
-// size; greedy then gives up and offers nothing. O(jobs × |Q|).
+// size; complete then places every block by orderedDP. O(jobs × |Q|).
 func (st *search) greedy() bool {
 	return st.complete(make([][]int, len(st.g.Sizes)), "greedy")
 }
@@ -18,56 +21,17 @@ func (st *search) greedy() bool {
 // by orderedDP, which always succeeds. It offers the result and reports
 // whether it improved the incumbent.
 func (st *search) complete(starts [][]int, how string) bool {
-	g, nq := st.g, st.nq
-	used := make([]bool, nq)
+	g := st.g
 	var jobs []int // size indices, one per job still to place
 	for s, e := range st.eps {
-		for _, i := range starts[s] {
-			for d := 0; d < g.Sizes[s]; d++ {
-				used[(i+d)%nq] = true
-			}
-		}
 		for range e - len(starts[s]) {
 			jobs = append(jobs, s)
 		}
 	}
 	slices.SortStableFunc(jobs, func(a, b int) int { return g.Sizes[b] - g.Sizes[a] })
-	run := make([]int, nq) // free positions from i on, circularly, capped at nq
-	freeRuns(used, run)
-	type stray struct{ pos, s int }
-	var strays []stray
-	for _, s := range jobs {
-		if st.ctx != nil && st.ctx.Err() != nil {
-			return false // out of time: offer nothing
-		}
-		r := g.Sizes[s]
-		best, at := int64(inf), -1
-		cost := g.Cost[s]
-		run := run[:len(cost)]
-		for i, c := range cost {
-			if c < best && run[i] >= r {
-				best, at = c, i
-			}
-		}
-		if at < 0 {
-			longest := 0 // the first longest free run
-			for i := range run {
-				if run[i] > run[longest] {
-					longest = i
-				}
-			}
-			strays = append(strays, stray{longest, s})
-			continue
-		}
-		for d := 0; d < r; d++ {
-			used[(at+d)%nq] = true
-			run[(at+d)%nq] = 0
-		}
-		// The free positions just before the block now run up to it.
-		for i, c := (at-1+nq)%nq, 1; c < nq && !used[i]; i, c = (i-1+nq)%nq, c+1 {
-			run[i] = c
-		}
-		starts[s] = append(starts[s], at)
+	strays, ok := placeGreedy(st.ctx, g.Sizes, g.Cost, st.nq, starts, jobs)
+	if !ok {
+		return false // out of time: offer nothing
 	}
 	if len(strays) == 0 {
 		return st.offer(starts, how)
@@ -93,20 +57,137 @@ func (st *search) complete(starts [][]int, how string) bool {
 	return st.offer(placed, how+", ordered dp")
 }
 
-// freeRuns sets run[i] to the number of consecutive free positions from i
-// on, going round the end of Q, capped at len(used).
-func freeRuns(used []bool, run []int) {
-	n := len(used)
-	// Two passes backwards over the doubled sequence handle wrap-around.
-	next := 0
-	for pass := 0; pass < 2; pass++ {
-		for i := n - 1; i >= 0; i-- {
-			if used[i] {
-				next = 0
-			} else {
-				next = min(next+1, n)
-			}
-			run[i] = next
+// stray is a block of size index s at position pos of Q.
+type stray struct{ pos, s int }
+
+// span is the positions [lo, hi) of Q.
+type span struct{ lo, hi int }
+
+// placeGreedy places jobs (size indices) in order, each at the first
+// position i of cost[s] with the least price whose block of sizes[s]
+// positions from i (circularly, on a cycle of nq positions) is free of the
+// blocks in starts and of those placed before it, and appends it to
+// starts[s]. A job with no such position is not placed: it is returned as
+// a stray at the first position i of cost[s] with the longest free run from
+// i (circularly, capped at nq; position 0 when every position is used). It
+// reports false when ctx ended before every job was tried.
+//
+// The used positions are kept as sorted disjoint spans, and each job scans
+// only the positions from which its block fits: O(jobs × (|Q| + blocks))
+// without a table of free runs.
+func placeGreedy(ctx context.Context, sizes []int, cost [][]int64, nq int, starts [][]int, jobs []int) ([]stray, bool) {
+	var used []span // sorted by lo, disjoint, non-empty, within [0, nq)
+	add := func(lo, r int) {
+		hi := lo + r
+		if hi > nq { // wraps: two spans
+			used = append(used, span{lo, nq}, span{0, hi - nq})
+		} else {
+			used = append(used, span{lo, hi})
 		}
 	}
+	for s := range starts {
+		for _, i := range starts[s] {
+			add(i, sizes[s])
+		}
+	}
+	used = mergeSpans(used)
+	var strays []stray
+	var fit []span // the positions a block fits from, ascending
+	for _, s := range jobs {
+		if ctx != nil && ctx.Err() != nil {
+			return nil, false
+		}
+		r, c := sizes[s], cost[s]
+		fit = fitSpans(fit[:0], used, nq, r, len(c))
+		best, at := int64(inf), -1
+		for _, f := range fit {
+			for i, v := range c[f.lo:f.hi] {
+				if v < best {
+					best, at = v, f.lo+i
+				}
+			}
+		}
+		if at < 0 {
+			strays = append(strays, stray{longestRun(used, nq, len(c)), s})
+			continue
+		}
+		add(at, r)
+		used = mergeSpans(used)
+		starts[s] = append(starts[s], at)
+	}
+	return strays, true
+}
+
+// mergeSpans sorts spans by lo and merges those that overlap or touch.
+func mergeSpans(sp []span) []span {
+	slices.SortFunc(sp, func(a, b span) int { return a.lo - b.lo })
+	out := sp[:0]
+	for _, x := range sp {
+		if n := len(out); n > 0 && x.lo <= out[n-1].hi {
+			out[n-1].hi = max(out[n-1].hi, x.hi)
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// fitSpans appends to dst, ascending, the positions i < lim from which r
+// positions (circularly on nq) avoid every span of used (sorted, disjoint,
+// merged).
+func fitSpans(dst, used []span, nq, r, lim int) []span {
+	push := func(lo, hi int) {
+		hi = min(hi, lim)
+		if lo < hi {
+			dst = append(dst, span{lo, hi})
+		}
+	}
+	if len(used) == 0 {
+		if r <= nq {
+			push(0, nq)
+		}
+		return dst
+	}
+	// The free gap round the end of Q: [tail, nq) then [0, head).
+	head, tail := used[0].lo, used[len(used)-1].hi
+	wrap := (nq - tail) + head
+	push(0, head-r+1) // from the head part: i + r ≤ head
+	for k := 0; k+1 < len(used); k++ {
+		lo, hi := used[k].hi, used[k+1].lo
+		push(lo, hi-r+1)
+	}
+	if wrap >= r {
+		// From the tail part: i + r ≤ nq + head.
+		push(tail, min(nq, nq+head-r+1))
+	}
+	return dst
+}
+
+// longestRun is the first position i < lim with the longest run of free
+// positions from i (circularly, capped at nq), or 0 when every position is
+// used or none is before lim.
+func longestRun(used []span, nq, lim int) int {
+	if len(used) == 0 {
+		return 0
+	}
+	head, tail := used[0].lo, used[len(used)-1].hi
+	best, at := 0, 0
+	consider := func(i, run int) {
+		if i < lim && run > best {
+			best, at = run, i
+		}
+	}
+	// Runs fall along a gap, so each gap's longest run before lim is at
+	// its first position before lim; gaps are taken in order of position.
+	wrap := (nq - tail) + head
+	if head > 0 {
+		consider(0, head) // position 0 is free: its run ends at head
+	}
+	for k := 0; k+1 < len(used); k++ {
+		consider(used[k].hi, used[k+1].lo-used[k].hi)
+	}
+	if tail < nq {
+		consider(tail, wrap)
+	}
+	return at
 }

@@ -30,9 +30,7 @@ func (s Solver) single(ctx context.Context, p *solver.Problem) (res *solver.Resu
 	}
 	t0 := time.Now()
 	h := model.NewHopCounter(w.Topology)
-	for k := range n {
-		h.Add(q[k])
-	}
+	h.AddNodes(q[:n])
 	nq := len(q)
 	// The price is non-decreasing in the hops, so only a block of fewer
 	// hops than the best so far can be cheaper: prices are computed for
