@@ -264,25 +264,7 @@ func TestHopCounterMove(t *testing.T) {
 // paper's layout, a tree of uneven depth, random layouts and a forest.
 func TestSlideAsMove(t *testing.T) {
 	rng := rand.New(rand.NewPCG(33, 4))
-	uneven, err := BuildTopology([]SwitchSpec{
-		{Name: "s0", Nodes: []string{"a0", "a1", "a2"}},
-		{Name: "s1", Nodes: []string{"b0", "b1"}},
-		{Name: "s2", Switches: []string{"s0", "s1"}},
-		{Name: "s3", Nodes: []string{"c0", "c1", "c2", "c3"}},
-		{Name: "top", Switches: []string{"s2", "s3"}},
-		{Name: "lone", Nodes: []string{"d0", "d1"}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	topos := []*Topology{paperTopology(t), uneven}
-	for range 6 {
-		l, err := NewLayout(1+rng.IntN(4), 1+rng.IntN(4), 1+rng.IntN(6))
-		if err != nil {
-			t.Fatal(err)
-		}
-		topos = append(topos, l)
-	}
+	topos := counterTopologies(t, rng)
 	for c := range 3000 {
 		topo := topos[c%len(topos)]
 		n := topo.NumNodes()
@@ -331,25 +313,7 @@ func TestSlideAsMove(t *testing.T) {
 // and random layouts.
 func TestAddNodesAsAdd(t *testing.T) {
 	rng := rand.New(rand.NewPCG(33, 5))
-	uneven, err := BuildTopology([]SwitchSpec{
-		{Name: "s0", Nodes: []string{"a0", "a1", "a2"}},
-		{Name: "s1", Nodes: []string{"b0", "b1"}},
-		{Name: "s2", Switches: []string{"s0", "s1"}},
-		{Name: "s3", Nodes: []string{"c0", "c1", "c2", "c3"}},
-		{Name: "top", Switches: []string{"s2", "s3"}},
-		{Name: "lone", Nodes: []string{"d0", "d1"}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	topos := []*Topology{paperTopology(t), uneven}
-	for range 6 {
-		l, err := NewLayout(1+rng.IntN(4), 1+rng.IntN(4), 1+rng.IntN(6))
-		if err != nil {
-			t.Fatal(err)
-		}
-		topos = append(topos, l)
-	}
+	topos := counterTopologies(t, rng)
 	for c := range 3000 {
 		topo := topos[c%len(topos)]
 		n := topo.NumNodes()
@@ -373,4 +337,31 @@ func TestAddNodesAsAdd(t *testing.T) {
 			t.Fatalf("case %d (%d nodes, %d before): AddNodes(%v) differs from Add of each", c, n, len(before), nodes)
 		}
 	}
+}
+
+// counterTopologies are the layouts the hop counter's tests run on: the
+// paper's, a tree of uneven depth beside a lone leaf (a forest), and six
+// random layouts drawn from rng.
+func counterTopologies(t *testing.T, rng *rand.Rand) []*Topology {
+	t.Helper()
+	uneven, err := BuildTopology([]SwitchSpec{
+		{Name: "s0", Nodes: []string{"a0", "a1", "a2"}},
+		{Name: "s1", Nodes: []string{"b0", "b1"}},
+		{Name: "s2", Switches: []string{"s0", "s1"}},
+		{Name: "s3", Nodes: []string{"c0", "c1", "c2", "c3"}},
+		{Name: "top", Switches: []string{"s2", "s3"}},
+		{Name: "lone", Nodes: []string{"d0", "d1"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	topos := []*Topology{paperTopology(t), uneven}
+	for range 6 {
+		l, err := NewLayout(1+rng.IntN(4), 1+rng.IntN(4), 1+rng.IntN(6))
+		if err != nil {
+			t.Fatal(err)
+		}
+		topos = append(topos, l)
+	}
+	return topos
 }
