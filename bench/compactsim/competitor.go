@@ -6,6 +6,10 @@ import (
 	"math"
 	"slices"
 	"sort"
+
+	"github.com/optsched/optsched/heuristics"
+	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/solver"
 )
 
 // The competitors' models: what the servers' own schedulers do, on the
@@ -121,11 +125,15 @@ func psetsPlace(free []bool, k int) []int {
 // modelled, nor the main scheduler's periodic run (it changes nothing
 // between events), nor slurmctld's latency.
 func slurmModel() decideFunc {
+	topo, topoErr := SlurmTopology()
 	lastBF := int64(-SlurmBackfillInterval)
 	minutes := func(w int64) int64 {
 		return (w + 60*TicksPerSecond - 1) / (60 * TicksPerSecond) * (60 * TicksPerSecond)
 	}
 	return func(_ context.Context, now int64, busy map[string]*simJob, queued, running []*simJob) (map[string][]string, bool, error) {
+		if topoErr != nil {
+			return nil, false, topoErr
+		}
 		free := make([]bool, Vnodes)
 		for i := range Vnodes {
 			free[i] = busy[fmt.Sprintf("v%d", i)] == nil
@@ -135,7 +143,10 @@ func slurmModel() decideFunc {
 		// Main scheduler: FIFO, stop at the first that does not fit.
 		for len(pending) > 0 {
 			j := pending[0]
-			ids := slurmPlace(free, j.j.Chunks)
+			ids, err := slurmPlace(topo, free, j.j.Chunks)
+			if err != nil {
+				return nil, false, err
+			}
 			if ids == nil {
 				break
 			}
@@ -190,7 +201,10 @@ func slurmModel() decideFunc {
 				for id := range Vnodes {
 					avail[id] = freeOver(id, t, t+lim) && (t > now || free[id])
 				}
-				ids := slurmPlace(avail, j.j.Chunks)
+				ids, err := slurmPlace(topo, avail, j.j.Chunks)
+				if err != nil {
+					return nil, false, err
+				}
 				if ids == nil {
 					continue
 				}
@@ -210,45 +224,36 @@ func slurmModel() decideFunc {
 	}
 }
 
-// slurmPlace is topology/tree's best fit on leaves of 4 under one root
-// for a job of k whole nodes on the free map: nil when fewer than k are
-// free.
-func slurmPlace(free []bool, k int) []int {
-	const leaf = 4
-	nl := len(free) / leaf
-	cnt := make([]int, nl)
-	total := 0
-	for l := range nl {
-		cnt[l] = countFree(free, l*leaf, l*leaf+leaf)
-		total += cnt[l]
-	}
-	if total < k {
-		return nil
-	}
-	var out []int
-	for rem := k; rem > 0; {
-		best := -1
-		for l := range nl {
-			if cnt[l] == 0 {
-				continue
+// slurmPlace is topology/tree's best fit (heuristics.Slurm) on topo,
+// the Slurm cluster's leaves of 4 under one root, for a job of k whole
+// nodes on the free map (indexed by vnode number): nil when fewer than k
+// are free.
+func slurmPlace(topo *model.Topology, free []bool, k int) ([]int, error) {
+	var idle []int
+	for i, f := range free {
+		if f {
+			id, ok := topo.Lookup(fmt.Sprintf("v%d", i))
+			if !ok {
+				return nil, fmt.Errorf("compactsim: no node v%d in the Slurm topology", i)
 			}
-			switch {
-			case best < 0:
-				best = l
-			case cnt[l] >= rem && (cnt[best] < rem || cnt[l] < cnt[best]):
-				best = l // holds the rest, tighter
-			case cnt[best] < rem && cnt[l] > cnt[best]:
-				best = l // nothing holds the rest yet: the largest
-			}
+			idle = append(idle, id)
 		}
-		take := min(rem, cnt[best])
-		ids := firstFree(free, best*leaf, best*leaf+leaf, take)
-		out = append(out, ids...)
-		cnt[best] = 0
-		rem -= take
+	}
+	if len(idle) < k {
+		return nil, nil
+	}
+	slices.Sort(idle)
+	w := &model.Window{Topology: topo, Idle: idle, Jobs: []model.Job{{ID: "j", Nodes: k}}}
+	res, err := heuristics.Slurm{}.Solve(context.Background(), &solver.Problem{Window: w, Jobs: []int{0}})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int, k)
+	for i, id := range res.Allocations[0].Nodes {
+		out[i] = nodeID(topo.Name(id))
 	}
 	sort.Ints(out)
-	return out
+	return out, nil
 }
 
 func fifo(queued []*simJob) []*simJob {

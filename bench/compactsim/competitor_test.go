@@ -46,6 +46,10 @@ func TestPsetsPlace(t *testing.T) {
 // on the leaf that holds it with the fewest free nodes; nil when too few
 // nodes are free.
 func TestSlurmPlace(t *testing.T) {
+	topo, err := SlurmTopology()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name string
 		free []bool
@@ -56,7 +60,11 @@ func TestSlurmPlace(t *testing.T) {
 		{"across leaves: largest, then the tightest", freeMap(0, 1, 2, 5, 6, 9, 12, 13), 4, []int{0, 1, 2, 9}},
 		{"too few", freeMap(0, 5), 3, nil},
 	} {
-		if got := slurmPlace(c.free, c.k); !slices.Equal(got, c.want) {
+		got, err := slurmPlace(topo, c.free, c.k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, c.want) {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
 		}
 	}
