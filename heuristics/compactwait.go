@@ -68,6 +68,60 @@ type CompactWait struct {
 	// in turn goes to a set or waits for one. The callers apply it;
 	// DecideCompactWait does not read it.
 	Many bool
+	// Leaves, when not LeavesOff, holds back a job larger than every
+	// switch short of the whole tree too (the rule otherwise leaves
+	// such a job alone: no one switch can hold it), for a shape on the
+	// leaf switches (LeafShape), within the same bounds. Only the leaf
+	// level is counted, which is the whole CH cost on a tree of leaves
+	// under one root (Slurm's test cluster); on a taller tree the
+	// levels above are not looked at.
+	Leaves LeafShape
+}
+
+// A LeafShape is what a job larger than every switch short of the
+// whole tree waits for under CompactWait.Leaves. With leaves of L nodes
+// and a job of k, the least-cost shape is ⌊k/L⌋ whole leaves and k mod L
+// nodes of one more (CH cost 5,166 for 6 nodes on leaves of 4, against
+// 5,500 as 3 + 3); generally, the job's nodes taken leaf by leaf, the
+// leaves with the most nodes usable by the job first.
+type LeafShape int
+
+// The leaf shapes.
+const (
+	// LeavesOff: jobs larger than every switch short of the whole tree
+	// are placed at once, as before.
+	LeavesOff LeafShape = iota
+	// LeavesFewest: the job waits until it fits on as few leaves as its
+	// least-cost shape uses (an 8-node job on two leaves of 4, a 6-node
+	// job on two leaves, 3 + 3 or 4 + 2).
+	LeavesFewest
+	// LeavesBest: the job waits until its least-cost shape is free (a
+	// 6-node job for one whole leaf and 2 nodes of another): the same
+	// count of node pairs within a leaf.
+	LeavesBest
+)
+
+// String names the shape as --compact-wait-leaves does.
+func (s LeafShape) String() string {
+	switch s {
+	case LeavesOff:
+		return "off"
+	case LeavesFewest:
+		return "fewest"
+	case LeavesBest:
+		return "best"
+	}
+	return fmt.Sprintf("LeafShape(%d)", int(s))
+}
+
+// ParseLeafShape parses "off", "fewest" or "best".
+func ParseLeafShape(s string) (LeafShape, error) {
+	for _, v := range []LeafShape{LeavesOff, LeavesFewest, LeavesBest} {
+		if s == v.String() {
+			return v, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown leaf shape %q (want off, fewest or best)", s)
 }
 
 // Defaults of CompactWait.
@@ -238,7 +292,9 @@ func nodesUnder(t *model.Topology, sws []int) map[int][]int {
 //
 // It then names the switch that is empty soonest (ties: more nodes empty
 // by then, then the lower index). Otherwise the job is placed as without
-// the rule. The function is pure: it reads only its arguments.
+// the rule. A job that no switch short of the whole tree holds is placed
+// at once, unless cw.Leaves is on: it then waits, within the same bounds,
+// for its shape on the leaf switches (LeafShape). The function is pure: it reads only its arguments.
 func DecideCompactWait(cw CompactWait, in CompactInput) CompactDecision {
 	d := CompactDecision{Switch: -1, Fit: -1, Waited: max(in.Now-in.Submit, 0)}
 	switch {
@@ -259,6 +315,9 @@ func DecideCompactWait(cw CompactWait, in CompactInput) CompactDecision {
 		limit = min(in.Submit+d.Bound, in.Now+cw.Bound(in.Walltime))
 	}
 	sws := CompactSwitches(in.Topo, max(in.Nodes, cw.SwitchNodes))
+	if len(sws) == 0 && cw.Leaves != LeavesOff {
+		return decideLeaves(cw, in, d, limit)
+	}
 	if len(sws) == 0 {
 		d.Reason = fmt.Sprintf("no switch short of the whole cluster holds %d nodes", in.Nodes)
 		return d

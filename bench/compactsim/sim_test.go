@@ -187,6 +187,14 @@ func TestSweep(t *testing.T) {
 		{"cap30-many", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, PerWait: true, Many: true}},
 		{"cap2-min2-many", heuristics.CompactWait{Max: 2 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true}},
 		{"cap2-many", heuristics.CompactWait{Max: 2 * time.Minute, Fraction: 1000, PerWait: true, Many: true}},
+		// Seventh session: jobs larger than a leaf wait for their shape
+		// on the leaves (--compact-wait-leaves), on top of M (cap10-many).
+		{"M-best", heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, PerWait: true, Many: true, Leaves: heuristics.LeavesBest}},
+		{"M-fewest", heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, PerWait: true, Many: true, Leaves: heuristics.LeavesFewest}},
+		{"M-best-each1", heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1, PerWait: true, Many: true, Leaves: heuristics.LeavesBest}},
+		{"M-fewest-each1", heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1, PerWait: true, Many: true, Leaves: heuristics.LeavesFewest}},
+		{"M-best-cap2", heuristics.CompactWait{Max: 2 * time.Minute, Fraction: 1000, PerWait: true, Many: true, Leaves: heuristics.LeavesBest}},
+		{"M-best-cap30", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, PerWait: true, Many: true, Leaves: heuristics.LeavesBest}},
 	}
 	if s := os.Getenv("OPTSCHED_COMPACT_SETTINGS"); s != "" {
 		var keep []struct {
@@ -273,6 +281,17 @@ func TestSweep(t *testing.T) {
 			r.Add(sums[sl.name][s.name], sums[sl.name][chRef], sums[sl.name][bsldRef])
 		}
 		t.Logf("score %-22s %s", s.name, r)
+	}
+	// The KTH slices alone (seventh session: the judged losses on the
+	// Slurm cluster were on KTH slices).
+	for _, s := range runs {
+		var r Score
+		for _, sl := range slices {
+			if strings.HasPrefix(sl.name, "K") {
+				r.Add(sums[sl.name][s.name], sums[sl.name][chRef], sums[sl.name][bsldRef])
+			}
+		}
+		t.Logf("KTH score %-18s %s", s.name, r)
 	}
 }
 

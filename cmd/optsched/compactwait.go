@@ -19,6 +19,7 @@ type compactFlags struct {
 	elapsed  float64
 	switchN  int
 	many     bool
+	leaves   string
 }
 
 // maxCompactFraction bounds --compact-wait-fraction: 1000 × any walltime
@@ -40,6 +41,7 @@ func (c *compactFlags) add(f *pflag.FlagSet, sw, hold string) {
 	f.IntVar(&c.minNodes, "compact-wait-min-nodes", heuristics.DefaultCompactMinNodes, "the fewest nodes of a job the compact wait holds back (at least 2; see --compact-wait)")
 	f.Float64Var(&c.elapsed, "compact-wait-elapsed", 0, "when above 0, the compact wait predicts each running job's end as now + this × the time it has run (1 s at least), no later than its walltime's end, instead of its walltime's end (see --compact-wait)")
 	f.BoolVar(&c.many, "compact-wait-many", false, "every job the compact wait holds back waits, not only the first of a cycle, and a job that fits now within one switch counts its nodes there for the later jobs' decisions, as under placement sets (see --compact-wait)")
+	f.StringVar(&c.leaves, "compact-wait-leaves", heuristics.LeavesOff.String(), "a job larger than every "+sw+" (which the compact wait otherwise places at once) waits too, within the same bounds, for its shape on the leaf switches: off, fewest (as few leaves as its least-cost shape: an 8-node job on two leaves of 4) or best (the least-cost shape itself: a 6-node job on a whole leaf and 2 nodes of another); see --compact-wait")
 	f.IntVar(&c.switchN, "compact-wait-switch-nodes", 0, "when above a job's node count, the compact wait makes it wait for the smallest switches of this many nodes instead (4: a 2-node job waits for a quad, not a pair; see --compact-wait)")
 }
 
@@ -55,13 +57,21 @@ func (c *compactFlags) validate() error {
 		return usageError{fmt.Errorf("--compact-wait-min-nodes must be at least 2, got %d", c.minNodes)}
 	case !(c.elapsed >= 0) || c.elapsed > 1000:
 		return usageError{fmt.Errorf("--compact-wait-elapsed must be in [0, 1000], got %v", c.elapsed)}
+	case !validLeafShape(c.leaves):
+		return usageError{fmt.Errorf("--compact-wait-leaves must be off, fewest or best, got %q", c.leaves)}
 	case c.switchN < 0:
 		return usageError{fmt.Errorf("--compact-wait-switch-nodes must not be negative, got %d", c.switchN)}
 	}
 	return nil
 }
 
+func validLeafShape(s string) bool {
+	_, err := heuristics.ParseLeafShape(s)
+	return s == "" || err == nil
+}
+
 func (c *compactFlags) rule() heuristics.CompactWait {
+	leaves, _ := heuristics.ParseLeafShape(c.leaves) // validated
 	return heuristics.CompactWait{Max: c.max, Fraction: c.fraction, MinNodes: c.minNodes, PerWait: c.mode == compactEachWait, Blind: c.mode == compactBlind,
-		Elapsed: c.elapsed, SwitchNodes: c.switchN, Many: c.many}
+		Elapsed: c.elapsed, SwitchNodes: c.switchN, Many: c.many, Leaves: leaves}
 }
