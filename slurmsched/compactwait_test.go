@@ -308,3 +308,135 @@ func TestCompactWaitMany(t *testing.T) {
 		}
 	}
 }
+
+// TestCompactWaitLeavesShape (--compact-wait-leaves): leafState with
+// job 1 of 5 nodes. Idle: c00, c01, c04, c11, c15 (and c02, c03 once job
+// 91 has ended). No leaf but the root holds 5 nodes, so without Leaves
+// job 1 starts at once across leaves; with LeavesBest it waits for leaf
+// 0 whole (job 91 ends in 30 s) plus 1 node of another, and its leaves'
+// idle nodes go to no other job; once job 91 has ended it starts as 4 on
+// leaf 0 + 1 (CH 3,600, the least for 5 nodes). Check accepts every
+// plan.
+func TestCompactWaitLeavesShape(t *testing.T) {
+	for _, c := range []struct {
+		leaves heuristics.LeafShape
+		done   bool
+	}{{heuristics.LeavesOff, false}, {heuristics.LeavesBest, false}, {heuristics.LeavesBest, true}} {
+		st := leafState(5, c.done)
+		for i := range st.Jobs {
+			if st.Jobs[i].ID == 1 {
+				st.Jobs[i].NodeCount, st.Jobs[i].CPUs = 5, 20
+			}
+		}
+		opt := leafOptions(true)
+		opt.CompactWait.Leaves, opt.CompactWait.Many = c.leaves, true
+		sc := &Scope{}
+		p, err := Decide(context.Background(), st, sc, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Check(st, sc, p); err != nil {
+			t.Fatalf("%s: %v", c.leaves, err)
+		}
+		s := startOf(p, "1")
+		switch {
+		case c.leaves == heuristics.LeavesOff || c.done:
+			if s == nil || len(s.Nodes) != 5 {
+				t.Fatalf("%s, job 91 done %v: job 1 %+v (deferred %+v)", c.leaves, c.done, s, p.Deferred)
+			}
+			if c.done {
+				per := map[int]int{}
+				for _, n := range s.Nodes {
+					var i int
+					fmt.Sscanf(n, "c%d", &i)
+					per[i/4]++
+				}
+				if per[0] != 4 || len(per) != 2 {
+					t.Errorf("job 91 done: job 1 on %v, want leaf 0 whole and 1 more", s.Nodes)
+				}
+			}
+		default:
+			if s != nil || len(p.Deferred) == 0 || p.Deferred[0].Job != "1" || !strings.Contains(p.Deferred[0].Reason, "for its best shape on the leaves: its 5 nodes as 4 on l0 + 1 on l") {
+				t.Fatalf("%s: job 1 %+v (deferred %+v)", c.leaves, s, p.Deferred)
+			}
+			for _, st := range p.Starts {
+				if leavesOf(st.Nodes)[0] {
+					t.Errorf("job %s starts on %v, in leaf 0, which job 1 waits for", st.Job, st.Nodes)
+				}
+			}
+		}
+	}
+}
+
+// TestCompactWaitLeavesRandom: random clusters as TestCompactWaitRandom
+// with held jobs of up to 10 nodes and Leaves fewest or best: every plan
+// passes Check, and no job starts on a leaf a job waits for.
+func TestCompactWaitLeavesRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(37, 6))
+	waits := 0
+	for iter := range 300 {
+		const now = 10000
+		st := &State{Now: now}
+		var topo strings.Builder
+		for l := range 4 {
+			fmt.Fprintf(&topo, "SwitchName=l%d Nodes=c[%02d-%02d]\n", l, 4*l, 4*l+3)
+		}
+		topo.WriteString("SwitchName=root Switches=l[0-3]\n")
+		st.Topology = topo.String()
+		none := "none"
+		limit := func(m int64) *int64 { return &m }
+		for i := range 16 {
+			n := Node{Name: fmt.Sprintf("c%02d", i), State: "idle", CPUs: 4, RealMemory: 8000, Partitions: []string{"p"}}
+			switch r.IntN(6) {
+			case 0, 1:
+				n.State, n.AllocCPUs, n.AllocMemory = "allocated", 4, 8000
+				st.Jobs = append(st.Jobs, Job{ID: int64(100 + i), State: "RUNNING", Partition: "p", NodeCount: 1, CPUs: 4, Shared: &none,
+					Nodes: n.Name, StartTime: now - 10, EndTime: now + int64(r.IntN(300)), TimeLimit: limit(10)})
+			case 2:
+				if r.IntN(4) == 0 {
+					n.State = "down"
+				}
+			}
+			st.Nodes = append(st.Nodes, n)
+		}
+		for k := range 1 + r.IntN(6) {
+			nodes := int64(1 + r.IntN(10))
+			j := Job{ID: int64(k + 1), State: "PENDING", Reason: "JobHeldUser", Partition: "p", NodeCount: nodes, CPUs: 4 * nodes,
+				SubmitTime: now - int64(r.IntN(200)), TimeLimit: limit(int64(1 + r.IntN(10)))}
+			if r.IntN(6) > 0 {
+				j.Shared = &none
+			}
+			st.Jobs = append(st.Jobs, j)
+		}
+		sc := &Scope{}
+		opt := leafOptions(true)
+		opt.CompactWait = heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, PerWait: true, Many: iter%3 > 0,
+			Leaves: heuristics.LeafShape(1 + iter%2), Elapsed: float64(iter % 2)}
+		p, err := Decide(context.Background(), st, sc, opt)
+		if err != nil {
+			t.Fatalf("iteration %d: %v", iter, err)
+		}
+		if err := Check(st, sc, p); err != nil {
+			t.Fatalf("iteration %d: %v", iter, err)
+		}
+		for _, d := range p.Deferred {
+			_, after, ok := strings.Cut(d.Reason, "shape on the leaves: its ")
+			if !ok || !strings.HasPrefix(d.Reason, "waiting up to") {
+				continue
+			}
+			waits++
+			shape, _, _ := strings.Cut(after, " will be empty")
+			for _, part := range strings.Split(shape, " on l")[1:] {
+				leaf := int(part[0] - '0')
+				for _, s := range p.Starts {
+					if leavesOf(s.Nodes)[leaf] {
+						t.Fatalf("iteration %d: job %s waits for leaf %d (%s), job %s starts on %v", iter, d.Job, leaf, d.Reason, s.Job, s.Nodes)
+					}
+				}
+			}
+		}
+	}
+	if waits < 20 {
+		t.Fatalf("%d jobs waited for their leaves in 300 random cycles: the test exercises too little", waits)
+	}
+}

@@ -3,6 +3,7 @@ package compactsim
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -195,6 +196,16 @@ func TestSweep(t *testing.T) {
 		{"M-fewest-each1", heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1, PerWait: true, Many: true, Leaves: heuristics.LeavesFewest}},
 		{"M-best-cap2", heuristics.CompactWait{Max: 2 * time.Minute, Fraction: 1000, PerWait: true, Many: true, Leaves: heuristics.LeavesBest}},
 		{"M-best-cap30", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, PerWait: true, Many: true, Leaves: heuristics.LeavesBest}},
+		{"M-best-cap5", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1000, PerWait: true, Many: true, Leaves: heuristics.LeavesBest}},
+		{"M-fewest-cap2", heuristics.CompactWait{Max: 2 * time.Minute, Fraction: 1000, PerWait: true, Many: true, Leaves: heuristics.LeavesFewest}},
+		{"M-fewest-cap5", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1000, PerWait: true, Many: true, Leaves: heuristics.LeavesFewest}},
+		{"M-fewest-cap30", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, PerWait: true, Many: true, Leaves: heuristics.LeavesFewest}},
+		{"M-fewest-min2", heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Leaves: heuristics.LeavesFewest}},
+		{"M-best-min2", heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Leaves: heuristics.LeavesBest}},
+		// The PBS planner's sixth-session choice (cap30-min2-many) with
+		// the leaves' shapes (leaves are pairs there).
+		{"P-fewest", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Leaves: heuristics.LeavesFewest}},
+		{"P-best", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Leaves: heuristics.LeavesBest}},
 	}
 	if s := os.Getenv("OPTSCHED_COMPACT_SETTINGS"); s != "" {
 		var keep []struct {
@@ -280,7 +291,14 @@ func TestSweep(t *testing.T) {
 		for _, sl := range slices {
 			r.Add(sums[sl.name][s.name], sums[sl.name][chRef], sums[sl.name][bsldRef])
 		}
-		t.Logf("score %-22s %s", s.name, r)
+		var names []string
+		for _, sl := range slices {
+			sm, ch, b := sums[sl.name][s.name], sums[sl.name][chRef], sums[sl.name][bsldRef]
+			if sm.MultiNode > 0 && sm.MeanCH < ch.MeanCH && math.Round(sm.MeanBSLD*100) <= math.Round(b.MeanBSLD*100) {
+				names = append(names, sl.name)
+			}
+		}
+		t.Logf("score %-22s %s; scores on %s", s.name, r, strings.Join(names, ","))
 	}
 	// The KTH slices alone (seventh session: the judged losses on the
 	// Slurm cluster were on KTH slices).

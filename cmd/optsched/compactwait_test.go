@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/pbsched"
 )
 
@@ -78,5 +80,37 @@ func TestCompactWaitManyFlag(t *testing.T) {
 		"--queues", fixture("queues.json"), "--timezone", "UTC", "-o", "json")
 	if code != exitOK {
 		t.Fatalf("pbs plan --compact-wait-many: exit %d: %s", code, errs)
+	}
+}
+
+// TestCompactWaitLeavesFlag (seventh session): --compact-wait-leaves
+// reaches the rule as the shape it names, an unknown shape is a usage
+// error checked before anything is read, and `slurm plan` and `pbs plan`
+// accept it on their fixtures.
+func TestCompactWaitLeavesFlag(t *testing.T) {
+	for name, want := range map[string]heuristics.LeafShape{"": heuristics.LeavesOff, "off": heuristics.LeavesOff, "fewest": heuristics.LeavesFewest, "best": heuristics.LeavesBest} {
+		c := compactFlags{max: time.Minute, fraction: 1000, minNodes: 3, mode: compactEachWait, many: true, leaves: name}
+		if err := c.validate(); err != nil {
+			t.Fatalf("%q: %v", name, err)
+		}
+		if r := c.rule(); r.Leaves != want || !r.Many {
+			t.Errorf("%q: %+v", name, r)
+		}
+	}
+	t.Setenv("PATH", t.TempDir())
+	code, _, errs := optsched(t, "", "slurm", "plan", "--compact-wait", "10m", "--compact-wait-leaves", "most")
+	if code != exitUsage || !strings.Contains(errs, "--compact-wait-leaves must be off, fewest or best") {
+		t.Errorf("bad --compact-wait-leaves: exit %d, %q", code, errs)
+	}
+	code, _, errs = optsched(t, "", "slurm", "plan", "--squeue", filepath.Join(slurmTestdata, "squeue.json"),
+		"--sinfo", filepath.Join(slurmTestdata, "sinfo.json"), "--topology", filepath.Join(slurmTestdata, "scontrol-show-topology.txt"),
+		"--compact-wait", "10m", "--compact-wait-mode", "each-wait", "--compact-wait-fraction", "1000", "--compact-wait-many", "--compact-wait-leaves", "fewest", "-o", "json")
+	if code != exitOK {
+		t.Fatalf("slurm plan --compact-wait-leaves fewest: exit %d: %s", code, errs)
+	}
+	code, _, errs = optsched(t, "", "pbs", "plan", "--compact-wait", "5m", "--compact-wait-leaves", "best", "--qstat", fixture("qstat.json"), "--pbsnodes", fixture("pbsnodes.json"),
+		"--queues", fixture("queues.json"), "--timezone", "UTC", "-o", "json")
+	if code != exitOK {
+		t.Fatalf("pbs plan --compact-wait-leaves best: exit %d: %s", code, errs)
 	}
 }
