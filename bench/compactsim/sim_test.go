@@ -109,6 +109,16 @@ func TestSweep(t *testing.T) {
 			slices = append(slices, slice{fmt.Sprintf("H%d", from/1000), "HPC2N-2002-2.1-cln.swf.gz", from, 150})
 		}
 	}
+	// OPTSCHED_COMPACT_EXTRA2=1 (seventh session): six more KTH slices
+	// at an offered load of 0.9–1.3, fixed by a rule before any was run
+	// (docs/results/2026-11-27-compact-wait.md), instead of the others;
+	// none overlaps a judged or a tuning slice.
+	if os.Getenv("OPTSCHED_COMPACT_EXTRA2") != "" {
+		slices = nil
+		for _, from := range []int{1500, 5000, 5500, 6500, 9000, 11000} {
+			slices = append(slices, slice{fmt.Sprintf("K%03d", from/100), "KTH-SP2-1996-2.1-cln.swf.gz", from, 150})
+		}
+	}
 	if s := os.Getenv("OPTSCHED_COMPACT_SLICES"); s != "" {
 		var keep []slice
 		for _, sl := range slices {
