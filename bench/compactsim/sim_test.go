@@ -212,6 +212,8 @@ func TestSweep(t *testing.T) {
 		{"M-fewest-cap30", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, PerWait: true, Many: true, Leaves: heuristics.LeavesFewest}},
 		{"M-fewest-min2", heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Leaves: heuristics.LeavesFewest}},
 		{"M-best-min2", heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Leaves: heuristics.LeavesBest}},
+		{"M-fewest-el1", heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, PerWait: true, Many: true, Elapsed: 1, Leaves: heuristics.LeavesFewest}},
+		{"M-best-el1", heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, PerWait: true, Many: true, Elapsed: 1, Leaves: heuristics.LeavesBest}},
 		// The PBS planner's sixth-session choice (cap30-min2-many) with
 		// the leaves' shapes (leaves are pairs there).
 		{"P-fewest", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Leaves: heuristics.LeavesFewest}},
