@@ -288,3 +288,4 @@ func TestPBSCompactWaitMany(t *testing.T) {
 		}
 	}
 }
+

@@ -353,3 +353,57 @@ func TestSimulateSlurm(t *testing.T) {
 		t.Errorf("off %+v; on %+v (%+v)", off[4], on[4], son)
 	}
 }
+
+// TestSimulateLeaves (--compact-wait-leaves): at 0 s three 3-node jobs
+// start (A runs 5 s, B and C 60 s); at 1 s a 6-node job E arrives. On
+// Slurm's leaves of 4, A, B and C each take a leaf (best fit) and leave
+// one node free there, leaf 3 whole: E fits now only as 4 + 1 + 1 (CH
+// 5,500) and is placed so with the rule's leaves off; with fewest or
+// best it waits for A's leaf and starts as 4 + 2 (5,166), the least for
+// 6 nodes, once A has ended. On the PBS planner (pairs in quads, the
+// pairs its leaves), with pbsched.Check on every plan (Simulate stops on
+// a rejected plan), E is spread over 4 pairs without the lever and waits
+// for A's end to take 3 whole pairs with it.
+func TestSimulateLeaves(t *testing.T) {
+	job := func(k int, at float64, chunks int, run, wall int64) replay.Job {
+		return replay.Job{K: k, At: time.Duration(at * float64(time.Second)), Chunks: chunks, Sleep: run, Walltime: wall, NCPUs: 4}
+	}
+	jobs := []replay.Job{job(0, 0, 3, 5, 15), job(1, 0, 3, 60, 70), job(2, 0, 3, 60, 70), job(3, 1, 6, 60, 70)}
+	ctx := context.Background()
+	groups := func(vs []string, size int) map[int]int {
+		out := map[int]int{}
+		for _, v := range vs {
+			out[nodeID(v)/size]++
+		}
+		return out
+	}
+	cw := heuristics.CompactWait{Max: time.Hour, Fraction: 1000, PerWait: true, Many: true}
+	off, _, err := Simulate(ctx, jobs, Options{Server: "slurm", Compact: cw})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := off[3]; len(groups(e.Vnodes, 4)) != 3 || e.CH != 5500 || e.Wait > 0.5 {
+		t.Fatalf("slurm, leaves off: E %+v", e)
+	}
+	for _, shape := range []heuristics.LeafShape{heuristics.LeavesFewest, heuristics.LeavesBest} {
+		cw.Leaves = shape
+		on, sum, err := Simulate(ctx, jobs, Options{Server: "slurm", Compact: cw})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := on[3]; len(groups(e.Vnodes, 4)) != 2 || e.CH != 5166 || e.Start < on[0].End || sum.CompactWaits == 0 {
+			t.Errorf("slurm, leaves %s: E %+v, A ended at %.1f (%+v)", shape, e, on[0].End, sum)
+		}
+		pbsOff, _, err := Simulate(ctx, jobs, Options{Compact: heuristics.CompactWait{Max: time.Hour, Fraction: 1000, PerWait: true, Many: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pbsOn, _, err := Simulate(ctx, jobs, Options{Compact: cw})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(groups(pbsOff[3].Vnodes, 2)) != 4 || len(groups(pbsOn[3].Vnodes, 2)) != 3 || pbsOn[3].Start < pbsOn[0].End {
+			t.Errorf("pbs, leaves %s: E on %v, without the lever on %v", shape, pbsOn[3].Vnodes, pbsOff[3].Vnodes)
+		}
+	}
+}
