@@ -288,4 +288,3 @@ func TestPBSCompactWaitMany(t *testing.T) {
 		}
 	}
 }
-
