@@ -2,10 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/pbsched"
@@ -112,5 +115,57 @@ func TestCompactWaitLeavesFlag(t *testing.T) {
 		"--queues", fixture("queues.json"), "--timezone", "UTC", "-o", "json")
 	if code != exitOK {
 		t.Fatalf("pbs plan --compact-wait-leaves best: exit %d: %s", code, errs)
+	}
+}
+
+// TestCompactWaitDefaults: each server's plan and run commands default to
+// the compact wait chosen for it offline (docs/pbs.md, docs/slurm.md), and
+// --compact-wait 0 turns it off.
+func TestCompactWaitDefaults(t *testing.T) {
+	pbsRule := heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true}
+	slurmRule := heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, MinNodes: 3, PerWait: true, Many: true}
+	type cmdOf struct {
+		name string
+		cmd  func(func(*compactFlags)) *cobra.Command
+		want heuristics.CompactWait
+	}
+	cmds := []cmdOf{
+		{"pbs plan", func(g func(*compactFlags)) *cobra.Command {
+			return newPBSPlanCmd(&streams{}, func(o *pbsOptions) error { g(&o.compact); return nil })
+		}, pbsRule},
+		{"pbs run", func(g func(*compactFlags)) *cobra.Command {
+			return newPBSRunCmd(&streams{}, func(o *pbsOptions) error { g(&o.compact); return nil })
+		}, pbsRule},
+		{"slurm plan", func(g func(*compactFlags)) *cobra.Command {
+			return newSlurmPlanCmd(&streams{}, func(o *slurmOptions) error { g(&o.compact); return nil })
+		}, slurmRule},
+		{"slurm run", func(g func(*compactFlags)) *cobra.Command {
+			return newSlurmRunCmd(&streams{}, func(o *slurmOptions) error { g(&o.compact); return nil })
+		}, slurmRule},
+	}
+	for _, c := range cmds {
+		for _, args := range [][]string{nil, {"--compact-wait", "0"}} {
+			var got *compactFlags
+			cmd := c.cmd(func(f *compactFlags) { got = f })
+			cmd.SetArgs(args)
+			cmd.SetOut(io.Discard)
+			cmd.SetErr(io.Discard)
+			if err := cmd.Execute(); err != nil || got == nil {
+				t.Fatalf("%s %v: %v", c.name, args, err)
+			}
+			if err := got.validate(); err != nil {
+				t.Fatalf("%s %v: %v", c.name, args, err)
+			}
+			want := c.want
+			if args != nil {
+				want.Max = 0
+			}
+			if r := got.rule(); r != want {
+				t.Errorf("%s %v: rule %+v, want %+v", c.name, args, r, want)
+			}
+			if r := got.rule(); r.On() != (args == nil) {
+				t.Errorf("%s %v: on = %v", c.name, args, r.On())
+			}
+		}
 	}
 }

@@ -128,7 +128,7 @@ func (o *pbsOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.order, "order", "", "the order queued jobs are considered in: sjf (the default; shortest requested walltime first, then fifo; a job without a walltime counts a year; lower bounded slowdowns than pbs_sched on every replayed slice, docs/pbs.md) or fifo (more waiting periods first, then fewer chunks, then qstat order; the default under --selection lan2023)")
 	f.Float64Var(&o.reserveAfter, "reserve-after", defaultReserveAfter, "backfill: the first job that does not fit gets a reservation once its bounded slowdown so far, (wait + walltime)/max(walltime, 10s), reaches this (1: at once, EASY; +Inf: never by slowdown)")
 	f.DurationVar(&o.starveAfter, "starve-after", defaultStarveAfter, "backfill: ... or once it has waited this long (PBS's max_starve; 0: never by wait); until then the jobs behind it start whenever they fit")
-	o.compact.add(f, "switch (a tier1 quad on the test server)", "backfill selection only; it holds the cycle's reservation, on that switch's vnodes")
+	o.compact.add(f, "switch (a tier1 quad on the test server)", "backfill selection only; it holds the cycle's reservation, on that switch's vnodes", pbsCompactDefaults)
 	f.StringVar(&o.partial, "partial", pbsched.PartialCP, "placement of the jobs whose chunks share vnodes: cp (CP/SAT time-and-resource schedule, list schedule and first fit as fallbacks) or first-fit")
 	f.BoolVar(&o.apply, "apply", false, "run the qrun commands (default: a dry run that only prints them)")
 	f.StringVar(&o.qrun, "qrun", "", "qrun binary (default: qrun found on PATH)")

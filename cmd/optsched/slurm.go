@@ -75,7 +75,7 @@ func (o *slurmOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.solver, "solver", "csp", "whole-node window solver ("+strings.Join(catalog.WholeNodeNames(), ", ")+"); Slurm's tree best fit takes over when it fails")
 	f.StringVar(&o.fallback, "fallback", "sa", fallbackHelp)
 	f.DurationVar(&o.timeLimit, "time-limit", 5*time.Second, "time limit of the whole-node window solve")
-	o.compact.add(f, "leaf switch", "its idle nodes there go to no other job that cycle")
+	o.compact.add(f, "leaf switch", "its idle nodes there go to no other job that cycle", slurmCompactDefaults)
 	f.DurationVar(&o.starveAfter, "starve-after", 24*time.Hour, "once the first job that does not fit now has waited this long, the jobs behind it wait too, so that its nodes drain (0: never)")
 	f.BoolVar(&o.apply, "apply", false, "act: place and release the jobs (default: a dry run that only prints the plan)")
 	f.StringVar(&o.scontrol, "scontrol", "", "scontrol binary (default: scontrol on PATH)")

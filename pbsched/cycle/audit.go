@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/optsched/optsched/pbsched"
+	"github.com/optsched/optsched/runloop"
 )
 
 // An AuditEntry is one line of the audit log: a cycle's input digest, its
@@ -32,16 +33,9 @@ type AuditEntry struct {
 	PhasesMS *Phases `json:"phases_ms,omitempty"`
 }
 
-// Phases are the parts of a cycle's wall time, in milliseconds: reading
-// the server's state (the documents at once), deciding and checking the
-// plan, reading the jobs and vnodes again before qrun (0 when not read
-// again, see Config.RecheckAfter), and running the qrun commands.
-type Phases struct {
-	ReadMS   float64 `json:"read"`
-	DecideMS float64 `json:"decide"`
-	RereadMS float64 `json:"reread"`
-	ApplyMS  float64 `json:"apply"`
-}
+// Phases are the parts of a cycle's wall time (runloop.Phases); the
+// reread is 0 when the state was not read again (Config.RecheckAfter).
+type Phases = runloop.Phases
 
 // ms is d in milliseconds, to the microsecond.
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+func ms(d time.Duration) float64 { return runloop.MS(d) }

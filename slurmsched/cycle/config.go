@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/optsched/optsched/heuristics"
@@ -81,8 +82,13 @@ type AuditEntry struct {
 	InputSHA256 string `json:"input_sha256,omitempty"`
 	// Plan is the cycle's plan with what Apply did (absent when the
 	// cycle failed before deciding).
-	Plan    *slurmsched.PlanDoc `json:"plan,omitempty"`
-	CycleMS float64             `json:"cycle_ms,omitempty"`
+	Plan *slurmsched.PlanDoc `json:"plan,omitempty"`
+	// CycleMS is the cycle's wall time in milliseconds, from taking the
+	// lock to the last scontrol (a daemon whose cycles take longer than
+	// its --interval shows it here); PhasesMS splits it (absent for a
+	// cycle that failed before reading).
+	CycleMS  float64         `json:"cycle_ms,omitempty"`
+	PhasesMS *runloop.Phases `json:"phases_ms,omitempty"`
 }
 
 // Plan runs one cycle (`optsched slurm plan`): with Apply under the lock,
@@ -96,7 +102,7 @@ func (c *Config) Plan(ctx context.Context) (*slurmsched.Plan, *slurmsched.Outcom
 		defer release()
 		return c.locked(ctx, "plan --apply")
 	}
-	p, _, st, err := c.cycle(ctx, false)
+	p, _, st, err := c.cycle(ctx, false, nil)
 	if c.LogPath != "" {
 		e := AuditEntry{LoggedAt: time.Now().UTC().Format(time.RFC3339Nano), Command: "plan", Plan: doc(p, nil)}
 		if st != nil {
@@ -175,9 +181,13 @@ func (c *Config) locked(ctx context.Context, command string) (*slurmsched.Plan, 
 		return nil, nil, errors.Join(err, runloop.AppendJSONLine(logPath, e))
 	}
 	defer lock.Unlock()
-	p, o, st, cerr := c.cycle(ctx, c.Apply)
+	var ph runloop.Phases
+	p, o, st, cerr := c.cycle(ctx, c.Apply, &ph)
 	if st != nil {
 		e.InputSHA256 = st.Digest
+	}
+	if ph != (runloop.Phases{}) {
+		e.PhasesMS = &ph
 	}
 	e.Plan = doc(p, o)
 	if cerr != nil {
@@ -210,8 +220,12 @@ func (c *Config) scope() (*slurmsched.Scope, error) {
 }
 
 // cycle runs read, decide, check and, with apply, read again, recheck and
-// act; what acting did comes back apart from the plan.
-func (c *Config) cycle(ctx context.Context, apply bool) (*slurmsched.Plan, *slurmsched.Outcome, *slurmsched.State, error) {
+// act; what acting did comes back apart from the plan. ph gets the
+// phases' wall times (nil: not kept).
+func (c *Config) cycle(ctx context.Context, apply bool, ph *runloop.Phases) (*slurmsched.Plan, *slurmsched.Outcome, *slurmsched.State, error) {
+	if ph == nil {
+		ph = new(runloop.Phases)
+	}
 	sc, err := c.scope()
 	if err != nil {
 		return nil, nil, nil, err
@@ -221,25 +235,34 @@ func (c *Config) cycle(ctx context.Context, apply bool) (*slurmsched.Plan, *slur
 			return nil, nil, nil, fmt.Errorf("scontrol is not on PATH (give --scontrol PATH): %w", err)
 		}
 	}
-	st, err := c.readState(ctx, false)
+	t := time.Now()
+	st, err := c.readState(ctx, nil)
+	ph.ReadMS = runloop.MS(time.Since(t))
 	if err != nil {
 		return nil, nil, st, err
 	}
+	t = time.Now()
 	opt := slurmsched.Options{TimeLimit: c.TimeLimit, StarveAfter: c.StarveAfter, CompactWait: c.CompactWait, Solver: c.Solver}
 	p, err := slurmsched.Decide(ctx, st, sc, opt)
 	if err != nil {
 		return nil, nil, st, err
 	}
-	if err := slurmsched.Check(st, sc, p); err != nil {
+	err = slurmsched.Check(st, sc, p)
+	ph.DecideMS = runloop.MS(time.Since(t))
+	if err != nil {
 		return p, nil, st, fmt.Errorf("the plan failed the independent check (nothing was started): %w", err)
 	}
 	if apply && len(p.Starts) > 0 {
-		fresh, err := c.readState(ctx, true)
+		t = time.Now()
+		fresh, err := c.readState(ctx, st)
+		ph.RereadMS = runloop.MS(time.Since(t))
 		if err != nil {
 			return p, nil, st, fmt.Errorf("reading the state again before acting (nothing was started): %w", err)
 		}
 		slurmsched.Recheck(fresh, sc, p)
+		t = time.Now()
 		o, err := slurmsched.Apply(ctx, p, slurmsched.Scontrol{Path: c.Scontrol})
+		ph.ApplyMS = runloop.MS(time.Since(t))
 		return p, o, st, err
 	}
 	return p, nil, st, nil
@@ -252,67 +275,86 @@ func orDefault(s, d string) string {
 	return d
 }
 
-// readState reads squeue, sinfo and the topology; fresh reads the
-// commands whatever the files say (the topology is read as before).
-func (c *Config) readState(ctx context.Context, fresh bool) (*slurmsched.State, error) {
-	h := sha256.New()
-	read := func(flag, file string, command ...string) ([]byte, error) {
-		var data []byte
-		var err error
-		if file != "" && !fresh {
-			data, err = os.ReadFile(file)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", flag, err)
+// readState reads squeue, sinfo and the topology. The commands run at
+// once: on a busy host each takes its own fraction of a second, and the
+// cycle's reaction time is their longest, not their sum. With prev (the
+// read before acting), squeue and sinfo come from the commands whatever
+// the files say, and the topology is prev's. Errors keep the order
+// squeue, sinfo, topology.
+func (c *Config) readState(ctx context.Context, prev *slurmsched.State) (*slurmsched.State, error) {
+	type part struct {
+		data []byte
+		err  error
+	}
+	read := func(p *part, flag, file string, command ...string) {
+		if file != "" && prev == nil {
+			if p.data, p.err = os.ReadFile(file); p.err != nil {
+				p.err = fmt.Errorf("%s: %w", flag, p.err)
 			}
-		} else if data, err = run(ctx, command...); err != nil {
+			return
+		}
+		p.data, p.err = run(ctx, command...)
+	}
+	var jobs, nodes part
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		read(&jobs, "--squeue", c.SqueueFile, orDefault(c.Squeue, "squeue"), "--json")
+	}()
+	go func() {
+		defer wg.Done()
+		read(&nodes, "--sinfo", c.SinfoFile, orDefault(c.Sinfo, "sinfo"), "--json")
+	}()
+	topo, topoErr := c.topology(ctx, prev)
+	wg.Wait()
+	for _, err := range []error{jobs.err, nodes.err, topoErr} {
+		if err != nil {
 			return nil, err
 		}
+	}
+	h := sha256.New()
+	for _, data := range [][]byte{jobs.data, nodes.data} {
 		fmt.Fprintf(h, "%d\n", len(data))
 		h.Write(data)
-		return data, nil
-	}
-	jobsData, err := read("--squeue", c.SqueueFile, orDefault(c.Squeue, "squeue"), "--json")
-	if err != nil {
-		return nil, err
-	}
-	nodesData, err := read("--sinfo", c.SinfoFile, orDefault(c.Sinfo, "sinfo"), "--json")
-	if err != nil {
-		return nil, err
-	}
-	var topo string
-	switch {
-	case c.TopologyConf != "":
-		data, err := os.ReadFile(c.TopologyConf)
-		if err != nil {
-			return nil, ConfigError{fmt.Errorf("--topology-conf: %w", err)}
-		}
-		topo = string(data)
-	case c.TopologyFile != "":
-		data, err := os.ReadFile(c.TopologyFile)
-		if err != nil {
-			return nil, ConfigError{fmt.Errorf("--topology: %w", err)}
-		}
-		if topo, err = slurmsched.TopologyConf(string(data)); err != nil {
-			return nil, err
-		}
-	default:
-		data, err := run(ctx, orDefault(c.Scontrol, "scontrol"), "show", "topology")
-		if err != nil {
-			return nil, err
-		}
-		if topo, err = slurmsched.TopologyConf(string(data)); err != nil {
-			return nil, err
-		}
 	}
 	h.Write([]byte(topo))
 	st := &slurmsched.State{Topology: topo, Now: time.Now().Unix(), Digest: hex.EncodeToString(h.Sum(nil))}
-	if st.Jobs, err = slurmsched.ParseJobs(jobsData); err != nil {
+	var err error
+	if st.Jobs, err = slurmsched.ParseJobs(jobs.data); err != nil {
 		return st, err
 	}
-	if st.Nodes, err = slurmsched.ParseNodes(nodesData); err != nil {
+	if st.Nodes, err = slurmsched.ParseNodes(nodes.data); err != nil {
 		return st, err
 	}
 	return st, nil
+}
+
+// topology is the topology.conf form of the cluster's topology: prev's
+// when given, else --topology-conf, --topology or scontrol show topology.
+func (c *Config) topology(ctx context.Context, prev *slurmsched.State) (string, error) {
+	switch {
+	case prev != nil:
+		return prev.Topology, nil
+	case c.TopologyConf != "":
+		data, err := os.ReadFile(c.TopologyConf)
+		if err != nil {
+			return "", ConfigError{fmt.Errorf("--topology-conf: %w", err)}
+		}
+		return string(data), nil
+	case c.TopologyFile != "":
+		data, err := os.ReadFile(c.TopologyFile)
+		if err != nil {
+			return "", ConfigError{fmt.Errorf("--topology: %w", err)}
+		}
+		return slurmsched.TopologyConf(string(data))
+	default:
+		data, err := run(ctx, orDefault(c.Scontrol, "scontrol"), "show", "topology")
+		if err != nil {
+			return "", err
+		}
+		return slurmsched.TopologyConf(string(data))
+	}
 }
 
 // run runs a command within two minutes and returns its output.

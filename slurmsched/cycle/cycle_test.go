@@ -178,3 +178,57 @@ func TestLoopCycles(t *testing.T) {
 		t.Errorf("zero interval: %v", err)
 	}
 }
+
+// TestReadsAtOnce: squeue and sinfo run at once (the fake squeue answers
+// only once sinfo has started, so reads one after the other fail), the
+// topology is read once a cycle (not again before acting), and the audit
+// log splits the cycle's time into its phases.
+func TestReadsAtOnce(t *testing.T) {
+	c, _ := fakeSlurm(t)
+	c.Apply = true
+	dir := filepath.Dir(c.Squeue)
+	data, err := filepath.Abs("../testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker, topoLog := filepath.Join(dir, "sinfo-started"), filepath.Join(dir, "topology.log")
+	scripts := map[string]string{
+		// squeue waits (20 s at most) for sinfo to have started, then
+		// removes the marker for the next read.
+		"squeue": fmt.Sprintf("#!/bin/sh\ni=0\nwhile [ ! -e %[1]s ]; do i=$((i+1)); [ $i -gt 400 ] && { echo 'sinfo did not run meanwhile' >&2; exit 1; }; sleep 0.05; done\nrm -f %[1]s\ncat %[2]s/squeue.json\n", marker, data),
+		"sinfo": fmt.Sprintf("#!/bin/sh\ntouch %s\ncat %s/sinfo.json\n", marker, data),
+	}
+	for name, text := range scripts {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	scontrol, err := os.ReadFile(c.Scontrol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counted := strings.Replace(string(scontrol), "show) if [ \"$2\" = topology ]; then ", "show) if [ \"$2\" = topology ]; then echo x >> "+topoLog+"; ", 1)
+	if counted == string(scontrol) {
+		t.Fatal("the fake scontrol changed: cannot count its topology reads")
+	}
+	if err := os.WriteFile(c.Scontrol, []byte(counted), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p, o, err := c.Plan(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Starts) == 0 || o == nil || o.Released() != len(p.Starts) {
+		t.Fatalf("starts %d, outcome %+v", len(p.Starts), o)
+	}
+	if got, err := os.ReadFile(topoLog); err != nil || strings.Count(string(got), "x") != 1 {
+		t.Errorf("scontrol show topology ran %q times (%v), want once a cycle", got, err)
+	}
+	e := readAudit(t, c.LogPath)
+	if len(e) != 1 || e[0].PhasesMS == nil {
+		t.Fatalf("audit: %+v", e)
+	}
+	if ph := e[0].PhasesMS; !(ph.ReadMS > 0 && ph.DecideMS > 0 && ph.RereadMS > 0 && ph.ApplyMS > 0) || ph.ReadMS+ph.DecideMS+ph.RereadMS+ph.ApplyMS > e[0].CycleMS {
+		t.Errorf("phases %+v of a cycle of %v ms", *ph, e[0].CycleMS)
+	}
+}
