@@ -196,7 +196,7 @@ func TestReadsAtOnce(t *testing.T) {
 		// squeue waits (20 s at most) for sinfo to have started, then
 		// removes the marker for the next read.
 		"squeue": fmt.Sprintf("#!/bin/sh\ni=0\nwhile [ ! -e %[1]s ]; do i=$((i+1)); [ $i -gt 400 ] && { echo 'sinfo did not run meanwhile' >&2; exit 1; }; sleep 0.05; done\nrm -f %[1]s\ncat %[2]s/squeue.json\n", marker, data),
-		"sinfo": fmt.Sprintf("#!/bin/sh\ntouch %s\ncat %s/sinfo.json\n", marker, data),
+		"sinfo":  fmt.Sprintf("#!/bin/sh\ntouch %s\ncat %s/sinfo.json\n", marker, data),
 	}
 	for name, text := range scripts {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o755); err != nil {
