@@ -213,59 +213,72 @@ func (h *HopCounter) Move(out, in int) {
 // the hops of the block at k for every k in [from, to), and it leaves h
 // holding the block at to. It is Move(q[k], q[(k+r) mod len(q)]) for each
 // k, and gives the same hops, in O(1) a step plus O(height) a stretch:
-// while the node moved out stays on one leaf switch and the node moved
-// in on another, the switches above the one only lose a node a step and
-// those above the other only gain one, so the pairs change by an amount
-// that grows by the number of those switches each step, and the switch
-// counts are updated once at the end of the stretch. On a layout of
-// leaves of l nodes the stretches are about 2|q|/l. q must hold distinct
-// valid ids, 1 ≤ r ≤ len(q), 0 ≤ from ≤ to ≤ len(q), len(out) ≥ to−from.
+// while the nodes moved out stay in the ids of one leaf switch from the
+// first of them on (Topology.runEnd) and the nodes moved in likewise, the
+// switches above the one only lose a node a step and those above the
+// other only gain one, so the pairs change by an amount that grows by the
+// number of those switches each step, and the switch counts are updated
+// once at the end of the stretch. A stretch's length is found by scanning
+// the ids at both ends against their leaf's id range, and its hops are
+// then written by that recurrence alone. On a layout of leaves of l nodes
+// the stretches are about 2|q|/l. q must hold distinct valid ids,
+// 1 ≤ r ≤ len(q), 0 ≤ from ≤ to ≤ len(q), len(out) ≥ to−from.
 func (h *HopCounter) Slide(q []int, r, from, to int, out []int64) {
 	nq := len(q)
 	t := h.t
-	leaf := t.leaf
-	// The stretch: the switches above the node out only (ao), above the
-	// node in only (ai), its steps so far, and each step's change of
-	// the pairs (delta, which grows by grow a step) and of sumDepth.
-	var ao, ai []int32
-	lo, li := int32(-1), int32(-1)
-	var steps, delta, grow, depth int64
 	pairs, sumDepth, n1 := h.pairs, h.sumDepth, int64(h.n-1)
 	in := from + r
 	if in >= nq {
 		in -= nq
 	}
-	for k := from; k < to; k++ {
-		out[k-from] = n1*sumDepth - 2*pairs
+	for k := from; k < to; {
 		x, y := q[k], q[in]
-		if in++; in == nq {
+		// The stretch: positions k.. while the node out stays in x's
+		// leaf range, and in.. (not past the end of q) while the node
+		// in stays in y's.
+		n := to - k
+		spanX := uint(t.runEnd[x]) - uint(x)
+		l := 1
+		for l < n && uint(q[k+l])-uint(x) < spanX {
+			l++
+		}
+		n = min(l, nq-in)
+		spanY := uint(t.runEnd[y]) - uint(y)
+		l = 1
+		for l < n && uint(q[in+l])-uint(y) < spanY {
+			l++
+		}
+		// The switches above x only (ao) and above y only (ai): the
+		// common ones are a common suffix of both lists.
+		ao, ai := t.anc[x], t.anc[y]
+		depth := int64(len(ai) - len(ao))
+		no, ni := len(ao), len(ai)
+		for no > 0 && ni > 0 && ao[no-1] == ai[ni-1] {
+			no--
+			ni--
+		}
+		ao, ai = ao[:no], ai[:ni]
+		var delta int64
+		for _, s := range ai {
+			delta += int64(h.cnt[s])
+		}
+		for _, s := range ao {
+			delta -= int64(h.cnt[s]) - 1
+		}
+		grow := int64(no + ni)
+		o := out[k-from : k-from+l]
+		for j := range o {
+			o[j] = n1*sumDepth - 2*pairs
+			pairs += delta
+			delta += grow
+			sumDepth += depth
+		}
+		h.shift(ao, ai, int64(l))
+		k += l
+		if in += l; in == nq {
 			in = 0
 		}
-		if lx, ly := leaf[x], leaf[y]; lx != lo || ly != li {
-			h.shift(ao, ai, steps)
-			lo, li = lx, ly
-			ao, ai = t.anc[x], t.anc[y]
-			depth = int64(len(ai) - len(ao))
-			no, ni := len(ao), len(ai)
-			for no > 0 && ni > 0 && ao[no-1] == ai[ni-1] {
-				no--
-				ni--
-			}
-			ao, ai = ao[:no], ai[:ni]
-			delta, grow, steps = 0, int64(no+ni), 0
-			for _, s := range ai {
-				delta += int64(h.cnt[s])
-			}
-			for _, s := range ao {
-				delta -= int64(h.cnt[s]) - 1
-			}
-		}
-		pairs += delta
-		delta += grow
-		sumDepth += depth
-		steps++
 	}
-	h.shift(ao, ai, steps)
 	h.pairs, h.sumDepth = pairs, sumDepth
 }
 

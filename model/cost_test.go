@@ -3,6 +3,7 @@ package model
 import (
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 )
 
@@ -364,4 +365,38 @@ func counterTopologies(t *testing.T, rng *rand.Rand) []*Topology {
 		topos = append(topos, l)
 	}
 	return topos
+}
+
+// BenchmarkSlide slides blocks of a few sizes along an idle sequence of
+// half the nodes of an archive-scale layout (819 pods of 4 leaves of 10
+// nodes), busy in runs as jobs leave them, a slide of every position per
+// operation.
+func BenchmarkSlide(b *testing.B) {
+	topo, err := NewLayout(819, 4, 10)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	var q []int
+	for id := 0; id < topo.NumNodes(); {
+		run := 1 + rng.IntN(64)
+		if rng.IntN(2) == 0 {
+			for k := id; k < min(id+run, topo.NumNodes()); k++ {
+				q = append(q, k)
+			}
+		}
+		id += run
+	}
+	out := make([]int64, len(q))
+	h := NewHopCounter(topo)
+	for _, r := range []int{1, 8, 100, 2000} {
+		b.Run(strconv.Itoa(r), func(b *testing.B) {
+			for b.Loop() {
+				h.Reset()
+				h.AddNodes(q[:r])
+				h.Slide(q, r, 0, len(q), out)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(q)), "ns/pos")
+		})
+	}
 }
