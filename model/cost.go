@@ -224,6 +224,32 @@ func (h *HopCounter) Move(out, in int) {
 // the stretches are about 2|q|/l. q must hold distinct valid ids,
 // 1 ≤ r ≤ len(q), 0 ≤ from ≤ to ≤ len(q), len(out) ≥ to−from.
 func (h *HopCounter) Slide(q []int, r, from, to int, out []int64) {
+	h.walk(q, r, from, to, func(k, l int, hops, step, bend int64) {
+		o := out[k-from : k-from+l]
+		for j := range o {
+			o[j] = hops
+			hops += step
+			step += bend
+		}
+	})
+}
+
+// Stretches is Slide without a table: it walks the block from from to to
+// as Slide does (h must hold the block at from and is left holding the
+// block at to) and calls f once a stretch, in order, with the stretch's
+// first position k, its length l ≥ 1 and the hops of its blocks: the block
+// at k+j (0 ≤ j < l) has hops + j·step + j(j−1)/2·bend hops, the
+// stretches cover [from, to) and each hop count is the one Slide writes.
+// bend is never positive, so the hops along a stretch are concave and
+// the fewest are at one of its ends: a search for the cheapest block
+// need look at 2 positions a stretch, not l.
+func (h *HopCounter) Stretches(q []int, r, from, to int, f func(k, l int, hops, step, bend int64)) {
+	h.walk(q, r, from, to, f)
+}
+
+// walk is Slide and Stretches: it finds each stretch and its hops, calls
+// f, and updates the counts at the stretch's end.
+func (h *HopCounter) walk(q []int, r, from, to int, f func(k, l int, hops, step, bend int64)) {
 	nq := len(q)
 	t := h.t
 	pairs, sumDepth, n1 := h.pairs, h.sumDepth, int64(h.n-1)
@@ -258,6 +284,8 @@ func (h *HopCounter) Slide(q []int, r, from, to int, out []int64) {
 			ni--
 		}
 		ao, ai = ao[:no], ai[:ni]
+		// A step changes the pairs by delta, which grows by grow a
+		// step, and sumDepth by depth.
 		var delta int64
 		for _, s := range ai {
 			delta += int64(h.cnt[s])
@@ -266,14 +294,11 @@ func (h *HopCounter) Slide(q []int, r, from, to int, out []int64) {
 			delta -= int64(h.cnt[s]) - 1
 		}
 		grow := int64(no + ni)
-		o := out[k-from : k-from+l]
-		for j := range o {
-			o[j] = n1*sumDepth - 2*pairs
-			pairs += delta
-			delta += grow
-			sumDepth += depth
-		}
-		h.shift(ao, ai, int64(l))
+		f(k, l, n1*sumDepth-2*pairs, n1*depth-2*delta, -2*grow)
+		l64 := int64(l)
+		pairs += l64*delta + grow*l64*(l64-1)/2
+		sumDepth += l64 * depth
+		h.shift(ao, ai, l64)
 		k += l
 		if in += l; in == nq {
 			in = 0

@@ -400,3 +400,71 @@ func BenchmarkSlide(b *testing.B) {
 		})
 	}
 }
+
+// TestStretchesAsSlide holds HopCounter.Stretches to Slide on the cases of
+// TestSlideAsMove's kind: the stretches cover the positions in order, each
+// of at least one position; every block's hops by the stretch's formula
+// are Slide's; bend is never positive; and the counter is left as Slide
+// leaves it.
+func TestStretchesAsSlide(t *testing.T) {
+	rng := rand.New(rand.NewPCG(33, 6))
+	topos := counterTopologies(t, rng)
+	long := 0
+	for c := range 3000 {
+		topo := topos[c%len(topos)]
+		n := topo.NumNodes()
+		var q []int
+		for id := range n {
+			if rng.IntN(4) > 0 {
+				q = append(q, id)
+			}
+		}
+		if len(q) == 0 {
+			q = []int{rng.IntN(n)}
+		}
+		if c%5 == 0 {
+			rng.Shuffle(len(q), func(i, j int) { q[i], q[j] = q[j], q[i] })
+		}
+		nq := len(q)
+		r := 1 + rng.IntN(nq)
+		h, ref := NewHopCounter(topo), NewHopCounter(topo)
+		from := rng.IntN(nq + 1)
+		for k := range r {
+			h.Add(q[(from+k)%nq])
+			ref.Add(q[(from+k)%nq])
+		}
+		want := make([]int64, nq)
+		for from < nq {
+			to := min(nq, from+1+rng.IntN(nq))
+			ref.Slide(q, r, from, to, want)
+			next := from
+			h.Stretches(q, r, from, to, func(k, l int, hops, step, bend int64) {
+				if k != next || l < 1 || k+l > to {
+					t.Fatalf("case %d: stretch [%d, %d) after %d, slide [%d, %d)", c, k, k+l, next, from, to)
+				}
+				if bend > 0 {
+					t.Fatalf("case %d: stretch at %d bends up by %d", c, k, bend)
+				}
+				if l > 2 {
+					long++
+				}
+				for j := range int64(l) {
+					if got := hops + j*step + j*(j-1)/2*bend; got != want[k-from+int(j)] {
+						t.Fatalf("case %d (|q|=%d r=%d): block %d: %d hops by the stretch, %d slid", c, nq, r, k+int(j), got, want[k-from+int(j)])
+					}
+				}
+				next = k + l
+			})
+			if next != to {
+				t.Fatalf("case %d: stretches end at %d, slide at %d", c, next, to)
+			}
+			if h.Hops() != ref.Hops() || h.Len() != ref.Len() || h.sumDepth != ref.sumDepth || h.pairs != ref.pairs || !slices.Equal(h.cnt, ref.cnt) {
+				t.Fatalf("case %d: counter after the stretches to %d differs from Slide's", c, to)
+			}
+			from = to
+		}
+	}
+	if long < 1000 {
+		t.Errorf("only %d stretches of more than 2 positions", long)
+	}
+}
