@@ -276,7 +276,7 @@ func (h *HopCounter) walk(q []int, r, from, to int, f func(k, l int, hops, step,
 		}
 		// The switches above x only (ao) and above y only (ai): the
 		// common ones are a common suffix of both lists.
-		ao, ai := t.anc[x], t.anc[y]
+		ao, ai := t.leafAnc[t.leaf[x]], t.leafAnc[t.leaf[y]]
 		depth := int64(len(ai) - len(ao))
 		no, ni := len(ao), len(ai)
 		for no > 0 && ni > 0 && ao[no-1] == ai[ni-1] {
