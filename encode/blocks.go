@@ -111,9 +111,7 @@ func (b *Blocks) price(ctx context.Context, half int) error {
 			}
 			to := min(nq, i+4096)
 			h.Slide(b.Q, r, i, to, cost[i:to])
-			for k := i; k < to; k++ {
-				cost[k] = w.Cost.FromHops(r, cost[k])
-			}
+			w.Cost.FromHopsAll(r, cost[i:to])
 		}
 	}
 	return nil

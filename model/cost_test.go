@@ -468,3 +468,51 @@ func TestStretchesAsSlide(t *testing.T) {
 		t.Errorf("only %d stretches of more than 2 positions", long)
 	}
 }
+
+// TestFromHopsAll holds FromHopsAll to FromHops on seeded random hop
+// counts of both kinds and many hop costs and sizes, near and far from
+// multiples of n, and at the edges: 0, below the pairs, around 2⁵², the
+// largest values that do not overflow, and one-node jobs.
+func TestFromHopsAll(t *testing.T) {
+	rng := rand.New(rand.NewPCG(33, 8))
+	for c := range 20000 {
+		m := CostModel{Kind: CostLanCode, HopCost: 1 + rng.Int64N(2000)}
+		if c%2 == 0 {
+			m.Kind = CostLanPaper
+		}
+		n := 1 + rng.IntN(40000)
+		if c%3 == 0 {
+			n = 1 + rng.IntN(12)
+		}
+		pairs := int64(n) * int64(n-1) / 2
+		var hops []int64
+		for range 64 {
+			var h int64
+			switch rng.IntN(5) {
+			case 0:
+				h = rng.Int64N(4*pairs + 10)
+			case 1: // the dividend (hop cost 1, lan-code) next to a multiple of n
+				m = CostModel{Kind: CostLanCode, HopCost: 1}
+				q := (1<<52)/int64(n) - 1 - rng.Int64N(min(64, (1<<52)/int64(n)))
+				if rng.IntN(2) == 0 {
+					q = rng.Int64N((1 << 52) / int64(n))
+				}
+				h = pairs + q*int64(n) + rng.Int64N(3) - 1
+			case 2: // near 2⁵²
+				h = pairs + (1<<52)/m.HopCost + rng.Int64N(5) - 2
+			case 3: // as large as does not overflow
+				h = (1<<62)/(2*m.HopCost) - rng.Int64N(1000)
+			default:
+				h = rng.Int64N(1 << 50)
+			}
+			hops = append(hops, max(h, 0))
+		}
+		got := slices.Clone(hops)
+		m.FromHopsAll(n, got)
+		for k, h := range hops {
+			if want := m.FromHops(n, h); got[k] != want {
+				t.Fatalf("case %d (%v c=%d n=%d): hops %d: %d, FromHops %d", c, m.Kind, m.HopCost, n, h, got[k], want)
+			}
+		}
+	}
+}
