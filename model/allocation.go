@@ -250,9 +250,9 @@ func (t *freeTable) resetFree() {
 // idle the running jobs (every busy node of the cluster) need not be
 // read. Few marked nodes are looked up in Idle by binary search (a hit is
 // in Idle, sorted or not; a miss, in an unsorted list, only costs the
-// full pass), many by one pass over it (up to the last
-// marked node met); when not every marked node is
-// idle, the table is reset and filled from the running jobs, then Idle.
+// full pass), many by one pass over it (up to the last marked node met);
+// when not every marked node is idle, the table is reset and filled from
+// the running jobs, then Idle.
 func (t *freeTable) fill(w *Window) {
 	n, freeFrom := t.n, t.freeFrom
 	allIdle := t.distinct == 0
