@@ -92,14 +92,14 @@ func (m CostModel) FromHopsAll(n int, hops []int64) {
 	}
 	n64 := int64(n)
 	inv := 1 / float64(n)
-	pairs := n64 * (n64 - 1) / 2
+	// The dividend is h·mul + add, which is FromHops's to the bit (int64
+	// arithmetic wraps alike both ways).
+	mul, add := m.HopCost, -(n64*(n64-1)/2)*m.HopCost
+	if m.Kind == CostLanPaper {
+		mul, add = 2*m.HopCost, 0
+	}
 	for k, h := range hops {
-		var a int64
-		if m.Kind == CostLanPaper {
-			a = 2 * h * m.HopCost
-		} else {
-			a = (h - pairs) * m.HopCost
-		}
+		a := h*mul + add
 		switch {
 		case a < n64:
 			hops[k] = 1 // a quotient of at most 0 (Go's division truncates), raised to 1
