@@ -94,7 +94,8 @@ var parallelBlocks = 4096
 // is negative).
 func (b *Blocks) price(ctx context.Context, half int) error {
 	w, nq := b.Window, len(b.Q)
-	h := model.NewHopCounter(w.Topology)
+	h := model.GetHopCounter(w.Topology)
+	defer h.Release()
 	for s, r := range b.Sizes {
 		if half >= 0 && s%2 != half {
 			continue

@@ -196,6 +196,24 @@ func NewHopCounter(t *Topology) *HopCounter {
 	return &HopCounter{t: t, cnt: make([]int32, len(t.switches))}
 }
 
+// GetHopCounter returns an empty counter over t, reused from those given
+// back by Release when one is free (a counter over a large topology is a
+// table of every switch, which a solver pricing every window would
+// otherwise allocate each time).
+func GetHopCounter(t *Topology) *HopCounter {
+	if h, _ := t.counters.Get().(*HopCounter); h != nil {
+		return h
+	}
+	return NewHopCounter(t)
+}
+
+// Release empties h and gives it back for reuse by GetHopCounter (and
+// Cost); h must not be used afterwards.
+func (h *HopCounter) Release() {
+	h.Reset()
+	h.t.counters.Put(h)
+}
+
 // Add adds node id to the set. Adding a node twice is a programmer error
 // that the counter does not detect.
 func (h *HopCounter) Add(id int) {

@@ -516,3 +516,24 @@ func TestFromHopsAll(t *testing.T) {
 		}
 	}
 }
+
+// TestHopCounterRelease holds the counters GetHopCounter hands out to
+// empty ones, after Release of counters holding random nodes, and Cost
+// (which shares the pool) to PairwiseCost meanwhile.
+func TestHopCounterRelease(t *testing.T) {
+	rng := rand.New(rand.NewPCG(33, 9))
+	topo := paperTopology(t)
+	n := topo.NumNodes()
+	for c := range 200 {
+		h := GetHopCounter(topo)
+		if h.Len() != 0 || h.Hops() != 0 || h.sumDepth != 0 || h.pairs != 0 || slices.ContainsFunc(h.cnt, func(x int32) bool { return x != 0 }) {
+			t.Fatalf("case %d: GetHopCounter gave a counter holding %d nodes", c, h.Len())
+		}
+		h.AddNodes(rng.Perm(n)[:1+rng.IntN(n)])
+		h.Release()
+		nodes := rng.Perm(n)[:2+rng.IntN(30)]
+		if got, want := DefaultCostModel.Cost(topo, nodes), DefaultCostModel.PairwiseCost(topo, nodes); got != want {
+			t.Fatalf("case %d: Cost %d after a Release, pairwise %d", c, got, want)
+		}
+	}
+}

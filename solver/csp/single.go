@@ -30,7 +30,8 @@ func (s Solver) single(ctx context.Context, p *solver.Problem) (res *solver.Resu
 		return nil, false
 	}
 	t0 := time.Now()
-	h := model.NewHopCounter(w.Topology)
+	h := model.GetHopCounter(w.Topology)
+	defer h.Release()
 	h.AddNodes(q[:n])
 	nq := len(q)
 	// The hops are concave along a stretch of the slide
