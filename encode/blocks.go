@@ -94,7 +94,8 @@ var parallelBlocks = 4096
 // is negative).
 func (b *Blocks) price(ctx context.Context, half int) error {
 	w, nq := b.Window, len(b.Q)
-	h := model.NewHopCounter(w.Topology)
+	h := model.GetHopCounter(w.Topology)
+	defer h.Release()
 	for s, r := range b.Sizes {
 		if half >= 0 && s%2 != half {
 			continue
@@ -111,9 +112,7 @@ func (b *Blocks) price(ctx context.Context, half int) error {
 			}
 			to := min(nq, i+4096)
 			h.Slide(b.Q, r, i, to, cost[i:to])
-			for k := i; k < to; k++ {
-				cost[k] = w.Cost.FromHops(r, cost[k])
-			}
+			w.Cost.FromHopsAll(r, cost[i:to])
 		}
 	}
 	return nil

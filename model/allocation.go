@@ -250,8 +250,9 @@ func (t *freeTable) resetFree() {
 // idle the running jobs (every busy node of the cluster) need not be
 // read. Few marked nodes are looked up in Idle by binary search (a hit is
 // in Idle, sorted or not; a miss, in an unsorted list, only costs the
-// full pass), many by one pass over it; when not every marked node is
-// idle, the table is reset and filled from the running jobs, then Idle.
+// full pass), many by one pass over it (up to the last marked node met);
+// when not every marked node is idle, the table is reset and filled from
+// the running jobs, then Idle.
 func (t *freeTable) fill(w *Window) {
 	n, freeFrom := t.n, t.freeFrom
 	allIdle := t.distinct == 0
@@ -264,7 +265,9 @@ func (t *freeTable) fill(w *Window) {
 					break
 				}
 				freeFrom[t.slot(k)] = w.Time
-				found++
+				if found++; found == t.distinct {
+					break // every marked node is met: the rest of Idle is not needed
+				}
 			}
 		}
 		allIdle = found == t.distinct
@@ -277,7 +280,9 @@ func (t *freeTable) fill(w *Window) {
 			if k >= 0 && k < n && left[k/64]&(1<<(k%64)) != 0 {
 				left[k/64] &^= 1 << (k % 64)
 				freeFrom[t.slot(k)] = w.Time
-				found++
+				if found++; found == t.distinct {
+					break // every marked node is met: the rest of Idle is not needed
+				}
 			}
 		}
 		allIdle = found == t.distinct

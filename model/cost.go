@@ -78,6 +78,49 @@ func (m CostModel) FromHops(n int, hops int64) int64 {
 	return max(v, 1)
 }
 
+// FromHopsAll sets hops[k] to FromHops(n, hops[k]) for every k: the
+// same prices, the division by n done (below 2⁵², where a float64 holds
+// the dividend exactly) by a multiplication by 1/n and an exact integer
+// correction, which is several times cheaper than an int64 division on a
+// table of tens of thousands of blocks.
+func (m CostModel) FromHopsAll(n int, hops []int64) {
+	if n <= 1 {
+		for k := range hops {
+			hops[k] = 1
+		}
+		return
+	}
+	n64 := int64(n)
+	inv := 1 / float64(n)
+	// The dividend is h·mul + add, which is FromHops's to the bit (int64
+	// arithmetic wraps alike both ways).
+	mul, add := m.HopCost, -(n64*(n64-1)/2)*m.HopCost
+	if m.Kind == CostLanPaper {
+		mul, add = 2*m.HopCost, 0
+	}
+	for k, h := range hops {
+		a := h*mul + add
+		switch {
+		case a < n64:
+			hops[k] = 1 // a quotient of at most 0 (Go's division truncates), raised to 1
+		case a < 1<<52:
+			q := int64(float64(a) * inv)
+			r := a - q*n64
+			for r < 0 {
+				q--
+				r += n64
+			}
+			for r >= n64 {
+				q++
+				r -= n64
+			}
+			hops[k] = max(q, 1)
+		default:
+			hops[k] = max(a/n64, 1)
+		}
+	}
+}
+
 // Cost returns the CH cost of the node set nodes on t ([Lan23] Eq. 1). It
 // counts nodes per switch instead of visiting all pairs: O(len(nodes) ×
 // height), with a counter the topology keeps between calls (it is safe
@@ -153,6 +196,24 @@ func NewHopCounter(t *Topology) *HopCounter {
 	return &HopCounter{t: t, cnt: make([]int32, len(t.switches))}
 }
 
+// GetHopCounter returns an empty counter over t, reused from those given
+// back by Release when one is free (a counter over a large topology is a
+// table of every switch, which a solver pricing every window would
+// otherwise allocate each time).
+func GetHopCounter(t *Topology) *HopCounter {
+	if h, _ := t.counters.Get().(*HopCounter); h != nil {
+		return h
+	}
+	return NewHopCounter(t)
+}
+
+// Release empties h and gives it back for reuse by GetHopCounter (and
+// Cost); h must not be used afterwards.
+func (h *HopCounter) Release() {
+	h.Reset()
+	h.t.counters.Put(h)
+}
+
 // Add adds node id to the set. Adding a node twice is a programmer error
 // that the counter does not detect.
 func (h *HopCounter) Add(id int) {
@@ -213,59 +274,97 @@ func (h *HopCounter) Move(out, in int) {
 // the hops of the block at k for every k in [from, to), and it leaves h
 // holding the block at to. It is Move(q[k], q[(k+r) mod len(q)]) for each
 // k, and gives the same hops, in O(1) a step plus O(height) a stretch:
-// while the node moved out stays on one leaf switch and the node moved
-// in on another, the switches above the one only lose a node a step and
-// those above the other only gain one, so the pairs change by an amount
-// that grows by the number of those switches each step, and the switch
-// counts are updated once at the end of the stretch. On a layout of
-// leaves of l nodes the stretches are about 2|q|/l. q must hold distinct
-// valid ids, 1 ≤ r ≤ len(q), 0 ≤ from ≤ to ≤ len(q), len(out) ≥ to−from.
+// while the nodes moved out stay in the ids of one leaf switch from the
+// first of them on (Topology.runEnd) and the nodes moved in likewise, the
+// switches above the one only lose a node a step and those above the
+// other only gain one, so the pairs change by an amount that grows by the
+// number of those switches each step, and the switch counts are updated
+// once at the end of the stretch. A stretch's length is found by scanning
+// the ids at both ends against their leaf's id range, and its hops are
+// then written by that recurrence alone. On a layout of leaves of l nodes
+// the stretches are about 2|q|/l. q must hold distinct valid ids,
+// 1 ≤ r ≤ len(q), 0 ≤ from ≤ to ≤ len(q), len(out) ≥ to−from.
 func (h *HopCounter) Slide(q []int, r, from, to int, out []int64) {
+	h.walk(q, r, from, to, func(k, l int, hops, step, bend int64) {
+		o := out[k-from : k-from+l]
+		for j := range o {
+			o[j] = hops
+			hops += step
+			step += bend
+		}
+	})
+}
+
+// Stretches is Slide without a table: it walks the block from from to to
+// as Slide does (h must hold the block at from and is left holding the
+// block at to) and calls f once a stretch, in order, with the stretch's
+// first position k, its length l ≥ 1 and the hops of its blocks: the block
+// at k+j (0 ≤ j < l) has hops + j·step + j(j−1)/2·bend hops, the
+// stretches cover [from, to) and each hop count is the one Slide writes.
+// bend is never positive, so the hops along a stretch are concave and
+// the fewest are at one of its ends: a search for the cheapest block
+// need look at 2 positions a stretch, not l.
+func (h *HopCounter) Stretches(q []int, r, from, to int, f func(k, l int, hops, step, bend int64)) {
+	h.walk(q, r, from, to, f)
+}
+
+// walk is Slide and Stretches: it finds each stretch and its hops, calls
+// f, and updates the counts at the stretch's end.
+func (h *HopCounter) walk(q []int, r, from, to int, f func(k, l int, hops, step, bend int64)) {
 	nq := len(q)
 	t := h.t
-	leaf := t.leaf
-	// The stretch: the switches above the node out only (ao), above the
-	// node in only (ai), its steps so far, and each step's change of
-	// the pairs (delta, which grows by grow a step) and of sumDepth.
-	var ao, ai []int32
-	lo, li := int32(-1), int32(-1)
-	var steps, delta, grow, depth int64
 	pairs, sumDepth, n1 := h.pairs, h.sumDepth, int64(h.n-1)
 	in := from + r
 	if in >= nq {
 		in -= nq
 	}
-	for k := from; k < to; k++ {
-		out[k-from] = n1*sumDepth - 2*pairs
+	for k := from; k < to; {
 		x, y := q[k], q[in]
-		if in++; in == nq {
+		// The stretch: positions k.. while the node out stays in x's
+		// leaf range, and in.. (not past the end of q) while the node
+		// in stays in y's.
+		n := to - k
+		spanX := uint(t.runEnd[x]) - uint(x)
+		l := 1
+		for l < n && uint(q[k+l])-uint(x) < spanX {
+			l++
+		}
+		n = min(l, nq-in)
+		spanY := uint(t.runEnd[y]) - uint(y)
+		l = 1
+		for l < n && uint(q[in+l])-uint(y) < spanY {
+			l++
+		}
+		// The switches above x only (ao) and above y only (ai): the
+		// common ones are a common suffix of both lists.
+		ao, ai := t.leafAnc[t.leaf[x]], t.leafAnc[t.leaf[y]]
+		depth := int64(len(ai) - len(ao))
+		no, ni := len(ao), len(ai)
+		for no > 0 && ni > 0 && ao[no-1] == ai[ni-1] {
+			no--
+			ni--
+		}
+		ao, ai = ao[:no], ai[:ni]
+		// A step changes the pairs by delta, which grows by grow a
+		// step, and sumDepth by depth.
+		var delta int64
+		for _, s := range ai {
+			delta += int64(h.cnt[s])
+		}
+		for _, s := range ao {
+			delta -= int64(h.cnt[s]) - 1
+		}
+		grow := int64(no + ni)
+		f(k, l, n1*sumDepth-2*pairs, n1*depth-2*delta, -2*grow)
+		l64 := int64(l)
+		pairs += l64*delta + grow*l64*(l64-1)/2
+		sumDepth += l64 * depth
+		h.shift(ao, ai, l64)
+		k += l
+		if in += l; in == nq {
 			in = 0
 		}
-		if lx, ly := leaf[x], leaf[y]; lx != lo || ly != li {
-			h.shift(ao, ai, steps)
-			lo, li = lx, ly
-			ao, ai = t.anc[x], t.anc[y]
-			depth = int64(len(ai) - len(ao))
-			no, ni := len(ao), len(ai)
-			for no > 0 && ni > 0 && ao[no-1] == ai[ni-1] {
-				no--
-				ni--
-			}
-			ao, ai = ao[:no], ai[:ni]
-			delta, grow, steps = 0, int64(no+ni), 0
-			for _, s := range ai {
-				delta += int64(h.cnt[s])
-			}
-			for _, s := range ao {
-				delta -= int64(h.cnt[s]) - 1
-			}
-		}
-		pairs += delta
-		delta += grow
-		sumDepth += depth
-		steps++
 	}
-	h.shift(ao, ai, steps)
 	h.pairs, h.sumDepth = pairs, sumDepth
 }
 

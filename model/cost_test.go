@@ -3,6 +3,7 @@ package model
 import (
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 )
 
@@ -364,4 +365,175 @@ func counterTopologies(t *testing.T, rng *rand.Rand) []*Topology {
 		topos = append(topos, l)
 	}
 	return topos
+}
+
+// BenchmarkSlide slides blocks of a few sizes along an idle sequence of
+// half the nodes of an archive-scale layout (819 pods of 4 leaves of 10
+// nodes), busy in runs as jobs leave them, a slide of every position per
+// operation.
+func BenchmarkSlide(b *testing.B) {
+	topo, err := NewLayout(819, 4, 10)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	var q []int
+	for id := 0; id < topo.NumNodes(); {
+		run := 1 + rng.IntN(64)
+		if rng.IntN(2) == 0 {
+			for k := id; k < min(id+run, topo.NumNodes()); k++ {
+				q = append(q, k)
+			}
+		}
+		id += run
+	}
+	out := make([]int64, len(q))
+	h := NewHopCounter(topo)
+	for _, r := range []int{1, 8, 100, 2000} {
+		b.Run(strconv.Itoa(r), func(b *testing.B) {
+			for b.Loop() {
+				h.Reset()
+				h.AddNodes(q[:r])
+				h.Slide(q, r, 0, len(q), out)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(q)), "ns/pos")
+		})
+	}
+}
+
+// TestStretchesAsSlide holds HopCounter.Stretches to Slide on the cases of
+// TestSlideAsMove's kind: the stretches cover the positions in order, each
+// of at least one position; every block's hops by the stretch's formula
+// are Slide's; bend is never positive; and the counter is left as Slide
+// leaves it.
+func TestStretchesAsSlide(t *testing.T) {
+	rng := rand.New(rand.NewPCG(33, 6))
+	topos := counterTopologies(t, rng)
+	long := 0
+	for c := range 3000 {
+		topo := topos[c%len(topos)]
+		n := topo.NumNodes()
+		var q []int
+		for id := range n {
+			if rng.IntN(4) > 0 {
+				q = append(q, id)
+			}
+		}
+		if len(q) == 0 {
+			q = []int{rng.IntN(n)}
+		}
+		if c%5 == 0 {
+			rng.Shuffle(len(q), func(i, j int) { q[i], q[j] = q[j], q[i] })
+		}
+		nq := len(q)
+		r := 1 + rng.IntN(nq)
+		h, ref := NewHopCounter(topo), NewHopCounter(topo)
+		from := rng.IntN(nq + 1)
+		for k := range r {
+			h.Add(q[(from+k)%nq])
+			ref.Add(q[(from+k)%nq])
+		}
+		want := make([]int64, nq)
+		for from < nq {
+			to := min(nq, from+1+rng.IntN(nq))
+			ref.Slide(q, r, from, to, want)
+			next := from
+			h.Stretches(q, r, from, to, func(k, l int, hops, step, bend int64) {
+				if k != next || l < 1 || k+l > to {
+					t.Fatalf("case %d: stretch [%d, %d) after %d, slide [%d, %d)", c, k, k+l, next, from, to)
+				}
+				if bend > 0 {
+					t.Fatalf("case %d: stretch at %d bends up by %d", c, k, bend)
+				}
+				if l > 2 {
+					long++
+				}
+				for j := range int64(l) {
+					if got := hops + j*step + j*(j-1)/2*bend; got != want[k-from+int(j)] {
+						t.Fatalf("case %d (|q|=%d r=%d): block %d: %d hops by the stretch, %d slid", c, nq, r, k+int(j), got, want[k-from+int(j)])
+					}
+				}
+				next = k + l
+			})
+			if next != to {
+				t.Fatalf("case %d: stretches end at %d, slide at %d", c, next, to)
+			}
+			if h.Hops() != ref.Hops() || h.Len() != ref.Len() || h.sumDepth != ref.sumDepth || h.pairs != ref.pairs || !slices.Equal(h.cnt, ref.cnt) {
+				t.Fatalf("case %d: counter after the stretches to %d differs from Slide's", c, to)
+			}
+			from = to
+		}
+	}
+	if long < 1000 {
+		t.Errorf("only %d stretches of more than 2 positions", long)
+	}
+}
+
+// TestFromHopsAll holds FromHopsAll to FromHops on seeded random hop
+// counts of both kinds and many hop costs and sizes, near and far from
+// multiples of n, and at the edges: 0, below the pairs, around 2⁵², the
+// largest values that do not overflow, and one-node jobs.
+func TestFromHopsAll(t *testing.T) {
+	rng := rand.New(rand.NewPCG(33, 8))
+	for c := range 20000 {
+		m := CostModel{Kind: CostLanCode, HopCost: 1 + rng.Int64N(2000)}
+		if c%2 == 0 {
+			m.Kind = CostLanPaper
+		}
+		n := 1 + rng.IntN(40000)
+		if c%3 == 0 {
+			n = 1 + rng.IntN(12)
+		}
+		pairs := int64(n) * int64(n-1) / 2
+		var hops []int64
+		for range 64 {
+			var h int64
+			switch rng.IntN(5) {
+			case 0:
+				h = rng.Int64N(4*pairs + 10)
+			case 1: // the dividend (hop cost 1, lan-code) next to a multiple of n
+				m = CostModel{Kind: CostLanCode, HopCost: 1}
+				q := (1<<52)/int64(n) - 1 - rng.Int64N(min(64, (1<<52)/int64(n)))
+				if rng.IntN(2) == 0 {
+					q = rng.Int64N((1 << 52) / int64(n))
+				}
+				h = pairs + q*int64(n) + rng.Int64N(3) - 1
+			case 2: // near 2⁵²
+				h = pairs + (1<<52)/m.HopCost + rng.Int64N(5) - 2
+			case 3: // as large as does not overflow
+				h = (1<<62)/(2*m.HopCost) - rng.Int64N(1000)
+			default:
+				h = rng.Int64N(1 << 50)
+			}
+			hops = append(hops, max(h, 0))
+		}
+		got := slices.Clone(hops)
+		m.FromHopsAll(n, got)
+		for k, h := range hops {
+			if want := m.FromHops(n, h); got[k] != want {
+				t.Fatalf("case %d (%v c=%d n=%d): hops %d: %d, FromHops %d", c, m.Kind, m.HopCost, n, h, got[k], want)
+			}
+		}
+	}
+}
+
+// TestHopCounterRelease holds the counters GetHopCounter hands out to
+// empty ones, after Release of counters holding random nodes, and Cost
+// (which shares the pool) to PairwiseCost meanwhile.
+func TestHopCounterRelease(t *testing.T) {
+	rng := rand.New(rand.NewPCG(33, 9))
+	topo := paperTopology(t)
+	n := topo.NumNodes()
+	for c := range 200 {
+		h := GetHopCounter(topo)
+		if h.Len() != 0 || h.Hops() != 0 || h.sumDepth != 0 || h.pairs != 0 || slices.ContainsFunc(h.cnt, func(x int32) bool { return x != 0 }) {
+			t.Fatalf("case %d: GetHopCounter gave a counter holding %d nodes", c, h.Len())
+		}
+		h.AddNodes(rng.Perm(n)[:1+rng.IntN(n)])
+		h.Release()
+		nodes := rng.Perm(n)[:2+rng.IntN(30)]
+		if got, want := DefaultCostModel.Cost(topo, nodes), DefaultCostModel.PairwiseCost(topo, nodes); got != want {
+			t.Fatalf("case %d: Cost %d after a Release, pairwise %d", c, got, want)
+		}
+	}
 }

@@ -28,6 +28,11 @@ type Topology struct {
 	runEnd []int32
 	// leaf[i] is nodes[i].Leaf, kept compact for HopCounter.Slide.
 	leaf []int32
+	// leafAnc[s] is anc[i] of the nodes i of leaf switch s (nil for other
+	// switches): a table of the switches' size, which HopCounter.Slide
+	// reads through leaf instead of anc, a table of the nodes' size that
+	// does not stay in cache on a large topology.
+	leafAnc [][]int32
 	// height is the number of switch levels: 1 for a single leaf switch.
 	height int
 	// counters keeps empty HopCounters over this topology for Cost, so
@@ -188,8 +193,10 @@ func BuildTopology(specs []SwitchSpec) (*Topology, error) {
 	}
 	t.runEnd = make([]int32, len(t.nodes))
 	t.leaf = make([]int32, len(t.nodes))
+	t.leafAnc = make([][]int32, len(t.switches))
 	for id, n := range t.nodes {
 		t.leaf[id] = int32(n.Leaf)
+		t.leafAnc[n.Leaf] = t.anc[id]
 	}
 	for id := len(t.nodes) - 1; id >= 0; id-- {
 		if id+1 < len(t.nodes) && t.nodes[id+1].Leaf == t.nodes[id].Leaf {

@@ -235,9 +235,15 @@ func (w *Window) Block(i, n int) []int {
 	if i < 0 || i >= len(q) || n < 1 || n > len(q) {
 		panic(fmt.Sprintf("model: Block(%d, %d) on %d idle nodes", i, n, len(q)))
 	}
-	out := make([]int, 0, n)
-	out = append(out, q[i:min(i+n, len(q))]...)
-	return append(out, q[:n-len(out)]...)
+	// Appended, not made then copied: a new slice of n ints would be
+	// zeroed first, and blocks of thousands of nodes are decoded in every
+	// window at archive scale. Appending to a full slice allocates a new
+	// one and zeroes only what is past the copy.
+	end := min(i+n, len(q))
+	if end-i == n {
+		return append([]int(nil), q[i:end]...)
+	}
+	return append(q[i:end:end], q[:n-(end-i)]...)
 }
 
 // ResourceNames returns, sorted, every resource name that a node's

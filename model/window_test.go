@@ -21,4 +21,16 @@ func TestBlockWraps(t *testing.T) {
 	if got := w.Block(6, 7); !slices.Equal(got, []int{9, 0, 1, 2, 3, 4, 5}) {
 		t.Errorf("D(6,7) = %v", got)
 	}
+	// A block is the caller's: writing to it, or appending, leaves Idle
+	// as it was, wrapped or not.
+	for _, c := range [][2]int{{0, 7}, {1, 3}, {5, 4}, {6, 7}, {6, 1}} {
+		b := w.Block(c[0], c[1])
+		for k := range b {
+			b[k] = -1
+		}
+		_ = append(b, -2)
+		if !slices.Equal(w.Idle, []int{0, 1, 2, 3, 4, 5, 9}) {
+			t.Fatalf("writing to D(%d,%d) changed Idle to %v", c[0], c[1], w.Idle)
+		}
+	}
 }

@@ -171,10 +171,21 @@ func tableBuf[T int32 | int64](f *freeList[T], need int, old []T) []T {
 		f.put(old)
 	}
 	if b, ok := f.get(need); ok {
-		return b[:need]
+		b = b[:need]
+		if poisonReused {
+			for k := range b {
+				b[k] = -7 // what a stale cell may hold; read before written, it shows
+			}
+		}
+		return b
 	}
 	return make([]T, need)
 }
+
+// poisonReused makes tableBuf overwrite a reused table with a value no
+// cell holds (a test's switch: a cell read before it is written then
+// shows in the answer).
+var poisonReused = false
 
 // releaseTables gives the search's DP tables back for reuse.
 func (st *search) releaseTables() {
@@ -635,7 +646,10 @@ func (st *search) suffixRest(ctx context.Context, t *table, maxR int, keepAt []i
 	}
 	hiOf := func(m int) int { return nq - t.size[m] }
 	loOf := func(m int) int { return max(1, T-t.size[m]-slack, hiOf(m)-W+1) }
-	buf := make([]int64, S*W)
+	// Reused, not zeroed: every cell is written before it is read (column
+	// m's rows from those of m − e_s, which are written first).
+	buf := tableBuf(&freeTables, S*W, nil)
+	defer freeTables.put(buf)
 	col := func(m int) []int64 { return buf[m*W : (m+1)*W] }
 	// get returns B[p][m], inf outside the rows kept.
 	get := func(p, m int) int64 {

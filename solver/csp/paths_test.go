@@ -238,3 +238,65 @@ func TestRotationsAside(t *testing.T) {
 	}
 	t.Logf("two or more rotation DPs on %d windows", aside)
 }
+
+// TestSingleFirstCheapest holds the one-job path to its definition by
+// brute force: the block of the first cheapest start, every start priced
+// by model.CostModel.PairwiseCost, on seeded random windows of a job of
+// any size (one node to all idle) over random layouts, with both cost
+// kinds and hop costs of 1 to 40 (a coarse price ties blocks of different
+// hops, so the first cheapest block can lie inside a stretch of the
+// slide, not at its ends). It counts the answers that are the last
+// block of a stretch and not its first, and those inside one, and fails
+// when there are too few of either to exercise the search.
+func TestSingleFirstCheapest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(33, 7))
+	atEnd, inside := 0, 0
+	for i := range 10000 {
+		w := randomLayoutWindow(rng, 1, 400)
+		w.Cost.HopCost = 1 + rng.Int64N(40)
+		q := w.Idle
+		n := 1 + rng.IntN(min(len(q), 60))
+		if i%4 == 0 {
+			n = 1 + rng.IntN(len(q))
+		}
+		if i%2 == 0 {
+			w.Cost.HopCost = 1
+			n = len(q)/2 + rng.IntN(len(q)-len(q)/2)
+		}
+		w.Jobs = []model.Job{{ID: "j", Nodes: n, Walltime: 60, Queue: model.DefaultQueue}}
+		best, at := int64(-1), 0
+		for k := range q {
+			if c := w.Cost.Cost(w.Topology, w.Block(k, n)); best < 0 || c < best {
+				best, at = c, k
+			}
+		}
+		got, ok := Solver{}.single(context.Background(), solver.NewProblem(w, []int{0}))
+		if !ok {
+			t.Fatalf("window %d: the one-job path refused a job of %d nodes on %d idle", i, n, len(q))
+		}
+		if got.Objective != best || !slices.Equal(got.Allocations[0].Nodes, w.Block(at, n)) {
+			t.Fatalf("window %d (|Q| %d, n %d, hop cost %d): %d from node %d, want the first cheapest %d from node %d (start %d)",
+				i, len(q), n, w.Cost.HopCost, got.Objective, got.Allocations[0].Nodes[0], best, q[at], at)
+		}
+		// Where the answer lies in its stretch: the stretch ends where
+		// the node moved out or in leaves its leaf's id range (or the in
+		// end wraps), as HopCounter.Stretches cuts them.
+		if at > 0 && n < len(q) {
+			same := func(k int) bool { // block k and k+1 in one stretch
+				a, b := q[k], q[(k+n)%len(q)]
+				c, d := q[k+1], q[(k+1+n)%len(q)]
+				return w.Topology.Node(a).Leaf == w.Topology.Node(c).Leaf && c > a && w.Topology.Node(b).Leaf == w.Topology.Node(d).Leaf && d > b
+			}
+			switch {
+			case at+1 < len(q) && same(at-1) && same(at):
+				inside++
+			case same(at - 1):
+				atEnd++
+			}
+		}
+	}
+	if atEnd < 30 || inside < 30 {
+		t.Errorf("%d answers at the end of a stretch, %d inside one: too few to exercise the search", atEnd, inside)
+	}
+	t.Logf("%d answers at the end of a stretch, %d inside one", atEnd, inside)
+}

@@ -12,7 +12,8 @@ import (
 // general path prices every block D(i, n) into a table, offers the
 // sequential placement (block 0), then the greedy one (the first cheapest
 // block), and proves the better by the trivial bound, the cheapest block.
-// single prices the blocks by the same sliding count without keeping them
+// single walks the same sliding count by stretches, pricing two blocks a
+// stretch (the rest only to find the first of a price), without a table,
 // and answers the same: block 0 if it is a cheapest block, else the first
 // cheapest. ok is false when the job is not one the general path would
 // place (an index out of range, more nodes than idle); it then reports
@@ -29,31 +30,44 @@ func (s Solver) single(ctx context.Context, p *solver.Problem) (res *solver.Resu
 		return nil, false
 	}
 	t0 := time.Now()
-	h := model.NewHopCounter(w.Topology)
+	h := model.GetHopCounter(w.Topology)
+	defer h.Release()
 	h.AddNodes(q[:n])
 	nq := len(q)
-	// The price is non-decreasing in the hops, so only a block of fewer
-	// hops than the best so far can be cheaper: prices are computed for
-	// those only.
-	// The hops are slid (HopCounter.Slide) a chunk of 4096 positions at
-	// a time, the deadline checked between chunks.
-	var buf [4096]int64
-	minHops := h.Hops()
-	best, at := w.Cost.FromHops(n, minHops), 0
-	for from := 0; from < nq; from += len(buf) {
+	// The hops are concave along a stretch of the slide
+	// (HopCounter.Stretches) and the price is non-decreasing in the
+	// hops, so a stretch's cheapest blocks include one of its ends: its
+	// first block is priced, and its last; only when the last is cheaper
+	// than every block before does the stretch get walked, for the first
+	// block of that price. The stretches are walked a chunk of 4096
+	// positions at a time, the deadline checked between chunks.
+	best, at := w.Cost.FromHops(n, h.Hops()), 0
+	cheaper := func(k, l int, hops, step, bend int64) {
+		if c := w.Cost.FromHops(n, hops); c < best {
+			best, at = c, k
+		}
+		if l == 1 {
+			return
+		}
+		m := int64(l - 1)
+		last := w.Cost.FromHops(n, hops+m*step+m*(m-1)/2*bend)
+		if last >= best {
+			return
+		}
+		for j := 1; j < l; j++ {
+			hops += step
+			step += bend
+			if w.Cost.FromHops(n, hops) == last {
+				best, at = last, k+j
+				return
+			}
+		}
+	}
+	for from := 0; from < nq; from += 4096 {
 		if from > 0 && ctx.Err() != nil {
 			return seqResult(p), true
 		}
-		to := min(nq, from+len(buf))
-		h.Slide(q, n, from, to, buf[:])
-		for k, hops := range buf[:to-from] {
-			if hops < minHops {
-				minHops = hops
-				if c := w.Cost.FromHops(n, hops); c < best {
-					best, at = c, from+k
-				}
-			}
-		}
+		h.Stretches(q, n, from, min(nq, from+4096), cheaper)
 	}
 	pub := p.Publish()
 	pub.Raise(float64(best))
