@@ -269,26 +269,8 @@ func TestSlideAsMove(t *testing.T) {
 	for c := range 3000 {
 		topo := topos[c%len(topos)]
 		n := topo.NumNodes()
-		var q []int
-		for id := range n {
-			if rng.IntN(4) > 0 {
-				q = append(q, id)
-			}
-		}
-		if len(q) == 0 {
-			q = []int{rng.IntN(n)}
-		}
-		if c%5 == 0 {
-			rng.Shuffle(len(q), func(i, j int) { q[i], q[j] = q[j], q[i] })
-		}
+		q, r, from, h, ref := slideCase(rng, topo, c%5 == 0)
 		nq := len(q)
-		r := 1 + rng.IntN(nq)
-		h, ref := NewHopCounter(topo), NewHopCounter(topo)
-		from := rng.IntN(nq + 1)
-		for k := range r {
-			h.Add(q[(from+k)%nq])
-			ref.Add(q[(from+k)%nq])
-		}
 		out := make([]int64, nq)
 		for from < nq {
 			to := min(nq, from+1+rng.IntN(nq))
@@ -411,28 +393,8 @@ func TestStretchesAsSlide(t *testing.T) {
 	topos := counterTopologies(t, rng)
 	long := 0
 	for c := range 3000 {
-		topo := topos[c%len(topos)]
-		n := topo.NumNodes()
-		var q []int
-		for id := range n {
-			if rng.IntN(4) > 0 {
-				q = append(q, id)
-			}
-		}
-		if len(q) == 0 {
-			q = []int{rng.IntN(n)}
-		}
-		if c%5 == 0 {
-			rng.Shuffle(len(q), func(i, j int) { q[i], q[j] = q[j], q[i] })
-		}
+		q, r, from, h, ref := slideCase(rng, topos[c%len(topos)], c%5 == 0)
 		nq := len(q)
-		r := 1 + rng.IntN(nq)
-		h, ref := NewHopCounter(topo), NewHopCounter(topo)
-		from := rng.IntN(nq + 1)
-		for k := range r {
-			h.Add(q[(from+k)%nq])
-			ref.Add(q[(from+k)%nq])
-		}
 		want := make([]int64, nq)
 		for from < nq {
 			to := min(nq, from+1+rng.IntN(nq))
@@ -536,4 +498,32 @@ func TestHopCounterRelease(t *testing.T) {
 			t.Fatalf("case %d: Cost %d after a Release, pairwise %d", c, got, want)
 		}
 	}
+}
+
+// slideCase draws a case of TestSlideAsMove and TestStretchesAsSlide on
+// topo: a queue of about three quarters of its nodes (shuffled when
+// shuffle is set), a window of r, a start, and two counters holding the
+// window from that start (h to test, ref to hold it to).
+func slideCase(rng *rand.Rand, topo *Topology, shuffle bool) (q []int, r, from int, h, ref *HopCounter) {
+	n := topo.NumNodes()
+	for id := range n {
+		if rng.IntN(4) > 0 {
+			q = append(q, id)
+		}
+	}
+	if len(q) == 0 {
+		q = []int{rng.IntN(n)}
+	}
+	if shuffle {
+		rng.Shuffle(len(q), func(i, j int) { q[i], q[j] = q[j], q[i] })
+	}
+	nq := len(q)
+	r = 1 + rng.IntN(nq)
+	h, ref = NewHopCounter(topo), NewHopCounter(topo)
+	from = rng.IntN(nq + 1)
+	for k := range r {
+		h.Add(q[(from+k)%nq])
+		ref.Add(q[(from+k)%nq])
+	}
+	return q, r, from, h, ref
 }

@@ -153,38 +153,7 @@ func TestCompactWaitRandom(t *testing.T) {
 	waits, manyWaits := 0, 0
 	for iter := range 300 {
 		const now = 10000
-		st := &State{Now: now}
-		var topo strings.Builder
-		for l := range 4 {
-			fmt.Fprintf(&topo, "SwitchName=l%d Nodes=c[%02d-%02d]\n", l, 4*l, 4*l+3)
-		}
-		topo.WriteString("SwitchName=root Switches=l[0-3]\n")
-		st.Topology = topo.String()
-		none := "none"
-		limit := func(m int64) *int64 { return &m }
-		for i := range 16 {
-			n := Node{Name: fmt.Sprintf("c%02d", i), State: "idle", CPUs: 4, RealMemory: 8000, Partitions: []string{"p"}}
-			switch r.IntN(5) {
-			case 0, 1:
-				n.State, n.AllocCPUs, n.AllocMemory = "allocated", 4, 8000
-				st.Jobs = append(st.Jobs, Job{ID: int64(100 + i), State: "RUNNING", Partition: "p", NodeCount: 1, CPUs: 4, Shared: &none,
-					Nodes: n.Name, StartTime: now - 10, EndTime: now + int64(r.IntN(300)), TimeLimit: limit(10)})
-			case 2:
-				if r.IntN(3) == 0 {
-					n.State = "down"
-				}
-			}
-			st.Nodes = append(st.Nodes, n)
-		}
-		for k := range 1 + r.IntN(8) {
-			nodes := int64(1 + r.IntN(5))
-			j := Job{ID: int64(k + 1), State: "PENDING", Reason: "JobHeldUser", Partition: "p", NodeCount: nodes, CPUs: 4 * nodes,
-				SubmitTime: now - int64(r.IntN(200)), TimeLimit: limit(int64(1 + r.IntN(10)))}
-			if r.IntN(5) > 0 {
-				j.Shared = &none
-			}
-			st.Jobs = append(st.Jobs, j)
-		}
+		st := randomLeafCluster(r, now, leafClusterShape{busyOf: 5, downOf: 3, jobs: 8, nodes: 5, sharedOf: 5})
 		sc := &Scope{}
 		opt := leafOptions(true)
 		opt.CompactWait.Fraction = 1
@@ -376,38 +345,7 @@ func TestCompactWaitLeavesRandom(t *testing.T) {
 	waits := 0
 	for iter := range 300 {
 		const now = 10000
-		st := &State{Now: now}
-		var topo strings.Builder
-		for l := range 4 {
-			fmt.Fprintf(&topo, "SwitchName=l%d Nodes=c[%02d-%02d]\n", l, 4*l, 4*l+3)
-		}
-		topo.WriteString("SwitchName=root Switches=l[0-3]\n")
-		st.Topology = topo.String()
-		none := "none"
-		limit := func(m int64) *int64 { return &m }
-		for i := range 16 {
-			n := Node{Name: fmt.Sprintf("c%02d", i), State: "idle", CPUs: 4, RealMemory: 8000, Partitions: []string{"p"}}
-			switch r.IntN(6) {
-			case 0, 1:
-				n.State, n.AllocCPUs, n.AllocMemory = "allocated", 4, 8000
-				st.Jobs = append(st.Jobs, Job{ID: int64(100 + i), State: "RUNNING", Partition: "p", NodeCount: 1, CPUs: 4, Shared: &none,
-					Nodes: n.Name, StartTime: now - 10, EndTime: now + int64(r.IntN(300)), TimeLimit: limit(10)})
-			case 2:
-				if r.IntN(4) == 0 {
-					n.State = "down"
-				}
-			}
-			st.Nodes = append(st.Nodes, n)
-		}
-		for k := range 1 + r.IntN(6) {
-			nodes := int64(1 + r.IntN(10))
-			j := Job{ID: int64(k + 1), State: "PENDING", Reason: "JobHeldUser", Partition: "p", NodeCount: nodes, CPUs: 4 * nodes,
-				SubmitTime: now - int64(r.IntN(200)), TimeLimit: limit(int64(1 + r.IntN(10)))}
-			if r.IntN(6) > 0 {
-				j.Shared = &none
-			}
-			st.Jobs = append(st.Jobs, j)
-		}
+		st := randomLeafCluster(r, now, leafClusterShape{busyOf: 6, downOf: 4, jobs: 6, nodes: 10, sharedOf: 6})
 		sc := &Scope{}
 		opt := leafOptions(true)
 		opt.CompactWait = heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, PerWait: true, Many: iter%3 > 0,
@@ -439,4 +377,48 @@ func TestCompactWaitLeavesRandom(t *testing.T) {
 	if waits < 20 {
 		t.Fatalf("%d jobs waited for their leaves in 300 random cycles: the test exercises too little", waits)
 	}
+}
+
+// leafClusterShape draws the random clusters of TestCompactWaitRandom and
+// TestCompactWaitLeavesRandom: a node is busy when r.IntN(busyOf) < 2,
+// down with odds 1/(busyOf × downOf); 1 + r.IntN(jobs) held jobs of
+// 1 + r.IntN(nodes) nodes, whole-node unless r.IntN(sharedOf) is 0.
+type leafClusterShape struct{ busyOf, downOf, jobs, nodes, sharedOf int }
+
+// randomLeafCluster is a cluster of 16 nodes on 4 leaves of 4 under a
+// root, with running one-node jobs and held jobs drawn as shape says.
+func randomLeafCluster(r *rand.Rand, now int64, shape leafClusterShape) *State {
+	st := &State{Now: now}
+	var topo strings.Builder
+	for l := range 4 {
+		fmt.Fprintf(&topo, "SwitchName=l%d Nodes=c[%02d-%02d]\n", l, 4*l, 4*l+3)
+	}
+	topo.WriteString("SwitchName=root Switches=l[0-3]\n")
+	st.Topology = topo.String()
+	none := "none"
+	limit := func(m int64) *int64 { return &m }
+	for i := range 16 {
+		n := Node{Name: fmt.Sprintf("c%02d", i), State: "idle", CPUs: 4, RealMemory: 8000, Partitions: []string{"p"}}
+		switch r.IntN(shape.busyOf) {
+		case 0, 1:
+			n.State, n.AllocCPUs, n.AllocMemory = "allocated", 4, 8000
+			st.Jobs = append(st.Jobs, Job{ID: int64(100 + i), State: "RUNNING", Partition: "p", NodeCount: 1, CPUs: 4, Shared: &none,
+				Nodes: n.Name, StartTime: now - 10, EndTime: now + int64(r.IntN(300)), TimeLimit: limit(10)})
+		case 2:
+			if r.IntN(shape.downOf) == 0 {
+				n.State = "down"
+			}
+		}
+		st.Nodes = append(st.Nodes, n)
+	}
+	for k := range 1 + r.IntN(shape.jobs) {
+		nodes := int64(1 + r.IntN(shape.nodes))
+		j := Job{ID: int64(k + 1), State: "PENDING", Reason: "JobHeldUser", Partition: "p", NodeCount: nodes, CPUs: 4 * nodes,
+			SubmitTime: now - int64(r.IntN(200)), TimeLimit: limit(int64(1 + r.IntN(10)))}
+		if r.IntN(shape.sharedOf) > 0 {
+			j.Shared = &none
+		}
+		st.Jobs = append(st.Jobs, j)
+	}
+	return st
 }
