@@ -218,6 +218,16 @@ func TestSweep(t *testing.T) {
 		// the leaves' shapes (leaves are pairs there).
 		{"P-fewest", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Leaves: heuristics.LeavesFewest}},
 		{"P-best", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Leaves: heuristics.LeavesBest}},
+		// Seventh session (PBS): jobs larger than a quad wait for their
+		// least CH cost on the whole tree (tree) or for whole quads, the
+		// rest in one more (top), on top of P (cap30-min2-many).
+		{"P-tree", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Leaves: heuristics.LeavesTree}},
+		{"P-top", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Leaves: heuristics.LeavesTop}},
+		{"P-tree-cap10", heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Leaves: heuristics.LeavesTree}},
+		{"P-top-cap10", heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Leaves: heuristics.LeavesTop}},
+		{"P-tree-each1", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1, MinNodes: 2, PerWait: true, Many: true, Leaves: heuristics.LeavesTree}},
+		{"P-top-each1", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1, MinNodes: 2, PerWait: true, Many: true, Leaves: heuristics.LeavesTop}},
+		{"P-tree-el1", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Elapsed: 1, Leaves: heuristics.LeavesTree}},
 	}
 	if s := os.Getenv("OPTSCHED_COMPACT_SETTINGS"); s != "" {
 		var keep []struct {

@@ -102,7 +102,7 @@ func TestCompactWaitLeavesFlag(t *testing.T) {
 	}
 	t.Setenv("PATH", t.TempDir())
 	code, _, errs := optsched(t, "", "slurm", "plan", "--compact-wait", "10m", "--compact-wait-leaves", "most")
-	if code != exitUsage || !strings.Contains(errs, "--compact-wait-leaves must be off, fewest or best") {
+	if code != exitUsage || !strings.Contains(errs, "--compact-wait-leaves must be off, fewest, best, tree or top") {
 		t.Errorf("bad --compact-wait-leaves: exit %d, %q", code, errs)
 	}
 	code, _, errs = optsched(t, "", "slurm", "plan", "--squeue", filepath.Join(slurmTestdata, "squeue.json"),
