@@ -417,3 +417,37 @@ func TestSimulateLeaves(t *testing.T) {
 		}
 	}
 }
+
+// TestSimulateTree (--compact-wait-leaves tree|top, the PBS planner):
+// A (3 vnodes, 5 s) and B (3 vnodes, 60 s) take a quad each, C and D (2
+// vnodes, 60 s) a pair each, so that at 1 s E (6 vnodes) fits now only
+// on four switches' leftovers (1 + 1 + 2 + 2) and is placed so without
+// the lever (CH above the least, 9,166); with tree or top it waits for
+// A's quad and starts after A's end on it and a pair, at 9,166, the
+// least CH of 6 vnodes on pairs in quads. Simulate stops on a plan that
+// pbsched.Check rejects.
+func TestSimulateTree(t *testing.T) {
+	job := func(k int, at float64, chunks int, run, wall int64) replay.Job {
+		return replay.Job{K: k, At: time.Duration(at * float64(time.Second)), Chunks: chunks, Sleep: run, Walltime: wall, NCPUs: 4}
+	}
+	jobs := []replay.Job{job(0, 0, 3, 5, 15), job(1, 0, 3, 60, 70), job(2, 0, 2, 60, 70), job(3, 0, 2, 60, 70), job(4, 1, 6, 60, 70)}
+	ctx := context.Background()
+	cw := heuristics.CompactWait{Max: time.Hour, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true}
+	off, _, err := Simulate(ctx, jobs, Options{Compact: cw})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := off[4]; e.CH <= 9166 || e.Start >= off[0].End {
+		t.Fatalf("leaves off: E %+v, A ended at %.1f", e, off[0].End)
+	}
+	for _, shape := range []heuristics.LeafShape{heuristics.LeavesTree, heuristics.LeavesTop} {
+		cw.Leaves = shape
+		on, sum, err := Simulate(ctx, jobs, Options{Compact: cw})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := on[4]; e.CH != 9166 || e.Start < on[0].End || sum.CompactWaits == 0 {
+			t.Errorf("leaves %s: E %+v, A ended at %.1f (%+v)", shape, e, on[0].End, sum)
+		}
+	}
+}
