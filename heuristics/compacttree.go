@@ -129,16 +129,27 @@ func treeShape(t *model.Topology, ok func(id int) bool, k int, count func(s int)
 }
 
 // shapeCount is which switches cw.Leaves counts the pairs under, for
-// LeavesTree (every switch) and LeavesTop (the switches right under a
-// root).
+// LeavesTree (every switch) and LeavesTop (the top-level switches short
+// of the whole tree: the roots when there are several, as on PBS's
+// tiers, where the quads are the roots; the root's children when one
+// root holds every node).
 func shapeCount(t *model.Topology, s LeafShape) func(int) bool {
-	if s == LeavesTop {
-		return func(sw int) bool {
-			p := t.Switch(sw).Parent
-			return p >= 0 && t.Switch(p).Parent < 0
+	if s != LeavesTop {
+		return func(int) bool { return true }
+	}
+	roots := 0
+	for sw := range t.NumSwitches() {
+		if t.Switch(sw).Parent < 0 {
+			roots++
 		}
 	}
-	return func(int) bool { return true }
+	return func(sw int) bool {
+		p := t.Switch(sw).Parent
+		if roots > 1 {
+			return p < 0
+		}
+		return p >= 0 && t.Switch(p).Parent < 0
+	}
 }
 
 // decideTree is DecideCompactWait for a job that no switch short of the

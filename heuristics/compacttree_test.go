@@ -1,6 +1,7 @@
 package heuristics
 
 import (
+	"fmt"
 	"math/bits"
 	"math/rand/v2"
 	"slices"
@@ -28,8 +29,29 @@ func sharedPairs(t *model.Topology, nodes []int, count func(int) bool) int {
 	return sum
 }
 
-// TestTreeShapeBrute: on pairs in quads (16 nodes) and on a three-level
-// tree (2 pods × 2 leaves × 3 nodes... as NewLayout(2, 2, 3)), treeShape
+// pbsTiers is pairs in quads as PBS's tier0 and tier1 give them
+// (model/pbs): 16 nodes, the 4 quads are roots (no switch above them).
+func pbsTiers() *model.Topology {
+	var specs []model.SwitchSpec
+	for q := range 4 {
+		quad := model.SwitchSpec{Name: fmt.Sprintf("tier1=q%d", q)}
+		for p := 2 * q; p < 2*q+2; p++ {
+			pair := model.SwitchSpec{Name: fmt.Sprintf("tier0=p%d", p), Nodes: []string{fmt.Sprintf("v%d", 2*p), fmt.Sprintf("v%d", 2*p+1)}}
+			quad.Switches = append(quad.Switches, pair.Name)
+			specs = append(specs, pair)
+		}
+		specs = append(specs, quad)
+	}
+	topo, err := model.BuildTopology(specs)
+	if err != nil {
+		panic(err)
+	}
+	return topo
+}
+
+// TestTreeShapeBrute: on pairs in quads under a core (NewLayout(4, 2,
+// 2)), on a three-level tree (NewLayout(2, 2, 3)) and on pairs in quads
+// as PBS's tiers give them (four roots, pbsTiers), treeShape
 // takes k available nodes whose CH cost (model.PairwiseCost, the
 // definition) is the least of every k-subset of the available nodes
 // (brute force over all subsets), and, counting only the switches under
@@ -37,8 +59,11 @@ func sharedPairs(t *model.Topology, nodes []int, count func(int) bool) int {
 func TestTreeShapeBrute(t *testing.T) {
 	r := rand.New(rand.NewPCG(34, 4))
 	cost := model.DefaultCostModel
-	for _, lay := range [][3]int{{4, 2, 2}, {2, 2, 3}} {
+	for _, lay := range [][3]int{{4, 2, 2}, {2, 2, 3}, {-1, 0, 0}} {
 		topo, err := model.NewLayout(lay[0], lay[1], lay[2])
+		if lay[0] < 0 {
+			topo, err = pbsTiers(), nil
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -259,5 +284,29 @@ func TestCompactWaitTreeRandom(t *testing.T) {
 	}
 	if waits < 10 || fits < 5 {
 		t.Fatalf("only %d waits and %d fits: the cases do not exercise the rule", waits, fits)
+	}
+}
+
+// TestShapeCountTop: LeavesTop counts the quads on both forms of pairs
+// in quads, under a core (the core's children) and as PBS's tiers (the
+// roots), and never the pairs.
+func TestShapeCountTop(t *testing.T) {
+	for _, topo := range []*model.Topology{quads(t), pbsTiers()} {
+		count := shapeCount(topo, LeavesTop)
+		quadsCounted, pairsCounted := 0, 0
+		for s := range topo.NumSwitches() {
+			if !count(s) {
+				continue
+			}
+			switch len(topo.Switch(s).Switches) {
+			case 2:
+				quadsCounted++
+			default:
+				pairsCounted++
+			}
+		}
+		if quadsCounted != 4 || pairsCounted != 0 {
+			t.Errorf("%d switches: counts %d quads and %d others, want the 4 quads", topo.NumSwitches(), quadsCounted, pairsCounted)
+		}
 	}
 }

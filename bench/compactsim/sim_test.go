@@ -437,6 +437,9 @@ func TestSimulateTree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, x := range off {
+		t.Logf("off: %d %.1f-%.1f %v %d", x.Job.K, x.Start, x.End, x.Vnodes, x.CH)
+	}
 	if e := off[4]; e.CH <= 9166 || e.Start >= off[0].End {
 		t.Fatalf("leaves off: E %+v, A ended at %.1f", e, off[0].End)
 	}
@@ -445,6 +448,9 @@ func TestSimulateTree(t *testing.T) {
 		on, sum, err := Simulate(ctx, jobs, Options{Compact: cw})
 		if err != nil {
 			t.Fatal(err)
+		}
+		for _, x := range on {
+			t.Logf("%s: %d %.1f-%.1f %v %d", shape, x.Job.K, x.Start, x.End, x.Vnodes, x.CH)
 		}
 		if e := on[4]; e.CH != 9166 || e.Start < on[0].End || sum.CompactWaits == 0 {
 			t.Errorf("leaves %s: E %+v, A ended at %.1f (%+v)", shape, e, on[0].End, sum)
