@@ -235,6 +235,7 @@ func TestSweep(t *testing.T) {
 		{"P-tree-el1-cap10", heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Elapsed: 1, Leaves: heuristics.LeavesTree}},
 		{"P-tree-cap5", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Leaves: heuristics.LeavesTree}},
 		{"P-tree-el2", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Elapsed: 2, Leaves: heuristics.LeavesTree}},
+		{"P-el2", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Elapsed: 2}},
 	}
 	if s := os.Getenv("OPTSCHED_COMPACT_SETTINGS"); s != "" {
 		var keep []struct {
