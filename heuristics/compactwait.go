@@ -74,9 +74,10 @@ type CompactWait struct {
 	// leaf switches (LeafShape), within the same bounds. Only the leaf
 	// level is counted, which is the whole CH cost on a tree of leaves
 	// under one root (Slurm's test cluster); on a taller tree the
-	// levels above are not looked at. A job that waits so costs
-	// O(T × S log S) per decision, T the distinct empty times and S the
-	// switches.
+	// levels above are not looked at by LeavesFewest and LeavesBest (a
+	// job that waits so costs O(T × S log S) per decision, T the
+	// distinct empty times and S the switches), and are by LeavesTree
+	// and LeavesTop (O(T × N × k), N the nodes, k the job's).
 	Leaves LeafShape
 }
 
@@ -101,6 +102,15 @@ const (
 	// 6-node job for one whole leaf and 2 nodes of another): the same
 	// count of node pairs within a leaf.
 	LeavesBest
+	// LeavesTree: the job waits until the free nodes give it its least
+	// CH cost on the whole tree, every level counted (on pairs in quads,
+	// a 6-vnode job on a whole quad and a pair of another; a 10-vnode
+	// job on two whole quads and a pair), not the leaves alone.
+	LeavesTree
+	// LeavesTop: as LeavesTree, counting only the switches right under
+	// the top one (the quads of pairs in quads: whole quads, the rest in
+	// one more quad, however it falls on the pairs).
+	LeavesTop
 )
 
 // String names the shape as --compact-wait-leaves does.
@@ -112,18 +122,22 @@ func (s LeafShape) String() string {
 		return "fewest"
 	case LeavesBest:
 		return "best"
+	case LeavesTree:
+		return "tree"
+	case LeavesTop:
+		return "top"
 	}
 	return fmt.Sprintf("LeafShape(%d)", int(s))
 }
 
-// ParseLeafShape parses "off", "fewest" or "best".
+// ParseLeafShape parses "off", "fewest", "best", "tree" or "top".
 func ParseLeafShape(s string) (LeafShape, error) {
-	for _, v := range []LeafShape{LeavesOff, LeavesFewest, LeavesBest} {
+	for _, v := range []LeafShape{LeavesOff, LeavesFewest, LeavesBest, LeavesTree, LeavesTop} {
 		if s == v.String() {
 			return v, nil
 		}
 	}
-	return 0, fmt.Errorf("unknown leaf shape %q (want off, fewest or best)", s)
+	return 0, fmt.Errorf("unknown leaf shape %q (want off, fewest, best, tree or top)", s)
 }
 
 // Defaults of CompactWait.
@@ -317,6 +331,9 @@ func DecideCompactWait(cw CompactWait, in CompactInput) CompactDecision {
 		limit = min(in.Submit+d.Bound, in.Now+cw.Bound(in.Walltime))
 	}
 	sws := CompactSwitches(in.Topo, max(in.Nodes, cw.SwitchNodes))
+	if len(sws) == 0 && (cw.Leaves == LeavesTree || cw.Leaves == LeavesTop) {
+		return decideTree(cw, in, d, limit)
+	}
 	if len(sws) == 0 && cw.Leaves != LeavesOff {
 		return decideLeaves(cw, in, d, limit)
 	}

@@ -218,6 +218,24 @@ func TestSweep(t *testing.T) {
 		// the leaves' shapes (leaves are pairs there).
 		{"P-fewest", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Leaves: heuristics.LeavesFewest}},
 		{"P-best", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Leaves: heuristics.LeavesBest}},
+		// Seventh session (PBS): jobs larger than a quad wait for their
+		// least CH cost on the whole tree (tree) or for whole quads, the
+		// rest in one more (top), on top of P (cap30-min2-many).
+		{"P-tree", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Leaves: heuristics.LeavesTree}},
+		{"P-top", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Leaves: heuristics.LeavesTop}},
+		{"P-tree-cap10", heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Leaves: heuristics.LeavesTree}},
+		{"P-top-cap10", heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Leaves: heuristics.LeavesTop}},
+		{"P-tree-each1", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1, MinNodes: 2, PerWait: true, Many: true, Leaves: heuristics.LeavesTree}},
+		{"P-top-each1", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1, MinNodes: 2, PerWait: true, Many: true, Leaves: heuristics.LeavesTop}},
+		{"P-tree-el1", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Elapsed: 1, Leaves: heuristics.LeavesTree}},
+		// The control for P-tree-el1: P with predicted ends from elapsed
+		// times and no lever; and the second batch, after the first.
+		{"P-el1", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Elapsed: 1}},
+		{"P-top-el1", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Elapsed: 1, Leaves: heuristics.LeavesTop}},
+		{"P-tree-el1-cap10", heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Elapsed: 1, Leaves: heuristics.LeavesTree}},
+		{"P-tree-cap5", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Leaves: heuristics.LeavesTree}},
+		{"P-tree-el2", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Elapsed: 2, Leaves: heuristics.LeavesTree}},
+		{"P-el2", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Elapsed: 2}},
 	}
 	if s := os.Getenv("OPTSCHED_COMPACT_SETTINGS"); s != "" {
 		var keep []struct {
@@ -404,6 +422,46 @@ func TestSimulateLeaves(t *testing.T) {
 		}
 		if len(groups(pbsOff[3].Vnodes, 2)) != 4 || len(groups(pbsOn[3].Vnodes, 2)) != 3 || pbsOn[3].Start < pbsOn[0].End {
 			t.Errorf("pbs, leaves %s: E on %v, without the lever on %v", shape, pbsOn[3].Vnodes, pbsOff[3].Vnodes)
+		}
+	}
+}
+
+// TestSimulateTree (--compact-wait-leaves tree|top, the PBS planner):
+// A (3 vnodes, 5 s) and B (3 vnodes, 60 s) take three vnodes of a quad
+// each, C and D (2 vnodes, 60 s) the two pairs of a third quad, so that
+// at 1 s E (6 vnodes) fits now only as the fourth quad and A's and B's
+// leftovers (4 + 1 + 1, CH 9,833) and is placed so without the lever;
+// with tree or top it waits for A's quad and starts after A's end on a
+// whole quad and a pair, at 9,166, the least CH of 6 vnodes on pairs in
+// quads. Simulate stops on a plan that pbsched.Check rejects.
+func TestSimulateTree(t *testing.T) {
+	job := func(k int, at float64, chunks int, run, wall int64) replay.Job {
+		return replay.Job{K: k, At: time.Duration(at * float64(time.Second)), Chunks: chunks, Sleep: run, Walltime: wall, NCPUs: 4}
+	}
+	jobs := []replay.Job{job(0, 0, 3, 5, 15), job(1, 0, 3, 60, 70), job(2, 0, 2, 60, 70), job(3, 0, 2, 60, 70), job(4, 1, 6, 60, 70)}
+	ctx := context.Background()
+	cw := heuristics.CompactWait{Max: time.Hour, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true}
+	off, _, err := Simulate(ctx, jobs, Options{Compact: cw})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range off {
+		t.Logf("off: %d %.1f-%.1f %v %d", x.Job.K, x.Start, x.End, x.Vnodes, x.CH)
+	}
+	if e := off[4]; e.CH != 9833 || e.Start >= off[0].End {
+		t.Fatalf("leaves off: E %+v, A ended at %.1f", e, off[0].End)
+	}
+	for _, shape := range []heuristics.LeafShape{heuristics.LeavesTree, heuristics.LeavesTop} {
+		cw.Leaves = shape
+		on, sum, err := Simulate(ctx, jobs, Options{Compact: cw})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range on {
+			t.Logf("%s: %d %.1f-%.1f %v %d", shape, x.Job.K, x.Start, x.End, x.Vnodes, x.CH)
+		}
+		if e := on[4]; e.CH != 9166 || e.Start < on[0].End || sum.CompactWaits == 0 {
+			t.Errorf("leaves %s: E %+v, A ended at %.1f (%+v)", shape, e, on[0].End, sum)
 		}
 	}
 }

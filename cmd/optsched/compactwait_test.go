@@ -91,7 +91,8 @@ func TestCompactWaitManyFlag(t *testing.T) {
 // error checked before anything is read, and `slurm plan` and `pbs plan`
 // accept it on their fixtures.
 func TestCompactWaitLeavesFlag(t *testing.T) {
-	for name, want := range map[string]heuristics.LeafShape{"": heuristics.LeavesOff, "off": heuristics.LeavesOff, "fewest": heuristics.LeavesFewest, "best": heuristics.LeavesBest} {
+	for name, want := range map[string]heuristics.LeafShape{"": heuristics.LeavesOff, "off": heuristics.LeavesOff, "fewest": heuristics.LeavesFewest, "best": heuristics.LeavesBest,
+		"tree": heuristics.LeavesTree, "top": heuristics.LeavesTop} {
 		c := compactFlags{max: time.Minute, fraction: 1000, minNodes: 3, mode: compactEachWait, many: true, leaves: name}
 		if err := c.validate(); err != nil {
 			t.Fatalf("%q: %v", name, err)
@@ -102,7 +103,7 @@ func TestCompactWaitLeavesFlag(t *testing.T) {
 	}
 	t.Setenv("PATH", t.TempDir())
 	code, _, errs := optsched(t, "", "slurm", "plan", "--compact-wait", "10m", "--compact-wait-leaves", "most")
-	if code != exitUsage || !strings.Contains(errs, "--compact-wait-leaves must be off, fewest or best") {
+	if code != exitUsage || !strings.Contains(errs, "--compact-wait-leaves must be off, fewest, best, tree or top") {
 		t.Errorf("bad --compact-wait-leaves: exit %d, %q", code, errs)
 	}
 	code, _, errs = optsched(t, "", "slurm", "plan", "--squeue", filepath.Join(slurmTestdata, "squeue.json"),
@@ -115,6 +116,11 @@ func TestCompactWaitLeavesFlag(t *testing.T) {
 		"--queues", fixture("queues.json"), "--timezone", "UTC", "-o", "json")
 	if code != exitOK {
 		t.Fatalf("pbs plan --compact-wait-leaves best: exit %d: %s", code, errs)
+	}
+	code, _, errs = optsched(t, "", "pbs", "plan", "--compact-wait", "30m", "--compact-wait-leaves", "tree", "--qstat", fixture("qstat.json"), "--pbsnodes", fixture("pbsnodes.json"),
+		"--queues", fixture("queues.json"), "--timezone", "UTC", "-o", "json")
+	if code != exitOK {
+		t.Fatalf("pbs plan --compact-wait-leaves tree: exit %d: %s", code, errs)
 	}
 }
 
