@@ -38,7 +38,7 @@ const (
 // each server's were chosen offline by bench/compactsim on slices that
 // are not the judged ones, against a model of that server's own
 // topology-aware scheduler, and then run on the real servers
-// (docs/results/2026-11-27-compact-wait.md, "Sixth session").
+// (docs/results/2026-11-27-compact-wait.md, sixth and seventh sessions).
 type compactDefaults struct {
 	max      time.Duration
 	minNodes int
@@ -51,8 +51,11 @@ var (
 	// quad, at most 30 minutes since its submission (cap30-min2-many).
 	pbsCompactDefaults = compactDefaults{max: 30 * time.Minute, minNodes: 2}
 	// slurmCompactDefaults: every job of 3 nodes or more waits for one
-	// leaf, at most 10 minutes (cap10-many).
-	slurmCompactDefaults = compactDefaults{max: 10 * time.Minute, minNodes: heuristics.DefaultCompactMinNodes}
+	// leaf, and a job larger than a leaf for as few leaves as its
+	// least-cost shape uses, at most 10 minutes, running jobs' ends
+	// predicted from their elapsed times (the seventh session's
+	// M-fewest-el1).
+	slurmCompactDefaults = compactDefaults{max: 10 * time.Minute, minNodes: heuristics.DefaultCompactMinNodes, elapsed: 1, leaves: heuristics.LeavesFewest}
 )
 
 func (c *compactFlags) add(f *pflag.FlagSet, sw, hold string, d compactDefaults) {
