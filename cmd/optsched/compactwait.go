@@ -38,10 +38,12 @@ const (
 // each server's were chosen offline by bench/compactsim on slices that
 // are not the judged ones, against a model of that server's own
 // topology-aware scheduler, and then run on the real servers
-// (docs/results/2026-11-27-compact-wait.md, "Sixth session").
+// (docs/results/2026-11-27-compact-wait.md, sixth and seventh sessions).
 type compactDefaults struct {
 	max      time.Duration
 	minNodes int
+	elapsed  float64
+	leaves   heuristics.LeafShape
 }
 
 var (
@@ -49,8 +51,11 @@ var (
 	// quad, at most 30 minutes since its submission (cap30-min2-many).
 	pbsCompactDefaults = compactDefaults{max: 30 * time.Minute, minNodes: 2}
 	// slurmCompactDefaults: every job of 3 nodes or more waits for one
-	// leaf, at most 10 minutes (cap10-many).
-	slurmCompactDefaults = compactDefaults{max: 10 * time.Minute, minNodes: heuristics.DefaultCompactMinNodes}
+	// leaf, and a job larger than a leaf for as few leaves as its
+	// least-cost shape uses, at most 10 minutes, running jobs' ends
+	// predicted from their elapsed times (the seventh session's
+	// M-fewest-el1).
+	slurmCompactDefaults = compactDefaults{max: 10 * time.Minute, minNodes: heuristics.DefaultCompactMinNodes, elapsed: 1, leaves: heuristics.LeavesFewest}
 )
 
 func (c *compactFlags) add(f *pflag.FlagSet, sw, hold string, d compactDefaults) {
@@ -58,9 +63,9 @@ func (c *compactFlags) add(f *pflag.FlagSet, sw, hold string, d compactDefaults)
 	f.Float64Var(&c.fraction, "compact-wait-fraction", maxCompactFraction, "the compact wait's bound as a fraction of the job's requested walltime, at most 1000 (large: --compact-wait alone bounds the wait; see --compact-wait)")
 	f.StringVar(&c.mode, "compact-wait-mode", compactEachWait, "what --compact-wait-fraction bounds: since-submit (the wait since submission: min(--compact-wait, fraction × walltime)) each-wait (each wait the rule predicts, while --compact-wait alone bounds the wait since submission), or blind (as since-submit, but the job waits out its bound whatever the running jobs' walltimes predict, as placement sets and Slurm's --switches do)")
 	f.IntVar(&c.minNodes, "compact-wait-min-nodes", d.minNodes, "the fewest nodes of a job the compact wait holds back (at least 2; see --compact-wait)")
-	f.Float64Var(&c.elapsed, "compact-wait-elapsed", 0, "when above 0, the compact wait predicts each running job's end as now + this × the time it has run (1 s at least), no later than its walltime's end, instead of its walltime's end (see --compact-wait)")
+	f.Float64Var(&c.elapsed, "compact-wait-elapsed", d.elapsed, "when above 0, the compact wait predicts each running job's end as now + this × the time it has run (1 s at least), no later than its walltime's end, instead of its walltime's end (0: by walltimes; see --compact-wait)")
 	f.BoolVar(&c.many, "compact-wait-many", true, "every job the compact wait holds back waits, not only the first of a cycle, and a job that fits now within one switch counts its nodes there for the later jobs' decisions, as under placement sets (see --compact-wait)")
-	f.StringVar(&c.leaves, "compact-wait-leaves", heuristics.LeavesOff.String(), "a job larger than every "+sw+" (which the compact wait otherwise places at once) waits too, within the same bounds, for its shape on the leaf switches: off, fewest (as few leaves as its least-cost shape: an 8-node job on two leaves of 4), best (the least-cost shape itself: a 6-node job on a whole leaf and 2 nodes of another), tree (its least CH cost on the whole tree, every level counted: on pairs in quads, a 6-vnode job on a whole quad and a pair of another) or top (as tree, counting only the switches under the top one: whole quads, the rest in one more); see --compact-wait")
+	f.StringVar(&c.leaves, "compact-wait-leaves", d.leaves.String(), "a job larger than every "+sw+" (which the compact wait otherwise places at once) waits too, within the same bounds, for its shape on the leaf switches: off, fewest (as few leaves as its least-cost shape: an 8-node job on two leaves of 4), best (the least-cost shape itself: a 6-node job on a whole leaf and 2 nodes of another), tree (its least CH cost on the whole tree, every level counted: on pairs in quads, a 6-vnode job on a whole quad and a pair of another) or top (as tree, counting only the switches under the top one: whole quads, the rest in one more); see --compact-wait")
 	f.IntVar(&c.switchN, "compact-wait-switch-nodes", 0, "when above a job's node count, the compact wait makes it wait for the smallest switches of this many nodes instead (4: a 2-node job waits for a quad, not a pair; see --compact-wait)")
 }
 

@@ -129,7 +129,7 @@ func TestCompactWaitLeavesFlag(t *testing.T) {
 // --compact-wait 0 turns it off.
 func TestCompactWaitDefaults(t *testing.T) {
 	pbsRule := heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true}
-	slurmRule := heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, MinNodes: 3, PerWait: true, Many: true}
+	slurmRule := heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, MinNodes: 3, PerWait: true, Many: true, Elapsed: 1, Leaves: heuristics.LeavesFewest}
 	type cmdOf struct {
 		name string
 		cmd  func(func(*compactFlags)) *cobra.Command
