@@ -154,6 +154,11 @@ func decideLeaves(cw CompactWait, in CompactInput, d CompactDecision, limit int6
 			cw.Leaves, shape(got), secs(at-in.Now), secs(d.Bound))
 		return d
 	}
+	if lb := cw.leavesBound(in.Now, in.Walltime); at > lb {
+		d.Reason = fmt.Sprintf("its %s shape on the leaves (%s) will be empty in %s, more than --compact-wait-leaves-fraction %g × its walltime %s: placed as it fits now",
+			cw.Leaves, shape(got), secs(at-in.Now), cw.LeavesFraction, secs(in.Walltime))
+		return d
+	}
 	d.Wait, d.Switch, d.At = true, leavesTop(t, got), at
 	for _, x := range got {
 		d.Nodes = append(d.Nodes, t.Switch(x.leaf).Nodes...)

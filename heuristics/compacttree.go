@@ -225,6 +225,11 @@ func decideTree(cw CompactWait, in CompactInput, d CompactDecision, limit int64)
 		d.Reason = fmt.Sprintf("its %s shape will be empty in %s, after its compact-wait bound %s: placed as it fits now", cw.Leaves, secs(at-in.Now), secs(d.Bound))
 		return d
 	}
+	if lb := cw.leavesBound(in.Now, in.Walltime); at > lb {
+		d.Reason = fmt.Sprintf("its %s shape will be empty in %s, more than --compact-wait-leaves-fraction %g × its walltime %s: placed as it fits now",
+			cw.Leaves, secs(at-in.Now), cw.LeavesFraction, secs(in.Walltime))
+		return d
+	}
 	d.Wait, d.Switch, d.At, d.Nodes = true, nodesTop(t, got), at, got
 	d.Reason = fmt.Sprintf("waiting up to %s more (compact-wait bound %s, waited %s) for its %s shape: %d nodes with %d pairs under a common switch will be empty in %s by the running jobs' %s",
 		secs(max(limit-in.Now, 0)), secs(d.Bound), secs(d.Waited), cw.Leaves, in.Nodes, want, secs(max(at-in.Now, 0)), cw.basis())

@@ -79,6 +79,16 @@ type CompactWait struct {
 	// distinct empty times and S the switches), and are by LeavesTree
 	// and LeavesTop (O(T × N × k), N the nodes, k the job's).
 	Leaves LeafShape
+	// LeavesFraction, when above 0, bounds the wait of a job that only
+	// Leaves holds (no switch short of the whole tree can hold it) by
+	// its own walltime too: it waits for its shape only while the
+	// predicted wait (the shape's empty time less now) is at most
+	// LeavesFraction × its requested walltime, on top of the other
+	// bounds, whatever the mode (Blind too), so that long jobs wait for
+	// their shape and short ones start spread. A job of unknown
+	// walltime (0) is not bounded by it. 0 (the default) leaves the
+	// lever as it was; the one-switch wait is never affected.
+	LeavesFraction float64
 }
 
 // A LeafShape is what a job larger than every switch short of the
@@ -153,6 +163,16 @@ const (
 	// 4 vnodes; a 2-node job on a tree of pairs would wait for a pair).
 	DefaultCompactMinNodes = 3
 )
+
+// leavesBound is the latest time the shape of a job held by Leaves alone
+// may be predicted empty under LeavesFraction (CompactNever when it does
+// not apply).
+func (cw CompactWait) leavesBound(now, walltime int64) int64 {
+	if cw.LeavesFraction <= 0 || walltime <= 0 {
+		return CompactNever
+	}
+	return now + int64(math.Floor(cw.LeavesFraction*float64(walltime)))
+}
 
 // On reports whether the rule is on.
 func (cw CompactWait) On() bool { return cw.Max > 0 }

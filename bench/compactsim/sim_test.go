@@ -236,6 +236,25 @@ func TestSweep(t *testing.T) {
 		{"P-tree-cap5", heuristics.CompactWait{Max: 5 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Leaves: heuristics.LeavesTree}},
 		{"P-tree-el2", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Elapsed: 2, Leaves: heuristics.LeavesTree}},
 		{"P-el2", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Elapsed: 2}},
+		// Eighth session: the leaves lever bounded by the job's own
+		// walltime (--compact-wait-leaves-fraction, -lfF), on T
+		// (P-tree-el2), P-tree, Slurm's best (+el1) and F (M-fewest-el1).
+		{"T-lf0.25", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Elapsed: 2, Leaves: heuristics.LeavesTree, LeavesFraction: 0.25}},
+		{"T-lf0.5", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Elapsed: 2, Leaves: heuristics.LeavesTree, LeavesFraction: 0.5}},
+		{"T-lf1", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Elapsed: 2, Leaves: heuristics.LeavesTree, LeavesFraction: 1}},
+		{"T-lf2", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Elapsed: 2, Leaves: heuristics.LeavesTree, LeavesFraction: 2}},
+		{"P-tree-lf0.25", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Leaves: heuristics.LeavesTree, LeavesFraction: 0.25}},
+		{"P-tree-lf0.5", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Leaves: heuristics.LeavesTree, LeavesFraction: 0.5}},
+		{"P-tree-lf1", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Leaves: heuristics.LeavesTree, LeavesFraction: 1}},
+		{"P-tree-lf2", heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Leaves: heuristics.LeavesTree, LeavesFraction: 2}},
+		{"M-best-el1-lf0.25", heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, PerWait: true, Many: true, Elapsed: 1, Leaves: heuristics.LeavesBest, LeavesFraction: 0.25}},
+		{"M-best-el1-lf0.5", heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, PerWait: true, Many: true, Elapsed: 1, Leaves: heuristics.LeavesBest, LeavesFraction: 0.5}},
+		{"M-best-el1-lf1", heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, PerWait: true, Many: true, Elapsed: 1, Leaves: heuristics.LeavesBest, LeavesFraction: 1}},
+		{"M-best-el1-lf2", heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, PerWait: true, Many: true, Elapsed: 1, Leaves: heuristics.LeavesBest, LeavesFraction: 2}},
+		{"F-lf0.25", heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, PerWait: true, Many: true, Elapsed: 1, Leaves: heuristics.LeavesFewest, LeavesFraction: 0.25}},
+		{"F-lf0.5", heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, PerWait: true, Many: true, Elapsed: 1, Leaves: heuristics.LeavesFewest, LeavesFraction: 0.5}},
+		{"F-lf1", heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, PerWait: true, Many: true, Elapsed: 1, Leaves: heuristics.LeavesFewest, LeavesFraction: 1}},
+		{"F-lf2", heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, PerWait: true, Many: true, Elapsed: 1, Leaves: heuristics.LeavesFewest, LeavesFraction: 2}},
 	}
 	if s := os.Getenv("OPTSCHED_COMPACT_SETTINGS"); s != "" {
 		var keep []struct {
