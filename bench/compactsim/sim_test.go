@@ -484,3 +484,44 @@ func TestSimulateTree(t *testing.T) {
 		}
 	}
 }
+
+// TestSimulateLeavesFraction (--compact-wait-leaves-fraction): in
+// TestSimulateLeaves' case E (6 nodes, walltime 70 s) arrives at 1 s and
+// its shape is predicted empty at A's end: on Slurm (time limits in
+// whole minutes: A's 15 s is a minute, E's 70 s two) 59 s from then, so
+// that with LeavesFraction 0.1 (12 s) or 0.25 (30 s) E is not held and
+// starts at once as 4 + 1 + 1 (5,500), and with 0.5 (60 s) or 0 (off) it
+// waits for 4 + 2 (5,166) (best); on PBS (TestSimulateTree's case, tree
+// shape) 14 s from then: 9,833 at once with 0.1 (7 s), 9,166 after A
+// with 0.25 (17 s), 0.5 and 0. Simulate stops on a
+// plan that pbsched.Check or slurmsched.Check rejects.
+func TestSimulateLeavesFraction(t *testing.T) {
+	job := func(k int, at float64, chunks int, run, wall int64) replay.Job {
+		return replay.Job{K: k, At: time.Duration(at * float64(time.Second)), Chunks: chunks, Sleep: run, Walltime: wall, NCPUs: 4}
+	}
+	ctx := context.Background()
+	slurmJobs := []replay.Job{job(0, 0, 3, 5, 15), job(1, 0, 3, 60, 70), job(2, 0, 3, 60, 70), job(3, 1, 6, 60, 70)}
+	pbsJobs := []replay.Job{job(0, 0, 3, 5, 15), job(1, 0, 3, 60, 70), job(2, 0, 2, 60, 70), job(3, 0, 2, 60, 70), job(4, 1, 6, 60, 70)}
+	for _, c := range []struct {
+		f       float64
+		slurmCH int64
+		pbsCH   int64
+	}{{0.1, 5500, 9833}, {0.25, 5500, 9166}, {0.5, 5166, 9166}, {0, 5166, 9166}} {
+		cw := heuristics.CompactWait{Max: time.Hour, Fraction: 1000, PerWait: true, Many: true, Leaves: heuristics.LeavesBest, LeavesFraction: c.f}
+		rs, _, err := Simulate(ctx, slurmJobs, Options{Server: "slurm", Compact: cw})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := rs[3]; int64(e.CH) != c.slurmCH || (c.slurmCH == 5500) != (e.Start < rs[0].End) {
+			t.Errorf("slurm, F %g: E %+v, A ended at %.1f", c.f, e, rs[0].End)
+		}
+		cw.MinNodes, cw.Leaves = 2, heuristics.LeavesTree
+		rs, _, err = Simulate(ctx, pbsJobs, Options{Compact: cw})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := rs[4]; int64(e.CH) != c.pbsCH || (c.pbsCH == 9833) != (e.Start < rs[0].End) {
+			t.Errorf("pbs, F %g: E %+v, A ended at %.1f", c.f, e, rs[0].End)
+		}
+	}
+}

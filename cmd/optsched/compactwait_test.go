@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/pbsched"
@@ -173,5 +174,47 @@ func TestCompactWaitDefaults(t *testing.T) {
 				t.Errorf("%s %v: on = %v", c.name, args, r.On())
 			}
 		}
+	}
+}
+
+// TestCompactWaitLeavesFractionFlag (eighth session):
+// --compact-wait-leaves-fraction reaches the rule, defaults to 0 (off)
+// on both servers, and a value outside [0, 1000] is a usage error naming
+// the flag, checked before anything is read; `pbs plan` and `slurm plan`
+// accept it on their fixtures.
+func TestCompactWaitLeavesFractionFlag(t *testing.T) {
+	c := compactFlags{max: time.Minute, fraction: 1000, minNodes: 2, mode: compactEachWait, leaves: "tree", leavesF: 0.5}
+	if err := c.validate(); err != nil {
+		t.Fatal(err)
+	}
+	if r := c.rule(); r.LeavesFraction != 0.5 || r.Leaves != heuristics.LeavesTree {
+		t.Errorf("rule %+v", r)
+	}
+	t.Setenv("PATH", t.TempDir())
+	for _, server := range []string{"pbs", "slurm"} {
+		for _, v := range []string{"-0.5", "1001", "NaN", "x"} {
+			code, _, errs := optsched(t, "", server, "plan", "--compact-wait", "10m", "--compact-wait-leaves", "fewest", "--compact-wait-leaves-fraction", v)
+			if code != exitUsage || !strings.Contains(errs, "--compact-wait-leaves-fraction") {
+				t.Errorf("%s --compact-wait-leaves-fraction %s: exit %d, %q", server, v, code, errs)
+			}
+		}
+	}
+	for _, d := range []compactDefaults{pbsCompactDefaults, slurmCompactDefaults} {
+		var f compactFlags
+		f.add(pflag.NewFlagSet("t", pflag.ContinueOnError), "switch", "hold", d)
+		if f.leavesF != 0 {
+			t.Errorf("default --compact-wait-leaves-fraction %v, want 0 (off)", f.leavesF)
+		}
+	}
+	code, _, errs := optsched(t, "", "slurm", "plan", "--squeue", filepath.Join(slurmTestdata, "squeue.json"),
+		"--sinfo", filepath.Join(slurmTestdata, "sinfo.json"), "--topology", filepath.Join(slurmTestdata, "scontrol-show-topology.txt"),
+		"--compact-wait", "10m", "--compact-wait-leaves", "best", "--compact-wait-leaves-fraction", "1", "-o", "json")
+	if code != exitOK {
+		t.Fatalf("slurm plan --compact-wait-leaves-fraction 1: exit %d: %s", code, errs)
+	}
+	code, _, errs = optsched(t, "", "pbs", "plan", "--compact-wait", "30m", "--compact-wait-leaves", "tree", "--compact-wait-leaves-fraction", "0.5",
+		"--qstat", fixture("qstat.json"), "--pbsnodes", fixture("pbsnodes.json"), "--queues", fixture("queues.json"), "--timezone", "UTC", "-o", "json")
+	if code != exitOK {
+		t.Fatalf("pbs plan --compact-wait-leaves-fraction 0.5: exit %d: %s", code, errs)
 	}
 }
