@@ -58,12 +58,21 @@ func leafShape(cnt []int, k int) ([]shapeTake, int) {
 }
 
 // decideLeaves is DecideCompactWait for a job that no switch short of
-// the whole tree holds, under cw.Leaves: it fits now when the free nodes
+// the whole tree holds, under cw.Leaves (LeavesBestFewest: LeavesBest's
+// decision when it fits now or waits, else LeavesFewest's): it fits now when the free nodes
 // give it the wanted shape on the leaves (CompactWait.Leaves), and
 // otherwise waits, within limit, for the soonest time the nodes' EmptyAt
 // gives it that shape. Its Switch is the lowest switch above the leaves
 // it takes or waits for, and Nodes (when waiting) all their nodes.
 func decideLeaves(cw CompactWait, in CompactInput, d CompactDecision, limit int64) CompactDecision {
+	if cw.Leaves == LeavesBestFewest {
+		b, f := cw, cw
+		b.Leaves, f.Leaves = LeavesBest, LeavesFewest
+		if db := decideLeaves(b, in, d, limit); db.Wait || db.Fit >= 0 {
+			return db
+		}
+		return decideLeaves(f, in, d, limit)
+	}
 	t := in.Topo
 	free := func(id int) bool { return id < len(in.Free) && in.Free[id] }
 	empty := func(id int) int64 {

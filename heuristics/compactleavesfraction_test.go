@@ -118,3 +118,73 @@ func TestCompactWaitLeavesFractionEdge(t *testing.T) {
 		}
 	}
 }
+
+// TestCompactWaitBestFewest (--compact-wait-leaves best-fewest): on
+// random leaves-of-4 clusters, jobs of 5–12 nodes, with and without
+// LeavesFraction, the hybrid's decision is LeavesBest's (itself held to
+// brute force by TestCompactWaitLeavesRandom) whenever that fits now or
+// waits, and LeavesFewest's otherwise; it never waits for best when best
+// would not. A 5-node job whose 4 + 1 is far off but whose two leaves
+// are near waits for the two leaves.
+func TestCompactWaitBestFewest(t *testing.T) {
+	r := rand.New(rand.NewPCG(37, 8))
+	topo := leaves4(t)
+	var asBest, asFewest int
+	for iter := range 2000 {
+		const now = 1000
+		in := CompactInput{Topo: topo, Now: now, Submit: now - int64(r.IntN(100)), Walltime: 5 + int64(r.IntN(600)), Nodes: 5 + r.IntN(8),
+			Free: make([]bool, 16), EmptyAt: make([]int64, 16)}
+		for id := range 16 {
+			switch r.IntN(5) {
+			case 0, 1:
+				in.Free[id], in.EmptyAt[id] = true, now
+			case 2:
+				in.EmptyAt[id] = CompactNever
+			default:
+				in.EmptyAt[id] = now + 1 + int64(r.IntN(400))
+			}
+		}
+		cw := CompactWait{Max: time.Duration(60+r.IntN(600)) * time.Second, Fraction: 1000, PerWait: true, LeavesFraction: []float64{0, 0.25, 1}[r.IntN(3)]}
+		decide := func(s LeafShape) CompactDecision {
+			c := cw
+			c.Leaves = s
+			return DecideCompactWait(c, in)
+		}
+		best, fewest, hyb := decide(LeavesBest), decide(LeavesFewest), decide(LeavesBestFewest)
+		want := fewest
+		if best.Wait || best.Fit >= 0 {
+			want = best
+			asBest++
+		} else {
+			asFewest++
+		}
+		if hyb.Wait != want.Wait || hyb.At != want.At || !slices.Equal(hyb.Nodes, want.Nodes) || hyb.Fit != want.Fit || !slices.Equal(hyb.FitNodes, want.FitNodes) {
+			t.Fatalf("iter %d: best %+v, fewest %+v, best-fewest %+v", iter, best, fewest, hyb)
+		}
+	}
+	if asBest < 100 || asFewest < 100 {
+		t.Fatalf("only %d as best, %d as fewest", asBest, asFewest)
+	}
+	// 5 nodes: leaves 0 and 1 have 3 free each (3 + 2 fits now as two
+	// leaves: fewest); a whole leaf is 300 s off. Best would wait for
+	// 4 + 1 within a bound of 600 s, not within 0.5 × a walltime of 100 s.
+	in := CompactInput{Topo: topo, Now: 100, Submit: 100, Walltime: 100, Nodes: 5, Free: make([]bool, 16), EmptyAt: make([]int64, 16)}
+	for id := range 16 {
+		switch {
+		case id < 8 && id%4 != 3:
+			in.Free[id], in.EmptyAt[id] = true, 100
+		case id < 8:
+			in.EmptyAt[id] = 400
+		default:
+			in.EmptyAt[id] = CompactNever
+		}
+	}
+	cw := CompactWait{Max: 10 * time.Minute, Fraction: 1000, PerWait: true, Leaves: LeavesBestFewest}
+	if d := DecideCompactWait(cw, in); !d.Wait || d.At != 400 {
+		t.Errorf("best-fewest, no leaves fraction: %+v, want a wait for 4 + 1 at 400", d)
+	}
+	cw.LeavesFraction = 0.5
+	if d := DecideCompactWait(cw, in); d.Wait || len(d.FitNodes) != 5 {
+		t.Errorf("best-fewest, leaves fraction 0.5: %+v, want 3 + 2 now", d)
+	}
+}

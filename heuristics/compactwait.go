@@ -121,6 +121,12 @@ const (
 	// the top one (the quads of pairs in quads: whole quads, the rest in
 	// one more quad, however it falls on the pairs).
 	LeavesTop
+	// LeavesBestFewest: LeavesBest when the least-cost shape fits now or
+	// is predicted empty within the job's bounds (LeavesFraction too),
+	// else LeavesFewest (a 5-node job on leaves of 4 waits for 4 + 1
+	// only when that comes soon enough, else for any two leaves). Under
+	// the blind mode it is LeavesBest.
+	LeavesBestFewest
 )
 
 // String names the shape as --compact-wait-leaves does.
@@ -136,18 +142,21 @@ func (s LeafShape) String() string {
 		return "tree"
 	case LeavesTop:
 		return "top"
+	case LeavesBestFewest:
+		return "best-fewest"
 	}
 	return fmt.Sprintf("LeafShape(%d)", int(s))
 }
 
-// ParseLeafShape parses "off", "fewest", "best", "tree" or "top".
+// ParseLeafShape parses "off", "fewest", "best", "tree", "top" or
+// "best-fewest".
 func ParseLeafShape(s string) (LeafShape, error) {
-	for _, v := range []LeafShape{LeavesOff, LeavesFewest, LeavesBest, LeavesTree, LeavesTop} {
+	for _, v := range []LeafShape{LeavesOff, LeavesFewest, LeavesBest, LeavesTree, LeavesTop, LeavesBestFewest} {
 		if s == v.String() {
 			return v, nil
 		}
 	}
-	return 0, fmt.Errorf("unknown leaf shape %q (want off, fewest, best, tree or top)", s)
+	return 0, fmt.Errorf("unknown leaf shape %q (want off, fewest, best, tree, top or best-fewest)", s)
 }
 
 // Defaults of CompactWait.

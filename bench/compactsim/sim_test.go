@@ -255,6 +255,12 @@ func TestSweep(t *testing.T) {
 		{"F-lf0.5", heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, PerWait: true, Many: true, Elapsed: 1, Leaves: heuristics.LeavesFewest, LeavesFraction: 0.5}},
 		{"F-lf1", heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, PerWait: true, Many: true, Elapsed: 1, Leaves: heuristics.LeavesFewest, LeavesFraction: 1}},
 		{"F-lf2", heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, PerWait: true, Many: true, Elapsed: 1, Leaves: heuristics.LeavesFewest, LeavesFraction: 2}},
+		// The hybrid (--compact-wait-leaves best-fewest) on F's bounds.
+		{"H-lf0", heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, PerWait: true, Many: true, Elapsed: 1, Leaves: heuristics.LeavesBestFewest, LeavesFraction: 0}},
+		{"H-lf0.25", heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, PerWait: true, Many: true, Elapsed: 1, Leaves: heuristics.LeavesBestFewest, LeavesFraction: 0.25}},
+		{"H-lf0.5", heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, PerWait: true, Many: true, Elapsed: 1, Leaves: heuristics.LeavesBestFewest, LeavesFraction: 0.5}},
+		{"H-lf1", heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, PerWait: true, Many: true, Elapsed: 1, Leaves: heuristics.LeavesBestFewest, LeavesFraction: 1}},
+		{"H-lf2", heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, PerWait: true, Many: true, Elapsed: 1, Leaves: heuristics.LeavesBestFewest, LeavesFraction: 2}},
 	}
 	if s := os.Getenv("OPTSCHED_COMPACT_SETTINGS"); s != "" {
 		var keep []struct {

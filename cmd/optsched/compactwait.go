@@ -66,7 +66,7 @@ func (c *compactFlags) add(f *pflag.FlagSet, sw, hold string, d compactDefaults)
 	f.IntVar(&c.minNodes, "compact-wait-min-nodes", d.minNodes, "the fewest nodes of a job the compact wait holds back (at least 2; see --compact-wait)")
 	f.Float64Var(&c.elapsed, "compact-wait-elapsed", d.elapsed, "when above 0, the compact wait predicts each running job's end as now + this × the time it has run (1 s at least), no later than its walltime's end, instead of its walltime's end (0: by walltimes; see --compact-wait)")
 	f.BoolVar(&c.many, "compact-wait-many", true, "every job the compact wait holds back waits, not only the first of a cycle, and a job that fits now within one switch counts its nodes there for the later jobs' decisions, as under placement sets (see --compact-wait)")
-	f.StringVar(&c.leaves, "compact-wait-leaves", d.leaves.String(), "a job larger than every "+sw+" (which the compact wait otherwise places at once) waits too, within the same bounds, for its shape on the leaf switches: off, fewest (as few leaves as its least-cost shape: an 8-node job on two leaves of 4), best (the least-cost shape itself: a 6-node job on a whole leaf and 2 nodes of another), tree (its least CH cost on the whole tree, every level counted: on pairs in quads, a 6-vnode job on a whole quad and a pair of another) or top (as tree, counting only the switches under the top one: whole quads, the rest in one more); see --compact-wait")
+	f.StringVar(&c.leaves, "compact-wait-leaves", d.leaves.String(), "a job larger than every "+sw+" (which the compact wait otherwise places at once) waits too, within the same bounds, for its shape on the leaf switches: off, fewest (as few leaves as its least-cost shape: an 8-node job on two leaves of 4), best (the least-cost shape itself: a 6-node job on a whole leaf and 2 nodes of another), tree (its least CH cost on the whole tree, every level counted: on pairs in quads, a 6-vnode job on a whole quad and a pair of another), top (as tree, counting only the switches under the top one: whole quads, the rest in one more) or best-fewest (best when it fits now or is predicted within the bounds, --compact-wait-leaves-fraction included, else fewest); see --compact-wait")
 	f.Float64Var(&c.leavesF, "compact-wait-leaves-fraction", 0, "when above 0, a job that only --compact-wait-leaves holds waits for its shape only while the predicted wait is at most this × its requested walltime (on top of the other bounds, in every mode), so that long jobs wait for their shape and short ones start spread; 0 = off, at most 1000; the one-switch wait is not affected (see --compact-wait-leaves)")
 	f.IntVar(&c.switchN, "compact-wait-switch-nodes", 0, "when above a job's node count, the compact wait makes it wait for the smallest switches of this many nodes instead (4: a 2-node job waits for a quad, not a pair; see --compact-wait)")
 }
@@ -84,7 +84,7 @@ func (c *compactFlags) validate() error {
 	case !(c.elapsed >= 0) || c.elapsed > 1000:
 		return usageError{fmt.Errorf("--compact-wait-elapsed must be in [0, 1000], got %v", c.elapsed)}
 	case !validLeafShape(c.leaves):
-		return usageError{fmt.Errorf("--compact-wait-leaves must be off, fewest, best, tree or top, got %q", c.leaves)}
+		return usageError{fmt.Errorf("--compact-wait-leaves must be off, fewest, best, tree, top or best-fewest, got %q", c.leaves)}
 	case !(c.leavesF >= 0) || c.leavesF > maxCompactFraction:
 		return usageError{fmt.Errorf("--compact-wait-leaves-fraction must be in [0, %d], got %v", maxCompactFraction, c.leavesF)}
 	case c.switchN < 0:

@@ -104,7 +104,7 @@ func TestCompactWaitLeavesFlag(t *testing.T) {
 	}
 	t.Setenv("PATH", t.TempDir())
 	code, _, errs := optsched(t, "", "slurm", "plan", "--compact-wait", "10m", "--compact-wait-leaves", "most")
-	if code != exitUsage || !strings.Contains(errs, "--compact-wait-leaves must be off, fewest, best, tree or top") {
+	if code != exitUsage || !strings.Contains(errs, "--compact-wait-leaves must be off, fewest, best, tree, top or best-fewest") {
 		t.Errorf("bad --compact-wait-leaves: exit %d, %q", code, errs)
 	}
 	code, _, errs = optsched(t, "", "slurm", "plan", "--squeue", filepath.Join(slurmTestdata, "squeue.json"),
