@@ -14,6 +14,12 @@ var goldenTimings = regexp.MustCompile(`("elapsed_ms": )[0-9.e+-]+|[0-9]+\.[0-9]
 
 const slurmTestdata = "../../slurmsched/testdata"
 
+// fixtureNow is when slurmsched/testdata's squeue.json and sinfo.json
+// were taken (a minute after the last time in them): a plan of them
+// made at the time of reading would change as the fixtures age (a day
+// on, the first job that does not fit has waited past --starve-after).
+const fixtureNow = "2026-11-26T19:46:40Z"
+
 // TestPlanGolden holds the outputs of `optsched pbs plan` and `optsched
 // slurm plan` on the fixture documents, byte for byte but for the
 // timings (rewrite them with -golden.update): the scheduler-neutral core (package sched) and the two
@@ -22,7 +28,7 @@ func TestPlanGolden(t *testing.T) {
 	slurm := func(extra ...string) []string {
 		return append([]string{"slurm", "plan", "--squeue", filepath.Join(slurmTestdata, "squeue.json"),
 			"--sinfo", filepath.Join(slurmTestdata, "sinfo.json"),
-			"--topology", filepath.Join(slurmTestdata, "scontrol-show-topology.txt")}, extra...)
+			"--topology", filepath.Join(slurmTestdata, "scontrol-show-topology.txt"), "--now", fixtureNow}, extra...)
 	}
 	for _, c := range []struct {
 		name string

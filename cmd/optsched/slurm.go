@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -35,6 +36,10 @@ type slurmOptions struct {
 	cycles                                     int
 	pidFile                                    string
 	wakeDelay                                  time.Duration
+	// now is plan's --now, at its parsed value (zero: the time of
+	// reading).
+	now string
+	at  time.Time
 	// built is the window solver --solver and --fallback name, built by
 	// validate.
 	built solver.Solver
@@ -105,12 +110,38 @@ func (o *slurmOptions) validate() error {
 	if o.topoFile != "" && o.topoConf != "" {
 		return usageError{errors.New("give --topology or --topology-conf, not both")}
 	}
+	if o.now != "" {
+		if o.apply {
+			return usageError{errors.New("--now plans a snapshot as of its time; it cannot be used with --apply, which acts on the cluster as it is now")}
+		}
+		at, err := parseNow(o.now)
+		if err != nil {
+			return usageError{fmt.Errorf("--now: %w", err)}
+		}
+		o.at = at
+	}
 	return nil
+}
+
+// parseNow reads --now: RFC 3339, or Unix seconds (what squeue --json's
+// times are).
+func parseNow(s string) (time.Time, error) {
+	if secs, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if secs <= 0 {
+			return time.Time{}, fmt.Errorf("Unix seconds must be positive, got %d", secs)
+		}
+		return time.Unix(secs, 0).UTC(), nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("want RFC 3339 (2026-11-26T20:00:00Z) or Unix seconds, got %q", s)
+	}
+	return t, nil
 }
 
 func (o *slurmOptions) config() *cycle.Config {
 	c := &cycle.Config{
-		SqueueFile: o.squeueFile, SinfoFile: o.sinfoFile, TopologyFile: o.topoFile, TopologyConf: o.topoConf,
+		SqueueFile: o.squeueFile, SinfoFile: o.sinfoFile, TopologyFile: o.topoFile, TopologyConf: o.topoConf, At: o.at,
 		Partitions: o.partitions, Nodes: o.nodes, Solver: o.built, TimeLimit: o.timeLimit, StarveAfter: o.starveAfter, CompactWait: o.compact.rule(),
 		Apply: o.apply, Scontrol: o.scontrol, Squeue: o.squeue, Sinfo: o.sinfo, LockPath: o.lockPath, LogPath: o.logPath,
 		Interval: o.interval, Cycles: o.cycles, PIDFile: o.pidFile, WakeDelay: o.wakeDelay, Messages: o.streams.err,
@@ -166,6 +197,7 @@ scontrol, 2 usage.`,
 	}
 	o.addFlags(cmd)
 	cmd.Flags().StringVarP(&o.output, "output", "o", "text", "output: text or json")
+	cmd.Flags().StringVar(&o.now, "now", "", "plan as of this time, for a snapshot read from files (--squeue, --sinfo): RFC 3339 (2026-11-26T20:00:00Z) or Unix seconds; squeue --json carries no time of its own, so waits and predicted ends are otherwise counted to the time of reading (not with --apply)")
 	return cmd
 }
 

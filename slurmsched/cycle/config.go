@@ -42,6 +42,12 @@ type Config struct {
 	// output, TopologyConf a topology.conf; both empty: run scontrol show
 	// topology (no switch in its answer: one switch over every node).
 	SqueueFile, SinfoFile, TopologyFile, TopologyConf string
+	// At, when not zero, is the time the first reading of a cycle is
+	// taken to be made at: a snapshot read from files is planned as of
+	// when it was taken (squeue --json carries no time of its own), so
+	// that the same files give the same plan on any later day. Zero: the
+	// time of reading. The read before acting always takes its own time.
+	At time.Time
 	// Partitions are the partitions whose held jobs optsched schedules
 	// (empty: all); Nodes, a hostlist, the nodes it may use ("" all).
 	Partitions []string
@@ -319,7 +325,11 @@ func (c *Config) readState(ctx context.Context, prev *slurmsched.State) (*slurms
 		h.Write(data)
 	}
 	h.Write([]byte(topo))
-	st := &slurmsched.State{Topology: topo, Now: time.Now().Unix(), Digest: hex.EncodeToString(h.Sum(nil))}
+	now := time.Now()
+	if !c.At.IsZero() && prev == nil {
+		now = c.At
+	}
+	st := &slurmsched.State{Topology: topo, Now: now.Unix(), Digest: hex.EncodeToString(h.Sum(nil))}
 	var err error
 	if st.Jobs, err = slurmsched.ParseJobs(jobs.data); err != nil {
 		return st, err
