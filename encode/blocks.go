@@ -71,32 +71,55 @@ func NewBlocksContext(ctx context.Context, w *model.Window, jobs []int) (*Blocks
 	return b, nil
 }
 
-// price fills b.Cost: every size's table is cut into chunks of
-// ChunkLen positions, and the chunks are priced on up to Workers
-// goroutines (Chunks), each from a counter of its own filled with the
-// block at the chunk's first position. Each price is the block's hop
-// count, an integer the slide computes exactly whatever block it starts
-// from, so the tables are the same however the chunks are shared.
+// price fills b.Cost: every size's table is cut into chunks
+// (ChunkSpan), and the chunks are priced on up to Workers goroutines
+// (Chunks), each from a counter of its own filled with the block at the
+// chunk's first position. Each price is the block's hop count, an
+// integer the slide computes exactly whatever block it starts from, so
+// the tables are the same however the chunks are cut and shared.
 func (b *Blocks) price(ctx context.Context) error {
 	w, nq := b.Window, len(b.Q)
-	perSize := (nq + ChunkLen - 1) / ChunkLen
+	shared := len(b.Sizes)*nq >= MinShared
+	span := ChunkSpan(nq, shared)
+	perSize := (nq + span - 1) / span
 	for s := range b.Sizes {
 		b.Cost[s] = costBuf(nq)
 	}
-	return Chunks(len(b.Sizes)*perSize, len(b.Sizes)*nq >= MinShared, func(c int) error {
-		if ctx.Err() != nil {
-			return fmt.Errorf("encode: pricing the blocks: %w", ctx.Err())
-		}
-		s, from := c/perSize, c%perSize*ChunkLen
-		r, to := b.Sizes[s], min(nq, c%perSize*ChunkLen+ChunkLen)
+	return Chunks(len(b.Sizes)*perSize, shared, func(c int) error {
+		s, from := c/perSize, c%perSize*span
+		r, to := b.Sizes[s], min(nq, from+span)
 		h := model.GetHopCounter(w.Topology)
 		defer h.Release()
 		AddBlock(h, b.Q, from, r)
-		cost := b.Cost[s][from:to]
-		h.Slide(b.Q, r, from, to, cost)
-		w.Cost.FromHopsAll(r, cost)
+		// Slid 4096 positions at a time, the deadline checked between;
+		// the hops go in the table and are priced in place.
+		for i := from; i < to; i += checkEvery {
+			if ctx.Err() != nil {
+				return fmt.Errorf("encode: pricing the blocks: %w", ctx.Err())
+			}
+			end := min(to, i+checkEvery)
+			cost := b.Cost[s][i:end]
+			h.Slide(b.Q, r, i, end, cost)
+			w.Cost.FromHopsAll(r, cost)
+		}
 		return nil
 	})
+}
+
+// checkEvery is how many positions the block pricing slides between two
+// looks at the deadline.
+const checkEvery = 4096
+
+// ChunkSpan is the length of the chunks a table of nq positions is cut
+// into: all of it unless shared, else max(ChunkLen, ⌈nq/Workers⌉), so
+// that each goroutine has a share while the chunks stay few (each
+// starts with a counter filled with a whole block, O(block's leaves ×
+// height)).
+func ChunkSpan(nq int, shared bool) int {
+	if !shared {
+		return max(1, nq)
+	}
+	return max(1, ChunkLen, (nq+Workers-1)/max(1, Workers))
 }
 
 // AddBlock adds to h the nodes of the block of r positions of q from
@@ -111,9 +134,9 @@ func AddBlock(h *model.HopCounter, q []int, from, r int) {
 	}
 }
 
-// ChunkLen is the number of positions of a chunk of the block pricing
-// (and of csp's one-job path): the unit of work shared among goroutines,
-// and the deadline is checked between chunks. A variable for the tests.
+// ChunkLen is the fewest positions of a chunk of the block pricing (and
+// of csp's one-job path) shared among goroutines (ChunkSpan). A variable
+// for the tests.
 var ChunkLen = 4096
 
 // Workers bounds the goroutines Chunks runs (with GOMAXPROCS): the work

@@ -119,12 +119,12 @@ func TestBlockCostsLarge(t *testing.T) {
 
 // TestBlockCostsChunked prices the blocks as TestBlockCosts and
 // TestBlockCostsLarge do, with every size's table cut into chunks of
-// random lengths shared between two goroutines: each chunk's counter
+// random lengths shared among goroutines: each chunk's counter
 // starts from the block at its first position (wrapping to the head of Q
 // near its end), and every price must still be the block's Cost.
 func TestBlockCostsChunked(t *testing.T) {
 	defer func(l, m, k int) { encode.ChunkLen, encode.MinShared, encode.Workers = l, m, k }(encode.ChunkLen, encode.MinShared, encode.Workers)
-	encode.MinShared, encode.Workers = 0, 2
+	encode.MinShared, encode.Workers = 0, 64 // chunks of ⌈|Q|/64⌉ positions or more
 	rng := rand.New(rand.NewPCG(55, 56))
 	check := func(name string, w *model.Window, jobs []int) {
 		t.Helper()
@@ -136,7 +136,7 @@ func TestBlockCostsChunked(t *testing.T) {
 		for s, r := range b.Sizes {
 			for i := range b.Q {
 				if got, want := b.Cost[s][i], w.Cost.Cost(w.Topology, w.Block(i, r)); got != want {
-					t.Fatalf("%s, chunks of %d: cost of D(%d,%d) = %d, Cost %d", name, encode.ChunkLen, i, r, got, want)
+					t.Fatalf("%s, chunks of %d: cost of D(%d,%d) = %d, Cost %d", name, encode.ChunkSpan(len(b.Q), true), i, r, got, want)
 				}
 			}
 		}

@@ -251,7 +251,7 @@ func TestRotationsAside(t *testing.T) {
 // when there are too few of either to exercise the search.
 //
 // Chunked, it runs again with Q cut into chunks of 1 to 64 positions
-// shared between two goroutines (encode.Chunks): the answer must be the
+// (or |Q|/64) shared among goroutines (encode.Chunks): the answer must be the
 // same, and it counts the windows whose first cheapest block lies past
 // the first chunk while a later chunk holds a block of the same price
 // (ties across chunks), failing when there are too few.
@@ -259,7 +259,7 @@ func TestSingleFirstCheapest(t *testing.T) {
 	t.Run("whole", func(t *testing.T) { singleFirstCheapest(t, false) })
 	t.Run("chunked", func(t *testing.T) {
 		defer func(l, m, k int) { encode.ChunkLen, encode.MinShared, encode.Workers = l, m, k }(encode.ChunkLen, encode.MinShared, encode.Workers)
-		encode.MinShared, encode.Workers = 0, 2
+		encode.MinShared, encode.Workers = 0, 64 // chunks of ⌈|Q|/64⌉ positions or more
 		singleFirstCheapest(t, true)
 	})
 }
@@ -292,7 +292,7 @@ func singleFirstCheapest(t *testing.T, chunked bool) {
 				best, at = c, k
 			}
 		}
-		if chunked && at >= encode.ChunkLen && slices.Contains(prices[min(len(q), (at/encode.ChunkLen+1)*encode.ChunkLen):], best) {
+		if span := encode.ChunkSpan(len(q), true); chunked && at >= span && slices.Contains(prices[min(len(q), (at/span+1)*span):], best) {
 			tiedLater++
 		}
 		got, ok := Solver{}.single(context.Background(), solver.NewProblem(w, []int{0}))

@@ -38,19 +38,18 @@ func (s Solver) single(ctx context.Context, p *solver.Problem) (res *solver.Resu
 	// hops, so a stretch's cheapest blocks include one of its ends: its
 	// first block is priced, and its last; only when the last is cheaper
 	// than every block before does the stretch get walked, for the first
-	// block of that price. Q is walked in chunks of encode.ChunkLen
-	// positions, shared among goroutines on a long Q (encode.Chunks),
-	// each chunk from a counter of its own; the deadline is checked
-	// between chunks. Each chunk finds its first cheapest block, and the
-	// first chunk of the least price holds the first cheapest of all.
-	chunks := (nq + encode.ChunkLen - 1) / encode.ChunkLen
+	// block of that price. Q is walked in chunks (encode.ChunkSpan),
+	// shared among goroutines on a long Q (encode.Chunks), each chunk
+	// from a counter of its own; the deadline is checked every 4096
+	// positions. Each chunk finds its first cheapest block, and the first
+	// chunk of the least price holds the first cheapest of all.
+	shared := nq >= encode.MinShared
+	span := encode.ChunkSpan(nq, shared)
+	chunks := (nq + span - 1) / span
 	bests := make([]int64, chunks)
 	ats := make([]int, chunks)
-	err := encode.Chunks(chunks, nq >= encode.MinShared, func(c int) error {
-		if c > 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		from := c * encode.ChunkLen
+	err := encode.Chunks(chunks, shared, func(c int) error {
+		from, to := c*span, min(nq, c*span+span)
 		h := model.GetHopCounter(w.Topology)
 		defer h.Release()
 		encode.AddBlock(h, q, from, n)
@@ -76,7 +75,12 @@ func (s Solver) single(ctx context.Context, p *solver.Problem) (res *solver.Resu
 				}
 			}
 		}
-		h.Stretches(q, n, from, min(nq, from+encode.ChunkLen), cheaper)
+		for i := from; i < to; i += 4096 {
+			if i > 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
+			h.Stretches(q, n, i, min(to, i+4096), cheaper)
+		}
 		bests[c], ats[c] = best, at
 		return nil
 	})
