@@ -699,17 +699,12 @@ func (st *search) exact(ctx context.Context, states int) bool {
 func wrapSlack(nq, w, last int) int { return nq + w - last }
 
 // wrapBound is a lower bound on any placement whose wrapping block has
-// size index s and covers w head positions.
+// size index s and covers w head positions: that block's price, and
+// every other job at its size's cheapest block (the trivial bound
+// without one job of size s).
 func (st *search) wrapBound(s, w int) int64 {
 	e := st.nq - st.g.Sizes[s] + w
-	lb := st.g.Cost[s][e]
-	for s2, n := range st.eps {
-		if s2 == s {
-			n--
-		}
-		lb += int64(n) * st.minc[s2]
-	}
-	return lb
+	return st.g.Cost[s][e] + st.triv - st.minc[s]
 }
 
 // collect reconstructs F[p][m]'s blocks, plus a wrapping block of size

@@ -269,3 +269,39 @@ func TestRotationBoundsSound(t *testing.T) {
 	}
 	t.Logf("%d rotations skipped, %d run", skipped, ran)
 }
+
+// TestWrapBoundAsSum holds wrapBound, which takes the trivial bound
+// computed once a search, to its definition: the wrapping block's price
+// plus every other job at its size's cheapest block, summed job by job.
+func TestWrapBoundAsSum(t *testing.T) {
+	rng := rand.New(rand.NewPCG(33, 9))
+	checked := 0
+	for range 300 {
+		st, _, _ := randomSearch(t, rng, 60)
+		if st == nil {
+			continue
+		}
+		for s, r := range st.g.Sizes {
+			if st.eps[s] == 0 {
+				continue
+			}
+			for w := 1; w < r && st.nq-r+w < st.nq; w++ {
+				want := st.g.Cost[s][st.nq-r+w]
+				for s2, e := range st.eps {
+					for k := range e {
+						if s2 != s || k > 0 {
+							want += st.minc[s2]
+						}
+					}
+				}
+				if got := st.wrapBound(s, w); got != want {
+					t.Fatalf("wrapBound(%d, %d) = %d, the sum %d", s, w, got, want)
+				}
+				checked++
+			}
+		}
+	}
+	if checked < 1000 {
+		t.Errorf("%d bounds checked: too few", checked)
+	}
+}
