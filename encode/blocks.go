@@ -3,8 +3,10 @@ package encode
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/optsched/optsched/model"
 )
@@ -30,7 +32,8 @@ type Blocks struct {
 // by sliding a model.HopCounter along Q (HopCounter.Slide: one node out,
 // one in, O(1) a step within a stretch of both ends on one leaf each), so
 // the cost is O(|Q| + stretches × height) per size rather than
-// O(|Q| × r × height). It returns an
+// O(|Q| × r × height), in chunks shared among up to Workers goroutines
+// (Chunks). It returns an
 // error if the jobs need more nodes than Q has.
 func NewBlocks(w *model.Window, jobs []int) (*Blocks, error) {
 	return NewBlocksContext(context.Background(), w, jobs)
@@ -57,62 +60,135 @@ func NewBlocksContext(ctx context.Context, w *model.Window, jobs []int) (*Blocks
 		b.Sizes = append(b.Sizes, r)
 	}
 	slices.Sort(b.Sizes)
-	nq := len(b.Q)
 	b.Cost = make([][]int64, len(b.Sizes))
 	for _, r := range b.Sizes {
 		b.Jobs = append(b.Jobs, bySize[r])
 	}
-	// The sizes are priced independently: on a long idle sequence, half
-	// of them on a second goroutine (the machine's second core), each
-	// table the same as priced alone.
-	if len(b.Sizes) >= 2 && nq >= parallelBlocks {
-		errc := make(chan error, 1)
-		go func() { errc <- b.price(ctx, 1) }()
-		err := b.price(ctx, 0)
-		if err2 := <-errc; err == nil {
-			err = err2
-		}
-		if err != nil {
-			b.Release()
-			return nil, err
-		}
-		return b, nil
-	}
-	if err := b.price(ctx, -1); err != nil {
+	if err := b.price(ctx); err != nil {
 		b.Release()
 		return nil, err
 	}
 	return b, nil
 }
 
-// parallelBlocks is the shortest idle sequence whose block prices
-// NewBlocksContext splits between two goroutines (a variable for the
-// tests).
-var parallelBlocks = 4096
-
-// price fills b.Cost[s] for the sizes s of parity half (all when half
-// is negative).
-func (b *Blocks) price(ctx context.Context, half int) error {
+// price fills b.Cost: every size's table is cut into chunks
+// (ChunkSpan), and the chunks are priced on up to Workers goroutines
+// (Chunks), each from a counter of its own filled with the block at the
+// chunk's first position. Each price is the block's hop count, an
+// integer the slide computes exactly whatever block it starts from, so
+// the tables are the same however the chunks are cut and shared.
+func (b *Blocks) price(ctx context.Context) error {
 	w, nq := b.Window, len(b.Q)
-	h := model.GetHopCounter(w.Topology)
-	defer h.Release()
-	for s, r := range b.Sizes {
-		if half >= 0 && s%2 != half {
-			continue
-		}
-		cost := costBuf(nq)
-		b.Cost[s] = cost
-		h.Reset()
-		h.AddNodes(b.Q[:r])
-		// Slid in chunks of 4096 positions, the deadline checked between
-		// them; the hops go in the table and are priced in place.
-		for i := 0; i < nq; i += 4096 {
+	shared := len(b.Sizes)*nq >= MinShared
+	span := ChunkSpan(nq, shared)
+	perSize := (nq + span - 1) / span
+	for s := range b.Sizes {
+		b.Cost[s] = costBuf(nq)
+	}
+	return Chunks(len(b.Sizes)*perSize, shared, func(c int) error {
+		s, from := c/perSize, c%perSize*span
+		r, to := b.Sizes[s], min(nq, from+span)
+		h := model.GetHopCounter(w.Topology)
+		defer h.Release()
+		AddBlock(h, b.Q, from, r)
+		// Slid 4096 positions at a time, the deadline checked between;
+		// the hops go in the table and are priced in place.
+		for i := from; i < to; i += checkEvery {
 			if ctx.Err() != nil {
 				return fmt.Errorf("encode: pricing the blocks: %w", ctx.Err())
 			}
-			to := min(nq, i+4096)
-			h.Slide(b.Q, r, i, to, cost[i:to])
-			w.Cost.FromHopsAll(r, cost[i:to])
+			end := min(to, i+checkEvery)
+			cost := b.Cost[s][i:end]
+			h.Slide(b.Q, r, i, end, cost)
+			w.Cost.FromHopsAll(r, cost)
+		}
+		return nil
+	})
+}
+
+// checkEvery is how many positions the block pricing slides between two
+// looks at the deadline.
+const checkEvery = 4096
+
+// ChunkSpan is the length of the chunks a table of nq positions is cut
+// into: all of it unless shared, else max(ChunkLen, ⌈nq/Workers⌉), so
+// that each goroutine has a share while the chunks stay few (each
+// starts with a counter filled with a whole block, O(block's leaves ×
+// height)).
+func ChunkSpan(nq int, shared bool) int {
+	if !shared {
+		return max(1, nq)
+	}
+	return max(1, ChunkLen, (nq+Workers-1)/max(1, Workers))
+}
+
+// AddBlock adds to h the nodes of the block of r positions of q from
+// position from, wrapping to the head of q: q[from], …,
+// q[(from+r−1) mod len(q)] (1 ≤ r ≤ len(q)).
+func AddBlock(h *model.HopCounter, q []int, from, r int) {
+	if end := from + r; end <= len(q) {
+		h.AddNodes(q[from:end])
+	} else {
+		h.AddNodes(q[from:])
+		h.AddNodes(q[:end-len(q)])
+	}
+}
+
+// ChunkLen is the fewest positions of a chunk of the block pricing (and
+// of csp's one-job path) shared among goroutines (ChunkSpan). A variable
+// for the tests.
+var ChunkLen = 4096
+
+// Workers bounds the goroutines Chunks runs (with GOMAXPROCS): the work
+// of one window shares the machine's cores with nothing else of the
+// simulator, which waits for it.
+var Workers = 2
+
+// MinShared is the fewest positions (sizes × |Q|) whose pricing is shared
+// among goroutines: below it a goroutine would cost more than it saves.
+var MinShared = 2 * 4096
+
+// Chunks calls f(i) for each i in [0, n) and returns when every call has
+// returned. Unless shared, the calls are made in order on the caller's
+// goroutine. Shared, they run on min(Workers, GOMAXPROCS, n) goroutines,
+// the caller's among them, each taking the lowest i no one has taken yet, so a worker that
+// gets no core leaves its share to the others. After a call returns an
+// error no more are started; the error returned is that of the lowest i
+// that failed. The calls must be independent (they may run in any order
+// and at once).
+func Chunks(n int, shared bool, f func(i int) error) error {
+	workers := min(Workers, runtime.GOMAXPROCS(0), n)
+	if !shared || workers <= 1 {
+		for i := range n {
+			if err := f(i); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	errs := make([]error, n)
+	var next atomic.Int64
+	var failed atomic.Bool
+	work := func() {
+		for !failed.Load() {
+			i := int(next.Add(1) - 1)
+			if i >= n {
+				return
+			}
+			if errs[i] = f(i); errs[i] != nil {
+				failed.Store(true)
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for range workers - 1 {
+		wg.Go(work)
+	}
+	work()
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
 	}
 	return nil

@@ -1,7 +1,11 @@
 package encode_test
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/optsched/optsched/encode"
@@ -109,6 +113,102 @@ func TestBlockCostsLarge(t *testing.T) {
 					t.Fatalf("window %d: cost of D(%d,%d) = %d, Cost %d", c, i, r, got, want)
 				}
 			}
+		}
+	}
+}
+
+// TestBlockCostsChunked prices the blocks as TestBlockCosts and
+// TestBlockCostsLarge do, with every size's table cut into chunks of
+// random lengths shared among goroutines: each chunk's counter
+// starts from the block at its first position (wrapping to the head of Q
+// near its end), and every price must still be the block's Cost.
+func TestBlockCostsChunked(t *testing.T) {
+	defer func(l, m, k int) { encode.ChunkLen, encode.MinShared, encode.Workers = l, m, k }(encode.ChunkLen, encode.MinShared, encode.Workers)
+	encode.MinShared, encode.Workers = 0, 64 // chunks of ⌈|Q|/64⌉ positions or more
+	rng := rand.New(rand.NewPCG(55, 56))
+	check := func(name string, w *model.Window, jobs []int) {
+		t.Helper()
+		b, err := encode.NewBlocks(w, jobs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Release()
+		for s, r := range b.Sizes {
+			for i := range b.Q {
+				if got, want := b.Cost[s][i], w.Cost.Cost(w.Topology, w.Block(i, r)); got != want {
+					t.Fatalf("%s, chunks of %d: cost of D(%d,%d) = %d, Cost %d", name, encode.ChunkSpan(len(b.Q), true), i, r, got, want)
+				}
+			}
+		}
+	}
+	for i := range 300 {
+		w := instances.RandomSmall(rng, i%instances.NumKinds, 30, 5)
+		var jobs []int
+		for j := range w.Jobs {
+			jobs = append(jobs, j)
+		}
+		encode.ChunkLen = 1 + rng.IntN(12)
+		check("small window", w, jobs)
+	}
+	topo, err := model.NewLayout(820, 4, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c := range 4 {
+		w := &model.Window{Topology: topo, Cost: model.DefaultCostModel}
+		for id := range topo.NumNodes() {
+			if rng.IntN(4+c) > 0 {
+				w.Idle = append(w.Idle, id)
+			}
+		}
+		for _, r := range []int{2, 3 + rng.IntN(40), 100 + rng.IntN(900)} {
+			w.Jobs = append(w.Jobs, model.Job{ID: "j" + string(rune('a'+len(w.Jobs))), Nodes: r})
+		}
+		encode.ChunkLen = 1 + rng.IntN(5000)
+		check("large window", w, []int{0, 1, 2})
+	}
+}
+
+// TestChunks holds Chunks to its contract: every index called exactly
+// once whether shared or not, in order when not, and after a failure
+// the error of the lowest failing index.
+func TestChunks(t *testing.T) {
+	defer func(k int) { encode.Workers = k }(encode.Workers)
+	encode.Workers = 2
+	for _, shared := range []bool{false, true} {
+		for _, n := range []int{0, 1, 2, 7, 100} {
+			calls := make([]atomic.Int32, n)
+			var order []int
+			var mu sync.Mutex
+			err := encode.Chunks(n, shared, func(i int) error {
+				calls[i].Add(1)
+				mu.Lock()
+				order = append(order, i)
+				mu.Unlock()
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range calls {
+				if c := calls[i].Load(); c != 1 {
+					t.Fatalf("shared %v, n %d: index %d called %d times", shared, n, i, c)
+				}
+			}
+			if !shared && !slices.IsSorted(order) {
+				t.Fatalf("not shared, n %d: called out of order: %v", n, order)
+			}
+		}
+		// Every index from 5 on fails: the error is index 5's, whichever
+		// goroutine met a failure first.
+		err := encode.Chunks(50, shared, func(i int) error {
+			if i >= 5 {
+				return fmt.Errorf("index %d", i)
+			}
+			return nil
+		})
+		if err == nil || err.Error() != "index 5" {
+			t.Fatalf("shared %v: error %v, want index 5's", shared, err)
 		}
 	}
 }

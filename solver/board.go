@@ -21,7 +21,11 @@ type PublisherOf[O ObjectiveValue] interface {
 	// Offer publishes allocs, of objective obj, found by the solver
 	// named from. build, when allocs is nil, builds them; a publisher
 	// calls it only for an incumbent it keeps, since decoding costs
-	// time.
+	// time. What build returns is the publisher's: allocations and node
+	// lists made for the call, which no one changes afterwards, so that
+	// a publisher may keep them without a copy (tee hands the same ones
+	// to both of its publishers). allocs, by contrast, may be the
+	// solver's own and are copied if kept.
 	Offer(obj O, from string, allocs []model.Allocation, build func() []model.Allocation)
 	// Raise publishes a proven lower bound on the objective.
 	Raise(bound float64)
@@ -98,7 +102,8 @@ func NewScheduleBoard() *ScheduleBoard { return &ScheduleBoard{bound: NoBound} }
 // Offer publishes allocs, of objective obj, found by the solver named
 // from, when it is better than the board's incumbent. The allocations are
 // copied only when they are kept. build, when allocs is nil, builds them
-// lazily (only for an improvement), since decoding costs time.
+// lazily (only for an improvement), since decoding costs time; what it
+// builds is kept as it is (see PublisherOf.Offer), and Best copies it.
 func (b *BoardOf[O]) Offer(obj O, from string, allocs []model.Allocation, build func() []model.Allocation) {
 	if b == nil {
 		return
@@ -109,13 +114,15 @@ func (b *BoardOf[O]) Offer(obj O, from string, allocs []model.Allocation, build 
 	if !better {
 		return
 	}
+	cp := allocs
 	if allocs == nil && build != nil {
-		allocs = build()
+		cp = build() // made for the call: kept without a copy
+	} else if allocs != nil {
+		cp = cloneAllocs(allocs)
 	}
-	if allocs == nil {
+	if cp == nil {
 		return
 	}
-	cp := cloneAllocs(allocs)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if !b.has || obj < b.obj {

@@ -51,6 +51,8 @@ type search struct {
 	nq   int
 	eps  []int   // ε per size index
 	minc []int64 // cheapest block per size
+	// triv is Σ_s ε_s · minc[s], the trivial bound.
+	triv int64
 	// cost32 are the block prices as int32 when the DP tables can be
 	// narrow (narrowCosts), else nil.
 	cost32   [][]int32
@@ -173,6 +175,7 @@ func newSearchContext(ctx context.Context, p *solver.Problem, progress io.Writer
 	for sz, e := range st.eps {
 		triv += int64(e) * st.minc[sz]
 	}
+	st.triv = triv
 	// Published at once, so that a solve abandoned at its deadline (a
 	// loaded machine, a 10 ms limit) still answers with a bound.
 	st.raise(float64(triv), "every job at its size's cheapest block")

@@ -3,7 +3,12 @@ package csp
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/optsched/optsched/encode"
 )
 
 // table is the exact DP over (position, multiset of placed sizes). A
@@ -47,6 +52,10 @@ type table struct {
 	// hi is the last row offset kept of the whole multiset's column (see
 	// rowRange): rows past it are not computed.
 	hi int
+	// alone keeps run on the caller's goroutine (fillColumns does not
+	// share the columns' rows): set while another goroutine runs DPs of
+	// its own (rotationsAside).
+	alone bool
 }
 
 // inf32 is inf of a narrow table: a cell's sum is at most inf32 plus one
@@ -274,15 +283,21 @@ func (t *table) run(ctx context.Context, a, last, slack int) bool {
 }
 
 // fillColumns fills t's rows in F (t.F or t.F32), with the block prices
-// cost (of the same width) and infT for nothing placed.
+// cost (of the same width) and infT for nothing placed. On long columns
+// it shares each column's rows with a second goroutine (fillHalves).
 func fillColumns[T int32 | int64](ctx context.Context, t *table, F []T, cost [][]T, infT T) bool {
-	st, S, rows := t.st, t.S, t.rows
+	rows := t.rows
 	col := func(m int) []T { return F[m*rows : (m+1)*rows] }
 	if _, hi := t.rowRange(0); hi >= 0 {
 		clear(col(0)[:hi+1]) // the empty multiset costs nothing anywhere
 	}
-	sizes, nq, a := st.g.Sizes, st.nq, t.a
-	for m := 1; m < S; m++ {
+	// Every column's rows (rowRange) are as many, T_m to T_m + L − 1,
+	// unless cut at the table's last row.
+	L := t.hi - t.size[t.S-1] + 1
+	if !t.alone && t.S > 1 && L >= 2*minHalfRows && min(encode.Workers, runtime.GOMAXPROCS(0)) >= 2 {
+		return fillHalves(ctx, t, F, cost, infT, L/2)
+	}
+	for m := 1; m < t.S; m++ {
 		if ctx.Err() != nil { // each multiset is at most sizes × rows steps
 			return false
 		}
@@ -290,34 +305,131 @@ func fillColumns[T int32 | int64](ctx context.Context, t *table, F []T, cost [][
 		if lo > hi {
 			continue // nothing of it computed (see rowRange)
 		}
-		g := col(m)
-		first := true
-		for s, r := range sizes {
-			if t.digit(s, m) == 0 {
-				continue
-			}
-			// Rows lo..hi: a block of size s ends at row, starting at row
-			// − r, position (rot + a + row − r) mod |Q|. r ≤ lo = T_m, and
-			// rows lo−r..hi−r are the range of m − e_s (rowRange).
-			src := col(m - t.stride[s])[lo-r : hi+1-r]
-			dst := g[lo : hi+1]
-			c := cost[s]
-			at := (t.rot + a + lo - r) % nq // position of the first block
-			// The rows whose block starts before the end of c, then the
-			// rows whose start wraps to its head.
-			n1 := min(len(src), nq-at)
-			relax(dst[:n1], src[:n1], c[at:at+n1], first)
-			if n1 < len(src) {
-				rest := len(src) - n1
-				relax(dst[n1:], src[n1:], c[:rest], first)
-			}
-			first = false
-		}
+		relaxColumn(t, F, cost, m, lo, hi)
 		// A position left free: the running minimum down the rows, from
 		// inf (row lo − 1, where m does not fit).
-		prefixMin(g[lo:hi+1], infT)
+		prefixMin(col(m)[lo:hi+1], infT)
 	}
 	return true
+}
+
+// minHalfRows is the fewest rows of a column's half for which
+// fillColumns shares the columns between two goroutines (a variable for
+// the tests).
+var minHalfRows = 1024
+
+// fillHalves is fillColumns with each column m's rows cut at T_m + H: the
+// caller's goroutine fills the rows below the cut, column after column,
+// and a second one the rows from it. A block of size r from a cell of
+// m − e_s to one of m shifts the row by r and T_m by r, so each half's
+// cells are relaxed from cells of the same half of the columns before:
+// the halves share nothing but the running minimum down the rows, which
+// the upper half first takes from its own rows and then lowers to the
+// lower half's last value (the minimum of the rows below) once that
+// column's lower half is done: the values are fillColumns' own. The
+// upper half waits for the lower one at each column; the lower never
+// waits.
+func fillHalves[T int32 | int64](ctx context.Context, t *table, F []T, cost [][]T, infT T, H int) bool {
+	rows := t.rows
+	col := func(m int) []T { return F[m*rows : (m+1)*rows] }
+	// done is the number of columns whose lower half is final (columns
+	// 1..done−1; column 0 is filled); failed is set when either half
+	// stops at ctx's end.
+	var done atomic.Int64
+	var failed atomic.Bool
+	done.Store(1)
+	upper := make(chan bool, 1)
+	go func() {
+		for m := 1; m < t.S; m++ {
+			if ctx.Err() != nil || failed.Load() {
+				failed.Store(true)
+				upper <- false
+				return
+			}
+			lo, hi := t.rowRange(m)
+			cut := lo + H
+			if cut > hi {
+				continue // the lower half holds every row
+			}
+			relaxColumn(t, F, cost, m, cut, hi)
+			g := col(m)
+			prefixMin(g[cut:hi+1], infT)
+			// The rows below the cut, when final, lower these to their
+			// minimum; the running minimum is non-increasing, so the
+			// first row already at or below it ends the pass.
+			for spins := 0; done.Load() <= int64(m); spins++ {
+				if failed.Load() {
+					upper <- false
+					return
+				}
+				switch {
+				case spins >= 1<<12:
+					// The lower half's goroutine has no core (a busy
+					// machine): wait without taking one.
+					time.Sleep(20 * time.Microsecond)
+				case spins%64 == 63:
+					runtime.Gosched()
+				}
+			}
+			carry := g[cut-1] // lo < cut: the lower half has a row here
+			for k := cut; k <= hi && g[k] > carry; k++ {
+				g[k] = carry
+			}
+		}
+		upper <- true
+	}()
+	ok := true
+	for m := 1; m < t.S; m++ {
+		if ctx.Err() != nil || failed.Load() {
+			ok = false
+			failed.Store(true)
+			break
+		}
+		lo, hi := t.rowRange(m)
+		if top := min(hi, lo+H-1); lo <= top {
+			relaxColumn(t, F, cost, m, lo, top)
+			prefixMin(col(m)[lo:top+1], infT)
+		}
+		done.Store(int64(m + 1))
+	}
+	if !ok {
+		done.Store(int64(t.S)) // nothing for the upper half to wait for
+	}
+	return <-upper && ok
+}
+
+// relaxColumn sets rows lo..hi of column m of F (t's layout) to the
+// least of the cells of m − e_s a block of each size s present in m
+// before, plus the block's price; the caller then takes the running
+// minimum down the rows. The rows of m − e_s it reads are lo − r_s ..
+// hi − r_s.
+func relaxColumn[T int32 | int64](t *table, F []T, cost [][]T, m, lo, hi int) {
+	st, rows := t.st, t.rows
+	col := func(m int) []T { return F[m*rows : (m+1)*rows] }
+	sizes, nq, a := st.g.Sizes, st.nq, t.a
+	g := col(m)
+	first := true
+	for s, r := range sizes {
+		if t.digit(s, m) == 0 {
+			continue
+		}
+		// Rows lo..hi: a block of size s ends at row, starting at row
+		// − r, position (rot + a + row − r) mod |Q|. r ≤ lo = T_m, and
+		// rows lo−r..hi−r are the range of m − e_s (rowRange).
+		src := col(m - t.stride[s])[lo-r : hi+1-r]
+		dst := g[lo : hi+1]
+		c := cost[s]
+		at := (t.rot + a + lo - r) % nq // position of the first block
+		// The rows whose block starts before the end of c, then the
+		// rows whose start wraps to its head.
+		n1 := min(len(src), nq-at)
+		relax(dst[:n1], src[:n1], c[at:at+n1], first)
+		if n1 < len(src) {
+			rest := len(src) - n1
+			relax(dst[n1:], src[n1:], c[:rest], first)
+		}
+		first = false
+	}
 }
 
 // relax sets dst[k] to min(dst[k], src[k] + c[k]), or to the sum when
@@ -587,17 +699,12 @@ func (st *search) exact(ctx context.Context, states int) bool {
 func wrapSlack(nq, w, last int) int { return nq + w - last }
 
 // wrapBound is a lower bound on any placement whose wrapping block has
-// size index s and covers w head positions.
+// size index s and covers w head positions: that block's price, and
+// every other job at its size's cheapest block (the trivial bound
+// without one job of size s).
 func (st *search) wrapBound(s, w int) int64 {
 	e := st.nq - st.g.Sizes[s] + w
-	lb := st.g.Cost[s][e]
-	for s2, n := range st.eps {
-		if s2 == s {
-			n--
-		}
-		lb += int64(n) * st.minc[s2]
-	}
-	return lb
+	return st.g.Cost[s][e] + st.triv - st.minc[s]
 }
 
 // collect reconstructs F[p][m]'s blocks, plus a wrapping block of size
@@ -825,6 +932,9 @@ var parallelRotations = 4096
 func (st *search) rotationsAside(ctx context.Context, t *table, k int, skip []bool) bool {
 	nq, full, best := st.nq, t.S-1, st.best
 	u := newTable(st, t.S)
+	// Both goroutines run DPs: neither shares its columns' rows.
+	t.alone, u.alone = true, true
+	defer func() { t.alone = false }()
 	type rotation struct {
 		v      int64
 		starts [][]int

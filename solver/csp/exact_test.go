@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"testing"
+
+	"github.com/optsched/optsched/encode"
 )
 
 // Every test reads the DP tables strictly: a cell above the rows run
@@ -59,17 +61,30 @@ func rowDP(st *search, stride []int, S, a, last, rot int) (F []int64, choice []u
 // (table.starts) the blocks the recorded choices give. Cells where two
 // sizes, or a size and a free position, reach the same cost are counted:
 // the reconstruction must break those ties as the recorded choices did.
+//
+// In halves, it runs again with every table of two or more multisets
+// and two rows or more a column filled by two goroutines (fillHalves,
+// each column's rows cut in the middle), and counts the runs so filled.
 func TestColumnDPAsRowDP(t *testing.T) {
-	for _, wide := range []bool{false, true} {
-		name := "int32"
-		if wide {
-			name = "int64"
+	for _, halves := range []bool{false, true} {
+		for _, wide := range []bool{false, true} {
+			name := "int32"
+			if wide {
+				name = "int64"
+			}
+			if halves {
+				name += "/halves"
+			}
+			t.Run(name, func(t *testing.T) {
+				noNarrow = wide
+				defer func() { noNarrow = false }()
+				if halves {
+					defer func(v, k int) { minHalfRows, encode.Workers = v, k }(minHalfRows, encode.Workers)
+					minHalfRows, encode.Workers = 1, 2
+				}
+				columnAsRow(t, wide, halves)
+			})
 		}
-		t.Run(name, func(t *testing.T) {
-			noNarrow = wide
-			defer func() { noNarrow = false }()
-			columnAsRow(t, wide)
-		})
 	}
 }
 
@@ -103,9 +118,9 @@ func multisets(st *search) int {
 
 // columnAsRow is TestColumnDPAsRowDP on tables of one width (int64 when
 // wide, int32 otherwise: every window's prices fit).
-func columnAsRow(t *testing.T, wide bool) {
+func columnAsRow(t *testing.T, wide, halves bool) {
 	rng := rand.New(rand.NewPCG(33, 4))
-	cells, ties, outside := 0, 0, 0
+	cells, ties, outside, halved := 0, 0, 0, 0
 	for i := range 400 {
 		st, states, ok := randomSearch(t, rng, 40)
 		if !ok {
@@ -127,6 +142,9 @@ func columnAsRow(t *testing.T, wide bool) {
 			slack := []int{T, 0, rng.IntN(T + 1)}[(i+int(rng3[0]))%3]
 			if !tab.run(context.Background(), a, last, slack) {
 				t.Fatal("no deadline, yet run stopped")
+			}
+			if halves && states > 1 && tab.hi-T+1 >= 2 {
+				halved++
 			}
 			F, choice := rowDP(st, tab.stride, states, a, last, rot)
 			for pp := a; pp <= last; pp++ {
@@ -184,7 +202,10 @@ func columnAsRow(t *testing.T, wide bool) {
 	if cells < 100000 || ties < 1000 || outside < 100000 {
 		t.Errorf("%d cells, %d with tied choices, %d above the rows computed: too few to exercise the reconstruction and the row ranges", cells, ties, outside)
 	}
-	t.Logf("%d cells, %d with tied choices, %d above the rows computed", cells, ties, outside)
+	if halves && halved < 500 {
+		t.Errorf("%d runs filled in halves: too few", halved)
+	}
+	t.Logf("%d cells, %d with tied choices, %d above the rows computed, %d runs in halves", cells, ties, outside, halved)
 }
 
 // countReaching counts the ways F[p][m] is reached: position p−1 left
@@ -247,4 +268,40 @@ func TestRotationBoundsSound(t *testing.T) {
 		t.Errorf("%d rotations skipped, %d run: too few to exercise the bounds", skipped, ran)
 	}
 	t.Logf("%d rotations skipped, %d run", skipped, ran)
+}
+
+// TestWrapBoundAsSum holds wrapBound, which takes the trivial bound
+// computed once a search, to its definition: the wrapping block's price
+// plus every other job at its size's cheapest block, summed job by job.
+func TestWrapBoundAsSum(t *testing.T) {
+	rng := rand.New(rand.NewPCG(33, 9))
+	checked := 0
+	for range 300 {
+		st, _, _ := randomSearch(t, rng, 60)
+		if st == nil {
+			continue
+		}
+		for s, r := range st.g.Sizes {
+			if st.eps[s] == 0 {
+				continue
+			}
+			for w := 1; w < r && st.nq-r+w < st.nq; w++ {
+				want := st.g.Cost[s][st.nq-r+w]
+				for s2, e := range st.eps {
+					for k := range e {
+						if s2 != s || k > 0 {
+							want += st.minc[s2]
+						}
+					}
+				}
+				if got := st.wrapBound(s, w); got != want {
+					t.Fatalf("wrapBound(%d, %d) = %d, the sum %d", s, w, got, want)
+				}
+				checked++
+			}
+		}
+	}
+	if checked < 1000 {
+		t.Errorf("%d bounds checked: too few", checked)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/optsched/optsched/encode"
 	"github.com/optsched/optsched/instances"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/solver"
@@ -248,11 +249,30 @@ func TestRotationsAside(t *testing.T) {
 // slide, not at its ends). It counts the answers that are the last
 // block of a stretch and not its first, and those inside one, and fails
 // when there are too few of either to exercise the search.
+//
+// Chunked, it runs again with Q cut into chunks of 1 to 64 positions
+// (or |Q|/64) shared among goroutines (encode.Chunks): the answer must be the
+// same, and it counts the windows whose first cheapest block lies past
+// the first chunk while a later chunk holds a block of the same price
+// (ties across chunks), failing when there are too few.
 func TestSingleFirstCheapest(t *testing.T) {
+	t.Run("whole", func(t *testing.T) { singleFirstCheapest(t, false) })
+	t.Run("chunked", func(t *testing.T) {
+		defer func(l, m, k int) { encode.ChunkLen, encode.MinShared, encode.Workers = l, m, k }(encode.ChunkLen, encode.MinShared, encode.Workers)
+		encode.MinShared, encode.Workers = 0, 64 // chunks of ⌈|Q|/64⌉ positions or more
+		singleFirstCheapest(t, true)
+	})
+}
+
+func singleFirstCheapest(t *testing.T, chunked bool) {
 	rng := rand.New(rand.NewPCG(33, 7))
-	atEnd, inside := 0, 0
+	cuts := rand.New(rand.NewPCG(33, 8)) // the chunks: the windows are the same either way
+	atEnd, inside, tiedLater := 0, 0, 0
 	for i := range 10000 {
 		w := randomLayoutWindow(rng, 1, 400)
+		if chunked {
+			encode.ChunkLen = 1 + cuts.IntN(64)
+		}
 		w.Cost.HopCost = 1 + rng.Int64N(40)
 		q := w.Idle
 		n := 1 + rng.IntN(min(len(q), 60))
@@ -265,10 +285,15 @@ func TestSingleFirstCheapest(t *testing.T) {
 		}
 		w.Jobs = []model.Job{{ID: "j", Nodes: n, Walltime: 60, Queue: model.DefaultQueue}}
 		best, at := int64(-1), 0
+		prices := make([]int64, len(q))
 		for k := range q {
-			if c := w.Cost.Cost(w.Topology, w.Block(k, n)); best < 0 || c < best {
+			prices[k] = w.Cost.Cost(w.Topology, w.Block(k, n))
+			if c := prices[k]; best < 0 || c < best {
 				best, at = c, k
 			}
+		}
+		if span := encode.ChunkSpan(len(q), true); chunked && at >= span && slices.Contains(prices[min(len(q), (at/span+1)*span):], best) {
+			tiedLater++
 		}
 		got, ok := Solver{}.single(context.Background(), solver.NewProblem(w, []int{0}))
 		if !ok {
@@ -298,5 +323,8 @@ func TestSingleFirstCheapest(t *testing.T) {
 	if atEnd < 30 || inside < 30 {
 		t.Errorf("%d answers at the end of a stretch, %d inside one: too few to exercise the search", atEnd, inside)
 	}
-	t.Logf("%d answers at the end of a stretch, %d inside one", atEnd, inside)
+	if chunked && tiedLater < 100 {
+		t.Errorf("%d answers past the first chunk tied by a later chunk: too few to exercise the chunks' merge", tiedLater)
+	}
+	t.Logf("%d answers at the end of a stretch, %d inside one, %d past the first chunk tied by a later chunk", atEnd, inside, tiedLater)
 }

@@ -2,8 +2,10 @@ package csp
 
 import (
 	"context"
+	"math"
 	"time"
 
+	"github.com/optsched/optsched/encode"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/solver"
 )
@@ -30,44 +32,66 @@ func (s Solver) single(ctx context.Context, p *solver.Problem) (res *solver.Resu
 		return nil, false
 	}
 	t0 := time.Now()
-	h := model.GetHopCounter(w.Topology)
-	defer h.Release()
-	h.AddNodes(q[:n])
 	nq := len(q)
 	// The hops are concave along a stretch of the slide
 	// (HopCounter.Stretches) and the price is non-decreasing in the
 	// hops, so a stretch's cheapest blocks include one of its ends: its
 	// first block is priced, and its last; only when the last is cheaper
 	// than every block before does the stretch get walked, for the first
-	// block of that price. The stretches are walked a chunk of 4096
-	// positions at a time, the deadline checked between chunks.
-	best, at := w.Cost.FromHops(n, h.Hops()), 0
-	cheaper := func(k, l int, hops, step, bend int64) {
-		if c := w.Cost.FromHops(n, hops); c < best {
-			best, at = c, k
-		}
-		if l == 1 {
-			return
-		}
-		m := int64(l - 1)
-		last := w.Cost.FromHops(n, hops+m*step+m*(m-1)/2*bend)
-		if last >= best {
-			return
-		}
-		for j := 1; j < l; j++ {
-			hops += step
-			step += bend
-			if w.Cost.FromHops(n, hops) == last {
-				best, at = last, k+j
+	// block of that price. Q is walked in chunks (encode.ChunkSpan),
+	// shared among goroutines on a long Q (encode.Chunks), each chunk
+	// from a counter of its own; the deadline is checked every 4096
+	// positions. Each chunk finds its first cheapest block, and the first
+	// chunk of the least price holds the first cheapest of all.
+	shared := nq >= encode.MinShared
+	span := encode.ChunkSpan(nq, shared)
+	chunks := (nq + span - 1) / span
+	bests := make([]int64, chunks)
+	ats := make([]int, chunks)
+	err := encode.Chunks(chunks, shared, func(c int) error {
+		from, to := c*span, min(nq, c*span+span)
+		h := model.GetHopCounter(w.Topology)
+		defer h.Release()
+		encode.AddBlock(h, q, from, n)
+		best, at := int64(math.MaxInt64), -1
+		cheaper := func(k, l int, hops, step, bend int64) {
+			if c := w.Cost.FromHops(n, hops); c < best {
+				best, at = c, k
+			}
+			if l == 1 {
 				return
 			}
+			m := int64(l - 1)
+			last := w.Cost.FromHops(n, hops+m*step+m*(m-1)/2*bend)
+			if last >= best {
+				return
+			}
+			for j := 1; j < l; j++ {
+				hops += step
+				step += bend
+				if w.Cost.FromHops(n, hops) == last {
+					best, at = last, k+j
+					return
+				}
+			}
 		}
+		for i := from; i < to; i += 4096 {
+			if i > 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
+			h.Stretches(q, n, i, min(to, i+4096), cheaper)
+		}
+		bests[c], ats[c] = best, at
+		return nil
+	})
+	if err != nil {
+		return seqResult(p), true
 	}
-	for from := 0; from < nq; from += 4096 {
-		if from > 0 && ctx.Err() != nil {
-			return seqResult(p), true
+	best, at := bests[0], ats[0]
+	for c := 1; c < chunks; c++ {
+		if bests[c] < best {
+			best, at = bests[c], ats[c]
 		}
-		h.Stretches(q, n, from, min(nq, from+4096), cheaper)
 	}
 	pub := p.Publish()
 	pub.Raise(float64(best))
