@@ -182,18 +182,8 @@ func TestCompactWaitLeavesRandom(t *testing.T) {
 	waits, fits := 0, 0
 	for iter := range 2000 {
 		const now = 1000
-		in := CompactInput{Topo: topo, Now: now, Submit: now - int64(r.IntN(100)), Walltime: 50 + int64(r.IntN(600)), Nodes: 5 + r.IntN(8),
-			Free: make([]bool, 16), EmptyAt: make([]int64, 16)}
-		for id := range 16 {
-			switch r.IntN(5) {
-			case 0, 1:
-				in.Free[id], in.EmptyAt[id] = true, now
-			case 2:
-				in.EmptyAt[id] = CompactNever
-			default:
-				in.EmptyAt[id] = now + 1 + int64(r.IntN(400))
-			}
-		}
+		in := CompactInput{Topo: topo, Now: now, Submit: now - int64(r.IntN(100)), Walltime: 50 + int64(r.IntN(600)), Nodes: 5 + r.IntN(8)}
+		randomNodes(r, &in, 16, 2, 5)
 		shape := LeafShape(1 + iter%2)
 		cw := CompactWait{Max: time.Duration(60+r.IntN(600)) * time.Second, Fraction: 1, PerWait: iter%3 == 0, Leaves: shape}
 		// The wanted shape on the nodes ever usable.

@@ -33,18 +33,8 @@ func TestCompactWaitLeavesFraction(t *testing.T) {
 		if iter%50 == 0 {
 			wall = 0
 		}
-		in := CompactInput{Topo: topo, Now: now, Submit: now - int64(r.IntN(100)), Walltime: wall, Nodes: 2 + r.IntN(11),
-			Free: make([]bool, n), EmptyAt: make([]int64, n)}
-		for id := range n {
-			switch r.IntN(5) {
-			case 0, 1:
-				in.Free[id], in.EmptyAt[id] = true, now
-			case 2:
-				in.EmptyAt[id] = CompactNever
-			default:
-				in.EmptyAt[id] = now + 1 + int64(r.IntN(400))
-			}
-		}
+		in := CompactInput{Topo: topo, Now: now, Submit: now - int64(r.IntN(100)), Walltime: wall, Nodes: 2 + r.IntN(11)}
+		randomNodes(r, &in, n, 2, 5)
 		cw := CompactWait{Max: time.Duration(60+r.IntN(600)) * time.Second, Fraction: []float64{1, 1000}[r.IntN(2)], MinNodes: 2,
 			PerWait: iter%3 != 0, Blind: iter%7 == 0, Leaves: LeafShape(1 + r.IntN(4)), Elapsed: float64(r.IntN(3))}
 		if cw.Blind {
@@ -132,18 +122,8 @@ func TestCompactWaitBestFewest(t *testing.T) {
 	var asBest, asFewest int
 	for iter := range 2000 {
 		const now = 1000
-		in := CompactInput{Topo: topo, Now: now, Submit: now - int64(r.IntN(100)), Walltime: 5 + int64(r.IntN(600)), Nodes: 5 + r.IntN(8),
-			Free: make([]bool, 16), EmptyAt: make([]int64, 16)}
-		for id := range 16 {
-			switch r.IntN(5) {
-			case 0, 1:
-				in.Free[id], in.EmptyAt[id] = true, now
-			case 2:
-				in.EmptyAt[id] = CompactNever
-			default:
-				in.EmptyAt[id] = now + 1 + int64(r.IntN(400))
-			}
-		}
+		in := CompactInput{Topo: topo, Now: now, Submit: now - int64(r.IntN(100)), Walltime: 5 + int64(r.IntN(600)), Nodes: 5 + r.IntN(8)}
+		randomNodes(r, &in, 16, 2, 5)
 		cw := CompactWait{Max: time.Duration(60+r.IntN(600)) * time.Second, Fraction: 1000, PerWait: true, LeavesFraction: []float64{0, 0.25, 1}[r.IntN(3)]}
 		decide := func(s LeafShape) CompactDecision {
 			c := cw

@@ -229,19 +229,8 @@ func TestCompactWaitTreeRandom(t *testing.T) {
 	waits, fits := 0, 0
 	for iter := range 120 {
 		const now = 1000
-		in := CompactInput{Topo: topo, Now: now, Submit: now - int64(r.IntN(100)), Walltime: 50 + int64(r.IntN(600)), Nodes: 5 + r.IntN(8),
-			Free: make([]bool, 16), EmptyAt: make([]int64, 16)}
-		pFree := 2 + r.IntN(3) // of 6
-		for id := range 16 {
-			switch x := r.IntN(6); {
-			case x < pFree:
-				in.Free[id], in.EmptyAt[id] = true, now
-			case x == pFree:
-				in.EmptyAt[id] = CompactNever
-			default:
-				in.EmptyAt[id] = now + 1 + int64(r.IntN(400))
-			}
-		}
+		in := CompactInput{Topo: topo, Now: now, Submit: now - int64(r.IntN(100)), Walltime: 50 + int64(r.IntN(600)), Nodes: 5 + r.IntN(8)}
+		randomNodes(r, &in, 16, 2+r.IntN(3), 6)
 		cw := CompactWait{Max: time.Duration(60+r.IntN(600)) * time.Second, Fraction: 1000, PerWait: true, Leaves: LeavesTree}
 		d := DecideCompactWait(cw, in)
 		k := in.Nodes

@@ -157,17 +157,8 @@ func TestCompactWaitProperties(t *testing.T) {
 	for range 3000 {
 		const now = 10_000
 		in := CompactInput{Topo: topo, Now: now, Submit: now - int64(r.IntN(300)), Walltime: int64(1 + r.IntN(600)),
-			Nodes: 1 + r.IntN(8), Free: make([]bool, 16), EmptyAt: make([]int64, 16)}
-		for id := range 16 {
-			switch r.IntN(4) {
-			case 0:
-				in.Free[id], in.EmptyAt[id] = true, now
-			case 1:
-				in.EmptyAt[id] = CompactNever
-			default:
-				in.EmptyAt[id] = now + 1 + int64(r.IntN(400))
-			}
-		}
+			Nodes: 1 + r.IntN(8)}
+		randomNodes(r, &in, 16, 1, 4)
 		cw := CompactWait{Max: time.Duration(r.IntN(400)) * time.Second, Fraction: r.Float64(), MinNodes: r.IntN(4), PerWait: r.IntN(2) == 0}
 		d := DecideCompactWait(cw, in)
 		if !d.Wait {
@@ -370,5 +361,22 @@ func TestCompactWaitFitRandom(t *testing.T) {
 	}
 	if fits == 0 {
 		t.Error("no input fitted: the test exercises nothing")
+	}
+}
+
+// randomNodes fills in.Free and in.EmptyAt for n nodes at random: of
+// every `of` draws, pFree free now, one never empty (CompactNever), the
+// rest empty within 400 s of now.
+func randomNodes(r *rand.Rand, in *CompactInput, n, pFree, of int) {
+	in.Free, in.EmptyAt = make([]bool, n), make([]int64, n)
+	for id := range n {
+		switch x := r.IntN(of); {
+		case x < pFree:
+			in.Free[id], in.EmptyAt[id] = true, in.Now
+		case x == pFree:
+			in.EmptyAt[id] = CompactNever
+		default:
+			in.EmptyAt[id] = in.Now + 1 + int64(r.IntN(400))
+		}
 	}
 }
