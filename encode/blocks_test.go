@@ -94,15 +94,7 @@ func TestBlockCostsLarge(t *testing.T) {
 		t.Fatal(err)
 	}
 	for c := range 3 {
-		w := &model.Window{Topology: topo, Cost: model.DefaultCostModel}
-		for id := range topo.NumNodes() {
-			if rng.IntN(4+c) > 0 {
-				w.Idle = append(w.Idle, id)
-			}
-		}
-		for _, r := range []int{2, 3 + rng.IntN(40), 100 + rng.IntN(900)} {
-			w.Jobs = append(w.Jobs, model.Job{ID: "j" + string(rune('a'+len(w.Jobs))), Nodes: r})
-		}
+		w := largeRandomWindow(rng, topo, c)
 		b, err := encode.NewBlocks(w, []int{0, 1, 2})
 		if err != nil {
 			t.Fatal(err)
@@ -155,15 +147,7 @@ func TestBlockCostsChunked(t *testing.T) {
 		t.Fatal(err)
 	}
 	for c := range 4 {
-		w := &model.Window{Topology: topo, Cost: model.DefaultCostModel}
-		for id := range topo.NumNodes() {
-			if rng.IntN(4+c) > 0 {
-				w.Idle = append(w.Idle, id)
-			}
-		}
-		for _, r := range []int{2, 3 + rng.IntN(40), 100 + rng.IntN(900)} {
-			w.Jobs = append(w.Jobs, model.Job{ID: "j" + string(rune('a'+len(w.Jobs))), Nodes: r})
-		}
+		w := largeRandomWindow(rng, topo, c)
 		encode.ChunkLen = 1 + rng.IntN(5000)
 		check("large window", w, []int{0, 1, 2})
 	}
@@ -211,4 +195,19 @@ func TestChunks(t *testing.T) {
 			t.Fatalf("shared %v: error %v, want index 5's", shared, err)
 		}
 	}
+}
+
+// largeRandomWindow is a window on topo with about (3+c)/(4+c) of its
+// nodes idle at random and three jobs: of 2 nodes, 3–42 and 100–999.
+func largeRandomWindow(rng *rand.Rand, topo *model.Topology, c int) *model.Window {
+	w := &model.Window{Topology: topo, Cost: model.DefaultCostModel}
+	for id := range topo.NumNodes() {
+		if rng.IntN(4+c) > 0 {
+			w.Idle = append(w.Idle, id)
+		}
+	}
+	for _, r := range []int{2, 3 + rng.IntN(40), 100 + rng.IntN(900)} {
+		w.Jobs = append(w.Jobs, model.Job{ID: "j" + string(rune('a'+len(w.Jobs))), Nodes: r})
+	}
+	return w
 }
