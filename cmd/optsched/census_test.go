@@ -23,6 +23,24 @@ type censusSolver struct {
 	inner solver.Solver
 	rows  []censusRow
 	last  uint64
+	// The previous call's idle list and sizes, and the sizes seen so far.
+	prevIdle  []int
+	prevSizes map[int]bool
+	seen      map[int]bool
+	// Pricing positions (sizes × |Q|) of all calls; of sizes priced in the
+	// previous call; of sizes priced in any earlier call; of blocks whose
+	// nodes are those of the previous call's block from the same node
+	// (same size, no node from the block's first to its last changed).
+	work, workPrev, workSeen, workReusable int64
+	changed                                int64 // Σ |idle set Δ previous idle set|
+	// One-job calls whose answer costs as much as n packed nodes (nodes
+	// 0…n−1, a lower bound on a uniform layout), and Σ of the answer's
+	// position in Q over |Q| for those (how far a scan stopping at the
+	// bound would go).
+	oneJob, oneAtBound int
+	oneAtPos           float64
+	oneAtPosAll        float64
+	idleSum                                int64
 }
 
 type censusRow struct {
@@ -47,9 +65,29 @@ func (c *censusSolver) Solve(ctx context.Context, p *solver.Problem) (*solver.Re
 	for _, k := range p.Window.Idle {
 		mix(uint64(k))
 	}
+	c.reuse(p)
 	t0 := time.Now()
 	res, err := c.inner.Solve(ctx, p)
 	took := time.Since(t0)
+	if len(p.Jobs) == 1 && res != nil && len(res.Allocations) == 1 {
+		n := p.Window.Jobs[p.Jobs[0]].Nodes
+		packed := make([]int, n)
+		for i := range packed {
+			packed[i] = i
+		}
+		lb := p.Window.Cost.Cost(p.Window.Topology, packed)
+		at, _ := slices.BinarySearch(p.Window.Idle, res.Allocations[0].Nodes[0])
+		c.oneJob++
+		pos := float64(at) / float64(len(p.Window.Idle))
+		c.oneAtPosAll += pos
+		if res.Objective == lb {
+			c.oneAtBound++
+			c.oneAtPos += pos
+		}
+		if res.Objective < lb {
+			panic(fmt.Sprintf("one job of %d nodes at %d below the packed bound %d", n, res.Objective, lb))
+		}
+	}
 	path := "?"
 	if res != nil {
 		st := res.Stats
@@ -72,6 +110,59 @@ func (c *censusSolver) Solve(ctx context.Context, p *solver.Problem) (*solver.Re
 		running: len(p.Window.Running), path: path, took: took, same: sum == c.last})
 	c.last = sum
 	return res, err
+}
+
+// reuse counts how much of p's block pricing the previous call's prices
+// could have answered.
+func (c *censusSolver) reuse(p *solver.Problem) {
+	if c.seen == nil {
+		c.seen = map[int]bool{}
+	}
+	q := p.Window.Idle
+	// The sorted symmetric difference of the idle sets.
+	var diff []int
+	a, b := c.prevIdle, q
+	for len(a) > 0 || len(b) > 0 {
+		switch {
+		case len(b) == 0 || len(a) > 0 && a[0] < b[0]:
+			diff, a = append(diff, a[0]), a[1:]
+		case len(a) == 0 || b[0] < a[0]:
+			diff, b = append(diff, b[0]), b[1:]
+		default:
+			a, b = a[1:], b[1:]
+		}
+	}
+	c.changed += int64(len(diff))
+	c.idleSum += int64(len(q))
+	sizes := map[int]bool{}
+	for _, j := range p.Jobs {
+		sizes[p.Window.Jobs[j].Nodes] = true
+	}
+	for r := range sizes {
+		c.work += int64(len(q))
+		if c.seen[r] {
+			c.workSeen += int64(len(q))
+		}
+		if !c.prevSizes[r] {
+			continue
+		}
+		c.workPrev += int64(len(q))
+		k := 0
+		for i := 0; i+r <= len(q); i++ {
+			v, u := q[i], q[i+r-1]
+			for k < len(diff) && diff[k] < v {
+				k++
+			}
+			if k == len(diff) || diff[k] > u {
+				c.workReusable++
+			}
+		}
+	}
+	for r := range sizes {
+		c.seen[r] = true
+	}
+	c.prevSizes = sizes
+	c.prevIdle = append(c.prevIdle[:0], q...)
 }
 
 // TestWindowCensus (run by hand: OPTSCHED_CENSUS=LOG) simulates LOG under
@@ -137,6 +228,11 @@ func TestWindowCensus(t *testing.T) {
 		}
 	}
 	fmt.Fprintf(&b, "solver total %.1fs; calls identical to the previous call (same jobs, same idle set): %d\n", total.Seconds(), same)
+	fmt.Fprintf(&b, "pricing positions (sizes × |Q|) %d; of sizes priced in the previous call %.1f%%; of sizes priced in any earlier call %.1f%%; blocks the previous call priced with the same nodes %.1f%%; mean |idle Δ previous idle| %.0f of mean |Q| %.0f\n",
+		cs.work, 100*float64(cs.workPrev)/float64(cs.work), 100*float64(cs.workSeen)/float64(cs.work), 100*float64(cs.workReusable)/float64(cs.work),
+		float64(cs.changed)/float64(len(cs.rows)), float64(cs.idleSum)/float64(len(cs.rows)))
+	fmt.Fprintf(&b, "one-job calls %d: answer at the packed bound %d (%.1f%%), their mean position in Q %.3f of |Q|; mean position of all answers %.3f\n",
+		cs.oneJob, cs.oneAtBound, 100*float64(cs.oneAtBound)/float64(cs.oneJob), cs.oneAtPos/float64(max(1, cs.oneAtBound)), cs.oneAtPosAll/float64(cs.oneJob))
 	names := make([]string, 0, len(paths))
 	for k := range paths {
 		names = append(names, k)
