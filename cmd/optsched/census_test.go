@@ -40,7 +40,7 @@ type censusSolver struct {
 	oneJob, oneAtBound int
 	oneAtPos           float64
 	oneAtPosAll        float64
-	idleSum                                int64
+	idleSum            int64
 }
 
 type censusRow struct {
