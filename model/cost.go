@@ -422,6 +422,66 @@ func (h *HopCounter) Hops() int64 {
 	return int64(h.n-1)*h.sumDepth - 2*h.pairs
 }
 
+// MinHops returns a lower bound on the hops (HopCounter.Hops) of any n
+// distinct nodes of t, and false when it has none to give (the nodes do
+// not all sit at the same depth, or n is out of [1, NumNodes]). With every
+// node d links below the top, the hops are (n−1)·n·d − 2·Σ_s C(cnt(s), 2)
+// (HopCounter). The switches k levels above the leaves split the n nodes
+// (each node has one such ancestor), at most cap_k each, the most under
+// any of them; C(x, 2) is convex, so Σ_s C(cnt(s), 2) over them is at most
+// that of ⌊n/cap_k⌋ full switches and one with the rest. On a layout
+// (NewLayout) that is a packed block: nodes 0…n−1 have exactly these
+// hops, so the bound is the least hops of any n nodes.
+func (t *Topology) MinHops(n int) (int64, bool) {
+	t.packOnce.Do(t.computePackCaps)
+	if t.packCaps == nil || n < 1 || n > len(t.nodes) {
+		return 0, false
+	}
+	n64 := int64(n)
+	d := int64(len(t.anc[0]) + 1)
+	pairs := int64(0)
+	for _, c := range t.packCaps {
+		full, rest := n64/c, n64%c
+		pairs += full*c*(c-1)/2 + rest*(rest-1)/2
+	}
+	return (n64-1)*n64*d - 2*pairs, true
+}
+
+// computePackCaps sets t.packCaps (MinHops).
+func (t *Topology) computePackCaps() {
+	if len(t.nodes) == 0 {
+		return
+	}
+	h := len(t.anc[0])
+	below := make([]int64, len(t.switches))
+	for i := range t.nodes {
+		if len(t.anc[i]) != h {
+			return
+		}
+		for _, s := range t.anc[i] {
+			below[s]++
+		}
+	}
+	caps := make([]int64, h)
+	for i := range t.nodes {
+		for k, s := range t.anc[i] {
+			caps[k] = max(caps[k], below[s])
+		}
+	}
+	t.packCaps = caps
+}
+
+// MinCost returns a lower bound on the CH cost of any n distinct nodes of
+// t (FromHops of t.MinHops: the price does not fall as the hops grow), and
+// false when t has none (MinHops) or the hop cost is negative.
+func (m CostModel) MinCost(t *Topology, n int) (int64, bool) {
+	hops, ok := t.MinHops(n)
+	if !ok || m.HopCost < 0 {
+		return 0, false
+	}
+	return m.FromHops(n, hops), true
+}
+
 // PairwiseCost returns the CH cost of nodes by visiting every pair with
 // Topology.Hops: the definition of [Lan23] Eq. (1) itself, in O(n² ×
 // height). It is the reference that Cost and every incremental pricing are

@@ -527,3 +527,98 @@ func slideCase(rng *rand.Rand, topo *Topology, shuffle bool) (q []int, r, from i
 	}
 	return q, r, from, h, ref
 }
+
+// TestMinHops holds MinHops to the least hops of every node set, by brute
+// force over the subsets of small topologies: never above it, equal to it
+// on layouts (whose nodes 0…n−1 have exactly the bound), and no bound when
+// the nodes' depths differ. MinCost is FromHops of the bound.
+func TestMinHops(t *testing.T) {
+	layout := func(p, l, n int) *Topology {
+		topo, err := NewLayout(p, l, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return topo
+	}
+	irregular, err := BuildTopology([]SwitchSpec{ // equal depths, unequal switches
+		{Name: "a", Nodes: []string{"a0", "a1", "a2"}},
+		{Name: "b", Nodes: []string{"b0", "b1"}},
+		{Name: "c", Nodes: []string{"c0", "c1", "c2", "c3", "c4"}},
+		{Name: "d", Nodes: []string{"d0"}},
+		{Name: "p", Switches: []string{"a", "b", "c"}},
+		{Name: "q", Switches: []string{"d"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	uneven, err := BuildTopology([]SwitchSpec{
+		{Name: "s0", Nodes: []string{"a0", "a1", "a2"}},
+		{Name: "s1", Nodes: []string{"b0", "b1"}},
+		{Name: "s2", Switches: []string{"s0"}},
+		{Name: "top", Switches: []string{"s2", "s1"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := uneven.MinHops(2); ok {
+		t.Errorf("a bound on a topology of uneven depths")
+	}
+	cases := []struct {
+		topo   *Topology
+		layout bool
+	}{{layout(3, 2, 2), true}, {layout(2, 2, 3), true}, {layout(1, 3, 4), true}, {layout(4, 1, 3), true}, {layout(2, 4, 2), true}, {irregular, false}}
+	hit := 0
+	for _, c := range cases {
+		topo := c.topo
+		nn := topo.NumNodes()
+		least := make([]int64, nn+1)
+		for i := range least {
+			least[i] = -1
+		}
+		for mask := 1; mask < 1<<nn; mask++ {
+			var nodes []int
+			for k := range nn {
+				if mask&(1<<k) != 0 {
+					nodes = append(nodes, k)
+				}
+			}
+			var hops int64
+			for i, a := range nodes {
+				for _, b := range nodes[i+1:] {
+					hops += int64(topo.Hops(a, b))
+				}
+			}
+			if n := len(nodes); least[n] < 0 || hops < least[n] {
+				least[n] = hops
+			}
+		}
+		for n := 1; n <= nn; n++ {
+			got, ok := topo.MinHops(n)
+			if !ok {
+				t.Fatalf("%d nodes of %d: no bound", n, nn)
+			}
+			if got > least[n] {
+				t.Fatalf("%d nodes of %d: bound %d above the least hops %d", n, nn, got, least[n])
+			}
+			if c.layout {
+				h := NewHopCounter(topo)
+				h.AddNodes(span(0, n-1))
+				if got != least[n] || h.Hops() != got {
+					t.Fatalf("layout, %d nodes of %d: bound %d, least %d, packed %d", n, nn, got, least[n], h.Hops())
+				}
+			}
+			if got == least[n] {
+				hit++
+			}
+			for _, m := range []CostModel{DefaultCostModel, {Kind: CostLanPaper, HopCost: 7}} {
+				if c, ok := m.MinCost(topo, n); !ok || c != m.FromHops(n, got) {
+					t.Fatalf("MinCost(%d) = %d, %v", n, c, ok)
+				}
+			}
+		}
+		if _, ok := topo.MinHops(nn + 1); ok {
+			t.Errorf("a bound for more nodes than there are")
+		}
+	}
+	t.Logf("%d of the bounds equal the least hops", hit)
+}

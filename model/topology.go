@@ -39,6 +39,11 @@ type Topology struct {
 	// that pricing a job does not allocate a switch table (10⁴ switches on
 	// a 10⁶-node layout) each time.
 	counters sync.Pool
+	// packOnce computes packCaps: packCaps[k] is the most nodes below one
+	// switch k levels above the leaves (k = 0 the leaf switches), nil when
+	// the nodes' depths differ (MinHops).
+	packOnce sync.Once
+	packCaps []int64
 }
 
 // A Node is one compute node of a topology.

@@ -267,12 +267,16 @@ func TestSingleFirstCheapest(t *testing.T) {
 func singleFirstCheapest(t *testing.T, chunked bool) {
 	rng := rand.New(rand.NewPCG(33, 7))
 	cuts := rand.New(rand.NewPCG(33, 8)) // the chunks: the windows are the same either way
-	atEnd, inside, tiedLater := 0, 0, 0
+	atEnd, inside, tiedLater, atBound := 0, 0, 0, 0
+	defer func(s int) { singleStep = s }(singleStep)
 	for i := range 10000 {
 		w := randomLayoutWindow(rng, 1, 400)
 		if chunked {
 			encode.ChunkLen = 1 + cuts.IntN(64)
 		}
+		// Looks at the least price every 1–16 positions: a chunk stops
+		// at its first block of that price.
+		singleStep = 1 + cuts.IntN(16)
 		w.Cost.HopCost = 1 + rng.Int64N(40)
 		q := w.Idle
 		n := 1 + rng.IntN(min(len(q), 60))
@@ -294,6 +298,11 @@ func singleFirstCheapest(t *testing.T, chunked bool) {
 		}
 		if span := encode.ChunkSpan(len(q), true); chunked && at >= span && slices.Contains(prices[min(len(q), (at/span+1)*span):], best) {
 			tiedLater++
+		}
+		if least, ok := w.Cost.MinCost(w.Topology, n); !ok || best < least {
+			t.Fatalf("window %d: the first cheapest %d below the least price %d (%v)", i, best, least, ok)
+		} else if best == least && at+n < len(q) && slices.Contains(prices[at+1:], best+1) {
+			atBound++ // a stop one price too late would not find it
 		}
 		got, ok := Solver{}.single(context.Background(), solver.NewProblem(w, []int{0}))
 		if !ok {
@@ -326,5 +335,8 @@ func singleFirstCheapest(t *testing.T, chunked bool) {
 	if chunked && tiedLater < 100 {
 		t.Errorf("%d answers past the first chunk tied by a later chunk: too few to exercise the chunks' merge", tiedLater)
 	}
-	t.Logf("%d answers at the end of a stretch, %d inside one, %d past the first chunk tied by a later chunk", atEnd, inside, tiedLater)
+	if atBound < 100 {
+		t.Errorf("%d answers at the least price with a block one dearer after them: too few to exercise the stop", atBound)
+	}
+	t.Logf("%d answers at the end of a stretch, %d inside one, %d past the first chunk tied by a later chunk, %d at the least price", atEnd, inside, tiedLater, atBound)
 }

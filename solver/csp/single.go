@@ -10,6 +10,10 @@ import (
 	"github.com/optsched/optsched/solver"
 )
 
+// singleStep is how many positions the one-job path walks between two
+// looks at the least price (see single); a variable for the tests.
+var singleStep = 256
+
 // single solves a window of one job, of n nodes, without the graph: the
 // general path prices every block D(i, n) into a table, offers the
 // sequential placement (block 0), then the greedy one (the first cheapest
@@ -43,6 +47,14 @@ func (s Solver) single(ctx context.Context, p *solver.Problem) (res *solver.Resu
 	// from a counter of its own; the deadline is checked every 4096
 	// positions. Each chunk finds its first cheapest block, and the first
 	// chunk of the least price holds the first cheapest of all.
+	// A chunk stops at its first block of the least price any n nodes
+	// can have (model.CostModel.MinCost, on a topology with one): no
+	// later block is cheaper, so it holds the chunk's first cheapest.
+	// It looks every singleStep positions (every 4096 without a bound).
+	least, step := int64(math.MinInt64), 4096
+	if c, ok := w.Cost.MinCost(w.Topology, n); ok {
+		least, step = c, singleStep
+	}
 	shared := nq >= encode.MinShared
 	span := encode.ChunkSpan(nq, shared)
 	chunks := (nq + span - 1) / span
@@ -75,11 +87,14 @@ func (s Solver) single(ctx context.Context, p *solver.Problem) (res *solver.Resu
 				}
 			}
 		}
-		for i := from; i < to; i += 4096 {
-			if i > 0 && ctx.Err() != nil {
+		for i := from; i < to; i += step {
+			if i > 0 && (i-from)%4096 == 0 && ctx.Err() != nil {
 				return ctx.Err()
 			}
-			h.Stretches(q, n, i, min(to, i+4096), cheaper)
+			h.Stretches(q, n, i, min(to, i+step), cheaper)
+			if best <= least {
+				break // no block costs less: the chunk's first cheapest is found
+			}
 		}
 		bests[c], ats[c] = best, at
 		return nil
