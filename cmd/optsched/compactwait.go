@@ -39,24 +39,29 @@ const (
 // each server's were chosen offline by bench/compactsim on slices that
 // are not the judged ones, against a model of that server's own
 // topology-aware scheduler, and then run on the real servers
-// (docs/results/2026-11-27-compact-wait.md, sixth and seventh sessions).
+// (docs/results/2026-11-27-compact-wait.md, sixth to eighth sessions).
 type compactDefaults struct {
 	max      time.Duration
 	minNodes int
 	elapsed  float64
 	leaves   heuristics.LeafShape
+	leavesF  float64
 }
 
 var (
 	// pbsCompactDefaults: every job of 2 vnodes or more waits for one
-	// quad, at most 30 minutes since its submission (cap30-min2-many).
-	pbsCompactDefaults = compactDefaults{max: 30 * time.Minute, minNodes: 2}
+	// quad, at most 30 minutes since its submission, and a job larger
+	// than a quad for its least-cost shape on the whole tree while each
+	// predicted wait is at most 2 × its walltime, running jobs' ends
+	// predicted from twice their elapsed times (the eighth session's
+	// T-lf2).
+	pbsCompactDefaults = compactDefaults{max: 30 * time.Minute, minNodes: 2, elapsed: 2, leaves: heuristics.LeavesTree, leavesF: 2}
 	// slurmCompactDefaults: every job of 3 nodes or more waits for one
 	// leaf, and a job larger than a leaf for as few leaves as its
-	// least-cost shape uses, at most 10 minutes, running jobs' ends
-	// predicted from their elapsed times (the seventh session's
-	// M-fewest-el1).
-	slurmCompactDefaults = compactDefaults{max: 10 * time.Minute, minNodes: heuristics.DefaultCompactMinNodes, elapsed: 1, leaves: heuristics.LeavesFewest}
+	// least-cost shape uses while each predicted wait is at most half
+	// its walltime, at most 10 minutes, running jobs' ends predicted
+	// from their elapsed times (the eighth session's F-lf0.5).
+	slurmCompactDefaults = compactDefaults{max: 10 * time.Minute, minNodes: heuristics.DefaultCompactMinNodes, elapsed: 1, leaves: heuristics.LeavesFewest, leavesF: 0.5}
 )
 
 func (c *compactFlags) add(f *pflag.FlagSet, sw, hold string, d compactDefaults) {
@@ -67,7 +72,7 @@ func (c *compactFlags) add(f *pflag.FlagSet, sw, hold string, d compactDefaults)
 	f.Float64Var(&c.elapsed, "compact-wait-elapsed", d.elapsed, "when above 0, the compact wait predicts each running job's end as now + this × the time it has run (1 s at least), no later than its walltime's end, instead of its walltime's end (0: by walltimes; see --compact-wait)")
 	f.BoolVar(&c.many, "compact-wait-many", true, "every job the compact wait holds back waits, not only the first of a cycle, and a job that fits now within one switch counts its nodes there for the later jobs' decisions, as under placement sets (see --compact-wait)")
 	f.StringVar(&c.leaves, "compact-wait-leaves", d.leaves.String(), "a job larger than every "+sw+" (which the compact wait otherwise places at once) waits too, within the same bounds, for its shape on the leaf switches: off, fewest (as few leaves as its least-cost shape: an 8-node job on two leaves of 4), best (the least-cost shape itself: a 6-node job on a whole leaf and 2 nodes of another), tree (its least CH cost on the whole tree, every level counted: on pairs in quads, a 6-vnode job on a whole quad and a pair of another), top (as tree, counting only the switches under the top one: whole quads, the rest in one more) or best-fewest (best when it fits now or is predicted within the bounds, --compact-wait-leaves-fraction included, else fewest); see --compact-wait")
-	f.Float64Var(&c.leavesF, "compact-wait-leaves-fraction", 0, "when above 0, a job that only --compact-wait-leaves holds waits for its shape only while the predicted wait is at most this × its requested walltime (on top of the other bounds, in every mode), so that long jobs wait for their shape and short ones start spread; 0 = off, at most 1000; the one-switch wait is not affected (see --compact-wait-leaves)")
+	f.Float64Var(&c.leavesF, "compact-wait-leaves-fraction", d.leavesF, "when above 0, a job that only --compact-wait-leaves holds waits for its shape only while the predicted wait is at most this × its requested walltime (on top of the other bounds, in every mode), so that long jobs wait for their shape and short ones start spread; 0 = off, at most 1000; the one-switch wait is not affected (see --compact-wait-leaves)")
 	f.IntVar(&c.switchN, "compact-wait-switch-nodes", 0, "when above a job's node count, the compact wait makes it wait for the smallest switches of this many nodes instead (4: a 2-node job waits for a quad, not a pair; see --compact-wait)")
 }
 

@@ -129,8 +129,8 @@ func TestCompactWaitLeavesFlag(t *testing.T) {
 // the compact wait chosen for it offline (docs/pbs.md, docs/slurm.md), and
 // --compact-wait 0 turns it off.
 func TestCompactWaitDefaults(t *testing.T) {
-	pbsRule := heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true}
-	slurmRule := heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, MinNodes: 3, PerWait: true, Many: true, Elapsed: 1, Leaves: heuristics.LeavesFewest}
+	pbsRule := heuristics.CompactWait{Max: 30 * time.Minute, Fraction: 1000, MinNodes: 2, PerWait: true, Many: true, Elapsed: 2, Leaves: heuristics.LeavesTree, LeavesFraction: 2}
+	slurmRule := heuristics.CompactWait{Max: 10 * time.Minute, Fraction: 1000, MinNodes: 3, PerWait: true, Many: true, Elapsed: 1, Leaves: heuristics.LeavesFewest, LeavesFraction: 0.5}
 	type cmdOf struct {
 		name string
 		cmd  func(func(*compactFlags)) *cobra.Command
@@ -178,8 +178,8 @@ func TestCompactWaitDefaults(t *testing.T) {
 }
 
 // TestCompactWaitLeavesFractionFlag (eighth session):
-// --compact-wait-leaves-fraction reaches the rule, defaults to 0 (off)
-// on both servers, and a value outside [0, 1000] is a usage error naming
+// --compact-wait-leaves-fraction reaches the rule, defaults to each
+// server's value (0, off, where a server has none), and a value outside [0, 1000] is a usage error naming
 // the flag, checked before anything is read; `pbs plan` and `slurm plan`
 // accept it on their fixtures.
 func TestCompactWaitLeavesFractionFlag(t *testing.T) {
@@ -199,11 +199,11 @@ func TestCompactWaitLeavesFractionFlag(t *testing.T) {
 			}
 		}
 	}
-	for _, d := range []compactDefaults{pbsCompactDefaults, slurmCompactDefaults} {
+	for _, d := range []compactDefaults{pbsCompactDefaults, slurmCompactDefaults, {max: time.Minute, minNodes: 2}} {
 		var f compactFlags
 		f.add(pflag.NewFlagSet("t", pflag.ContinueOnError), "switch", "hold", d)
-		if f.leavesF != 0 {
-			t.Errorf("default --compact-wait-leaves-fraction %v, want 0 (off)", f.leavesF)
+		if f.leavesF != d.leavesF {
+			t.Errorf("default --compact-wait-leaves-fraction %v, want the server's %v", f.leavesF, d.leavesF)
 		}
 	}
 	code, _, errs := optsched(t, "", "slurm", "plan", "--squeue", filepath.Join(slurmTestdata, "squeue.json"),
