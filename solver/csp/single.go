@@ -3,6 +3,7 @@ package csp
 import (
 	"context"
 	"math"
+	"sync/atomic"
 	"time"
 
 	"github.com/optsched/optsched/encode"
@@ -51,6 +52,9 @@ func (s Solver) single(ctx context.Context, p *solver.Problem) (res *solver.Resu
 	// can have (model.CostModel.MinCost, on a topology with one): no
 	// later block is cheaper, so it holds the chunk's first cheapest.
 	// It looks every singleStep positions (every 4096 without a bound).
+	// Once a chunk has found that least price, the chunks after it stop
+	// too: their blocks come later in Q, so none of them is the first
+	// cheapest (hit is the lowest chunk that found it).
 	least, step := int64(math.MinInt64), 4096
 	if c, ok := w.Cost.MinCost(w.Topology, n); ok {
 		least, step = c, singleStep
@@ -60,6 +64,8 @@ func (s Solver) single(ctx context.Context, p *solver.Problem) (res *solver.Resu
 	chunks := (nq + span - 1) / span
 	bests := make([]int64, chunks)
 	ats := make([]int, chunks)
+	var hit atomic.Int64
+	hit.Store(int64(chunks))
 	err := encode.Chunks(chunks, shared, func(c int) error {
 		from, to := c*span, min(nq, c*span+span)
 		h := model.GetHopCounter(w.Topology)
@@ -91,9 +97,15 @@ func (s Solver) single(ctx context.Context, p *solver.Problem) (res *solver.Resu
 			if i > 0 && (i-from)%4096 == 0 && ctx.Err() != nil {
 				return ctx.Err()
 			}
+			if hit.Load() < int64(c) {
+				break // an earlier chunk holds a block of the least price
+			}
 			h.Stretches(q, n, i, min(to, i+step), cheaper)
 			if best <= least {
-				break // no block costs less: the chunk's first cheapest is found
+				// No block costs less: the chunk's first cheapest is found.
+				for h := hit.Load(); int64(c) < h && !hit.CompareAndSwap(h, int64(c)); h = hit.Load() {
+				}
+				break
 			}
 		}
 		bests[c], ats[c] = best, at
