@@ -92,7 +92,8 @@ type emptyAt struct {
 // claim of this cycle holds it. Vnodes in any state other than free,
 // job-exclusive and job-busy (down, offline, …), and vnodes with jobs or
 // resources assigned that no running job accounts for, are left out:
-// they have no known time.
+// they have no known time; but a vnode whose every listed job is gone
+// from qstat (ended, being released) is empty at now + 1.
 func (c *cluster) emptyTimes(claims []claim) map[string]emptyAt {
 	now := c.st.Now
 	times := map[string]emptyAt{}
@@ -129,10 +130,25 @@ func (c *cluster) emptyTimes(claims []claim) map[string]emptyAt {
 			}
 		}
 	}
+	// A vnode busy with no running job to account for it has no known
+	// time, unless every job pbsnodes still lists on it is gone from
+	// qstat: those jobs have ended and their vnodes are being released
+	// (qstat and pbsnodes are read a moment apart), so it is empty in a
+	// second. Left out, a head job's reservation would become "never"
+	// for that cycle and let any job start behind it.
+	inQstat := make(map[string]bool, len(c.st.Jobs.Jobs))
+	for i := range c.st.Jobs.Jobs {
+		inQstat[c.st.Jobs.Jobs[i].ID] = true
+	}
 	for _, v := range c.vnodes {
-		if !named[v.n.Name] && (len(v.n.Jobs) > 0 || !allZero(v.n.Assigned)) {
-			delete(times, v.n.Name)
+		if named[v.n.Name] || len(v.n.Jobs) == 0 && allZero(v.n.Assigned) {
+			continue
 		}
+		if _, ok := times[v.n.Name]; ok && len(v.n.Jobs) > 0 && !slices.ContainsFunc(v.n.Jobs, func(id string) bool { return inQstat[id] }) {
+			times[v.n.Name] = emptyAt{now + 1, v.n.Jobs[0]}
+			continue
+		}
+		delete(times, v.n.Name)
 	}
 	held := map[string]bool{}
 	for _, cl := range claims {

@@ -246,3 +246,53 @@ func TestPBSStarveAfter(t *testing.T) {
 		}
 	}
 }
+
+// TestPBSBackfillEndedJobVnodes: qstat no longer lists job R.s (it has
+// ended) while pbsnodes still shows it on v4–v7 (their release lags a
+// moment behind, as the real server showed under load). Those vnodes are
+// empty in a second, so the head H.s (6 vnodes, 4 idle) is reserved at
+// now + 1 until R.s's vnodes are free, not "never", and the 3-hour L1.s
+// does not start behind it on the vnodes H.s needs; Check re-derives the
+// same and passes the plan. With R.s's vnodes left without a time (the
+// rule before), H.s had no reservation and every job behind it started.
+func TestPBSBackfillEndedJobVnodes(t *testing.T) {
+	const old, recent = "Tue Nov 14 20:13:20 2023", "Tue Nov 14 22:13:00 2023"
+	job := func(id, qtime string, n int, wall string) string {
+		return fmt.Sprintf(`"%s":{"job_state":"Q","queue":"workq","qtime":"%s","Resource_List":{"select":"%d:ncpus=64","place":"excl","walltime":"%s"}}`, id, qtime, n, wall)
+	}
+	var nodes []string
+	for i := range 8 {
+		st, jobs, asg := "free", "", ""
+		if i >= 4 {
+			st, jobs, asg = "job-exclusive", `,"jobs":["R.s/0"]`, `,"resources_assigned":{"ncpus":64}`
+		}
+		nodes = append(nodes, fmt.Sprintf(`"v%d":{"state":"%s"%s,"resources_available":{"ncpus":64,"mem":"256gb","tier0":"t0_%d","tier1":"t1_%d"}%s}`, i, st, jobs, i/2, i/4, asg))
+	}
+	c := smallCluster(t, strings.Join(nodes, ","), strings.Join([]string{
+		job("H.s", old, 6, "02:00:00"), job("S.s", recent, 1, "00:30:00"), job("L1.s", recent, 2, "03:00:00"), job("L2.s", recent, 1, "03:00:00")}, ","))
+	fifo := testPlan()
+	fifo.Order = OrderFIFO
+	p, err := plan(context.Background(), c, fifo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Check(c.st, c.scope, p); err != nil {
+		t.Fatal(err)
+	}
+	if p.Reservation == nil || p.Reservation.Job != "H.s" || p.Reservation.Start != 1700000001 || p.Reservation.Until != "R.s" {
+		t.Fatalf("reservation %+v, want H.s at now + 1 until R.s's vnodes are released", p.Reservation)
+	}
+	started, reasons := startedAndReasons(p)
+	if slices.Contains(started, "L1.s") || !strings.Contains(reasons["L1.s"], "would end after the reservation of job H.s") {
+		t.Errorf("started %v; L1.s: %q", started, reasons["L1.s"])
+	}
+	// Check holds the plan to the same times: a start of L1.s on the
+	// vnodes H.s needs is refused.
+	bad := *p
+	bad.Reservation = &Reservation{Job: "H.s", Start: 1700000001, Vnodes: 8, Extra: 0, Until: "R.s", AllVnodes: true}
+	if len(p.Starts) > 0 {
+		if err := Check(c.st, c.scope, &bad); !errors.Is(err, ErrUnsafePlan) {
+			t.Errorf("Check of a plan whose backfilled starts delay H.s on all vnodes: %v", err)
+		}
+	}
+}

@@ -20,7 +20,8 @@ import (
 // running jobs whose exec_vnode names it or that hold its host
 // exclusively, or of the starts ranked ahead of the reserved job (now +
 // their walltime); a vnode with jobs or resources assigned that no
-// running job names has no time. The reserved job needs max(the plan's
+// running job names has no time, unless every job it lists is gone from
+// qstat (ended: empty at now + 1). The reserved job needs max(the plan's
 // count, its select units) vnodes (every vnode with a time when the plan
 // reserves all); its shadow time is when that many are empty, and the
 // extra vnodes are the others empty by then. Every start ranked behind it
@@ -232,7 +233,18 @@ func (in *checkInput) emptyWhen() map[string]int64 {
 		for _, v := range n.Assigned {
 			busy = busy || v != 0
 		}
-		if busy && !named[name] {
+		if !busy || named[name] {
+			continue
+		}
+		// Every job pbsnodes lists here gone from qstat: ended, its
+		// vnode being released; empty in a second.
+		gone := len(n.Jobs) > 0
+		for _, id := range n.Jobs {
+			gone = gone && in.jobs[id] == nil
+		}
+		if gone {
+			when[name] = now + 1
+		} else {
 			delete(when, name)
 		}
 	}
