@@ -128,6 +128,19 @@ type Options struct {
 	// starts in seconds (ScheduleProblem.Granularity; 0:
 	// DefaultGranularity).
 	Granularity int64
+	// CallerChecks, whole-node model, makes SolveWindow leave out its
+	// model.Check of the answer's allocations against the window (which
+	// reads every idle and every running node of w: O(cluster size)),
+	// when the caller takes that check on itself before it uses or prints
+	// anything of the answer — bench/sim's simulator checks each window's
+	// allocations against the window restricted to their nodes, beside
+	// the simulation. Everything else is still checked: verify (every
+	// job asked placed or deferred once, the objective as recomputed, the
+	// bound) and model.CheckAccounted; and when one of those fails,
+	// SolveWindow runs model.Check after all and returns its error first,
+	// as without CallerChecks. The default (false) checks every answer;
+	// a time-and-resource schedule is always checked (in verify).
+	CallerChecks bool
 }
 
 // ErrSolverBug is wrapped by the errors SolveWindow returns when a solver

@@ -62,7 +62,11 @@ type Config struct {
 	// 0 means DefaultEWT.
 	DefaultExpectedWait int64
 	// Check runs model.Check on every allocation (on by default in
-	// Default; tests always keep it).
+	// Default; tests always keep it): the per-job policies' starts and the
+	// window policy's windows, against the cluster's state restricted to
+	// the allocated nodes, beside the simulation (see checker). Without
+	// it the window policy's windows are still checked, by SolveWindow
+	// on the whole window.
 	Check bool
 	// DiscardNodes leaves the node lists out of the results
 	// (JobResult.Nodes nil, JobResult.Size their length): a 250,000-job
@@ -89,6 +93,11 @@ type Config struct {
 	// solveAll makes the window policy solve every window, of the whole
 	// queue, as it did before it skipped windows (tests compare the two).
 	solveAll bool
+	// ownWindowCheck makes the window policy leave the check of each
+	// window's allocations to SolveWindow (model.Check on the whole
+	// window, as before the checker took it on), also with Check (tests
+	// compare the two).
+	ownWindowCheck bool
 	// windowHook, when set, hears of each window of the window policy:
 	// its time, whether it was skipped, and the jobs it started (tests).
 	windowHook func(t int64, skipped bool, started int)
@@ -219,7 +228,13 @@ func Run(ctx context.Context, tr *trace.Trace, cfg Config) (*Result, error) {
 		if cfg.GapSolver != nil {
 			s.res.GapSolver = cfg.GapSolver.Name()
 		}
+		if cfg.Check && !cfg.ownWindowCheck {
+			s.startChecks()
+		}
 		err = s.runWindows(ctx)
+		if cerr := s.stopChecks(); cerr != nil {
+			err = cerr
+		}
 	case Learned:
 		if (cfg.Chooser == nil) == (cfg.Picker == nil) {
 			return nil, fmt.Errorf("%w: the %s policy needs a chooser or a picker (one of them)", ErrConfig, Learned)
@@ -395,6 +410,9 @@ func (s *state) nextEvent() int64 {
 // indices as the whole queue's window; the jobs after them are not
 // selected either way).
 func (s *state) solveWindow(ctx context.Context, t int64) error {
+	if s.checkFailed() {
+		return errCheckFailed // Run returns the failure instead
+	}
 	jobs := len(s.queue)
 	if !s.cfg.solveAll {
 		n, none := s.reach(s.cfg.MaxJobs)
@@ -410,10 +428,13 @@ func (s *state) solveWindow(ctx context.Context, t int64) error {
 	}
 	w := s.window(t, jobs)
 	opt := solver.Options{MaxJobs: s.cfg.MaxJobs, TimeLimit: s.cfg.TimeLimit}
-	// SolveWindow checks its answer with model.Check on w (Config.Check
-	// need not check it twice: on a 32,768-node cluster each check reads
-	// every idle and running node).
-	res, err := solver.SolveWindow(ctx, w, s.cfg.Solver, opt)
+	// With a checker, SolveWindow leaves model.Check of its answer to it
+	// (on a 32,768-node cluster a check of the whole window reads every
+	// idle and running node; the checker's reads the allocated nodes,
+	// beside the simulation); without, SolveWindow checks it.
+	own := opt
+	own.CallerChecks = s.checker != nil
+	res, err := solver.SolveWindow(ctx, w, s.cfg.Solver, own)
 	if err != nil {
 		return fmt.Errorf("window at t=%d: %w", t, err)
 	}
@@ -440,15 +461,59 @@ func (s *state) solveWindow(ctx context.Context, t int64) error {
 	s.res.SolveTimes = append(s.res.SolveTimes, res.Elapsed)
 	for i, a := range res.Allocations {
 		// The next window reuses this one's lists, which a solver's node
-		// lists may share: the running jobs and results keep copies.
+		// lists may share: the running jobs, results and checker keep
+		// copies.
 		res.Allocations[i].Nodes = slices.Clone(a.Nodes)
-		s.record(s.queue[a.Job].job, res.Allocations[i].Nodes, t) // window jobs are the queue, in order
+	}
+	if s.checker != nil {
+		s.checkWindow(res.Allocations, t, "solver "+s.cfg.Solver.Name())
+		if !s.startable(res.Allocations) {
+			// Starting them would break the cluster's state: the
+			// check queued above fails (or one before it); wait for it.
+			if err := s.stopChecks(); err != nil {
+				return err
+			}
+			return fmt.Errorf("sim: window at t=%d: solver %s started a job on a node that is off the cluster, busy or used twice, yet model.Check passed it", t, s.cfg.Solver.Name())
+		}
+	}
+	for _, a := range res.Allocations {
+		s.record(s.queue[a.Job].job, a.Nodes, t) // window jobs are the queue, in order
 	}
 	s.Start(res.Allocations, t)
 	if s.cfg.windowHook != nil {
 		s.cfg.windowHook(t, false, len(res.Allocations))
 	}
 	return nil
+}
+
+// startable reports whether every node of allocs is on the cluster, idle
+// and used once, so that Start keeps the cluster's state sound (the
+// checker, not this, tells a window's allocations feasible: its
+// model.Check checks more, and words the failure).
+func (s *state) startable(allocs []model.Allocation) bool {
+	ok, cleared := true, 0
+	for _, a := range allocs {
+		for _, k := range a.Nodes {
+			if k < 0 || k >= s.size || !s.isIdle(k) {
+				ok = false
+				break
+			}
+			s.idleSet[k/64] &^= 1 << (k % 64)
+			cleared++
+		}
+		if !ok {
+			break
+		}
+	}
+	for _, a := range allocs { // the idle nodes as they were
+		for _, k := range a.Nodes[:min(cleared, len(a.Nodes))] {
+			s.idleSet[k/64] |= 1 << (k % 64)
+		}
+		if cleared -= min(cleared, len(a.Nodes)); cleared == 0 {
+			break
+		}
+	}
+	return ok
 }
 
 // runEvents runs a per-job policy, scheduling at every arrival and end.
