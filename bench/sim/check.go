@@ -25,6 +25,7 @@ import (
 // checking them.
 type checker struct {
 	base   model.Window // Topology, TopologySpec and Cost of every window
+	idle   []int        // the idle list of a claimed item's window
 	todo   chan *checkBatch
 	spare  chan *checkBatch // batches checked, for reuse
 	cur    *checkBatch      // the batch being filled
@@ -47,7 +48,8 @@ type checkBatch struct {
 // A checkItem is one check: the allocations allocs[a0:a1] of its batch,
 // of the jobs jobs[a0:a1] (allocation i of the item is of the item's
 // window job i), made at t, in the window whose idle nodes are
-// idle[i0:i1] and running jobs running[r0:r1]. who names the window
+// idle[i0:i1] (with claimed, all of the allocations' nodes instead) and
+// running jobs running[r0:r1]. who names the window
 // solver of a window's allocations, "" for a per-job policy's start
 // (the error is then worded as SolveWindow's, or as the per-job check's).
 type checkItem struct {
@@ -55,6 +57,7 @@ type checkItem struct {
 	who            string
 	a0, a1, i0, i1 int
 	r0, r1         int
+	claimed        bool
 }
 
 const (
@@ -102,7 +105,15 @@ func (c *checker) run() {
 func (c *checker) checkItem(b *checkBatch, it *checkItem) error {
 	w := c.base
 	w.Time, w.Idle, w.Running, w.Jobs = it.t, b.idle[it.i0:it.i1], b.running[it.r0:it.r1], b.jobs[it.a0:it.a1]
-	err := model.Check(&w, b.allocs[it.a0:it.a1])
+	allocs := b.allocs[it.a0:it.a1]
+	if it.claimed {
+		c.idle = c.idle[:0]
+		for _, a := range allocs {
+			c.idle = append(c.idle, a.Nodes...)
+		}
+		w.Idle = c.idle
+	}
+	err := model.Check(&w, allocs)
 	switch {
 	case err == nil:
 		return nil
@@ -125,16 +136,30 @@ func (s *state) check(job int, nodes []int, t int64) {
 
 // checkWindow queues the allocations of the window at t, which the
 // window solver who gave (window jobs: the queue's), for the checker, as
-// one check (see queueCheck). Their node lists must not change after.
-func (s *state) checkWindow(allocs []model.Allocation, t int64, who string) {
-	b := s.checker.cur
+// one check. claimed says that claim found every node of allocs on the
+// cluster, idle and used once (and cleared their idle bits): the check's
+// window then has them all idle and no running job, in O(allocations)
+// here; otherwise the check's window is taken as queueCheck takes it.
+// Their node lists must not change after.
+func (s *state) checkWindow(allocs []model.Allocation, t int64, who string, claimed bool) {
+	c := s.checker
+	b := c.cur
 	a0 := len(b.allocs)
 	for _, a := range allocs {
 		b.jobs = append(b.jobs, s.modelJob(&s.jobs[s.queue[a.Job].job], s.queue[a.Job].nwp))
 		a.Job = len(b.allocs) - a0
 		b.allocs = append(b.allocs, a)
 	}
-	s.queueCheck(t, who, a0)
+	if !claimed {
+		s.queueCheck(t, who, a0)
+		return
+	}
+	for _, a := range allocs {
+		b.nodes += len(a.Nodes)
+	}
+	b.items = append(b.items, checkItem{t: t, who: who, a0: a0, a1: len(b.allocs), i0: len(b.idle), i1: len(b.idle),
+		r0: len(b.running), r1: len(b.running), claimed: true})
+	c.sendFull()
 }
 
 // queueCheck queues the allocations of the batch being filled from a0 on
@@ -172,7 +197,12 @@ func (s *state) queueCheck(t int64, who string, a0 int) {
 		b.running = s.appendRunningOn(b.running, busy)
 	}
 	b.items = append(b.items, checkItem{t: t, who: who, a0: a0, a1: len(b.allocs), i0: i0, i1: len(b.idle), r0: r0, r1: len(b.running)})
-	if len(b.allocs) >= checkBatchJobs || b.nodes >= checkBatchNodes {
+	c.sendFull()
+}
+
+// sendFull sends the batch being filled when it is full.
+func (c *checker) sendFull() {
+	if b := c.cur; len(b.allocs) >= checkBatchJobs || b.nodes >= checkBatchNodes {
 		c.send()
 	}
 }

@@ -466,15 +466,17 @@ func (s *state) solveWindow(ctx context.Context, t int64) error {
 		res.Allocations[i].Nodes = slices.Clone(a.Nodes)
 	}
 	if s.checker != nil {
-		s.checkWindow(res.Allocations, t, "solver "+s.cfg.Solver.Name())
-		if !s.startable(res.Allocations) {
-			// Starting them would break the cluster's state: the
-			// check queued above fails (or one before it); wait for it.
+		who := "solver " + s.cfg.Solver.Name()
+		if !s.claim(res.Allocations) {
+			// Starting them would break the cluster's state: their
+			// check fails (or one before it); wait for it.
+			s.checkWindow(res.Allocations, t, who, false)
 			if err := s.stopChecks(); err != nil {
 				return err
 			}
-			return fmt.Errorf("sim: window at t=%d: solver %s started a job on a node that is off the cluster, busy or used twice, yet model.Check passed it", t, s.cfg.Solver.Name())
+			return fmt.Errorf("sim: window at t=%d: %s started a job on a node that is off the cluster, busy or used twice, yet model.Check passed it", t, who)
 		}
+		s.checkWindow(res.Allocations, t, who, true)
 	}
 	for _, a := range res.Allocations {
 		s.record(s.queue[a.Job].job, a.Nodes, t) // window jobs are the queue, in order
@@ -486,34 +488,35 @@ func (s *state) solveWindow(ctx context.Context, t int64) error {
 	return nil
 }
 
-// startable reports whether every node of allocs is on the cluster, idle
-// and used once, so that Start keeps the cluster's state sound (the
-// checker, not this, tells a window's allocations feasible: its
-// model.Check checks more, and words the failure).
-func (s *state) startable(allocs []model.Allocation) bool {
-	ok, cleared := true, 0
-	for _, a := range allocs {
-		for _, k := range a.Nodes {
+// claim clears the idle bits of the nodes of allocs (Start's occupy
+// clears them again) and reports true when every node is on the cluster,
+// idle and used once, so that Start keeps the cluster's state sound;
+// otherwise it clears none and reports false. (The checker, not claim,
+// tells a window's allocations feasible: its model.Check checks more,
+// and words the failure.)
+func (s *state) claim(allocs []model.Allocation) bool {
+	for i, a := range allocs {
+		for j, k := range a.Nodes {
 			if k < 0 || k >= s.size || !s.isIdle(k) {
-				ok = false
-				break
+				s.unclaim(allocs[:i], a.Nodes[:j])
+				return false
 			}
 			s.idleSet[k/64] &^= 1 << (k % 64)
-			cleared++
-		}
-		if !ok {
-			break
 		}
 	}
-	for _, a := range allocs { // the idle nodes as they were
-		for _, k := range a.Nodes[:min(cleared, len(a.Nodes))] {
+	return true
+}
+
+// unclaim sets the idle bits of the nodes of allocs and of nodes again.
+func (s *state) unclaim(allocs []model.Allocation, nodes []int) {
+	for _, a := range allocs {
+		for _, k := range a.Nodes {
 			s.idleSet[k/64] |= 1 << (k % 64)
 		}
-		if cleared -= min(cleared, len(a.Nodes)); cleared == 0 {
-			break
-		}
 	}
-	return ok
+	for _, k := range nodes {
+		s.idleSet[k/64] |= 1 << (k % 64)
+	}
 }
 
 // runEvents runs a per-job policy, scheduling at every arrival and end.
