@@ -3,6 +3,7 @@ package sim
 import (
 	"math"
 	"math/bits"
+	"slices"
 
 	"github.com/optsched/optsched/bench/trace"
 	"github.com/optsched/optsched/model"
@@ -82,9 +83,7 @@ func (c *Cluster) Release(t int64) bool {
 	kept := c.running[:0]
 	for _, r := range c.running {
 		if r.end <= t {
-			for _, k := range r.nodes {
-				c.idleSet[k/64] |= 1 << (k % 64)
-			}
+			setBits(c.idleSet, r.nodes)
 			c.nIdle += len(r.nodes)
 			c.freed = true
 			if c.released != nil {
@@ -122,9 +121,19 @@ func (c *Cluster) idle() []int { return c.appendIdle(make([]int, 0, c.nIdle)) }
 func (c *Cluster) appendIdle(out []int) []int { return c.appendLowestIdle(out, c.nIdle) }
 
 // appendLowestIdle appends the n lowest idle node ids (at most all),
-// ascending, to out, in O(n + nodes/64).
+// ascending, to out, in O(n + nodes/64); a word of 64 idle nodes is
+// written in one stretch.
 func (c *Cluster) appendLowestIdle(out []int, n int) []int {
 	for i, word := range c.idleSet {
+		if word == math.MaxUint64 && n >= 64 {
+			at := len(out)
+			out = slices.Grow(out, 64)[:at+64]
+			for b := range 64 {
+				out[at+b] = i*64 + b
+			}
+			n -= 64
+			continue
+		}
 		for ; word != 0 && n > 0; n-- {
 			out = append(out, i*64+bits.TrailingZeros64(word))
 			word &= word - 1
@@ -134,6 +143,41 @@ func (c *Cluster) appendLowestIdle(out []int, n int) []int {
 		}
 	}
 	return out
+}
+
+// setBits sets the bits of nodes (ids from 0) in set, a word at a time
+// over nodes in one word in a row (no store waits on the one before).
+func setBits(set []uint64, nodes []int) {
+	w, m := 0, uint64(0)
+	for _, k := range nodes {
+		if k/64 != w {
+			if m != 0 {
+				set[w] |= m
+			}
+			w, m = k/64, 0
+		}
+		m |= 1 << (k % 64)
+	}
+	if m != 0 {
+		set[w] |= m
+	}
+}
+
+// clearBits clears the bits of nodes (ids from 0) in set, as setBits.
+func clearBits(set []uint64, nodes []int) {
+	w, m := 0, uint64(0)
+	for _, k := range nodes {
+		if k/64 != w {
+			if m != 0 {
+				set[w] &^= m
+			}
+			w, m = k/64, 0
+		}
+		m |= 1 << (k % 64)
+	}
+	if m != 0 {
+		set[w] &^= m
+	}
 }
 
 // isIdle reports whether node k is idle.
@@ -238,9 +282,7 @@ func (c *Cluster) forgetWindow() { c.idleBuf, c.runBuf, c.jobBuf = nil, nil, nil
 
 // occupy runs job (an index into the jobs) on nodes from t.
 func (c *Cluster) occupy(job int, nodes []int, t int64) {
-	for _, k := range nodes {
-		c.idleSet[k/64] &^= 1 << (k % 64)
-	}
+	clearBits(c.idleSet, nodes)
 	c.nIdle -= len(nodes)
 	c.running = append(c.running, run{job: job, nodes: nodes, end: t + c.jobs[job].Runtime})
 	c.started++

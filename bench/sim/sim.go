@@ -493,30 +493,35 @@ func (s *state) solveWindow(ctx context.Context, t int64) error {
 // idle and used once, so that Start keeps the cluster's state sound;
 // otherwise it clears none and reports false. (The checker, not claim,
 // tells a window's allocations feasible: its model.Check checks more,
-// and words the failure.)
+// and words the failure.) Nodes in one word in a row are claimed
+// together (as setBits).
 func (s *state) claim(allocs []model.Allocation) bool {
+	w, m := 0, uint64(0) // the word being claimed, and its nodes claimed so far
 	for i, a := range allocs {
 		for j, k := range a.Nodes {
-			if k < 0 || k >= s.size || !s.isIdle(k) {
+			ok := k >= 0 && k < s.size
+			if ok && k/64 != w {
+				s.idleSet[w] &^= m
+				w, m = k/64, 0
+			}
+			if !ok || s.idleSet[w]&^m&(1<<(k%64)) == 0 { // off the cluster, busy, or claimed already
+				s.idleSet[w] &^= m
 				s.unclaim(allocs[:i], a.Nodes[:j])
 				return false
 			}
-			s.idleSet[k/64] &^= 1 << (k % 64)
+			m |= 1 << (k % 64)
 		}
 	}
+	s.idleSet[w] &^= m
 	return true
 }
 
 // unclaim sets the idle bits of the nodes of allocs and of nodes again.
 func (s *state) unclaim(allocs []model.Allocation, nodes []int) {
 	for _, a := range allocs {
-		for _, k := range a.Nodes {
-			s.idleSet[k/64] |= 1 << (k % 64)
-		}
+		setBits(s.idleSet, a.Nodes)
 	}
-	for _, k := range nodes {
-		s.idleSet[k/64] |= 1 << (k % 64)
-	}
+	setBits(s.idleSet, nodes)
 }
 
 // runEvents runs a per-job policy, scheduling at every arrival and end.
