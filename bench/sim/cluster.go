@@ -283,6 +283,11 @@ func (c *Cluster) forgetWindow() { c.idleBuf, c.runBuf, c.jobBuf = nil, nil, nil
 // occupy runs job (an index into the jobs) on nodes from t.
 func (c *Cluster) occupy(job int, nodes []int, t int64) {
 	clearBits(c.idleSet, nodes)
+	c.runOn(job, nodes, t)
+}
+
+// runOn runs job on nodes from t, whose idle bits are cleared already.
+func (c *Cluster) runOn(job int, nodes []int, t int64) {
 	c.nIdle -= len(nodes)
 	c.running = append(c.running, run{job: job, nodes: nodes, end: t + c.jobs[job].Runtime})
 	c.started++
@@ -291,21 +296,29 @@ func (c *Cluster) occupy(job int, nodes []int, t int64) {
 // Start starts at t the allocations of a solve of Window(t) (their Job
 // is a window job: a position in the queue) and ages the jobs left
 // waiting by one period.
-func (c *Cluster) Start(allocs []model.Allocation, t int64) {
-	started := make(map[int]bool, len(allocs))
+func (c *Cluster) Start(allocs []model.Allocation, t int64) { c.startWindow(allocs, t, false) }
+
+// startWindow is Start; with claimed, the idle bits of the allocations'
+// nodes are cleared already (state.claim).
+func (c *Cluster) startWindow(allocs []model.Allocation, t int64, claimed bool) {
 	for _, a := range allocs {
-		c.occupy(c.queue[a.Job].job, a.Nodes, t)
-		started[a.Job] = true
+		q := &c.queue[a.Job]
+		if claimed {
+			c.runOn(q.job, a.Nodes, t)
+		} else {
+			c.occupy(q.job, a.Nodes, t)
+		}
+		q.nwp = -1 // started: age drops it
 	}
-	c.age(started)
+	c.age()
 }
 
-// age drops the started window jobs from the queue and adds a waiting
-// period to the others.
-func (c *Cluster) age(started map[int]bool) {
+// age drops the started window jobs (marked by a negative waiting
+// period) from the queue and adds a waiting period to the others.
+func (c *Cluster) age() {
 	kept := c.queue[:0]
-	for k, q := range c.queue {
-		if !started[k] {
+	for _, q := range c.queue {
+		if q.nwp >= 0 {
 			q.nwp++
 			kept = append(kept, q)
 		}

@@ -481,20 +481,20 @@ func (s *state) solveWindow(ctx context.Context, t int64) error {
 	for _, a := range res.Allocations {
 		s.record(s.queue[a.Job].job, a.Nodes, t) // window jobs are the queue, in order
 	}
-	s.Start(res.Allocations, t)
+	s.startWindow(res.Allocations, t, s.checker != nil) // claimed with a checker
 	if s.cfg.windowHook != nil {
 		s.cfg.windowHook(t, false, len(res.Allocations))
 	}
 	return nil
 }
 
-// claim clears the idle bits of the nodes of allocs (Start's occupy
-// clears them again) and reports true when every node is on the cluster,
-// idle and used once, so that Start keeps the cluster's state sound;
-// otherwise it clears none and reports false. (The checker, not claim,
-// tells a window's allocations feasible: its model.Check checks more,
-// and words the failure.) Nodes in one word in a row are claimed
-// together (as setBits).
+// claim clears the idle bits of the nodes of allocs (for startWindow)
+// and reports true when every node is on the cluster, idle and used
+// once, so that starting them keeps the cluster's state sound; otherwise
+// it clears none and reports false. (The checker, not claim, tells a
+// window's allocations feasible: its model.Check checks more, and words
+// the failure.) Nodes in one word in a row are claimed together (as
+// setBits).
 func (s *state) claim(allocs []model.Allocation) bool {
 	w, m := 0, uint64(0) // the word being claimed, and its nodes claimed so far
 	for i, a := range allocs {
