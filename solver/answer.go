@@ -152,9 +152,10 @@ var ErrSolverBug = errors.New("solver: invalid answer")
 // it, in either model: the one pipeline of both. It owns the time limit
 // (opt.TimeLimit, on top of ctx's deadline), keeps a reserve of the
 // deadline for its checks (postReserve), asks s the model's problem,
-// checks the answer (verify, and model.Check) and completes it into the
-// window's answer; an error of s is returned naming it, an answer that
-// fails the checks is an ErrSolverBug error, never a result.
+// checks the answer (verify, and model.Check unless opt.CallerChecks)
+// and completes it into the window's answer; an error of s is returned
+// naming it, an answer that fails the checks is an ErrSolverBug error,
+// never a result.
 //
 // What differs between the models is the model's (windowModel):
 //   - whole-node (a Solver): the jobs are selected (model.SelectJobs,
