@@ -190,4 +190,3 @@ func refPick(l *leaves, c *Cluster, n int, st Strategy) []int {
 	}
 	return out
 }
-
