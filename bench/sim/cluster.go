@@ -46,6 +46,8 @@ type Cluster struct {
 	dropped int
 	// released, when set, hears of the nodes of every job that ends.
 	released func(nodes []int)
+	// tree, when set, keeps per-leaf idle counts (leaves.track).
+	tree *leaves
 	// idleBuf, runBuf and jobBuf are the lists of the last window, for
 	// ReuseWindows.
 	idleBuf []int
@@ -82,20 +84,28 @@ func (c *Cluster) Release(t int64) bool {
 	kept := c.running[:0]
 	for _, r := range c.running {
 		if r.end <= t {
-			for _, k := range r.nodes {
-				c.idleSet[k/64] |= 1 << (k % 64)
-			}
-			c.nIdle += len(r.nodes)
+			c.free(r.nodes)
 			c.freed = true
-			if c.released != nil {
-				c.released(r.nodes)
-			}
 			continue
 		}
 		kept = append(kept, r)
 	}
 	c.running = kept
 	return c.freed
+}
+
+// free makes nodes (those of a job that ended or was stopped) idle.
+func (c *Cluster) free(nodes []int) {
+	for _, k := range nodes {
+		c.idleSet[k/64] |= 1 << (k % 64)
+	}
+	c.nIdle += len(nodes)
+	if c.tree != nil {
+		c.tree.add(nodes, 1)
+	}
+	if c.released != nil {
+		c.released(nodes)
+	}
 }
 
 // Arrive queues the jobs submitted at or before t and returns how many
@@ -134,6 +144,22 @@ func (c *Cluster) appendLowestIdle(out []int, n int) []int {
 		}
 	}
 	return out
+}
+
+// countIdle returns the number of idle nodes among lo … hi−1.
+func (c *Cluster) countIdle(lo, hi int) int {
+	n := 0
+	for lo < hi {
+		w := c.idleSet[lo/64] >> (lo % 64)
+		if span := hi - lo; span < 64-lo%64 {
+			w &= 1<<span - 1
+			n += bits.OnesCount64(w)
+			break
+		}
+		n += bits.OnesCount64(w)
+		lo += 64 - lo%64
+	}
+	return n
 }
 
 // isIdle reports whether node k is idle.
@@ -242,6 +268,9 @@ func (c *Cluster) occupy(job int, nodes []int, t int64) {
 		c.idleSet[k/64] &^= 1 << (k % 64)
 	}
 	c.nIdle -= len(nodes)
+	if c.tree != nil {
+		c.tree.add(nodes, -1)
+	}
 	c.running = append(c.running, run{job: job, nodes: nodes, end: t + c.jobs[job].Runtime})
 	c.started++
 }
