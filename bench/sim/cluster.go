@@ -3,6 +3,7 @@ package sim
 import (
 	"math"
 	"math/bits"
+	"slices"
 
 	"github.com/optsched/optsched/bench/trace"
 	"github.com/optsched/optsched/model"
@@ -42,6 +43,9 @@ type Cluster struct {
 	running []run
 	queue   []waiting
 	freed   bool // a job ended in the last Release
+	// periods counts the periods so far (Start): every queued job ages
+	// with it, so a period with no start costs nothing per queued job.
+	periods int
 	started int
 	dropped int
 	// released, when set, hears of the nodes of every job that ends.
@@ -63,7 +67,9 @@ type run struct {
 
 type waiting struct {
 	job int
-	nwp int
+	// joined is the cluster's periods when the job joined the queue: it
+	// has waited periods − joined periods since (Cluster.nwp).
+	joined int
 }
 
 // NewCluster returns an idle cluster of nodes nodes (the first nodes ids
@@ -117,7 +123,7 @@ func (c *Cluster) Arrive(t int64) int {
 		if c.jobs[c.next].Nodes > c.size {
 			c.dropped++
 		} else {
-			c.queue = append(c.queue, waiting{job: c.next})
+			c.queue = append(c.queue, waiting{job: c.next, joined: c.periods})
 			n++
 		}
 		c.next++
@@ -206,7 +212,7 @@ func (c *Cluster) window(t int64, jobs int) *model.Window {
 	w.Idle = c.appendIdle(w.Idle)
 	w.Running = c.appendRunning(w.Running)
 	for _, q := range c.queue[:jobs] {
-		w.Jobs = append(w.Jobs, c.modelJob(&c.jobs[q.job], q.nwp))
+		w.Jobs = append(w.Jobs, c.modelJob(&c.jobs[q.job], c.nwp(q)))
 	}
 	if c.ReuseWindows {
 		c.idleBuf, c.runBuf, c.jobBuf = w.Idle, w.Running, w.Jobs
@@ -233,9 +239,9 @@ func (c *Cluster) window(t int64, jobs int) *model.Window {
 func (c *Cluster) reach(maxMulti int) (n int, none bool) {
 	free, sum, multi := c.nIdle, 0, 0
 	for i := 0; i < len(c.queue); {
-		nwp, least := c.queue[i].nwp, math.MaxInt
+		joined, least := c.queue[i].joined, math.MaxInt
 		j := i
-		for ; j < len(c.queue) && c.queue[j].nwp == nwp; j++ {
+		for ; j < len(c.queue) && c.queue[j].joined == joined; j++ {
 			nodes := c.jobs[c.queue[j].job].Nodes
 			sum += nodes
 			if nodes >= 2 {
@@ -246,7 +252,7 @@ func (c *Cluster) reach(maxMulti int) (n int, none bool) {
 		if i == 0 && least > free {
 			return j, true // the head of the order does not fit
 		}
-		if j < len(c.queue) && c.queue[j].nwp > nwp {
+		if j < len(c.queue) && c.queue[j].joined < joined { // waited longer
 			return len(c.queue), false // not ordered so (never by Arrive and Start): all of it
 		}
 		if sum > free || maxMulti > 0 && multi > maxMulti {
@@ -279,26 +285,42 @@ func (c *Cluster) occupy(job int, nodes []int, t int64) {
 // is a window job: a position in the queue) and ages the jobs left
 // waiting by one period.
 func (c *Cluster) Start(allocs []model.Allocation, t int64) {
-	started := make(map[int]bool, len(allocs))
 	for _, a := range allocs {
 		c.occupy(c.queue[a.Job].job, a.Nodes, t)
-		started[a.Job] = true
 	}
-	c.age(started)
+	c.age(allocs)
 }
 
-// age drops the started window jobs from the queue and adds a waiting
-// period to the others.
-func (c *Cluster) age(started map[int]bool) {
-	kept := c.queue[:0]
-	for k, q := range c.queue {
-		if !started[k] {
-			q.nwp++
-			kept = append(kept, q)
+// age drops the started window jobs (allocs' Job: queue positions, each
+// once) from the queue and adds a waiting period to the others: one to
+// the period count, so that a period in which nothing starts costs
+// nothing per queued job, and a start moves only the queue after its
+// first started job.
+func (c *Cluster) age(allocs []model.Allocation) {
+	c.periods++
+	if len(allocs) == 0 {
+		return
+	}
+	gone := make([]int, len(allocs))
+	for i, a := range allocs {
+		gone[i] = a.Job
+	}
+	slices.Sort(gone)
+	kept := c.queue[:gone[0]]
+	for k := gone[0]; k < len(c.queue); k++ {
+		for len(gone) > 0 && gone[0] < k { // a position named twice
+			gone = gone[1:]
 		}
+		if len(gone) > 0 && gone[0] == k {
+			continue
+		}
+		kept = append(kept, c.queue[k])
 	}
 	c.queue = kept
 }
+
+// nwp returns the periods queued job q has waited.
+func (c *Cluster) nwp(q waiting) int { return c.periods - q.joined }
 
 // Waiting returns the number of queued jobs.
 func (c *Cluster) Waiting() int { return len(c.queue) }

@@ -210,5 +210,5 @@ func (s *state) kill(k int, t int64) {
 	s.res.LostNodeSeconds += (t - start) * int64(len(r.nodes))
 	s.dead = append(s.dead, s.resOf[r.job])
 	at, _ := slices.BinarySearchFunc(s.queue, r.job, func(w waiting, job int) int { return w.job - job })
-	s.queue = slices.Insert(s.queue, at, waiting{job: r.job})
+	s.queue = slices.Insert(s.queue, at, waiting{job: r.job, joined: s.periods})
 }
