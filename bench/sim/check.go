@@ -146,7 +146,7 @@ func (s *state) checkWindow(allocs []model.Allocation, t int64, who string, clai
 	b := c.cur
 	a0 := len(b.allocs)
 	for _, a := range allocs {
-		b.jobs = append(b.jobs, s.modelJob(&s.jobs[s.queue[a.Job].job], s.queue[a.Job].nwp))
+		b.jobs = append(b.jobs, s.modelJob(&s.jobs[s.queue[a.Job].job], s.nwp(s.queue[a.Job])))
 		a.Job = len(b.allocs) - a0
 		b.allocs = append(b.allocs, a)
 	}

@@ -43,10 +43,15 @@ type Cluster struct {
 	running []run
 	queue   []waiting
 	freed   bool // a job ended in the last Release
+	// periods counts the periods so far (Start): every queued job ages
+	// with it, so a period with no start costs nothing per queued job.
+	periods int
 	started int
 	dropped int
 	// released, when set, hears of the nodes of every job that ends.
 	released func(nodes []int)
+	// tree, when set, keeps per-leaf idle counts (leaves.track).
+	tree *leaves
 	// idleBuf, runBuf and jobBuf are the lists of the last window, for
 	// ReuseWindows.
 	idleBuf []int
@@ -62,7 +67,9 @@ type run struct {
 
 type waiting struct {
 	job int
-	nwp int
+	// joined is the cluster's periods when the job joined the queue: it
+	// has waited periods − joined periods since (Cluster.nwp).
+	joined int
 }
 
 // NewCluster returns an idle cluster of nodes nodes (the first nodes ids
@@ -83,18 +90,26 @@ func (c *Cluster) Release(t int64) bool {
 	kept := c.running[:0]
 	for _, r := range c.running {
 		if r.end <= t {
-			setBits(c.idleSet, r.nodes)
-			c.nIdle += len(r.nodes)
+			c.free(r.nodes)
 			c.freed = true
-			if c.released != nil {
-				c.released(r.nodes)
-			}
 			continue
 		}
 		kept = append(kept, r)
 	}
 	c.running = kept
 	return c.freed
+}
+
+// free makes nodes (those of a job that ended or was stopped) idle.
+func (c *Cluster) free(nodes []int) {
+	setBits(c.idleSet, nodes)
+	c.nIdle += len(nodes)
+	if c.tree != nil {
+		c.tree.add(nodes, 1)
+	}
+	if c.released != nil {
+		c.released(nodes)
+	}
 }
 
 // Arrive queues the jobs submitted at or before t and returns how many
@@ -106,7 +121,7 @@ func (c *Cluster) Arrive(t int64) int {
 		if c.jobs[c.next].Nodes > c.size {
 			c.dropped++
 		} else {
-			c.queue = append(c.queue, waiting{job: c.next})
+			c.queue = append(c.queue, waiting{job: c.next, joined: c.periods})
 			n++
 		}
 		c.next++
@@ -180,6 +195,22 @@ func clearBits(set []uint64, nodes []int) {
 	}
 }
 
+// countIdle returns the number of idle nodes among lo … hi−1.
+func (c *Cluster) countIdle(lo, hi int) int {
+	n := 0
+	for lo < hi {
+		w := c.idleSet[lo/64] >> (lo % 64)
+		if span := hi - lo; span < 64-lo%64 {
+			w &= 1<<span - 1
+			n += bits.OnesCount64(w)
+			break
+		}
+		n += bits.OnesCount64(w)
+		lo += 64 - lo%64
+	}
+	return n
+}
+
 // isIdle reports whether node k is idle.
 func (c *Cluster) isIdle(k int) bool { return c.idleSet[k/64]&(1<<(k%64)) != 0 }
 
@@ -224,7 +255,7 @@ func (c *Cluster) window(t int64, jobs int) *model.Window {
 	w.Idle = c.appendIdle(w.Idle)
 	w.Running = c.appendRunning(w.Running)
 	for _, q := range c.queue[:jobs] {
-		w.Jobs = append(w.Jobs, c.modelJob(&c.jobs[q.job], q.nwp))
+		w.Jobs = append(w.Jobs, c.modelJob(&c.jobs[q.job], c.nwp(q)))
 	}
 	if c.ReuseWindows {
 		c.idleBuf, c.runBuf, c.jobBuf = w.Idle, w.Running, w.Jobs
@@ -251,9 +282,9 @@ func (c *Cluster) window(t int64, jobs int) *model.Window {
 func (c *Cluster) reach(maxMulti int) (n int, none bool) {
 	free, sum, multi := c.nIdle, 0, 0
 	for i := 0; i < len(c.queue); {
-		nwp, least := c.queue[i].nwp, math.MaxInt
+		joined, least := c.queue[i].joined, math.MaxInt
 		j := i
-		for ; j < len(c.queue) && c.queue[j].nwp == nwp; j++ {
+		for ; j < len(c.queue) && c.queue[j].joined == joined; j++ {
 			nodes := c.jobs[c.queue[j].job].Nodes
 			sum += nodes
 			if nodes >= 2 {
@@ -264,7 +295,7 @@ func (c *Cluster) reach(maxMulti int) (n int, none bool) {
 		if i == 0 && least > free {
 			return j, true // the head of the order does not fit
 		}
-		if j < len(c.queue) && c.queue[j].nwp > nwp {
+		if j < len(c.queue) && c.queue[j].joined < joined { // waited longer
 			return len(c.queue), false // not ordered so (never by Arrive and Start): all of it
 		}
 		if sum > free || maxMulti > 0 && multi > maxMulti {
@@ -289,6 +320,9 @@ func (c *Cluster) occupy(job int, nodes []int, t int64) {
 // runOn runs job on nodes from t, whose idle bits are cleared already.
 func (c *Cluster) runOn(job int, nodes []int, t int64) {
 	c.nIdle -= len(nodes)
+	if c.tree != nil {
+		c.tree.add(nodes, -1)
+	}
 	c.running = append(c.running, run{job: job, nodes: nodes, end: t + c.jobs[job].Runtime})
 	c.started++
 }
@@ -302,29 +336,45 @@ func (c *Cluster) Start(allocs []model.Allocation, t int64) { c.startWindow(allo
 // nodes are cleared already (state.claim).
 func (c *Cluster) startWindow(allocs []model.Allocation, t int64, claimed bool) {
 	for _, a := range allocs {
-		q := &c.queue[a.Job]
 		if claimed {
-			c.runOn(q.job, a.Nodes, t)
+			c.runOn(c.queue[a.Job].job, a.Nodes, t)
 		} else {
-			c.occupy(q.job, a.Nodes, t)
+			c.occupy(c.queue[a.Job].job, a.Nodes, t)
 		}
-		q.nwp = -1 // started: age drops it
 	}
-	c.age()
+	c.age(allocs)
 }
 
-// age drops the started window jobs (marked by a negative waiting
-// period) from the queue and adds a waiting period to the others.
-func (c *Cluster) age() {
-	kept := c.queue[:0]
-	for _, q := range c.queue {
-		if q.nwp >= 0 {
-			q.nwp++
-			kept = append(kept, q)
+// age drops the started window jobs (allocs' Job: queue positions, each
+// once) from the queue and adds a waiting period to the others: one to
+// the period count, so that a period in which nothing starts costs
+// nothing per queued job, and a start moves only the queue after its
+// first started job.
+func (c *Cluster) age(allocs []model.Allocation) {
+	c.periods++
+	if len(allocs) == 0 {
+		return
+	}
+	gone := make([]int, len(allocs))
+	for i, a := range allocs {
+		gone[i] = a.Job
+	}
+	slices.Sort(gone)
+	kept := c.queue[:gone[0]]
+	for k := gone[0]; k < len(c.queue); k++ {
+		for len(gone) > 0 && gone[0] < k { // a position named twice
+			gone = gone[1:]
 		}
+		if len(gone) > 0 && gone[0] == k {
+			continue
+		}
+		kept = append(kept, c.queue[k])
 	}
 	c.queue = kept
 }
+
+// nwp returns the periods queued job q has waited.
+func (c *Cluster) nwp(q waiting) int { return c.periods - q.joined }
 
 // Waiting returns the number of queued jobs.
 func (c *Cluster) Waiting() int { return len(c.queue) }

@@ -202,13 +202,7 @@ func (s *state) kill(k int, t int64) {
 	r := s.running[k]
 	j := &s.jobs[r.job]
 	start := r.end - j.Runtime
-	for _, n := range r.nodes {
-		s.idleSet[n/64] |= 1 << (n % 64)
-	}
-	s.nIdle += len(r.nodes)
-	if s.released != nil {
-		s.released(r.nodes)
-	}
+	s.free(r.nodes)
 	s.running = slices.Delete(s.running, k, k+1)
 	s.started--
 	s.kills[r.job]++
@@ -216,5 +210,5 @@ func (s *state) kill(k int, t int64) {
 	s.res.LostNodeSeconds += (t - start) * int64(len(r.nodes))
 	s.dead = append(s.dead, s.resOf[r.job])
 	at, _ := slices.BinarySearchFunc(s.queue, r.job, func(w waiting, job int) int { return w.job - job })
-	s.queue = slices.Insert(s.queue, at, waiting{job: r.job})
+	s.queue = slices.Insert(s.queue, at, waiting{job: r.job, joined: s.periods})
 }

@@ -90,6 +90,32 @@ type leaves struct {
 	nodes [][]int // leaf → its nodes, ascending
 	pod   []int   // leaf → pod index (dense)
 	npods int
+	// podLeaves are each pod's leaves, ascending.
+	podLeaves [][]int
+	// ranges: every leaf's nodes are consecutive ids (a layout's), so
+	// its idle nodes are counted a word of the idle bitset at a time.
+	ranges bool
+	// leafIdle and podIdle are the idle nodes of each leaf and pod,
+	// kept up to date by the cluster's starts and ends once track has
+	// run; pods and order are pick's scratch.
+	leafIdle, podIdle []int
+	pods, order       []int
+}
+
+// track counts c's idle nodes per leaf and pod and has c keep the counts
+// as its nodes are taken and freed (Cluster.occupy and free).
+func (l *leaves) track(c *Cluster) {
+	l.leafIdle, l.podIdle = l.counts(c, nil, nil)
+	c.tree = l
+}
+
+// add adds d to the idle counts of nodes' leaves and pods.
+func (l *leaves) add(nodes []int, d int) {
+	for _, k := range nodes {
+		i := l.of[k]
+		l.leafIdle[i] += d
+		l.podIdle[l.pod[i]] += d
+	}
 }
 
 func newLeaves(c *Cluster) *leaves {
@@ -114,6 +140,12 @@ func newLeaves(c *Cluster) *leaves {
 		l.nodes[i] = append(l.nodes[i], k)
 	}
 	l.npods = len(podIdx)
+	l.podLeaves = make([][]int, l.npods)
+	l.ranges = true
+	for i, ns := range l.nodes {
+		l.podLeaves[l.pod[i]] = append(l.podLeaves[l.pod[i]], i)
+		l.ranges = l.ranges && ns[len(ns)-1]-ns[0] == len(ns)-1
+	}
 	return l
 }
 
@@ -122,9 +154,13 @@ func (l *leaves) counts(c *Cluster, leafIdle, podIdle []int) ([]int, []int) {
 	leafIdle = append(leafIdle[:0], make([]int, len(l.nodes))...)
 	podIdle = append(podIdle[:0], make([]int, l.npods)...)
 	for i, ns := range l.nodes {
-		for _, k := range ns {
-			if c.isIdle(k) {
-				leafIdle[i]++
+		if l.ranges {
+			leafIdle[i] = c.countIdle(ns[0], ns[len(ns)-1]+1)
+		} else {
+			for _, k := range ns {
+				if c.isIdle(k) {
+					leafIdle[i]++
+				}
 			}
 		}
 		podIdle[l.pod[i]] += leafIdle[i]
@@ -140,7 +176,10 @@ func (l *leaves) pick(c *Cluster, n int, st Strategy) []int {
 	if st == FirstFitStrategy {
 		return c.appendLowestIdle(out, n)
 	}
-	leafIdle, podIdle := l.counts(c, nil, nil)
+	leafIdle, podIdle := l.leafIdle, l.podIdle
+	if c.tree != l {
+		leafIdle, podIdle = l.counts(c, nil, nil)
+	}
 	take := func(leaf int) {
 		for _, k := range l.nodes[leaf] {
 			if len(out) == n {
@@ -186,24 +225,30 @@ func (l *leaves) pick(c *Cluster, n int, st Strategy) []int {
 			return cmp.Compare(a, b)
 		}
 	}
-	pods := make([]int, 0, l.npods)
+	// Pods without idle nodes come last in byIdle's order and give
+	// nothing: only the others are sorted.
+	pods := l.pods[:0]
 	bestPod := -1
 	for p, f := range podIdle {
 		if f >= n && (bestPod < 0 || f < podIdle[bestPod]) {
 			bestPod = p
 		}
-		pods = append(pods, p)
+		if f > 0 {
+			pods = append(pods, p)
+		}
 	}
 	if bestPod >= 0 {
-		pods = []int{bestPod}
+		pods = append(pods[:0], bestPod)
 	} else {
 		slices.SortFunc(pods, byIdle(podIdle))
 	}
-	order := make([]int, 0, len(l.nodes))
+	l.pods = pods
+	order := l.order[:0]
+	defer func() { l.order = order }()
 	for _, p := range pods {
 		order = order[:0]
-		for i := range l.nodes {
-			if l.pod[i] == p && leafIdle[i] > 0 {
+		for _, i := range l.podLeaves[p] {
+			if leafIdle[i] > 0 {
 				order = append(order, i)
 			}
 		}
@@ -221,6 +266,7 @@ func (l *leaves) pick(c *Cluster, n int, st Strategy) []int {
 // runSelect runs Config.Selector event by event (see Select).
 func (s *state) runSelect(ctx context.Context) error {
 	tree := newLeaves(s.Cluster)
+	tree.track(s.Cluster)
 	v := &View{Nodes: s.cfg.Nodes}
 	v.Preview = func(n int, st Strategy) []int { return tree.pick(s.Cluster, n, st) }
 	for i := range tree.nodes {
@@ -249,7 +295,8 @@ func (s *state) runSelect(ctx context.Context) error {
 				j := &s.jobs[r.job]
 				v.Running = append(v.Running, RunningView{Nodes: len(r.nodes), Start: r.end - j.Runtime, Request: requestOf(j.Walltime, j.Runtime)})
 			}
-			v.LeafIdle, v.PodIdle = tree.counts(s.Cluster, v.LeafIdle, v.PodIdle)
+			v.LeafIdle = append(v.LeafIdle[:0], tree.leafIdle...)
+			v.PodIdle = append(v.PodIdle[:0], tree.podIdle...)
 			k, st := s.cfg.Selector.Select(v)
 			if k < 0 {
 				return nil

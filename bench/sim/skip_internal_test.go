@@ -154,3 +154,29 @@ func TestSkipAsSolveAll(t *testing.T) {
 		t.Fatal("no window was skipped: the case is not covered")
 	}
 }
+
+// TestAgeDropsStarted: Start drops exactly the started queue positions
+// (in any order, a position named twice once) and ages the others by one
+// period, the jobs that arrive after by none.
+func TestAgeDropsStarted(t *testing.T) {
+	topo, err := model.NewLayout(1, 1, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := make([]trace.Job, 7)
+	for k := range jobs {
+		jobs[k] = trace.Job{ID: strconv.Itoa(k), Submit: int64(k / 6), Runtime: 5, Nodes: 1}
+	}
+	c := NewCluster(topo, 8, model.DefaultCostModel, jobs, 0)
+	c.Arrive(0) // jobs 0–5
+	c.Start(nil, 0)
+	c.Start([]model.Allocation{{Job: 4, Nodes: []int{0}}, {Job: 1, Nodes: []int{1}}, {Job: 4, Nodes: nil}}, 0)
+	c.Arrive(1) // job 6
+	var got []string
+	for _, q := range c.queue {
+		got = append(got, fmt.Sprintf("%s:%d", c.jobs[q.job].ID, c.nwp(q)))
+	}
+	if want := []string{"0:2", "2:2", "3:2", "5:2", "6:0"}; !slices.Equal(got, want) {
+		t.Errorf("queue %v, want %v", got, want)
+	}
+}

@@ -154,7 +154,7 @@ windows it solved optimally; the schedule itself is unchanged.`,
 	f.StringVar(&opts.trace, "trace", "", "trace file (required)")
 	f.StringVar(&opts.format, "format", "", "lan or swf (default: from the file name)")
 	f.StringVar(&opts.policy, "policy", "window", "window, "+rlSimPolicy+", "+schertSimPolicy+" or "+joshhSimPolicy+" (learned; --weights), or a per-job policy: "+strings.Join(sim.PolicyNames(), ", "))
-	f.StringVar(&opts.weights, "weights", "", "learned policies: weights file (optsched train sched; default: the shipped weights: "+rlSimPolicy+" of lublin_256 or HPC2N, by the trace's name; "+schertSimPolicy+" of lublin_256 for it, else of HPC2N; "+joshhSimPolicy+" of HPC2N for it, else of lublin_256)")
+	f.StringVar(&opts.weights, "weights", "", "learned policies: weights file (optsched train sched; default: the shipped weights: "+rlSimPolicy+" and "+schertSimPolicy+" of lublin_256 for it, else of HPC2N; "+joshhSimPolicy+" of HPC2N for it, else of lublin_256)")
 	f.BoolVar(&opts.sample, "sample", false, "learned policies: sample from the policy (seeded by --seed) instead of taking the most likely action")
 	f.BoolVar(&opts.kill, "kill", false, schertSimPolicy+" policy: let its killer stop running jobs predicted to run long and requeue them (restarted from scratch; the work lost is reported)")
 	f.DurationVar(&opts.tau, "tau", 60*time.Second, "window period τ (window policy)")
@@ -365,7 +365,7 @@ func (opts *simulateOptions) layoutError(tr *trace.Trace, err error) error {
 func (opts *simulateOptions) learnedConfig(cfg *sim.Config, tr *trace.Trace) error {
 	switch opts.policy {
 	case rlSimPolicy:
-		pol, err := rlPolicy(opts.weights, rlscheduler.PaperOf(opts.trace))
+		pol, err := rlPolicy(opts.weights, rlShippedOf(opts.trace))
 		if err != nil {
 			return err
 		}
@@ -474,6 +474,9 @@ func (opts *simulateOptions) policyNote(cfg *sim.Config) string {
 		}
 	}
 	note := ", allocator " + alloc
+	if w := opts.weightsNote(); w != "" {
+		note += ", " + w
+	}
 	if opts.policy != sim.CP {
 		return note
 	}
@@ -600,6 +603,34 @@ func schertPolicy(path string, synthetic bool, trace string) (*learned.RLSchert,
 		return nil, fmt.Errorf("--weights %s: %w", path, err)
 	}
 	return net, nil
+}
+
+// rlShippedOf is the trace whose shipped rlscheduler weights simulate
+// runs on path by default: lublin_256's for it, else HPC2N's (as
+// rlschert's).
+func rlShippedOf(path string) string {
+	if p := rlscheduler.PaperOf(path); p != "" {
+		return p
+	}
+	return "hpc2n"
+}
+
+// weightsNote says which weights a learned --policy runs with, or "".
+func (opts *simulateOptions) weightsNote() string {
+	paper := rlscheduler.PaperOf(opts.trace)
+	switch {
+	case opts.policy != rlSimPolicy && opts.policy != schertSimPolicy && opts.policy != joshhSimPolicy:
+		return ""
+	case opts.weights != "":
+		return "weights " + opts.weights
+	case opts.policy == rlSimPolicy:
+		paper = rlShippedOf(opts.trace)
+	case opts.policy == schertSimPolicy && paper != "lublin-1":
+		paper = "hpc2n"
+	case opts.policy == joshhSimPolicy && paper != "hpc2n":
+		paper = "lublin-1"
+	}
+	return fmt.Sprintf("the shipped %s weights of %s", opts.policy, paper)
 }
 
 // simChooser adapts a learned chooser to bench/sim.

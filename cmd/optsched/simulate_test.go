@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -271,5 +272,35 @@ func TestSimulateBruteFallsBack(t *testing.T) {
 	}
 	if !regexp.MustCompile(`windows too large for brute +[1-9][0-9]* \(answered by its fallback\)`).MatchString(out) {
 		t.Errorf("no count of the windows too large:\n%s", out)
+	}
+}
+
+// TestSimulateLearnedAnyLog: every learned policy runs on a log it has no
+// weights of its own for (KTH SP2) with the shipped weights its help
+// names, and says which it used; on Lublin-1 and HPC2N each uses that
+// log's own where it has them.
+func TestSimulateLearnedAnyLog(t *testing.T) {
+	const (
+		kth    = "../../instances/traces/KTH-SP2-1996-2.1-cln.swf.gz"
+		lublin = "../../instances/traces/lublin_256.swf.gz"
+		hpc2n  = "../../instances/traces/HPC2N-2002-2.1-cln.swf.gz"
+	)
+	cases := []struct{ trace, policy, weights string }{
+		{kth, "rlscheduler", "hpc2n"},
+		{kth, "rlschert", "hpc2n"},
+		{kth, "joshh", "lublin-1"},
+		{lublin, "rlscheduler", "lublin-1"},
+		{lublin, "rlschert", "lublin-1"},
+		{lublin, "joshh", "lublin-1"},
+		{hpc2n, "rlscheduler", "hpc2n"},
+		{hpc2n, "rlschert", "hpc2n"},
+		{hpc2n, "joshh", "hpc2n"},
+	}
+	for _, c := range cases {
+		code, out, errs := optsched(t, "", "simulate", "--trace", c.trace, "--policy", c.policy, "--max-trace-jobs", "200")
+		want := fmt.Sprintf("the shipped %s weights of %s;", c.policy, c.weights)
+		if code != exitOK || !strings.Contains(out, want) {
+			t.Errorf("%s on %s: exit %d, want %q in\n%s%s", c.policy, c.trace, code, want, out, errs)
+		}
 	}
 }
