@@ -359,18 +359,28 @@ func (c *Cluster) age(allocs []model.Allocation) {
 	for i, a := range allocs {
 		gone[i] = a.Job
 	}
+	c.queue = withoutPositions(c.queue, gone)
+}
+
+// withoutPositions removes the positions gone (any order, sorted in
+// place; a position named twice is removed once) from q, moving only the
+// part after the first.
+func withoutPositions(q []waiting, gone []int) []waiting {
+	if len(gone) == 0 {
+		return q
+	}
 	slices.Sort(gone)
-	kept := c.queue[:gone[0]]
-	for k := gone[0]; k < len(c.queue); k++ {
+	kept := q[:gone[0]]
+	for k := gone[0]; k < len(q); k++ {
 		for len(gone) > 0 && gone[0] < k { // a position named twice
 			gone = gone[1:]
 		}
 		if len(gone) > 0 && gone[0] == k {
 			continue
 		}
-		kept = append(kept, c.queue[k])
+		kept = append(kept, q[k])
 	}
-	c.queue = kept
+	return kept
 }
 
 // nwp returns the periods queued job q has waited.

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/optsched/optsched/bench/cpolicy"
 )
@@ -29,33 +30,55 @@ func (s *state) runCP(ctx context.Context) error {
 			j := &s.jobs[r.job]
 			running = append(running, cpolicy.Running{End: r.end - j.Runtime + j.Walltime, Nodes: len(r.nodes)})
 		}
-		for _, q := range s.queue {
-			j := &s.jobs[q.job]
-			waiting = append(waiting, cpolicy.Job{ID: j.ID, Submit: j.Submit, Request: j.Walltime, Nodes: j.Nodes})
-		}
+		waiting = s.cpWaiting(waiting)
 		start, st, err := pol.Decide(ctx, t, s.cfg.Nodes, s.nIdle, running, waiting)
 		if err != nil {
 			return fmt.Errorf("t=%d: cp policy: %w", t, err)
 		}
 		s.res.Windows++
 		s.res.SolveTimes = append(s.res.SolveTimes, st.Elapsed)
-		chosen := make(map[int]bool, len(start))
 		for _, k := range start {
+			if k < 0 || k >= len(waiting) {
+				return fmt.Errorf("t=%d: cp policy: started job %d of %d", t, k, len(waiting))
+			}
 			if err := s.startJob(ctx, s.queue[k].job, t); err != nil {
 				return err
 			}
-			chosen[k] = true
 		}
-		kept := s.queue[:0]
-		for k, q := range s.queue {
-			if !chosen[k] {
-				kept = append(kept, q)
-			}
-		}
-		s.queue = kept
+		s.queue = withoutPositions(s.queue, slices.Clone(start))
 		if len(s.running) == 0 && len(s.queue) > 0 && s.next == len(s.jobs) {
 			return fmt.Errorf("sim: at t=%d the cp policy started none of %d waiting jobs on an empty cluster", t, len(s.queue))
 		}
 		return nil
 	})
+}
+
+// cpWaiting appends to out the queued jobs Decide may look at: its window
+// is the first Config.CP.K jobs by arrival that fit in the cluster (free
+// and running nodes; every queued job does, larger ones are dropped on
+// arrival), and the queue is in arrival order (Arrive appends jobs sorted
+// by submit time), so the queue up to the K-th such job is all it needs. A
+// decision is then O(K), not O(queue), on a log whose queue grows to tens
+// of thousands.
+func (s *state) cpWaiting(out []cpolicy.Job) []cpolicy.Job {
+	k := s.cfg.CP.K
+	if k <= 0 {
+		k = cpolicy.DefaultK
+	}
+	capacity := s.nIdle
+	for _, r := range s.running {
+		capacity += len(r.nodes)
+	}
+	fit := 0
+	for _, q := range s.queue {
+		if fit == k && !s.cfg.cpWholeQueue {
+			break
+		}
+		j := &s.jobs[q.job]
+		out = append(out, cpolicy.Job{ID: j.ID, Submit: j.Submit, Request: j.Walltime, Nodes: j.Nodes})
+		if j.Nodes <= capacity {
+			fit++
+		}
+	}
+	return out
 }

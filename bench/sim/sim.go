@@ -98,6 +98,10 @@ type Config struct {
 	// window, as before the checker took it on), also with Check (tests
 	// compare the two).
 	ownWindowCheck bool
+	// cpWholeQueue makes the cp policy hand Decide the whole queue, as
+	// it did before it handed only the part Decide can look at (tests
+	// compare the two).
+	cpWholeQueue bool
 	// windowHook, when set, hears of each window of the window policy:
 	// its time, whether it was skipped, and the jobs it started (tests).
 	windowHook func(t int64, skipped bool, started int)
