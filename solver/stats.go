@@ -81,6 +81,10 @@ type CSPStats struct {
 	// one-job shortcut answered.
 	Method string `json:"method"`
 	Single bool   `json:"single"`
+	// Lazy: the trivial answer was found without pricing every block,
+	// each job at the first free block of the least price any block of
+	// its size can have (model.CostModel.MinCost).
+	Lazy bool `json:"lazy"`
 	// InterruptedBuilding: the deadline came while the graph was built;
 	// the sequential placement answered.
 	InterruptedBuilding bool `json:"interrupted_building"`
