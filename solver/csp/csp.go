@@ -93,7 +93,8 @@ func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 			return res, nil
 		}
 	}
-	if s.Progress == nil && s.mode == modeAuto && !s.priceAll {
+	lazy := s.Progress == nil && s.mode == modeAuto && !s.priceAll
+	if lazy {
 		if res, ok := s.lazyTrivial(ctx, p); ok {
 			return res, nil
 		}
@@ -109,6 +110,7 @@ func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 	}
 	g := st.g
 	st.mode = s.mode
+	st.stats.LazyFellBack = lazy
 	// Nothing of the graph outlives the solve: the allocations copy
 	// their nodes, and the board builds them while the solve runs.
 	defer g.Release()

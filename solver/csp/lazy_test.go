@@ -76,6 +76,9 @@ func TestLazyTrivialAsFull(t *testing.T) {
 			t.Fatalf("window %d: priceAll took the lazy path", i)
 		}
 		if !g.Lazy {
+			if !g.LazyFellBack {
+				t.Fatalf("window %d: neither lazy nor fallen back", i)
+			}
 			full++
 			continue
 		}
