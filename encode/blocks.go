@@ -42,6 +42,23 @@ func NewBlocks(w *model.Window, jobs []int) (*Blocks, error) {
 // NewBlocksContext is NewBlocks that stops with ctx's error when ctx ends
 // first (pricing every block is O(sizes × |Q| × height)).
 func NewBlocksContext(ctx context.Context, w *model.Window, jobs []int) (*Blocks, error) {
+	b, err := Group(w, jobs)
+	if err != nil {
+		return nil, err
+	}
+	b.Cost = make([][]int64, len(b.Sizes))
+	if err := b.price(ctx); err != nil {
+		b.Release()
+		return nil, err
+	}
+	return b, nil
+}
+
+// Group is NewBlocks without the prices: it groups jobs by size (Sizes,
+// Jobs, with the same checks and errors) and leaves Cost nil, for a
+// caller that prices only the blocks it looks at. Allocate works on it;
+// Objective does not.
+func Group(w *model.Window, jobs []int) (*Blocks, error) {
 	b := &Blocks{Window: w, Q: w.Idle}
 	need := 0
 	bySize := map[int][]int{}
@@ -60,13 +77,8 @@ func NewBlocksContext(ctx context.Context, w *model.Window, jobs []int) (*Blocks
 		b.Sizes = append(b.Sizes, r)
 	}
 	slices.Sort(b.Sizes)
-	b.Cost = make([][]int64, len(b.Sizes))
 	for _, r := range b.Sizes {
 		b.Jobs = append(b.Jobs, bySize[r])
-	}
-	if err := b.price(ctx); err != nil {
-		b.Release()
-		return nil, err
 	}
 	return b, nil
 }

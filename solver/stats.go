@@ -81,6 +81,14 @@ type CSPStats struct {
 	// one-job shortcut answered.
 	Method string `json:"method"`
 	Single bool   `json:"single"`
+	// Lazy: the trivial answer was found without pricing every block,
+	// each job at the first free block of the least price any block of
+	// its size can have (model.CostModel.MinCost).
+	Lazy bool `json:"lazy"`
+	// LazyFellBack: the lazy trivial path was tried and did not answer
+	// (a job found no free block of that least price, or the topology
+	// has no such price), so every block was priced.
+	LazyFellBack bool `json:"lazy_fell_back"`
 	// InterruptedBuilding: the deadline came while the graph was built;
 	// the sequential placement answered.
 	InterruptedBuilding bool `json:"interrupted_building"`

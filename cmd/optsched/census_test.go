@@ -102,6 +102,10 @@ func (c *censusSolver) Solve(ctx context.Context, p *solver.Problem) (*solver.Re
 			path = "abandoned"
 		case st.CSP != nil && st.CSP.Single:
 			path = "one-job"
+		case st.CSP != nil && st.CSP.Lazy:
+			path = "trivial (lazy)"
+		case st.CSP != nil && st.CSP.LazyFellBack:
+			path = st.CSP.Method + " (lazy tried)"
 		case st.CSP != nil:
 			path = st.CSP.Method
 		}

@@ -29,6 +29,9 @@ type Solver struct {
 	// modeWraps the wrap DPs, modeRotations the rotations wherever they
 	// apply (see exact).
 	mode int
+	// priceAll, for tests, turns the lazy trivial path off (lazyTrivial):
+	// every block is priced, as before it.
+	priceAll bool
 }
 
 const (
@@ -90,6 +93,12 @@ func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 			return res, nil
 		}
 	}
+	lazy := s.Progress == nil && s.mode == modeAuto && !s.priceAll
+	if lazy {
+		if res, ok := s.lazyTrivial(ctx, p); ok {
+			return res, nil
+		}
+	}
 	st, err := newSearchContext(ctx, p, s.Progress)
 	if err != nil && ctx.Err() != nil {
 		// Interrupted while building the graph: the sequential placement,
@@ -101,22 +110,14 @@ func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 	}
 	g := st.g
 	st.mode = s.mode
+	st.stats.LazyFellBack = lazy
 	// Nothing of the graph outlives the solve: the allocations copy
 	// their nodes, and the board builds them while the solve runs.
 	defer g.Release()
 	defer st.releaseTables()
 
-	maxCells := s.MaxCells
-	if maxCells <= 0 {
-		maxCells = DefaultMaxCells
-	}
-	states := 1
-	for _, e := range st.eps {
-		if states > maxCells {
-			break
-		}
-		states *= e + 1
-	}
+	maxCells := s.maxCells()
+	states := countStates(st.eps, maxCells)
 	cells := states * (st.nq + 1)
 	st.stats.States = states
 	proven := false
@@ -144,6 +145,27 @@ func (s Solver) Solve(ctx context.Context, p *solver.Problem) (*solver.Result, e
 	}
 	st.stats.ElapsedMS = float64(time.Since(st.t0).Microseconds()) / 1000
 	return res, nil
+}
+
+// maxCells is s.MaxCells, or DefaultMaxCells when that is 0.
+func (s Solver) maxCells() int {
+	if s.MaxCells <= 0 {
+		return DefaultMaxCells
+	}
+	return s.MaxCells
+}
+
+// countStates is the size of the DP's state space, Π_s (ε_s + 1), its
+// product stopped once past maxCells.
+func countStates(eps []int, maxCells int) int {
+	states := 1
+	for _, e := range eps {
+		if states > maxCells {
+			break
+		}
+		states *= e + 1
+	}
+	return states
 }
 
 // newSearch is newSearchContext without a deadline.

@@ -77,17 +77,9 @@ type span struct{ lo, hi int }
 // without a table of free runs.
 func placeGreedy(ctx context.Context, sizes []int, cost [][]int64, nq int, starts [][]int, jobs []int) ([]stray, bool) {
 	var used []span // sorted by lo, disjoint, non-empty, within [0, nq)
-	add := func(lo, r int) {
-		hi := lo + r
-		if hi > nq { // wraps: two spans
-			used = append(used, span{lo, nq}, span{0, hi - nq})
-		} else {
-			used = append(used, span{lo, hi})
-		}
-	}
 	for s := range starts {
 		for _, i := range starts[s] {
-			add(i, sizes[s])
+			used = addSpan(used, i, sizes[s], nq)
 		}
 	}
 	used = mergeSpans(used)
@@ -111,11 +103,19 @@ func placeGreedy(ctx context.Context, sizes []int, cost [][]int64, nq int, start
 			strays = append(strays, stray{longestRun(used, nq, len(c)), s})
 			continue
 		}
-		add(at, r)
-		used = mergeSpans(used)
+		used = mergeSpans(addSpan(used, at, r, nq))
 		starts[s] = append(starts[s], at)
 	}
 	return strays, true
+}
+
+// addSpan appends to used the positions of the block of r positions from
+// lo (circularly on nq: two spans when it wraps), unmerged.
+func addSpan(used []span, lo, r, nq int) []span {
+	if hi := lo + r; hi > nq {
+		return append(used, span{lo, nq}, span{0, hi - nq})
+	}
+	return append(used, span{lo, lo + r})
 }
 
 // mergeSpans sorts spans by lo and merges those that overlap or touch.
