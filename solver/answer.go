@@ -128,6 +128,19 @@ type Options struct {
 	// starts in seconds (ScheduleProblem.Granularity; 0:
 	// DefaultGranularity).
 	Granularity int64
+	// CallerChecks, whole-node model, makes SolveWindow leave out its
+	// model.Check of the answer's allocations against the window (which
+	// reads every idle and every running node of w: O(cluster size)),
+	// when the caller takes that check on itself before it uses or prints
+	// anything of the answer — bench/sim's simulator checks each window's
+	// allocations against the window restricted to their nodes, beside
+	// the simulation. Everything else is still checked: verify (every
+	// job asked placed or deferred once, the objective as recomputed, the
+	// bound) and model.CheckAccounted; and when one of those fails,
+	// SolveWindow runs model.Check after all and returns its error first,
+	// as without CallerChecks. The default (false) checks every answer;
+	// a time-and-resource schedule is always checked (in verify).
+	CallerChecks bool
 }
 
 // ErrSolverBug is wrapped by the errors SolveWindow returns when a solver
@@ -139,9 +152,10 @@ var ErrSolverBug = errors.New("solver: invalid answer")
 // it, in either model: the one pipeline of both. It owns the time limit
 // (opt.TimeLimit, on top of ctx's deadline), keeps a reserve of the
 // deadline for its checks (postReserve), asks s the model's problem,
-// checks the answer (verify, and model.Check) and completes it into the
-// window's answer; an error of s is returned naming it, an answer that
-// fails the checks is an ErrSolverBug error, never a result.
+// checks the answer (verify, and model.Check unless opt.CallerChecks)
+// and completes it into the window's answer; an error of s is returned
+// naming it, an answer that fails the checks is an ErrSolverBug error,
+// never a result.
 //
 // What differs between the models is the model's (windowModel):
 //   - whole-node (a Solver): the jobs are selected (model.SelectJobs,

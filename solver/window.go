@@ -14,6 +14,9 @@ import (
 type wholeNode struct {
 	sel     model.Selection
 	maxJobs int
+	// skipCheck leaves model.Check of the answer to the caller
+	// (Options.CallerChecks).
+	skipCheck bool
 }
 
 func (*wholeNode) noun() string { return "solver" }
@@ -21,7 +24,7 @@ func (*wholeNode) noun() string { return "solver" }
 // problem selects the jobs: the solver is asked to place the multi-node
 // ones, when there are any.
 func (m *wholeNode) problem(w *model.Window, opt Options) *Problem {
-	m.sel, m.maxJobs = model.SelectJobs(w, opt.MaxJobs), opt.MaxJobs
+	m.sel, m.maxJobs, m.skipCheck = model.SelectJobs(w, opt.MaxJobs), opt.MaxJobs, opt.CallerChecks
 	if len(m.sel.Multi) == 0 {
 		return nil
 	}
@@ -78,18 +81,33 @@ func (m *wholeNode) finish(w *model.Window, p *Problem, res *Result, name string
 	for _, j := range unplaced {
 		out.Deferred = append(out.Deferred, model.Deferral{Job: j, Reason: "one-node job: no idle node left after the multi-node allocation"})
 	}
-	if err := model.Check(w, out.Allocations); err != nil {
+	if err := m.checkAll(w, out, priced); err != nil {
 		return nil, err
-	}
-	if err := model.CheckAccounted(w, out.Allocations, out.Deferred); err != nil {
-		return nil, err
-	}
-	if priced != nil {
-		if err := samePrice(&out.Answer, <-priced); err != nil {
-			return nil, err
-		}
 	}
 	return out, nil
+}
+
+// checkAll checks the window's answer out: model.Check (unless the
+// caller checks it: skipCheck), model.CheckAccounted and the objective
+// priced aside (when priced is not nil). The first failure is returned,
+// in that order; with skipCheck, a failure of the others runs
+// model.Check after all, whose failure comes first as it would have.
+func (m *wholeNode) checkAll(w *model.Window, out *WindowResult, priced chan int64) error {
+	if !m.skipCheck {
+		if err := model.Check(w, out.Allocations); err != nil {
+			return err
+		}
+	}
+	err := model.CheckAccounted(w, out.Allocations, out.Deferred)
+	if err == nil && priced != nil {
+		err = samePrice(&out.Answer, <-priced)
+	}
+	if err != nil && m.skipCheck {
+		if cerr := model.Check(w, out.Allocations); cerr != nil {
+			return cerr
+		}
+	}
+	return err
 }
 
 // postReserve is the part of a deadline SolveWindow keeps for its own work

@@ -3,6 +3,7 @@ package solver_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -216,5 +217,68 @@ func TestSolveWindowPricesManyAside(t *testing.T) {
 		case off != 0 && (!errors.Is(err, solver.ErrSolverBug) || !strings.Contains(err.Error(), "reported objective")):
 			t.Errorf("objective off by %d: %v", off, err)
 		}
+	}
+}
+
+// TestSolveWindowCallerChecks: with Options.CallerChecks, SolveWindow
+// leaves model.Check of the answer to the caller — a shared or busy node
+// gets through, to be caught by the caller — and makes every other check
+// as without it, with the same errors; when one of those fails on an
+// answer model.Check would also fail, model.Check's error comes first, as
+// without CallerChecks (here a shared node and a wrong objective priced
+// aside, on 1,400 jobs).
+func TestSolveWindowCallerChecks(t *testing.T) {
+	w := load(t)
+	for _, c := range []struct {
+		name    string
+		nodes   [][]int
+		off     int64
+		checked bool // model.Check's to catch
+	}{
+		{"sound", [][]int{{4, 5}, {0, 1, 2}}, 0, false},
+		{"shared node", [][]int{{0, 1}, {1, 2, 3}}, 0, true},
+		{"busy node", [][]int{{6, 7}, {0, 1, 2}}, 0, true},
+		{"wrong objective", [][]int{{4, 5}, {0, 1, 2}}, 1, false},
+		{"busy node, wrong objective", [][]int{{6, 7}, {0, 1, 2}}, 1, false},
+	} {
+		s := fake{func(p *solver.Problem) (*solver.Result, error) {
+			r := place(w, p, c.nodes...)
+			r.Objective += c.off
+			return r, nil
+		}}
+		_, want := solver.SolveWindow(context.Background(), w, s, solver.Options{})
+		_, got := solver.SolveWindow(context.Background(), w, s, solver.Options{CallerChecks: true})
+		if c.checked {
+			want = nil
+		}
+		if (want == nil) != (c.name == "sound" || c.checked) || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: with CallerChecks %v, want %v", c.name, got, want)
+		}
+	}
+
+	topo, err := model.NewLayout(10, 10, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w = &model.Window{Topology: topo, Cost: model.DefaultCostModel}
+	for id := range topo.NumNodes() {
+		w.Idle = append(w.Idle, id)
+	}
+	for j := range 1400 {
+		w.Jobs = append(w.Jobs, model.Job{ID: strconv.Itoa(j), Nodes: 2, Walltime: 60, Queue: model.DefaultQueue})
+	}
+	s := fake{func(p *solver.Problem) (*solver.Result, error) {
+		r := &solver.Result{Status: solver.Feasible, Bound: solver.NoBound}
+		for k, j := range p.Jobs {
+			r.Allocations = append(r.Allocations, model.Allocation{Job: j, Nodes: []int{w.Idle[2*k], w.Idle[2*k+1]}, Start: w.Time})
+		}
+		r.Allocations[1].Nodes[0] = r.Allocations[0].Nodes[0]
+		r.Objective = solver.Objective(w, r.Allocations) + 1
+		return r, nil
+	}}
+	_, want := solver.SolveWindow(context.Background(), w, s, solver.Options{})
+	_, got := solver.SolveWindow(context.Background(), w, s, solver.Options{CallerChecks: true})
+	if !errors.Is(want, model.ErrInfeasible) || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("many allocations, a shared node, a wrong objective: with CallerChecks %v, without %v", got, want)
 	}
 }

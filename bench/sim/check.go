@@ -5,23 +5,27 @@ import (
 	"sync/atomic"
 
 	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/solver"
 )
 
-// A checker runs model.Check on the per-job policies' allocations in a
-// goroutine of its own, in the order they were made, while the
+// A checker runs model.Check on the simulation's allocations — each start
+// of a per-job policy, each window's allocations of the window policy —
+// in a goroutine of its own, in the order they were made, while the
 // simulation goes on: on a machine with a spare core the check then
-// takes no wall time. Each allocation is checked against the window of
-// the cluster's state when it was made, restricted to its nodes (see
-// state.check), which the simulation takes before it goes on. The first
-// allocation that fails stops the checks; the simulation stops at its
-// next start and returns that failure, as it would have returned it when
-// the allocation was made (later allocations and errors come after it).
+// takes no wall time. Each allocation, or each window's allocations
+// together, is checked against the window of the cluster's state when it
+// was made, restricted to its nodes (see state.queueCheck), which the
+// simulation takes before it goes on. The first check that fails stops
+// the checks; the simulation stops at its next start or window and
+// returns that failure, as it would have returned it when the allocation
+// was made (later allocations and errors come after it).
 //
 // Allocations go to the goroutine in batches (a few dozen, or some
 // thousands of nodes), so that handing them over costs little next to
 // checking them.
 type checker struct {
 	base   model.Window // Topology, TopologySpec and Cost of every window
+	idle   []int        // the idle list of a claimed item's window
 	todo   chan *checkBatch
 	spare  chan *checkBatch // batches checked, for reuse
 	cur    *checkBatch      // the batch being filled
@@ -30,21 +34,30 @@ type checker struct {
 	err    error // set before done is closed
 }
 
-// A checkBatch is allocations to check, in order.
+// A checkBatch is allocations to check, in order: its items' jobs,
+// allocations, idle nodes and running jobs one after another.
 type checkBatch struct {
-	items []checkItem
-	// idle holds the items' idle lists one after another.
-	idle  []int
-	nodes int
+	items   []checkItem
+	jobs    []model.Job
+	allocs  []model.Allocation // allocs[i] is of jobs[i]
+	idle    []int
+	running []model.RunningJob
+	nodes   int
 }
 
-// A checkItem is one allocation to check: job's nodes at t, and which of
-// them were idle then (idle[from:to] of its batch).
+// A checkItem is one check: the allocations allocs[a0:a1] of its batch,
+// of the jobs jobs[a0:a1] (allocation i of the item is of the item's
+// window job i), made at t, in the window whose idle nodes are
+// idle[i0:i1] (with claimed, all of the allocations' nodes instead) and
+// running jobs running[r0:r1]. who names the window
+// solver of a window's allocations, "" for a per-job policy's start
+// (the error is then worded as SolveWindow's, or as the per-job check's).
 type checkItem struct {
-	t        int64
-	job      model.Job
-	nodes    []int
-	from, to int
+	t              int64
+	who            string
+	a0, a1, i0, i1 int
+	r0, r1         int
+	claimed        bool
 }
 
 const (
@@ -66,23 +79,19 @@ func (s *state) startChecks() {
 
 func (c *checker) run() {
 	defer close(c.done)
-	jobs := make([]model.Job, 1)
 	for b := range c.todo {
 		for i := range b.items {
 			if c.err != nil {
 				break
 			}
-			it := &b.items[i]
-			w := c.base
-			jobs[0] = it.job
-			w.Time, w.Idle, w.Jobs = it.t, b.idle[it.from:it.to], jobs
-			if err := model.Check(&w, []model.Allocation{{Job: 0, Nodes: it.nodes, Start: it.t}}); err != nil {
-				c.err = fmt.Errorf("t=%d: %w", it.t, err)
+			c.err = c.checkItem(b, &b.items[i])
+			if c.err != nil {
 				c.failed.Store(true)
 			}
 		}
-		clear(b.items) // drop the node lists
-		b.items, b.idle, b.nodes = b.items[:0], b.idle[:0], 0
+		clear(b.allocs) // drop the node lists
+		clear(b.running)
+		b.items, b.jobs, b.allocs, b.idle, b.running, b.nodes = b.items[:0], b.jobs[:0], b.allocs[:0], b.idle[:0], b.running[:0], 0
 		select {
 		case c.spare <- b:
 		default:
@@ -90,28 +99,129 @@ func (c *checker) run() {
 	}
 }
 
-// check queues job's allocation on nodes at t for the checker, with the
-// window of the cluster's state now restricted to nodes: its idle nodes
-// are those of nodes that are idle, and it has no running jobs. Every
-// running job ends after t (Release ran), so a busy node of nodes fails
-// model.Check in this window as in the whole one (there "busy until" its
-// end, here "neither idle nor freed"). model.Check reads nothing of a
-// window's idle and running nodes but those the allocation uses, so the
-// check is the same, in O(job size) rather than O(cluster size). nodes
-// must not change after (the simulation only reads node lists).
+// checkItem runs model.Check on it and words its failure as the
+// simulation did when it checked at the time: a window's as SolveWindow
+// and solveWindow, a start's with its time.
+func (c *checker) checkItem(b *checkBatch, it *checkItem) error {
+	w := c.base
+	w.Time, w.Idle, w.Running, w.Jobs = it.t, b.idle[it.i0:it.i1], b.running[it.r0:it.r1], b.jobs[it.a0:it.a1]
+	allocs := b.allocs[it.a0:it.a1]
+	if it.claimed {
+		c.idle = c.idle[:0]
+		for _, a := range allocs {
+			c.idle = append(c.idle, a.Nodes...)
+		}
+		w.Idle = c.idle
+	}
+	err := model.Check(&w, allocs)
+	switch {
+	case err == nil:
+		return nil
+	case it.who != "":
+		return fmt.Errorf("window at t=%d: %w", it.t, fmt.Errorf("%w: %s: %w", solver.ErrSolverBug, it.who, err))
+	default:
+		return fmt.Errorf("t=%d: %w", it.t, err)
+	}
+}
+
+// check queues job's allocation on nodes at t for the checker (see
+// queueCheck). nodes must not change after (the simulation only reads
+// node lists).
 func (s *state) check(job int, nodes []int, t int64) {
+	b := s.checker.cur
+	b.jobs = append(b.jobs, s.modelJob(&s.jobs[job], 0))
+	b.allocs = append(b.allocs, model.Allocation{Nodes: nodes, Start: t})
+	s.queueCheck(t, "", len(b.allocs)-1)
+}
+
+// checkWindow queues the allocations of the window at t, which the
+// window solver who gave (window jobs: the queue's), for the checker, as
+// one check. claimed says that claim found every node of allocs on the
+// cluster, idle and used once (and cleared their idle bits): the check's
+// window then has them all idle and no running job, in O(allocations)
+// here; otherwise the check's window is taken as queueCheck takes it.
+// Their node lists must not change after.
+func (s *state) checkWindow(allocs []model.Allocation, t int64, who string, claimed bool) {
 	c := s.checker
 	b := c.cur
-	from := len(b.idle)
-	for _, k := range nodes {
-		if k >= 0 && k < s.size && s.isIdle(k) {
-			b.idle = append(b.idle, k)
-		}
+	a0 := len(b.allocs)
+	for _, a := range allocs {
+		b.jobs = append(b.jobs, s.modelJob(&s.jobs[s.queue[a.Job].job], s.nwp(s.queue[a.Job])))
+		a.Job = len(b.allocs) - a0
+		b.allocs = append(b.allocs, a)
 	}
-	b.items = append(b.items, checkItem{t: t, job: s.modelJob(&s.jobs[job], 0), nodes: nodes, from: from, to: len(b.idle)})
-	if b.nodes += len(nodes); len(b.items) >= checkBatchJobs || b.nodes >= checkBatchNodes {
+	if !claimed {
+		s.queueCheck(t, who, a0)
+		return
+	}
+	for _, a := range allocs {
+		b.nodes += len(a.Nodes)
+	}
+	b.items = append(b.items, checkItem{t: t, who: who, a0: a0, a1: len(b.allocs), i0: len(b.idle), i1: len(b.idle),
+		r0: len(b.running), r1: len(b.running), claimed: true})
+	c.sendFull()
+}
+
+// queueCheck queues the allocations of the batch being filled from a0 on
+// (and their jobs), made at t, as one check in the window of the
+// cluster's state now restricted to their nodes: its idle nodes are
+// those of their nodes that are idle, and its running jobs the running
+// jobs on those of their nodes that are busy (none, unless a node is
+// busy), restricted to those nodes. model.Check reads nothing of a
+// window's idle and running nodes but those the allocations use, so the
+// check is the same as the whole window's, with the same error, in
+// O(allocated nodes) rather than O(cluster size). (A window job an
+// allocation does not start is not in the check's window: SolveWindow's
+// verify has checked that each job is allocated at most once.)
+func (s *state) queueCheck(t int64, who string, a0 int) {
+	c := s.checker
+	b := c.cur
+	i0, r0 := len(b.idle), len(b.running)
+	var busy map[int]bool
+	for _, a := range b.allocs[a0:] {
+		for _, k := range a.Nodes {
+			switch {
+			case k < 0 || k >= s.size:
+			case s.isIdle(k):
+				b.idle = append(b.idle, k)
+			default:
+				if busy == nil {
+					busy = make(map[int]bool)
+				}
+				busy[k] = true
+			}
+		}
+		b.nodes += len(a.Nodes)
+	}
+	if busy != nil {
+		b.running = s.appendRunningOn(b.running, busy)
+	}
+	b.items = append(b.items, checkItem{t: t, who: who, a0: a0, a1: len(b.allocs), i0: i0, i1: len(b.idle), r0: r0, r1: len(b.running)})
+	c.sendFull()
+}
+
+// sendFull sends the batch being filled when it is full.
+func (c *checker) sendFull() {
+	if b := c.cur; len(b.allocs) >= checkBatchJobs || b.nodes >= checkBatchNodes {
 		c.send()
 	}
+}
+
+// appendRunningOn appends to out the running jobs on the nodes of busy,
+// as a window's, each restricted to those nodes (new lists).
+func (s *state) appendRunningOn(out []model.RunningJob, busy map[int]bool) []model.RunningJob {
+	for _, r := range s.running {
+		var on []int
+		for _, k := range r.nodes {
+			if busy[k] {
+				on = append(on, k)
+			}
+		}
+		if on != nil {
+			out = append(out, model.RunningJob{ID: "run-" + s.jobs[r.job].ID, Nodes: on, End: r.end, Comm: s.RunningComm})
+		}
+	}
+	return out
 }
 
 // send hands the batch being filled to the checker and starts another.

@@ -14,7 +14,8 @@ import (
 // TestCheckerReportsFirstFailure: the checker checks allocations in the
 // order they were made, against the cluster's state when each was made,
 // and reports the first that fails with the text model.Check gives it
-// on that state (as the simulation checked before it had a checker);
+// on that state, the whole cluster's window (its idle nodes and running
+// jobs) holding the job;
 // checkFailed turns true once it has, and stopChecks returns nil when
 // every allocation is feasible.
 func TestCheckerReportsFirstFailure(t *testing.T) {
@@ -39,12 +40,8 @@ func TestCheckerReportsFirstFailure(t *testing.T) {
 				// A busy node, then one out of the topology.
 				s.occupy(0, []int{nodes[1]}, tm)
 				nodes = []int{nodes[0], nodes[1], 99}
-				w := &model.Window{Time: tm, Topology: topo, Cost: cfg.Cost, Jobs: []model.Job{s.modelJob(&s.jobs[k], 0)}}
-				for _, id := range nodes {
-					if id < topo.NumNodes() && s.isIdle(id) {
-						w.Idle = append(w.Idle, id)
-					}
-				}
+				w := &model.Window{Time: tm, Topology: topo, Cost: cfg.Cost, Jobs: []model.Job{s.modelJob(&s.jobs[k], 0)},
+					Idle: s.idle(), Running: s.runningJobs()}
 				want = fmt.Errorf("t=%d: %w", tm, model.Check(w, []model.Allocation{{Job: 0, Nodes: nodes, Start: tm}}))
 			}
 			s.check(k, nodes, tm)
@@ -60,7 +57,7 @@ func TestCheckerReportsFirstFailure(t *testing.T) {
 		if s.checker != nil || (bad >= 0) != (got != nil) || c.failed.Load() != (got != nil) || s.checkFailed() {
 			t.Fatalf("bad allocation %d: checker left %v, error %v, failed %v", bad, s.checker, got, c.failed.Load())
 		}
-		if got != nil && !strings.Contains(got.Error(), "neither idle nor freed") && !strings.Contains(got.Error(), "not in the topology") {
+		if got != nil && !strings.Contains(got.Error(), fmt.Sprintf("busy until %d", bad+5)) && !strings.Contains(got.Error(), "not in the topology") {
 			t.Fatalf("bad allocation %d: %v", bad, got)
 		}
 	}

@@ -102,9 +102,7 @@ func (c *Cluster) Release(t int64) bool {
 
 // free makes nodes (those of a job that ended or was stopped) idle.
 func (c *Cluster) free(nodes []int) {
-	for _, k := range nodes {
-		c.idleSet[k/64] |= 1 << (k % 64)
-	}
+	setBits(c.idleSet, nodes)
 	c.nIdle += len(nodes)
 	if c.tree != nil {
 		c.tree.add(nodes, 1)
@@ -138,9 +136,19 @@ func (c *Cluster) idle() []int { return c.appendIdle(make([]int, 0, c.nIdle)) }
 func (c *Cluster) appendIdle(out []int) []int { return c.appendLowestIdle(out, c.nIdle) }
 
 // appendLowestIdle appends the n lowest idle node ids (at most all),
-// ascending, to out, in O(n + nodes/64).
+// ascending, to out, in O(n + nodes/64); a word of 64 idle nodes is
+// written in one stretch.
 func (c *Cluster) appendLowestIdle(out []int, n int) []int {
 	for i, word := range c.idleSet {
+		if word == math.MaxUint64 && n >= 64 {
+			at := len(out)
+			out = slices.Grow(out, 64)[:at+64]
+			for b := range 64 {
+				out[at+b] = i*64 + b
+			}
+			n -= 64
+			continue
+		}
 		for ; word != 0 && n > 0; n-- {
 			out = append(out, i*64+bits.TrailingZeros64(word))
 			word &= word - 1
@@ -150,6 +158,41 @@ func (c *Cluster) appendLowestIdle(out []int, n int) []int {
 		}
 	}
 	return out
+}
+
+// setBits sets the bits of nodes (ids from 0) in set, a word at a time
+// over nodes in one word in a row (no store waits on the one before).
+func setBits(set []uint64, nodes []int) {
+	w, m := 0, uint64(0)
+	for _, k := range nodes {
+		if k/64 != w {
+			if m != 0 {
+				set[w] |= m
+			}
+			w, m = k/64, 0
+		}
+		m |= 1 << (k % 64)
+	}
+	if m != 0 {
+		set[w] |= m
+	}
+}
+
+// clearBits clears the bits of nodes (ids from 0) in set, as setBits.
+func clearBits(set []uint64, nodes []int) {
+	w, m := 0, uint64(0)
+	for _, k := range nodes {
+		if k/64 != w {
+			if m != 0 {
+				set[w] &^= m
+			}
+			w, m = k/64, 0
+		}
+		m |= 1 << (k % 64)
+	}
+	if m != 0 {
+		set[w] &^= m
+	}
 }
 
 // countIdle returns the number of idle nodes among lo … hi−1.
@@ -270,9 +313,12 @@ func (c *Cluster) forgetWindow() { c.idleBuf, c.runBuf, c.jobBuf = nil, nil, nil
 
 // occupy runs job (an index into the jobs) on nodes from t.
 func (c *Cluster) occupy(job int, nodes []int, t int64) {
-	for _, k := range nodes {
-		c.idleSet[k/64] &^= 1 << (k % 64)
-	}
+	clearBits(c.idleSet, nodes)
+	c.runOn(job, nodes, t)
+}
+
+// runOn runs job on nodes from t, whose idle bits are cleared already.
+func (c *Cluster) runOn(job int, nodes []int, t int64) {
 	c.nIdle -= len(nodes)
 	if c.tree != nil {
 		c.tree.add(nodes, -1)
@@ -284,9 +330,17 @@ func (c *Cluster) occupy(job int, nodes []int, t int64) {
 // Start starts at t the allocations of a solve of Window(t) (their Job
 // is a window job: a position in the queue) and ages the jobs left
 // waiting by one period.
-func (c *Cluster) Start(allocs []model.Allocation, t int64) {
+func (c *Cluster) Start(allocs []model.Allocation, t int64) { c.startWindow(allocs, t, false) }
+
+// startWindow is Start; with claimed, the idle bits of the allocations'
+// nodes are cleared already (state.claim).
+func (c *Cluster) startWindow(allocs []model.Allocation, t int64, claimed bool) {
 	for _, a := range allocs {
-		c.occupy(c.queue[a.Job].job, a.Nodes, t)
+		if claimed {
+			c.runOn(c.queue[a.Job].job, a.Nodes, t)
+		} else {
+			c.occupy(c.queue[a.Job].job, a.Nodes, t)
+		}
 	}
 	c.age(allocs)
 }

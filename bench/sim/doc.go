@@ -41,10 +41,13 @@
 // simulator treats every job as communication-intensive with recursive
 // doubling (Mishra et al.'s allocators read it).
 //
-// Every allocation of every policy goes through model.Check; those of the
-// per-job policies (and cp) in a goroutine of its own, in the order they
-// were made, while the simulation goes on (the first that fails is
-// returned as the run's error, as if it had stopped there).
+// Every allocation of every policy goes through model.Check; with
+// Config.Check, those of the per-job policies (and cp) and each window's
+// of the window policy in a goroutine of its own, in the order they were
+// made, against the cluster's state restricted to their nodes, while the
+// simulation goes on (the first that fails is returned as the run's
+// error, as if it had stopped there, with the same text; a window whose
+// nodes are off the cluster, busy or used twice stops the run at once).
 //
 // Cluster is the window policy's period stepping (release, arrive,
 // window, start), exported for other window-based runners: bench/lan2023's

@@ -62,7 +62,11 @@ type Config struct {
 	// 0 means DefaultEWT.
 	DefaultExpectedWait int64
 	// Check runs model.Check on every allocation (on by default in
-	// Default; tests always keep it).
+	// Default; tests always keep it): the per-job policies' starts and the
+	// window policy's windows, against the cluster's state restricted to
+	// the allocated nodes, beside the simulation (see checker). Without
+	// it the window policy's windows are still checked, by SolveWindow
+	// on the whole window.
 	Check bool
 	// DiscardNodes leaves the node lists out of the results
 	// (JobResult.Nodes nil, JobResult.Size their length): a 250,000-job
@@ -89,6 +93,11 @@ type Config struct {
 	// solveAll makes the window policy solve every window, of the whole
 	// queue, as it did before it skipped windows (tests compare the two).
 	solveAll bool
+	// ownWindowCheck makes the window policy leave the check of each
+	// window's allocations to SolveWindow (model.Check on the whole
+	// window, as before the checker took it on), also with Check (tests
+	// compare the two).
+	ownWindowCheck bool
 	// cpWholeQueue makes the cp policy hand Decide the whole queue, as
 	// it did before it handed only the part Decide can look at (tests
 	// compare the two).
@@ -223,7 +232,13 @@ func Run(ctx context.Context, tr *trace.Trace, cfg Config) (*Result, error) {
 		if cfg.GapSolver != nil {
 			s.res.GapSolver = cfg.GapSolver.Name()
 		}
+		if cfg.Check && !cfg.ownWindowCheck {
+			s.startChecks()
+		}
 		err = s.runWindows(ctx)
+		if cerr := s.stopChecks(); cerr != nil {
+			err = cerr
+		}
 	case Learned:
 		if (cfg.Chooser == nil) == (cfg.Picker == nil) {
 			return nil, fmt.Errorf("%w: the %s policy needs a chooser or a picker (one of them)", ErrConfig, Learned)
@@ -399,6 +414,9 @@ func (s *state) nextEvent() int64 {
 // indices as the whole queue's window; the jobs after them are not
 // selected either way).
 func (s *state) solveWindow(ctx context.Context, t int64) error {
+	if s.checkFailed() {
+		return errCheckFailed // Run returns the failure instead
+	}
 	jobs := len(s.queue)
 	if !s.cfg.solveAll {
 		n, none := s.reach(s.cfg.MaxJobs)
@@ -414,10 +432,13 @@ func (s *state) solveWindow(ctx context.Context, t int64) error {
 	}
 	w := s.window(t, jobs)
 	opt := solver.Options{MaxJobs: s.cfg.MaxJobs, TimeLimit: s.cfg.TimeLimit}
-	// SolveWindow checks its answer with model.Check on w (Config.Check
-	// need not check it twice: on a 32,768-node cluster each check reads
-	// every idle and running node).
-	res, err := solver.SolveWindow(ctx, w, s.cfg.Solver, opt)
+	// With a checker, SolveWindow leaves model.Check of its answer to it
+	// (on a 32,768-node cluster a check of the whole window reads every
+	// idle and running node; the checker's reads the allocated nodes,
+	// beside the simulation); without, SolveWindow checks it.
+	own := opt
+	own.CallerChecks = s.checker != nil
+	res, err := solver.SolveWindow(ctx, w, s.cfg.Solver, own)
 	if err != nil {
 		return fmt.Errorf("window at t=%d: %w", t, err)
 	}
@@ -444,15 +465,67 @@ func (s *state) solveWindow(ctx context.Context, t int64) error {
 	s.res.SolveTimes = append(s.res.SolveTimes, res.Elapsed)
 	for i, a := range res.Allocations {
 		// The next window reuses this one's lists, which a solver's node
-		// lists may share: the running jobs and results keep copies.
+		// lists may share: the running jobs, results and checker keep
+		// copies.
 		res.Allocations[i].Nodes = slices.Clone(a.Nodes)
-		s.record(s.queue[a.Job].job, res.Allocations[i].Nodes, t) // window jobs are the queue, in order
 	}
-	s.Start(res.Allocations, t)
+	if s.checker != nil {
+		who := "solver " + s.cfg.Solver.Name()
+		if !s.claim(res.Allocations) {
+			// Starting them would break the cluster's state: their
+			// check fails (or one before it); wait for it.
+			s.checkWindow(res.Allocations, t, who, false)
+			if err := s.stopChecks(); err != nil {
+				return err
+			}
+			return fmt.Errorf("sim: window at t=%d: %s started a job on a node that is off the cluster, busy or used twice, yet model.Check passed it", t, who)
+		}
+		s.checkWindow(res.Allocations, t, who, true)
+	}
+	for _, a := range res.Allocations {
+		s.record(s.queue[a.Job].job, a.Nodes, t) // window jobs are the queue, in order
+	}
+	s.startWindow(res.Allocations, t, s.checker != nil) // claimed with a checker
 	if s.cfg.windowHook != nil {
 		s.cfg.windowHook(t, false, len(res.Allocations))
 	}
 	return nil
+}
+
+// claim clears the idle bits of the nodes of allocs (for startWindow)
+// and reports true when every node is on the cluster, idle and used
+// once, so that starting them keeps the cluster's state sound; otherwise
+// it clears none and reports false. (The checker, not claim, tells a
+// window's allocations feasible: its model.Check checks more, and words
+// the failure.) Nodes in one word in a row are claimed together (as
+// setBits).
+func (s *state) claim(allocs []model.Allocation) bool {
+	w, m := 0, uint64(0) // the word being claimed, and its nodes claimed so far
+	for i, a := range allocs {
+		for j, k := range a.Nodes {
+			ok := k >= 0 && k < s.size
+			if ok && k/64 != w {
+				s.idleSet[w] &^= m
+				w, m = k/64, 0
+			}
+			if !ok || s.idleSet[w]&^m&(1<<(k%64)) == 0 { // off the cluster, busy, or claimed already
+				s.idleSet[w] &^= m
+				s.unclaim(allocs[:i], a.Nodes[:j])
+				return false
+			}
+			m |= 1 << (k % 64)
+		}
+	}
+	s.idleSet[w] &^= m
+	return true
+}
+
+// unclaim sets the idle bits of the nodes of allocs and of nodes again.
+func (s *state) unclaim(allocs []model.Allocation, nodes []int) {
+	for _, a := range allocs {
+		setBits(s.idleSet, a.Nodes)
+	}
+	setBits(s.idleSet, nodes)
 }
 
 // runEvents runs a per-job policy, scheduling at every arrival and end.
