@@ -33,6 +33,15 @@ type HeadChooser interface {
 	ChooseHead(now int64, idle, nodes int, queue []QueuedJob) int
 }
 
+// A PrefixChooser is a HeadChooser whose choice depends on the first
+// Visible() queued jobs (in arrival order) only: runChooser hands it that
+// part of the queue, so that a decision does not grow with a queue of
+// 10⁵ jobs. Visible() ≤ 0 means the whole queue.
+type PrefixChooser interface {
+	HeadChooser
+	Visible() int
+}
+
 // runChooser runs Config.Chooser event by event: while jobs wait, the
 // head (chosen once, kept until it starts) starts if it fits, through
 // startJob (placement and model.Check), and the next head is chosen.
@@ -54,7 +63,7 @@ func (s *state) runChooser(ctx context.Context) error {
 				}
 			} else {
 				buf = buf[:0]
-				for _, q := range s.queue {
+				for _, q := range s.queue[:s.chooserView()] {
 					j := &s.jobs[q.job]
 					req := j.Walltime
 					if req <= 0 {
@@ -79,6 +88,15 @@ func (s *state) runChooser(ctx context.Context) error {
 		}
 		return nil
 	})
+}
+
+// chooserView returns how much of the queue Config.Chooser sees: all of
+// it, or its Visible() first jobs (PrefixChooser).
+func (s *state) chooserView() int {
+	if pc, ok := s.cfg.Chooser.(PrefixChooser); ok && pc.Visible() > 0 {
+		return min(len(s.queue), pc.Visible())
+	}
+	return len(s.queue)
 }
 
 // A RunningJob is a running job as a JobPicker or Killer sees it.

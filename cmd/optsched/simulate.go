@@ -370,7 +370,7 @@ func (opts *simulateOptions) learnedConfig(cfg *sim.Config, tr *trace.Trace) err
 			return err
 		}
 		cfg.Policy = sim.Learned
-		cfg.Chooser = simChooser{learned.NewChooser(pol, learnedNorm(tr), opts.sample, opts.seed)}
+		cfg.Chooser = &simChooser{c: learned.NewChooser(pol, learnedNorm(tr), opts.sample, opts.seed)}
 	case schertSimPolicy:
 		net, err := schertPolicy(opts.weights, false, opts.trace)
 		if err != nil {
@@ -634,13 +634,19 @@ func (opts *simulateOptions) weightsNote() string {
 }
 
 // simChooser adapts a learned chooser to bench/sim.
-type simChooser struct{ c *learned.Chooser }
+type simChooser struct {
+	c   *learned.Chooser
+	buf []rlscheduler.Waiting
+}
 
 // ChooseHead implements sim.HeadChooser.
-func (s simChooser) ChooseHead(now int64, idle, nodes int, queue []sim.QueuedJob) int {
-	w := make([]rlscheduler.Waiting, len(queue))
+func (s *simChooser) ChooseHead(now int64, idle, nodes int, queue []sim.QueuedJob) int {
+	s.buf = s.buf[:0]
 	for i, q := range queue {
-		w[i] = rlscheduler.Waiting{Job: i, Submit: q.Submit, Request: q.Request, Nodes: q.Nodes}
+		s.buf = append(s.buf, rlscheduler.Waiting{Job: i, Submit: q.Submit, Request: q.Request, Nodes: q.Nodes})
 	}
-	return s.c.Choose(now, idle, nodes, w)
+	return s.c.Choose(now, idle, nodes, s.buf)
 }
+
+// Visible implements sim.PrefixChooser.
+func (s *simChooser) Visible() int { return s.c.Visible() }
