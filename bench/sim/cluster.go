@@ -364,23 +364,22 @@ func (c *Cluster) age(allocs []model.Allocation) {
 
 // withoutPositions removes the positions gone (any order, sorted in
 // place; a position named twice is removed once) from q, moving only the
-// part after the first.
+// part after the first, a run between two removed positions at a time.
 func withoutPositions(q []waiting, gone []int) []waiting {
 	if len(gone) == 0 {
 		return q
 	}
 	slices.Sort(gone)
-	kept := q[:gone[0]]
-	for k := gone[0]; k < len(q); k++ {
-		for len(gone) > 0 && gone[0] < k { // a position named twice
-			gone = gone[1:]
+	gone = slices.Compact(gone)
+	out := gone[0]
+	for i, g := range gone {
+		next := len(q)
+		if i+1 < len(gone) {
+			next = gone[i+1]
 		}
-		if len(gone) > 0 && gone[0] == k {
-			continue
-		}
-		kept = append(kept, q[k])
+		out += copy(q[out:], q[g+1:next])
 	}
-	return kept
+	return q[:out]
 }
 
 // nwp returns the periods queued job q has waited.
