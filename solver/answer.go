@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/optsched/optsched/model"
@@ -294,6 +295,9 @@ func verify[O ObjectiveValue](w *model.Window, m windowModel[O], p *ProblemOf[O]
 	if err := m.check(w, p, a); err != nil {
 		return err
 	}
+	if err := onTopology(w, a.Allocations); err != nil {
+		return err
+	}
 	if !pricedAside {
 		if err := samePrice(a, m.price(w, a)); err != nil {
 			return err
@@ -328,4 +332,24 @@ func boundSlack[O ObjectiveValue](a *Answer[O]) float64 {
 func isFloat[O ObjectiveValue]() bool {
 	_, ok := any(*new(O)).(float64)
 	return ok
+}
+
+// onTopology reports the first allocated node that is not a node of w's
+// topology: the objective cannot be priced on it (the pricing indexes the
+// topology by node id), so it is refused before any pricing, as an
+// infeasible answer, not left to panic.
+func onTopology(w *model.Window, allocs []model.Allocation) error {
+	n := w.Topology.NumNodes()
+	for _, al := range allocs {
+		for _, k := range al.Nodes {
+			if k < 0 || k >= n {
+				id := strconv.Itoa(al.Job)
+				if al.Job >= 0 && al.Job < len(w.Jobs) {
+					id = w.Jobs[al.Job].ID
+				}
+				return fmt.Errorf("%w: allocation for job %s: node %d is not on the topology (%d nodes)", model.ErrInfeasible, id, k, n)
+			}
+		}
+	}
+	return nil
 }

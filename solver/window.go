@@ -54,7 +54,7 @@ func (m *wholeNode) finish(w *model.Window, p *Problem, res *Result, name string
 		// the checks below when there are many (on 47,000 jobs each
 		// takes tens of milliseconds, and the machine has a second
 		// core).
-		if res != nil && len(res.Allocations) >= parallelPricing {
+		if res != nil && len(res.Allocations) >= parallelPricing && onTopology(w, res.Allocations) == nil {
 			priced = make(chan int64, 1)
 			go func(allocs []model.Allocation) { priced <- Objective(w, allocs) }(res.Allocations)
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -280,5 +281,43 @@ func TestSolveWindowCallerChecks(t *testing.T) {
 	_, got := solver.SolveWindow(context.Background(), w, s, solver.Options{CallerChecks: true})
 	if !errors.Is(want, model.ErrInfeasible) || fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("many allocations, a shared node, a wrong objective: with CallerChecks %v, without %v", got, want)
+	}
+}
+
+// TestSolveWindowOffTopology: an answer with a node id off the topology
+// (below 0, at or past its last node) is refused as infeasible, naming
+// the node, with and without CallerChecks and with its objective priced
+// aside (many allocations) or not — never a panic of the pricing.
+func TestSolveWindowOffTopology(t *testing.T) {
+	small := load(t)
+	topo, err := model.NewLayout(10, 10, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	large := &model.Window{Topology: topo, Cost: model.DefaultCostModel}
+	for id := range topo.NumNodes() {
+		large.Idle = append(large.Idle, id)
+	}
+	for j := range 1400 {
+		large.Jobs = append(large.Jobs, model.Job{ID: strconv.Itoa(j), Nodes: 2, Walltime: 60, Queue: model.DefaultQueue})
+	}
+	for _, w := range []*model.Window{small, large} {
+		for _, bad := range []int{-1, w.Topology.NumNodes(), 1 << 40} {
+			s := fake{func(p *solver.Problem) (*solver.Result, error) {
+				r := &solver.Result{Status: solver.Feasible, Bound: solver.NoBound}
+				for k, j := range p.Jobs {
+					n := w.Jobs[j].Nodes
+					r.Allocations = append(r.Allocations, model.Allocation{Job: j, Nodes: slices.Clone(w.Idle[k*n : (k+1)*n]), Start: w.Time})
+				}
+				r.Allocations[len(r.Allocations)-1].Nodes[0] = bad
+				return r, nil
+			}}
+			for _, caller := range []bool{false, true} {
+				_, err := solver.SolveWindow(context.Background(), w, s, solver.Options{CallerChecks: caller})
+				if !errors.Is(err, model.ErrInfeasible) || !strings.Contains(err.Error(), fmt.Sprintf("node %d is not on the topology", bad)) {
+					t.Errorf("%d jobs, node %d, caller checks %v: %v", len(w.Jobs), bad, caller, err)
+				}
+			}
+		}
 	}
 }
