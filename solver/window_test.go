@@ -191,17 +191,7 @@ func TestGap(t *testing.T) {
 // priced beside the checks (parallelPricing); a wrong one is still caught,
 // and a right one passes.
 func TestSolveWindowPricesManyAside(t *testing.T) {
-	topo, err := model.NewLayout(10, 10, 30)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := &model.Window{Topology: topo, Cost: model.DefaultCostModel}
-	for id := range topo.NumNodes() {
-		w.Idle = append(w.Idle, id)
-	}
-	for j := range 1400 {
-		w.Jobs = append(w.Jobs, model.Job{ID: strconv.Itoa(j), Nodes: 2, Walltime: 60, Queue: model.DefaultQueue})
-	}
+	w := manyJobsWindow(t)
 	for _, off := range []int64{0, 1} {
 		s := fake{func(p *solver.Problem) (*solver.Result, error) {
 			r := &solver.Result{Status: solver.Feasible, Bound: solver.NoBound}
@@ -257,17 +247,7 @@ func TestSolveWindowCallerChecks(t *testing.T) {
 		}
 	}
 
-	topo, err := model.NewLayout(10, 10, 30)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w = &model.Window{Topology: topo, Cost: model.DefaultCostModel}
-	for id := range topo.NumNodes() {
-		w.Idle = append(w.Idle, id)
-	}
-	for j := range 1400 {
-		w.Jobs = append(w.Jobs, model.Job{ID: strconv.Itoa(j), Nodes: 2, Walltime: 60, Queue: model.DefaultQueue})
-	}
+	w = manyJobsWindow(t)
 	s := fake{func(p *solver.Problem) (*solver.Result, error) {
 		r := &solver.Result{Status: solver.Feasible, Bound: solver.NoBound}
 		for k, j := range p.Jobs {
@@ -290,17 +270,7 @@ func TestSolveWindowCallerChecks(t *testing.T) {
 // aside (many allocations) or not — never a panic of the pricing.
 func TestSolveWindowOffTopology(t *testing.T) {
 	small := load(t)
-	topo, err := model.NewLayout(10, 10, 30)
-	if err != nil {
-		t.Fatal(err)
-	}
-	large := &model.Window{Topology: topo, Cost: model.DefaultCostModel}
-	for id := range topo.NumNodes() {
-		large.Idle = append(large.Idle, id)
-	}
-	for j := range 1400 {
-		large.Jobs = append(large.Jobs, model.Job{ID: strconv.Itoa(j), Nodes: 2, Walltime: 60, Queue: model.DefaultQueue})
-	}
+	large := manyJobsWindow(t)
 	for _, w := range []*model.Window{small, large} {
 		for _, bad := range []int{-1, w.Topology.NumNodes(), 1 << 40} {
 			s := fake{func(p *solver.Problem) (*solver.Result, error) {
@@ -320,4 +290,23 @@ func TestSolveWindowOffTopology(t *testing.T) {
 			}
 		}
 	}
+}
+
+// manyJobsWindow is a window of 1,400 two-node jobs on 3,000 idle nodes:
+// more allocations than parallelPricing, so that SolveWindow prices the
+// objective aside.
+func manyJobsWindow(t *testing.T) *model.Window {
+	t.Helper()
+	topo, err := model.NewLayout(10, 10, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &model.Window{Topology: topo, Cost: model.DefaultCostModel}
+	for id := range topo.NumNodes() {
+		w.Idle = append(w.Idle, id)
+	}
+	for j := range 1400 {
+		w.Jobs = append(w.Jobs, model.Job{ID: strconv.Itoa(j), Nodes: 2, Walltime: 60, Queue: model.DefaultQueue})
+	}
+	return w
 }
