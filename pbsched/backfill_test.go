@@ -22,7 +22,11 @@ import (
 // empty, 2 more than it needs. S ends by then; L2 takes one extra vnode;
 // L1 would end after the shadow and needs 2 extra vnodes, 1 is left, so
 // it waits.
-func bigHeadCluster(t *testing.T) *cluster {
+func bigHeadCluster(t *testing.T) *cluster { return bigHeadOf(t, true) }
+
+// bigHeadOf is bigHeadCluster, with R.s in qstat or, when running is
+// false, gone from it while pbsnodes still lists it on v4–v7.
+func bigHeadOf(t *testing.T, running bool) *cluster {
 	const old, recent = "Tue Nov 14 20:13:20 2023", "Tue Nov 14 22:13:00 2023"
 	job := func(id, qtime string, n int, wall string) string {
 		return fmt.Sprintf(`"%s":{"job_state":"Q","queue":"workq","qtime":"%s","Resource_List":{"select":"%d:ncpus=64","place":"excl","walltime":"%s"}}`, id, qtime, n, wall)
@@ -35,9 +39,11 @@ func bigHeadCluster(t *testing.T) *cluster {
 		}
 		nodes = append(nodes, fmt.Sprintf(`"v%d":{"state":"%s"%s,"resources_available":{"ncpus":64,"mem":"256gb","tier0":"t0_%d","tier1":"t1_%d"}%s}`, i, st, jobs, i/2, i/4, asg))
 	}
-	running := `"R.s":{"job_state":"R","queue":"workq","stime":"Tue Nov 14 22:13:20 2023","exec_vnode":"(v4:ncpus=64)+(v5:ncpus=64)+(v6:ncpus=64)+(v7:ncpus=64)","Resource_List":{"select":"4:ncpus=64","place":"excl","walltime":"01:00:00"}}`
-	return smallCluster(t, strings.Join(nodes, ","), strings.Join([]string{running,
-		job("H.s", old, 6, "02:00:00"), job("S.s", recent, 1, "00:30:00"), job("L1.s", recent, 2, "03:00:00"), job("L2.s", recent, 1, "03:00:00")}, ","))
+	jobs := []string{job("H.s", old, 6, "02:00:00"), job("S.s", recent, 1, "00:30:00"), job("L1.s", recent, 2, "03:00:00"), job("L2.s", recent, 1, "03:00:00")}
+	if running {
+		jobs = append([]string{`"R.s":{"job_state":"R","queue":"workq","stime":"Tue Nov 14 22:13:20 2023","exec_vnode":"(v4:ncpus=64)+(v5:ncpus=64)+(v6:ncpus=64)+(v7:ncpus=64)","Resource_List":{"select":"4:ncpus=64","place":"excl","walltime":"01:00:00"}}`}, jobs...)
+	}
+	return smallCluster(t, strings.Join(nodes, ","), strings.Join(jobs, ","))
 }
 
 func startedAndReasons(p *Plan) ([]string, map[string]string) {
@@ -256,20 +262,7 @@ func TestPBSStarveAfter(t *testing.T) {
 // same and passes the plan. With R.s's vnodes left without a time (the
 // rule before), H.s had no reservation and every job behind it started.
 func TestPBSBackfillEndedJobVnodes(t *testing.T) {
-	const old, recent = "Tue Nov 14 20:13:20 2023", "Tue Nov 14 22:13:00 2023"
-	job := func(id, qtime string, n int, wall string) string {
-		return fmt.Sprintf(`"%s":{"job_state":"Q","queue":"workq","qtime":"%s","Resource_List":{"select":"%d:ncpus=64","place":"excl","walltime":"%s"}}`, id, qtime, n, wall)
-	}
-	var nodes []string
-	for i := range 8 {
-		st, jobs, asg := "free", "", ""
-		if i >= 4 {
-			st, jobs, asg = "job-exclusive", `,"jobs":["R.s/0"]`, `,"resources_assigned":{"ncpus":64}`
-		}
-		nodes = append(nodes, fmt.Sprintf(`"v%d":{"state":"%s"%s,"resources_available":{"ncpus":64,"mem":"256gb","tier0":"t0_%d","tier1":"t1_%d"}%s}`, i, st, jobs, i/2, i/4, asg))
-	}
-	c := smallCluster(t, strings.Join(nodes, ","), strings.Join([]string{
-		job("H.s", old, 6, "02:00:00"), job("S.s", recent, 1, "00:30:00"), job("L1.s", recent, 2, "03:00:00"), job("L2.s", recent, 1, "03:00:00")}, ","))
+	c := bigHeadOf(t, false)
 	fifo := testPlan()
 	fifo.Order = OrderFIFO
 	p, err := plan(context.Background(), c, fifo)
