@@ -64,10 +64,7 @@ HPC2N-2002*, else on Lublin-1).`,
 // HPC2N for HPC2N-2002*, else of Lublin-1).
 func joshhPolicy(path, trace string) (*learned.JoSHH, error) {
 	if path == "" {
-		if rlscheduler.PaperOf(trace) == "hpc2n" {
-			return learned.ShippedJoSHHOf("hpc2n")
-		}
-		return learned.ShippedJoSHH()
+		return learned.ShippedJoSHHOf(shippedFor(joshhSimPolicy, trace))
 	}
 	f, err := os.Open(path)
 	if err != nil {

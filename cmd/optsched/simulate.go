@@ -365,7 +365,7 @@ func (opts *simulateOptions) layoutError(tr *trace.Trace, err error) error {
 func (opts *simulateOptions) learnedConfig(cfg *sim.Config, tr *trace.Trace) error {
 	switch opts.policy {
 	case rlSimPolicy:
-		pol, err := rlPolicy(opts.weights, rlShippedOf(opts.trace))
+		pol, err := rlPolicy(opts.weights, shippedFor(rlSimPolicy, opts.trace))
 		if err != nil {
 			return err
 		}
@@ -587,11 +587,8 @@ func schertPolicy(path string, synthetic bool, trace string) (*learned.RLSchert,
 	if path == "" && synthetic {
 		return learned.ShippedRLSchert("synthetic")
 	}
-	if path == "" && rlscheduler.PaperOf(trace) == "lublin-1" {
-		return learned.ShippedRLSchert("lublin-1")
-	}
 	if path == "" {
-		return learned.ShippedRLSchert("hpc2n")
+		return learned.ShippedRLSchert(shippedFor(schertSimPolicy, trace))
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -605,32 +602,29 @@ func schertPolicy(path string, synthetic bool, trace string) (*learned.RLSchert,
 	return net, nil
 }
 
-// rlShippedOf is the trace whose shipped rlscheduler weights simulate
-// runs on path by default: lublin_256's for it, else HPC2N's (as
-// rlschert's).
-func rlShippedOf(path string) string {
-	if p := rlscheduler.PaperOf(path); p != "" {
-		return p
+// shippedFor returns whose shipped weights learned policy runs on the
+// trace at path by default (simulate, bench joshh): the trace's own where
+// it is Lublin-1 or HPC2N (each design ships both), else HPC2N's, or
+// Lublin-1's for joshh.
+func shippedFor(policy, path string) string {
+	switch paper := rlscheduler.PaperOf(path); {
+	case paper != "":
+		return paper
+	case policy == joshhSimPolicy:
+		return "lublin-1"
 	}
 	return "hpc2n"
 }
 
 // weightsNote says which weights a learned --policy runs with, or "".
 func (opts *simulateOptions) weightsNote() string {
-	paper := rlscheduler.PaperOf(opts.trace)
 	switch {
 	case opts.policy != rlSimPolicy && opts.policy != schertSimPolicy && opts.policy != joshhSimPolicy:
 		return ""
 	case opts.weights != "":
 		return "weights " + opts.weights
-	case opts.policy == rlSimPolicy:
-		paper = rlShippedOf(opts.trace)
-	case opts.policy == schertSimPolicy && paper != "lublin-1":
-		paper = "hpc2n"
-	case opts.policy == joshhSimPolicy && paper != "hpc2n":
-		paper = "lublin-1"
 	}
-	return fmt.Sprintf("the shipped %s weights of %s", opts.policy, paper)
+	return fmt.Sprintf("the shipped %s weights of %s", opts.policy, shippedFor(opts.policy, opts.trace))
 }
 
 // simChooser adapts a learned chooser to bench/sim.
