@@ -295,10 +295,10 @@ func verify[O ObjectiveValue](w *model.Window, m windowModel[O], p *ProblemOf[O]
 	if err := m.check(w, p, a); err != nil {
 		return err
 	}
-	if err := onTopology(w, a.Allocations); err != nil {
-		return err
-	}
-	if !pricedAside {
+	if !pricedAside { // priced aside, the nodes were found on the topology first
+		if err := onTopology(w, a.Allocations); err != nil {
+			return err
+		}
 		if err := samePrice(a, m.price(w, a)); err != nil {
 			return err
 		}
