@@ -78,6 +78,25 @@ type Policy struct {
 	Slots int
 	// NoSearch decides with the seeds alone (no solver/sat).
 	NoSearch bool
+	// CallerChecks makes Decide leave its model.Check of the seed
+	// schedule to the caller: it hands the decision's window and the
+	// seed's allocations in Stats.Unchecked instead (and changes neither
+	// after), and the caller must check them before it relies on what
+	// Decide returns — bench/sim's simulator checks them on its checker
+	// goroutine, beside the simulation, and stops at the first failure
+	// (worded by SeedError). A search's schedule is always checked in
+	// Decide (one that fails is not used). The default (false) checks
+	// every schedule Decide acts on.
+	CallerChecks bool
+}
+
+// Unchecked is a seed schedule Decide left to its caller to check
+// (Policy.CallerChecks): model.Check(Window, Allocations).
+type Unchecked struct {
+	Window      *model.Window
+	Allocations []model.Allocation
+	// Seed names the seed, for SeedError.
+	Seed string
 }
 
 // Stats describe one decision.
@@ -108,6 +127,9 @@ type Stats struct {
 	Objective, SeedObjective float64
 	// Elapsed is the decision's wall time.
 	Elapsed time.Duration
+	// Unchecked, with Policy.CallerChecks, is the seed schedule the
+	// caller must check (nil when the decision built none: Trivial).
+	Unchecked *Unchecked
 }
 
 // ErrInput is wrapped by the errors of inconsistent arguments.
@@ -205,8 +227,10 @@ func (p *Policy) Decide(ctx context.Context, now int64, nodes, free int, running
 	seed := bestSeed(m, d.nodes)
 	st.Seed = seed.name
 	allocs := m.Allocations(seed.slots, oneUnit(len(m.Jobs)))
-	if err := model.Check(d.w, allocs); err != nil {
-		return nil, st, fmt.Errorf("cpolicy: t=%d: seed %s: %w", now, seed.name, err)
+	if p.CallerChecks {
+		st.Unchecked = &Unchecked{Window: d.w, Allocations: allocs, Seed: seed.name}
+	} else if err := model.Check(d.w, allocs); err != nil {
+		return nil, st, SeedError(now, seed.name, err)
 	}
 	st.SeedObjective = m.Objective(seed.slots)
 	st.Objective = st.SeedObjective
@@ -255,6 +279,12 @@ func (p *Policy) Decide(ctx context.Context, now int64, nodes, free int, running
 	}
 	slices.Sort(start)
 	return start, st, nil
+}
+
+// SeedError is Decide's error when its seed schedule named seed, at now,
+// fails the check with err.
+func SeedError(now int64, seed string, err error) error {
+	return fmt.Errorf("cpolicy: t=%d: seed %s: %w", now, seed, err)
 }
 
 // oneUnit returns the units of n jobs of one unit each on their one option.

@@ -231,3 +231,53 @@ func TestRoundEWT(t *testing.T) {
 		t.Fatalf("only %d values", len(seen))
 	}
 }
+
+// TestDecideCallerChecks: with CallerChecks, Decide decides as without
+// (same starts, same stats) and hands over, for every decision that
+// built a model, the seed schedule it acted on: it passes model.Check,
+// and its jobs that start now are the ones Decide starts.
+func TestDecideCallerChecks(t *testing.T) {
+	r := rand.New(rand.NewPCG(34, 1))
+	handed := 0
+	for k := range 300 {
+		now, nodes, free, running, waiting := randomDecision(r, 40)
+		inline := &Policy{NoSearch: true, Objective: []string{BSLD, Wait}[k%2]}
+		caller := *inline
+		caller.CallerChecks = true
+		want, wst, err := inline.Decide(context.Background(), now, nodes, free, running, waiting)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, st, err := caller.Decide(context.Background(), now, nodes, free, running, waiting)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u := st.Unchecked
+		st.Unchecked, st.Elapsed, wst.Elapsed = nil, 0, 0
+		if !slices.Equal(got, want) || st != wst || wst.Unchecked != nil {
+			t.Fatalf("decision %d: start %v %+v, inline %v %+v", k, got, st, want, wst)
+		}
+		if (u == nil) != st.Trivial {
+			t.Fatalf("decision %d: trivial %v, handed %v", k, st.Trivial, u)
+		}
+		if u == nil {
+			continue
+		}
+		handed++
+		if err := model.Check(u.Window, u.Allocations); err != nil || u.Seed != st.Seed || len(u.Allocations) != st.Jobs {
+			t.Fatalf("decision %d: seed %s (stats %s), %d allocations of %d jobs: %v", k, u.Seed, st.Seed, len(u.Allocations), st.Jobs, err)
+		}
+		var now0 []int
+		for _, a := range u.Allocations {
+			if a.Start == now {
+				now0 = append(now0, a.Job)
+			}
+		}
+		if len(now0) != len(got) {
+			t.Fatalf("decision %d: the handed schedule starts %d jobs now, Decide %v", k, len(now0), got)
+		}
+	}
+	if handed < 100 {
+		t.Fatalf("only %d of 300 decisions built a model", handed)
+	}
+}

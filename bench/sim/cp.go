@@ -19,6 +19,8 @@ const CP = "cp"
 // model.Check).
 func (s *state) runCP(ctx context.Context) error {
 	pol := s.cfg.CP
+	// Decide's check of its seed goes to the checker goroutine.
+	pol.CallerChecks = s.checker != nil
 	var running []cpolicy.Running
 	var waiting []cpolicy.Job
 	return s.eachEvent(ctx, func(t int64) error {
@@ -33,7 +35,12 @@ func (s *state) runCP(ctx context.Context) error {
 		waiting = s.cpWaiting(waiting)
 		start, st, err := pol.Decide(ctx, t, s.cfg.Nodes, s.nIdle, running, waiting)
 		if err != nil {
-			return fmt.Errorf("t=%d: cp policy: %w", t, err)
+			return cpError(t, err)
+		}
+		if st.Unchecked != nil {
+			if err := s.checkDecision(t, st.Unchecked); err != nil {
+				return err
+			}
 		}
 		s.res.Windows++
 		s.res.SolveTimes = append(s.res.SolveTimes, st.Elapsed)
@@ -52,6 +59,9 @@ func (s *state) runCP(ctx context.Context) error {
 		return nil
 	})
 }
+
+// cpError is the cp policy's error at t.
+func cpError(t int64, err error) error { return fmt.Errorf("t=%d: cp policy: %w", t, err) }
 
 // cpWaiting appends to out the queued jobs Decide may look at: its window
 // is the first Config.CP.K jobs by arrival that fit in the cluster (free
