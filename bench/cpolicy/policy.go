@@ -83,20 +83,36 @@ type Policy struct {
 	// seed's allocations in Stats.Unchecked instead (and changes neither
 	// after), and the caller must check them before it relies on what
 	// Decide returns — bench/sim's simulator checks them on its checker
-	// goroutine, beside the simulation, and stops at the first failure
-	// (worded by SeedError). A search's schedule is always checked in
+	// goroutine, beside the simulation, and stops at the first failure. A search's schedule is always checked in
 	// Decide (one that fails is not used). The default (false) checks
 	// every schedule Decide acts on.
 	CallerChecks bool
 }
 
 // Unchecked is a seed schedule Decide left to its caller to check
-// (Policy.CallerChecks): model.Check(Window, Allocations).
+// (Policy.CallerChecks).
 type Unchecked struct {
-	Window      *model.Window
-	Allocations []model.Allocation
-	// Seed names the seed, for SeedError.
-	Seed string
+	m     *cp.Model
+	slots []int
+	seed  string
+}
+
+// Window returns the decision's window.
+func (u *Unchecked) Window() *model.Window { return u.m.Window }
+
+// Allocations returns the seed schedule as allocations of the window's
+// jobs (new lists).
+func (u *Unchecked) Allocations() []model.Allocation {
+	return u.m.Allocations(u.slots, oneUnit(len(u.m.Jobs)))
+}
+
+// Check runs model.Check on the seed schedule in its window; it words a
+// failure as Decide does (SeedError).
+func (u *Unchecked) Check() error {
+	if err := model.Check(u.m.Window, u.Allocations()); err != nil {
+		return SeedError(u.m.Window.Time, u.seed, err)
+	}
+	return nil
 }
 
 // Stats describe one decision.
@@ -183,7 +199,9 @@ func (p *Policy) Decide(ctx context.Context, now int64, nodes, free int, running
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(waiting[a].Submit, waiting[b].Submit) })
+	if !slices.IsSortedFunc(waiting, func(a, b Job) int { return cmp.Compare(a.Submit, b.Submit) }) {
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(waiting[a].Submit, waiting[b].Submit) })
+	}
 	sel := make([]int, 0, min(k, len(waiting)))
 	minNodes, sum := math.MaxInt, 0
 	for _, i := range order {
@@ -226,11 +244,14 @@ func (p *Policy) Decide(ctx context.Context, now int64, nodes, free int, running
 	}
 	seed := bestSeed(m, d.nodes)
 	st.Seed = seed.name
-	allocs := m.Allocations(seed.slots, oneUnit(len(m.Jobs)))
+	var allocs []model.Allocation // the seed's, unless CallerChecks
 	if p.CallerChecks {
-		st.Unchecked = &Unchecked{Window: d.w, Allocations: allocs, Seed: seed.name}
-	} else if err := model.Check(d.w, allocs); err != nil {
-		return nil, st, SeedError(now, seed.name, err)
+		st.Unchecked = &Unchecked{m: m, slots: seed.slots, seed: seed.name}
+	} else {
+		allocs = m.Allocations(seed.slots, oneUnit(len(m.Jobs)))
+		if err := model.Check(d.w, allocs); err != nil {
+			return nil, st, SeedError(now, seed.name, err)
+		}
 	}
 	st.SeedObjective = m.Objective(seed.slots)
 	st.Objective = st.SeedObjective
@@ -240,6 +261,9 @@ func (p *Policy) Decide(ctx context.Context, now int64, nodes, free int, running
 
 	if !st.Optimal && !p.NoSearch && time.Until(begin.Add(limit)) >= minSearch {
 		st.Searched = true
+		if allocs == nil {
+			allocs = m.Allocations(seed.slots, oneUnit(len(m.Jobs)))
+		}
 		initial := append([]solver.Scheduler{fixed{name: seed.name, allocs: allocs}}, catalog.ListSchedulers()...)
 		sch, err := sat.Solver{Initial: initial, Sequential: true}.Solve(ctx, &solver.ScheduleProblem{Window: d.w, Granularity: d.g})
 		switch {
@@ -267,12 +291,23 @@ func (p *Policy) Decide(ctx context.Context, now int64, nodes, free int, running
 		}
 	}
 
+	// The jobs the schedule used starts now: the seed's at slot 0.
 	used := 0
-	for _, a := range allocs {
-		if a.Start == now {
-			start = append(start, sel[a.Job])
-			used += waiting[sel[a.Job]].Nodes
+	if st.Fallback {
+		for i, s := range seed.slots {
+			if s == 0 {
+				start = append(start, sel[m.Jobs[i].Index])
+			}
 		}
+	} else {
+		for _, a := range allocs {
+			if a.Start == now {
+				start = append(start, sel[a.Job])
+			}
+		}
+	}
+	for _, i := range start {
+		used += waiting[i].Nodes
 	}
 	if used > free {
 		return nil, st, fmt.Errorf("cpolicy: t=%d: the schedule starts %d nodes now, %d are free (a bug)", now, used, free)
@@ -317,8 +352,34 @@ var pseudoTopology = func() *model.Topology {
 	return t
 }()
 
-func chunk(n int) model.Select {
-	return model.Select{{Count: 1, Amounts: model.Resources{resource: int64(n)}}}
+// chunks are the select statements of a decision's jobs and running
+// jobs: one chunk of n nodes' worth of the resource for n nodes, made once
+// per n and shared (nothing changes a window's statements).
+type chunks map[int]model.Select
+
+func (c chunks) of(n int) model.Select {
+	sel, ok := c[n]
+	if !ok {
+		sel = model.Select{{Count: 1, Amounts: model.Resources{resource: int64(n)}}}
+		c[n] = sel
+	}
+	return sel
+}
+
+// runningIDs are the IDs of a decision's running jobs: "r0", "r1", …
+var runningIDs = func() []string {
+	ids := make([]string, 1024)
+	for i := range ids {
+		ids[i] = "r" + strconv.Itoa(i)
+	}
+	return ids
+}()
+
+func runningID(i int) string {
+	if i < len(runningIDs) {
+		return runningIDs[i]
+	}
+	return "r" + strconv.Itoa(i)
 }
 
 // newDecision builds the window of the jobs sel (indices into waiting) and
@@ -335,12 +396,15 @@ func newDecision(now int64, capacity int, running []Running, waiting []Job, sel 
 	}
 	w.Running = make([]model.RunningJob, 0, len(running))
 	w.Jobs = make([]model.Job, 0, len(sel))
+	chunk := chunks{}
+	node0 := []int{0} // every job's one node (read only)
 	var last int64
 	for i, r := range running {
 		end := max(r.End, now+1)
 		last = max(last, end-now)
-		w.Running = append(w.Running, model.RunningJob{ID: "r" + strconv.Itoa(i), Nodes: []int{0}, End: end, Select: chunk(r.Nodes)})
+		w.Running = append(w.Running, model.RunningJob{ID: runningID(i), Nodes: node0, End: end, Select: chunk.of(r.Nodes)})
 	}
+	queues := map[int64]string{} // the queue of each expected wait
 	var area float64
 	var longest int64
 	for i, wi := range sel {
@@ -349,15 +413,22 @@ func newDecision(now int64, capacity int, running []Running, waiting []Job, sel 
 		q, e := "all", int64(1)
 		if obj == BSLD {
 			e = roundEWT(max(req, 10))
-			q = "e" + strconv.FormatInt(e, 10)
 		}
-		w.Queues[q] = model.Queue{ExpectedWait: e}
+		if name, ok := queues[e]; ok {
+			q = name
+		} else {
+			if obj == BSLD {
+				q = "e" + strconv.FormatInt(e, 10)
+			}
+			queues[e] = q
+			w.Queues[q] = model.Queue{ExpectedWait: e}
+		}
 		id := j.ID
 		if id == "" {
 			id = strconv.Itoa(wi)
 		}
 		w.Jobs = append(w.Jobs, model.Job{ID: "w" + strconv.Itoa(i) + ":" + id, Nodes: j.Nodes, Walltime: req,
-			Submit: min(j.Submit, now), Queue: q, Select: chunk(j.Nodes)})
+			Submit: min(j.Submit, now), Queue: q, Select: chunk.of(j.Nodes)})
 		d.nodes[i] = j.Nodes
 		area += float64(req) * float64(j.Nodes)
 		longest = max(longest, req)

@@ -3,6 +3,7 @@ package cpolicy
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -264,17 +265,26 @@ func TestDecideCallerChecks(t *testing.T) {
 			continue
 		}
 		handed++
-		if err := model.Check(u.Window, u.Allocations); err != nil || u.Seed != st.Seed || len(u.Allocations) != st.Jobs {
-			t.Fatalf("decision %d: seed %s (stats %s), %d allocations of %d jobs: %v", k, u.Seed, st.Seed, len(u.Allocations), st.Jobs, err)
+		allocs := u.Allocations()
+		if err := u.Check(); err != nil || u.seed != st.Seed || len(allocs) != st.Jobs || u.Window().Time != now {
+			t.Fatalf("decision %d: seed %s (stats %s), %d allocations of %d jobs at %d: %v", k, u.seed, st.Seed, len(allocs), st.Jobs, u.Window().Time, err)
 		}
 		var now0 []int
-		for _, a := range u.Allocations {
+		for _, a := range allocs {
 			if a.Start == now {
 				now0 = append(now0, a.Job)
 			}
 		}
 		if len(now0) != len(got) {
 			t.Fatalf("decision %d: the handed schedule starts %d jobs now, Decide %v", k, len(now0), got)
+		}
+		// A spoilt seed (every job now, above capacity) fails the check,
+		// worded as Decide words it.
+		spoilt := *u
+		spoilt.slots = make([]int, len(u.slots))
+		err = spoilt.Check()
+		if want := SeedError(now, u.seed, model.Check(u.Window(), spoilt.Allocations())); fmt.Sprint(err) != fmt.Sprint(want) || !errors.Is(err, model.ErrInfeasible) {
+			t.Fatalf("decision %d: spoilt seed: %v, want %v", k, err, want)
 		}
 	}
 	if handed < 100 {

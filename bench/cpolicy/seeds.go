@@ -58,7 +58,13 @@ func bestSeed(m *cp.Model, nodes []int) seed {
 			order[i] = i
 			keys[i] = ru.key(m, nodes, i)
 		}
-		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(keys[a], keys[b]) })
+		// Stable: ties in window order (pdqsort on the pair key, index).
+		slices.SortFunc(order, func(a, b int) int {
+			if c := cmp.Compare(keys[a], keys[b]); c != 0 {
+				return c
+			}
+			return cmp.Compare(a, b)
+		})
 		slots := p.serial(m, nodes, order)
 		w := m.Weighted(slots)
 		if r == 0 || w < best.w {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sync/atomic"
 
-	"github.com/optsched/optsched/bench/cpolicy"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/solver"
 )
@@ -63,7 +62,15 @@ type checkItem struct {
 	claimed        bool
 	// decision, when set, is a cp policy decision's check instead: its
 	// seed schedule (see checkDecision).
-	decision *cpolicy.Unchecked
+	decision seedCheck
+}
+
+// A seedCheck is a cp decision's seed schedule left to the caller to
+// check (a cpolicy.Unchecked): Check runs model.Check on it in its
+// Window and words a failure as cpolicy.Decide does.
+type seedCheck interface {
+	Check() error
+	Window() *model.Window
 }
 
 const (
@@ -112,8 +119,8 @@ func (c *checker) run() {
 func (c *checker) checkItem(b *checkBatch, it *checkItem) error {
 	if d := it.decision; d != nil {
 		c.decisions++
-		if err := model.Check(d.Window, d.Allocations); err != nil {
-			return cpError(it.t, cpolicy.SeedError(it.t, d.Seed, err))
+		if err := d.Check(); err != nil {
+			return cpError(it.t, err)
 		}
 		return nil
 	}
@@ -217,7 +224,7 @@ func (s *state) queueCheck(t int64, who string, a0 int) {
 // checkDecision queues the check of the seed schedule u of the cp
 // policy's decision at t (cpolicy.Policy.CallerChecks; u must not change
 // after). It returns errCheckFailed when a check has failed already.
-func (s *state) checkDecision(t int64, u *cpolicy.Unchecked) error {
+func (s *state) checkDecision(t int64, u seedCheck) error {
 	if s.checkFailed() {
 		return errCheckFailed // Run returns the failure instead
 	}
@@ -225,7 +232,8 @@ func (s *state) checkDecision(t int64, u *cpolicy.Unchecked) error {
 	b := c.cur
 	b.items = append(b.items, checkItem{t: t, decision: u,
 		a0: len(b.allocs), a1: len(b.allocs), i0: len(b.idle), i1: len(b.idle), r0: len(b.running), r1: len(b.running)})
-	b.nodes += len(u.Allocations) + len(u.Window.Running) // its work, in uses of the pseudo-node
+	w := u.Window()
+	b.nodes += len(w.Jobs) + len(w.Running) // its work, in uses of the pseudo-node
 	c.sendFull()
 	return nil
 }

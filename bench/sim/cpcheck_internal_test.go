@@ -46,15 +46,15 @@ func TestCPCheckedByChecker(t *testing.T) {
 			if err != nil || st.Unchecked == nil {
 				t.Fatalf("decision %d: %v (handed %v)", k, err, st.Unchecked)
 			}
-			u := st.Unchecked
+			var u seedCheck = st.Unchecked
 			if k == bad {
 				// Every job now: above the pseudo-node's capacity.
-				spoilt := slices.Clone(u.Allocations)
-				for i := range spoilt {
-					spoilt[i].Start = tm
+				sp := spoiltSeed{w: st.Unchecked.Window(), allocs: st.Unchecked.Allocations()}
+				for i := range sp.allocs {
+					sp.allocs[i].Start = tm
 				}
-				u = &cpolicy.Unchecked{Window: u.Window, Allocations: spoilt, Seed: u.Seed}
-				want = cpError(tm, cpolicy.SeedError(tm, u.Seed, model.Check(u.Window, spoilt)))
+				u = sp
+				want = cpError(tm, cpolicy.SeedError(tm, "spoilt", model.Check(sp.w, sp.allocs)))
 			}
 			if err := s.checkDecision(tm, u); err != nil {
 				if !errors.Is(err, errCheckFailed) || bad < 0 || k <= bad {
@@ -72,6 +72,21 @@ func TestCPCheckedByChecker(t *testing.T) {
 			t.Fatalf("all feasible: %d of %d decisions queued", decided, len(jobs))
 		}
 	}
+}
+
+// A spoiltSeed is a seed schedule changed to fail the check.
+type spoiltSeed struct {
+	w      *model.Window
+	allocs []model.Allocation
+}
+
+func (s spoiltSeed) Window() *model.Window { return s.w }
+
+func (s spoiltSeed) Check() error {
+	if err := model.Check(s.w, s.allocs); err != nil {
+		return cpolicy.SeedError(s.w.Time, "spoilt", err)
+	}
+	return nil
 }
 
 // TestCPCallerChecksAsInline: the cp policy simulates the same schedule
