@@ -1,6 +1,7 @@
 package cpolicy
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -123,7 +124,9 @@ func TestDecideNoWorseThanFCFS(t *testing.T) {
 			for i := range order {
 				order[i] = i
 			}
-			fcfs := m.Objective(newProfile(m).serial(m, d.nodes, order))
+			fslots := make([]int, len(m.Jobs))
+			newProfile(m).serial(m, d.nodes, order, fslots, math.MaxInt64)
+			fcfs := m.Objective(fslots)
 			pbs, err := heuristics.PBSFifo().Solve(context.Background(), &solver.ScheduleProblem{Window: d.w, Granularity: d.g})
 			if err != nil {
 				t.Fatal(err)
@@ -289,5 +292,66 @@ func TestDecideCallerChecks(t *testing.T) {
 	}
 	if handed < 100 {
 		t.Fatalf("only %d of 300 decisions built a model", handed)
+	}
+}
+
+// bestSeedFull is bestSeed as it was before its cutoff: every rule's
+// whole serial schedule, stably sorted, the least Σ ω_i s_i kept (the
+// first on ties).
+func bestSeedFull(m *cp.Model, nodes []int) seed {
+	p := newProfile(m)
+	var best seed
+	for r, ru := range rules {
+		order := make([]int, len(m.Jobs))
+		keys := make([]float64, len(m.Jobs))
+		for i := range order {
+			order[i] = i
+			keys[i] = ru.key(m, nodes, i)
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(keys[a], keys[b]) })
+		slots := make([]int, len(m.Jobs))
+		p.serial(m, nodes, order, slots, math.MaxInt64)
+		if w := m.Weighted(slots); r == 0 || w < best.w {
+			best = seed{name: ru.name, slots: slots, w: w}
+		}
+	}
+	return best
+}
+
+// TestBestSeedAsFull: bestSeed, which gives a rule up once it cannot win
+// and reuses the losers' slots, picks the same seed with the same slots
+// and sum as building every rule's whole schedule, on random decisions
+// (ties between rules included: small windows often tie).
+func TestBestSeedAsFull(t *testing.T) {
+	r := rand.New(rand.NewPCG(34, 4))
+	won := map[string]int{}
+	for k := range 3000 {
+		now, _, free, running, waiting := randomDecision(r, 3+k%60)
+		capacity := free
+		for _, x := range running {
+			capacity += x.Nodes
+		}
+		var sel []int
+		for i, j := range waiting {
+			if j.Nodes <= capacity {
+				sel = append(sel, i)
+			}
+		}
+		if len(sel) == 0 {
+			continue
+		}
+		d := newDecision(now, capacity, running, waiting, sel, []string{BSLD, Wait}[k%2], 0)
+		m, err := cp.Build(d.w, d.g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, want := bestSeed(m, d.nodes), bestSeedFull(m, d.nodes)
+		if got.name != want.name || got.w != want.w || !slices.Equal(got.slots, want.slots) || m.Weighted(got.slots) != got.w {
+			t.Fatalf("decision %d: %s %d %v, every schedule built: %s %d %v", k, got.name, got.w, got.slots, want.name, want.w, want.slots)
+		}
+		won[got.name]++
+	}
+	if len(won) < len(rules) {
+		t.Fatalf("seeds won %v: some rule never did", won)
 	}
 }

@@ -2,6 +2,7 @@ package cpolicy
 
 import (
 	"cmp"
+	"math"
 	"slices"
 
 	"github.com/optsched/optsched/encode/cp"
@@ -47,12 +48,15 @@ var rules = []rule{
 }
 
 // bestSeed returns the serial schedule of least Σ ω_i s_i over rules
-// (the first on ties). nodes[k] is window job k's node count.
+// (the first on ties). nodes[k] is window job k's node count. A rule's
+// schedule is given up as soon as it cannot be less than the best so far
+// (serial's cutoff): the answer is the one of building every schedule.
 func bestSeed(m *cp.Model, nodes []int) seed {
 	p := newProfile(m)
 	var best seed
 	order := make([]int, len(m.Jobs))
 	keys := make([]float64, len(m.Jobs))
+	var spare []int // a schedule's slots, reused when it lost
 	for r, ru := range rules {
 		for i := range order {
 			order[i] = i
@@ -65,10 +69,16 @@ func bestSeed(m *cp.Model, nodes []int) seed {
 			}
 			return cmp.Compare(a, b)
 		})
-		slots := p.serial(m, nodes, order)
-		w := m.Weighted(slots)
-		if r == 0 || w < best.w {
-			best = seed{name: ru.name, slots: slots, w: w}
+		cutoff := int64(math.MaxInt64)
+		if r > 0 {
+			cutoff = best.w
+		}
+		if spare == nil {
+			spare = make([]int, len(m.Jobs))
+		}
+		w, ok := p.serial(m, nodes, order, spare, cutoff)
+		if ok && (r == 0 || w < best.w) {
+			best, spare = seed{name: ru.name, slots: spare, w: w}, best.slots
 		}
 	}
 	return best
@@ -79,6 +89,7 @@ func bestSeed(m *cp.Model, nodes []int) seed {
 type profile struct {
 	base []int
 	free []int
+	est  int64 // Σ ω_i EST_i
 }
 
 func newProfile(m *cp.Model) *profile {
@@ -99,14 +110,21 @@ func newProfile(m *cp.Model) *profile {
 			base[s] -= int(r.Use[0])
 		}
 	}
-	return &profile{base: base, free: make([]int, len(base))}
+	var est int64
+	for _, j := range m.Jobs {
+		est += j.Weight * int64(j.EST)
+	}
+	return &profile{base: base, free: make([]int, len(base)), est: est}
 }
 
-// serial returns the serial schedule of the jobs in order: each at the
-// earliest slot from its EST where it fits for its whole duration.
-func (p *profile) serial(m *cp.Model, nodes []int, order []int) []int {
+// serial writes to slots the serial schedule of the jobs in order — each
+// at the earliest slot from its EST where it fits for its whole duration
+// — and returns its Σ ω_i s_i; or ok false as soon as that sum is sure to
+// be at least cutoff (the jobs placed so far at their slots, the others
+// at their ESTs at the earliest), with slots part written.
+func (p *profile) serial(m *cp.Model, nodes []int, order []int, slots []int, cutoff int64) (w int64, ok bool) {
 	copy(p.free, p.base)
-	slots := make([]int, len(m.Jobs))
+	rest := p.est // Σ ω_i EST_i of the jobs not placed yet
 	for _, i := range order {
 		j := &m.Jobs[i]
 		n := nodes[j.Index]
@@ -122,6 +140,11 @@ func (p *profile) serial(m *cp.Model, nodes []int, order []int) []int {
 			p.free[s+k] -= n
 		}
 		slots[i] = s
+		w += j.Weight * int64(s)
+		rest -= j.Weight * int64(j.EST)
+		if w+rest >= cutoff {
+			return w, false
+		}
 	}
-	return slots
+	return w, true
 }

@@ -280,6 +280,7 @@ func BuildContext(ctx context.Context, w *model.Window, g int64) (*Model, error)
 	}
 
 	// Jobs.
+	m.Jobs = make([]Job, 0, len(w.Jobs))
 	for ji := range w.Jobs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -306,6 +307,7 @@ func BuildContext(ctx context.Context, w *model.Window, g int64) (*Model, error)
 			j.Req = vec(wj.Select[0].Amounts, 1)
 		}
 		total := 0
+		j.Options = make([]Option, 0, min(len(m.Nodes), 8))
 		for ni := range m.Nodes {
 			o, ok := m.option(&j, ni, scatter)
 			if !ok {
