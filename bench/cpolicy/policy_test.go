@@ -295,9 +295,9 @@ func TestDecideCallerChecks(t *testing.T) {
 	}
 }
 
-// bestSeedFull is bestSeed as it was before its cutoff: every rule's
-// whole serial schedule, stably sorted, the least Σ ω_i s_i kept (the
-// first on ties).
+// bestSeedFull is bestSeed as it was before its cutoff and block maxima:
+// every rule's whole serial schedule, stably sorted, slot by slot, the
+// least Σ ω_i s_i kept (the first on ties).
 func bestSeedFull(m *cp.Model, nodes []int) seed {
 	p := newProfile(m)
 	var best seed
@@ -309,8 +309,7 @@ func bestSeedFull(m *cp.Model, nodes []int) seed {
 			keys[i] = ru.key(m, nodes, i)
 		}
 		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(keys[a], keys[b]) })
-		slots := make([]int, len(m.Jobs))
-		p.serial(m, nodes, order, slots, math.MaxInt64)
+		slots := serialBySlot(m, nodes, order, p.base)
 		if w := m.Weighted(slots); r == 0 || w < best.w {
 			best = seed{name: ru.name, slots: slots, w: w}
 		}
@@ -318,8 +317,34 @@ func bestSeedFull(m *cp.Model, nodes []int) seed {
 	return best
 }
 
-// TestBestSeedAsFull: bestSeed, which gives a rule up once it cannot win
-// and reuses the losers' slots, picks the same seed with the same slots
+// serialBySlot is profile.serial as it was before its block maxima: the
+// serial schedule of the jobs in order on the capacity profile base, each
+// start tried slot by slot.
+func serialBySlot(m *cp.Model, nodes []int, order []int, base []int) []int {
+	free := slices.Clone(base)
+	slots := make([]int, len(m.Jobs))
+	for _, i := range order {
+		j := &m.Jobs[i]
+		n := nodes[j.Index]
+		s := j.EST
+		for k := 0; k < j.Dur; {
+			if free[s+k] < n {
+				s, k = s+k+1, 0
+			} else {
+				k++
+			}
+		}
+		for k := 0; k < j.Dur; k++ {
+			free[s+k] -= n
+		}
+		slots[i] = s
+	}
+	return slots
+}
+
+// TestBestSeedAsFull: bestSeed, which gives a rule up once it cannot win,
+// skips blocks of slots too full to start in and reuses the losers'
+// slots, picks the same seed with the same slots
 // and sum as building every rule's whole schedule, on random decisions
 // (ties between rules included: small windows often tie).
 func TestBestSeedAsFull(t *testing.T) {

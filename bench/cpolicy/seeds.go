@@ -89,7 +89,11 @@ func bestSeed(m *cp.Model, nodes []int) seed {
 type profile struct {
 	base []int
 	free []int
-	est  int64 // Σ ω_i EST_i
+	// baseMax[b] and blockMax[b] are the most of base and of free at a
+	// slot of block b (slots b·block up to (b+1)·block): a job of more
+	// nodes starts in no slot of the block.
+	baseMax, blockMax []int
+	est               int64 // Σ ω_i EST_i
 }
 
 func newProfile(m *cp.Model) *profile {
@@ -114,7 +118,22 @@ func newProfile(m *cp.Model) *profile {
 	for _, j := range m.Jobs {
 		est += j.Weight * int64(j.EST)
 	}
-	return &profile{base: base, free: make([]int, len(base)), est: est}
+	p := &profile{base: base, free: make([]int, len(base)), est: est}
+	p.baseMax = make([]int, (len(base)+block-1)/block)
+	p.blockMax = make([]int, len(p.baseMax))
+	copy(p.free, base)
+	for b := range p.baseMax {
+		p.baseMax[b] = p.maxOf(b)
+	}
+	return p
+}
+
+// block is the number of slots a profile's block maximum covers.
+const block = 16
+
+// maxOf returns the most capacity left at a slot of block b of p.free.
+func (p *profile) maxOf(b int) int {
+	return slices.Max(p.free[b*block : min((b+1)*block, len(p.free))])
 }
 
 // serial writes to slots the serial schedule of the jobs in order — each
@@ -124,20 +143,31 @@ func newProfile(m *cp.Model) *profile {
 // at their ESTs at the earliest), with slots part written.
 func (p *profile) serial(m *cp.Model, nodes []int, order []int, slots []int, cutoff int64) (w int64, ok bool) {
 	copy(p.free, p.base)
+	copy(p.blockMax, p.baseMax)
 	rest := p.est // Σ ω_i EST_i of the jobs not placed yet
 	for _, i := range order {
 		j := &m.Jobs[i]
 		n := nodes[j.Index]
 		s := j.EST
 		for k := 0; k < j.Dur; {
-			if p.free[s+k] < n {
-				s, k = s+k+1, 0
-			} else {
+			// The job cannot cover slot x: the next start to try is past
+			// it, or past x's block when no slot of that is free enough.
+			// (The last slot, after every running and placed job, has
+			// the whole capacity: the search ends before it.)
+			switch x := s + k; {
+			case p.blockMax[x/block] < n:
+				s, k = (x/block+1)*block, 0
+			case p.free[x] < n:
+				s, k = x+1, 0
+			default:
 				k++
 			}
 		}
 		for k := 0; k < j.Dur; k++ {
 			p.free[s+k] -= n
+		}
+		for b := s / block; b <= (s+j.Dur-1)/block; b++ {
+			p.blockMax[b] = p.maxOf(b)
 		}
 		slots[i] = s
 		w += j.Weight * int64(s)
