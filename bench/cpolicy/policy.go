@@ -90,27 +90,57 @@ type Policy struct {
 }
 
 // Unchecked is a seed schedule Decide left to its caller to check
-// (Policy.CallerChecks).
+// (Policy.CallerChecks): the decision's arguments, copied, and the seed.
 type Unchecked struct {
-	m     *cp.Model
-	slots []int
-	seed  string
+	now      int64
+	capacity int
+	running  []Running
+	waiting  []Job // the window's jobs, in order
+	obj      string
+	slots    int
+	g        int64 // the plan's grid
+	seed     seed
 }
 
-// Window returns the decision's window.
-func (u *Unchecked) Window() *model.Window { return u.m.Window }
+func newUnchecked(now int64, capacity int, running []Running, waiting []Job, sel []int, obj string, slots int, sd seed) *Unchecked {
+	u := &Unchecked{now: now, capacity: capacity, running: slices.Clone(running), waiting: make([]Job, len(sel)),
+		obj: obj, slots: slots, seed: sd}
+	for i, wi := range sel {
+		u.waiting[i] = waiting[wi]
+		u.waiting[i].ID = jobID(&waiting[wi], wi) // as the window names it
+	}
+	u.g = grid(now, capacity, running, waiting, sel, slots)
+	return u
+}
+
+// decision builds the decision's window.
+func (u *Unchecked) decision() *decision {
+	sel := make([]int, len(u.waiting))
+	for i := range sel {
+		sel[i] = i
+	}
+	return newDecision(u.now, u.capacity, u.running, u.waiting, sel, u.obj, u.slots)
+}
+
+// Window returns the decision's window (built anew).
+func (u *Unchecked) Window() *model.Window { return u.decision().w }
 
 // Allocations returns the seed schedule as allocations of the window's
 // jobs (new lists).
-func (u *Unchecked) Allocations() []model.Allocation {
-	return u.m.Allocations(u.slots, oneUnit(len(u.m.Jobs)))
-}
+func (u *Unchecked) Allocations() []model.Allocation { return u.decision().allocations(u.seed.slots) }
 
-// Check runs model.Check on the seed schedule in its window; it words a
-// failure as Decide does (SeedError).
+// Size returns the window's jobs and running jobs: the work of Check.
+func (u *Unchecked) Size() int { return len(u.waiting) + len(u.running) }
+
+// Check builds the decision's window and runs model.Check on the seed
+// schedule in it; it words a failure as Decide does (SeedError).
 func (u *Unchecked) Check() error {
-	if err := model.Check(u.m.Window, u.Allocations()); err != nil {
-		return SeedError(u.m.Window.Time, u.seed, err)
+	d := u.decision()
+	if d.g != u.g {
+		return SeedError(u.now, u.seed.name, fmt.Errorf("the window's grid is %d s, the plan's %d s (a bug)", d.g, u.g))
+	}
+	if err := model.Check(d.w, d.allocations(u.seed.slots)); err != nil {
+		return SeedError(u.now, u.seed.name, err)
 	}
 	return nil
 }
@@ -233,36 +263,38 @@ func (p *Policy) Decide(ctx context.Context, now int64, nodes, free int, running
 	ctx, cancel := context.WithDeadline(ctx, begin.Add(limit))
 	defer cancel()
 
-	d := newDecision(now, capacity, running, waiting, sel, obj, p.Slots)
-	st.Jobs, st.Grid = len(sel), d.g
-	m, err := cp.Build(d.w, d.g)
-	if err != nil {
-		return nil, st, fmt.Errorf("cpolicy: t=%d: %w", now, err)
-	}
-	if len(m.Jobs) != len(sel) {
-		return nil, st, fmt.Errorf("cpolicy: t=%d: the model defers %d of the window's %d jobs (a bug)", now, len(sel)-len(m.Jobs), len(sel))
-	}
-	seed := bestSeed(m, d.nodes)
+	pl := newPlan(now, capacity, running, waiting, sel, obj, p.Slots)
+	st.Jobs, st.Grid = len(sel), pl.g
+	seed := bestSeed(pl)
 	st.Seed = seed.name
-	var allocs []model.Allocation // the seed's, unless CallerChecks
-	if p.CallerChecks {
-		st.Unchecked = &Unchecked{m: m, slots: seed.slots, seed: seed.name}
+	st.SeedObjective = pl.objective(seed.slots)
+	st.Objective = st.SeedObjective
+	st.Fallback = true
+	st.Optimal = seed.w == pl.lowerBound()
+	search := !st.Optimal && !p.NoSearch && time.Until(begin.Add(limit)) >= minSearch
+
+	// The seed's check: in the window the model is of (built here when
+	// the search needs it too, else by the caller's check).
+	var d *decision
+	var allocs []model.Allocation // the schedule used, when d is built
+	if p.CallerChecks && !search {
+		st.Unchecked = newUnchecked(now, capacity, running, waiting, sel, obj, p.Slots, seed)
 	} else {
-		allocs = m.Allocations(seed.slots, oneUnit(len(m.Jobs)))
+		d = newDecision(now, capacity, running, waiting, sel, obj, p.Slots)
+		allocs = d.allocations(seed.slots)
 		if err := model.Check(d.w, allocs); err != nil {
 			return nil, st, SeedError(now, seed.name, err)
 		}
 	}
-	st.SeedObjective = m.Objective(seed.slots)
-	st.Objective = st.SeedObjective
-	st.Fallback = true
-	lb := sat.LowerBound(m)
-	st.Optimal = seed.w == lb
 
-	if !st.Optimal && !p.NoSearch && time.Until(begin.Add(limit)) >= minSearch {
+	if search {
 		st.Searched = true
-		if allocs == nil {
-			allocs = m.Allocations(seed.slots, oneUnit(len(m.Jobs)))
+		m, err := cp.Build(d.w, d.g)
+		if err != nil {
+			return nil, st, fmt.Errorf("cpolicy: t=%d: %w", now, err)
+		}
+		if len(m.Jobs) != len(sel) {
+			return nil, st, fmt.Errorf("cpolicy: t=%d: the model defers %d of the window's %d jobs (a bug)", now, len(sel)-len(m.Jobs), len(sel))
 		}
 		initial := append([]solver.Scheduler{fixed{name: seed.name, allocs: allocs}}, catalog.ListSchedulers()...)
 		sch, err := sat.Solver{Initial: initial, Sequential: true}.Solve(ctx, &solver.ScheduleProblem{Window: d.w, Granularity: d.g})
@@ -296,7 +328,7 @@ func (p *Policy) Decide(ctx context.Context, now int64, nodes, free int, running
 	if st.Fallback {
 		for i, s := range seed.slots {
 			if s == 0 {
-				start = append(start, sel[m.Jobs[i].Index])
+				start = append(start, sel[pl.jobs[i].index])
 			}
 		}
 	} else {
@@ -322,13 +354,14 @@ func SeedError(now int64, seed string, err error) error {
 	return fmt.Errorf("cpolicy: t=%d: seed %s: %w", now, seed, err)
 }
 
-// oneUnit returns the units of n jobs of one unit each on their one option.
-func oneUnit(n int) [][]int {
-	u := make([][]int, n)
-	for i := range u {
-		u[i] = []int{1}
+// allocations returns the schedule of start slots (one per window job)
+// as the window's allocations: one unit on the pseudo-node each.
+func (d *decision) allocations(slots []int) []model.Allocation {
+	out := make([]model.Allocation, len(slots))
+	for i, s := range slots {
+		out[i] = model.Allocation{Job: i, Nodes: []int{0}, Start: d.w.Time + int64(s)*d.g, Units: map[int]int{0: 1}}
 	}
-	return u
+	return out
 }
 
 // A decision is the window of one Decide: one pseudo-node (id 0) whose
@@ -336,8 +369,6 @@ func oneUnit(n int) [][]int {
 type decision struct {
 	w *model.Window
 	g int64
-	// nodes[i] is the node count of window job i.
-	nodes []int
 }
 
 // resource is the pseudo-node's one resource.
@@ -385,10 +416,7 @@ func runningID(i int) string {
 // newDecision builds the window of the jobs sel (indices into waiting) and
 // its grid.
 func newDecision(now int64, capacity int, running []Running, waiting []Job, sel []int, obj string, slots int) *decision {
-	if slots <= 0 {
-		slots = DefaultSlots
-	}
-	d := &decision{nodes: make([]int, len(sel))}
+	d := &decision{g: grid(now, capacity, running, waiting, sel, slots)}
 	w := &model.Window{Time: now, Topology: pseudoTopology, Cost: model.DefaultCostModel,
 		Resources: []model.Resources{{resource: int64(capacity)}}, Queues: map[string]model.Queue{}}
 	if len(running) == 0 {
@@ -398,15 +426,10 @@ func newDecision(now int64, capacity int, running []Running, waiting []Job, sel 
 	w.Jobs = make([]model.Job, 0, len(sel))
 	chunk := chunks{}
 	node0 := []int{0} // every job's one node (read only)
-	var last int64
 	for i, r := range running {
-		end := max(r.End, now+1)
-		last = max(last, end-now)
-		w.Running = append(w.Running, model.RunningJob{ID: runningID(i), Nodes: node0, End: end, Select: chunk.of(r.Nodes)})
+		w.Running = append(w.Running, model.RunningJob{ID: runningID(i), Nodes: node0, End: max(r.End, now+1), Select: chunk.of(r.Nodes)})
 	}
 	queues := map[int64]string{} // the queue of each expected wait
-	var area float64
-	var longest int64
 	for i, wi := range sel {
 		j := &waiting[wi]
 		req := max(j.Request, 1)
@@ -423,20 +446,20 @@ func newDecision(now int64, capacity int, running []Running, waiting []Job, sel 
 			queues[e] = q
 			w.Queues[q] = model.Queue{ExpectedWait: e}
 		}
-		id := j.ID
-		if id == "" {
-			id = strconv.Itoa(wi)
-		}
-		w.Jobs = append(w.Jobs, model.Job{ID: "w" + strconv.Itoa(i) + ":" + id, Nodes: j.Nodes, Walltime: req,
+		w.Jobs = append(w.Jobs, model.Job{ID: "w" + strconv.Itoa(i) + ":" + jobID(j, wi), Nodes: j.Nodes, Walltime: req,
 			Submit: min(j.Submit, now), Queue: q, Select: chunk.of(j.Nodes)})
-		d.nodes[i] = j.Nodes
-		area += float64(req) * float64(j.Nodes)
-		longest = max(longest, req)
 	}
-	horizon := last + int64(math.Ceil(area/float64(capacity))) + longest
-	d.g = max(1, (horizon+int64(slots)-1)/int64(slots))
 	d.w = w
 	return d
+}
+
+// jobID names waiting job j, at index wi, in messages: its ID, or its
+// index when it has none.
+func jobID(j *Job, wi int) string {
+	if j.ID == "" {
+		return strconv.Itoa(wi)
+	}
+	return j.ID
 }
 
 // roundEWT rounds e ≥ 1 to the nearest (in ratio) of 2^k and 3·2^(k−1),

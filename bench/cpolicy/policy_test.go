@@ -15,6 +15,7 @@ import (
 	"github.com/optsched/optsched/heuristics"
 	"github.com/optsched/optsched/model"
 	"github.com/optsched/optsched/solver"
+	"github.com/optsched/optsched/solver/sat"
 )
 
 // randomDecision returns a decision point of a random cluster: nodes,
@@ -116,17 +117,14 @@ func TestDecideNoWorseThanFCFS(t *testing.T) {
 			if d.g != st.Grid {
 				t.Fatalf("grid %d, Decide's %d", d.g, st.Grid)
 			}
-			m, err := cp.Build(d.w, d.g)
-			if err != nil {
-				t.Fatal(err)
-			}
-			order := make([]int, len(m.Jobs))
+			pl := newPlan(now, capacity, running, waiting, sel, obj, 0)
+			order := make([]int, len(pl.jobs))
 			for i := range order {
 				order[i] = i
 			}
-			fslots := make([]int, len(m.Jobs))
-			newProfile(m).serial(m, d.nodes, order, fslots, math.MaxInt64)
-			fcfs := m.Objective(fslots)
+			fslots := make([]int, len(pl.jobs))
+			newProfile(pl).serial(pl, order, fslots, math.MaxInt64)
+			fcfs := pl.objective(fslots)
 			pbs, err := heuristics.PBSFifo().Solve(context.Background(), &solver.ScheduleProblem{Window: d.w, Granularity: d.g})
 			if err != nil {
 				t.Fatal(err)
@@ -269,8 +267,8 @@ func TestDecideCallerChecks(t *testing.T) {
 		}
 		handed++
 		allocs := u.Allocations()
-		if err := u.Check(); err != nil || u.seed != st.Seed || len(allocs) != st.Jobs || u.Window().Time != now {
-			t.Fatalf("decision %d: seed %s (stats %s), %d allocations of %d jobs at %d: %v", k, u.seed, st.Seed, len(allocs), st.Jobs, u.Window().Time, err)
+		if err := u.Check(); err != nil || u.seed.name != st.Seed || len(allocs) != st.Jobs || u.Window().Time != now {
+			t.Fatalf("decision %d: seed %s (stats %s), %d allocations of %d jobs at %d: %v", k, u.seed.name, st.Seed, len(allocs), st.Jobs, u.Window().Time, err)
 		}
 		var now0 []int
 		for _, a := range allocs {
@@ -284,9 +282,9 @@ func TestDecideCallerChecks(t *testing.T) {
 		// A spoilt seed (every job now, above capacity) fails the check,
 		// worded as Decide words it.
 		spoilt := *u
-		spoilt.slots = make([]int, len(u.slots))
+		spoilt.seed.slots = make([]int, len(u.seed.slots))
 		err = spoilt.Check()
-		if want := SeedError(now, u.seed, model.Check(u.Window(), spoilt.Allocations())); fmt.Sprint(err) != fmt.Sprint(want) || !errors.Is(err, model.ErrInfeasible) {
+		if want := SeedError(now, u.seed.name, model.Check(u.Window(), spoilt.Allocations())); fmt.Sprint(err) != fmt.Sprint(want) || !errors.Is(err, model.ErrInfeasible) {
 			t.Fatalf("decision %d: spoilt seed: %v, want %v", k, err, want)
 		}
 	}
@@ -298,19 +296,19 @@ func TestDecideCallerChecks(t *testing.T) {
 // bestSeedFull is bestSeed as it was before its cutoff and block maxima:
 // every rule's whole serial schedule, stably sorted, slot by slot, the
 // least Σ ω_i s_i kept (the first on ties).
-func bestSeedFull(m *cp.Model, nodes []int) seed {
-	p := newProfile(m)
+func bestSeedFull(pl *plan) seed {
+	p := newProfile(pl)
 	var best seed
 	for r, ru := range rules {
-		order := make([]int, len(m.Jobs))
-		keys := make([]float64, len(m.Jobs))
+		order := make([]int, len(pl.jobs))
+		keys := make([]float64, len(pl.jobs))
 		for i := range order {
 			order[i] = i
-			keys[i] = ru.key(m, nodes, i)
+			keys[i] = ru.key(pl, i)
 		}
 		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(keys[a], keys[b]) })
-		slots := serialBySlot(m, nodes, order, p.base)
-		if w := m.Weighted(slots); r == 0 || w < best.w {
+		slots := serialBySlot(pl, order, p.base)
+		if w := pl.weighted(slots); r == 0 || w < best.w {
 			best = seed{name: ru.name, slots: slots, w: w}
 		}
 	}
@@ -320,63 +318,126 @@ func bestSeedFull(m *cp.Model, nodes []int) seed {
 // serialBySlot is profile.serial as it was before its block maxima: the
 // serial schedule of the jobs in order on the capacity profile base, each
 // start tried slot by slot.
-func serialBySlot(m *cp.Model, nodes []int, order []int, base []int) []int {
+func serialBySlot(pl *plan, order []int, base []int) []int {
 	free := slices.Clone(base)
-	slots := make([]int, len(m.Jobs))
+	slots := make([]int, len(pl.jobs))
 	for _, i := range order {
-		j := &m.Jobs[i]
-		n := nodes[j.Index]
-		s := j.EST
-		for k := 0; k < j.Dur; {
-			if free[s+k] < n {
+		j := &pl.jobs[i]
+		s := j.est
+		for k := 0; k < j.dur; {
+			if free[s+k] < j.nodes {
 				s, k = s+k+1, 0
 			} else {
 				k++
 			}
 		}
-		for k := 0; k < j.Dur; k++ {
-			free[s+k] -= n
+		for k := 0; k < j.dur; k++ {
+			free[s+k] -= j.nodes
 		}
 		slots[i] = s
 	}
 	return slots
 }
 
+// randomPlanned returns random decisions that build a model: the
+// decision's arguments and the window's jobs (those that fit at all, by
+// arrival).
+func randomPlanned(r *rand.Rand, k int) (now int64, capacity int, running []Running, waiting []Job, sel []int) {
+	now, _, free, running, waiting := randomDecision(r, 3+k%60)
+	capacity = free
+	for _, x := range running {
+		capacity += x.Nodes
+	}
+	for i, j := range waiting {
+		if j.Nodes <= capacity {
+			sel = append(sel, i)
+		}
+	}
+	slices.SortStableFunc(sel, func(a, b int) int { return cmp.Compare(waiting[a].Submit, waiting[b].Submit) })
+	return now, capacity, running, waiting, sel
+}
+
 // TestBestSeedAsFull: bestSeed, which gives a rule up once it cannot win,
 // skips blocks of slots too full to start in and reuses the losers'
-// slots, picks the same seed with the same slots
-// and sum as building every rule's whole schedule, on random decisions
-// (ties between rules included: small windows often tie).
+// slots, picks the same seed with the same slots and sum as building
+// every rule's whole schedule, on random decisions (ties between rules
+// included: small windows often tie).
 func TestBestSeedAsFull(t *testing.T) {
 	r := rand.New(rand.NewPCG(34, 4))
 	won := map[string]int{}
 	for k := range 3000 {
-		now, _, free, running, waiting := randomDecision(r, 3+k%60)
-		capacity := free
-		for _, x := range running {
-			capacity += x.Nodes
-		}
-		var sel []int
-		for i, j := range waiting {
-			if j.Nodes <= capacity {
-				sel = append(sel, i)
-			}
-		}
+		now, capacity, running, waiting, sel := randomPlanned(r, k)
 		if len(sel) == 0 {
 			continue
 		}
-		d := newDecision(now, capacity, running, waiting, sel, []string{BSLD, Wait}[k%2], 0)
-		m, err := cp.Build(d.w, d.g)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, want := bestSeed(m, d.nodes), bestSeedFull(m, d.nodes)
-		if got.name != want.name || got.w != want.w || !slices.Equal(got.slots, want.slots) || m.Weighted(got.slots) != got.w {
+		pl := newPlan(now, capacity, running, waiting, sel, []string{BSLD, Wait}[k%2], 0)
+		got, want := bestSeed(pl), bestSeedFull(pl)
+		if got.name != want.name || got.w != want.w || !slices.Equal(got.slots, want.slots) || pl.weighted(got.slots) != got.w {
 			t.Fatalf("decision %d: %s %d %v, every schedule built: %s %d %v", k, got.name, got.w, got.slots, want.name, want.w, want.slots)
 		}
 		won[got.name]++
 	}
 	if len(won) < len(rules) {
 		t.Fatalf("seeds won %v: some rule never did", won)
+	}
+}
+
+// TestPlanAsModel: the plan a decision's seeds are computed on reads the
+// decision as encode/cp's Build reads its window (newDecision): the same
+// grid, capacity and running jobs' end slots and uses, and per job the
+// same earliest start, duration and weight (and Σ's scale); the same
+// objective, Σ ω_i s_i and lower bound of any schedule. Requests from a
+// second to months, so that both exact and rounded weights occur.
+func TestPlanAsModel(t *testing.T) {
+	r := rand.New(rand.NewPCG(34, 5))
+	rounded := 0
+	for k := range 2000 {
+		now, capacity, running, waiting, sel := randomPlanned(r, k)
+		if len(sel) == 0 {
+			continue
+		}
+		if k%3 == 0 {
+			for _, i := range sel[:len(sel)/2] {
+				waiting[i].Request = 1 + r.Int64N(10_000_000)
+			}
+		}
+		obj := []string{BSLD, Wait}[k%2]
+		slots := 0 // the default
+		if k%4 == 1 {
+			slots = 1 + r.IntN(200)
+		}
+		pl := newPlan(now, capacity, running, waiting, sel, obj, slots)
+		d := newDecision(now, capacity, running, waiting, sel, obj, slots)
+		m, err := cp.Build(d.w, d.g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.g != pl.g || len(m.Jobs) != len(pl.jobs) || len(m.Nodes) != 1 || m.Nodes[0].Cap[0] != int64(pl.capacity) || m.Scale != pl.scale {
+			t.Fatalf("decision %d: grid %d, %d jobs, capacity %v, scale %d; the plan's %d, %d, %d, %d", k, d.g, len(m.Jobs), m.Nodes[0].Cap, m.Scale, pl.g, len(pl.jobs), pl.capacity, pl.scale)
+		}
+		if !m.ExactWeights {
+			rounded++
+		}
+		for i, run := range m.Nodes[0].Running {
+			if run.EndSlot != pl.ends[i] || run.Use[0] != int64(pl.uses[i]) {
+				t.Fatalf("decision %d: running job %d ends at slot %d using %d; the plan's %d, %d", k, i, run.EndSlot, run.Use[0], pl.ends[i], pl.uses[i])
+			}
+		}
+		for i, j := range m.Jobs {
+			pj := pl.jobs[i]
+			if j.Index != pj.index || j.EST != pj.est || j.Dur != pj.dur || j.Weight != pj.weight {
+				t.Fatalf("decision %d job %d: index %d EST %d D %d ω %d; the plan's %d %d %d %d", k, i, j.Index, j.EST, j.Dur, j.Weight, pj.index, pj.est, pj.dur, pj.weight)
+			}
+		}
+		at := make([]int, len(pl.jobs))
+		for i := range at {
+			at[i] = pl.jobs[i].est + r.IntN(50)
+		}
+		if m.Objective(at) != pl.objective(at) || m.Weighted(at) != pl.weighted(at) || sat.LowerBound(m) != pl.lowerBound() {
+			t.Fatalf("decision %d: objective %v, Σ %d, bound %d; the plan's %v, %d, %d", k, m.Objective(at), m.Weighted(at), sat.LowerBound(m), pl.objective(at), pl.weighted(at), pl.lowerBound())
+		}
+	}
+	if rounded == 0 {
+		t.Fatal("no decision had rounded weights")
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"math"
 	"slices"
-
-	"github.com/optsched/optsched/encode/cp"
 )
 
 // A seed is a serial list schedule of a decision's model.
@@ -19,7 +17,7 @@ type seed struct {
 // first, ties in window (arrival) order.
 type rule struct {
 	name string
-	key  func(m *cp.Model, nodes []int, i int) float64
+	key  func(pl *plan, i int) float64
 }
 
 // rules are the seeds' priority orders: Smith's rule on area (ω_i over
@@ -34,33 +32,33 @@ type rule struct {
 // / 65.0 (shortest), 35.9 / 65.5 (F1; log10(request)·nodes +
 // 870·log10(submit), smallest first).
 var rules = []rule{
-	{"wspt-area", func(m *cp.Model, nodes []int, i int) float64 {
-		j := &m.Jobs[i]
-		return float64(m.Window.Jobs[j.Index].Walltime) * float64(nodes[j.Index]) / float64(j.Weight)
+	{"wspt-area", func(pl *plan, i int) float64 {
+		j := &pl.jobs[i]
+		return float64(j.req) * float64(j.nodes) / float64(j.weight)
 	}},
-	{"smallest", func(m *cp.Model, nodes []int, i int) float64 { return float64(nodes[m.Jobs[i].Index]) }},
-	{"fcfs", func(*cp.Model, []int, int) float64 { return 0 }},
-	{"wfp3", func(m *cp.Model, nodes []int, i int) float64 {
-		wj := &m.Window.Jobs[m.Jobs[i].Index]
-		r := float64(m.Window.Time-wj.Submit) / float64(max(wj.Walltime, 1))
-		return -r * r * r * float64(nodes[m.Jobs[i].Index])
+	{"smallest", func(pl *plan, i int) float64 { return float64(pl.jobs[i].nodes) }},
+	{"fcfs", func(*plan, int) float64 { return 0 }},
+	{"wfp3", func(pl *plan, i int) float64 {
+		j := &pl.jobs[i]
+		r := float64(pl.now-j.submit) / float64(max(j.req, 1))
+		return -r * r * r * float64(j.nodes)
 	}},
 }
 
-// bestSeed returns the serial schedule of least Σ ω_i s_i over rules
-// (the first on ties). nodes[k] is window job k's node count. A rule's
+// bestSeed returns the serial schedule of the plan's jobs of least
+// Σ ω_i s_i over rules (the first on ties). A rule's
 // schedule is given up as soon as it cannot be less than the best so far
 // (serial's cutoff): the answer is the one of building every schedule.
-func bestSeed(m *cp.Model, nodes []int) seed {
-	p := newProfile(m)
+func bestSeed(pl *plan) seed {
+	p := newProfile(pl)
 	var best seed
-	order := make([]int, len(m.Jobs))
-	keys := make([]float64, len(m.Jobs))
+	order := make([]int, len(pl.jobs))
+	keys := make([]float64, len(pl.jobs))
 	var spare []int // a schedule's slots, reused when it lost
 	for r, ru := range rules {
 		for i := range order {
 			order[i] = i
-			keys[i] = ru.key(m, nodes, i)
+			keys[i] = ru.key(pl, i)
 		}
 		// Stable: ties in window order (pdqsort on the pair key, index).
 		slices.SortFunc(order, func(a, b int) int {
@@ -74,9 +72,9 @@ func bestSeed(m *cp.Model, nodes []int) seed {
 			cutoff = best.w
 		}
 		if spare == nil {
-			spare = make([]int, len(m.Jobs))
+			spare = make([]int, len(pl.jobs))
 		}
-		w, ok := p.serial(m, nodes, order, spare, cutoff)
+		w, ok := p.serial(pl, order, spare, cutoff)
 		if ok && (r == 0 || w < best.w) {
 			best, spare = seed{name: ru.name, slots: spare, w: w}, best.slots
 		}
@@ -96,27 +94,15 @@ type profile struct {
 	est               int64 // Σ ω_i EST_i
 }
 
-func newProfile(m *cp.Model) *profile {
-	nd := &m.Nodes[0]
-	last, total := 0, 0
-	for _, r := range nd.Running {
-		last = max(last, r.EndSlot)
+func newProfile(pl *plan) *profile {
+	total := 0
+	for _, j := range pl.jobs {
+		total += j.dur
 	}
-	for _, j := range m.Jobs {
-		total += j.Dur
-	}
-	base := make([]int, last+total+1)
-	for s := range base {
-		base[s] = int(nd.Cap[0])
-	}
-	for _, r := range nd.Running {
-		for s := 0; s < r.EndSlot; s++ {
-			base[s] -= int(r.Use[0])
-		}
-	}
+	base := pl.base(total)
 	var est int64
-	for _, j := range m.Jobs {
-		est += j.Weight * int64(j.EST)
+	for _, j := range pl.jobs {
+		est += j.weight * int64(j.est)
 	}
 	p := &profile{base: base, free: make([]int, len(base)), est: est}
 	p.baseMax = make([]int, (len(base)+block-1)/block)
@@ -141,15 +127,15 @@ func (p *profile) maxOf(b int) int {
 // — and returns its Σ ω_i s_i; or ok false as soon as that sum is sure to
 // be at least cutoff (the jobs placed so far at their slots, the others
 // at their ESTs at the earliest), with slots part written.
-func (p *profile) serial(m *cp.Model, nodes []int, order []int, slots []int, cutoff int64) (w int64, ok bool) {
+func (p *profile) serial(pl *plan, order []int, slots []int, cutoff int64) (w int64, ok bool) {
 	copy(p.free, p.base)
 	copy(p.blockMax, p.baseMax)
 	rest := p.est // Σ ω_i EST_i of the jobs not placed yet
 	for _, i := range order {
-		j := &m.Jobs[i]
-		n := nodes[j.Index]
-		s := j.EST
-		for k := 0; k < j.Dur; {
+		j := &pl.jobs[i]
+		n := j.nodes
+		s := j.est
+		for k := 0; k < j.dur; {
 			// The job cannot cover slot x: the next start to try is past
 			// it, or past x's block when no slot of that is free enough.
 			// (The last slot, after every running and placed job, has
@@ -163,15 +149,15 @@ func (p *profile) serial(m *cp.Model, nodes []int, order []int, slots []int, cut
 				k++
 			}
 		}
-		for k := 0; k < j.Dur; k++ {
+		for k := 0; k < j.dur; k++ {
 			p.free[s+k] -= n
 		}
-		for b := s / block; b <= (s+j.Dur-1)/block; b++ {
+		for b := s / block; b <= (s+j.dur-1)/block; b++ {
 			p.blockMax[b] = p.maxOf(b)
 		}
 		slots[i] = s
-		w += j.Weight * int64(s)
-		rest -= j.Weight * int64(j.EST)
+		w += j.weight * int64(s)
+		rest -= j.weight * int64(j.est)
 		if w+rest >= cutoff {
 			return w, false
 		}

@@ -67,10 +67,11 @@ type checkItem struct {
 
 // A seedCheck is a cp decision's seed schedule left to the caller to
 // check (a cpolicy.Unchecked): Check runs model.Check on it in its
-// Window and words a failure as cpolicy.Decide does.
+// window and words a failure as cpolicy.Decide does; Size is the
+// window's jobs and running jobs.
 type seedCheck interface {
 	Check() error
-	Window() *model.Window
+	Size() int
 }
 
 const (
@@ -232,8 +233,7 @@ func (s *state) checkDecision(t int64, u seedCheck) error {
 	b := c.cur
 	b.items = append(b.items, checkItem{t: t, decision: u,
 		a0: len(b.allocs), a1: len(b.allocs), i0: len(b.idle), i1: len(b.idle), r0: len(b.running), r1: len(b.running)})
-	w := u.Window()
-	b.nodes += len(w.Jobs) + len(w.Running) // its work, in uses of the pseudo-node
+	b.nodes += u.Size() // its work, in uses of the pseudo-node
 	c.sendFull()
 	return nil
 }

@@ -80,7 +80,7 @@ type spoiltSeed struct {
 	allocs []model.Allocation
 }
 
-func (s spoiltSeed) Window() *model.Window { return s.w }
+func (s spoiltSeed) Size() int { return len(s.w.Jobs) + len(s.w.Running) }
 
 func (s spoiltSeed) Check() error {
 	if err := model.Check(s.w, s.allocs); err != nil {
