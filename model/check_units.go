@@ -59,9 +59,18 @@ type nodeUse struct {
 	from, to int64
 	use      Resources // nil: nothing counted (whole-node uses are exclusive)
 	excl     bool
-	job      string // for messages: "job x" or "running job r"
+	id       string // the job's ID, for messages (see who)
+	running  bool   // a running job's use
 	units    bool   // a units allocation
 	alloc    bool   // an allocation (not a running job)
+}
+
+// who names u's job in messages: "job x" or "running job r".
+func (u *nodeUse) who() string {
+	if u.running {
+		return "running job " + u.id
+	}
+	return "job " + u.id
 }
 
 // checkUnits checks the units allocations of allocs (see the rules above).
@@ -80,10 +89,9 @@ func checkUnits(w *Window, allocs []Allocation, add func(string, ...any)) {
 	}
 	perNode := make([][]nodeUse, n)
 	for _, r := range w.Running {
-		job := "running job " + r.ID
 		for _, k := range r.Nodes {
 			usable[k] = true
-			u := nodeUse{from: math.MinInt64, to: r.End, job: job, excl: r.Select == nil || r.Place.Exclusive}
+			u := nodeUse{from: math.MinInt64, to: r.End, id: r.ID, running: true, excl: r.Select == nil || r.Place.Exclusive}
 			switch {
 			case r.Select == nil:
 			case r.Units != nil && len(r.Select) == 1:
@@ -110,11 +118,10 @@ func checkUnits(w *Window, allocs []Allocation, add func(string, ...any)) {
 			continue // reported by Check
 		}
 		end := al.Start + job.Walltime
-		name := "job " + job.ID
 		if al.Units == nil {
 			for _, k := range al.Nodes {
 				if k >= 0 && k < n {
-					perNode[k] = append(perNode[k], nodeUse{from: al.Start, to: end, excl: true, job: name, alloc: true})
+					perNode[k] = append(perNode[k], nodeUse{from: al.Start, to: end, excl: true, id: job.ID, alloc: true})
 				}
 			}
 			continue
@@ -154,14 +161,10 @@ func checkUnits(w *Window, allocs []Allocation, add func(string, ...any)) {
 			add("job %s: units on %d nodes, but place=pack puts them on one", job.ID, len(al.Units))
 			ok = false
 		}
-		nodes := slices.Clone(al.Nodes)
-		slices.Sort(nodes)
-		keys := make([]int, 0, len(al.Units))
-		for k := range al.Units {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		if !slices.Equal(nodes, keys) {
+		keys, same := unitNodes(&al)
+		if !same {
+			nodes := slices.Clone(al.Nodes)
+			slices.Sort(nodes)
 			add("job %s: nodes %v are not the nodes of its units %v", job.ID, nodes, keys)
 			ok = false
 		}
@@ -178,12 +181,31 @@ func checkUnits(w *Window, allocs []Allocation, add func(string, ...any)) {
 				use = scaled(per, int64(al.Units[k]))
 			}
 			perNode[k] = append(perNode[k], nodeUse{from: al.Start, to: end, use: use, excl: whole || job.Place.Exclusive,
-				job: name, units: true, alloc: true})
+				id: job.ID, units: true, alloc: true})
 		}
 	}
 	for k, uses := range perNode {
 		checkNode(w, k, uses, add)
 	}
+}
+
+// unitNodes returns the nodes of al's units, sorted, and whether al.Nodes
+// lists exactly them (sorted, the same list). A one-node allocation (the
+// common case of a pseudo-node) is read without new lists.
+func unitNodes(al *Allocation) (keys []int, same bool) {
+	if len(al.Nodes) == 1 && len(al.Units) == 1 {
+		if _, ok := al.Units[al.Nodes[0]]; ok {
+			return al.Nodes, true
+		}
+	}
+	keys = make([]int, 0, len(al.Units))
+	for k := range al.Units {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	nodes := slices.Clone(al.Nodes)
+	slices.Sort(nodes)
+	return keys, slices.Equal(nodes, keys)
 }
 
 // scaled returns r × f: r itself when f is 1 (the uses only read it).
@@ -259,11 +281,11 @@ func checkNode(w *Window, k int, uses []nodeUse, add func(string, ...any)) {
 			if o.from == t && o.alloc && oi > si {
 				return
 			}
-			ex := s.job
+			ex := &s
 			if !s.excl {
-				ex = o.job
+				ex = &o
 			}
-			add("node %s: %s and %s share the node at %d, but %s is exclusive", name, o.job, s.job, t, ex)
+			add("node %s: %s and %s share the node at %d, but %s is exclusive", name, o.who(), s.who(), t, ex.who())
 		}
 		if s.excl {
 			for oi := range uses {

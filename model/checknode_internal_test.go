@@ -30,7 +30,7 @@ func TestCheckNodeAsBefore(t *testing.T) {
 		}
 		var uses []nodeUse
 		for k := range n {
-			u := nodeUse{from: int64(rng.IntN(span)), excl: rng.IntN(4) == 0, job: fmt.Sprint("job ", k),
+			u := nodeUse{from: int64(rng.IntN(span)), excl: rng.IntN(4) == 0, id: fmt.Sprint(k), running: rng.IntN(5) == 0,
 				units: rng.IntN(4) > 0, alloc: rng.IntN(3) > 0}
 			u.to = u.from + int64(1+rng.IntN(5))
 			if !u.alloc && rng.IntN(2) == 0 {
@@ -103,11 +103,11 @@ func checkNodeBefore(w *Window, k int, uses []nodeUse, add func(string, ...any))
 			if o.from == t && o.alloc && oi > si {
 				continue
 			}
-			excl := s.job
+			excl := s.who()
 			if !s.excl {
-				excl = o.job
+				excl = o.who()
 			}
-			add("node %s: %s and %s share the node at %d, but %s is exclusive", name, o.job, s.job, t, excl)
+			add("node %s: %s and %s share the node at %d, but %s is exclusive", name, o.who(), s.who(), t, excl)
 		}
 		total := Resources{}
 		for _, oi := range active {

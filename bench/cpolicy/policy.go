@@ -127,7 +127,7 @@ func (u *Unchecked) Window() *model.Window { return u.decision().w }
 
 // Allocations returns the seed schedule as allocations of the window's
 // jobs (new lists).
-func (u *Unchecked) Allocations() []model.Allocation { return u.decision().allocations(u.seed.slots) }
+func (u *Unchecked) Allocations() []model.Allocation { return u.decision().allocations(u.seed.slots, true) }
 
 // Size returns the window's jobs and running jobs: the work of Check.
 func (u *Unchecked) Size() int { return len(u.waiting) + len(u.running) }
@@ -139,7 +139,7 @@ func (u *Unchecked) Check() error {
 	if d.g != u.g {
 		return SeedError(u.now, u.seed.name, fmt.Errorf("the window's grid is %d s, the plan's %d s (a bug)", d.g, u.g))
 	}
-	if err := model.Check(d.w, d.allocations(u.seed.slots)); err != nil {
+	if err := model.Check(d.w, d.allocations(u.seed.slots, false)); err != nil {
 		return SeedError(u.now, u.seed.name, err)
 	}
 	return nil
@@ -281,7 +281,7 @@ func (p *Policy) Decide(ctx context.Context, now int64, nodes, free int, running
 		st.Unchecked = newUnchecked(now, capacity, running, waiting, sel, obj, p.Slots, seed)
 	} else {
 		d = newDecision(now, capacity, running, waiting, sel, obj, p.Slots)
-		allocs = d.allocations(seed.slots)
+		allocs = d.allocations(seed.slots, true)
 		if err := model.Check(d.w, allocs); err != nil {
 			return nil, st, SeedError(now, seed.name, err)
 		}
@@ -355,11 +355,17 @@ func SeedError(now int64, seed string, err error) error {
 }
 
 // allocations returns the schedule of start slots (one per window job)
-// as the window's allocations: one unit on the pseudo-node each.
-func (d *decision) allocations(slots []int) []model.Allocation {
+// as the window's allocations: one unit on the pseudo-node each. Unless
+// fresh, the allocations share one node list and one units map, which
+// must not change (model.Check only reads them).
+func (d *decision) allocations(slots []int, fresh bool) []model.Allocation {
 	out := make([]model.Allocation, len(slots))
+	nodes, units := []int{0}, map[int]int{0: 1}
 	for i, s := range slots {
-		out[i] = model.Allocation{Job: i, Nodes: []int{0}, Start: d.w.Time + int64(s)*d.g, Units: map[int]int{0: 1}}
+		if fresh && i > 0 {
+			nodes, units = []int{0}, map[int]int{0: 1}
+		}
+		out[i] = model.Allocation{Job: i, Nodes: nodes, Start: d.w.Time + int64(s)*d.g, Units: units}
 	}
 	return out
 }
