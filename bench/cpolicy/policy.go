@@ -127,7 +127,9 @@ func (u *Unchecked) Window() *model.Window { return u.decision().w }
 
 // Allocations returns the seed schedule as allocations of the window's
 // jobs (new lists).
-func (u *Unchecked) Allocations() []model.Allocation { return u.decision().allocations(u.seed.slots, true) }
+func (u *Unchecked) Allocations() []model.Allocation {
+	return u.decision().allocations(u.seed.slots, true)
+}
 
 // Size returns the window's jobs and running jobs: the work of Check.
 func (u *Unchecked) Size() int { return len(u.waiting) + len(u.running) }
