@@ -113,7 +113,7 @@ func TestDecideNoWorseThanFCFS(t *testing.T) {
 				}
 			}
 			slices.SortStableFunc(sel, func(a, b int) int { return int(waiting[a].Submit - waiting[b].Submit) })
-			d := newDecision(now, capacity, running, waiting, sel, obj, 0)
+			d := newDecision(now, capacity, running, waiting, sel, obj, grid(now, capacity, running, waiting, sel, 0))
 			if d.g != st.Grid {
 				t.Fatalf("grid %d, Decide's %d", d.g, st.Grid)
 			}
@@ -267,8 +267,8 @@ func TestDecideCallerChecks(t *testing.T) {
 		}
 		handed++
 		allocs := u.Allocations()
-		if err := u.Check(); err != nil || u.seed.name != st.Seed || len(allocs) != st.Jobs || u.Window().Time != now {
-			t.Fatalf("decision %d: seed %s (stats %s), %d allocations of %d jobs at %d: %v", k, u.seed.name, st.Seed, len(allocs), st.Jobs, u.Window().Time, err)
+		if err := u.Check(); err != nil || u.what != "seed "+st.Seed || len(allocs) != st.Jobs || u.Window().Time != now {
+			t.Fatalf("decision %d: %s (stats %s), %d allocations of %d jobs at %d: %v", k, u.what, st.Seed, len(allocs), st.Jobs, u.Window().Time, err)
 		}
 		var now0 []int
 		for _, a := range allocs {
@@ -282,9 +282,9 @@ func TestDecideCallerChecks(t *testing.T) {
 		// A spoilt seed (every job now, above capacity) fails the check,
 		// worded as Decide words it.
 		spoilt := *u
-		spoilt.seed.slots = make([]int, len(u.seed.slots))
+		spoilt.slots = make([]int, len(u.slots))
 		err = spoilt.Check()
-		if want := SeedError(now, u.seed.name, model.Check(u.Window(), spoilt.Allocations())); fmt.Sprint(err) != fmt.Sprint(want) || !errors.Is(err, model.ErrInfeasible) {
+		if want := SeedError(now, u.what, model.Check(u.Window(), spoilt.Allocations())); fmt.Sprint(err) != fmt.Sprint(want) || !errors.Is(err, model.ErrInfeasible) {
 			t.Fatalf("decision %d: spoilt seed: %v, want %v", k, err, want)
 		}
 	}
@@ -407,7 +407,7 @@ func TestPlanAsModel(t *testing.T) {
 			slots = 1 + r.IntN(200)
 		}
 		pl := newPlan(now, capacity, running, waiting, sel, obj, slots)
-		d := newDecision(now, capacity, running, waiting, sel, obj, slots)
+		d := newDecision(now, capacity, running, waiting, sel, obj, grid(now, capacity, running, waiting, sel, slots))
 		m, err := cp.Build(d.w, d.g)
 		if err != nil {
 			t.Fatal(err)
@@ -439,5 +439,87 @@ func TestPlanAsModel(t *testing.T) {
 	}
 	if rounded == 0 {
 		t.Fatal("no decision had rounded weights")
+	}
+}
+
+// TestDecideBackfill: with a window of a few jobs and long queues, the
+// jobs after the window that Decide starts (Stats.Backfilled of them)
+// leave the window's schedule as it is without backfilling, and they are
+// exactly those that fit, in arrival order, beside the running jobs, the
+// window's schedule and the ones backfilled before: held to model.Check
+// of the schedule with every request rounded up to the grid (which is
+// the plan's view of time) plus the job at now. The schedule acted on,
+// backfilled jobs included, passes model.Check.
+func TestDecideBackfill(t *testing.T) {
+	r := rand.New(rand.NewPCG(34, 6))
+	filled, refused := 0, 0
+	for k := range 400 {
+		now, nodes, free, running, waiting := randomDecision(r, 40)
+		p := &Policy{NoSearch: true, K: 1 + r.IntN(5), Backfill: 1 + r.IntN(30), CallerChecks: true, Objective: []string{BSLD, Wait}[k%2]}
+		start, st, err := p.Decide(context.Background(), now, nodes, free, running, waiting)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkStart(t, start, free, waiting)
+		none := *p
+		none.Backfill = -1
+		ref, _, err := none.Decide(context.Background(), now, nodes, free, running, waiting)
+		if err != nil {
+			t.Fatal(err)
+		}
+		capacity := free
+		for _, x := range running {
+			capacity += x.Nodes
+		}
+		ws := p.selectJobs(waiting, capacity, free)
+		inWindow := func(i int) bool { return slices.Contains(ws.sel, i) }
+		var win, bf []int
+		for _, i := range start {
+			if inWindow(i) {
+				win = append(win, i)
+			} else {
+				bf = append(bf, i)
+			}
+		}
+		if !slices.Equal(win, ref) || st.Backfilled != len(bf) {
+			t.Fatalf("decision %d: window starts %v (without backfilling %v), %d backfilled, stats %d", k, win, ref, len(bf), st.Backfilled)
+		}
+		u := st.Unchecked
+		if u == nil {
+			// Trivial: then no job after the window fits the free nodes.
+			for _, i := range ws.extra {
+				if waiting[i].Nodes <= free {
+					t.Fatalf("decision %d: trivial, but job %d of %d nodes fits the %d free", k, i, waiting[i].Nodes, free)
+				}
+			}
+			continue
+		}
+		if err := u.Check(); err != nil {
+			t.Fatalf("decision %d: %v", k, err)
+		}
+		// The reference: each extra job, in turn, at now beside the
+		// schedule so far, all on the grid.
+		rounded := slices.Clone(waiting)
+		for i := range rounded {
+			rounded[i].Request = ceilDiv(max(rounded[i].Request, 1), u.g) * u.g
+		}
+		jobs := slices.Clone(ws.sel)
+		at := slices.Clone(u.slots[:len(ws.sel)])
+		for _, i := range ws.extra {
+			try := newUnchecked(now, capacity, running, rounded, append(slices.Clone(jobs), i), p.Objective, u.g, append(slices.Clone(at), 0), "try")
+			fits := try.Check() == nil
+			if fits != slices.Contains(bf, i) {
+				t.Fatalf("decision %d: job %d (%d nodes, request %d) fits %v, backfilled %v", k, i, waiting[i].Nodes, waiting[i].Request, fits, bf)
+			}
+			if fits {
+				jobs, at = append(jobs, i), append(at, 0)
+				filled++
+			} else {
+				refused++
+			}
+		}
+	}
+	if filled < 100 || refused < 100 {
+		t.Fatalf("%d backfilled, %d refused: the test did not bite", filled, refused)
 	}
 }

@@ -66,14 +66,21 @@ func cpError(t int64, err error) error { return fmt.Errorf("t=%d: cp policy: %w"
 // cpWaiting appends to out the queued jobs Decide may look at: its window
 // is the first Config.CP.K jobs by arrival that fit in the cluster (free
 // and running nodes; every queued job does, larger ones are dropped on
-// arrival), and the queue is in arrival order (Arrive appends jobs sorted
-// by submit time), so the queue up to the K-th such job is all it needs. A
+// arrival), and the next CP.Backfill such jobs may be backfilled; the
+// queue is in arrival order (Arrive appends jobs sorted by submit time),
+// so the queue up to the (K + Backfill)-th such job is all it needs. A
 // decision is then O(K), not O(queue), on a log whose queue grows to tens
 // of thousands.
 func (s *state) cpWaiting(out []cpolicy.Job) []cpolicy.Job {
 	k := s.cfg.CP.K
 	if k <= 0 {
 		k = cpolicy.DefaultK
+	}
+	if b := s.cfg.CP.Backfill; b >= 0 {
+		if b == 0 {
+			b = cpolicy.DefaultBackfill
+		}
+		k += b // and the jobs it may backfill
 	}
 	capacity := s.nIdle
 	for _, r := range s.running {
