@@ -59,9 +59,18 @@ type nodeUse struct {
 	from, to int64
 	use      Resources // nil: nothing counted (whole-node uses are exclusive)
 	excl     bool
-	job      string // for messages: "job x" or "running job r"
+	id       string // the job's ID, for messages (see who)
+	running  bool   // a running job's use
 	units    bool   // a units allocation
 	alloc    bool   // an allocation (not a running job)
+}
+
+// who names u's job in messages: "job x" or "running job r".
+func (u *nodeUse) who() string {
+	if u.running {
+		return "running job " + u.id
+	}
+	return "job " + u.id
 }
 
 // checkUnits checks the units allocations of allocs (see the rules above).
@@ -82,7 +91,7 @@ func checkUnits(w *Window, allocs []Allocation, add func(string, ...any)) {
 	for _, r := range w.Running {
 		for _, k := range r.Nodes {
 			usable[k] = true
-			u := nodeUse{from: math.MinInt64, to: r.End, job: "running job " + r.ID, excl: r.Select == nil || r.Place.Exclusive}
+			u := nodeUse{from: math.MinInt64, to: r.End, id: r.ID, running: true, excl: r.Select == nil || r.Place.Exclusive}
 			switch {
 			case r.Select == nil:
 			case r.Units != nil && len(r.Select) == 1:
@@ -112,7 +121,7 @@ func checkUnits(w *Window, allocs []Allocation, add func(string, ...any)) {
 		if al.Units == nil {
 			for _, k := range al.Nodes {
 				if k >= 0 && k < n {
-					perNode[k] = append(perNode[k], nodeUse{from: al.Start, to: end, excl: true, job: "job " + job.ID, alloc: true})
+					perNode[k] = append(perNode[k], nodeUse{from: al.Start, to: end, excl: true, id: job.ID, alloc: true})
 				}
 			}
 			continue
@@ -152,14 +161,10 @@ func checkUnits(w *Window, allocs []Allocation, add func(string, ...any)) {
 			add("job %s: units on %d nodes, but place=pack puts them on one", job.ID, len(al.Units))
 			ok = false
 		}
-		nodes := slices.Clone(al.Nodes)
-		slices.Sort(nodes)
-		keys := make([]int, 0, len(al.Units))
-		for k := range al.Units {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		if !slices.Equal(nodes, keys) {
+		keys, same := unitNodes(&al)
+		if !same {
+			nodes := slices.Clone(al.Nodes)
+			slices.Sort(nodes)
 			add("job %s: nodes %v are not the nodes of its units %v", job.ID, nodes, keys)
 			ok = false
 		}
@@ -176,7 +181,7 @@ func checkUnits(w *Window, allocs []Allocation, add func(string, ...any)) {
 				use = scaled(per, int64(al.Units[k]))
 			}
 			perNode[k] = append(perNode[k], nodeUse{from: al.Start, to: end, use: use, excl: whole || job.Place.Exclusive,
-				job: "job " + job.ID, units: true, alloc: true})
+				id: job.ID, units: true, alloc: true})
 		}
 	}
 	for k, uses := range perNode {
@@ -184,8 +189,30 @@ func checkUnits(w *Window, allocs []Allocation, add func(string, ...any)) {
 	}
 }
 
-// scaled returns r × f.
+// unitNodes returns the nodes of al's units, sorted, and whether al.Nodes
+// lists exactly them (sorted, the same list). A one-node allocation (the
+// common case of a pseudo-node) is read without new lists.
+func unitNodes(al *Allocation) (keys []int, same bool) {
+	if len(al.Nodes) == 1 && len(al.Units) == 1 {
+		if _, ok := al.Units[al.Nodes[0]]; ok {
+			return al.Nodes, true
+		}
+	}
+	keys = make([]int, 0, len(al.Units))
+	for k := range al.Units {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	nodes := slices.Clone(al.Nodes)
+	slices.Sort(nodes)
+	return keys, slices.Equal(nodes, keys)
+}
+
+// scaled returns r × f: r itself when f is 1 (the uses only read it).
 func scaled(r Resources, f int64) Resources {
+	if f == 1 {
+		return r
+	}
 	out := make(Resources, len(r))
 	for k, v := range r {
 		out[k] = v * f
@@ -198,6 +225,12 @@ func scaled(r Resources, f int64) Resources {
 // respect exclusivity, whenever a units allocation is among them (the
 // whole-node rules of Check cover the rest). Usage rises only when an
 // allocation starts, so these instants are the only ones to check.
+//
+// The amounts in use at each such instant are summed once per instant
+// (a difference array over the sorted instants), not once per pair of
+// uses: a node with hundreds of uses (a pseudo-node standing for a
+// whole cluster) costs O(n log n), not O(n²). Exclusivity is checked
+// pairwise, but only against the uses that make a pair exclusive.
 func checkNode(w *Window, k int, uses []nodeUse, add func(string, ...any)) {
 	hasUnits := false
 	for _, u := range uses {
@@ -211,9 +244,7 @@ func checkNode(w *Window, k int, uses []nodeUse, add func(string, ...any)) {
 	if w.Resources != nil {
 		capacity = w.Resources[k]
 	}
-	// The resources any use names, sorted, and each use's amounts by
-	// name (present: the use names it, even at 0), read once per node
-	// rather than once per pair of uses.
+	// The resources any use names, sorted.
 	var names []string
 	for _, u := range uses {
 		for res := range u.use {
@@ -222,66 +253,119 @@ func checkNode(w *Window, k int, uses []nodeUse, add func(string, ...any)) {
 	}
 	slices.Sort(names)
 	names = slices.Compact(names)
-	amount := make([]int64, len(uses)*len(names))
-	present := make([]bool, len(uses)*len(names))
-	for ui, u := range uses {
-		for ri, res := range names {
-			v, ok := u.use[res]
-			amount[ui*len(names)+ri], present[ui*len(names)+ri] = v, ok
+	at := sumAtStarts(uses, names)
+	var excl []int // the exclusive uses, in order
+	for oi, o := range uses {
+		if o.excl {
+			excl = append(excl, oi)
 		}
 	}
-	total := make([]int64, len(names))
-	named := make([]bool, len(names))
 	overflow := make([]bool, len(names))
-	var active []int
 	for si, s := range uses {
 		if !s.alloc {
 			continue
 		}
 		t := s.from
-		active = active[:0]
-		unitsActive := false
-		for oi, o := range uses {
-			if o.from <= t && t < o.to {
-				active = append(active, oi)
-				unitsActive = unitsActive || o.units
-			}
-		}
-		if !unitsActive {
+		ti, _ := slices.BinarySearch(at.times, t)
+		if at.units[ti] == 0 {
 			continue
 		}
 		// Exclusivity: report each overlapping pair once, at the later
-		// start (the earlier index when both start together).
-		for _, oi := range active {
+		// start (the earlier index when both start together); a pair
+		// counts when either use is exclusive.
+		pair := func(oi int) {
 			o := uses[oi]
-			if oi == si || !(s.excl || o.excl) || !(s.units || o.units) {
-				continue
+			if !(o.from <= t && t < o.to) || oi == si || !(s.units || o.units) {
+				return
 			}
 			if o.from == t && o.alloc && oi > si {
-				continue
+				return
 			}
-			excl := s.job
+			ex := &s
 			if !s.excl {
-				excl = o.job
+				ex = &o
 			}
-			add("node %s: %s and %s share the node at %d, but %s is exclusive", name, o.job, s.job, t, excl)
+			add("node %s: %s and %s share the node at %d, but %s is exclusive", name, o.who(), s.who(), t, ex.who())
+		}
+		if s.excl {
+			for oi := range uses {
+				pair(oi)
+			}
+		} else {
+			for _, oi := range excl {
+				pair(oi)
+			}
 		}
 		// Capacities: the resources the active uses name, in order.
-		clear(total)
-		clear(named)
-		for _, oi := range active {
-			for ri := range names {
-				total[ri] += amount[oi*len(names)+ri]
-				named[ri] = named[ri] || present[oi*len(names)+ri]
-			}
-		}
+		row := ti * len(names)
 		for ri, res := range names {
-			if named[ri] && total[ri] > capacity[res] && !overflow[ri] {
+			if at.named[row+ri] > 0 && at.total[row+ri] > capacity[res] && !overflow[ri] {
 				overflow[ri] = true
-				add("node %s: at %d the jobs on it use %s=%d, above its capacity %d", name, t, res, total[ri], capacity[res])
+				add("node %s: at %d the jobs on it use %s=%d, above its capacity %d", name, t, res, at.total[row+ri], capacity[res])
 			}
 		}
 	}
+}
+
+// startSums are the sums over a node's uses active at each allocation's
+// start: times are the distinct starts, sorted; at times[i], units[i]
+// units allocations are active, and of resource names[r] they use
+// total[i·len(names)+r] in all, named[i·len(names)+r] of them naming it.
+type startSums struct {
+	times []int64
+	units []int
+	total []int64
+	named []int
+}
+
+// sumAtStarts sums uses at each allocation's start (see startSums): each
+// use is added where it begins to be active among the sorted starts and
+// taken off where it stops, and a running sum over the starts reads the
+// totals.
+func sumAtStarts(uses []nodeUse, names []string) startSums {
+	var times []int64
+	for _, u := range uses {
+		if u.alloc {
+			times = append(times, u.from)
+		}
+	}
+	slices.Sort(times)
+	times = slices.Compact(times)
+	nt, nr := len(times), len(names)
+	// Differences at index i apply from times[i] on; index nt is past
+	// the last start.
+	units := make([]int, nt+1)
+	total := make([]int64, (nt+1)*nr)
+	named := make([]int, (nt+1)*nr)
+	for _, u := range uses {
+		lo, _ := slices.BinarySearch(times, u.from) // first start ≥ from
+		hi, _ := slices.BinarySearch(times, u.to)   // first start ≥ to
+		if lo >= hi {
+			continue // active at no start
+		}
+		if u.units {
+			units[lo]++
+			units[hi]--
+		}
+		for ri, res := range names {
+			v, ok := u.use[res]
+			if !ok {
+				continue
+			}
+			total[lo*nr+ri] += v
+			total[hi*nr+ri] -= v
+			named[lo*nr+ri]++
+			named[hi*nr+ri]--
+		}
+	}
+	for i := 1; i < nt; i++ {
+		units[i] += units[i-1]
+		for ri := range nr {
+			total[i*nr+ri] += total[(i-1)*nr+ri]
+			named[i*nr+ri] += named[(i-1)*nr+ri]
+		}
+	}
+	return startSums{times: times, units: units[:nt], total: total[:nt*nr], named: named[:nt*nr]}
 }
 
 // checkReservations checks that no allocation runs on a reserved node

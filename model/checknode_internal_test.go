@@ -2,30 +2,40 @@ package model
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
 )
 
-// TestCheckNodeAsBefore: checkNode, which reads each use's resources once,
-// reports what it reported when it summed them in maps for every pair of
-// uses (checkNodeBefore), message for message, on random uses of one
-// node.
+// TestCheckNodeAsBefore: checkNode, which sums the uses active at each
+// start once over the sorted starts, reports what it reported when it
+// summed them in maps for every pair of uses (checkNodeBefore), message
+// for message, on random uses of one node: few and crowded, or up to 60.
 func TestCheckNodeAsBefore(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	w := &Window{Topology: mustLayout(t)}
 	resNames := []string{"ncpus", "ngpus", "mem"}
-	for i := range 3000 {
+	for i := range 6000 {
+		// Half the cases are small and crowded (ties of every kind), half
+		// long lists over a longer span, as on a pseudo-node.
+		n, span := 1+rng.IntN(8), 6
+		if i%2 == 1 {
+			n, span = 1+rng.IntN(60), 40
+		}
 		if rng.IntN(2) == 0 {
-			w.Resources = []Resources{{"ncpus": int64(rng.IntN(20)), "ngpus": int64(rng.IntN(3))}, nil}
+			w.Resources = []Resources{{"ncpus": int64(rng.IntN(20 * (1 + n/4))), "ngpus": int64(rng.IntN(3 * (1 + n/4)))}, nil}
 		} else {
 			w.Resources = nil
 		}
 		var uses []nodeUse
-		for k := range 1 + rng.IntN(8) {
-			u := nodeUse{from: int64(rng.IntN(6)), excl: rng.IntN(4) == 0, job: fmt.Sprint("job ", k),
+		for k := range n {
+			u := nodeUse{from: int64(rng.IntN(span)), excl: rng.IntN(4) == 0, id: fmt.Sprint(k), running: rng.IntN(5) == 0,
 				units: rng.IntN(4) > 0, alloc: rng.IntN(3) > 0}
 			u.to = u.from + int64(1+rng.IntN(5))
+			if !u.alloc && rng.IntN(2) == 0 {
+				u.from = math.MinInt64 // a running job's use
+			}
 			if rng.IntN(4) > 0 {
 				u.use = Resources{}
 				for _, r := range resNames {
@@ -93,11 +103,11 @@ func checkNodeBefore(w *Window, k int, uses []nodeUse, add func(string, ...any))
 			if o.from == t && o.alloc && oi > si {
 				continue
 			}
-			excl := s.job
+			excl := s.who()
 			if !s.excl {
-				excl = o.job
+				excl = o.who()
 			}
-			add("node %s: %s and %s share the node at %d, but %s is exclusive", name, o.job, s.job, t, excl)
+			add("node %s: %s and %s share the node at %d, but %s is exclusive", name, o.who(), s.who(), t, excl)
 		}
 		total := Resources{}
 		for _, oi := range active {

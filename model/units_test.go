@@ -54,6 +54,7 @@ func TestCheckUnits(t *testing.T) {
 		{"too few units", []A{u(0, 0, map[int]int{0: 1})}, "job a: got 1 units, requested 2"},
 		{"zero units on a node", []A{u(0, 0, map[int]int{0: 2, 1: 0})}, "0 units on node n1"},
 		{"nodes are not the units' nodes", []A{{Job: 0, Nodes: []int{0, 1}, Start: 0, Units: map[int]int{0: 2}}}, "are not the nodes of its units"},
+		{"one node not the unit's node", []A{{Job: 0, Nodes: []int{1}, Start: 0, Units: map[int]int{0: 2}}}, "nodes [1] are not the nodes of its units [0]"},
 		{"down node", []A{u(0, 0, map[int]int{4: 2})}, "node n4 is neither idle nor freed"},
 		{"unknown node", []A{u(0, 0, map[int]int{9: 2})}, "node id 9, which is not in the topology"},
 		{"into a reservation", []A{u(0, 150, map[int]int{0: 2})}, "job a: node n0 is reserved (maint) over [200, 300), the job runs over [150, 250)"},

@@ -10,9 +10,10 @@
 //     order) that fit the cluster at all, and the running jobs with their
 //     estimated ends (start + requested time; an end at or before now
 //     counts as now + 1 s: the job overran and ends "soon").
-//  2. Trivial cases, without a model: nothing fits the free nodes → no
-//     start; all the window's jobs fit together → all start (the lower
-//     bound Σ ω_i·EST_i is reached).
+//  2. Trivial cases, without a model, when no job after the window fits
+//     the free nodes: nothing in the window fits them → no start; all the
+//     window's jobs fit together → all start (the lower bound
+//     Σ ω_i·EST_i is reached).
 //  3. The model: one pseudo-node whose capacity is the cluster's usable
 //     nodes (free + the running jobs' nodes) of one resource "nodes";
 //     every job is one unit needing its node count of it, every running
@@ -40,8 +41,23 @@
 //     limit. Its schedule is used when it passes model.Check and is
 //     strictly better than the seed (or proven optimal); otherwise (error, nothing found, time out) the
 //     seed answers.
-//  6. The jobs the schedule starts at slot 0 start now; their nodes sum to
-//     at most the free nodes (checked again).
+//  6. The jobs the schedule starts at slot 0 start now. Then backfilling:
+//     the next Policy.Backfill waiting jobs after the window (default
+//     256, by arrival, those that fit the cluster) each start now when
+//     it fits, for its whole request on the grid, in the capacity the
+//     running jobs, the window's schedule and the jobs backfilled before
+//     it leave — no window job's planned start moves. Without it, a
+//     window whose jobs cannot start (on an overloaded log, the oldest
+//     128 jobs are the widest) leaves nodes idle however many small jobs
+//     wait behind it. The nodes started sum to at most the free nodes
+//     (checked again), and the schedule acted on, backfilled jobs
+//     included, passes model.Check (here, or by the caller:
+//     Policy.CallerChecks).
+//
+// The seeds are computed on a plan read straight from the arguments
+// (grid, running end slots, per job its earliest start, duration and
+// weight, as encode/cp's Build reads the window; TestPlanAsModel); the
+// window and cp.Build are made only for the search and the check.
 //
 // Why seeds and a search rather than the search alone: one decision
 // has tens of milliseconds, in which solver/sat rarely proves a window of

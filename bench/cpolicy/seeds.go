@@ -2,9 +2,8 @@ package cpolicy
 
 import (
 	"cmp"
+	"math"
 	"slices"
-
-	"github.com/optsched/optsched/encode/cp"
 )
 
 // A seed is a serial list schedule of a decision's model.
@@ -18,7 +17,7 @@ type seed struct {
 // first, ties in window (arrival) order.
 type rule struct {
 	name string
-	key  func(m *cp.Model, nodes []int, i int) float64
+	key  func(pl *plan, i int) float64
 }
 
 // rules are the seeds' priority orders: Smith's rule on area (ω_i over
@@ -33,36 +32,51 @@ type rule struct {
 // / 65.0 (shortest), 35.9 / 65.5 (F1; log10(request)·nodes +
 // 870·log10(submit), smallest first).
 var rules = []rule{
-	{"wspt-area", func(m *cp.Model, nodes []int, i int) float64 {
-		j := &m.Jobs[i]
-		return float64(m.Window.Jobs[j.Index].Walltime) * float64(nodes[j.Index]) / float64(j.Weight)
+	{"wspt-area", func(pl *plan, i int) float64 {
+		j := &pl.jobs[i]
+		return float64(j.req) * float64(j.nodes) / float64(j.weight)
 	}},
-	{"smallest", func(m *cp.Model, nodes []int, i int) float64 { return float64(nodes[m.Jobs[i].Index]) }},
-	{"fcfs", func(*cp.Model, []int, int) float64 { return 0 }},
-	{"wfp3", func(m *cp.Model, nodes []int, i int) float64 {
-		wj := &m.Window.Jobs[m.Jobs[i].Index]
-		r := float64(m.Window.Time-wj.Submit) / float64(max(wj.Walltime, 1))
-		return -r * r * r * float64(nodes[m.Jobs[i].Index])
+	{"smallest", func(pl *plan, i int) float64 { return float64(pl.jobs[i].nodes) }},
+	{"fcfs", func(*plan, int) float64 { return 0 }},
+	{"wfp3", func(pl *plan, i int) float64 {
+		j := &pl.jobs[i]
+		r := float64(pl.now-j.submit) / float64(max(j.req, 1))
+		return -r * r * r * float64(j.nodes)
 	}},
 }
 
-// bestSeed returns the serial schedule of least Σ ω_i s_i over rules
-// (the first on ties). nodes[k] is window job k's node count.
-func bestSeed(m *cp.Model, nodes []int) seed {
-	p := newProfile(m)
+// bestSeed returns the serial schedule of the plan's jobs of least
+// Σ ω_i s_i over rules (the first on ties). A rule's
+// schedule is given up as soon as it cannot be less than the best so far
+// (serial's cutoff): the answer is the one of building every schedule.
+func bestSeed(pl *plan) seed {
+	p := newProfile(pl)
 	var best seed
-	order := make([]int, len(m.Jobs))
-	keys := make([]float64, len(m.Jobs))
+	order := make([]int, len(pl.jobs))
+	keys := make([]float64, len(pl.jobs))
+	var spare []int // a schedule's slots, reused when it lost
 	for r, ru := range rules {
 		for i := range order {
 			order[i] = i
-			keys[i] = ru.key(m, nodes, i)
+			keys[i] = ru.key(pl, i)
 		}
-		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(keys[a], keys[b]) })
-		slots := p.serial(m, nodes, order)
-		w := m.Weighted(slots)
-		if r == 0 || w < best.w {
-			best = seed{name: ru.name, slots: slots, w: w}
+		// Stable: ties in window order (pdqsort on the pair key, index).
+		slices.SortFunc(order, func(a, b int) int {
+			if c := cmp.Compare(keys[a], keys[b]); c != 0 {
+				return c
+			}
+			return cmp.Compare(a, b)
+		})
+		cutoff := int64(math.MaxInt64)
+		if r > 0 {
+			cutoff = best.w
+		}
+		if spare == nil {
+			spare = make([]int, len(pl.jobs))
+		}
+		w, ok := p.serial(pl, order, spare, cutoff)
+		if ok && (r == 0 || w < best.w) {
+			best, spare = seed{name: ru.name, slots: spare, w: w}, best.slots
 		}
 	}
 	return best
@@ -73,49 +87,80 @@ func bestSeed(m *cp.Model, nodes []int) seed {
 type profile struct {
 	base []int
 	free []int
+	// baseMax[b] and blockMax[b] are the most of base and of free at a
+	// slot of block b (slots b·block up to (b+1)·block): a job of more
+	// nodes starts in no slot of the block.
+	baseMax, blockMax []int
+	est               int64 // Σ ω_i EST_i
 }
 
-func newProfile(m *cp.Model) *profile {
-	nd := &m.Nodes[0]
-	last, total := 0, 0
-	for _, r := range nd.Running {
-		last = max(last, r.EndSlot)
+func newProfile(pl *plan) *profile {
+	total := 0
+	for _, j := range pl.jobs {
+		total += j.dur
 	}
-	for _, j := range m.Jobs {
-		total += j.Dur
+	base := pl.base(total)
+	var est int64
+	for _, j := range pl.jobs {
+		est += j.weight * int64(j.est)
 	}
-	base := make([]int, last+total+1)
-	for s := range base {
-		base[s] = int(nd.Cap[0])
+	p := &profile{base: base, free: make([]int, len(base)), est: est}
+	p.baseMax = make([]int, (len(base)+block-1)/block)
+	p.blockMax = make([]int, len(p.baseMax))
+	copy(p.free, base)
+	for b := range p.baseMax {
+		p.baseMax[b] = p.maxOf(b)
 	}
-	for _, r := range nd.Running {
-		for s := 0; s < r.EndSlot; s++ {
-			base[s] -= int(r.Use[0])
-		}
-	}
-	return &profile{base: base, free: make([]int, len(base))}
+	return p
 }
 
-// serial returns the serial schedule of the jobs in order: each at the
-// earliest slot from its EST where it fits for its whole duration.
-func (p *profile) serial(m *cp.Model, nodes []int, order []int) []int {
+// block is the number of slots a profile's block maximum covers.
+const block = 16
+
+// maxOf returns the most capacity left at a slot of block b of p.free.
+func (p *profile) maxOf(b int) int {
+	return slices.Max(p.free[b*block : min((b+1)*block, len(p.free))])
+}
+
+// serial writes to slots the serial schedule of the jobs in order — each
+// at the earliest slot from its EST where it fits for its whole duration
+// — and returns its Σ ω_i s_i; or ok false as soon as that sum is sure to
+// be at least cutoff (the jobs placed so far at their slots, the others
+// at their ESTs at the earliest), with slots part written.
+func (p *profile) serial(pl *plan, order []int, slots []int, cutoff int64) (w int64, ok bool) {
 	copy(p.free, p.base)
-	slots := make([]int, len(m.Jobs))
+	copy(p.blockMax, p.baseMax)
+	rest := p.est // Σ ω_i EST_i of the jobs not placed yet
 	for _, i := range order {
-		j := &m.Jobs[i]
-		n := nodes[j.Index]
-		s := j.EST
-		for k := 0; k < j.Dur; {
-			if p.free[s+k] < n {
-				s, k = s+k+1, 0
-			} else {
+		j := &pl.jobs[i]
+		n := j.nodes
+		s := j.est
+		for k := 0; k < j.dur; {
+			// The job cannot cover slot x: the next start to try is past
+			// it, or past x's block when no slot of that is free enough.
+			// (The last slot, after every running and placed job, has
+			// the whole capacity: the search ends before it.)
+			switch x := s + k; {
+			case p.blockMax[x/block] < n:
+				s, k = (x/block+1)*block, 0
+			case p.free[x] < n:
+				s, k = x+1, 0
+			default:
 				k++
 			}
 		}
-		for k := 0; k < j.Dur; k++ {
+		for k := 0; k < j.dur; k++ {
 			p.free[s+k] -= n
 		}
+		for b := s / block; b <= (s+j.dur-1)/block; b++ {
+			p.blockMax[b] = p.maxOf(b)
+		}
 		slots[i] = s
+		w += j.weight * int64(s)
+		rest -= j.weight * int64(j.est)
+		if w+rest >= cutoff {
+			return w, false
+		}
 	}
-	return slots
+	return w, true
 }

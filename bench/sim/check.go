@@ -32,6 +32,8 @@ type checker struct {
 	done   chan struct{}
 	failed atomic.Bool
 	err    error // set before done is closed
+	// decisions counts the cp decisions' checks run (read after done).
+	decisions int
 }
 
 // A checkBatch is allocations to check, in order: its items' jobs,
@@ -58,6 +60,18 @@ type checkItem struct {
 	a0, a1, i0, i1 int
 	r0, r1         int
 	claimed        bool
+	// decision, when set, is a cp policy decision's check instead: its
+	// seed schedule (see checkDecision).
+	decision seedCheck
+}
+
+// A seedCheck is a cp decision's seed schedule left to the caller to
+// check (a cpolicy.Unchecked): Check runs model.Check on it in its
+// window and words a failure as cpolicy.Decide does; Size is the
+// window's jobs and running jobs.
+type seedCheck interface {
+	Check() error
+	Size() int
 }
 
 const (
@@ -91,6 +105,7 @@ func (c *checker) run() {
 		}
 		clear(b.allocs) // drop the node lists
 		clear(b.running)
+		clear(b.items) // and the decisions' windows
 		b.items, b.jobs, b.allocs, b.idle, b.running, b.nodes = b.items[:0], b.jobs[:0], b.allocs[:0], b.idle[:0], b.running[:0], 0
 		select {
 		case c.spare <- b:
@@ -103,6 +118,13 @@ func (c *checker) run() {
 // simulation did when it checked at the time: a window's as SolveWindow
 // and solveWindow, a start's with its time.
 func (c *checker) checkItem(b *checkBatch, it *checkItem) error {
+	if d := it.decision; d != nil {
+		c.decisions++
+		if err := d.Check(); err != nil {
+			return cpError(it.t, err)
+		}
+		return nil
+	}
 	w := c.base
 	w.Time, w.Idle, w.Running, w.Jobs = it.t, b.idle[it.i0:it.i1], b.running[it.r0:it.r1], b.jobs[it.a0:it.a1]
 	allocs := b.allocs[it.a0:it.a1]
@@ -198,6 +220,22 @@ func (s *state) queueCheck(t int64, who string, a0 int) {
 	}
 	b.items = append(b.items, checkItem{t: t, who: who, a0: a0, a1: len(b.allocs), i0: i0, i1: len(b.idle), r0: r0, r1: len(b.running)})
 	c.sendFull()
+}
+
+// checkDecision queues the check of the seed schedule u of the cp
+// policy's decision at t (cpolicy.Policy.CallerChecks; u must not change
+// after). It returns errCheckFailed when a check has failed already.
+func (s *state) checkDecision(t int64, u seedCheck) error {
+	if s.checkFailed() {
+		return errCheckFailed // Run returns the failure instead
+	}
+	c := s.checker
+	b := c.cur
+	b.items = append(b.items, checkItem{t: t, decision: u,
+		a0: len(b.allocs), a1: len(b.allocs), i0: len(b.idle), i1: len(b.idle), r0: len(b.running), r1: len(b.running)})
+	b.nodes += u.Size() // its work, in uses of the pseudo-node
+	c.sendFull()
+	return nil
 }
 
 // sendFull sends the batch being filled when it is full.

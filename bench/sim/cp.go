@@ -19,6 +19,8 @@ const CP = "cp"
 // model.Check).
 func (s *state) runCP(ctx context.Context) error {
 	pol := s.cfg.CP
+	// Decide's check of its seed goes to the checker goroutine.
+	pol.CallerChecks = s.checker != nil
 	var running []cpolicy.Running
 	var waiting []cpolicy.Job
 	return s.eachEvent(ctx, func(t int64) error {
@@ -33,7 +35,12 @@ func (s *state) runCP(ctx context.Context) error {
 		waiting = s.cpWaiting(waiting)
 		start, st, err := pol.Decide(ctx, t, s.cfg.Nodes, s.nIdle, running, waiting)
 		if err != nil {
-			return fmt.Errorf("t=%d: cp policy: %w", t, err)
+			return cpError(t, err)
+		}
+		if st.Unchecked != nil {
+			if err := s.checkDecision(t, st.Unchecked); err != nil {
+				return err
+			}
 		}
 		s.res.Windows++
 		s.res.SolveTimes = append(s.res.SolveTimes, st.Elapsed)
@@ -53,17 +60,27 @@ func (s *state) runCP(ctx context.Context) error {
 	})
 }
 
+// cpError is the cp policy's error at t.
+func cpError(t int64, err error) error { return fmt.Errorf("t=%d: cp policy: %w", t, err) }
+
 // cpWaiting appends to out the queued jobs Decide may look at: its window
 // is the first Config.CP.K jobs by arrival that fit in the cluster (free
 // and running nodes; every queued job does, larger ones are dropped on
-// arrival), and the queue is in arrival order (Arrive appends jobs sorted
-// by submit time), so the queue up to the K-th such job is all it needs. A
+// arrival), and the next CP.Backfill such jobs may be backfilled; the
+// queue is in arrival order (Arrive appends jobs sorted by submit time),
+// so the queue up to the (K + Backfill)-th such job is all it needs. A
 // decision is then O(K), not O(queue), on a log whose queue grows to tens
 // of thousands.
 func (s *state) cpWaiting(out []cpolicy.Job) []cpolicy.Job {
 	k := s.cfg.CP.K
 	if k <= 0 {
 		k = cpolicy.DefaultK
+	}
+	if b := s.cfg.CP.Backfill; b >= 0 {
+		if b == 0 {
+			b = cpolicy.DefaultBackfill
+		}
+		k += b // and the jobs it may backfill
 	}
 	capacity := s.nIdle
 	for _, r := range s.running {

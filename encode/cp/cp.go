@@ -280,6 +280,7 @@ func BuildContext(ctx context.Context, w *model.Window, g int64) (*Model, error)
 	}
 
 	// Jobs.
+	m.Jobs = make([]Job, 0, len(w.Jobs))
 	for ji := range w.Jobs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -306,6 +307,7 @@ func BuildContext(ctx context.Context, w *model.Window, g int64) (*Model, error)
 			j.Req = vec(wj.Select[0].Amounts, 1)
 		}
 		total := 0
+		j.Options = make([]Option, 0, min(len(m.Nodes), 8))
 		for ni := range m.Nodes {
 			o, ok := m.option(&j, ni, scatter)
 			if !ok {
@@ -455,39 +457,52 @@ func (m *Model) earliest(j *Job) (int, bool) {
 // maxScale bounds Scale/ewt, above which the weights are rounded.
 const maxScale = 1 << 20
 
-// weights sets ω_i = Scale/ewt_{q_i}.
+// weights sets ω_i = Scale/ewt_{q_i} (Weights).
 func (m *Model) weights() {
-	m.Scale, m.ExactWeights = 1, true
-	var ewts []int64
+	ewts := make([]int64, 0, len(m.Jobs))
 	for _, j := range m.Jobs {
 		ewts = append(ewts, m.Window.ExpectedWait(m.Window.Jobs[j.Index].Queue))
 	}
-	if len(ewts) == 0 {
-		return
+	var w []int64
+	w, m.Scale, m.ExactWeights = Weights(ewts)
+	for i := range m.Jobs {
+		m.Jobs[i].Weight = w[i]
 	}
+}
+
+// Weights returns the model's weights of jobs whose queues' expected
+// waits are ewts (each ≥ 1): ω_i = Scale/ewt_i with Scale the least
+// common multiple of ewts, exact, when Scale/min ewt is at most 2^20;
+// otherwise rounded, ω_i = max(1, round(2^20 · min ewt / ewt_i)), and
+// Scale 0. A caller that schedules a model's jobs without building it
+// (bench/cpolicy's seeds) weights them by this rule too.
+func Weights(ewts []int64) (w []int64, scale int64, exact bool) {
+	if len(ewts) == 0 {
+		return nil, 1, true
+	}
+	w = make([]int64, len(ewts))
 	lcm := int64(1)
 	minE := ewts[0]
+	exact = true
 	for _, e := range ewts {
 		minE = min(minE, e)
 		lcm = lcm / gcd(lcm, e) * e
 		if lcm/minE > maxScale || lcm < 0 {
-			m.ExactWeights = false
+			exact = false
 			break
 		}
 	}
-	if m.ExactWeights && lcm/minE <= maxScale {
-		m.Scale = lcm
-		for i := range m.Jobs {
-			m.Jobs[i].Weight = lcm / ewts[i]
+	if exact && lcm/minE <= maxScale {
+		for i, e := range ewts {
+			w[i] = lcm / e
 		}
-		return
+		return w, lcm, true
 	}
 	// Rounded weights: ω = round(2^20 · min ewt / ewt), at least 1.
-	m.ExactWeights = false
-	m.Scale = 0
-	for i := range m.Jobs {
-		m.Jobs[i].Weight = max(1, int64(math.Round(float64(maxScale)*float64(minE)/float64(ewts[i]))))
+	for i, e := range ewts {
+		w[i] = max(1, int64(math.Round(float64(maxScale)*float64(minE)/float64(e))))
 	}
+	return w, 0, false
 }
 
 // Objective returns Eq. (2), Σ (t + s_i·g − submit_i)/ewt_{q_i}, of the
