@@ -235,3 +235,46 @@ func TestWindowAsSorted(t *testing.T) {
 	}
 	t.Logf("%d windows full", full)
 }
+
+// BenchmarkSchertDecisionQueue times one pick (the window, the image and
+// the picker's network) of the shipped HPC2N weights on a queue of
+// 20,000 waiting jobs of 500 users with histories and 200 running jobs,
+// as the queues of the overloaded scaled logs grow: with its design's
+// rank (the request × nodes) and with the predicted length × nodes.
+func BenchmarkSchertDecisionQueue(b *testing.B) {
+	for _, rank := range []string{"request", "length"} {
+		b.Run(rank, func(b *testing.B) {
+			net, err := ShippedRLSchert("hpc2n")
+			if err != nil {
+				b.Fatal(err)
+			}
+			net.Design.RankRequest = rank == "request"
+			s := NewSchert(net, false, false, 1)
+			rng := rand.New(rand.NewPCG(34, 4))
+			users := make([]string, 500)
+			for i := range users {
+				users[i] = "u" + string(rune('a'+i%26)) + string(rune('a'+i/26))
+				for range 10 {
+					s.Pred.Observe(users[i], int64(60+rng.IntN(20000)), int64(600*(1+rng.IntN(40))))
+				}
+			}
+			const now, nodes = 100000, 32768
+			var q []sim.QueuedJob
+			for i := range 20000 {
+				q = append(q, sim.QueuedJob{Submit: int64(i), Request: int64(600 * (1 + rng.IntN(40))), Nodes: 1 + rng.IntN(64),
+					Key: i, User: users[rng.IntN(len(users))]})
+			}
+			var r []sim.RunningJob
+			busy := 0
+			for i := range 200 {
+				n := 1 + rng.IntN(300)
+				busy += n
+				r = append(r, sim.RunningJob{Key: 100000 + i, User: users[rng.IntN(len(users))], Start: now - int64(rng.IntN(20000)),
+					Request: int64(600 * (1 + rng.IntN(40))), Nodes: n})
+			}
+			for b.Loop() {
+				s.Pick(now, 40, nodes, q, r)
+			}
+		})
+	}
+}
