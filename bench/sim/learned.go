@@ -140,7 +140,7 @@ type Killer interface {
 	Kill(now int64, idle, nodes int, queue []QueuedJob, running []RunningJob) int
 }
 
-// queuedJob is waiting job's view.
+// queuedJob returns a waiting job's view.
 func (s *state) queuedJob(job int) QueuedJob {
 	j := &s.jobs[job]
 	return QueuedJob{Submit: j.Submit, Request: requestOf(j.Walltime, j.Runtime), Nodes: j.Nodes,
@@ -150,7 +150,8 @@ func (s *state) queuedJob(job int) QueuedJob {
 // syncView appends to s.view the jobs that joined the queue since the
 // last call: only arrivals join it outside runPicker, at its end; its
 // starts and kill's requeues edit s.queue and s.view alike. A decision
-// thus reads the queue's view without rebuilding it (O(queue) each).
+// thus reads the queue's view instead of rebuilding it, O(queue), at
+// every call.
 func (s *state) syncView() {
 	for _, q := range s.queue[len(s.view):] {
 		s.view = append(s.view, s.queuedJob(q.job))
