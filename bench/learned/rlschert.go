@@ -302,8 +302,19 @@ func pickerInput(flat bool, x, ax []float64) ([]float64, int) {
 type UserPredictor struct {
 	// MAPE selects the user-mape rule.
 	MAPE   bool
-	byUser map[string][]ratio
+	byUser map[string]*userHistory
 	buf    []float64
+}
+
+// userHistory is a user's last finished jobs, and the user's part of the
+// prediction at elapsed 0 (see UserPredictor.term), kept until the
+// history changes: a decision predicts every waiting job's length.
+type userHistory struct {
+	h []ratio
+	// fresh is set while v0 and ok0 are term's answer at elapsed 0
+	// under the rule mape.
+	fresh, mape, ok0 bool
+	v0               float64
 }
 
 // PredictK is the jobs in UserPredictor's median (predict.DefaultK).
@@ -314,18 +325,23 @@ type ratio struct {
 }
 
 // NewUserPredictor returns a predictor with no history.
-func NewUserPredictor() *UserPredictor { return &UserPredictor{byUser: map[string][]ratio{}} }
+func NewUserPredictor() *UserPredictor { return &UserPredictor{byUser: map[string]*userHistory{}} }
 
 // Observe adds a finished job of user: its run time and request (s).
 func (p *UserPredictor) Observe(user string, run, request int64) {
 	if user == "" || request <= 0 {
 		return
 	}
-	h := append(p.byUser[user], ratio{run, request})
-	if len(h) > 8*PredictK {
-		h = h[len(h)-8*PredictK:]
+	u := p.byUser[user]
+	if u == nil {
+		u = &userHistory{}
+		p.byUser[user] = u
 	}
-	p.byUser[user] = h
+	u.h = append(u.h, ratio{run, request})
+	if len(u.h) > 8*PredictK {
+		u.h = u.h[len(u.h)-8*PredictK:]
+	}
+	u.fresh = false
 }
 
 // Prime observes the jobs of a log that ended by time at (their
@@ -344,34 +360,60 @@ func (p *UserPredictor) Prime(jobs []trace.Job, at int64) {
 func (p *UserPredictor) Total(user string, request, elapsed int64) float64 {
 	e, r := float64(elapsed), float64(request)
 	x := r
-	if h := p.byUser[user]; p.MAPE && user != "" && len(h) > 0 {
-		p.buf = p.buf[:0]
-		for i := len(h) - 1; i >= 0 && len(p.buf) < PredictK; i-- {
-			if h[i].run > elapsed {
-				p.buf = append(p.buf, float64(h[i].run-elapsed))
-			}
-		}
-		if len(p.buf) > 0 {
-			x = e + predict.WeightedMedianInv(p.buf)
-		}
-	} else if user != "" && len(h) > 0 {
-		p.buf = p.buf[:0]
-		for i := len(h) - 1; i >= 0 && len(p.buf) < PredictK; i-- {
-			if h[i].run > elapsed {
-				p.buf = append(p.buf, float64(h[i].run)/float64(h[i].req))
-			}
-		}
-		if len(p.buf) > 0 {
-			slices.Sort(p.buf)
-			n := len(p.buf)
-			m := p.buf[n/2]
-			if n%2 == 0 {
-				m = (p.buf[n/2-1] + p.buf[n/2]) / 2
-			}
-			x = m * r
-		}
+	if v, ok := p.term(user, elapsed); ok && p.MAPE {
+		x = e + v
+	} else if ok {
+		x = v * r
 	}
 	return max(min(x, max(r, e)), e, 1)
+}
+
+// term returns user's part of the prediction at elapsed, if the history
+// has one: the weighted median remaining time (user-mape) or the median
+// run/request ratio (user-ratio-cond) of the user's last PredictK jobs
+// that ran longer than elapsed. At elapsed 0 it is kept until the
+// user's history changes.
+func (p *UserPredictor) term(user string, elapsed int64) (float64, bool) {
+	u := p.byUser[user]
+	if user == "" || u == nil || len(u.h) == 0 {
+		return 0, false
+	}
+	if elapsed != 0 {
+		return p.termOf(u.h, elapsed)
+	}
+	if !u.fresh || u.mape != p.MAPE {
+		u.v0, u.ok0 = p.termOf(u.h, 0)
+		u.fresh, u.mape = true, p.MAPE
+	}
+	return u.v0, u.ok0
+}
+
+// termOf computes term on the history h.
+func (p *UserPredictor) termOf(h []ratio, elapsed int64) (float64, bool) {
+	p.buf = p.buf[:0]
+	for i := len(h) - 1; i >= 0 && len(p.buf) < PredictK; i-- {
+		if h[i].run <= elapsed {
+			continue
+		}
+		if p.MAPE {
+			p.buf = append(p.buf, float64(h[i].run-elapsed))
+		} else {
+			p.buf = append(p.buf, float64(h[i].run)/float64(h[i].req))
+		}
+	}
+	if len(p.buf) == 0 {
+		return 0, false
+	}
+	if p.MAPE {
+		return predict.WeightedMedianInv(p.buf), true
+	}
+	slices.Sort(p.buf)
+	n := len(p.buf)
+	m := p.buf[n/2]
+	if n%2 == 0 {
+		m = (p.buf[n/2-1] + p.buf[n/2]) / 2
+	}
+	return m, true
 }
 
 // Schert is the design deciding in bench/sim: it implements
@@ -399,10 +441,9 @@ type Schert struct {
 	rec *schertRecorder
 	// Decisions counts the calls that had a choice.
 	Decisions int
-	// Queue designs' buffers: each waiting job's predicted length and
-	// rank key, an order of the queue, the running jobs' requested ends.
+	// Queue designs' buffers: each waiting job's rank key (and predicted
+	// length where that is the key), the running jobs' requested ends.
 	qpred, qkey []float64
-	ord         []int
 	ends        []endAt
 }
 
@@ -547,67 +588,106 @@ func (s *Schert) observe(now int64, idle, nodes int, queue []sim.QueuedJob, runn
 // among the other waiting jobs that may start now: they fit in the idle
 // nodes and, unless SchertReserveNone, do not delay the holder's reservation
 // (EASY on requested times: they end by the holder's shadow time, or use
-// only the nodes it leaves spare then).
+// only the nodes it leaves spare then). A decision is O(queue): one pass
+// for the keys and the holder, one for the four (kept in rank order as
+// they come: the first four of a stable sort by key), and the predictor
+// asked about the visible jobs only, unless the key is the prediction.
 func (s *Schert) window(now int64, idle int, queue []sim.QueuedJob, running []sim.RunningJob) {
 	o := &s.obs
-	d := s.net.Design
-	s.qpred, s.qkey = s.qpred[:0], s.qkey[:0]
-	h := 0
-	for i, q := range queue {
-		p := s.Pred.Total(q.User, q.Request, 0)
-		k := p
-		if d.RankRequest {
-			k = float64(q.Request)
-		}
-		if d.Area {
-			k *= float64(q.Nodes)
-		}
-		s.qpred, s.qkey = append(s.qpred, p), append(s.qkey, k)
-		if d.Reserve == SchertReserveKey && k < s.qkey[h] {
-			h = i
-		}
-	}
 	for i := range o.vis {
 		o.vis[i] = -1
 	}
 	if len(queue) == 0 {
 		return
 	}
-	o.vis[0], o.pred[0], o.valid[0] = h, s.qpred[h], queue[h].Nodes <= idle
-	// The holder's shadow time and the nodes it leaves spare then.
-	shadow, spare := int64(math.MaxInt64), idle
-	if d.Reserve != SchertReserveNone {
-		if need := queue[h].Nodes; need <= idle {
-			shadow, spare = now, idle-need
-		} else {
-			s.ends = s.ends[:0]
-			for _, r := range running {
-				s.ends = append(s.ends, endAt{max(r.Start+r.Request, now), r.Nodes})
-			}
-			slices.SortFunc(s.ends, func(a, b endAt) int { return cmp.Compare(a.t, b.t) })
-			free := idle
-			for _, e := range s.ends {
-				free += e.nodes
-				if free >= need {
-					shadow, spare = e.t, free-need
-					break
-				}
-			}
-			if free < need { // it can never start: reserve nothing
-				shadow, spare = math.MaxInt64, idle
-			}
-		}
-	}
-	s.ord = s.ord[:0]
+	h := s.rankKeys(queue)
+	o.vis[0], o.pred[0], o.valid[0] = h, s.predicted(queue, h), queue[h].Nodes <= idle
+	shadow, spare := s.shadow(now, idle, queue[h].Nodes, running)
+	n := 0 // the four so far, in slots 1..n, by key then arrival
 	for i, q := range queue {
-		if i != h && q.Nodes <= idle && (q.Nodes <= spare || now+q.Request <= shadow) {
-			s.ord = append(s.ord, i)
+		if i == h || q.Nodes > idle || (q.Nodes > spare && now+q.Request > shadow) {
+			continue
+		}
+		k := s.qkey[i]
+		if n == SchertVisible-1 && cmp.Compare(k, s.qkey[o.vis[n]]) >= 0 {
+			continue
+		}
+		at := n + 1 // after every slot of a key ≤ k (they arrived first)
+		for at > 1 && cmp.Compare(k, s.qkey[o.vis[at-1]]) < 0 {
+			at--
+		}
+		n = min(n+1, SchertVisible-1)
+		copy(o.vis[at+1:n+1], o.vis[at:n])
+		o.vis[at] = i
+	}
+	for j := 1; j <= n; j++ {
+		o.pred[j], o.valid[j] = s.predicted(queue, o.vis[j]), true
+	}
+}
+
+// rankKeys sets s.qkey to the waiting jobs' rank keys (and, where the
+// key is the predicted length, s.qpred to the predictions) and returns
+// the reservation's holder: the first job of the lowest key with
+// SchertReserveKey, else the oldest.
+func (s *Schert) rankKeys(queue []sim.QueuedJob) int {
+	d := s.net.Design
+	s.qkey = slices.Grow(s.qkey[:0], len(queue))[:len(queue)]
+	if !d.RankRequest {
+		s.qpred = slices.Grow(s.qpred[:0], len(queue))[:len(queue)]
+	}
+	h := 0
+	for i, q := range queue {
+		var k float64
+		if d.RankRequest {
+			k = float64(q.Request)
+		} else {
+			k = s.Pred.Total(q.User, q.Request, 0)
+			s.qpred[i] = k
+		}
+		if d.Area {
+			k *= float64(q.Nodes)
+		}
+		s.qkey[i] = k
+		if d.Reserve == SchertReserveKey && k < s.qkey[h] {
+			h = i
 		}
 	}
-	slices.SortStableFunc(s.ord, func(a, b int) int { return cmp.Compare(s.qkey[a], s.qkey[b]) })
-	for j, i := range s.ord[:min(len(s.ord), SchertVisible-1)] {
-		o.vis[j+1], o.pred[j+1], o.valid[j+1] = i, s.qpred[i], true
+	return h
+}
+
+// predicted is queue[i]'s predicted length (from s.qpred where rankKeys
+// set it).
+func (s *Schert) predicted(queue []sim.QueuedJob, i int) float64 {
+	if !s.net.Design.RankRequest {
+		return s.qpred[i]
 	}
+	return s.Pred.Total(queue[i].User, queue[i].Request, 0)
+}
+
+// shadow returns the reservation's holder's shadow time and the nodes
+// it leaves spare then, for a holder of need nodes: now if it fits, the
+// first requested end by which enough nodes are free, or no reservation
+// (MaxInt64, idle) if it can never start or with SchertReserveNone.
+func (s *Schert) shadow(now int64, idle, need int, running []sim.RunningJob) (int64, int) {
+	if s.net.Design.Reserve == SchertReserveNone {
+		return math.MaxInt64, idle
+	}
+	if need <= idle {
+		return now, idle - need
+	}
+	s.ends = s.ends[:0]
+	for _, r := range running {
+		s.ends = append(s.ends, endAt{max(r.Start+r.Request, now), r.Nodes})
+	}
+	slices.SortFunc(s.ends, func(a, b endAt) int { return cmp.Compare(a.t, b.t) })
+	free := idle
+	for _, e := range s.ends {
+		free += e.nodes
+		if free >= need {
+			return e.t, free - need
+		}
+	}
+	return math.MaxInt64, idle // it can never start: reserve nothing
 }
 
 // observeKill fills the kill candidates' rows (the no-kill row last) and

@@ -120,7 +120,8 @@ type RunningJob struct {
 // fits in the idle nodes to start now, or −1 to start nothing more until
 // the next event (an arrival or an end). queue is in arrival order (a
 // requeued job keeps its place by submit time); the QueuedJobs carry Key,
-// User and Kills.
+// User and Kills. queue and running are the simulator's: the picker
+// reads them during the call only and does not modify them.
 type JobPicker interface {
 	Pick(now int64, idle, nodes int, queue []QueuedJob, running []RunningJob) int
 }
@@ -133,20 +134,28 @@ type JobPicker interface {
 // runs as were running at the event. A killed job's nodes are freed at once and
 // it rejoins the queue, to restart later from scratch: its run so far,
 // nodes × (now − start) node-seconds, is lost (Result.LostNodeSeconds)
-// and only its last run appears in Result.Jobs.
+// and only its last run appears in Result.Jobs. queue and running are
+// read only, as a JobPicker's.
 type Killer interface {
 	Kill(now int64, idle, nodes int, queue []QueuedJob, running []RunningJob) int
 }
 
-// queued appends the queue's view to buf.
-func (s *state) queued(buf []QueuedJob) []QueuedJob {
-	buf = buf[:0]
-	for _, q := range s.queue {
-		j := &s.jobs[q.job]
-		buf = append(buf, QueuedJob{Submit: j.Submit, Request: requestOf(j.Walltime, j.Runtime), Nodes: j.Nodes,
-			Key: q.job, User: j.User, Kills: s.kills[q.job]})
+// queuedJob returns a waiting job's view.
+func (s *state) queuedJob(job int) QueuedJob {
+	j := &s.jobs[job]
+	return QueuedJob{Submit: j.Submit, Request: requestOf(j.Walltime, j.Runtime), Nodes: j.Nodes,
+		Key: job, User: j.User, Kills: s.kills[job]}
+}
+
+// syncView appends to s.view the jobs that joined the queue since the
+// last call: only arrivals join it outside runPicker, at its end; its
+// starts and kill's requeues edit s.queue and s.view alike. A decision
+// thus reads the queue's view instead of rebuilding it, O(queue), at
+// every call.
+func (s *state) syncView() {
+	for _, q := range s.queue[len(s.view):] {
+		s.view = append(s.view, s.queuedJob(q.job))
 	}
-	return buf
 }
 
 // runningView appends the running jobs' view to buf.
@@ -172,14 +181,13 @@ func requestOf(wall, run int64) int64 {
 func (s *state) runPicker(ctx context.Context) error {
 	s.kills = make([]int, len(s.jobs))
 	s.resOf = make([]int, len(s.jobs))
-	var qb []QueuedJob
 	var rb []RunningJob
 	return s.eachEvent(ctx, func(t int64) error {
+		s.syncView()
 		if s.cfg.Killer != nil {
 			for budget := len(s.running); ; budget-- {
 				rb = s.runningView(rb)
-				qb = s.queued(qb)
-				k := s.cfg.Killer.Kill(t, s.nIdle, s.cfg.Nodes, qb, rb)
+				k := s.cfg.Killer.Kill(t, s.nIdle, s.cfg.Nodes, s.view, rb)
 				if k < 0 {
 					break
 				}
@@ -190,9 +198,8 @@ func (s *state) runPicker(ctx context.Context) error {
 			}
 		}
 		for len(s.queue) > 0 {
-			qb = s.queued(qb)
 			rb = s.runningView(rb)
-			k := s.cfg.Picker.Pick(t, s.nIdle, s.cfg.Nodes, qb, rb)
+			k := s.cfg.Picker.Pick(t, s.nIdle, s.cfg.Nodes, s.view, rb)
 			if k < 0 {
 				break
 			}
@@ -208,6 +215,7 @@ func (s *state) runPicker(ctx context.Context) error {
 			}
 			s.resOf[job] = len(s.res.Jobs) - 1
 			s.queue = append(s.queue[:k], s.queue[k+1:]...)
+			s.view = append(s.view[:k], s.view[k+1:]...)
 		}
 		return nil
 	})
@@ -229,4 +237,5 @@ func (s *state) kill(k int, t int64) {
 	s.dead = append(s.dead, s.resOf[r.job])
 	at, _ := slices.BinarySearchFunc(s.queue, r.job, func(w waiting, job int) int { return w.job - job })
 	s.queue = slices.Insert(s.queue, at, waiting{job: r.job, joined: s.periods})
+	s.view = slices.Insert(s.view, at, s.queuedJob(r.job))
 }

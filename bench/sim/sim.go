@@ -331,6 +331,9 @@ type state struct {
 	kills []int
 	resOf []int
 	dead  []int
+	// view is the queue as a JobPicker sees it, kept in step with queue
+	// by runPicker (syncView, its starts) and kill (runPicker only).
+	view []QueuedJob
 }
 
 // start runs job (index into jobs) on nodes from t.
