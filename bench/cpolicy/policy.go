@@ -195,7 +195,10 @@ var ErrInput = errors.New("cpolicy: bad input")
 
 // Decide returns the indices into waiting of the jobs to start at now on a
 // cluster of nodes identical nodes, free of them idle, the running jobs
-// holding the others. The started jobs' nodes sum to at most free.
+// holding the others: the window's jobs (the first K by arrival that fit
+// the cluster) its schedule starts now, and the jobs after it backfilled
+// beside that schedule (see the package doc). The started jobs' nodes sum
+// to at most free.
 //
 // It errs when the arguments are inconsistent (a job of no nodes, free
 // outside [0, nodes], more nodes running than not free) or when ctx has
@@ -206,30 +209,9 @@ func (p *Policy) Decide(ctx context.Context, now int64, nodes, free int, running
 	if err := ctx.Err(); err != nil {
 		return nil, st, err
 	}
-	if nodes < 1 || free < 0 || free > nodes {
-		return nil, st, fmt.Errorf("%w: %d free of %d nodes", ErrInput, free, nodes)
-	}
-	obj := p.Objective
-	if obj == "" {
-		obj = BSLD
-	}
-	if obj != BSLD && obj != Wait {
-		return nil, st, fmt.Errorf("%w: objective %q (want %s or %s)", ErrInput, obj, BSLD, Wait)
-	}
-	capacity := free
-	for _, r := range running {
-		if r.Nodes < 1 {
-			return nil, st, fmt.Errorf("%w: a running job of %d nodes", ErrInput, r.Nodes)
-		}
-		capacity += r.Nodes
-	}
-	if capacity > nodes {
-		return nil, st, fmt.Errorf("%w: %d nodes free and %d running on a cluster of %d", ErrInput, free, capacity-free, nodes)
-	}
-	for _, j := range waiting {
-		if j.Nodes < 1 {
-			return nil, st, fmt.Errorf("%w: job %s needs %d nodes", ErrInput, j.ID, j.Nodes)
-		}
+	obj, capacity, err := p.check(nodes, free, running, waiting)
+	if err != nil {
+		return nil, st, err
 	}
 
 	ws := p.selectJobs(waiting, capacity, free)
@@ -308,6 +290,37 @@ func (p *Policy) Decide(ctx context.Context, now int64, nodes, free int, running
 	}
 	slices.Sort(start)
 	return start, st, nil
+}
+
+// check returns Decide's objective and the cluster's usable nodes (free
+// and running), or an ErrInput error naming what is inconsistent.
+func (p *Policy) check(nodes, free int, running []Running, waiting []Job) (obj string, capacity int, err error) {
+	if nodes < 1 || free < 0 || free > nodes {
+		return "", 0, fmt.Errorf("%w: %d free of %d nodes", ErrInput, free, nodes)
+	}
+	obj = p.Objective
+	if obj == "" {
+		obj = BSLD
+	}
+	if obj != BSLD && obj != Wait {
+		return "", 0, fmt.Errorf("%w: objective %q (want %s or %s)", ErrInput, obj, BSLD, Wait)
+	}
+	capacity = free
+	for _, r := range running {
+		if r.Nodes < 1 {
+			return "", 0, fmt.Errorf("%w: a running job of %d nodes", ErrInput, r.Nodes)
+		}
+		capacity += r.Nodes
+	}
+	if capacity > nodes {
+		return "", 0, fmt.Errorf("%w: %d nodes free and %d running on a cluster of %d", ErrInput, free, capacity-free, nodes)
+	}
+	for _, j := range waiting {
+		if j.Nodes < 1 {
+			return "", 0, fmt.Errorf("%w: job %s needs %d nodes", ErrInput, j.ID, j.Nodes)
+		}
+	}
+	return obj, capacity, nil
 }
 
 // A selection is a decision's window and its backfill candidates.
