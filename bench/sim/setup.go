@@ -52,10 +52,12 @@ type Setup struct {
 	// waits in seconds (Config).
 	ExpectedWait        map[string]int64
 	DefaultExpectedWait int64
-	// CPObjective and CPJobs are the cp policy's (cpolicy.Policy); CPSearch
-	// is on, off or auto (see CPNoSearch).
+	// CPObjective, CPJobs and CPBackfill are the cp policy's
+	// (cpolicy.Policy's Objective, K and Backfill); CPSearch is on, off
+	// or auto (see CPNoSearch).
 	CPObjective string
 	CPJobs      int
+	CPBackfill  int
 	CPSearch    string
 }
 
@@ -129,7 +131,7 @@ func NewConfig(tr *trace.Trace, s Setup) (Config, error) {
 		cfg.GapSolver = csp.Solver{}
 	}
 	if s.Policy == CP {
-		cfg.CP = cpolicy.Policy{Objective: s.CPObjective, K: s.CPJobs, NoSearch: s.CPNoSearch(nodes)}
+		cfg.CP = cpolicy.Policy{Objective: s.CPObjective, K: s.CPJobs, NoSearch: s.CPNoSearch(nodes), Backfill: s.CPBackfill}
 		if s.TimeLimitSet {
 			cfg.CP.Limit = s.TimeLimit
 		}

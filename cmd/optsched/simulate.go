@@ -60,6 +60,7 @@ type simulateOptions struct {
 	timeLimitSet bool
 	cpObjective  string
 	cpJobs       int
+	cpBackfill   int
 	// cpSearch is --cp-search: on, off or auto (see cpNoSearch).
 	cpSearch string
 }
@@ -116,7 +117,8 @@ weighted by 1/max(request, 10 s); wait: the plain queue time), seeded with
 serial list schedules and improved by solver/sat within --time-limit per
 decision (default 15 ms for cp; --cp-search auto, the default, searches up
 to 10,000 nodes and decides with the list schedules alone above); the jobs
-it starts now start. A per-job policy places each job it starts with
+it starts now start, and then the next --cp-backfill waiting jobs each
+start when they fit in the room its schedule leaves. A per-job policy places each job it starts with
 --allocator: first-fit on the lowest idle node ids (the default), slurm
 (Slurm's topology/tree best fit) or mishra-greedy, mishra-balanced,
 mishra-adaptive (Mishra et al.); the window policy places its jobs with its
@@ -164,6 +166,7 @@ windows it solved optimally; the schedule itself is unchanged.`,
 	f.DurationVar(&opts.timeLimit, "time-limit", 10*time.Second, fmt.Sprintf("time limit per window solve (default 10s; %v on clusters of more than %d nodes); cp policy: per decision (default %v)", scaleTimeLimit, scaleNodes, cpolicy.DefaultLimit))
 	f.StringVar(&opts.cpObjective, "cp-objective", cpolicy.BSLD, "cp policy: objective, bsld or wait")
 	f.IntVar(&opts.cpJobs, "cp-jobs", cpolicy.DefaultK, "cp policy: the waiting jobs (first by arrival) each decision plans")
+	f.IntVar(&opts.cpBackfill, "cp-backfill", cpolicy.DefaultBackfill, "cp policy: the waiting jobs after those (by arrival) that may start when they fit beside its plan (0: none)")
 	f.StringVar(&opts.cpSearch, "cp-search", "auto", fmt.Sprintf("cp policy: improve the list schedules with solver/sat at each decision: on, off, or auto (on up to %d nodes, off above)", scaleNodes))
 	f.StringVar(&opts.layout, "layout", "", "cluster layout PODSxLEAVESxNODES (default: 25x4x10 for lan, derived from the log's size for swf)")
 	f.IntVar(&opts.procsPerNode, "procs-per-node", 0, "SWF: processors per node (default: from the header, else 1)")
@@ -294,7 +297,10 @@ func (opts *simulateOptions) setup() (sim.Setup, error) {
 	s := opts.limits()
 	s.Policy, s.Tau, s.MaxJobs, s.Gap, s.Allocator = opts.policy, int64(opts.tau/time.Second), opts.maxJobs, opts.gap, opts.allocator
 	s.ExpectedWait, s.DefaultExpectedWait = ewt, int64(opts.defaultEWT/time.Second)
-	s.CPObjective, s.CPJobs = opts.cpObjective, opts.cpJobs
+	s.CPObjective, s.CPJobs, s.CPBackfill = opts.cpObjective, opts.cpJobs, opts.cpBackfill
+	if opts.cpBackfill == 0 {
+		s.CPBackfill = -1 // none (cpolicy's 0 is its default)
+	}
 	if opts.layout != "" {
 		var l model.LayoutSpec
 		if n, err := fmt.Sscanf(opts.layout, "%dx%dx%d", &l.Pods, &l.LeavesPerPod, &l.NodesPerLeaf); err != nil || n != 3 {
@@ -334,6 +340,8 @@ func (opts *simulateOptions) validate() error {
 		return usageError{fmt.Errorf("--cp-search must be auto, on or off, got %q", opts.cpSearch)}
 	case opts.cpJobs < 1:
 		return usageError{fmt.Errorf("--cp-jobs must be at least 1, got %d", opts.cpJobs)}
+	case opts.cpBackfill < 0:
+		return usageError{fmt.Errorf("--cp-backfill must be 0 or more, got %d", opts.cpBackfill)}
 	case opts.policy == sim.CP && opts.timeLimitSet && opts.timeLimit <= 0:
 		return usageError{fmt.Errorf("--time-limit must be positive for the cp policy, got %v", opts.timeLimit)}
 	case opts.gap && opts.policy != "window":
@@ -485,6 +493,14 @@ func (opts *simulateOptions) policyNote(cfg *sim.Config) string {
 		lim = cpolicy.DefaultLimit
 	}
 	note += fmt.Sprintf(", objective %s, %d jobs", cfg.CP.Objective, cfg.CP.K)
+	switch b := cfg.CP.Backfill; {
+	case b == 0:
+		note += fmt.Sprintf(", backfilling the next %d", cpolicy.DefaultBackfill)
+	case b > 0:
+		note += fmt.Sprintf(", backfilling the next %d", b)
+	default:
+		note += ", no backfilling"
+	}
 	switch {
 	case !cfg.CP.NoSearch:
 		return note + fmt.Sprintf(", %v per decision", lim)

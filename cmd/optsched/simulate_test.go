@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -228,12 +229,35 @@ func TestSimulateCP(t *testing.T) {
 	if w := sum["mean_wait_s"].(float64); w < 175.0/3-1e-9 || w > 175.0/3+1e-9 {
 		t.Errorf("mean wait %v s, want 175/3", w)
 	}
-	for _, want := range []string{"policy cp", "objective bsld, 8 jobs, 50ms per decision", "jobs run                   3", "decisions"} {
+	for _, want := range []string{"policy cp", "objective bsld, 8 jobs, backfilling the next 256, 50ms per decision", "jobs run                   3", "decisions"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	for _, bad := range [][]string{{"--cp-objective", "x"}, {"--cp-jobs", "0"}, {"--time-limit", "0s"}} {
+	// --cp-backfill: with a window of one job, B (4 nodes) cannot start
+	// beside A (3 of 4 nodes) at 20, and C (1 node, 5 s) starts then
+	// only when backfilled: waits 0, 90, 0 s; without backfilling C
+	// waits for B's end (150): 0, 90, 130 s.
+	for _, c := range []struct {
+		backfill, note string
+		mean           float64
+	}{{"1", "1 jobs, backfilling the next 1,", 30}, {"0", "1 jobs, no backfilling,", 220.0 / 3}} {
+		log := "; MaxNodes: 4\n" + swfJob("1", "0", "100", "3", "100", "1") + swfJob("2", "10", "50", "4", "50", "2") + swfJob("3", "20", "5", "1", "5", "1")
+		os.WriteFile(tr, []byte(log), 0o644)
+		code, out, errs := optsched(t, "", append(base, "--cp-jobs", "1", "--cp-backfill", c.backfill, "--json", js)...)
+		if code != exitOK {
+			t.Fatalf("--cp-backfill %s: exit %d\n%s%s", c.backfill, code, out, errs)
+		}
+		var sum map[string]any
+		data, _ := os.ReadFile(js)
+		if err := json.Unmarshal(data, &sum); err != nil {
+			t.Fatalf("json %s: %v", data, err)
+		}
+		if w := sum["mean_wait_s"].(float64); math.Abs(w-c.mean) > 1e-9 || !strings.Contains(out, c.note) {
+			t.Errorf("--cp-backfill %s: mean wait %v s, want %v; output lacks %q?\n%s", c.backfill, w, c.mean, c.note, out)
+		}
+	}
+	for _, bad := range [][]string{{"--cp-objective", "x"}, {"--cp-jobs", "0"}, {"--cp-backfill", "-1"}, {"--time-limit", "0s"}} {
 		if code, out, errs := optsched(t, "", append(base, bad...)...); code != exitUsage {
 			t.Errorf("%v: exit %d, want usage\n%s%s", bad, code, out, errs)
 		}
