@@ -363,15 +363,31 @@ func (c *Cluster) age(allocs []model.Allocation) {
 }
 
 // withoutPositions removes the positions gone (any order, sorted in
-// place; a position named twice is removed once) from q, moving only the
-// part after the first, a run between two removed positions at a time.
+// place; a position named twice is removed once) from q, a run between
+// two removed positions at a time, moving whichever part moves less: the
+// part after the first removed position (left), or the part before the
+// last (right; the result then starts len(gone) positions into q's
+// array). Windows start jobs near the front of a long queue, so this is
+// O(front), not O(queue).
 func withoutPositions(q []waiting, gone []int) []waiting {
 	if len(gone) == 0 {
 		return q
 	}
 	slices.Sort(gone)
 	gone = slices.Compact(gone)
-	out := gone[0]
+	k, first, last := len(gone), gone[0], gone[len(gone)-1]
+	if last+1-k < len(q)-first-k { // fewer kept before the last than after the first
+		dst := last + 1
+		for i := k - 1; i >= 0; i-- {
+			prev := -1
+			if i > 0 {
+				prev = gone[i-1]
+			}
+			dst -= copy(q[dst-(gone[i]-prev-1):dst], q[prev+1:gone[i]])
+		}
+		return q[k:]
+	}
+	out := first
 	for i, g := range gone {
 		next := len(q)
 		if i+1 < len(gone) {
