@@ -1,9 +1,15 @@
 package sim
 
 import (
+	"context"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/optsched/optsched/bench/trace"
+	"github.com/optsched/optsched/model"
+	"github.com/optsched/optsched/solver/csp"
 )
 
 // withoutPositionsTail is withoutPositions as it was before it could
@@ -73,4 +79,45 @@ func TestWithoutPositionsAsTail(t *testing.T) {
 		t.Fatalf("front path taken %d times, tail path %d: not both covered", front, tail)
 	}
 	t.Logf("front path %d cases, tail path %d", front, tail)
+}
+
+// TestPricerAsOwnPricing runs the window policy on random traces with its
+// pricer and pricing each job as it is recorded (as before the pricer):
+// the results must be equal, costs included, with or without the
+// checker and the node lists.
+func TestPricerAsOwnPricing(t *testing.T) {
+	topo, err := model.NewLayout(2, 2, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(34, 2))
+	multi := 0
+	for trial := range 60 {
+		size := 4 + rng.IntN(topo.NumNodes()-3)
+		tr := &trace.Trace{Jobs: randomTrace(rng, 20+rng.IntN(60), size)}
+		cfg := Config{Topology: topo, Nodes: size, Policy: "window", Tau: int64(30 + rng.IntN(90)), Solver: csp.Solver{},
+			MaxJobs: []int{0, 0, 1, 2, 5}[rng.IntN(5)], Check: rng.IntN(2) == 0, DiscardNodes: rng.IntN(2) == 0}
+		run := func(own bool) *Result {
+			c := cfg
+			c.ownPricing = own
+			r, err := Run(context.Background(), tr, c)
+			if err != nil {
+				t.Fatalf("trial %d (own pricing %v): %v", trial, own, err)
+			}
+			return r
+		}
+		ref, got := run(true), run(false)
+		if fmt.Sprint(got.Jobs) != fmt.Sprint(ref.Jobs) {
+			t.Fatalf("trial %d: the results differ:\n%v\n%v", trial, got.Jobs, ref.Jobs)
+		}
+		for _, j := range ref.Jobs {
+			if j.Cost > 1 {
+				multi++
+			}
+		}
+	}
+	if multi == 0 {
+		t.Fatal("no job ran on nodes of more than one leaf: the costs are not covered")
+	}
+	t.Logf("%d jobs of cost above 1", multi)
 }
