@@ -121,3 +121,161 @@ func TestPricerAsOwnPricing(t *testing.T) {
 	}
 	t.Logf("%d jobs of cost above 1", multi)
 }
+
+// setBitsNode, clearBitsNode and claimNode are setBits, clearBits and
+// state.claim as they were before runs of consecutive ids were taken
+// together (wordRun): a node at a time, the bits of one word gathered
+// while the nodes stay in it. The tests hold the new functions to them.
+func setBitsNode(set []uint64, nodes []int) {
+	w, m := 0, uint64(0)
+	for _, k := range nodes {
+		if k/64 != w {
+			if m != 0 {
+				set[w] |= m
+			}
+			w, m = k/64, 0
+		}
+		m |= 1 << (k % 64)
+	}
+	if m != 0 {
+		set[w] |= m
+	}
+}
+
+func clearBitsNode(set []uint64, nodes []int) {
+	w, m := 0, uint64(0)
+	for _, k := range nodes {
+		if k/64 != w {
+			if m != 0 {
+				set[w] &^= m
+			}
+			w, m = k/64, 0
+		}
+		m |= 1 << (k % 64)
+	}
+	if m != 0 {
+		set[w] &^= m
+	}
+}
+
+func claimNode(idleSet []uint64, size int, allocs []model.Allocation) bool {
+	w, m := 0, uint64(0)
+	for i, a := range allocs {
+		for j, k := range a.Nodes {
+			ok := k >= 0 && k < size
+			if ok && k/64 != w {
+				idleSet[w] &^= m
+				w, m = k/64, 0
+			}
+			if !ok || idleSet[w]&^m&(1<<(k%64)) == 0 {
+				idleSet[w] &^= m
+				for _, b := range allocs[:i] {
+					setBitsNode(idleSet, b.Nodes)
+				}
+				setBitsNode(idleSet, a.Nodes[:j])
+				return false
+			}
+			m |= 1 << (k % 64)
+		}
+	}
+	idleSet[w] &^= m
+	return true
+}
+
+// randomNodes returns up to 300 node ids below size, in runs of
+// consecutive ids (some across words), in any order, some twice, and,
+// with bad, now and then one off the cluster.
+func randomNodes(rng *rand.Rand, size int, bad bool) []int {
+	var nodes []int
+	for range 1 + rng.IntN(6) {
+		k, r := rng.IntN(size), 1+rng.IntN(130)
+		for i := range r {
+			if k+i < size {
+				nodes = append(nodes, k+i)
+			}
+		}
+		if bad && rng.IntN(10) == 0 {
+			nodes = append(nodes, []int{-1, size, size + rng.IntN(70)}[rng.IntN(3)])
+		}
+	}
+	if rng.IntN(3) == 0 {
+		rng.Shuffle(len(nodes), func(i, j int) { nodes[i], nodes[j] = nodes[j], nodes[i] })
+	}
+	return nodes
+}
+
+// TestBitsAsNodeAtATime sets and clears random node lists in random bit
+// sets with setBits and clearBits and with the node-at-a-time functions
+// they replaced: the sets must be equal.
+func TestBitsAsNodeAtATime(t *testing.T) {
+	rng := rand.New(rand.NewPCG(34, 3))
+	for trial := range 2000 {
+		size := 1 + rng.IntN(400)
+		set := make([]uint64, (size+63)/64)
+		for i := range set {
+			set[i] = rng.Uint64()
+		}
+		nodes := randomNodes(rng, size, false)
+		got, want := slices.Clone(set), slices.Clone(set)
+		op, ref := setBits, setBitsNode
+		if trial%2 == 1 {
+			op, ref = clearBits, clearBitsNode
+		}
+		op(got, nodes)
+		ref(want, nodes)
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d (clear %v): nodes %v: %x, want %x", trial, trial%2 == 1, nodes, got, want)
+		}
+	}
+}
+
+// TestClaimAsNodeAtATime claims random allocations (runs, nodes busy,
+// named twice or off the cluster) in random idle sets with state.claim
+// and with the node-at-a-time claim it replaced: the answer and the idle
+// set after must be equal. Both answers must occur.
+func TestClaimAsNodeAtATime(t *testing.T) {
+	rng := rand.New(rand.NewPCG(34, 4))
+	claimed, refused := 0, 0
+	for trial := range 3000 {
+		size := 1 + rng.IntN(400)
+		set := make([]uint64, (size+63)/64)
+		for k := range size {
+			if rng.IntN(8) != 0 {
+				set[k/64] |= 1 << (k % 64)
+			}
+		}
+		var allocs []model.Allocation
+		for range 1 + rng.IntN(4) {
+			allocs = append(allocs, model.Allocation{Nodes: randomNodes(rng, size, true)})
+		}
+		if trial%3 == 0 { // all idle, distinct and on the cluster: claimable
+			seen := make([]bool, size)
+			for i := range allocs {
+				kept := allocs[i].Nodes[:0]
+				for _, k := range allocs[i].Nodes {
+					if k >= 0 && k < size && !seen[k] {
+						seen[k] = true
+						set[k/64] |= 1 << (k % 64)
+						kept = append(kept, k)
+					}
+				}
+				allocs[i].Nodes = kept
+			}
+		}
+		s := &state{Cluster: &Cluster{size: size, idleSet: slices.Clone(set)}}
+		want := slices.Clone(set)
+		ok, wantOK := s.claim(allocs), claimNode(want, size, allocs)
+		if ok != wantOK || !slices.Equal(s.idleSet, want) {
+			t.Fatalf("trial %d: claim %v, want %v; idle %x, want %x", trial, ok, wantOK, s.idleSet, want)
+		}
+		if ok {
+			claimed++
+		} else {
+			refused++
+		}
+	}
+	if claimed < 300 || refused < 300 {
+		t.Fatalf("%d claimed, %d refused: not both covered", claimed, refused)
+	}
+	t.Logf("%d claimed, %d refused", claimed, refused)
+}

@@ -517,26 +517,24 @@ func (s *state) solveWindow(ctx context.Context, t int64) error {
 // once, so that starting them keeps the cluster's state sound; otherwise
 // it clears none and reports false. (The checker, not claim, tells a
 // window's allocations feasible: its model.Check checks more, and words
-// the failure.) Nodes in one word in a row are claimed together (as
-// setBits).
+// the failure.) Consecutive nodes in one word are claimed together
+// (wordRun).
 func (s *state) claim(allocs []model.Allocation) bool {
-	w, m := 0, uint64(0) // the word being claimed, and its nodes claimed so far
 	for i, a := range allocs {
-		for j, k := range a.Nodes {
-			ok := k >= 0 && k < s.size
-			if ok && k/64 != w {
-				s.idleSet[w] &^= m
-				w, m = k/64, 0
-			}
-			if !ok || s.idleSet[w]&^m&(1<<(k%64)) == 0 { // off the cluster, busy, or claimed already
-				s.idleSet[w] &^= m
+		for j := 0; j < len(a.Nodes); {
+			if k := a.Nodes[j]; k < 0 || k >= s.size {
 				s.unclaim(allocs[:i], a.Nodes[:j])
 				return false
 			}
-			m |= 1 << (k % 64)
+			w, m, r := wordRun(a.Nodes[j:])
+			if s.idleSet[w]&m != m { // busy, or claimed already
+				s.unclaim(allocs[:i], a.Nodes[:j])
+				return false
+			}
+			s.idleSet[w] &^= m
+			j += r
 		}
 	}
-	s.idleSet[w] &^= m
 	return true
 }
 
