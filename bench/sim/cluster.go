@@ -160,39 +160,35 @@ func (c *Cluster) appendLowestIdle(out []int, n int) []int {
 	return out
 }
 
-// setBits sets the bits of nodes (ids from 0) in set, a word at a time
-// over nodes in one word in a row (no store waits on the one before).
+// setBits sets the bits of nodes (ids from 0) in set, a run of
+// consecutive ids in one word at a time (wordRun).
 func setBits(set []uint64, nodes []int) {
-	w, m := 0, uint64(0)
-	for _, k := range nodes {
-		if k/64 != w {
-			if m != 0 {
-				set[w] |= m
-			}
-			w, m = k/64, 0
-		}
-		m |= 1 << (k % 64)
-	}
-	if m != 0 {
+	for i := 0; i < len(nodes); {
+		w, m, r := wordRun(nodes[i:])
 		set[w] |= m
+		i += r
 	}
 }
 
 // clearBits clears the bits of nodes (ids from 0) in set, as setBits.
 func clearBits(set []uint64, nodes []int) {
-	w, m := 0, uint64(0)
-	for _, k := range nodes {
-		if k/64 != w {
-			if m != 0 {
-				set[w] &^= m
-			}
-			w, m = k/64, 0
-		}
-		m |= 1 << (k % 64)
-	}
-	if m != 0 {
+	for i := 0; i < len(nodes); {
+		w, m, r := wordRun(nodes[i:])
 		set[w] &^= m
+		i += r
 	}
+}
+
+// wordRun returns the run of consecutive ids nodes begins with (at least
+// its first, a valid id), up to the end of the first one's 64-node word:
+// the word w, the run's bits m in it, and its length r.
+func wordRun(nodes []int) (w int, m uint64, r int) {
+	k := nodes[0]
+	b := k % 64
+	r = 1
+	for lim := min(len(nodes), 64-b); r < lim && nodes[r] == k+r; r++ {
+	}
+	return k / 64, math.MaxUint64 >> (64 - r) << b, r
 }
 
 // countIdle returns the number of idle nodes among lo … hi−1.
@@ -363,15 +359,31 @@ func (c *Cluster) age(allocs []model.Allocation) {
 }
 
 // withoutPositions removes the positions gone (any order, sorted in
-// place; a position named twice is removed once) from q, moving only the
-// part after the first, a run between two removed positions at a time.
+// place; a position named twice is removed once) from q, a run between
+// two removed positions at a time, moving whichever part moves less: the
+// part after the first removed position (left), or the part before the
+// last (right; the result then starts len(gone) positions into q's
+// array). Windows start jobs near the front of a long queue, so this is
+// O(front), not O(queue).
 func withoutPositions(q []waiting, gone []int) []waiting {
 	if len(gone) == 0 {
 		return q
 	}
 	slices.Sort(gone)
 	gone = slices.Compact(gone)
-	out := gone[0]
+	k, first, last := len(gone), gone[0], gone[len(gone)-1]
+	if last+1-k < len(q)-first-k { // fewer kept before the last than after the first
+		dst := last + 1
+		for i := k - 1; i >= 0; i-- {
+			prev := -1
+			if i > 0 {
+				prev = gone[i-1]
+			}
+			dst -= copy(q[dst-(gone[i]-prev-1):dst], q[prev+1:gone[i]])
+		}
+		return q[k:]
+	}
+	out := first
 	for i, g := range gone {
 		next := len(q)
 		if i+1 < len(gone) {

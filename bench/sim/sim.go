@@ -102,6 +102,10 @@ type Config struct {
 	// it did before it handed only the part Decide can look at (tests
 	// compare the two).
 	cpWholeQueue bool
+	// ownPricing makes the window policy price each started job as it
+	// records it, as it did before a pricer did beside the simulation
+	// (tests compare the two).
+	ownPricing bool
 	// windowHook, when set, hears of each window of the window policy:
 	// its time, whether it was skipped, and the jobs it started (tests).
 	windowHook func(t int64, skipped bool, started int)
@@ -235,7 +239,11 @@ func Run(ctx context.Context, tr *trace.Trace, cfg Config) (*Result, error) {
 		if cfg.Check && !cfg.ownWindowCheck {
 			s.startChecks()
 		}
+		if !cfg.ownPricing {
+			s.startPricing()
+		}
 		err = s.runWindows(ctx)
+		s.stopPricing()
 		if cerr := s.stopChecks(); cerr != nil {
 			err = cerr
 		}
@@ -325,6 +333,9 @@ type state struct {
 	sorted int
 	// checker, when set, checks the allocations of startJob.
 	checker *checker
+	// pricer, when set, prices the jobs the window policy records (see
+	// pricer); record leaves their Cost to it.
+	pricer *pricer
 	// kills counts each job's kills, resOf indexes its current run in
 	// res.Jobs, and dead lists the results of killed runs, which finish
 	// drops (runPicker only).
@@ -342,11 +353,16 @@ func (s *state) start(job int, nodes []int, t int64) {
 	s.record(job, nodes, t)
 }
 
-// record adds job's start on nodes at t to the results.
+// record adds job's start on nodes at t to the results; with a pricer,
+// it leaves the job's Cost to it.
 func (s *state) record(job int, nodes []int, t int64) {
 	j := &s.jobs[job]
+	var cost int64
+	if s.pricer == nil {
+		cost = s.cfg.Cost.Cost(s.cfg.Topology, nodes)
+	}
 	s.res.Jobs = append(s.res.Jobs, JobResult{ID: j.ID, Submit: j.Submit, Start: t, End: t + j.Runtime,
-		Nodes: nodes, Cost: s.cfg.Cost.Cost(s.cfg.Topology, nodes), Queue: j.Queue, EWT: s.ewt(j.Queue)})
+		Nodes: nodes, Cost: cost, Queue: j.Queue, EWT: s.ewt(j.Queue)})
 	if s.cfg.DiscardNodes {
 		r := &s.res.Jobs[len(s.res.Jobs)-1]
 		r.Nodes, r.Size = nil, len(nodes)
@@ -485,8 +501,12 @@ func (s *state) solveWindow(ctx context.Context, t int64) error {
 		}
 		s.checkWindow(res.Allocations, t, who, true)
 	}
+	at := len(s.res.Jobs)
 	for _, a := range res.Allocations {
 		s.record(s.queue[a.Job].job, a.Nodes, t) // window jobs are the queue, in order
+	}
+	if s.pricer != nil {
+		s.price(at, res.Allocations)
 	}
 	s.startWindow(res.Allocations, t, s.checker != nil) // claimed with a checker
 	if s.cfg.windowHook != nil {
@@ -500,26 +520,24 @@ func (s *state) solveWindow(ctx context.Context, t int64) error {
 // once, so that starting them keeps the cluster's state sound; otherwise
 // it clears none and reports false. (The checker, not claim, tells a
 // window's allocations feasible: its model.Check checks more, and words
-// the failure.) Nodes in one word in a row are claimed together (as
-// setBits).
+// the failure.) Consecutive nodes in one word are claimed together
+// (wordRun).
 func (s *state) claim(allocs []model.Allocation) bool {
-	w, m := 0, uint64(0) // the word being claimed, and its nodes claimed so far
 	for i, a := range allocs {
-		for j, k := range a.Nodes {
-			ok := k >= 0 && k < s.size
-			if ok && k/64 != w {
-				s.idleSet[w] &^= m
-				w, m = k/64, 0
-			}
-			if !ok || s.idleSet[w]&^m&(1<<(k%64)) == 0 { // off the cluster, busy, or claimed already
-				s.idleSet[w] &^= m
+		for j := 0; j < len(a.Nodes); {
+			if k := a.Nodes[j]; k < 0 || k >= s.size {
 				s.unclaim(allocs[:i], a.Nodes[:j])
 				return false
 			}
-			m |= 1 << (k % 64)
+			w, m, r := wordRun(a.Nodes[j:])
+			if s.idleSet[w]&m != m { // busy, or claimed already
+				s.unclaim(allocs[:i], a.Nodes[:j])
+				return false
+			}
+			s.idleSet[w] &^= m
+			j += r
 		}
 	}
-	s.idleSet[w] &^= m
 	return true
 }
 

@@ -1012,32 +1012,25 @@ func (st *search) rotationBounds(t *table, back [][]int64, k int, alive func(s, 
 	if S > maxBoundStates || len(back) != k-1 || noRotationBounds {
 		return nil
 	}
-	// The wraps alive accepts, by size: head lengths w ascending and
-	// their blocks' prices.
-	type wrap struct {
-		w int
-		c int64
-	}
-	wraps := make([][]wrap, len(st.g.Sizes))
+	// By size, the cheapest wrapping block alive accepts that keeps off
+	// each boundary.
+	off := make([][]int64, len(st.g.Sizes))
+	var wraps []wrapAt
 	for s, r := range st.g.Sizes {
+		wraps = wraps[:0]
 		for w := 1; w < r && st.eps[s] > 0; w++ {
 			if alive(s, w) {
-				wraps[s] = append(wraps[s], wrap{w, st.g.Cost[s][nq-r+w]})
+				wraps = append(wraps, wrapAt{w, st.g.Cost[s][nq-r+w]})
 			}
 		}
+		off[s] = cheapestOff(wraps, r, nq, k)
 	}
 	var skip []bool
 	for i := 1; i < k; i++ {
 		x := i * nq / k
 		lb := int64(inf)
-		for s, r := range st.g.Sizes {
-			// The cheapest wrapping block of size s that keeps off x.
-			c := int64(inf)
-			for _, wr := range wraps[s] {
-				if wr.w >= x-nq+r && wr.w <= x {
-					c = min(c, wr.c)
-				}
-			}
+		for s := range st.g.Sizes {
+			c := off[s][i-1] // the cheapest wrapping block of size s that keeps off x
 			if c >= inf {
 				continue
 			}
@@ -1062,6 +1055,43 @@ func (st *search) rotationBounds(t *table, back [][]int64, k int, alive func(s, 
 		}
 	}
 	return skip
+}
+
+// A wrapAt is a wrapping block of a size r: on positions |Q| − r + w …
+// |Q| − 1 and 0 … w − 1 (head length w), of price c.
+type wrapAt struct {
+	w int
+	c int64
+}
+
+// cheapestOff returns, for each boundary x_i = i·|Q|/k, i = 1 … k − 1 (at
+// index i − 1), the least price of the wrapping blocks of size r among
+// wraps (w ascending) that keep off it, x_i − |Q| + r ≤ w ≤ x_i, or inf
+// for none. Both ends of that range rise with i: the minimum is kept
+// over the sliding range in a queue of the candidates (w ascending,
+// prices strictly ascending), in O(k + len(wraps)) instead of
+// O(k · len(wraps)).
+func cheapestOff(wraps []wrapAt, r, nq, k int) []int64 {
+	out := make([]int64, max(0, k-1))
+	q := make([]int, 0, len(wraps)) // indices into wraps; q[head:] is the queue
+	head, next := 0, 0
+	for i := 1; i < k; i++ {
+		x := i * nq / k
+		for ; next < len(wraps) && wraps[next].w <= x; next++ {
+			for len(q) > head && wraps[q[len(q)-1]].c >= wraps[next].c {
+				q = q[:len(q)-1] // never the least again: next costs no more and stays longer
+			}
+			q = append(q, next)
+		}
+		for head < len(q) && wraps[q[head]].w < x-nq+r {
+			head++
+		}
+		out[i-1] = inf
+		if head < len(q) {
+			out[i-1] = wraps[q[head]].c
+		}
+	}
+	return out
 }
 
 // onSkip, for the tests, sees each rotation rotations skips: its start
