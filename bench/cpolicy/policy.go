@@ -216,15 +216,18 @@ func (p *Policy) Decide(ctx context.Context, now int64, nodes, free int, running
 
 	ws := p.selectJobs(waiting, capacity, free)
 	sel := ws.sel
-	// Trivial cases (nothing after the window fits now).
-	switch {
-	case !ws.extraFits && (len(sel) == 0 || ws.minNodes > free):
-		st.Trivial, st.Optimal = true, true
-		return nil, st, nil
-	case !ws.extraFits && ws.sum <= free:
-		st.Trivial, st.Optimal = true, true
-		slices.Sort(sel)
-		return sel, st, nil
+	// Trivial cases, when nothing after the window fits now: nothing of
+	// the window fits, or all of it does.
+	if !ws.extraFits {
+		switch {
+		case len(sel) == 0 || ws.minNodes > free:
+			st.Trivial, st.Optimal = true, true
+			return nil, st, nil
+		case ws.sum <= free:
+			st.Trivial, st.Optimal = true, true
+			slices.Sort(sel)
+			return sel, st, nil
+		}
 	}
 
 	limit := p.Limit
@@ -236,7 +239,8 @@ func (p *Policy) Decide(ctx context.Context, now int64, nodes, free int, running
 
 	pl := newPlan(now, capacity, running, waiting, sel, obj, p.Slots)
 	st.Jobs, st.Grid = len(sel), pl.g
-	seed := bestSeed(pl)
+	prof := newProfile(pl)
+	seed := bestSeed(pl, prof)
 	st.Seed = seed.name
 	st.SeedObjective = pl.objective(seed.slots)
 	st.Objective = st.SeedObjective
@@ -262,7 +266,7 @@ func (p *Policy) Decide(ctx context.Context, now int64, nodes, free int, running
 			start = append(start, sel[i])
 		}
 	}
-	bf := backfill(pl, slots, waiting, ws.extra)
+	bf := backfill(pl, prof, slots, waiting, ws.extra)
 	st.Backfilled = len(bf)
 	start = append(start, bf...)
 	used := 0
@@ -336,17 +340,22 @@ type selection struct {
 	extraFits bool
 }
 
-// selectJobs returns the decision's window and backfill candidates.
-func (p *Policy) selectJobs(waiting []Job, capacity, free int) selection {
-	k := p.K
+// Sizes returns the window's job count K and how many jobs after it may
+// be backfilled, the defaults resolved (0 backfilled: none).
+func (p *Policy) Sizes() (k, backfill int) {
+	k, backfill = p.K, p.Backfill
 	if k <= 0 {
 		k = DefaultK
 	}
-	b := p.Backfill
-	if b == 0 {
-		b = DefaultBackfill
+	if backfill == 0 {
+		backfill = DefaultBackfill
 	}
-	b = max(b, 0)
+	return k, max(backfill, 0)
+}
+
+// selectJobs returns the decision's window and backfill candidates.
+func (p *Policy) selectJobs(waiting []Job, capacity, free int) selection {
+	k, b := p.Sizes()
 	order := make([]int, len(waiting))
 	for i := range order {
 		order[i] = i
@@ -427,11 +436,12 @@ func (p *Policy) search(ctx context.Context, st *Stats, pl *plan, seed seed, run
 // on the plan's grid, in the capacity left by the running jobs, the
 // window's jobs at their slots and the jobs backfilled before it — so
 // that no window job's planned start moves (conservative backfilling).
-func backfill(pl *plan, slots []int, waiting []Job, extra []int) []int {
+// It reads the capacity the running jobs leave from p, the plan's
+// profile, and writes p.free.
+func backfill(pl *plan, p *profile, slots []int, waiting []Job, extra []int) []int {
 	if len(extra) == 0 {
 		return nil
 	}
-	p := newProfile(pl)
 	free := p.free
 	copy(free, p.base)
 	for i, s := range slots {

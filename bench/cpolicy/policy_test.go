@@ -371,7 +371,7 @@ func TestBestSeedAsFull(t *testing.T) {
 			continue
 		}
 		pl := newPlan(now, capacity, running, waiting, sel, []string{BSLD, Wait}[k%2], 0)
-		got, want := bestSeed(pl), bestSeedFull(pl)
+		got, want := bestSeed(pl, newProfile(pl)), bestSeedFull(pl)
 		if got.name != want.name || got.w != want.w || !slices.Equal(got.slots, want.slots) || pl.weighted(got.slots) != got.w {
 			t.Fatalf("decision %d: %s %d %v, every schedule built: %s %d %v", k, got.name, got.w, got.slots, want.name, want.w, want.slots)
 		}

@@ -46,11 +46,10 @@ var rules = []rule{
 }
 
 // bestSeed returns the serial schedule of the plan's jobs of least
-// Σ ω_i s_i over rules (the first on ties). A rule's
+// Σ ω_i s_i over rules (the first on ties), on p, the plan's profile. A rule's
 // schedule is given up as soon as it cannot be less than the best so far
 // (serial's cutoff): the answer is the one of building every schedule.
-func bestSeed(pl *plan) seed {
-	p := newProfile(pl)
+func bestSeed(pl *plan, p *profile) seed {
 	var best seed
 	order := make([]int, len(pl.jobs))
 	keys := make([]float64, len(pl.jobs))
@@ -100,11 +99,7 @@ func newProfile(pl *plan) *profile {
 		total += j.dur
 	}
 	base := pl.base(total)
-	var est int64
-	for _, j := range pl.jobs {
-		est += j.weight * int64(j.est)
-	}
-	p := &profile{base: base, free: make([]int, len(base)), est: est}
+	p := &profile{base: base, free: make([]int, len(base)), est: pl.lowerBound()}
 	p.baseMax = make([]int, (len(base)+block-1)/block)
 	p.blockMax = make([]int, len(p.baseMax))
 	copy(p.free, base)

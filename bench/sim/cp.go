@@ -72,16 +72,8 @@ func cpError(t int64, err error) error { return fmt.Errorf("t=%d: cp policy: %w"
 // decision is then O(K), not O(queue), on a log whose queue grows to tens
 // of thousands.
 func (s *state) cpWaiting(out []cpolicy.Job) []cpolicy.Job {
-	k := s.cfg.CP.K
-	if k <= 0 {
-		k = cpolicy.DefaultK
-	}
-	if b := s.cfg.CP.Backfill; b >= 0 {
-		if b == 0 {
-			b = cpolicy.DefaultBackfill
-		}
-		k += b // and the jobs it may backfill
-	}
+	k, b := s.cfg.CP.Sizes()
+	k += b // the window and the jobs it may backfill
 	capacity := s.nIdle
 	for _, r := range s.running {
 		capacity += len(r.nodes)

@@ -493,12 +493,9 @@ func (opts *simulateOptions) policyNote(cfg *sim.Config) string {
 		lim = cpolicy.DefaultLimit
 	}
 	note += fmt.Sprintf(", objective %s, %d jobs", cfg.CP.Objective, cfg.CP.K)
-	switch b := cfg.CP.Backfill; {
-	case b == 0:
-		note += fmt.Sprintf(", backfilling the next %d", cpolicy.DefaultBackfill)
-	case b > 0:
+	if _, b := cfg.CP.Sizes(); b > 0 {
 		note += fmt.Sprintf(", backfilling the next %d", b)
-	default:
+	} else {
 		note += ", no backfilling"
 	}
 	switch {
