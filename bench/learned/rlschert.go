@@ -407,13 +407,7 @@ func (p *UserPredictor) termOf(h []ratio, elapsed int64) (float64, bool) {
 	if p.MAPE {
 		return predict.WeightedMedianInv(p.buf), true
 	}
-	slices.Sort(p.buf)
-	n := len(p.buf)
-	m := p.buf[n/2]
-	if n%2 == 0 {
-		m = (p.buf[n/2-1] + p.buf[n/2]) / 2
-	}
-	return m, true
+	return predict.Median(p.buf), true
 }
 
 // Schert is the design deciding in bench/sim: it implements

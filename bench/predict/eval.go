@@ -132,7 +132,7 @@ func Evaluate(jobs []Job, preds []Predictor, cfg Config) (*Report, error) {
 				got := p.Remaining(h, j.Start+e, Running{User: j.User, Request: j.Request, Elapsed: e})
 				apes[i] = APE(got, actual)
 			}
-			rep.Results = append(rep.Results, Result{Predictor: p.Name(), Elapsed: f, MAPE: mean(apes), MedianAPE: median(slices.Clone(apes)), Jobs: len(eval)})
+			rep.Results = append(rep.Results, Result{Predictor: p.Name(), Elapsed: f, MAPE: mean(apes), MedianAPE: Median(slices.Clone(apes)), Jobs: len(eval)})
 		}
 	}
 	return rep, nil

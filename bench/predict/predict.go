@@ -180,7 +180,7 @@ func (u UserRatio) Remaining(h *History, now int64, r Running) float64 {
 	if len(ratios) == 0 {
 		return clip(float64(r.Request), r)
 	}
-	return clip(median(ratios)*float64(r.Request), r)
+	return clip(Median(ratios)*float64(r.Request), r)
 }
 
 // UserMAPE predicts the remaining time that minimises the percentage
@@ -240,9 +240,9 @@ func WeightedMedianInv(xs []float64) float64 {
 	return xs[len(xs)-1]
 }
 
-// median is the median of xs (the mean of the middle two for an even
+// Median is the median of xs (the mean of the middle two for an even
 // count); it sorts xs.
-func median(xs []float64) float64 {
+func Median(xs []float64) float64 {
 	slices.Sort(xs)
 	n := len(xs)
 	if n%2 == 1 {
